@@ -1,0 +1,1 @@
+"""The exact interfaces of the specifications, as thin translations over :class:`engine.core.Engine`."""

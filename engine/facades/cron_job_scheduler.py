@@ -1,0 +1,142 @@
+"""Seed 000's ``CronJobScheduler``: the engine with FIFO order, manual dispatch, reported completion.
+
+Everything here is argument checking and translation; the scheduling itself is the engine's.
+Out-of-range arguments (beyond the specification's constraints) are rejected like any invalid call,
+with the call's "rejected" answer (False, [] or ""); an argument of the wrong type raises TypeError
+and a current time earlier than the scheduler's raises ValueError; neither changes anything.
+"""
+
+from __future__ import annotations
+
+from engine.core import Engine
+from engine.model import JobSpec
+from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.schedules import Every, Once
+
+MAX_ID_LENGTH = 100
+MAX_TIME = 1_000_000_000_000
+MAX_INTERVAL = 1_000_000_000
+MAX_RETRIES = 10
+MAX_ATTEMPT = MAX_RETRIES + 1
+
+SEED_000_POLICY = Policy(
+    order=DispatchOrder.FIFO,
+    dispatch=DispatchMode.MANUAL,
+    completion=CompletionMode.REPORTED,
+)
+
+
+def _require_str(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+
+
+def _require_int(name: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+
+
+def _valid_id(value: str) -> bool:
+    return 0 < len(value) <= MAX_ID_LENGTH and not value.isspace() and "," not in value
+
+
+class CronJobScheduler:
+    """Workers, one-time and fixed-interval jobs, retries and status queries (seed 000)."""
+
+    def __init__(self) -> None:
+        self._engine = Engine(SEED_000_POLICY)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine underneath, for views and tests; read it, do not drive it."""
+        return self._engine
+
+    def register_worker(self, worker_id: str) -> bool:
+        _require_str("worker_id", worker_id)
+        if not _valid_id(worker_id):
+            return False
+        return self._engine.register_worker(worker_id).accepted
+
+    def schedule_job(
+        self,
+        job_id: str,
+        first_run_time: int,
+        interval: int,
+        max_retries: int,
+        current_time: int,
+    ) -> bool:
+        _require_str("job_id", job_id)
+        for name, value in (
+            ("first_run_time", first_run_time),
+            ("interval", interval),
+            ("max_retries", max_retries),
+            ("current_time", current_time),
+        ):
+            _require_int(name, value)
+        if not self._move_to(current_time):
+            return False
+        if (
+            not _valid_id(job_id)
+            or not current_time <= first_run_time <= MAX_TIME
+            or not 0 <= interval <= MAX_INTERVAL
+            or not 0 <= max_retries <= MAX_RETRIES
+        ):
+            return False
+        schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
+        spec = JobSpec(job_id, schedule, max_attempts=max_retries + 1)
+        return self._engine.schedule(spec).accepted
+
+    def dispatch_jobs(self, current_time: int) -> list[str]:
+        _require_int("current_time", current_time)
+        if not self._move_to(current_time):
+            return []
+        return [
+            f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in self._engine.dispatch()
+        ]
+
+    def complete_job(
+        self,
+        job_id: str,
+        scheduled_time: int,
+        attempt_number: int,
+        successful: bool,
+        current_time: int,
+    ) -> bool:
+        _require_str("job_id", job_id)
+        _require_int("scheduled_time", scheduled_time)
+        _require_int("attempt_number", attempt_number)
+        if not isinstance(successful, bool):
+            raise TypeError(f"successful must be a bool, not {type(successful).__name__}")
+        _require_int("current_time", current_time)
+        if not self._move_to(current_time):
+            return False
+        if not 1 <= attempt_number <= MAX_ATTEMPT:
+            return False
+        return self._engine.complete(job_id, scheduled_time, attempt_number, successful).accepted
+
+    def get_job_status(self, job_id: str, scheduled_time: int, current_time: int) -> str:
+        _require_str("job_id", job_id)
+        _require_int("scheduled_time", scheduled_time)
+        _require_int("current_time", current_time)
+        if not self._move_to(current_time):
+            return ""
+        state = self._engine.occurrence_state(job_id, scheduled_time)
+        return "" if state is None else state.value
+
+    def _move_to(self, current_time: int) -> bool:
+        """Make ``current_time`` the scheduler's time; False if it is outside the allowed range."""
+        if not 0 <= current_time <= MAX_TIME:
+            return False
+        now = self._engine.now
+        if current_time < now:
+            raise ValueError(
+                f"current_time {current_time} is earlier than the scheduler's current time {now}"
+            )
+        self._engine.advance(current_time)
+        return True
+
+    registerWorker = register_worker
+    scheduleJob = schedule_job
+    dispatchJobs = dispatch_jobs
+    completeJob = complete_job
+    getJobStatus = get_job_status

@@ -1,0 +1,155 @@
+"""The engine's records: jobs, occurrences, attempts and workers, and their states.
+
+An occurrence is one scheduled run of a job, identified by ``(job id, scheduled tick)``. Occurrences
+that fell due but that nothing has touched yet stay implicit (see :mod:`engine.core`); everything
+here is a record the engine has materialised because something happened to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from engine.schedules import Schedule
+
+
+class OccurrenceState(Enum):
+    """Where an occurrence is in its life. The names are the strings seed 000 reports."""
+
+    SCHEDULED = "SCHEDULED"
+    """In the job's schedule, not created yet (not due, or due but no dispatch has created it)."""
+    BLOCKED = "BLOCKED"
+    """Created, but waiting for the jobs it depends on to succeed."""
+    QUEUED = "QUEUED"
+    """Waiting for its first attempt."""
+    RUNNING = "RUNNING"
+    RETRY_PENDING = "RETRY_PENDING"
+    """A failed attempt left retries; waiting for backoff to pass or for a worker."""
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+    @property
+    def is_final(self) -> bool:
+        return self in _FINAL_STATES
+
+
+_FINAL_STATES = frozenset(
+    {OccurrenceState.SUCCEEDED, OccurrenceState.FAILED, OccurrenceState.CANCELLED}
+)
+
+
+class AttemptOutcome(Enum):
+    """How an attempt ended; RUNNING while it has not."""
+
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+
+
+class WorkerState(Enum):
+    IDLE = "IDLE"
+    BUSY = "BUSY"
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec:
+    """Everything a user says about a job when scheduling it. Values, so history can replay them."""
+
+    job_id: str
+    schedule: Schedule
+    max_attempts: int = 1
+    """First attempt plus retries: seed 000's ``maxRetries + 1``, seed 001's ``maxAttempts``."""
+    priority: int = 0
+    """Higher is more urgent."""
+    duration: int = 1
+    """Ticks an attempt runs when completion is simulated."""
+    depends_on: tuple[str, ...] = ()
+    """One-time jobs that must have SUCCEEDED before an occurrence of this job may run."""
+    fail_attempts: frozenset[int] = frozenset()
+    """Attempt numbers (per occurrence) scripted to fail when they complete."""
+
+
+@dataclass(slots=True)
+class Job:
+    """A scheduled job and the engine's bookkeeping for walking its schedule lazily."""
+
+    spec: JobSpec
+    submission: int
+    """Position in submission order (0, 1, 2, ...)."""
+    order_key: bytes
+    """The job id's Java sort key, computed once."""
+    next_due: int | None
+    """The earliest schedule tick whose occurrence has not been materialised; None when done."""
+    dispatches_at_submit: int
+    """The engine's dispatch count when this job was scheduled: later dispatches created its runs."""
+    fail_attempts: set[int] = field(default_factory=set)
+    """Scripted failures; starts as the spec's and may grow by later commands."""
+    unmet_dependencies: int = 0
+    runnable_since: int | None = None
+    """Tick at which the last dependency succeeded (or submission tick when there were none)."""
+    dependents: list[str] = field(default_factory=list)
+    """Jobs that depend on this one, in submission order."""
+    blocked: list[tuple[str, int]] = field(default_factory=list)
+    """Occurrences created while dependencies were unmet."""
+
+    @property
+    def job_id(self) -> str:
+        return self.spec.job_id
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One try of an occurrence on one worker."""
+
+    number: int
+    worker_id: str
+    started: int
+    ended: int | None = None
+    outcome: AttemptOutcome = AttemptOutcome.RUNNING
+
+
+@dataclass(slots=True)
+class Occurrence:
+    """A materialised run of a job. ``(job_id, scheduled)`` is its identity."""
+
+    job_id: str
+    scheduled: int
+    state: OccurrenceState
+    max_attempts: int
+    priority: int
+    ready_since: int
+    """Tick from which it could run (dependencies met); aging counts from here and never resets."""
+    rank: int
+    """Position in the order occurrences fell due: the aging order's final tie-break."""
+    attempts: list[Attempt] = field(default_factory=list)
+    eligible_at: int | None = None
+    """For RETRY_PENDING: the tick its backoff ends."""
+    cancel_cause: str | None = None
+    """For a cascade cancellation: the job whose failure started it."""
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.job_id, self.scheduled)
+
+    @property
+    def running_attempt(self) -> Attempt | None:
+        if self.attempts and self.attempts[-1].outcome is AttemptOutcome.RUNNING:
+            return self.attempts[-1]
+        return None
+
+
+@dataclass(slots=True)
+class Worker:
+    worker_id: str
+    order_key: bytes
+    running: tuple[str, int] | None = None
+    """The occurrence whose attempt this worker runs, if any."""
+    since: int = 0
+    """Tick of the last change between idle and busy."""
+    busy_ticks: int = 0
+    """Ticks spent busy before ``since``: utilisation without replaying history."""
+
+    @property
+    def state(self) -> WorkerState:
+        return WorkerState.IDLE if self.running is None else WorkerState.BUSY
