@@ -5,5 +5,6 @@ The facades give the specifications' exact interfaces; everything else is :class
 
 from engine.core import Assignment, Engine
 from engine.facades.cron_job_scheduler import CronJobScheduler
+from engine.facades.script import execute_script, run_script
 
-__all__ = ["Assignment", "CronJobScheduler", "Engine"]
+__all__ = ["Assignment", "CronJobScheduler", "Engine", "execute_script", "run_script"]

@@ -1,0 +1,62 @@
+"""The ``cronlapse`` command: the dashboard by default, and headless subcommands.
+
+The dashboard (``tui``) is imported only when a subcommand needs it, so headless use never loads
+Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from engine.facades.script import execute_script
+
+
+def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    path: str = args.file
+    try:
+        if path == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+    except OSError as error:
+        err.write(f"cronlapse script: cannot read {path}: {error.strerror}\n")
+        return 2
+    except UnicodeDecodeError as error:
+        err.write(f"cronlapse script: {path} is not UTF-8 text ({error.reason})\n")
+        return 2
+    result = execute_script(lines)
+    for line in result.output:
+        out.write(line + "\n")
+    for line in result.errors:
+        err.write(line + "\n")
+    return result.exit_code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cronlapse",
+        description="A time-lapse for job schedulers: step and rewind a deterministic engine.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    script = subparsers.add_parser(
+        "script",
+        help="run a seed 001 protocol script and print its output",
+        description="Run a seed 001 command script; errors go to stderr as 'line N: ...'.",
+    )
+    script.add_argument("file", help="the script, or - for standard input")
+    script.set_defaults(handler=_run_script)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0
+    return handler(args, sys.stdout, sys.stderr)

@@ -1,0 +1,116 @@
+"""The one place where integer ticks meet wall-clock time.
+
+The engine only knows integer ticks; calendar schedules (cron, daily, weekly, monthly) only know
+wall-clock times in a zone. A :class:`Clock` maps between the two: tick ``t`` is the instant
+``epoch + t * tick_seconds``. All arithmetic is done on UTC instants, never on local wall times,
+because adding a timedelta to a zone-aware datetime in Python moves the *wall clock* and lands on
+the wrong instant across a DST change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+DEFAULT_EPOCH = "1970-01-01T00:00:00"
+"""Local midnight at the start of 1970 in the clock's zone: fixed, so runs are reproducible
+(never "now"), and in UTC tick ``t`` with one-second ticks is simply Unix time ``t``."""
+
+_MICROSECOND = timedelta(microseconds=1)
+
+
+class ClockError(ValueError):
+    """An invalid clock setting; ``field`` names the setting, the message says what was expected."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+
+
+def parse_zone(name: str, field: str = "timezone") -> ZoneInfo:
+    """The IANA time zone called ``name``; ``field`` names the setting in the error message."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError, TypeError):
+        raise ClockError(
+            field, f"unknown time zone {name!r}: expected an IANA name such as 'Europe/Berlin' or 'UTC'"
+        ) from None
+
+
+def parse_time(text: str, zone: ZoneInfo, field: str = "epoch") -> datetime:
+    """An ISO 8601 time as an aware datetime in ``zone``.
+
+    A time with an offset is an exact instant (the offset picks one pass of a repeated hour). A
+    local time without offset is read in ``zone``: in a repeated hour it means the first pass
+    (as cron does), and a local time that the clocks skip is refused rather than guessed.
+    """
+    try:
+        parsed = datetime.fromisoformat(text)
+    except (ValueError, TypeError):
+        raise ClockError(
+            field,
+            "expected an ISO 8601 time such as 2026-03-28T00:00:00 or "
+            f"2026-03-28T00:00:00+01:00, got {text!r}",
+        ) from None
+    if parsed.tzinfo is not None:
+        return parsed.astimezone(zone)
+    local = parsed.replace(tzinfo=zone, fold=0)
+    if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != parsed:
+        raise ClockError(
+            field,
+            f"{text} does not exist in {zone.key} (the clocks skip it at a DST change): "
+            "give a UTC offset or another time",
+        )
+    return local
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Maps engine ticks to aware datetimes in ``zone``: tick ``t`` is ``epoch + t * tick_seconds``.
+
+    ``epoch`` must be aware; it is stored converted to ``zone`` so that it prints in local time.
+    """
+
+    epoch: datetime
+    zone: ZoneInfo
+    tick_seconds: int = 1
+
+    def __post_init__(self) -> None:
+        if self.epoch.tzinfo is None:
+            raise ClockError("epoch", "expected a time with a zone or UTC offset, got a naive one")
+        if (
+            isinstance(self.tick_seconds, bool)
+            or not isinstance(self.tick_seconds, int)
+            or self.tick_seconds <= 0
+        ):
+            raise ClockError(
+                "tick", f"expected a positive whole number of seconds, got {self.tick_seconds!r}"
+            )
+        object.__setattr__(self, "epoch", self.epoch.astimezone(self.zone))
+
+    @classmethod
+    def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:
+        """A clock from scenario settings; ``epoch`` defaults to :data:`DEFAULT_EPOCH` in the zone."""
+        zone = parse_zone(timezone)
+        start = parse_time(DEFAULT_EPOCH if epoch is None else epoch, zone)
+        return cls(start, zone, tick)
+
+    def to_datetime(self, tick: int) -> datetime:
+        """The instant of ``tick`` as an aware datetime in the clock's zone."""
+        instant = self.epoch.astimezone(UTC) + timedelta(seconds=tick * self.tick_seconds)
+        return instant.astimezone(self.zone)
+
+    def to_tick_ceil(self, moment: datetime) -> int:
+        """The first tick at or after ``moment``: a time between two ticks happens at the next one.
+
+        Rounding up, never down, keeps a job from firing before its scheduled time.
+        """
+        if moment.tzinfo is None:
+            raise ValueError("to_tick_ceil needs an aware datetime, got a naive one")
+        elapsed = (moment.astimezone(UTC) - self.epoch.astimezone(UTC)) // _MICROSECOND
+        return -(-elapsed // (self.tick_seconds * 1_000_000))
+
+    def format(self, tick: int) -> str:
+        """The instant of ``tick`` in ISO 8601 with its UTC offset, e.g. 2026-03-29T03:00:00+02:00."""
+        return self.to_datetime(tick).isoformat()

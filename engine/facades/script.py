@@ -1,0 +1,225 @@
+"""Seed 001's line protocol: a one-worker engine with aging, dependencies, backoff and cascades.
+
+The engine runs with the aging order, automatic dispatch, simulated completion and exponential
+backoff without cap or jitter; this module parses lines, turns them into engine commands and
+prints the events each command caused in the protocol's words. Between two commands the engine
+rests at the start of tick ``clock``: ``TICK n`` processes ticks ``clock .. clock+n-1``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from engine import events as ev
+from engine.core import Engine
+from engine.model import JobSpec, OccurrenceState
+from engine.policies import Backoff, BackoffKind, CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.schedules import Once
+
+WORKER_ID = "worker"
+
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+
+_STATUS_WORDS = {
+    OccurrenceState.SCHEDULED: "PENDING",
+    OccurrenceState.BLOCKED: "PENDING",
+    OccurrenceState.QUEUED: "PENDING",
+    OccurrenceState.RETRY_PENDING: "PENDING",
+    OccurrenceState.RUNNING: "RUNNING",
+    OccurrenceState.SUCCEEDED: "SUCCEEDED",
+    OccurrenceState.FAILED: "FAILED",
+    OccurrenceState.CANCELLED: "CANCELLED",
+}
+
+
+class ScriptError(Exception):
+    """A line the protocol rejects; the message says what is wrong with it."""
+
+
+@dataclass
+class ScriptResult:
+    output: list[str] = field(default_factory=list)
+    """What the protocol prints on standard output."""
+    errors: list[str] = field(default_factory=list)
+    """One ``line N: what is wrong`` per rejected line, for standard error."""
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+
+def _integer(tokens: list[str], index: int, name: str, minimum: int | None = None) -> int:
+    if index >= len(tokens):
+        raise ScriptError(f"missing {name}")
+    token = tokens[index]
+    if not _INTEGER.match(token):
+        raise ScriptError(f"{name} must be an integer, got {token!r}")
+    value = int(token)
+    if minimum is not None and value < minimum:
+        raise ScriptError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _field_count(tokens: list[str], expected: int, usage: str) -> None:
+    if len(tokens) < expected:
+        raise ScriptError(f"missing fields; expected: {usage}")
+    if len(tokens) > expected:
+        raise ScriptError(f"too many fields; expected: {usage}")
+
+
+def _event_line(event: ev.Event) -> str | None:
+    match event:
+        case ev.AttemptStarted():
+            return f"START {event.job_id} {event.tick}"
+        case ev.AttemptSucceeded():
+            return f"DONE {event.job_id} {event.tick}"
+        case ev.AttemptFailed():
+            return f"FAILATTEMPT {event.job_id} {event.tick} {event.attempt}"
+        case ev.OccurrenceFailed():
+            return f"FAILED {event.job_id} {event.tick}"
+        case ev.OccurrenceCancelled():
+            return f"CANCEL {event.job_id} {event.tick}"
+    return None
+
+
+class ScriptSession:
+    """One run of the protocol: feed it lines, read its output."""
+
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+        self.result = ScriptResult()
+        self._pending_failures: dict[str, set[int]] = {}
+        self._commands: dict[str, Callable[[list[str]], None]] = {
+            "INIT": self._init,
+            "SUBMIT": self._submit,
+            "FAIL": self._fail,
+            "TICK": self._tick,
+            "STATUS": self._status,
+            "RUNNING": self._running,
+        }
+
+    def feed(self, number: int, line: str) -> None:
+        tokens = line.split()
+        if not tokens:
+            return
+        handler = self._commands.get(tokens[0])
+        try:
+            if handler is None:
+                raise ScriptError(f"unknown command {tokens[0]!r}")
+            if self.engine is None and handler != self._init:
+                raise ScriptError("INIT missing: the first command must be INIT")
+            handler(tokens)
+        except ScriptError as error:
+            self.result.errors.append(f"line {number}: {error}")
+
+    def _init(self, tokens: list[str]) -> None:
+        if self.engine is not None:
+            raise ScriptError("INIT repeated: it must be the first command, once")
+        _field_count(tokens, 3, "INIT <AGING_STEP> <BACKOFF_BASE>")
+        aging_step = _integer(tokens, 1, "AGING_STEP", minimum=1)
+        backoff_base = _integer(tokens, 2, "BACKOFF_BASE", minimum=0)
+        policy = Policy(
+            order=DispatchOrder.AGING,
+            aging_step=aging_step,
+            dispatch=DispatchMode.AUTO,
+            completion=CompletionMode.SIMULATED,
+            backoff=Backoff(BackoffKind.EXPONENTIAL, base=backoff_base),
+        )
+        self.engine = Engine(policy)
+        self.engine.register_worker(WORKER_ID)
+
+    def _submit(self, tokens: list[str]) -> None:
+        usage = "SUBMIT <id> <priority> <duration> <maxAttempts> <depCount> [dep ...]"
+        if len(tokens) < 6:
+            raise ScriptError(f"missing fields; expected: {usage}")
+        job_id = tokens[1]
+        priority = _integer(tokens, 2, "priority")
+        duration = _integer(tokens, 3, "duration", minimum=1)
+        max_attempts = _integer(tokens, 4, "maxAttempts", minimum=1)
+        dep_count = _integer(tokens, 5, "depCount", minimum=0)
+        dependencies = tokens[6:]
+        if len(dependencies) != dep_count:
+            raise ScriptError(f"depCount is {dep_count} but {len(dependencies)} ids follow")
+        engine = self._ready_engine()
+        if job_id in engine.jobs:
+            raise ScriptError(f"job {job_id!r} was already submitted")
+        if any(dependency not in engine.jobs for dependency in dependencies):
+            self.result.output.append(f"BADDEP {job_id}")
+            return
+        spec = JobSpec(
+            job_id,
+            Once(engine.now),
+            max_attempts=max_attempts,
+            priority=priority,
+            duration=duration,
+            depends_on=tuple(dict.fromkeys(dependencies)),
+            fail_attempts=frozenset(self._pending_failures.pop(job_id, ())),
+        )
+        mark = engine.log.mark()
+        engine.schedule(spec)
+        self.result.output.append(f"OK {job_id}")
+        self._print_events(mark)
+
+    def _fail(self, tokens: list[str]) -> None:
+        _field_count(tokens, 3, "FAIL <id> <attempt>")
+        attempt = _integer(tokens, 2, "attempt", minimum=1)
+        engine = self._ready_engine()
+        job_id = tokens[1]
+        if job_id in engine.jobs:
+            engine.script_failure(job_id, attempt)
+        else:
+            self._pending_failures.setdefault(job_id, set()).add(attempt)
+
+    def _tick(self, tokens: list[str]) -> None:
+        _field_count(tokens, 2, "TICK <n>")
+        ticks = _integer(tokens, 1, "n", minimum=0)
+        engine = self._ready_engine()
+        mark = engine.log.mark()
+        engine.advance(engine.now + ticks)
+        self._print_events(mark)
+
+    def _status(self, tokens: list[str]) -> None:
+        _field_count(tokens, 2, "STATUS <id>")
+        engine = self._ready_engine()
+        job_id = tokens[1]
+        job = engine.jobs.get(job_id)
+        if job is None:
+            self.result.output.append(f"{job_id} UNKNOWN 0")
+            return
+        assert isinstance(job.spec.schedule, Once)
+        key = (job_id, job.spec.schedule.at)
+        state = engine.occurrence_state(*key) or OccurrenceState.SCHEDULED
+        occurrence = engine.occurrences.get(key)
+        used = len(occurrence.attempts) if occurrence is not None else 0
+        self.result.output.append(f"{job_id} {_STATUS_WORDS[state]} {used}")
+
+    def _running(self, tokens: list[str]) -> None:
+        _field_count(tokens, 1, "RUNNING")
+        running = self._ready_engine().workers[WORKER_ID].running
+        self.result.output.append("IDLE" if running is None else running[0])
+
+    def _ready_engine(self) -> Engine:
+        assert self.engine is not None
+        return self.engine
+
+    def _print_events(self, mark: int) -> None:
+        assert self.engine is not None
+        for event in self.engine.log.since(mark):
+            line = _event_line(event)
+            if line is not None:
+                self.result.output.append(line)
+
+
+def execute_script(lines: Iterable[str]) -> ScriptResult:
+    """Run a protocol script; returns its output lines and its error lines."""
+    session = ScriptSession()
+    for number, line in enumerate(lines, start=1):
+        session.feed(number, line)
+    return session.result
+
+
+def run_script(lines: Iterable[str]) -> list[str]:
+    """The protocol's standard output for ``lines`` (errors are dropped; see execute_script)."""
+    return execute_script(lines).output
