@@ -114,7 +114,9 @@ def _accepted(expression: str) -> bool:
 def _time_of_day(at: str) -> tuple[int, int]:
     match = _AT.fullmatch(at.strip()) if isinstance(at, str) else None
     if match is None or int(match[1]) > 23 or int(match[2]) > 59:
-        raise ScheduleError("at", f"at: expected a time of day HH:MM from 00:00 to 23:59, got {at!r}")
+        raise ScheduleError(
+            "at", f"at: expected a time of day HH:MM from 00:00 to 23:59, got {at!r}"
+        )
     return int(match[1]), int(match[2])
 
 
@@ -128,7 +130,9 @@ def weekly(days: Sequence[str | int], at: str) -> str:
     """The cron expression of a job on ``days`` (names like "mon" or cron numbers) at ``at``."""
     terms = [str(day).strip() for day in days] if not isinstance(days, str) else []
     if not terms or any(not term or "," in term or " " in term for term in terms):
-        raise ScheduleError("days", f"days: expected a list of weekdays such as [mon, fri], got {days!r}")
+        raise ScheduleError(
+            "days", f"days: expected a list of weekdays such as [mon, fri], got {days!r}"
+        )
     hour, minute = _time_of_day(at)
     return parse_schedule_expression(f"{minute} {hour} * * {','.join(terms)}")
 
@@ -168,7 +172,7 @@ class CronSchedule:
             after = self.clock.to_datetime(tick - 1)
         else:
             after = self.clock.epoch.astimezone(UTC) - timedelta(microseconds=1)
-        fire = next(fire_times_after(self.cron, self.clock.zone, after), None)
+        fire = next(_fire_times_after(self.cron, self.clock.zone, after), None)
         return None if fire is None else self.clock.to_tick_ceil(fire)
 
     def contains(self, tick: int) -> bool:
@@ -178,17 +182,17 @@ class CronSchedule:
         return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key})"
 
 
-def fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:
+def _fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:
     """The fire times of five-field ``cron`` in ``zone`` strictly after ``after``, increasing.
 
     cronsim is started at a quiet point (no UTC offset change within a few hours) at or before
     ``after``: started inside a repeated hour it can answer a time before its start. Each time
     is also checked to be later than the one before, so a step back is dropped, never yielded.
-    Ends when cronsim finds nothing for 50 years or runs past year 9999.
+    Ends when cronsim finds nothing for 50 years or the search leaves years 1-9999.
     """
     bound = after.astimezone(UTC)
-    previous = _quiet_point(bound, zone)
     try:
+        previous = _quiet_point(bound, zone)
         for fire in CronSim(cron, previous.astimezone(zone)):
             instant = fire.astimezone(UTC)
             if instant <= previous:
@@ -196,7 +200,7 @@ def fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[dat
             previous = instant
             if instant > bound:
                 yield fire
-    except OverflowError:
+    except OverflowError:  # the search left datetime's years 1-9999: no more fire times
         return
 
 

@@ -34,7 +34,8 @@ def parse_zone(name: str, field: str = "timezone") -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError, TypeError):
         raise ClockError(
-            field, f"unknown time zone {name!r}: expected an IANA name such as 'Europe/Berlin' or 'UTC'"
+            field,
+            f"unknown time zone {name!r}: expected an IANA name such as 'Europe/Berlin' or 'UTC'",
         ) from None
 
 
@@ -53,10 +54,16 @@ def parse_time(text: str, zone: ZoneInfo, field: str = "epoch") -> datetime:
             "expected an ISO 8601 time such as 2026-03-28T00:00:00 or "
             f"2026-03-28T00:00:00+01:00, got {text!r}",
         ) from None
-    if parsed.tzinfo is not None:
-        return parsed.astimezone(zone)
-    local = parsed.replace(tzinfo=zone, fold=0)
-    if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != parsed:
+    try:
+        if parsed.tzinfo is not None:
+            return parsed.astimezone(zone)
+        local = parsed.replace(tzinfo=zone, fold=0)
+        exists = local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) == parsed
+    except OverflowError:
+        raise ClockError(
+            field, f"{text} is out of range: expected a time in years 1-9999"
+        ) from None
+    if not exists:
         raise ClockError(
             field,
             f"{text} does not exist in {zone.key} (the clocks skip it at a DST change): "
@@ -91,7 +98,7 @@ class Clock:
 
     @classmethod
     def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:
-        """A clock from scenario settings; ``epoch`` defaults to :data:`DEFAULT_EPOCH` in the zone."""
+        """A clock from scenario settings; ``epoch`` defaults to :data:`DEFAULT_EPOCH` locally."""
         zone = parse_zone(timezone)
         start = parse_time(DEFAULT_EPOCH if epoch is None else epoch, zone)
         return cls(start, zone, tick)
@@ -112,5 +119,5 @@ class Clock:
         return -(-elapsed // (self.tick_seconds * 1_000_000))
 
     def format(self, tick: int) -> str:
-        """The instant of ``tick`` in ISO 8601 with its UTC offset, e.g. 2026-03-29T03:00:00+02:00."""
+        """The instant of ``tick`` as ISO 8601 with UTC offset, e.g. 2026-03-29T03:00:00+02:00."""
         return self.to_datetime(tick).isoformat()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.model import JobSpec
+from engine.model import CatchUp, JobSpec
 
 
 class Outcome(Enum):
@@ -35,7 +35,8 @@ class Result:
 
     @property
     def accepted(self) -> bool:
-        return self.outcome.accepted
+        outcome = self.outcome
+        return outcome is Outcome.OK or outcome is Outcome.CREATED
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,4 +79,82 @@ class ScriptFailure:
     attempt: int
 
 
-Command = RegisterWorker | ScheduleJob | Dispatch | Complete | Advance | ScriptFailure
+MODIFIABLE_FIELDS = frozenset(
+    {"schedule", "payload", "priority", "max_attempts", "timeout", "duration", "catch_up"}
+)
+"""What ModifyJob may change; anything else about a job needs a new job."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModifyJob:
+    """Change a job's definition; occurrences created before keep the definition they had."""
+
+    job_id: str
+    changes: tuple[tuple[str, object], ...]
+
+    @classmethod
+    def of(cls, job_id: str, **changes: object) -> ModifyJob:
+        return cls(job_id, tuple(sorted(changes.items())))
+
+
+@dataclass(frozen=True, slots=True)
+class CancelOccurrence:
+    """Cancel one occurrence: the one at ``scheduled``, or the job's next one when None."""
+
+    job_id: str
+    scheduled: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteJob:
+    job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PauseJob:
+    job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeJob:
+    """Resume a paused job; ``catch_up`` overrides the job's own choice for this resume."""
+
+    job_id: str
+    catch_up: CatchUp | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerDown:
+    """The worker crashes: its running attempt is LOST and retried elsewhere."""
+
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerUp:
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrainWorker:
+    """The worker finishes its running attempt, then takes no more work until WorkerUp."""
+
+    worker_id: str
+
+
+Command = (
+    RegisterWorker
+    | ScheduleJob
+    | Dispatch
+    | Complete
+    | Advance
+    | ScriptFailure
+    | ModifyJob
+    | CancelOccurrence
+    | DeleteJob
+    | PauseJob
+    | ResumeJob
+    | WorkerDown
+    | WorkerUp
+    | DrainWorker
+)

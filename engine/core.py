@@ -47,10 +47,10 @@ from engine.policies import (
     CompletionMode,
     DispatchMode,
     Policy,
-    ReadyEntry,
     WorkerPool,
     make_ready_queue,
 )
+from engine.ready import ReadyEntry
 from engine.schedules import Once
 
 S = OccurrenceState
@@ -273,8 +273,7 @@ class Engine:
         self, job: Job, scheduled: int, state: OccurrenceState, rank: int
     ) -> Occurrence:
         occurrence = Occurrence(
-            job_id=job.job_id,
-            scheduled=scheduled,
+            key=(job.job_id, scheduled),
             state=state,
             max_attempts=job.spec.max_attempts,
             priority=job.spec.priority,
@@ -349,21 +348,19 @@ class Engine:
         return assignments
 
     def _start_attempt(self, occurrence: Occurrence, worker: Worker) -> Assignment:
+        now, key, worker_id = self.now, occurrence.key, worker.worker_id
+        job_id, scheduled = key
         number = len(occurrence.attempts) + 1
-        occurrence.attempts.append(Attempt(number, worker.worker_id, self.now))
+        occurrence.attempts.append(Attempt(number, worker_id, now))
         occurrence.eligible_at = None
         self._set_state(occurrence, S.RUNNING)
-        worker.running = occurrence.key
-        worker.since = self.now
-        self.log.append(
-            ev.AttemptStarted(
-                self.now, occurrence.job_id, occurrence.scheduled, number, worker.worker_id
-            )
-        )
+        worker.running = key
+        worker.since = now
+        self.log.append(ev.AttemptStarted(now, job_id, scheduled, number, worker_id))
         if self._simulated:
-            duration = self.jobs[occurrence.job_id].spec.duration
-            self._add_timer(self.now + duration, TimerKind.ATTEMPT_END, (*occurrence.key, number))
-        return Assignment(occurrence.job_id, occurrence.scheduled, number, worker.worker_id)
+            duration = self.jobs[job_id].spec.duration
+            self._add_timer(now + duration, TimerKind.ATTEMPT_END, (job_id, scheduled, number))
+        return Assignment(job_id, scheduled, number, worker_id)
 
     def _add_timer(self, tick: int, kind: TimerKind, payload: tuple) -> None:
         heapq.heappush(self._timers, (tick, kind, next(self._seq), payload))

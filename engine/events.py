@@ -84,6 +84,100 @@ class OccurrenceCancelled(OccurrenceEvent):
     """For a cascade: the job whose permanent failure started it."""
 
 
+@dataclass(frozen=True, slots=True)
+class AttemptTimedOut(OccurrenceEvent):
+    """The reviewer reaped an attempt still running at start + timeout; a failed attempt."""
+
+    attempt: int
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptLost(OccurrenceEvent):
+    """The attempt's worker went down; the attempt does not count against the retries."""
+
+    attempt: int
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class OccurrencesSkipped(Event):
+    """A resumed job's occurrences that fell due while it was paused and will never run."""
+
+    job_id: str
+    count: int
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobModified(Event):
+    job_id: str
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JobDeleted(Event):
+    job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobPaused(Event):
+    job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobResumed(Event):
+    job_id: str
+    catch_up: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerWentDown(Event):
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerCameUp(Event):
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerDraining(Event):
+    worker_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationEvent(Event):
+    """An event about one notification, identified by its idempotency key."""
+
+    key: tuple[str, int, int, str, str, str]
+    """(job id, scheduled tick, attempt, happening, channel, target)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationQueued(NotificationEvent):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationDelivered(NotificationEvent):
+    tries: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationRetried(NotificationEvent):
+    """A delivery try failed (channel down); the next try is at ``next_try``."""
+
+    tries: int
+    next_try: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationDead(NotificationEvent):
+    tries: int
+
+
 class EventLog:
     """Append-only list of events; ``mark()`` and ``since(mark)`` give a command's own events."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from engine.backoff import Backoff
 from engine.schedules import Schedule
 
 
@@ -29,6 +30,10 @@ class OccurrenceState(Enum):
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
 
+    # Members are singletons: identity hashing is correct and much faster than Enum's name hash,
+    # which matters because every state change updates the engine's by-state index.
+    __hash__ = object.__hash__
+
     @property
     def is_final(self) -> bool:
         return self in _FINAL_STATES
@@ -45,11 +50,56 @@ class AttemptOutcome(Enum):
     RUNNING = "RUNNING"
     SUCCEEDED = "SUCCEEDED"
     FAILED = "FAILED"
+    TIMED_OUT = "TIMED_OUT"
+    """Still running at start + timeout: the reviewer reaped it. Counts as a failed attempt."""
+    LOST = "LOST"
+    """Its worker went down. Retried without counting against the occurrence's attempts."""
 
 
 class WorkerState(Enum):
     IDLE = "IDLE"
     BUSY = "BUSY"
+    DRAINING = "DRAINING"
+    """Finishes its attempt, then takes no more work."""
+    DOWN = "DOWN"
+
+
+class CatchUp(Enum):
+    """What a resumed job does with the occurrences that fell due while it was paused."""
+
+    SKIP = "skip"
+    LATEST = "latest"
+    ALL = "all"
+
+
+class Channel(Enum):
+    EMAIL = "email"
+    WEBHOOK = "webhook"
+    SLACK = "slack"
+
+
+class NotifyOn(Enum):
+    """The happenings a job's subscribers can be notified of."""
+
+    SUCCEEDED = "succeeded"
+    """An occurrence succeeded."""
+    FAILED = "failed"
+    """An attempt failed (timed out and lost attempts excluded)."""
+    RETRIES_EXHAUSTED = "retries_exhausted"
+    """An occurrence failed for good."""
+    TIMED_OUT = "timed_out"
+    CANCELLED = "cancelled"
+
+
+PRIORITY_LEVELS = {"high": 2, "medium": 1, "low": 0}
+"""Seed 003's named priorities; plain integers may be used between and beyond them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    on: frozenset[NotifyOn]
+    channel: Channel
+    target: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +118,18 @@ class JobSpec:
     """One-time jobs that must have SUCCEEDED before an occurrence of this job may run."""
     fail_attempts: frozenset[int] = frozenset()
     """Attempt numbers (per occurrence) scripted to fail when they complete."""
+    hang_attempts: frozenset[int] = frozenset()
+    """Attempt numbers (per occurrence) scripted never to complete: only a timeout ends them."""
+    failure_rate: float = 0.0
+    """Chance that an attempt not otherwise scripted fails, drawn from the engine's seeded RNG."""
+    timeout: int | None = None
+    """Execution limit in ticks: an attempt still running at start + timeout is timed out."""
+    backoff: Backoff | None = None
+    """This job's retry backoff; None uses the policy's."""
+    payload: str | None = None
+    """Opaque data for the job's code; the engine only stores it."""
+    notify: tuple[Subscription, ...] = ()
+    catch_up: CatchUp = CatchUp.SKIP
 
 
 @dataclass(slots=True)
@@ -111,10 +173,9 @@ class Attempt:
 
 @dataclass(slots=True)
 class Occurrence:
-    """A materialised run of a job. ``(job_id, scheduled)`` is its identity."""
+    """A materialised run of a job. ``(job_id, scheduled)`` is its identity, kept as ``key``."""
 
-    job_id: str
-    scheduled: int
+    key: tuple[str, int]
     state: OccurrenceState
     max_attempts: int
     priority: int
@@ -129,8 +190,12 @@ class Occurrence:
     """For a cascade cancellation: the job whose failure started it."""
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.job_id, self.scheduled)
+    def job_id(self) -> str:
+        return self.key[0]
+
+    @property
+    def scheduled(self) -> int:
+        return self.key[1]
 
     @property
     def running_attempt(self) -> Attempt | None:

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine import events as ev
+from engine.backoff import Backoff, BackoffKind
 from engine.core import Engine
 from engine.model import JobSpec, OccurrenceState
-from engine.policies import Backoff, BackoffKind, CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Once
 
 WORKER_ID = "worker"

@@ -1,0 +1,131 @@
+"""Ready queues: the occurrences that may run now, best first, in O(log n) per operation."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from itertools import count
+
+from engine.model import Occurrence
+
+
+@dataclass(slots=True)
+class ReadyEntry:
+    """An occurrence that may run now: either materialised, or the implicit front of its job."""
+
+    job_id: str
+    scheduled: int
+    order_key: bytes
+    priority: int
+    ready_since: int
+    rank: int
+    occurrence: Occurrence | None
+    """None for a job's implicit front: nothing is created until a worker takes it."""
+    live: bool = True
+
+
+class HeapReadyQueue:
+    """A binary heap under a static key; removal is lazy (``entry.live = False``)."""
+
+    __slots__ = ("_heap", "_key", "_seq")
+
+    def __init__(self, by_priority: bool) -> None:
+        self._heap: list[tuple] = []
+        self._seq = count()
+        self._key = by_priority
+
+    def push(self, entry: ReadyEntry) -> None:
+        if self._key:
+            item = (-entry.priority, entry.scheduled, entry.order_key, next(self._seq), entry)
+        else:
+            item = (entry.scheduled, entry.order_key, next(self._seq), entry)
+        heapq.heappush(self._heap, item)
+
+    def remove(self, entry: ReadyEntry) -> None:
+        entry.live = False
+
+    def pop(self, now: int) -> ReadyEntry | None:
+        heap = self._heap
+        while heap:
+            entry = heapq.heappop(heap)[-1]
+            if entry.live:
+                entry.live = False
+                return entry
+        return None
+
+    def __bool__(self) -> bool:
+        heap = self._heap
+        while heap and not heap[0][-1].live:
+            heapq.heappop(heap)
+        return bool(heap)
+
+
+_EMPTY = float("-inf")
+
+
+class AgingReadyQueue:
+    """Effective priority ``priority + floor((now - ready_since) / step)``, ties by rank.
+
+    Why this is O(log n): with ``a = priority * step - ready_since`` (static per entry), the
+    effective priority is ``floor((a + now) / step)``, so the entry with the largest ``a`` has the
+    highest effective priority, and the entries that tie with it are exactly those with
+    ``a >= floor((A + now) / step) * step - now``. A max segment tree over ranks answers both
+    "largest a" (the root) and "lowest rank with a >= L" (one descent).
+    """
+
+    __slots__ = ("_entries", "_size", "_step", "_tree")
+
+    def __init__(self, step: int) -> None:
+        self._step = step
+        self._size = 1
+        self._tree: list[float | int] = [_EMPTY, _EMPTY]
+        self._entries: dict[int, ReadyEntry] = {}
+
+    def push(self, entry: ReadyEntry) -> None:
+        while entry.rank >= self._size:
+            self._grow()
+        self._entries[entry.rank] = entry
+        self._set(entry.rank, entry.priority * self._step - entry.ready_since)
+
+    def remove(self, entry: ReadyEntry) -> None:
+        if self._entries.pop(entry.rank, None) is not None:
+            self._set(entry.rank, _EMPTY)
+        entry.live = False
+
+    def pop(self, now: int) -> ReadyEntry | None:
+        tree = self._tree
+        best = tree[1]
+        if best == _EMPTY:
+            return None
+        step = self._step
+        threshold = ((best + now) // step) * step - now
+        node = 1
+        while node < self._size:
+            node = 2 * node if tree[2 * node] >= threshold else 2 * node + 1
+        entry = self._entries[node - self._size]
+        self.remove(entry)
+        return entry
+
+    def __bool__(self) -> bool:
+        return self._tree[1] != _EMPTY
+
+    def _set(self, rank: int, value: float | int) -> None:
+        tree = self._tree
+        node = rank + self._size
+        tree[node] = value
+        node >>= 1
+        while node:
+            left, right = tree[2 * node], tree[2 * node + 1]
+            tree[node] = left if left >= right else right
+            node >>= 1
+
+    def _grow(self) -> None:
+        entries = self._entries
+        self._size *= 2
+        self._tree = [_EMPTY] * (2 * self._size)
+        self._entries = {}
+        for entry in entries.values():
+            self.push(entry)
+
+
+ReadyQueue = HeapReadyQueue | AgingReadyQueue
