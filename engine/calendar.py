@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
@@ -48,10 +48,9 @@ NICKNAMES = {
 
 _PROBE_START = datetime(2000, 1, 1, tzinfo=UTC)
 
-_DST_MARGIN = timedelta(hours=3)
-"""More than the largest DST shift in use (2 h, Antarctica/Troll): starting cronsim at least this
-far from any offset change keeps it out of the gap and the repeated hour, where its answer depends
-on where it started."""
+_MICROSECOND = timedelta(microseconds=1)
+_SECOND = timedelta(seconds=1)
+_DAY = timedelta(days=1)
 
 _AT = re.compile(r"(\d{1,2}):(\d{2})")
 
@@ -154,8 +153,8 @@ def monthly(day: int | str, at: str) -> str:
 class CronSchedule:
     """A cron expression (or nickname) read in ``clock``'s zone, firing at engine ticks.
 
-    Each query starts cronsim just before the requested time, so it costs a handful of steps
-    whatever the distance from the epoch.
+    Each query starts cronsim at the requested time, so it costs a handful of steps whatever
+    the distance from the epoch.
     """
 
     expression: str
@@ -171,7 +170,7 @@ class CronSchedule:
         if tick > 0:
             after = self.clock.to_datetime(tick - 1)
         else:
-            after = self.clock.epoch.astimezone(UTC) - timedelta(microseconds=1)
+            after = self.clock.epoch.astimezone(UTC) - _MICROSECOND
         fire = next(_fire_times_after(self.cron, self.clock.zone, after), None)
         return None if fire is None else self.clock.to_tick_ceil(fire)
 
@@ -185,30 +184,81 @@ class CronSchedule:
 def _fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:
     """The fire times of five-field ``cron`` in ``zone`` strictly after ``after``, increasing.
 
-    cronsim is started at a quiet point (no UTC offset change within a few hours) at or before
-    ``after``: started inside a repeated hour it can answer a time before its start. Each time
-    is also checked to be later than the one before, so a step back is dropped, never yielded.
-    Ends when cronsim finds nothing for 50 years or the search leaves years 1-9999.
+    Debian cron's rule picks the walk: a job whose minute and hour are both fixed (neither
+    starts with ``*``) keeps to local wall time, any other job follows real time. Ends when
+    cronsim finds nothing for 50 years or the search leaves years 1-9999.
     """
     bound = after.astimezone(UTC)
+    minute, hour = cron.split()[:2]
+    fixed_time = not minute.startswith("*") and not hour.startswith("*")
     try:
-        previous = _quiet_point(bound, zone)
-        for fire in CronSim(cron, previous.astimezone(zone)):
-            instant = fire.astimezone(UTC)
-            if instant <= previous:
-                continue
-            previous = instant
-            if instant > bound:
-                yield fire
-    except OverflowError:  # the search left datetime's years 1-9999: no more fire times
+        yield from (_wall_clock_fires if fixed_time else _real_time_fires)(cron, zone, bound)
+    except OverflowError:
         return
 
 
-def _quiet_point(instant: datetime, zone: ZoneInfo) -> datetime:
-    """The latest of ``instant``, ``instant - margin``, ... with the same offset a margin around."""
-    while len({(instant + k * _DST_MARGIN).astimezone(zone).utcoffset() for k in (-1, 0, 1)}) > 1:
-        instant -= _DST_MARGIN
-    return instant
+def _wall_clock_fires(cron: str, zone: ZoneInfo, bound: datetime) -> Iterator[datetime]:
+    """Fixed-time jobs, walked by cronsim in local wall time (its Debian cron mode).
+
+    A time in the spring-forward gap moves to the jump, a repeated time takes its first pass.
+    Started in the second pass of a repeated hour, cronsim can answer a first-pass time that is
+    before its start: every answer must be later than the previous one, or it is skipped.
+    """
+    previous = bound
+    for fire in CronSim(cron, bound.astimezone(zone)):
+        instant = fire.astimezone(UTC)
+        if instant > previous:
+            previous = instant
+            yield fire
+
+
+def _real_time_fires(cron: str, zone: ZoneInfo, bound: datetime) -> Iterator[datetime]:
+    """Jobs that follow real time: an instant fires when the wall time it shows matches.
+
+    Each stretch of constant UTC offset is walked by cronsim in that fixed offset, restarting at
+    every offset change. cronsim run in the zone itself steps across a change from wherever it
+    started, so its answer depends on the start (in Australia/Lord_Howe, whose DST is 30 minutes,
+    ``*/15 0 * * *`` from before the April change skips 00:00 and 00:15 the next day).
+    """
+    after, offset = bound, _offset(bound, zone)
+    while True:
+        for fire in CronSim(cron, after.astimezone(timezone(offset))):
+            instant = fire.astimezone(UTC)
+            change = _offset_change(after, instant, zone, offset)
+            if change is not None:
+                break
+            after = instant
+            yield instant.astimezone(zone)
+        else:
+            return
+        after, offset = change - _MICROSECOND, _offset(change, zone)
+
+
+def _offset(instant: datetime, zone: ZoneInfo) -> timedelta | None:
+    return instant.astimezone(zone).utcoffset()
+
+
+def _offset_change(
+    start: datetime, end: datetime, zone: ZoneInfo, offset: timedelta | None
+) -> datetime | None:
+    """The first whole second in (``start``, ``end``] whose UTC offset is not ``offset``, if any.
+
+    Looks a day at a time (no zone changes its offset twice within a day), then bisects; zone
+    changes happen on whole seconds.
+    """
+    low = start.replace(microsecond=0)
+    while low < end:
+        high = low + _DAY if end - low > _DAY else end
+        if _offset(high, zone) != offset:
+            while high - low > _SECOND:
+                middle = low + _SECOND * ((high - low) // _SECOND // 2)
+                if _offset(middle, zone) == offset:
+                    low = middle
+                else:
+                    high = middle
+            return high
+        low = high
+    return None
 
 
 def next_fire_times(schedule: Schedule, from_tick: int, n: int) -> list[int]:

@@ -2,15 +2,18 @@
 
 Time model. ``now`` is a tick whose processing may still be open: ``advance(to)`` processes every
 tick from ``now`` up to (not including) ``to`` at which something can happen, jumping over idle
-ticks, and leaves ``now == to`` with that tick not yet processed. Processing a tick ("settling" it)
-runs, in this order: the engine's own events of the tick (attempt completions, then backoff
-expiries), then, with automatic dispatch, the creation of occurrences falling due and dispatch.
-Commands given at a tick run between ``settle()`` and the next ``advance``.
+ticks, and leaves ``now == to`` with that tick not yet processed. Processing a tick runs, in this
+order: the engine's own events of the tick (attempt ends, timeouts, backoff expiries, notification
+tries, then, with automatic dispatch, occurrences falling due: ``begin_tick``), then automatic
+dispatch (``settle``). Commands given at a tick run between the two.
 
 Lazy occurrences. Each job keeps a cursor, ``next_due``: every schedule tick before it has been
-materialised. Once due, a job's cursor occurrence waits in the ready queue as one *implicit* entry;
-the occurrences behind it are implicit too (QUEUED by arithmetic), and nothing is created until a
-worker takes one. A backlog of a million due runs therefore costs one queue entry per job.
+materialised (or skipped). Once due, a job's cursor occurrence waits in the ready queue as one
+*implicit* entry; the occurrences behind it are implicit too (QUEUED by arithmetic), and nothing is
+created until a worker takes one. A backlog of a million due runs costs one queue entry per job.
+
+The job lifecycle commands, dependencies, worker faults and notifications live in mixins, one
+module each; this module holds time, dispatch and the life of an attempt.
 """
 
 from __future__ import annotations
@@ -18,49 +21,48 @@ from __future__ import annotations
 import heapq
 import random
 from dataclasses import dataclass
-from enum import IntEnum
 from itertools import count
 
 from engine import events as ev
 from engine.commands import (
     Advance,
+    CancelOccurrence,
     Command,
     Complete,
+    DeleteJob,
     Dispatch,
+    DrainWorker,
+    ModifyJob,
     Outcome,
+    PauseJob,
     RegisterWorker,
     Result,
+    ResumeJob,
     ScheduleJob,
     ScriptFailure,
+    WorkerDown,
+    WorkerUp,
 )
+from engine.dependencies import DependenciesMixin
+from engine.lifecycle import LifecycleMixin
 from engine.model import (
     Attempt,
     AttemptOutcome,
     Job,
     JobSpec,
+    NotifyOn,
     Occurrence,
     OccurrenceState,
     Worker,
 )
+from engine.notifications import Notification, NotificationsMixin
 from engine.ordering import java_order_key
-from engine.policies import (
-    CompletionMode,
-    DispatchMode,
-    Policy,
-    WorkerPool,
-    make_ready_queue,
-)
+from engine.policies import CompletionMode, DispatchMode, Policy, WorkerPool, make_ready_queue
 from engine.ready import ReadyEntry
-from engine.schedules import Once
+from engine.timers import TimerKind
+from engine.workers import WorkersMixin
 
 S = OccurrenceState
-
-
-class TimerKind(IntEnum):
-    """What a timer does when its tick comes; the value orders timers within one tick."""
-
-    ATTEMPT_END = 0
-    BACKOFF_END = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,22 +75,24 @@ class Assignment:
     worker_id: str
 
 
-class Engine:
+class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin):
     """The one scheduling engine behind every facade, scenario and view."""
 
     def __init__(self, policy: Policy | None = None, seed: int = 0) -> None:
         self.policy = policy or Policy()
+        self.seed = seed
         self.now = 0
         self.jobs: dict[str, Job] = {}
         self.workers: dict[str, Worker] = {}
         self.occurrences: dict[tuple[str, int], Occurrence] = {}
         self.by_state: dict[OccurrenceState, dict[tuple[str, int], None]] = {s: {} for s in S}
+        self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = {}
         self.log = ev.EventLog()
         self.rng = random.Random(seed)
         self.created_through = -1
-        """Latest tick at which due occurrences were created (by a dispatch, or every tick in auto)."""
+        """Latest tick at which due occurrences were created (by dispatch; every tick in auto)."""
         self.dispatches = 0
-        """How many times due occurrences were created; a job scheduled after the last one has none."""
+        """How often due occurrences were created; a job scheduled after the last time has none."""
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         self._simulated = self.policy.completion is CompletionMode.SIMULATED
         self._ready = make_ready_queue(self.policy)
@@ -117,45 +121,44 @@ class Engine:
                 return self.register_worker(worker_id)
             case ScriptFailure(job_id, attempt):
                 return self.script_failure(job_id, attempt)
+            case ModifyJob(job_id, changes):
+                return self.modify(job_id, dict(changes))
+            case CancelOccurrence(job_id, scheduled):
+                return self.cancel_occurrence(job_id, scheduled)
+            case DeleteJob(job_id):
+                return self.delete(job_id)
+            case PauseJob(job_id):
+                return self.pause(job_id)
+            case ResumeJob(job_id, catch_up):
+                return self.resume(job_id, catch_up)
+            case WorkerDown(worker_id):
+                return self.worker_down(worker_id)
+            case WorkerUp(worker_id):
+                return self.worker_up(worker_id)
+            case DrainWorker(worker_id):
+                return self.drain_worker(worker_id)
         raise TypeError(f"not a command: {command!r}")
 
-    def register_worker(self, worker_id: str) -> Result:
-        if worker_id in self.workers:
-            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
-        key = java_order_key(worker_id)
-        self.workers[worker_id] = Worker(worker_id, key, since=self.now)
-        self._idle.add(worker_id, key)
-        self.log.append(ev.WorkerRegistered(self.now, worker_id))
-        return Result(Outcome.CREATED, worker_id)
-
     def schedule(self, spec: JobSpec) -> Result:
-        problem = self._check_spec(spec)
+        if spec.job_id in self.jobs:
+            return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
+        problem = self._check_spec(spec) or self._check_dependencies(spec)
         if problem is not None:
-            return problem
+            return Result(Outcome.INVALID, message=problem)
         first = spec.schedule.first_at_or_after(self.now)
         job = Job(
             spec=spec,
             submission=next(self._submissions),
             order_key=java_order_key(spec.job_id),
             next_due=first,
-            fail_attempts=set(spec.fail_attempts),
             dispatches_at_submit=self.dispatches,
+            fail_attempts=set(spec.fail_attempts),
         )
         self.jobs[spec.job_id] = job
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
-        dead_dependency = None
-        for dependency_id in spec.depends_on:
-            dependency = self.jobs[dependency_id]
-            dependency.dependents.append(spec.job_id)
-            state = self._single_state(dependency)
-            if state is S.FAILED or state is S.CANCELLED:
-                dead_dependency = dead_dependency or self._cascade_root(dependency)
-            elif state is not S.SUCCEEDED:
-                job.unmet_dependencies += 1
-        if job.unmet_dependencies == 0:
-            job.runnable_since = self.now
-        if dead_dependency is not None:
-            self._cancel_job(job, dead_dependency)
+        doomed_by = self._link_dependencies(job)
+        if doomed_by is not None:
+            self._cancel_job(job, doomed_by)
         elif first is not None:
             heapq.heappush(self._due, (first, job.submission, spec.job_id))
         return Result(Outcome.CREATED, spec.job_id)
@@ -175,6 +178,7 @@ class Engine:
         return self._assign()
 
     def complete(self, job_id: str, scheduled: int, attempt: int, succeeded: bool) -> Result:
+        """A worker's report; accepted only for the occurrence's running attempt."""
         occurrence = self.occurrences.get((job_id, scheduled))
         running = occurrence.running_attempt if occurrence is not None else None
         if running is None:
@@ -184,11 +188,12 @@ class Engine:
                 Outcome.CONFLICT,
                 message=f"{job_id}@{scheduled} runs attempt {running.number}, not {attempt}",
             )
-        self._finish_attempt(occurrence, running, succeeded)
+        outcome = AttemptOutcome.SUCCEEDED if succeeded else AttemptOutcome.FAILED
+        self._end_attempt(occurrence, running, outcome)
         return Result(Outcome.OK)
 
     def advance(self, to: int) -> Result:
-        """Process every tick in ``[now, to)`` where something can happen; O(events), not O(ticks)."""
+        """Process every tick in ``[now, to)`` where something can happen: O(events), not ticks."""
         if to < self.now:
             return Result(
                 Outcome.INVALID, message=f"time {to} is before the current time {self.now}"
@@ -199,27 +204,34 @@ class Engine:
             self.now = to if upcoming is None or upcoming > to else upcoming
         return Result(Outcome.OK)
 
-    def settle(self) -> None:
-        """Process the current tick: its timers, then (automatic dispatch) due occurrences and dispatch."""
+    def begin_tick(self) -> None:
+        """Run the engine's own events of the current tick (see the module docstring)."""
         now = self.now
         timers = self._timers
         while timers and timers[0][0] <= now:
             _, kind, _, payload = heapq.heappop(timers)
             if kind == TimerKind.ATTEMPT_END:
                 self._attempt_ended(*payload)
-            else:
+            elif kind == TimerKind.TIMEOUT:
+                self._timeout_reached(*payload)
+            elif kind == TimerKind.BACKOFF_END:
                 self._backoff_ended(*payload)
+            else:
+                self._try_delivery(payload)
         if self._auto:
-            self.dispatch()
+            self._create_due()
+
+    def settle(self) -> None:
+        """Finish the current tick: its own events if not yet run, then automatic dispatch."""
+        self.begin_tick()
+        if self._auto:
+            self._assign()
 
     def next_event_tick(self) -> int | None:
         """The first tick after ``now`` at which the engine has something to do, if any."""
-        candidates = []
-        if self._timers:
-            candidates.append(self._timers[0][0])
-        if self._auto and self._due:
-            candidates.append(self._due[0][0])
-        upcoming = min(candidates, default=None)
+        upcoming = self._timers[0][0] if self._timers else None
+        if self._auto and self._due and (upcoming is None or self._due[0][0] < upcoming):
+            upcoming = self._due[0][0]
         if upcoming is not None and upcoming <= self.now:
             return self.now + 1
         return upcoming
@@ -234,54 +246,63 @@ class Engine:
         job = self.jobs.get(job_id)
         if job is None or job.next_due is None or scheduled < job.next_due:
             return None
-        if not job.spec.schedule.contains(scheduled):
+        if not job.spec.schedule.contains(scheduled) or self._is_skipped(job, scheduled):
             return None
-        if self.is_created(job, scheduled):
-            return S.QUEUED
-        return S.SCHEDULED
+        return S.QUEUED if self.is_created(job, scheduled) else S.SCHEDULED
 
     def is_created(self, job: Job, scheduled: int) -> bool:
-        """Whether a dispatch after the job's submission has created ``scheduled`` (if not final)."""
-        return scheduled <= self.created_through and self.dispatches > job.dispatches_at_submit
+        """Whether a dispatch since the job's submission created ``scheduled`` (paused: before)."""
+        return (
+            scheduled <= self._created_limit(job)
+            and self.dispatches > job.dispatches_at_submit
+            and not job.deleted
+        )
 
     # ---------------------------------------------------------------- internals
 
-    def _check_spec(self, spec: JobSpec) -> Result | None:
-        if spec.job_id in self.jobs:
-            return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
+    def _check_spec(self, spec: JobSpec) -> str | None:
+        """What is wrong with a job definition, or None."""
         if spec.max_attempts < 1:
-            return Result(Outcome.INVALID, message="max_attempts must be at least 1")
+            return "max_attempts must be at least 1"
         if spec.duration < 1:
-            return Result(Outcome.INVALID, message="duration must be at least 1")
-        for dependency_id in spec.depends_on:
-            dependency = self.jobs.get(dependency_id)
-            if dependency is None:
-                return Result(Outcome.NOT_FOUND, message=f"unknown dependency {dependency_id!r}")
-            if not isinstance(dependency.spec.schedule, Once):
-                return Result(
-                    Outcome.INVALID,
-                    message=f"dependency {dependency_id!r} must be a one-time job",
-                )
+            return "duration must be at least 1"
+        if spec.timeout is not None and spec.timeout < 1:
+            return "timeout must be at least 1"
+        if not 0.0 <= spec.failure_rate <= 1.0:
+            return "failure_rate must be between 0 and 1"
         return None
 
+    def _created_limit(self, job: Job) -> int:
+        if job.paused_through is not None:
+            return min(job.paused_through, self.created_through)
+        return self.created_through
+
     def _set_state(self, occurrence: Occurrence, state: OccurrenceState) -> None:
-        del self.by_state[occurrence.state][occurrence.key]
+        key = occurrence.key
+        del self.by_state[occurrence.state][key]
         occurrence.state = state
-        self.by_state[state][occurrence.key] = None
+        self.by_state[state][key] = None
+        if state.is_final:
+            self.jobs[key[0]].open.pop(key[1], None)
 
     def _materialise(
         self, job: Job, scheduled: int, state: OccurrenceState, rank: int
     ) -> Occurrence:
+        spec = job.spec
         occurrence = Occurrence(
             key=(job.job_id, scheduled),
             state=state,
-            max_attempts=job.spec.max_attempts,
-            priority=job.spec.priority,
+            max_attempts=spec.max_attempts,
+            priority=spec.priority,
             ready_since=max(scheduled, job.runnable_since or 0),
             rank=rank,
+            duration=spec.duration,
+            timeout=spec.timeout,
         )
         self.occurrences[occurrence.key] = occurrence
         self.by_state[state][occurrence.key] = None
+        if not state.is_final:
+            job.open[scheduled] = None
         return occurrence
 
     def _create_due(self) -> None:
@@ -290,13 +311,17 @@ class Engine:
         due = self._due
         while due and due[0][0] <= self.now:
             tick, _, job_id = heapq.heappop(due)
-            job = self.jobs.get(job_id)
-            if job is not None and job.next_due == tick:
+            job = self.jobs[job_id]
+            if job.next_due == tick and job.paused_through is None:
                 self._release(job)
 
     def _release(self, job: Job) -> None:
-        """Walk a job's cursor over its created occurrences until one can wait in the ready queue."""
-        while job.next_due is not None and job.next_due <= self.created_through:
+        """Walk a job's cursor over its created occurrences until one can wait in the ready queue;
+        past them, put the job back on the due heap."""
+        if job.job_id in self._fronts:
+            return
+        limit = self._created_limit(job)
+        while job.next_due is not None and job.next_due <= limit:
             scheduled = job.next_due
             if job.unmet_dependencies:
                 occurrence = self._materialise(job, scheduled, S.BLOCKED, next(self._ranks))
@@ -317,15 +342,39 @@ class Engine:
             self._fronts[job.job_id] = entry
             self._ready.push(entry)
             return
-        if job.next_due is not None:
+        if job.next_due is not None and job.paused_through is None:
             heapq.heappush(self._due, (job.next_due, job.submission, job.job_id))
 
     def _advance_cursor(self, job: Job) -> None:
+        """Move ``next_due`` past the occurrence just materialised."""
+        job.next_due = self._walk_cursor(job, job.spec.schedule.first_at_or_after(job.next_due + 1))
+
+    def _walk_cursor(self, job: Job, candidate: int | None) -> int | None:
+        """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
+        skip ranges the cursor has passed are dropped."""
         schedule = job.spec.schedule
-        upcoming = schedule.first_at_or_after(job.next_due + 1)
-        while upcoming is not None and (job.job_id, upcoming) in self.occurrences:
-            upcoming = schedule.first_at_or_after(upcoming + 1)
-        job.next_due = upcoming
+        while candidate is not None:
+            if job.skipped and candidate > job.skipped[0][0]:
+                through = job.skipped[0][1]
+                if candidate <= through:
+                    candidate = schedule.first_at_or_after(through + 1)
+                else:
+                    job.skipped.pop(0)
+                continue
+            if (job.job_id, candidate) not in self.occurrences:
+                return candidate
+            candidate = schedule.first_at_or_after(candidate + 1)
+        return None
+
+    def _is_skipped(self, job: Job, scheduled: int) -> bool:
+        return any(after < scheduled <= through for after, through in job.skipped)
+
+    def _take_front(self, job: Job) -> ReadyEntry | None:
+        """Withdraw a job's implicit front from the ready queue, if it has one."""
+        entry = self._fronts.pop(job.job_id, None)
+        if entry is not None:
+            self._ready.remove(entry)
+        return entry
 
     def _assign(self) -> list[Assignment]:
         assignments = []
@@ -337,11 +386,15 @@ class Engine:
             occurrence = entry.occurrence
             if occurrence is None:
                 job = self.jobs[entry.job_id]
+                if self._fronts.get(job.job_id) is not entry:
+                    continue
                 del self._fronts[job.job_id]
                 occurrence = self._materialise(job, entry.scheduled, S.QUEUED, entry.rank)
                 occurrence.ready_since = entry.ready_since
                 self._advance_cursor(job)
                 self._release(job)
+            elif occurrence.state is not S.QUEUED and occurrence.state is not S.RETRY_PENDING:
+                continue
             worker_id = idle.pop()
             assert worker_id is not None
             assignments.append(self._start_attempt(occurrence, self.workers[worker_id]))
@@ -353,64 +406,99 @@ class Engine:
         number = len(occurrence.attempts) + 1
         occurrence.attempts.append(Attempt(number, worker_id, now))
         occurrence.eligible_at = None
+        occurrence.retry_delay = None
         self._set_state(occurrence, S.RUNNING)
         worker.running = key
         worker.since = now
         self.log.append(ev.AttemptStarted(now, job_id, scheduled, number, worker_id))
-        if self._simulated:
-            duration = self.jobs[job_id].spec.duration
-            self._add_timer(now + duration, TimerKind.ATTEMPT_END, (job_id, scheduled, number))
+        payload = (job_id, scheduled, number)
+        if self._simulated and number not in self.jobs[job_id].spec.hang_attempts:
+            self._add_timer(now + occurrence.duration, TimerKind.ATTEMPT_END, payload)
+        if occurrence.timeout is not None:
+            self._add_timer(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
         return Assignment(job_id, scheduled, number, worker_id)
 
     def _add_timer(self, tick: int, kind: TimerKind, payload: tuple) -> None:
         heapq.heappush(self._timers, (tick, kind, next(self._seq), payload))
 
+    def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
+        """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""
+        attempt = self.occurrences[(job_id, scheduled)].running_attempt
+        return attempt if attempt is not None and attempt.number == number else None
+
     def _attempt_ended(self, job_id: str, scheduled: int, number: int) -> None:
-        occurrence = self.occurrences[(job_id, scheduled)]
-        attempt = occurrence.running_attempt
-        if attempt is None or attempt.number != number:
+        attempt = self._running(job_id, scheduled, number)
+        if attempt is None:
             return
         job = self.jobs[job_id]
-        self._finish_attempt(occurrence, attempt, number not in job.fail_attempts)
+        failed = number in job.fail_attempts or (
+            job.spec.failure_rate > 0 and self.rng.random() < job.spec.failure_rate
+        )
+        outcome = AttemptOutcome.FAILED if failed else AttemptOutcome.SUCCEEDED
+        self._end_attempt(self.occurrences[(job_id, scheduled)], attempt, outcome)
 
-    def _finish_attempt(self, occurrence: Occurrence, attempt: Attempt, succeeded: bool) -> None:
+    def _timeout_reached(self, job_id: str, scheduled: int, number: int) -> None:
+        attempt = self._running(job_id, scheduled, number)
+        if attempt is not None:
+            occurrence = self.occurrences[(job_id, scheduled)]
+            self._end_attempt(occurrence, attempt, AttemptOutcome.TIMED_OUT)
+
+    def _end_attempt(
+        self, occurrence: Occurrence, attempt: Attempt, outcome: AttemptOutcome
+    ) -> None:
+        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence."""
         now = self.now
         attempt.ended = now
-        worker = self.workers[attempt.worker_id]
-        worker.busy_ticks += now - worker.since
-        worker.since = now
-        worker.running = None
-        self._idle.add(worker.worker_id, worker.order_key)
+        attempt.outcome = outcome
+        self._release_worker(self.workers[attempt.worker_id])
         job_id, scheduled = occurrence.key
-        if succeeded:
-            attempt.outcome = AttemptOutcome.SUCCEEDED
+        args = (now, job_id, scheduled, attempt.number, attempt.worker_id)
+        if outcome is AttemptOutcome.SUCCEEDED:
             self._set_state(occurrence, S.SUCCEEDED)
-            self.log.append(
-                ev.AttemptSucceeded(now, job_id, scheduled, attempt.number, worker.worker_id)
-            )
+            self.log.append(ev.AttemptSucceeded(*args))
+            self._notify(occurrence, NotifyOn.SUCCEEDED)
             self._dependency_succeeded(self.jobs[job_id])
             return
-        attempt.outcome = AttemptOutcome.FAILED
-        self.log.append(ev.AttemptFailed(now, job_id, scheduled, attempt.number, worker.worker_id))
+        if outcome is AttemptOutcome.LOST:
+            self.log.append(ev.AttemptLost(*args))
+            occurrence.max_attempts += 1
+        elif outcome is AttemptOutcome.TIMED_OUT:
+            self.log.append(ev.AttemptTimedOut(*args))
+            self._notify(occurrence, NotifyOn.TIMED_OUT)
+        else:
+            self.log.append(ev.AttemptFailed(*args))
+            self._notify(occurrence, NotifyOn.FAILED)
         if attempt.number < occurrence.max_attempts:
-            delay = self.policy.backoff.delay(attempt.number, self.rng)
-            occurrence.eligible_at = now + delay
-            self._set_state(occurrence, S.RETRY_PENDING)
-            self.log.append(
-                ev.RetryScheduled(now, job_id, scheduled, attempt.number + 1, now + delay, delay)
-            )
-            if delay == 0:
-                self._push_ready(occurrence)
-            else:
-                self._add_timer(now + delay, TimerKind.BACKOFF_END, occurrence.key)
+            self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
         self._set_state(occurrence, S.FAILED)
         self.log.append(ev.OccurrenceFailed(now, job_id, scheduled, attempt.number))
-        self._cascade(self.jobs[job_id])
+        self._notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
+        self._dependency_failed(self.jobs[job_id])
+
+    def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
+        """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""
+        delay = 0
+        if not lost:
+            backoff = self.jobs[occurrence.job_id].spec.backoff or self.policy.backoff
+            delay = backoff.delay(attempt.number, self.rng)
+        occurrence.eligible_at = self.now + delay
+        occurrence.retry_delay = delay
+        self._set_state(occurrence, S.RETRY_PENDING)
+        job_id, scheduled = occurrence.key
+        self.log.append(
+            ev.RetryScheduled(
+                self.now, job_id, scheduled, attempt.number + 1, self.now + delay, delay
+            )
+        )
+        if delay == 0:
+            self._push_ready(occurrence)
+        else:
+            self._add_timer(self.now + delay, TimerKind.BACKOFF_END, occurrence.key)
 
     def _backoff_ended(self, job_id: str, scheduled: int) -> None:
-        occurrence = self.occurrences.get((job_id, scheduled))
-        if occurrence is not None and occurrence.state is S.RETRY_PENDING:
+        occurrence = self.occurrences[(job_id, scheduled)]
+        if occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == self.now:
             self._push_ready(occurrence)
 
     def _push_ready(self, occurrence: Occurrence) -> None:
@@ -425,64 +513,3 @@ class Engine:
                 occurrence,
             )
         )
-
-    # ------------------------------------------------------------- dependencies
-
-    def _single_state(self, job: Job) -> OccurrenceState | None:
-        """The state of a one-time job's only occurrence."""
-        assert isinstance(job.spec.schedule, Once)
-        return self.occurrence_state(job.job_id, job.spec.schedule.at)
-
-    def _cascade_root(self, dependency: Job) -> str:
-        """The job whose failure doomed ``dependency`` (itself if it failed)."""
-        occurrence = self.occurrences[(dependency.job_id, dependency.spec.schedule.at)]
-        return occurrence.cancel_cause or dependency.job_id
-
-    def _dependency_succeeded(self, job: Job) -> None:
-        for dependent_id in job.dependents:
-            dependent = self.jobs[dependent_id]
-            dependent.unmet_dependencies -= 1
-            if dependent.unmet_dependencies:
-                continue
-            dependent.runnable_since = self.now
-            blocked, dependent.blocked = dependent.blocked, []
-            for key in blocked:
-                occurrence = self.occurrences[key]
-                if occurrence.state is not S.BLOCKED:
-                    continue
-                occurrence.ready_since = self.now
-                self._set_state(occurrence, S.QUEUED)
-                self.log.append(ev.OccurrenceUnblocked(self.now, *key))
-                self._push_ready(occurrence)
-
-    def _cascade(self, failed: Job) -> None:
-        """Cancel every job that transitively depends on ``failed``, breadth first, once each."""
-        seen = {failed.job_id}
-        level = [failed]
-        while level:
-            next_level = []
-            for job in level:
-                for dependent_id in job.dependents:
-                    if dependent_id not in seen:
-                        seen.add(dependent_id)
-                        next_level.append(self.jobs[dependent_id])
-            next_level.sort(key=lambda job: job.submission)
-            for job in next_level:
-                self._cancel_job(job, failed.job_id)
-            level = next_level
-
-    def _cancel_job(self, job: Job, cause: str) -> None:
-        """A dependency failed for good: every occurrence of ``job`` not yet final is cancelled."""
-        keys = job.blocked
-        job.blocked = []
-        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            occurrence = self._materialise(job, job.next_due, S.SCHEDULED, next(self._ranks))
-            keys.append(occurrence.key)
-        job.next_due = None
-        for key in keys:
-            occurrence = self.occurrences[key]
-            if occurrence.state.is_final:
-                continue
-            occurrence.cancel_cause = cause
-            self._set_state(occurrence, S.CANCELLED)
-            self.log.append(ev.OccurrenceCancelled(self.now, *key, cause))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.model import CancelReason
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -80,8 +82,9 @@ class OccurrenceFailed(OccurrenceEvent):
 
 @dataclass(frozen=True, slots=True)
 class OccurrenceCancelled(OccurrenceEvent):
+    reason: CancelReason
     cause: str | None
-    """For a cascade: the job whose permanent failure started it."""
+    """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +105,12 @@ class AttemptLost(OccurrenceEvent):
 
 @dataclass(frozen=True, slots=True)
 class OccurrencesSkipped(Event):
-    """A resumed job's occurrences that fell due while it was paused and will never run."""
+    """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
+    and will never run."""
 
     job_id: str
-    count: int
-    first: int
-    last: int
+    after: int
+    through: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,15 @@ class WorkerState(Enum):
     DOWN = "DOWN"
 
 
+class CancelReason(Enum):
+    USER = "user"
+    """A cancel command."""
+    CASCADE = "cascade"
+    """A job it depends on failed for good (or was deleted before succeeding)."""
+    DELETED = "deleted"
+    """Its job was deleted."""
+
+
 class CatchUp(Enum):
     """What a resumed job does with the occurrences that fell due while it was paused."""
 
@@ -154,6 +163,13 @@ class Job:
     """Jobs that depend on this one, in submission order."""
     blocked: list[tuple[str, int]] = field(default_factory=list)
     """Occurrences created while dependencies were unmet."""
+    open: dict[int, None] = field(default_factory=dict)
+    """Scheduled ticks of this job's materialised occurrences that are not final, in order made."""
+    paused_through: int | None = None
+    """While paused: the last tick whose occurrences were created before the pause."""
+    skipped: list[tuple[int, int]] = field(default_factory=list)
+    """Ranges ``(after, through]`` of schedule ticks skipped on resume; they never run."""
+    deleted: bool = False
 
     @property
     def job_id(self) -> str:
@@ -183,9 +199,14 @@ class Occurrence:
     """Tick from which it could run (dependencies met); aging counts from here and never resets."""
     rank: int
     """Position in the order occurrences fell due: the aging order's final tie-break."""
+    duration: int
+    timeout: int | None
     attempts: list[Attempt] = field(default_factory=list)
     eligible_at: int | None = None
     """For RETRY_PENDING: the tick its backoff ends."""
+    retry_delay: int | None = None
+    """For RETRY_PENDING: the backoff that set ``eligible_at``."""
+    cancel_reason: CancelReason | None = None
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
 
@@ -214,7 +235,16 @@ class Worker:
     """Tick of the last change between idle and busy."""
     busy_ticks: int = 0
     """Ticks spent busy before ``since``: utilisation without replaying history."""
+    down: bool = False
+    draining: bool = False
 
     @property
     def state(self) -> WorkerState:
+        if self.down:
+            return WorkerState.DOWN
+        if self.draining:
+            return WorkerState.DRAINING
         return WorkerState.IDLE if self.running is None else WorkerState.BUSY
+
+    def busy_ticks_at(self, now: int) -> int:
+        return self.busy_ticks + (now - self.since if self.running is not None else 0)

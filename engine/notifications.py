@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
+
+from engine import events as ev
+from engine.model import Channel, NotifyOn, Occurrence
+from engine.timers import TimerKind
+
+if TYPE_CHECKING:
+    from engine.core import Engine
 
 NotificationKey = tuple[str, int, int, str, str, str]
 
@@ -45,3 +53,53 @@ class Notification:
     @property
     def target(self) -> str:
         return self.key[5]
+
+
+class NotificationsMixin:
+    """Queue notifications for a job's subscribers and try to deliver them (engine mixin)."""
+
+    def _notify(self: Engine, occurrence: Occurrence, happening: NotifyOn) -> None:
+        subscriptions = self.jobs[occurrence.job_id].spec.notify
+        if not subscriptions:
+            return
+        job_id, scheduled = occurrence.key
+        attempt = len(occurrence.attempts)
+        for subscription in subscriptions:
+            if happening not in subscription.on:
+                continue
+            key = (
+                job_id,
+                scheduled,
+                attempt,
+                happening.value,
+                subscription.channel.value,
+                subscription.target,
+            )
+            if key in self.outbox:
+                continue
+            self.outbox[key] = Notification(key, created=self.now, next_try=self.now)
+            self.log.append(ev.NotificationQueued(self.now, key))
+            self._add_timer(self.now, TimerKind.NOTIFICATION_TRY, key)
+
+    def _try_delivery(self: Engine, key: NotificationKey) -> None:
+        notification = self.outbox[key]
+        if notification.state is not NotificationState.PENDING or notification.next_try != self.now:
+            return
+        notification.tries += 1
+        policy = self.policy.notifications
+        if not policy.is_down(Channel(notification.channel), self.now):
+            notification.state = NotificationState.DELIVERED
+            notification.delivered_at = self.now
+            notification.next_try = None
+            self.log.append(ev.NotificationDelivered(self.now, key, notification.tries))
+        elif notification.tries >= policy.max_tries:
+            notification.state = NotificationState.DEAD
+            notification.next_try = None
+            self.log.append(ev.NotificationDead(self.now, key, notification.tries))
+        else:
+            delay = max(1, policy.backoff.delay(notification.tries, self.rng))
+            notification.next_try = self.now + delay
+            self.log.append(
+                ev.NotificationRetried(self.now, key, notification.tries, notification.next_try)
+            )
+            self._add_timer(notification.next_try, TimerKind.NOTIFICATION_TRY, key)

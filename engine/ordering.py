@@ -9,7 +9,31 @@ with exactly Java's semantics. ``surrogatepass`` keeps lone surrogates (legal in
 
 from __future__ import annotations
 
+import unicodedata
+
 
 def java_order_key(text: str) -> bytes:
     """A key that sorts strings the way Java's ``String.compareTo`` does."""
     return text.encode("utf-16-be", "surrogatepass")
+
+
+_JAVA_CONTROL_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
+_NON_BREAKING_SPACES = frozenset("\xa0\u2007\u202f")
+
+
+def java_is_whitespace(char: str) -> bool:
+    """Java's ``Character.isWhitespace``: space separators except the non-breaking ones, plus
+    some control characters. Python's ``str.isspace`` differs (it accepts U+00A0 and U+0085)."""
+    if char in _JAVA_CONTROL_WHITESPACE:
+        return True
+    return unicodedata.category(char) in ("Zs", "Zl", "Zp") and char not in _NON_BREAKING_SPACES
+
+
+def java_is_blank(text: str) -> bool:
+    """Java's ``String.isBlank``: empty, or whitespace only."""
+    return all(java_is_whitespace(char) for char in text)
+
+
+def java_length(text: str) -> int:
+    """Java's ``String.length()``: UTF-16 code units, so a character outside the BMP counts 2."""
+    return len(java_order_key(text)) // 2

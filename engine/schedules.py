@@ -67,3 +67,22 @@ class Every:
 
     def describe(self) -> str:
         return f"every {self.interval} from {self.first}"
+
+
+def last_at_or_before(schedule: Schedule, tick: int, lower: int) -> int | None:
+    """The latest fire tick in ``[lower, tick]``, or None: a binary search over
+    ``first_at_or_after``, so it costs O(log(tick - lower)) calls for any schedule kind."""
+    if lower > tick:
+        return None
+    first = schedule.first_at_or_after(lower)
+    if first is None or first > tick:
+        return None
+    low, high = first, tick
+    while low < high:
+        middle = (low + high + 1) // 2
+        found = schedule.first_at_or_after(middle)
+        if found is not None and found <= tick:
+            low = found
+        else:
+            high = middle - 1
+    return low

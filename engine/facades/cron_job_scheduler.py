@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.core import Engine
 from engine.model import JobSpec
+from engine.ordering import java_is_blank, java_length
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Every, Once
 
@@ -37,7 +38,8 @@ def _require_int(name: str, value: object) -> None:
 
 
 def _valid_id(value: str) -> bool:
-    return 0 < len(value) <= MAX_ID_LENGTH and not value.isspace() and "," not in value
+    """Not blank, at most 100 UTF-16 code units (Java's length), no comma: the spec's constraints."""
+    return not java_is_blank(value) and java_length(value) <= MAX_ID_LENGTH and "," not in value
 
 
 class CronJobScheduler:
@@ -110,7 +112,7 @@ class CronJobScheduler:
         _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return False
-        if not 1 <= attempt_number <= MAX_ATTEMPT:
+        if not 1 <= attempt_number <= MAX_ATTEMPT or not 0 <= scheduled_time <= MAX_TIME:
             return False
         return self._engine.complete(job_id, scheduled_time, attempt_number, successful).accepted
 
@@ -118,7 +120,7 @@ class CronJobScheduler:
         _require_str("job_id", job_id)
         _require_int("scheduled_time", scheduled_time)
         _require_int("current_time", current_time)
-        if not self._move_to(current_time):
+        if not self._move_to(current_time) or not 0 <= scheduled_time <= MAX_TIME:
             return ""
         state = self._engine.occurrence_state(job_id, scheduled_time)
         return "" if state is None else state.value

@@ -1,0 +1,173 @@
+"""Changing jobs after they are scheduled: modify, cancel, delete, pause, resume (engine mixin).
+
+The rules, which the docs repeat for users:
+
+- An occurrence keeps the definition it was created with (priority, attempts allowed, duration,
+  timeout); a modification applies to occurrences created after it. A running attempt is never
+  touched. Occurrences that were due and waiting implicitly are materialised first, so they too
+  keep the old definition.
+- Cancelling is allowed while an occurrence is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
+  conflict while it is RUNNING or already final.
+- Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
+  are cancelled, no more are created, and its history stays queryable.
+- While a job is paused no occurrence of it is created; those created before still run. On resume,
+  the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from engine import events as ev
+from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
+from engine.model import CancelReason, CatchUp, Job, NotifyOn, Occurrence, OccurrenceState
+from engine.schedules import Once, last_at_or_before
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+S = OccurrenceState
+_CANCELLABLE = frozenset({S.SCHEDULED, S.BLOCKED, S.QUEUED, S.RETRY_PENDING})
+
+
+class LifecycleMixin:
+    def get_job(self: Engine, job_id: str) -> Result:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        return Result(Outcome.OK, job)
+
+    def modify(self: Engine, job_id: str, changes: dict[str, object]) -> Result:
+        job = self._live_job(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
+        if unknown:
+            allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
+            return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
+        spec = dataclasses.replace(job.spec, **changes)
+        problem = self._check_spec(spec)
+        if problem is not None:
+            return Result(Outcome.INVALID, message=problem)
+        self._materialise_backlog(job)
+        job.spec = spec
+        if "schedule" in changes:
+            job.next_due = self._walk_cursor(job, spec.schedule.first_at_or_after(self.now))
+        self._release(job)
+        self.log.append(ev.JobModified(self.now, job_id, tuple(sorted(changes))))
+        return Result(Outcome.OK)
+
+    def cancel_occurrence(self: Engine, job_id: str, scheduled: int | None = None) -> Result:
+        job = self._live_job(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if scheduled is None:
+            scheduled = self._next_cancellable(job)
+            if scheduled is None:
+                return Result(Outcome.NOT_FOUND, message=f"{job_id} has no occurrence to cancel")
+        state = self.occurrence_state(job_id, scheduled)
+        if state is None:
+            return Result(
+                Outcome.NOT_FOUND, message=f"{scheduled} is not an occurrence of {job_id}"
+            )
+        if state not in _CANCELLABLE:
+            return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
+        occurrence = self.occurrences.get((job_id, scheduled))
+        if occurrence is None:
+            occurrence = self._materialise(job, scheduled, state, next(self._ranks))
+            if scheduled == job.next_due:
+                self._take_front(job)
+                self._advance_cursor(job)
+                self._release(job)
+        self._cancel(occurrence, CancelReason.USER, None)
+        if isinstance(job.spec.schedule, Once):
+            self._dependency_failed(job)
+        return Result(Outcome.OK, scheduled)
+
+    def delete(self: Engine, job_id: str) -> Result:
+        job = self._live_job(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if any(self.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
+            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+        self._take_front(job)
+        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
+            self._materialise(job, job.next_due, S.SCHEDULED, next(self._ranks))
+        job.next_due = None
+        for scheduled in list(job.open):
+            self._cancel(self.occurrences[(job_id, scheduled)], CancelReason.DELETED, None)
+        job.deleted = True
+        self.log.append(ev.JobDeleted(self.now, job_id))
+        if isinstance(job.spec.schedule, Once):
+            occurrence = self._only_occurrence(job)
+            if occurrence is None or occurrence.state is not S.SUCCEEDED:
+                self._dependency_failed(job)
+        return Result(Outcome.OK)
+
+    def pause(self: Engine, job_id: str) -> Result:
+        job = self._live_job(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if job.paused_through is not None:
+            return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
+        job.paused_through = self.created_through
+        self.log.append(ev.JobPaused(self.now, job_id))
+        return Result(Outcome.OK)
+
+    def resume(self: Engine, job_id: str, catch_up: CatchUp | None = None) -> Result:
+        job = self._live_job(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        paused_through = job.paused_through
+        if paused_through is None:
+            return Result(Outcome.CONFLICT, message=f"{job_id} is not paused")
+        mode = catch_up or job.spec.catch_up
+        job.paused_through = None
+        self.log.append(ev.JobResumed(self.now, job_id, mode.value))
+        if mode is not CatchUp.ALL and job.next_due is not None:
+            missed = last_at_or_before(job.spec.schedule, self.now, paused_through + 1)
+            through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
+            if through is not None and through > paused_through:
+                job.skipped.append((paused_through, through))
+                self.log.append(ev.OccurrencesSkipped(self.now, job_id, paused_through, through))
+                if job.job_id not in self._fronts:
+                    job.next_due = self._walk_cursor(job, job.next_due)
+        self._release(job)
+        return Result(Outcome.OK)
+
+    def _live_job(self: Engine, job_id: str) -> Job | None:
+        job = self.jobs.get(job_id)
+        return None if job is None or job.deleted else job
+
+    def _cancel(self: Engine, occurrence: Occurrence, reason: CancelReason, cause: str | None):
+        occurrence.cancel_reason = reason
+        occurrence.cancel_cause = cause
+        occurrence.eligible_at = None
+        self._set_state(occurrence, S.CANCELLED)
+        self.log.append(ev.OccurrenceCancelled(self.now, *occurrence.key, reason, cause))
+        self._notify(occurrence, NotifyOn.CANCELLED)
+
+    def _next_cancellable(self: Engine, job: Job) -> int | None:
+        """The job's earliest occurrence that has not started: materialised or the cursor's."""
+        candidates = [
+            scheduled
+            for scheduled in job.open
+            if self.occurrences[(job.job_id, scheduled)].state in _CANCELLABLE
+        ]
+        if job.next_due is not None:
+            candidates.append(job.next_due)
+        return min(candidates, default=None)
+
+    def _materialise_backlog(self: Engine, job: Job) -> None:
+        """Turn a job's implicit due occurrences into records, so they keep today's definition."""
+        front = self._take_front(job)
+        if front is None:
+            return
+        rank = front.rank
+        limit = self._created_limit(job)
+        while job.next_due is not None and job.next_due <= limit:
+            occurrence = self._materialise(job, job.next_due, S.QUEUED, rank)
+            self._push_ready(occurrence)
+            rank = next(self._ranks)
+            self._advance_cursor(job)
