@@ -70,6 +70,8 @@ def parse_schedule_expression(expression: str) -> str:
     checked alone with the other four left as ``*``, so the error points at the culprit even
     though cronsim itself stops at the first problem it meets.
     """
+    if not isinstance(expression, str):
+        raise ScheduleError("expression", f"expected a cron expression as text, got {expression!r}")
     text = " ".join(expression.split())
     if text.startswith("@"):
         try:
@@ -127,8 +129,9 @@ def daily(at: str) -> str:
 
 def weekly(days: Sequence[str | int], at: str) -> str:
     """The cron expression of a job on ``days`` (names like "mon" or cron numbers) at ``at``."""
-    terms = [str(day).strip() for day in days] if not isinstance(days, str) else []
-    if not terms or any(not term or "," in term or " " in term for term in terms):
+    one_list = isinstance(days, Sequence) and not isinstance(days, str)
+    terms = [str(day).strip() for day in days] if one_list else []
+    if not terms or any(len(term.split()) != 1 or "," in term for term in terms):
         raise ScheduleError(
             "days", f"days: expected a list of weekdays such as [mon, fri], got {days!r}"
         )

@@ -235,6 +235,7 @@ class Worker:
     """Tick of the last change between idle and busy."""
     busy_ticks: int = 0
     """Ticks spent busy before ``since``: utilisation without replaying history."""
+    registered: int = 0
     down: bool = False
     draining: bool = False
 

@@ -86,3 +86,13 @@ def last_at_or_before(schedule: Schedule, tick: int, lower: int) -> int | None:
         else:
             high = middle - 1
     return low
+
+
+def upcoming(schedule: Schedule, start: int, count: int) -> list[int]:
+    """The first ``count`` fire ticks at or after ``start`` (fewer if the schedule ends)."""
+    ticks: list[int] = []
+    tick = schedule.first_at_or_after(start)
+    while tick is not None and len(ticks) < count:
+        ticks.append(tick)
+        tick = schedule.first_at_or_after(tick + 1)
+    return ticks

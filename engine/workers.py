@@ -23,7 +23,7 @@ class WorkersMixin:
         if worker_id in self.workers:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
         key = java_order_key(worker_id)
-        self.workers[worker_id] = Worker(worker_id, key, since=self.now)
+        self.workers[worker_id] = Worker(worker_id, key, since=self.now, registered=self.now)
         self._idle.add(worker_id, key)
         self.log.append(ev.WorkerRegistered(self.now, worker_id))
         return Result(Outcome.CREATED, worker_id)
