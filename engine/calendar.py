@@ -21,7 +21,6 @@ from zoneinfo import ZoneInfo
 from cronsim import CronSim, CronSimError
 
 from engine.clock import Clock
-from engine.schedules import Schedule
 
 FIELDS = ("minute", "hour", "day-of-month", "month", "day-of-week")
 
@@ -237,12 +236,12 @@ def _real_time_fires(cron: str, zone: ZoneInfo, bound: datetime) -> Iterator[dat
         after, offset = change - _MICROSECOND, _offset(change, zone)
 
 
-def _offset(instant: datetime, zone: ZoneInfo) -> timedelta | None:
-    return instant.astimezone(zone).utcoffset()
+def _offset(instant: datetime, zone: ZoneInfo) -> timedelta:
+    return instant.astimezone(zone).utcoffset() or timedelta(0)
 
 
 def _offset_change(
-    start: datetime, end: datetime, zone: ZoneInfo, offset: timedelta | None
+    start: datetime, end: datetime, zone: ZoneInfo, offset: timedelta
 ) -> datetime | None:
     """The first whole second in (``start``, ``end``] whose UTC offset is not ``offset``, if any.
 
@@ -262,15 +261,3 @@ def _offset_change(
             return high
         low = high
     return None
-
-
-def next_fire_times(schedule: Schedule, from_tick: int, n: int) -> list[int]:
-    """The first ``n`` fire ticks at or after ``from_tick`` (fewer if the schedule ends)."""
-    ticks: list[int] = []
-    while len(ticks) < n:
-        tick = schedule.first_at_or_after(from_tick)
-        if tick is None:
-            break
-        ticks.append(tick)
-        from_tick = tick + 1
-    return ticks

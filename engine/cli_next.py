@@ -13,8 +13,9 @@ from datetime import datetime
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo
 
-from engine.calendar import CronSchedule, ScheduleError, next_fire_times
+from engine.calendar import CronSchedule, ScheduleError
 from engine.clock import Clock, ClockError, parse_time, parse_zone
+from engine.schedules import next_fire_times
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:

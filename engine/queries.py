@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 
 from engine.core import Engine
 from engine.model import Attempt, Job, Occurrence, OccurrenceState, WorkerState
-from engine.schedules import upcoming
+from engine.schedules import next_fire_times
 
 S = OccurrenceState
 
@@ -72,7 +72,7 @@ def job_view(engine: Engine, job_id: str, fire_times: int = 5) -> JobView | None
     following: tuple[int, ...] = ()
     if job.next_due is not None and not job.deleted:
         start = max(engine.now, job.next_due)
-        following = tuple(upcoming(job.spec.schedule, start, fire_times))
+        following = tuple(next_fire_times(job.spec.schedule, start, fire_times))
     return JobView(job, status, following)
 
 

@@ -88,11 +88,11 @@ def last_at_or_before(schedule: Schedule, tick: int, lower: int) -> int | None:
     return low
 
 
-def upcoming(schedule: Schedule, start: int, count: int) -> list[int]:
-    """The first ``count`` fire ticks at or after ``start`` (fewer if the schedule ends)."""
+def next_fire_times(schedule: Schedule, from_tick: int, n: int) -> list[int]:
+    """The first ``n`` fire ticks at or after ``from_tick`` (fewer if the schedule ends)."""
     ticks: list[int] = []
-    tick = schedule.first_at_or_after(start)
-    while tick is not None and len(ticks) < count:
+    tick = schedule.first_at_or_after(from_tick)
+    while tick is not None and len(ticks) < n:
         ticks.append(tick)
         tick = schedule.first_at_or_after(tick + 1)
     return ticks

@@ -1,0 +1,135 @@
+"""Clock: ticks to wall time and back, with real elapsed time across DST changes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.clock import Clock, ClockError, parse_time
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def test_parse_reads_a_local_epoch_in_the_zone() -> None:
+    clock = Clock.parse("2026-03-28T00:00:00", "Europe/Berlin", 60)
+    assert clock.epoch.isoformat() == "2026-03-28T00:00:00+01:00"
+    assert clock.zone.key == "Europe/Berlin"
+    assert clock.tick_seconds == 60
+
+
+def test_parse_keeps_the_instant_of_an_epoch_with_offset_and_shows_it_in_the_zone() -> None:
+    clock = Clock.parse("2026-03-28T00:00:00+00:00", "Europe/Berlin")
+    assert clock.epoch.isoformat() == "2026-03-28T01:00:00+01:00"
+
+
+def test_default_epoch_is_local_midnight_1970() -> None:
+    assert Clock.parse(None, "America/New_York").epoch.isoformat() == "1970-01-01T00:00:00-05:00"
+    assert Clock.parse(None).format(1_000_000_000) == "2001-09-09T01:46:40+00:00"
+
+
+def test_constructor_converts_the_epoch_to_the_zone() -> None:
+    clock = Clock(datetime(2026, 1, 1, tzinfo=UTC), BERLIN, 5)
+    assert clock.format(0) == "2026-01-01T01:00:00+01:00"
+
+
+def test_ticks_count_real_time_across_spring_forward() -> None:
+    clock = Clock.parse("2026-03-29T00:00:00", "Europe/Berlin", 3600)
+    assert [clock.format(t) for t in range(4)] == [
+        "2026-03-29T00:00:00+01:00",
+        "2026-03-29T01:00:00+01:00",
+        "2026-03-29T03:00:00+02:00",
+        "2026-03-29T04:00:00+02:00",
+    ]
+
+
+def test_ticks_count_real_time_across_fall_back() -> None:
+    clock = Clock.parse("2026-10-25T01:00:00", "Europe/Berlin", 3600)
+    assert [clock.format(t) for t in range(4)] == [
+        "2026-10-25T01:00:00+02:00",
+        "2026-10-25T02:00:00+02:00",
+        "2026-10-25T02:00:00+01:00",
+        "2026-10-25T03:00:00+01:00",
+    ]
+
+
+def test_to_tick_ceil_moves_a_time_between_ticks_to_the_next_tick() -> None:
+    clock = Clock.parse("2026-01-01T00:00:00", "UTC", 7)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    assert clock.to_tick_ceil(at) == 0
+    assert clock.to_tick_ceil(at + timedelta(microseconds=1)) == 1
+    assert clock.to_tick_ceil(at + timedelta(seconds=14)) == 2
+    assert clock.to_tick_ceil(at + timedelta(seconds=15)) == 3
+    assert clock.to_tick_ceil(at + timedelta(seconds=21)) == 3
+    assert clock.to_tick_ceil(at - timedelta(seconds=1)) == 0
+    assert clock.to_tick_ceil(at - timedelta(seconds=7)) == -1
+
+
+def test_to_tick_ceil_tells_the_two_passes_of_a_repeated_hour_apart() -> None:
+    clock = Clock.parse("2026-10-25T00:00:00", "Europe/Berlin")
+    first = datetime(2026, 10, 25, 2, 30, tzinfo=BERLIN)
+    second = datetime(2026, 10, 25, 2, 30, tzinfo=BERLIN, fold=1)
+    assert clock.to_tick_ceil(first) == 9000
+    assert clock.to_tick_ceil(second) == 12600
+
+
+def test_to_tick_ceil_refuses_a_naive_datetime() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        Clock.parse(None).to_tick_ceil(datetime(2026, 1, 1))
+
+
+def test_a_local_time_in_a_repeated_hour_means_the_first_pass() -> None:
+    assert parse_time("2026-10-25T02:30:00", BERLIN).isoformat() == "2026-10-25T02:30:00+02:00"
+    assert (
+        parse_time("2026-10-25T02:30:00+01:00", BERLIN).isoformat() == "2026-10-25T02:30:00+01:00"
+    )
+
+
+@pytest.mark.parametrize(
+    ("epoch", "timezone", "tick", "field", "expected"),
+    [
+        (None, "Mars/Olympus", 1, "timezone", "IANA name"),
+        (None, "", 1, "timezone", "IANA name"),
+        (None, "Europe", 1, "timezone", "IANA name"),
+        ("yesterday", "UTC", 1, "epoch", "ISO 8601"),
+        ("2026-03-29T02:30:00", "Europe/Berlin", 1, "epoch", "does not exist in Europe/Berlin"),
+        ("0001-01-01T00:00:00", "Europe/Berlin", 1, "epoch", "years 1-9999"),
+        (None, "UTC", 0, "tick", "positive whole number of seconds"),
+        (None, "UTC", -5, "tick", "positive whole number of seconds"),
+        (None, "UTC", 1.5, "tick", "positive whole number of seconds"),
+        (None, "UTC", True, "tick", "positive whole number of seconds"),
+    ],
+)
+def test_invalid_settings_name_the_field_and_what_was_expected(
+    epoch: str | None, timezone: str, tick: int, field: str, expected: str
+) -> None:
+    with pytest.raises(ClockError) as caught:
+        Clock.parse(epoch, timezone, tick)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"{field}: ")
+    assert expected in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_a_naive_epoch_is_refused() -> None:
+    with pytest.raises(ClockError) as caught:
+        Clock(datetime(2026, 1, 1), BERLIN)
+    assert caught.value.field == "epoch"
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    tick=st.integers(min_value=-(10**7), max_value=10**7),
+    tick_seconds=st.sampled_from([1, 7, 60, 90, 3600]),
+    zone=st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe"]),
+)
+def test_a_tick_maps_back_to_itself_and_a_moment_later_to_the_next_tick(
+    tick: int, tick_seconds: int, zone: str
+) -> None:
+    clock = Clock.parse("2026-03-01T00:00:00", zone, tick_seconds)
+    moment = clock.to_datetime(tick)
+    assert clock.to_tick_ceil(moment) == tick
+    assert clock.to_tick_ceil(moment.astimezone(UTC) + timedelta(microseconds=1)) == tick + 1
