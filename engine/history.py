@@ -1,0 +1,267 @@
+"""Time travel: a recorded run of the engine that steps, rewinds and seeks to any tick.
+
+A :class:`History` owns an engine and the commands that drive it: the scenario's timeline (part of
+the world being simulated) and the commands a user issues while watching (the user's branch).
+Its position is a tick; the state shown is the state at the *end* of that tick (its own events,
+its commands, its dispatch). Ticks at which something happened are the steps.
+
+Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
+seed and the commands before it, so any state can be rebuilt by replay. ``seek`` backwards
+rebuilds from the nearest restore point at or before the target, then replays forward; forwards it
+simply runs on.
+
+Commands after a rewind: a user command issued at tick T discards the user commands recorded
+after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
+is recomputed from T. Until the next command, ``redo_branch()`` brings the discarded commands back
+and removes the new one, like redo after an undo in an editor.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from engine.commands import Command, Result
+from engine.core import Engine
+from engine.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class TimedCommand:
+    """A user's command. Scenario commands of a tick run after the tick's own events and before
+    its dispatch; a user's command runs after the tick has settled, and the tick settles again."""
+
+    tick: int
+    command: Command
+
+
+@dataclass(slots=True)
+class _Branch:
+    """User commands discarded by the last command issued while rewound, kept for redo."""
+
+    discarded: list[TimedCommand]
+    replaced_by: TimedCommand
+
+
+@dataclass(slots=True)
+class _Recording:
+    """What the furthest run so far has seen: the ticks with events, for stepping and scrubbing."""
+
+    event_ticks: list[int] = field(default_factory=list)
+    reached: int = -1
+    """The furthest tick whose events are known."""
+
+
+class History:
+    """A recorded, rewindable run of one engine."""
+
+    def __init__(
+        self,
+        new_engine: Callable[[], Engine],
+        timeline: Sequence[tuple[int, Command]] = (),
+        until: int | None = None,
+    ) -> None:
+        self._new_engine = new_engine
+        self._scenario: dict[int, list[Command]] = {}
+        for tick, command in timeline:
+            self._scenario.setdefault(tick, []).append(command)
+        self._scenario_ticks = sorted(self._scenario)
+        self._user: list[TimedCommand] = []
+        self._branch: _Branch | None = None
+        self.until = until
+        self._recording = _Recording()
+        self._engine = new_engine()
+        self._tick = -1
+        self._run_to(0)
+
+    # --------------------------------------------------------------- reading
+
+    @property
+    def engine(self) -> Engine:
+        """The engine at the current tick. Read it; change it only through :meth:`apply`."""
+        return self._engine
+
+    @property
+    def tick(self) -> int:
+        return self._tick
+
+    @property
+    def event_ticks(self) -> Sequence[int]:
+        """Ticks with at least one event, as far as the run has been recorded."""
+        return self._recording.event_ticks
+
+    @property
+    def recorded_through(self) -> int:
+        return self._recording.reached
+
+    def events_at(self, tick: int) -> list[Event]:
+        """The events of one tick, in order (only for ticks up to the current one)."""
+        log = self._engine.log
+        low = _first_index_at(log, tick)
+        high = _first_index_at(log, tick + 1)
+        return list(log[low:high])
+
+    def last_tick(self) -> int:
+        """The last tick one can step to: ``until``, else the last recorded event tick."""
+        if self.until is not None:
+            return self.until
+        return max(self._recording.reached, self._tick)
+
+    # -------------------------------------------------------------- stepping
+
+    def seek(self, tick: int) -> None:
+        """Make ``tick`` the current tick; the state is that of a fresh run to ``tick``."""
+        tick = max(0, tick)
+        if tick < self._tick:
+            self._engine = self._new_engine()
+            self._tick = -1
+        self._run_to(tick)
+
+    def step_forward(self) -> bool:
+        """Move to the next tick with events; False when there is none before the end."""
+        upcoming = self._next_event_tick_after(self._tick)
+        if upcoming is None:
+            return False
+        self.seek(upcoming)
+        return True
+
+    def step_back(self) -> bool:
+        """Move to the previous tick with events; False at the first."""
+        index = bisect.bisect_left(self._recording.event_ticks, self._tick)
+        if index == 0:
+            if self._tick == 0:
+                return False
+            self.seek(0)
+            return True
+        self.seek(self._recording.event_ticks[index - 1])
+        return True
+
+    def forward(self, steps: int) -> int:
+        """Step forward up to ``steps`` event ticks; returns how many were taken."""
+        taken = 0
+        while taken < steps and self.step_forward():
+            taken += 1
+        return taken
+
+    def back(self, steps: int) -> int:
+        """Step back up to ``steps`` event ticks at once; returns how many were taken."""
+        ticks = self._recording.event_ticks
+        index = bisect.bisect_left(ticks, self._tick)
+        target_index = max(0, index - steps)
+        taken = index - target_index
+        if taken == 0:
+            return 0
+        self.seek(ticks[target_index])
+        return taken
+
+    # ------------------------------------------------------------- commands
+
+    def apply(self, command: Command) -> Result:
+        """Apply a user command at the current tick, starting a new future from here."""
+        timed = TimedCommand(self._tick, command)
+        future = [c for c in self._user if c.tick > self._tick]
+        result = self._engine.apply(command)
+        if not result.accepted:
+            return result
+        self._engine.settle()
+        self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
+        self._branch = _Branch(future, timed) if future else None
+        self._forget_recording_after(self._tick - 1)
+        self._record(self._engine)
+        return result
+
+    def redo_branch(self) -> bool:
+        """Bring back the future the last command discarded; False if there is none."""
+        branch = self._branch
+        if branch is None:
+            return False
+        self._branch = None
+        self._user.remove(branch.replaced_by)
+        self._user.extend(branch.discarded)
+        self._forget_recording_after(branch.replaced_by.tick - 1)
+        tick = self._tick
+        self._engine = self._new_engine()
+        self._tick = -1
+        self._run_to(tick)
+        return True
+
+    # ------------------------------------------------------------- internals
+
+    def _next_command_tick(self, after: int) -> int | None:
+        """The first tick after ``after`` with a scenario or user command."""
+        ticks = self._scenario_ticks
+        index = bisect.bisect_right(ticks, after)
+        found = ticks[index] if index < len(ticks) else None
+        for timed in self._user:
+            if timed.tick > after and (found is None or timed.tick < found):
+                found = timed.tick
+        return found
+
+    def _run_to(self, target: int) -> None:
+        """Run forward, one tick where something happens at a time, to the end of ``target``."""
+        engine = self._engine
+        while self._tick < target:
+            upcoming = engine.next_event_tick() if self._tick >= 0 else 0
+            command_tick = self._next_command_tick(self._tick)
+            step = target
+            for candidate in (upcoming, command_tick):
+                if candidate is not None and self._tick < candidate < step:
+                    step = candidate
+            self._play_tick(step)
+        self._record(engine)
+
+    def _play_tick(self, tick: int) -> None:
+        engine = self._engine
+        engine.advance(tick)
+        engine.begin_tick()
+        for command in self._scenario.get(tick, ()):
+            engine.apply(command)
+        engine.settle()
+        for timed in self._user:
+            if timed.tick == tick:
+                engine.apply(timed.command)
+                engine.settle()
+        self._tick = tick
+
+    def _record(self, engine: Engine) -> None:
+        recording = self._recording
+        if self._tick <= recording.reached:
+            return
+        log = engine.log
+        start = _first_index_at(log, recording.reached + 1)
+        ticks = recording.event_ticks
+        for index in range(start, len(log)):
+            tick = log[index].tick
+            if not ticks or ticks[-1] != tick:
+                ticks.append(tick)
+        recording.reached = self._tick
+
+    def _forget_recording_after(self, tick: int) -> None:
+        recording = self._recording
+        del recording.event_ticks[bisect.bisect_right(recording.event_ticks, tick) :]
+        recording.reached = min(recording.reached, tick)
+
+    def _next_event_tick_after(self, tick: int) -> int | None:
+        ticks = self._recording.event_ticks
+        index = bisect.bisect_right(ticks, tick)
+        if index < len(ticks):
+            return ticks[index]
+        engine = self._engine
+        candidates = (engine.next_event_tick(), self._next_command_tick(tick))
+        upcoming = [t for t in candidates if t is not None and t > tick]
+        if self.until is not None:
+            upcoming = [t for t in upcoming if t <= self.until]
+        return min(upcoming, default=None)
+
+
+def _first_index_at(log, tick: int) -> int:
+    """Index of the first event at or after ``tick`` (events are in tick order)."""
+    low, high = 0, len(log)
+    while low < high:
+        middle = (low + high) // 2
+        if log[middle].tick < tick:
+            low = middle + 1
+        else:
+            high = middle
+    return low
