@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 import random
 from dataclasses import dataclass
-from itertools import count
+from typing import Any
 
 from engine import events as ev
 from engine.commands import (
@@ -44,6 +44,7 @@ from engine.commands import (
     WorkerUp,
 )
 from engine.dependencies import DependenciesMixin
+from engine.journal import JournalMixin
 from engine.lifecycle import LifecycleMixin
 from engine.model import (
     Attempt,
@@ -75,7 +76,7 @@ class Assignment:
     worker_id: str
 
 
-class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin):
+class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin, JournalMixin):
     """The one scheduling engine behind every facade, scenario and view."""
 
     def __init__(self, policy: Policy | None = None, seed: int = 0) -> None:
@@ -100,9 +101,11 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         self._due: list[tuple[int, int, str]] = []
         self._timers: list[tuple[int, int, int, tuple]] = []
         self._idle = WorkerPool()
-        self._ranks = count()
-        self._seq = count()
-        self._submissions = count()
+        self._next_rank = 0
+        self._next_seq = 0
+        self._next_submission = 0
+        self._generation = 0
+        self._journal: list[list[tuple[Any, tuple]]] = [[]]
 
     # ----------------------------------------------------------------- commands
 
@@ -148,11 +151,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         first = spec.schedule.first_at_or_after(self.now)
         job = Job(
             spec=spec,
-            submission=next(self._submissions),
+            submission=self._take_submission(),
             order_key=java_order_key(spec.job_id),
             next_due=first,
             dispatches_at_submit=self.dispatches,
             fail_attempts=set(spec.fail_attempts),
+            gen=self._generation,
         )
         self.jobs[spec.job_id] = job
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
@@ -169,6 +173,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if attempt < 1:
             return Result(Outcome.INVALID, message="attempt numbers start at 1")
+        self._touch(job)
         job.fail_attempts.add(attempt)
         return Result(Outcome.OK)
 
@@ -278,12 +283,15 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         return self.created_through
 
     def _set_state(self, occurrence: Occurrence, state: OccurrenceState) -> None:
+        self._touch(occurrence)
         key = occurrence.key
         del self.by_state[occurrence.state][key]
         occurrence.state = state
         self.by_state[state][key] = None
         if state.is_final:
-            self.jobs[key[0]].open.pop(key[1], None)
+            job = self.jobs[key[0]]
+            self._touch(job)
+            job.open.pop(key[1], None)
 
     def _materialise(
         self, job: Job, scheduled: int, state: OccurrenceState, rank: int
@@ -298,10 +306,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             rank=rank,
             duration=spec.duration,
             timeout=spec.timeout,
+            gen=self._generation,
         )
         self.occurrences[occurrence.key] = occurrence
         self.by_state[state][occurrence.key] = None
         if not state.is_final:
+            self._touch(job)
             job.open[scheduled] = None
         return occurrence
 
@@ -320,11 +330,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         past them, put the job back on the due heap."""
         if job.job_id in self._fronts:
             return
+        self._touch(job)
         limit = self._created_limit(job)
         while job.next_due is not None and job.next_due <= limit:
             scheduled = job.next_due
             if job.unmet_dependencies:
-                occurrence = self._materialise(job, scheduled, S.BLOCKED, next(self._ranks))
+                occurrence = self._materialise(job, scheduled, S.BLOCKED, self._new_rank())
                 job.blocked.append(occurrence.key)
                 self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
                 self._advance_cursor(job)
@@ -336,7 +347,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 job.order_key,
                 job.spec.priority,
                 ready_since,
-                next(self._ranks),
+                self._new_rank(),
                 None,
             )
             self._fronts[job.job_id] = entry
@@ -347,11 +358,13 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _advance_cursor(self, job: Job) -> None:
         """Move ``next_due`` past the occurrence just materialised."""
+        self._touch(job)
         job.next_due = self._walk_cursor(job, job.spec.schedule.first_at_or_after(job.next_due + 1))
 
     def _walk_cursor(self, job: Job, candidate: int | None) -> int | None:
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
         skip ranges the cursor has passed are dropped."""
+        self._touch(job)
         schedule = job.spec.schedule
         while candidate is not None:
             if job.skipped and candidate > job.skipped[0][0]:
@@ -404,6 +417,8 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         now, key, worker_id = self.now, occurrence.key, worker.worker_id
         job_id, scheduled = key
         number = len(occurrence.attempts) + 1
+        self._touch(occurrence)
+        self._touch(worker)
         occurrence.attempts.append(Attempt(number, worker_id, now))
         occurrence.eligible_at = None
         occurrence.retry_delay = None
@@ -418,8 +433,17 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             self._add_timer(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
         return Assignment(job_id, scheduled, number, worker_id)
 
+    def _new_rank(self) -> int:
+        self._next_rank += 1
+        return self._next_rank
+
+    def _take_submission(self) -> int:
+        self._next_submission += 1
+        return self._next_submission
+
     def _add_timer(self, tick: int, kind: TimerKind, payload: tuple) -> None:
-        heapq.heappush(self._timers, (tick, kind, next(self._seq), payload))
+        self._next_seq += 1
+        heapq.heappush(self._timers, (tick, kind, self._next_seq, payload))
 
     def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
         """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""
@@ -448,6 +472,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     ) -> None:
         """Close a running attempt, free its worker, then succeed, retry or fail the occurrence."""
         now = self.now
+        self._touch(occurrence)
         attempt.ended = now
         attempt.outcome = outcome
         self._release_worker(self.workers[attempt.worker_id])
@@ -478,6 +503,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
         """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""
+        self._touch(occurrence)
         delay = 0
         if not lost:
             backoff = self.jobs[occurrence.job_id].spec.backoff or self.policy.backoff

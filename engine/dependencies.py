@@ -36,6 +36,7 @@ class DependenciesMixin:
         doomed_by = None
         for dependency_id in job.spec.depends_on:
             dependency = self.jobs[dependency_id]
+            self._touch(dependency)
             dependency.dependents.append(job.job_id)
             occurrence = self._only_occurrence(dependency)
             state = occurrence.state if occurrence is not None else None
@@ -54,6 +55,7 @@ class DependenciesMixin:
     def _dependency_succeeded(self: Engine, job: Job) -> None:
         for dependent_id in job.dependents:
             dependent = self.jobs[dependent_id]
+            self._touch(dependent)
             dependent.unmet_dependencies -= 1
             if dependent.unmet_dependencies:
                 continue
@@ -63,6 +65,7 @@ class DependenciesMixin:
                 occurrence = self.occurrences[key]
                 if occurrence.state is not S.BLOCKED:
                     continue
+                self._touch(occurrence)
                 occurrence.ready_since = self.now
                 self._set_state(occurrence, S.QUEUED)
                 self.log.append(ev.OccurrenceUnblocked(self.now, *key))
@@ -90,8 +93,9 @@ class DependenciesMixin:
         """A dependency can never succeed: every occurrence of ``job`` not yet final is cancelled,
         and none is created any more."""
         self._take_front(job)
+        self._touch(job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED, next(self._ranks))
+            self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
         job.next_due = None
         job.blocked = []
         for scheduled in list(job.open):

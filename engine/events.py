@@ -198,6 +198,10 @@ class EventLog:
     def since(self, mark: int) -> list[Event]:
         return self._events[mark:]
 
+    def truncate(self, length: int) -> None:
+        """Forget the events after the first ``length`` (a rewind)."""
+        del self._events[length:]
+
     def __len__(self) -> int:
         return len(self._events)
 

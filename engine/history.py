@@ -6,9 +6,11 @@ Its position is a tick; the state shown is the state at the *end* of that tick (
 its commands, its dispatch). Ticks at which something happened are the steps.
 
 Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
-seed and the commands before it, so any state can be rebuilt by replay. ``seek`` backwards
-rebuilds from the nearest restore point at or before the target, then replays forward; forwards it
-simply runs on.
+seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
+history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.journal`) every
+``MARK_EVERY`` events; ``seek`` backwards rolls the engine back to the last restore point at or
+before the target and replays the few ticks from there. A step back therefore costs what changed
+since that point plus at most ``MARK_EVERY`` events of replay, whatever the size of the state.
 
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
@@ -25,6 +27,10 @@ from dataclasses import dataclass, field
 from engine.commands import Command, Result
 from engine.core import Engine
 from engine.events import Event
+from engine.journal import Mark
+
+MARK_EVERY = 1500
+"""Events between restore points: the bound on replay work per step back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,8 @@ class History:
         self._recording = _Recording()
         self._engine = new_engine()
         self._tick = -1
+        self._marks: list[tuple[int, Mark]] = [(-1, self._engine.mark())]
+        self._events_at_mark = 0
         self._run_to(0)
 
     # --------------------------------------------------------------- reading
@@ -114,8 +122,7 @@ class History:
         """Make ``tick`` the current tick; the state is that of a fresh run to ``tick``."""
         tick = max(0, tick)
         if tick < self._tick:
-            self._engine = self._new_engine()
-            self._tick = -1
+            self._rewind_to(tick)
         self._run_to(tick)
 
     def step_forward(self) -> bool:
@@ -165,6 +172,7 @@ class History:
         if not result.accepted:
             return result
         self._engine.settle()
+        self._drop_marks_from(self._tick)
         self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
         self._branch = _Branch(future, timed) if future else None
         self._forget_recording_after(self._tick - 1)
@@ -181,8 +189,8 @@ class History:
         self._user.extend(branch.discarded)
         self._forget_recording_after(branch.replaced_by.tick - 1)
         tick = self._tick
-        self._engine = self._new_engine()
-        self._tick = -1
+        self._drop_marks_from(branch.replaced_by.tick)
+        self._rewind_to(tick)
         self._run_to(tick)
         return True
 
@@ -198,6 +206,20 @@ class History:
                 found = timed.tick
         return found
 
+    def _rewind_to(self, tick: int) -> None:
+        """Roll the engine back to the last restore point at or before ``tick``."""
+        index = bisect.bisect_right(self._marks, tick, key=lambda pair: pair[0]) - 1
+        mark_tick, mark = self._marks[index]
+        del self._marks[index + 1 :]
+        self._engine.rollback(mark)
+        self._tick = mark_tick
+        self._events_at_mark = len(self._engine.log)
+
+    def _drop_marks_from(self, tick: int) -> None:
+        """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
+        index = bisect.bisect_left(self._marks, tick, key=lambda pair: pair[0])
+        del self._marks[max(index, 1) :]
+
     def _run_to(self, target: int) -> None:
         """Run forward, one tick where something happens at a time, to the end of ``target``."""
         engine = self._engine
@@ -209,6 +231,9 @@ class History:
                 if candidate is not None and self._tick < candidate < step:
                     step = candidate
             self._play_tick(step)
+            if len(engine.log) - self._events_at_mark >= MARK_EVERY:
+                self._marks.append((self._tick, engine.mark()))
+                self._events_at_mark = len(engine.log)
         self._record(engine)
 
     def _play_tick(self, tick: int) -> None:

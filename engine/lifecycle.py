@@ -51,6 +51,7 @@ class LifecycleMixin:
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         self._materialise_backlog(job)
+        self._touch(job)
         job.spec = spec
         if "schedule" in changes:
             job.next_due = self._walk_cursor(job, spec.schedule.first_at_or_after(self.now))
@@ -75,7 +76,7 @@ class LifecycleMixin:
             return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
         occurrence = self.occurrences.get((job_id, scheduled))
         if occurrence is None:
-            occurrence = self._materialise(job, scheduled, state, next(self._ranks))
+            occurrence = self._materialise(job, scheduled, state, self._new_rank())
             if scheduled == job.next_due:
                 self._take_front(job)
                 self._advance_cursor(job)
@@ -92,8 +93,9 @@ class LifecycleMixin:
         if any(self.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
         self._take_front(job)
+        self._touch(job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED, next(self._ranks))
+            self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
         job.next_due = None
         for scheduled in list(job.open):
             self._cancel(self.occurrences[(job_id, scheduled)], CancelReason.DELETED, None)
@@ -111,6 +113,7 @@ class LifecycleMixin:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if job.paused_through is not None:
             return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
+        self._touch(job)
         job.paused_through = self.created_through
         self.log.append(ev.JobPaused(self.now, job_id))
         return Result(Outcome.OK)
@@ -123,6 +126,7 @@ class LifecycleMixin:
         if paused_through is None:
             return Result(Outcome.CONFLICT, message=f"{job_id} is not paused")
         mode = catch_up or job.spec.catch_up
+        self._touch(job)
         job.paused_through = None
         self.log.append(ev.JobResumed(self.now, job_id, mode.value))
         if mode is not CatchUp.ALL and job.next_due is not None:
@@ -141,6 +145,7 @@ class LifecycleMixin:
         return None if job is None or job.deleted else job
 
     def _cancel(self: Engine, occurrence: Occurrence, reason: CancelReason, cause: str | None):
+        self._touch(occurrence)
         occurrence.cancel_reason = reason
         occurrence.cancel_cause = cause
         occurrence.eligible_at = None
@@ -169,5 +174,5 @@ class LifecycleMixin:
         while job.next_due is not None and job.next_due <= limit:
             occurrence = self._materialise(job, job.next_due, S.QUEUED, rank)
             self._push_ready(occurrence)
-            rank = next(self._ranks)
+            rank = self._new_rank()
             self._advance_cursor(job)

@@ -170,10 +170,44 @@ class Job:
     skipped: list[tuple[int, int]] = field(default_factory=list)
     """Ranges ``(after, through]`` of schedule ticks skipped on resume; they never run."""
     deleted: bool = False
+    gen: int = field(default=0, compare=False, repr=False)
+    """The journal generation that last saved this record (see :mod:`engine.journal`)."""
 
     @property
     def job_id(self) -> str:
         return self.spec.job_id
+
+    def save(self) -> tuple:
+        return (
+            self.spec,
+            self.next_due,
+            set(self.fail_attempts),
+            self.unmet_dependencies,
+            self.runnable_since,
+            list(self.dependents),
+            list(self.blocked),
+            dict(self.open),
+            self.paused_through,
+            list(self.skipped),
+            self.deleted,
+            self.gen,
+        )
+
+    def restore(self, saved: tuple) -> None:
+        (
+            self.spec,
+            self.next_due,
+            self.fail_attempts,
+            self.unmet_dependencies,
+            self.runnable_since,
+            self.dependents,
+            self.blocked,
+            self.open,
+            self.paused_through,
+            self.skipped,
+            self.deleted,
+            self.gen,
+        ) = saved
 
 
 @dataclass(slots=True)
@@ -209,6 +243,39 @@ class Occurrence:
     cancel_reason: CancelReason | None = None
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
+    gen: int = field(default=0, compare=False, repr=False)
+
+    def save(self) -> tuple:
+        attempts = tuple((a, a.ended, a.outcome) for a in self.attempts)
+        return (
+            self.state,
+            self.max_attempts,
+            self.ready_since,
+            attempts,
+            self.eligible_at,
+            self.retry_delay,
+            self.cancel_reason,
+            self.cancel_cause,
+            self.gen,
+        )
+
+    def restore(self, saved: tuple) -> None:
+        (
+            self.state,
+            self.max_attempts,
+            self.ready_since,
+            attempts,
+            self.eligible_at,
+            self.retry_delay,
+            self.cancel_reason,
+            self.cancel_cause,
+            self.gen,
+        ) = saved
+        self.attempts = []
+        for attempt, ended, outcome in attempts:
+            attempt.ended = ended
+            attempt.outcome = outcome
+            self.attempts.append(attempt)
 
     @property
     def job_id(self) -> str:
@@ -238,6 +305,13 @@ class Worker:
     registered: int = 0
     down: bool = False
     draining: bool = False
+    gen: int = field(default=0, compare=False, repr=False)
+
+    def save(self) -> tuple:
+        return (self.running, self.since, self.busy_ticks, self.down, self.draining, self.gen)
+
+    def restore(self, saved: tuple) -> None:
+        self.running, self.since, self.busy_ticks, self.down, self.draining, self.gen = saved
 
     @property
     def state(self) -> WorkerState:

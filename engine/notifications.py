@@ -8,7 +8,7 @@ delivery try fails exactly when the policy scripts its channel as down at that t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,13 @@ class Notification:
     tries: int = 0
     next_try: int | None = None
     delivered_at: int | None = None
+    gen: int = field(default=0, compare=False, repr=False)
+
+    def save(self) -> tuple:
+        return (self.state, self.tries, self.next_try, self.delivered_at, self.gen)
+
+    def restore(self, saved: tuple) -> None:
+        self.state, self.tries, self.next_try, self.delivered_at, self.gen = saved
 
     @property
     def job_id(self) -> str:
@@ -77,7 +84,9 @@ class NotificationsMixin:
             )
             if key in self.outbox:
                 continue
-            self.outbox[key] = Notification(key, created=self.now, next_try=self.now)
+            self.outbox[key] = Notification(
+                key, created=self.now, next_try=self.now, gen=self._generation
+            )
             self.log.append(ev.NotificationQueued(self.now, key))
             self._add_timer(self.now, TimerKind.NOTIFICATION_TRY, key)
 
@@ -85,6 +94,7 @@ class NotificationsMixin:
         notification = self.outbox[key]
         if notification.state is not NotificationState.PENDING or notification.next_try != self.now:
             return
+        self._touch(notification)
         notification.tries += 1
         policy = self.policy.notifications
         if not policy.is_down(Channel(notification.channel), self.now):

@@ -110,3 +110,10 @@ class WorkerPool:
 
     def __bool__(self) -> bool:
         return bool(self._idle)
+
+    def snapshot(self) -> tuple[list[tuple[bytes, str]], set[str]]:
+        return list(self._heap), set(self._idle)
+
+    def restore(self, saved: tuple[list[tuple[bytes, str]], set[str]]) -> None:
+        heap, idle = saved
+        self._heap, self._idle = list(heap), set(idle)

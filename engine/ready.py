@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from itertools import count
 
 from engine.model import Occurrence
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ReadyEntry:
     """An occurrence that may run now: either materialised, or the implicit front of its job."""
 
@@ -21,43 +20,42 @@ class ReadyEntry:
     rank: int
     occurrence: Occurrence | None
     """None for a job's implicit front: nothing is created until a worker takes it."""
-    live: bool = True
 
 
 class HeapReadyQueue:
-    """A binary heap under a static key; removal is lazy (``entry.live = False``)."""
+    """A binary heap under a static key. Removal is lazy: the engine skips entries that are no
+    longer valid when it pops them (a withdrawn front, an occurrence no longer waiting)."""
 
     __slots__ = ("_heap", "_key", "_seq")
 
     def __init__(self, by_priority: bool) -> None:
         self._heap: list[tuple] = []
-        self._seq = count()
+        self._seq = 0
         self._key = by_priority
 
     def push(self, entry: ReadyEntry) -> None:
+        self._seq += 1
         if self._key:
-            item = (-entry.priority, entry.scheduled, entry.order_key, next(self._seq), entry)
+            item = (-entry.priority, entry.scheduled, entry.order_key, self._seq, entry)
         else:
-            item = (entry.scheduled, entry.order_key, next(self._seq), entry)
+            item = (entry.scheduled, entry.order_key, self._seq, entry)
         heapq.heappush(self._heap, item)
 
     def remove(self, entry: ReadyEntry) -> None:
-        entry.live = False
+        """Nothing to do: see the class docstring."""
 
     def pop(self, now: int) -> ReadyEntry | None:
-        heap = self._heap
-        while heap:
-            entry = heapq.heappop(heap)[-1]
-            if entry.live:
-                entry.live = False
-                return entry
-        return None
+        return heapq.heappop(self._heap)[-1] if self._heap else None
 
     def __bool__(self) -> bool:
-        heap = self._heap
-        while heap and not heap[0][-1].live:
-            heapq.heappop(heap)
-        return bool(heap)
+        return bool(self._heap)
+
+    def snapshot(self) -> tuple[list[tuple], int]:
+        return list(self._heap), self._seq
+
+    def restore(self, saved: tuple[list[tuple], int]) -> None:
+        heap, self._seq = saved
+        self._heap = list(heap)
 
 
 _EMPTY = float("-inf")
@@ -88,9 +86,9 @@ class AgingReadyQueue:
         self._set(entry.rank, entry.priority * self._step - entry.ready_since)
 
     def remove(self, entry: ReadyEntry) -> None:
-        if self._entries.pop(entry.rank, None) is not None:
+        if self._entries.get(entry.rank) is entry:
+            del self._entries[entry.rank]
             self._set(entry.rank, _EMPTY)
-        entry.live = False
 
     def pop(self, now: int) -> ReadyEntry | None:
         tree = self._tree
@@ -108,6 +106,14 @@ class AgingReadyQueue:
 
     def __bool__(self) -> bool:
         return self._tree[1] != _EMPTY
+
+    def snapshot(self) -> tuple[int, list[float | int], dict[int, ReadyEntry]]:
+        return self._size, list(self._tree), dict(self._entries)
+
+    def restore(self, saved: tuple[int, list[float | int], dict[int, ReadyEntry]]) -> None:
+        self._size, tree, entries = saved
+        self._tree = list(tree)
+        self._entries = dict(entries)
 
     def _set(self, rank: int, value: float | int) -> None:
         tree = self._tree

@@ -23,7 +23,9 @@ class WorkersMixin:
         if worker_id in self.workers:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
         key = java_order_key(worker_id)
-        self.workers[worker_id] = Worker(worker_id, key, since=self.now, registered=self.now)
+        self.workers[worker_id] = Worker(
+            worker_id, key, since=self.now, registered=self.now, gen=self._generation
+        )
         self._idle.add(worker_id, key)
         self.log.append(ev.WorkerRegistered(self.now, worker_id))
         return Result(Outcome.CREATED, worker_id)
@@ -34,6 +36,7 @@ class WorkersMixin:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if worker.down:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already down")
+        self._touch(worker)
         worker.down = True
         worker.draining = False
         self._idle.discard(worker_id)
@@ -51,6 +54,7 @@ class WorkersMixin:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if not worker.down and not worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already up")
+        self._touch(worker)
         worker.down = False
         worker.draining = False
         if worker.running is None:
@@ -67,6 +71,7 @@ class WorkersMixin:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
         self.log.append(ev.WorkerDraining(self.now, worker_id))
         self._idle.discard(worker_id)
+        self._touch(worker)
         if worker.running is None:
             worker.down = True
             self.log.append(ev.WorkerWentDown(self.now, worker_id))
@@ -76,6 +81,7 @@ class WorkersMixin:
 
     def _release_worker(self: Engine, worker: Worker) -> None:
         """The worker's attempt ended: account its busy time, then idle it (or finish a drain)."""
+        self._touch(worker)
         worker.busy_ticks += self.now - worker.since
         worker.since = self.now
         worker.running = None

@@ -1,0 +1,255 @@
+"""``cronlapse run``, ``check`` and ``export``: scenarios (and seed 001 scripts) played headless.
+
+Each handler is ``handler(args, out, err) -> exit status``: 0 when all is well, 1 when ``check``
+found a mismatch, 2 when a file is invalid or cannot be read or written (nothing runs from an
+invalid file), 70 for an internal error. Problems go to ``err`` as one line each, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from engine.scenario import (
+    Scenario,
+    ScenarioInvalid,
+    ScenarioRunner,
+    ScriptRun,
+    check_script,
+    is_script,
+    load_scenario,
+    run_script_file,
+)
+from engine.scenario.export import write_csv, write_trace
+from engine.scenario.report import EventFormatter, event_json, print_summary
+from engine.scenario.runner import Rejection
+from engine.scenario.schema import MAX_TICK
+from engine.scenario.stats import run_stats
+
+INVALID = 2
+MISMATCH = 1
+INTERNAL_ERROR = 70
+
+Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Register ``run``, ``check`` and ``export`` on ``subparsers`` (``handler`` defaults set)."""
+    run = subparsers.add_parser(
+        "run",
+        help="play a scenario headless: its event log, then a summary",
+        description="Play a YAML scenario (or a seed 001 .txt script) and print one line per "
+        "event, then per-job and per-worker summary tables.",
+    )
+    run.add_argument("file", help="a .yaml scenario or a .txt script")
+    _until_option(run)
+    run.add_argument(
+        "--jsonl", action="store_true", help="print one JSON object per event, and no summary"
+    )
+    run.set_defaults(handler=run_command)
+    check = subparsers.add_parser(
+        "check",
+        help="run scenarios' expectations; exit 1 on a mismatch",
+        description="Play each scenario and compare every stated answer and expect entry "
+        "(a script: its output with NAME.expected). Prints 'file:line: expected X, got Y' per "
+        "mismatch and a count line.",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="scenarios or scripts")
+    check.set_defaults(handler=check_command)
+    export = subparsers.add_parser(
+        "export",
+        help="write the worker timeline as a Perfetto trace or a CSV",
+        description="Play a scenario and write its attempts: --trace as Chrome trace-event "
+        "JSON (open it in ui.perfetto.dev or chrome://tracing), --csv as one row per attempt.",
+    )
+    export.add_argument("file", help="a .yaml scenario or a .txt script")
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace-event file")
+    target.add_argument("--csv", metavar="OUT.csv", help="write one row per attempt")
+    _until_option(export)
+    export.set_defaults(handler=export_command)
+
+
+def _until_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--until",
+        type=_tick,
+        metavar="T",
+        help="stop after tick T (overrides the scenario's clock.until)",
+    )
+
+
+def _tick(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a tick (a whole number), got {text!r}"
+        ) from None
+    if not 0 <= value <= MAX_TICK:
+        raise argparse.ArgumentTypeError(f"expected a tick from 0 to {MAX_TICK}, got {value}")
+    return value
+
+
+def _guarded(name: str) -> Callable[[Handler], Handler]:
+    """Turn an unexpected exception into one line on ``err`` and exit status 70."""
+
+    def wrap(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+            try:
+                return handler(args, out, err)
+            except Exception as error:  # the promise is: no traceback, ever
+                err.write(f"cronlapse {name}: internal error: {type(error).__name__}: {error}\n")
+                return INTERNAL_ERROR
+
+        return guarded
+
+    return wrap
+
+
+def _load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
+    """The scenario or played script at ``path``; None after printing its problems."""
+    try:
+        return run_script_file(path) if is_script(path) else load_scenario(path)
+    except ScenarioInvalid as invalid:
+        for error in invalid.errors:
+            err.write(f"{error}\n")
+        return None
+
+
+def _runner(
+    scenario: Scenario, until: int | None, command: str, err: TextIO
+) -> ScenarioRunner | None:
+    """A runner with an end: recurring jobs under automatic dispatch need an ``until``."""
+    if until is None and scenario.until is None and scenario.endless:
+        err.write(
+            f"{scenario.source}: recurring jobs never run out of work, so this run has no end: "
+            f"add 'until' to the clock (clock: {{until: TICK}}) or pass --until TICK to "
+            f"cronlapse {command}\n"
+        )
+        return None
+    return ScenarioRunner(scenario, until)
+
+
+def _script_until(run: ScriptRun, until: int | None, err: TextIO) -> bool:
+    if until is not None:
+        err.write(
+            f"{run.source}: --until does not apply to a script: its TICK lines set the time\n"
+        )
+        return False
+    return True
+
+
+@_guarded("run")
+def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the event log (or the script's output), then the summary."""
+    loaded = _load(args.file, err)
+    if loaded is None:
+        return INVALID
+    if isinstance(loaded, ScriptRun):
+        if not _script_until(loaded, args.until, err):
+            return INVALID
+        if args.jsonl:
+            out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
+            return 0
+        out.writelines(line + "\n" for line in loaded.output)
+        print_summary(run_stats(loaded.engine.log, loaded.engine.now), out)
+        return 0
+    runner = _runner(loaded, args.until, "run", err)
+    if runner is None:
+        return INVALID
+    log = runner.engine.log
+    line = event_json if args.jsonl else EventFormatter(loaded.clock).line
+    printed = 0
+    for _ in runner.steps():
+        out.writelines(line(event) + "\n" for event in log.since(printed))
+        printed = len(log)
+    _report_rejections(runner.rejections, loaded.source, err)
+    if not args.jsonl:
+        print_summary(run_stats(log, runner.processed), out)
+    return 0
+
+
+def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) -> None:
+    """Commands refused without a stated answer: not errors, but worth knowing about."""
+    for rejection in rejections:
+        entry, result = rejection.entry, rejection.result
+        where = source if entry.pos is None else f"{source}:{entry.pos.line}"
+        err.write(
+            f"{where}: note: at tick {entry.tick} {type(entry.action).__name__} was refused: "
+            f"{result.outcome.name.lower()} ({result.message})\n"
+        )
+
+
+@_guarded("check")
+def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print every mismatch of every file, then one count line."""
+    invalid = checked = mismatches = 0
+    for path in args.files:
+        loaded = _load(path, err)
+        if loaded is None:
+            invalid += 1
+            continue
+        if isinstance(loaded, ScriptRun):
+            failures, count = check_script(loaded)
+        else:
+            runner = ScenarioRunner(loaded)
+            failures, count = runner.run(), runner.checked
+        out.writelines(f"{failure}\n" for failure in failures)
+        checked += count
+        mismatches += len(failures)
+    files = len(args.files)
+    summary = (
+        f"{_count(files, 'file')}, {_count(checked, 'expectation')}, "
+        f"{_count(mismatches, 'mismatch', 'mismatches')}"
+    )
+    if invalid:
+        summary += f", {_count(invalid, 'invalid file')}"
+    out.write(summary + "\n")
+    if invalid:
+        return INVALID
+    return MISMATCH if mismatches else 0
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+@_guarded("export")
+def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Write the attempts of a full run as a trace or a CSV file."""
+    loaded = _load(args.file, err)
+    if loaded is None:
+        return INVALID
+    if isinstance(loaded, ScriptRun):
+        if not _script_until(loaded, args.until, err):
+            return INVALID
+        events, now, tick_seconds, title = (
+            list(loaded.engine.log),
+            loaded.engine.now,
+            1,
+            loaded.source,
+        )
+    else:
+        runner = _runner(loaded, args.until, "export", err)
+        if runner is None:
+            return INVALID
+        runner.run()
+        events, now = list(runner.engine.log), runner.processed
+        tick_seconds, title = loaded.tick_seconds, loaded.name
+    target = args.trace or args.csv
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            if args.trace:
+                count = write_trace(events, now, tick_seconds, title, handle)
+            else:
+                count = write_csv(events, handle)
+    except OSError as error:
+        err.write(f"cronlapse export: cannot write {target}: {error.strerror}\n")
+        return INVALID
+    out.write(f"wrote {_count(count, 'attempt')} to {target}\n")
+    return 0

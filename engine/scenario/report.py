@@ -1,0 +1,138 @@
+"""How a run reads: one line per event, one JSON object per event, and the summary tables.
+
+Lines are built from the events' own fields, so an event type added to the engine prints without
+a change here. Rich is imported inside :func:`print_summary` only: the engine never needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from enum import Enum
+from typing import TextIO
+
+from engine import events as ev
+from engine.clock import Clock
+from engine.scenario.stats import RunStats, percentile
+
+SUMMARY_ROWS = 50
+"""Jobs shown in the summary table; the rest are totalled in one row (the CSV export has all)."""
+
+
+class EventFormatter:
+    """Formats events; with a clock each line also shows the tick's wall-clock time."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock
+        self._time: tuple[int, str] = (-1, "")
+
+    def line(self, event: ev.Event) -> str:
+        """``t=12 AttemptStarted report@10 attempt 1 on w-a``."""
+        values = {f.name: getattr(event, f.name) for f in fields(event) if f.name != "tick"}
+        parts = [f"t={event.tick}"]
+        if self.clock is not None:
+            parts.append(self._wall_time(event.tick))
+        parts.append(type(event).__name__)
+        if "job_id" in values and "scheduled" in values:
+            parts.append(f"{values.pop('job_id')}@{values.pop('scheduled')}")
+        elif "key" in values:
+            job_id, scheduled, attempt, happening, channel, target = values.pop("key")
+            parts.append(
+                f"{job_id}@{scheduled} attempt {attempt} {happening} via {channel} {target}"
+            )
+        for name in ("job_id", "worker_id"):
+            if name in values and "attempt" not in values:
+                parts.append(str(values.pop(name)))
+        if "attempt" in values:
+            parts.append(f"attempt {values.pop('attempt')}")
+            if "worker_id" in values:
+                parts.append(f"on {values.pop('worker_id')}")
+        if "schedule" in values:
+            parts.append(f"({values.pop('schedule')})")
+        parts += [f"{name}={_plain(value)}" for name, value in values.items() if value is not None]
+        return " ".join(parts)
+
+    def _wall_time(self, tick: int) -> str:
+        # Consecutive events mostly share a tick; formatting a datetime is the slow part.
+        if self._time[0] != tick:
+            assert self.clock is not None
+            self._time = (tick, self.clock.format(tick))
+        return self._time[1]
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return ",".join(str(_plain(item)) for item in value)
+    return value
+
+
+def event_json(event: ev.Event) -> str:
+    """One JSON object with a ``type`` and the event's fields, in declaration order."""
+    record: dict[str, object] = {"type": type(event).__name__}
+    for f in fields(event):
+        record[f.name] = _json_value(getattr(event, f.name))
+    return json.dumps(record, ensure_ascii=False)
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list | frozenset):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def print_summary(stats: RunStats, out: TextIO) -> None:
+    """The per-job and per-worker tables, drawn with rich in plain text when ``out`` is a file."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
+    jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
+    for name in ("job", "runs", "ok", "failed", "retries", "cancelled", "wait p50", "p95", "max"):
+        jobs.add_column(name, justify="left" if name == "job" else "right")
+    shown = list(stats.jobs.items())[:SUMMARY_ROWS]
+    for job_id, job in shown:
+        jobs.add_row(
+            job_id,
+            *_job_cells(
+                job.runs, job.successes, job.failures, job.retries, job.cancellations, job.waits
+            ),
+        )
+    hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
+    if hidden:
+        jobs.add_row(
+            f"({len(hidden)} more jobs)",
+            *_job_cells(
+                *(sum(getattr(job, f) for job in hidden) for f in _COUNTS),
+                [w for job in hidden for w in job.waits],
+            ),
+        )
+    everything = list(stats.jobs.values())
+    jobs.add_section()
+    jobs.add_row(
+        "all jobs",
+        *_job_cells(*(sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+    )
+    console.print(jobs)
+    workers = Table(title="Workers", title_justify="left")
+    for name in ("worker", "busy ticks", "utilisation"):
+        workers.add_column(name, justify="left" if name == "worker" else "right")
+    for worker_id, worker in stats.workers.items():
+        share = worker.utilisation(stats.now)
+        workers.add_row(worker_id, str(worker.busy), "-" if share is None else f"{share:.1%}")
+    console.print(workers)
+
+
+_COUNTS = ("runs", "successes", "failures", "retries", "cancellations")
+
+
+def _job_cells(
+    runs: int, successes: int, failures: int, retries: int, cancellations: int, waits: list[int]
+) -> list[str]:
+    quantiles = [percentile(waits, 0.5), percentile(waits, 0.95), max(waits, default=None)]
+    return [str(runs), str(successes), str(failures), str(retries), str(cancellations)] + [
+        "-" if value is None else str(value) for value in quantiles
+    ]

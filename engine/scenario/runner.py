@@ -1,0 +1,154 @@
+"""Headless play: a scenario's timeline applied to a fresh engine in the documented tick order.
+
+For each tick T that has timeline commands or expectations, in increasing order:
+
+1. ``engine.advance(T)``: every earlier tick is processed (the engine jumps event to event);
+2. ``engine.begin_tick()``: the engine's own events of T (completions, timeouts, backoff
+   expiries and, with automatic dispatch, occurrences falling due);
+3. the timeline's commands of T, in order (workers and jobs of the sections come first);
+4. ``engine.settle()``: automatic dispatch;
+5. the expectations of T, which see that state.
+
+Then the engine runs on to the stop tick (``until``), or, when nothing recurs, until it has
+nothing left to do. Time moves only by the engine's event queue, never tick by tick, so a
+horizon of 10**12 costs what happens in it, not its length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engine.commands import Result
+from engine.core import Engine
+from engine.scenario.checks import Mismatch, StatusQuery
+from engine.scenario.errors import Position
+from engine.scenario.model import Scenario, TimelineEntry
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """An answer or a check that did not hold: ``file:line: expected X, got Y``."""
+
+    source: str
+    pos: Position | None
+    mismatch: Mismatch
+
+    def __str__(self) -> str:
+        where = self.source if self.pos is None else f"{self.source}:{self.pos.line}"
+        return f"{where}: expected {self.mismatch.expected}, got {self.mismatch.actual}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A command the engine refused although the timeline stated no answer for it."""
+
+    entry: TimelineEntry
+    result: Result
+
+
+class ScenarioRunner:
+    """Steps one scenario on its own engine; ``until`` overrides the scenario's ``clock.until``."""
+
+    def __init__(self, scenario: Scenario, until: int | None = None) -> None:
+        self.scenario = scenario
+        self.engine: Engine = scenario.new_engine()
+        self.until = scenario.until if until is None else until
+        self.failures: list[Failure] = []
+        self.rejections: list[Rejection] = []
+        self.checked = 0
+        """How many answers and expectations have been compared so far."""
+        self.processed = -1
+        """The last tick fully processed (-1 before tick 0)."""
+        self._entry = 0
+        self._expectation = 0
+
+    @property
+    def stop(self) -> int | None:
+        """Where a full run ends: ``until``; without it the last timeline or expect tick for a
+        scenario that would never run out of work, or None (until the engine is idle)."""
+        if self.until is not None:
+            return self.until
+        return self.scenario.last_tick if self.scenario.endless else None
+
+    def run(self) -> list[Failure]:
+        """Play to the end; the failures of the whole run."""
+        for _ in self.steps():
+            pass
+        return self.failures
+
+    def steps(self) -> Iterator[int]:
+        """Play to the end, yielding each tick processed (each one where something happened)."""
+        stop = self.stop
+        while True:
+            candidates = [self._next_entry_tick(), self._next_event_tick()]
+            ticks = [t for t in candidates if t is not None and (stop is None or t <= stop)]
+            if not ticks:
+                if stop is not None and self.processed < stop:
+                    self.run_to(stop)
+                    yield stop
+                return
+            tick = min(ticks)
+            self.run_to(tick)
+            yield tick
+
+    def run_to(self, tick: int) -> None:
+        """Play every timeline and expect tick up to ``tick``, then leave the engine settled at
+        ``tick``."""
+        while (upcoming := self._next_entry_tick()) is not None and upcoming <= tick:
+            self._play(upcoming)
+        if tick > self.processed:
+            self.engine.advance(tick)
+            self.engine.settle()
+            self.processed = tick
+
+    # ---------------------------------------------------------------- internals
+
+    def _next_entry_tick(self) -> int | None:
+        ticks = []
+        if self._entry < len(self.scenario.timeline):
+            ticks.append(self.scenario.timeline[self._entry].tick)
+        if self._expectation < len(self.scenario.expectations):
+            ticks.append(self.scenario.expectations[self._expectation].tick)
+        return min(ticks, default=None)
+
+    def _next_event_tick(self) -> int | None:
+        if self.processed < 0:
+            return 0
+        return self.engine.next_event_tick()
+
+    def _play(self, tick: int) -> None:
+        engine, timeline, expectations = (
+            self.engine,
+            self.scenario.timeline,
+            self.scenario.expectations,
+        )
+        engine.advance(tick)
+        engine.begin_tick()
+        while self._entry < len(timeline) and timeline[self._entry].tick == tick:
+            self._apply(timeline[self._entry])
+            self._entry += 1
+        engine.settle()
+        while (
+            self._expectation < len(expectations) and expectations[self._expectation].tick == tick
+        ):
+            expectation = expectations[self._expectation]
+            self._record(expectation.pos, expectation.check.verify(engine))
+            self._expectation += 1
+        self.processed = tick
+
+    def _apply(self, entry: TimelineEntry) -> None:
+        action = entry.action
+        if isinstance(action, StatusQuery):
+            result = action.answer(self.engine)
+        else:
+            result = self.engine.apply(action)
+        if entry.expected is not None:
+            self._record(entry.pos, entry.expected.verify(result))
+        elif not result.accepted:
+            self.rejections.append(Rejection(entry, result))
+
+    def _record(self, pos: Position | None, mismatch: Mismatch | None) -> None:
+        self.checked += 1
+        if mismatch is not None:
+            self.failures.append(Failure(self.scenario.source, pos, mismatch))

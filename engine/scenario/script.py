@@ -1,0 +1,76 @@
+"""Seed 001 command scripts (``.txt``) as the second input format of run, check and export.
+
+A script runs through :mod:`engine.facades.script`, so it gives the same engine and the same
+output lines as ``cronlapse script``. A rejected line makes the file invalid (nothing is
+printed from it), like a wrong key in a YAML scenario. ``check`` compares the output with a
+sibling ``NAME.expected`` file, line by line, when there is one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from itertools import zip_longest
+
+from engine.core import Engine
+from engine.facades.script import ScriptSession
+from engine.scenario.checks import Mismatch
+from engine.scenario.errors import Position, Problems
+from engine.scenario.runner import Failure
+from engine.scenario.yaml_source import read_text
+
+SCRIPT_SUFFIX = ".txt"
+EXPECTED_SUFFIX = ".expected"
+
+
+def is_script(path: str) -> bool:
+    return path.lower().endswith(SCRIPT_SUFFIX)
+
+
+def expected_path(path: str) -> str:
+    """``scenarios/x.txt`` -> ``scenarios/x.expected``."""
+    return os.path.splitext(path)[0] + EXPECTED_SUFFIX
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptRun:
+    """A script played to its end: its output lines and the engine it drove."""
+
+    source: str
+    output: tuple[str, ...]
+    engine: Engine
+
+
+def run_script_file(path: str) -> ScriptRun:
+    """Play the script at ``path``; :class:`ScenarioInvalid` lists every rejected line."""
+    session = ScriptSession()
+    problems = Problems(path)
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        before = len(session.result.errors)
+        session.feed(number, line)
+        for error in session.result.errors[before:]:
+            problems.add(Position(number, 1), "", error.removeprefix(f"line {number}: "))
+    if session.engine is None and not problems:
+        problems.add(Position(1, 1), "", "the script is empty: its first command must be INIT")
+    problems.raise_if_any()
+    assert session.engine is not None
+    return ScriptRun(path, tuple(session.result.output), session.engine)
+
+
+def check_script(run: ScriptRun) -> tuple[list[Failure], int]:
+    """The lines that differ from ``NAME.expected`` and how many lines it expects (0, and no
+    failures, without such a file)."""
+    path = expected_path(run.source)
+    if not os.path.exists(path):
+        return [], 0
+    expected = read_text(path).splitlines()
+    failures = []
+    for index, (want, got) in enumerate(zip_longest(expected, run.output), start=1):
+        if want != got:
+            mismatch = Mismatch(_shown(want), _shown(got))
+            failures.append(Failure(path, Position(index, 1), mismatch))
+    return failures, len(expected)
+
+
+def _shown(line: str | None) -> str:
+    return "end of output" if line is None else repr(line)

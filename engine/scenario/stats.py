@@ -1,0 +1,131 @@
+"""What a run amounted to, computed from the event log alone (so any engine run can be summarised).
+
+Attempts are paired from their start and end events; per job it counts runs (attempts started),
+successes, failures for good, retries (attempts after the first) and cancellations, and the
+queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
+busy ticks over the ticks since it was registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine import events as ev
+from engine.model import AttemptOutcome
+
+_ENDINGS: dict[type, AttemptOutcome] = {
+    ev.AttemptSucceeded: AttemptOutcome.SUCCEEDED,
+    ev.AttemptFailed: AttemptOutcome.FAILED,
+    ev.AttemptTimedOut: AttemptOutcome.TIMED_OUT,
+    ev.AttemptLost: AttemptOutcome.LOST,
+}
+
+
+@dataclass(slots=True)
+class AttemptRecord:
+    """One attempt: where and when it ran, and how it ended (RUNNING if it has not)."""
+
+    job_id: str
+    scheduled: int
+    attempt: int
+    worker_id: str
+    start: int
+    end: int | None = None
+    outcome: AttemptOutcome = AttemptOutcome.RUNNING
+
+
+def attempt_records(events: Iterable[ev.Event]) -> list[AttemptRecord]:
+    """Every attempt in the order they started."""
+    records: list[AttemptRecord] = []
+    running: dict[tuple[str, int, int], AttemptRecord] = {}
+    for event in events:
+        if isinstance(event, ev.AttemptStarted):
+            record = AttemptRecord(
+                event.job_id, event.scheduled, event.attempt, event.worker_id, event.tick
+            )
+            records.append(record)
+            running[(event.job_id, event.scheduled, event.attempt)] = record
+            continue
+        outcome = _ENDINGS.get(type(event))
+        if outcome is not None:
+            key = (event.job_id, event.scheduled, event.attempt)  # type: ignore[attr-defined]
+            ended = running.pop(key, None)
+            if ended is not None:
+                ended.end = event.tick
+                ended.outcome = outcome
+    return records
+
+
+@dataclass(slots=True)
+class JobStats:
+    runs: int = 0
+    successes: int = 0
+    failures: int = 0
+    retries: int = 0
+    cancellations: int = 0
+    waits: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class WorkerStats:
+    registered: int
+    busy: int = 0
+
+    def utilisation(self, now: int) -> float | None:
+        """Busy share of the ticks since registration; None before any tick has passed."""
+        span = now - self.registered
+        return None if span <= 0 else min(1.0, self.busy / span)
+
+
+@dataclass(slots=True)
+class RunStats:
+    now: int
+    jobs: dict[str, JobStats] = field(default_factory=dict)
+    """By job id, in the order jobs were scheduled."""
+    workers: dict[str, WorkerStats] = field(default_factory=dict)
+    """By worker id, in registration order."""
+
+    @property
+    def waits(self) -> list[int]:
+        return [wait for job in self.jobs.values() for wait in job.waits]
+
+
+def run_stats(events: Iterable[ev.Event], now: int) -> RunStats:
+    """The summary of a log whose last processed tick is ``now``."""
+    stats = RunStats(now)
+    events = list(events)
+    for event in events:
+        if isinstance(event, ev.WorkerRegistered):
+            stats.workers.setdefault(event.worker_id, WorkerStats(event.tick))
+            continue
+        job_id = getattr(event, "job_id", None)
+        if job_id is None or isinstance(event, ev.OccurrencesSkipped | ev.JobModified):
+            continue
+        job = stats.jobs.setdefault(job_id, JobStats())
+        if isinstance(event, ev.AttemptStarted):
+            job.runs += 1
+            if event.attempt == 1:
+                job.waits.append(event.tick - event.scheduled)
+            else:
+                job.retries += 1
+        elif isinstance(event, ev.AttemptSucceeded):
+            job.successes += 1
+        elif isinstance(event, ev.OccurrenceFailed):
+            job.failures += 1
+        elif isinstance(event, ev.OccurrenceCancelled):
+            job.cancellations += 1
+    for record in attempt_records(events):
+        worker = stats.workers.setdefault(record.worker_id, WorkerStats(0))
+        end = now if record.end is None else record.end
+        worker.busy += max(0, end - record.start)
+    return stats
+
+
+def percentile(values: list[int], share: float) -> int | None:
+    """The nearest-rank percentile (an observed value, never an interpolation); None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-int(share * 100) * len(ordered) // 100))
+    return ordered[rank - 1]

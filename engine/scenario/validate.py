@@ -1,0 +1,341 @@
+"""The loader: a scenario file in, a validated :class:`Scenario` out, or every problem at once.
+
+Reading happens in two passes. The first reads every section into values, recording type and
+range problems where they are; the second checks what only the whole file can tell: duplicate
+ids, references to jobs and workers that no section defines (by then), dependencies on jobs
+defined later or on recurring jobs, dependency cycles, and ticks past ``clock.until``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from engine import commands as cmd
+from engine.scenario.checks import Expectation
+from engine.scenario.errors import Problems, did_you_mean, path_index, path_key
+from engine.scenario.expect import ExpectReader
+from engine.scenario.generate import read_generators
+from engine.scenario.jobs import INVALID, SETTING_KEYS, Definition, JobReader
+from engine.scenario.model import Scenario, TimelineEntry
+from engine.scenario.schema import Reader
+from engine.scenario.settings import ClockSettings, fits, past_year_9999, read_clock, read_policy
+from engine.scenario.timeline import RawEntry, Reference, TimelineReader
+from engine.scenario.yaml_source import Mapping, Node, Sequence, parse_yaml, read_text
+from engine.schedules import Once
+
+TOP_KEYS = (
+    "scenario",
+    "description",
+    "clock",
+    "policy",
+    "seed",
+    "workers",
+    "defaults",
+    "jobs",
+    "generate",
+    "timeline",
+    "expect",
+)
+WORKER_KEYS = ("id", "down")
+
+
+def load_scenario(path: str) -> Scenario:
+    """The scenario in the file at ``path``; raises :class:`ScenarioInvalid` with every problem."""
+    return parse_scenario(read_text(path), path)
+
+
+def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
+    """The scenario in ``text``; ``source`` names it in messages."""
+    problems = Problems(source)
+    tree = parse_yaml(text, problems)
+    scenario = _Loader(Reader(problems)).load(tree)
+    problems.raise_if_any()
+    assert scenario is not None
+    return scenario
+
+
+@dataclass(frozen=True, slots=True)
+class _Worker:
+    name: str
+    tick: int
+    node: Node
+    path: str
+    lenient: bool = False
+
+
+class _Loader:
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.source = reader.problems.source
+
+    def load(self, tree: Node) -> Scenario | None:
+        reader = self.reader
+        fields = reader.mapping(tree, "", TOP_KEYS, required=("scenario",))
+        if fields is None:
+            return None
+        name = description = ""
+        if "scenario" in fields:
+            name = reader.string(fields["scenario"], "scenario", "a scenario name") or ""
+        if "description" in fields:
+            description = reader.string(fields["description"], "description", "text") or ""
+        clock = read_clock(reader, fields.get("clock"))
+        policy = read_policy(reader, fields.get("policy"))
+        seed: int | None = 0
+        if "seed" in fields:
+            seed = reader.integer(fields["seed"], "seed", 0, 2**63 - 1)
+        jobs = JobReader(reader, clock.clock, clock.failed)
+        defaults = self._defaults(jobs, fields.get("defaults"))
+        workers, setup = self._workers(fields.get("workers"))
+        definitions = self._jobs(jobs, fields, defaults, seed)
+        timeline = TimelineReader(reader, jobs, defaults)
+        raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
+        definitions += timeline.schedules
+        once = {
+            definition.job_id: definition.spec.schedule
+            for definition in definitions
+            if definition.spec is not None and isinstance(definition.spec.schedule, Once)
+        }
+        broken = {definition.job_id for definition in definitions if definition.spec is None}
+        expect = ExpectReader(reader, once, broken)
+        expectations = expect.read(fields["expect"]) if "expect" in fields else []
+        workers += [
+            _Worker(ref.name, ref.tick, ref.node, ref.path, ref.lenient)
+            for ref in timeline.registrations
+        ]
+        """Every worker definition: ``workers:`` at tick 0, then ``register`` commands."""
+        self._check_ids(definitions, workers)
+        self._check_references(timeline.references + expect.references, definitions, workers)
+        self._check_dependencies(definitions)
+        self._check_ticks(clock, raw, expectations)
+        if reader.problems or policy is None or seed is None:
+            return None
+        static = definitions[: len(definitions) - len(timeline.schedules)]
+        return Scenario(
+            source=self.source,
+            name=name,
+            description=description,
+            clock=clock.clock,
+            until=clock.until,
+            policy=policy,
+            seed=seed,
+            workers=tuple(worker.name for worker in workers if worker.tick == 0),
+            jobs=tuple(definition.spec for definition in static if definition.spec is not None),
+            timeline=_timeline(setup, static, raw),
+            expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),
+        )
+
+    # ------------------------------------------------------------- sections
+
+    def _defaults(self, jobs: JobReader, node: Node | None) -> dict[str, object]:
+        if node is None:
+            return {}
+        fields = self.reader.mapping(node, "defaults", SETTING_KEYS)
+        settings = {} if fields is None else jobs.settings(fields, "defaults")
+        return {key: value for key, value in settings.items() if value is not INVALID}
+
+    def _workers(self, node: Node | None) -> tuple[list[_Worker], list[TimelineEntry]]:
+        """The ``workers:`` ids and their setup commands: registrations, then down/up pairs."""
+        workers: list[_Worker] = []
+        registrations: list[TimelineEntry] = []
+        outages: list[TimelineEntry] = []
+        if node is None:
+            return workers, registrations
+        for path, item in self.reader.items(node, "workers", "a list of worker ids"):
+            fields = {"id": item}
+            if isinstance(item, Mapping):
+                fields = self.reader.mapping(item, path, WORKER_KEYS, required=("id",)) or {}
+            if "id" not in fields:
+                continue
+            id_path = path if fields["id"] is item else path_key(path, "id")
+            name = self.reader.identifier(fields["id"], id_path, "a worker id")
+            if name is None:
+                continue
+            workers.append(_Worker(name, 0, fields["id"], id_path))
+            registrations.append(TimelineEntry(0, cmd.RegisterWorker(name), None, item.pos))
+            if "down" in fields:
+                outages += self._outages(name, fields["down"], path_key(path, "down"))
+        return workers, registrations + outages
+
+    def _outages(self, worker: str, node: Node, path: str) -> list[TimelineEntry]:
+        entries: list[TimelineEntry] = []
+        previous_end = -1
+        for item_path, item in self.reader.items(node, path, "a list of [down, up] tick pairs"):
+            pair = item.items if isinstance(item, Sequence) else ()
+            if len(pair) != 2:
+                self.reader.expected(
+                    item, item_path, "[down, up]: the ticks it is down from and up at"
+                )
+                continue
+            down = self.reader.tick(pair[0], path_index(item_path, 0))
+            up = self.reader.tick(pair[1], path_index(item_path, 1))
+            if down is None or up is None:
+                continue
+            if up <= down:
+                message = f"expected a tick after {down}, got {up}"
+                self.reader.error(pair[1], path_index(item_path, 1), message)
+                continue
+            if down < previous_end:
+                message = f"expected a tick from {previous_end} on: outages come in order, apart"
+                self.reader.error(pair[0], path_index(item_path, 0), message)
+                continue
+            previous_end = up
+            entries.append(TimelineEntry(down, cmd.WorkerDown(worker), None, pair[0].pos))
+            entries.append(TimelineEntry(up, cmd.WorkerUp(worker), None, pair[1].pos))
+        return entries
+
+    def _jobs(
+        self,
+        jobs: JobReader,
+        fields: dict[str, Node],
+        defaults: dict[str, object],
+        seed: int | None,
+    ) -> list[Definition]:
+        definitions = []
+        if "jobs" in fields:
+            for path, item in self.reader.items(fields["jobs"], "jobs", "a list of jobs"):
+                definitions.append(jobs.job(item, path, 0, defaults))
+        if "generate" in fields:
+            for generated in read_generators(self.reader, fields["generate"], seed):
+                definitions.append(jobs.job(generated.node, generated.path, 0, defaults))
+        return [definition for definition in definitions if definition is not None]
+
+    # ---------------------------------------------------------- whole file
+
+    def _check_ids(self, definitions: list[Definition], workers: list[_Worker]) -> None:
+        """Ids defined twice: always an error in the sections, and for a command unless it states
+        the answer it expects (then the engine's CONFLICT is what it tests)."""
+        first_job: dict[str, Definition] = {}
+        for definition in definitions:
+            job_id = definition.job_id
+            first = first_job.setdefault(job_id, definition)
+            if first is not definition and not definition.lenient:
+                node = definition.id_node()
+                message = f"duplicate job id {job_id!r} (first at {first.id_node().pos})"
+                self.reader.error(node, path_key(definition.path, "id"), message)
+        first_worker: dict[str, _Worker] = {}
+        for worker in workers:
+            earlier = first_worker.setdefault(worker.name, worker)
+            if earlier is not worker and not worker.lenient:
+                message = f"duplicate worker id {worker.name!r} (first at {earlier.node.pos})"
+                self.reader.error(worker.node, worker.path, message)
+
+    def _check_references(
+        self, references: list[Reference], definitions: list[Definition], workers: list[_Worker]
+    ) -> None:
+        """Each id used at tick T must be defined at or before T."""
+        defined: dict[str, dict[str, int]] = {"job": {}, "worker": {}}
+        for definition in definitions:
+            defined["job"].setdefault(definition.job_id, definition.tick)
+        for worker in workers:
+            defined["worker"].setdefault(worker.name, worker.tick)
+        for reference in references:
+            if reference.lenient:
+                continue
+            ticks = defined[reference.kind]
+            tick = ticks.get(reference.name)
+            if tick is None:
+                hint = did_you_mean(reference.name, ticks)
+                message = f"unknown {reference.kind} {reference.name!r}{hint}"
+            elif tick > reference.tick:
+                message = (
+                    f"{reference.kind} {reference.name!r} is used at tick {reference.tick} "
+                    f"but only defined at tick {tick}"
+                )
+            else:
+                continue
+            self.reader.error(reference.node, reference.path, message)
+
+    def _check_dependencies(self, definitions: list[Definition]) -> None:
+        """Dependencies must be one-time jobs defined before the job; cycles are spelled out."""
+        order = {d.job_id: index for index, d in reversed(list(enumerate(definitions)))}
+        cycles: set[frozenset[str]] = set()
+        for index, definition in enumerate(definitions):
+            for name in definition.dependencies:
+                node, path = definition.dependency_node(name)
+                target = order.get(name)
+                if target is None:
+                    if not definition.lenient:
+                        hint = did_you_mean(name, order)
+                        self.reader.error(node, path, f"unknown job {name!r}{hint}")
+                    continue
+                cycle = _cycle(definitions, order, definition.job_id, name)
+                if cycle is not None:
+                    if frozenset(cycle) not in cycles:
+                        cycles.add(frozenset(cycle))
+                        self.reader.error(node, path, "dependency cycle: " + " -> ".join(cycle))
+                    continue
+                dependency = definitions[target]
+                if target >= index and not definition.lenient:
+                    line = dependency.id_node().pos.line
+                    message = (
+                        f"{name!r} is defined after this job (line {line}): "
+                        "a job can only depend on jobs defined before it"
+                    )
+                    self.reader.error(node, path, message)
+                elif dependency.spec is None or definition.lenient:
+                    continue
+                elif not isinstance(dependency.spec.schedule, Once):
+                    message = f"{name!r} is a recurring job: only one-time jobs can be dependencies"
+                    self.reader.error(node, path, message)
+
+    def _check_ticks(
+        self, clock: ClockSettings, raw: list[RawEntry], expectations: list[Expectation]
+    ) -> None:
+        """Nothing may be planned after ``clock.until`` (it would silently never happen), and
+        with a clock every tick must be one it can name."""
+        points = [(entry.tick, entry.at_node.pos, "timeline") for entry in raw]
+        points += [(expectation.tick, expectation.pos, "expect") for expectation in expectations]
+        until, problems = clock.until, self.reader.problems
+        for tick, pos, section in points:
+            if until is not None and tick > until:
+                message = f"tick {tick} is after clock.until ({until}): it would never be reached"
+                problems.add(pos, section, message)
+            elif clock.clock is not None and not fits(clock.clock, tick):
+                problems.add(pos, section, past_year_9999(clock.clock, tick))
+
+
+def _cycle(
+    definitions: list[Definition], order: dict[str, int], start: str, first: str
+) -> list[str] | None:
+    """The shortest way ``start -> first -> ... -> start``, if ``first`` leads back to ``start``."""
+    if first == start:
+        return [start, start]
+    parents = {first: start}
+    queue = deque([first])
+    while queue:
+        current = queue.popleft()
+        index = order.get(current)
+        if index is None:
+            continue
+        for dependency in definitions[index].dependencies:
+            if dependency == start:
+                chain = [current]
+                while chain[-1] != first:
+                    chain.append(parents[chain[-1]])
+                return [start, *reversed(chain), start]
+            if dependency not in parents:
+                parents[dependency] = current
+                queue.append(dependency)
+    return None
+
+
+def _timeline(
+    setup: list[TimelineEntry], jobs: list[Definition], raw: list[RawEntry]
+) -> tuple[TimelineEntry, ...]:
+    """Everything in tick order; within a tick: registrations, jobs, worker outages, then the
+    timeline's commands in file order."""
+    registrations = [entry for entry in setup if isinstance(entry.action, cmd.RegisterWorker)]
+    outages = [entry for entry in setup if not isinstance(entry.action, cmd.RegisterWorker)]
+    scheduled = [
+        TimelineEntry(0, cmd.ScheduleJob(definition.spec), None, definition.node.pos)
+        for definition in jobs
+        if definition.spec is not None
+    ]
+    commands = [TimelineEntry(e.tick, e.action, e.expected, e.pos) for e in raw]
+    groups = (registrations, scheduled, outages, commands)
+    keyed = [
+        ((entry.tick, group), entry) for group, entries in enumerate(groups) for entry in entries
+    ]
+    keyed.sort(key=lambda pair: pair[0])
+    return tuple(entry for _, entry in keyed)
