@@ -153,7 +153,7 @@ class Job:
     next_due: int | None
     """The earliest schedule tick whose occurrence has not been materialised; None when done."""
     dispatches_at_submit: int
-    """The engine's dispatch count when this job was scheduled: later dispatches created its runs."""
+    """The engine's dispatch count at submission: only later dispatches create its runs."""
     fail_attempts: set[int] = field(default_factory=set)
     """Scripted failures; starts as the spec's and may grow by later commands."""
     unmet_dependencies: int = 0

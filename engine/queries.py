@@ -140,10 +140,7 @@ def worker_rows(engine: Engine) -> list[WorkerRow]:
 def _all_rows(
     engine: Engine, state: OccurrenceState | None, job_id: str | None
 ) -> Iterator[OccurrenceRow]:
-    if state is None:
-        keys = engine.occurrences.keys()
-    else:
-        keys = engine.by_state[state].keys()
+    keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
     if job_id is not None:
         keys = [k for k in keys if k[0] == job_id]
     order = {j: job.order_key for j, job in engine.jobs.items()}

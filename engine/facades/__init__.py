@@ -1,1 +1,1 @@
-"""The exact interfaces of the specifications, as thin translations over :class:`engine.core.Engine`."""
+"""The exact interfaces of the specifications: thin translations over :class:`engine.Engine`."""

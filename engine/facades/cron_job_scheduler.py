@@ -1,4 +1,5 @@
-"""Seed 000's ``CronJobScheduler``: the engine with FIFO order, manual dispatch, reported completion.
+"""Seed 000's ``CronJobScheduler``: the engine with FIFO order, manual dispatch and reported
+completion.
 
 Everything here is argument checking and translation; the scheduling itself is the engine's.
 Out-of-range arguments (beyond the specification's constraints) are rejected like any invalid call,
@@ -38,7 +39,7 @@ def _require_int(name: str, value: object) -> None:
 
 
 def _valid_id(value: str) -> bool:
-    """Not blank, at most 100 UTF-16 code units (Java's length), no comma: the spec's constraints."""
+    """Not blank, at most 100 UTF-16 code units (Java's length), no comma: the constraints."""
     return not java_is_blank(value) and java_length(value) <= MAX_ID_LENGTH and "," not in value
 
 
