@@ -31,7 +31,7 @@ class Backoff:
     jitter: Jitter = Jitter.NONE
 
     def delay(self, failed_attempts: int, rng: random.Random) -> int:
-        """Ticks to wait after failure number ``failed_attempts``; ``rng`` is drawn only for jitter."""
+        """Ticks to wait after failure number ``failed_attempts``; draws ``rng`` only for jitter."""
         if self.kind is BackoffKind.NONE:
             return 0
         if self.kind is BackoffKind.FIXED:

@@ -72,7 +72,7 @@ class DependenciesMixin:
                 self._push_ready(occurrence)
 
     def _dependency_failed(self: Engine, root: Job) -> None:
-        """``root``, a one-time job, can never succeed now: cancel its dependents, level by level."""
+        """``root`` (one-time) can never succeed now: cancel its dependents, level by level."""
         if not root.dependents:
             return
         seen = {root.job_id}
