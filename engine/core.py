@@ -157,6 +157,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             dispatches_at_submit=self.dispatches,
             fail_attempts=set(spec.fail_attempts),
             gen=self._generation,
+            born=self._generation,
         )
         self.jobs[spec.job_id] = job
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
@@ -307,6 +308,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             duration=spec.duration,
             timeout=spec.timeout,
             gen=self._generation,
+            born=self._generation,
         )
         self.occurrences[occurrence.key] = occurrence
         self.by_state[state][occurrence.key] = None

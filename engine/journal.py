@@ -4,7 +4,8 @@ Why this design (measured on seed 000's maximum workload, 240,000 occurrences): 
 copying the engine takes seconds and doubles its memory, so full snapshots cannot make a step back
 instant. Instead, ``mark()`` opens a *generation*; the first time a record (job, occurrence, worker,
 notification) is changed in a generation, the engine saves its fields (``_touch``). Rolling back to
-a mark restores each record from its earliest save at or after that generation, truncates the
+a mark restores each record that existed then from its earliest save at or after that generation
+(records born later are simply dropped), truncates the
 append-only parts (event log, the record dicts, which only grow, and the final-state indexes), and
 copies back the small containers saved with the mark (queues, heaps, the indexes of non-final
 states, the random generator's state). Cost: proportional to what changed since the mark, not to
@@ -88,7 +89,7 @@ class JournalMixin:
         restored: set[int] = set()
         for generation in range(mark.generation, len(journal)):
             for record, saved in journal[generation]:
-                if id(record) not in restored:
+                if record.born < mark.generation and id(record) not in restored:
                     restored.add(id(record))
                     record.restore(saved)
         del journal[mark.generation + 1 :]

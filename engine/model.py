@@ -172,6 +172,8 @@ class Job:
     deleted: bool = False
     gen: int = field(default=0, compare=False, repr=False)
     """The journal generation that last saved this record (see :mod:`engine.journal`)."""
+    born: int = field(default=0, compare=False, repr=False)
+    """The journal generation in which this record was created."""
 
     @property
     def job_id(self) -> str:
@@ -244,6 +246,7 @@ class Occurrence:
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
     gen: int = field(default=0, compare=False, repr=False)
+    born: int = field(default=0, compare=False, repr=False)
 
     def save(self) -> tuple:
         attempts = tuple((a, a.ended, a.outcome) for a in self.attempts)
@@ -306,6 +309,7 @@ class Worker:
     down: bool = False
     draining: bool = False
     gen: int = field(default=0, compare=False, repr=False)
+    born: int = field(default=0, compare=False, repr=False)
 
     def save(self) -> tuple:
         return (self.running, self.since, self.busy_ticks, self.down, self.draining, self.gen)

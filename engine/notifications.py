@@ -38,6 +38,7 @@ class Notification:
     next_try: int | None = None
     delivered_at: int | None = None
     gen: int = field(default=0, compare=False, repr=False)
+    born: int = field(default=0, compare=False, repr=False)
 
     def save(self) -> tuple:
         return (self.state, self.tries, self.next_try, self.delivered_at, self.gen)
@@ -85,7 +86,11 @@ class NotificationsMixin:
             if key in self.outbox:
                 continue
             self.outbox[key] = Notification(
-                key, created=self.now, next_try=self.now, gen=self._generation
+                key,
+                created=self.now,
+                next_try=self.now,
+                gen=self._generation,
+                born=self._generation,
             )
             self.log.append(ev.NotificationQueued(self.now, key))
             self._add_timer(self.now, TimerKind.NOTIFICATION_TRY, key)

@@ -24,7 +24,12 @@ class WorkersMixin:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
         key = java_order_key(worker_id)
         self.workers[worker_id] = Worker(
-            worker_id, key, since=self.now, registered=self.now, gen=self._generation
+            worker_id,
+            key,
+            since=self.now,
+            registered=self.now,
+            gen=self._generation,
+            born=self._generation,
         )
         self._idle.add(worker_id, key)
         self.log.append(ev.WorkerRegistered(self.now, worker_id))
