@@ -4,7 +4,7 @@ A workload of 1,000 workers and 100,000 jobs (about 200,000 occurrences falling 
 through seed 000's model (manual dispatch, reported completion) and recorded as a timeline of
 commands; a History then plays it to the end, steps back and seeks to random ticks.
 
-Run from the repository root: ``python benchmarks/history.py`` (``--small`` for a quick run).
+Run: ``python benchmarks/history.py`` (``--small`` for a quick run).
 It prints wall times (time.perf_counter) and memory (tracemalloc, in a separate pass).
 """
 
@@ -13,19 +13,15 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.commands import Command, Complete, Dispatch, RegisterWorker, ScheduleJob  # noqa: E402
-from engine.core import Engine  # noqa: E402
-from engine.facades.cron_job_scheduler import SEED_000_POLICY  # noqa: E402
-from engine.history import History  # noqa: E402
-from engine.model import JobSpec  # noqa: E402
-from engine.schedules import Every, Once  # noqa: E402
+from engine.commands import Command, Complete, Dispatch, RegisterWorker, ScheduleJob
+from engine.core import Engine
+from engine.facades.cron_job_scheduler import SEED_000_POLICY
+from engine.history import History
+from engine.model import JobSpec
+from engine.schedules import Every, Once
 
 
 def build_timeline(
@@ -46,10 +42,8 @@ def build_timeline(
     horizon = rounds * 10
     for index in range(jobs):
         first = rng.randrange(0, horizon)
-        if index % 10 == 0:
-            schedule = Every(first, rng.choice((50, 100, 200)))
-        else:
-            schedule = Once(first)
+        recurring = index % 10 == 0
+        schedule = Every(first, rng.choice((50, 100, 200))) if recurring else Once(first)
         spec = JobSpec(f"job-{index:06d}", schedule, max_attempts=rng.randint(1, 3))
         send(0, ScheduleJob(spec))
     running: list[tuple[str, int, int]] = []
