@@ -121,7 +121,8 @@ def memory(timeline: list[tuple[int, Command]], until: int) -> None:
     tracemalloc.stop()
     print(
         f"memory: live state {live / 1e6:.0f} MB; history with restore points "
-        f"{recorded / 1e6:.0f} MB: restore points cost {(recorded - live) / live:.2f}x the live state"
+        f"{recorded / 1e6:.0f} MB: restore points cost {(recorded - live) / live:.2f}x "
+        "the live state"
     )
 
 
