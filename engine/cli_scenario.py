@@ -102,6 +102,8 @@ def _guarded(name: str) -> Callable[[Handler], Handler]:
         def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             try:
                 return handler(args, out, err)
+            except BrokenPipeError:  # the reader left (``| head``): nothing more to say
+                return 0
             except Exception as error:  # the promise is: no traceback, ever
                 err.write(f"cronlapse {name}: internal error: {type(error).__name__}: {error}\n")
                 return INTERNAL_ERROR

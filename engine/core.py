@@ -18,7 +18,6 @@ module each; this module holds time, dispatch and the life of an attempt.
 
 from __future__ import annotations
 
-import heapq
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +43,7 @@ from engine.commands import (
     WorkerUp,
 )
 from engine.dependencies import DependenciesMixin
-from engine.journal import JournalMixin
+from engine.journal import Head, JournalMixin
 from engine.lifecycle import LifecycleMixin
 from engine.model import (
     Attempt,
@@ -61,6 +60,7 @@ from engine.ordering import java_order_key
 from engine.policies import CompletionMode, DispatchMode, Policy, WorkerPool, make_ready_queue
 from engine.ready import ReadyEntry
 from engine.timers import TimerKind
+from engine.undo_heap import UndoHeap
 from engine.workers import WorkersMixin
 
 S = OccurrenceState
@@ -94,18 +94,29 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         """Latest tick at which due occurrences were created (by dispatch; every tick in auto)."""
         self.dispatches = 0
         """How often due occurrences were created; a job scheduled after the last time has none."""
+        self._undispatched_submissions = False
+        """Whether a job was scheduled since the last creation of due occurrences."""
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         self._simulated = self.policy.completion is CompletionMode.SIMULATED
         self._ready = make_ready_queue(self.policy)
         self._fronts: dict[str, ReadyEntry] = {}
-        self._due: list[tuple[int, int, str]] = []
-        self._timers: list[tuple[int, int, int, tuple]] = []
+        self._due = UndoHeap()
+        """(tick, submission, job id): the next tick at which each waiting job falls due."""
+        self._timers = UndoHeap()
+        """(tick, kind, sequence, payload)."""
         self._idle = WorkerPool()
         self._next_rank = 0
         self._next_seq = 0
         self._next_submission = 0
         self._generation = 0
-        self._journal: list[list[tuple[Any, tuple]]] = [[]]
+        self._saves: list[list[tuple[Any, tuple]]] = [[]]
+        """Per generation: each record's fields before its first change in that generation."""
+        self._undos: list[list] = [[]]
+        """Per generation: undo steps for the containers, in the order the changes were made."""
+        self._undo: list | None = None
+        """The current generation's undo steps; None until the first restore point."""
+        self._head: Head | None = None
+        """The furthest state reached, kept while the engine is rolled back (see journal)."""
 
     # ----------------------------------------------------------------- commands
 
@@ -160,12 +171,13 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             born=self._generation,
         )
         self.jobs[spec.job_id] = job
+        self._undispatched_submissions = True
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
         doomed_by = self._link_dependencies(job)
         if doomed_by is not None:
             self._cancel_job(job, doomed_by)
         elif first is not None:
-            heapq.heappush(self._due, (first, job.submission, spec.job_id))
+            self._due.push((first, job.submission, spec.job_id))
         return Result(Outcome.CREATED, spec.job_id)
 
     def script_failure(self, job_id: str, attempt: int) -> Result:
@@ -214,8 +226,8 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         """Run the engine's own events of the current tick (see the module docstring)."""
         now = self.now
         timers = self._timers
-        while timers and timers[0][0] <= now:
-            _, kind, _, payload = heapq.heappop(timers)
+        while timers and timers.peek()[0] <= now:
+            _, kind, _, payload = timers.pop()
             if kind == TimerKind.ATTEMPT_END:
                 self._attempt_ended(*payload)
             elif kind == TimerKind.TIMEOUT:
@@ -235,9 +247,11 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def next_event_tick(self) -> int | None:
         """The first tick after ``now`` at which the engine has something to do, if any."""
-        upcoming = self._timers[0][0] if self._timers else None
-        if self._auto and self._due and (upcoming is None or self._due[0][0] < upcoming):
-            upcoming = self._due[0][0]
+        timer = self._timers.peek()
+        upcoming = timer[0] if timer is not None else None
+        due = self._due.peek() if self._auto else None
+        if due is not None and (upcoming is None or due[0] < upcoming):
+            upcoming = due[0]
         if upcoming is not None and upcoming <= self.now:
             return self.now + 1
         return upcoming
@@ -286,9 +300,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def _set_state(self, occurrence: Occurrence, state: OccurrenceState) -> None:
         self._touch(occurrence)
         key = occurrence.key
-        del self.by_state[occurrence.state][key]
+        old = occurrence.state
+        del self.by_state[old][key]
         occurrence.state = state
         self.by_state[state][key] = None
+        if self._undo is not None:
+            self._undo.append((self._unindex, key, state, old))
         if state.is_final:
             job = self.jobs[key[0]]
             self._touch(job)
@@ -312,6 +329,8 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         )
         self.occurrences[occurrence.key] = occurrence
         self.by_state[state][occurrence.key] = None
+        if self._undo is not None:
+            self._undo.append((self._unindex, occurrence.key, state, None))
         if not state.is_final:
             self._touch(job)
             job.open[scheduled] = None
@@ -319,10 +338,13 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _create_due(self) -> None:
         self.created_through = self.now
-        self.dispatches += 1
+        if self._undispatched_submissions:
+            # Counted only when it matters, so that settling a tick twice changes nothing.
+            self.dispatches += 1
+            self._undispatched_submissions = False
         due = self._due
-        while due and due[0][0] <= self.now:
-            tick, _, job_id = heapq.heappop(due)
+        while due and due.peek()[0] <= self.now:
+            tick, _, job_id = due.pop()
             job = self.jobs[job_id]
             if job.next_due == tick and job.paused_through is None:
                 self._release(job)
@@ -352,11 +374,11 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 self._new_rank(),
                 None,
             )
-            self._fronts[job.job_id] = entry
+            self._set_front(job.job_id, entry)
             self._ready.push(entry)
             return
         if job.next_due is not None and job.paused_through is None:
-            heapq.heappush(self._due, (job.next_due, job.submission, job.job_id))
+            self._due.push((job.next_due, job.submission, job.job_id))
 
     def _advance_cursor(self, job: Job) -> None:
         """Move ``next_due`` past the occurrence just materialised."""
@@ -386,10 +408,29 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _take_front(self, job: Job) -> ReadyEntry | None:
         """Withdraw a job's implicit front from the ready queue, if it has one."""
-        entry = self._fronts.pop(job.job_id, None)
+        entry = self._fronts.get(job.job_id)
         if entry is not None:
+            self._set_front(job.job_id, None)
             self._ready.remove(entry)
         return entry
+
+    def _set_front(self, job_id: str, entry: ReadyEntry | None) -> None:
+        """Record (or, with None, forget) a job's implicit front; undoable."""
+        fronts = self._fronts
+        if self._undo is not None:
+            self._undo.append((self._set_front, job_id, fronts.get(job_id)))
+        if entry is None:
+            del fronts[job_id]
+        else:
+            fronts[job_id] = entry
+
+    def _unindex(
+        self, key: tuple[str, int], state: OccurrenceState, back_to: OccurrenceState | None
+    ) -> None:
+        """Undo an index change: take ``key`` out of ``state`` (and back into ``back_to``)."""
+        del self.by_state[state][key]
+        if back_to is not None:
+            self.by_state[back_to][key] = None
 
     def _assign(self) -> list[Assignment]:
         assignments = []
@@ -403,7 +444,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 job = self.jobs[entry.job_id]
                 if self._fronts.get(job.job_id) is not entry:
                     continue
-                del self._fronts[job.job_id]
+                self._set_front(job.job_id, None)
                 occurrence = self._materialise(job, entry.scheduled, S.QUEUED, entry.rank)
                 occurrence.ready_since = entry.ready_since
                 self._advance_cursor(job)
@@ -445,7 +486,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _add_timer(self, tick: int, kind: TimerKind, payload: tuple) -> None:
         self._next_seq += 1
-        heapq.heappush(self._timers, (tick, kind, self._next_seq, payload))
+        self._timers.push((tick, kind, self._next_seq, payload))
 
     def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
         """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""

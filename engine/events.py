@@ -202,6 +202,10 @@ class EventLog:
         """Forget the events after the first ``length`` (a rewind)."""
         del self._events[length:]
 
+    def extend(self, events: list[Event]) -> None:
+        """Append events recorded before (a return to a later state)."""
+        self._events.extend(events)
+
     def __len__(self) -> int:
         return len(self._events)
 

@@ -7,10 +7,12 @@ its commands, its dispatch). Ticks at which something happened are the steps.
 
 Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
 seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
-history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.journal`) every
-``MARK_EVERY`` events; ``seek`` backwards rolls the engine back to the last restore point at or
-before the target and replays the few ticks from there. A step back therefore costs what changed
-since that point plus at most ``MARK_EVERY`` events of replay, whatever the size of the state.
+history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.journal`) after every tick
+it plays, which costs microseconds; ``seek`` backwards rolls the engine back to the restore point
+of the last played tick at or before the target. A step back therefore costs what changed in that
+step, whatever the size of the state. Forwards, within what was already played, the history either
+replays the ticks in between or returns to the furthest state and rolls back from there,
+whichever touches fewer events.
 
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
@@ -29,8 +31,8 @@ from engine.core import Engine
 from engine.events import Event
 from engine.journal import Mark
 
-MARK_EVERY = 1500
-"""Events between restore points: the bound on replay work per step back."""
+REPLAY_COST = 8
+"""How much more replaying an event costs than undoing or redoing one (measured, roughly)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,8 @@ class History:
         self._engine = new_engine()
         self._tick = -1
         self._marks: list[tuple[int, Mark]] = [(-1, self._engine.mark())]
-        self._events_at_mark = 0
+        self._head_marks: list[tuple[int, Mark]] = []
+        """While the engine keeps a head: the restore points up to it."""
         self._run_to(0)
 
     # --------------------------------------------------------------- reading
@@ -123,6 +126,12 @@ class History:
         tick = max(0, tick)
         if tick < self._tick:
             self._rewind_to(tick)
+        elif tick > self._tick and self._head_is_cheaper(tick):
+            head_tick = self._head_marks[-1][0]
+            self._marks = [*self._head_marks, (head_tick, self._engine.restore_head())]
+            self._tick = head_tick
+            if tick < head_tick:
+                self._rewind_to(tick)
         self._run_to(tick)
 
     def step_forward(self) -> bool:
@@ -172,6 +181,7 @@ class History:
         if not result.accepted:
             return result
         self._engine.settle()
+        self._forget_head()
         self._drop_marks_from(self._tick)
         self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
         self._branch = _Branch(future, timed) if future else None
@@ -189,6 +199,7 @@ class History:
         self._user.extend(branch.discarded)
         self._forget_recording_after(branch.replaced_by.tick - 1)
         tick = self._tick
+        self._forget_head()
         self._drop_marks_from(branch.replaced_by.tick)
         self._rewind_to(tick)
         self._run_to(tick)
@@ -206,14 +217,31 @@ class History:
                 found = timed.tick
         return found
 
+    def _head_is_cheaper(self, tick: int) -> bool:
+        """Whether returning to the head and rolling back beats replaying up to ``tick``."""
+        span = self._engine.head_log_span()
+        if span is None:
+            return False
+        lowest, head = span
+        marks = self._head_marks
+        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
+        at_target = marks[index][1].log_length
+        replay = at_target - len(self._engine.log)
+        return (head - lowest) + (head - at_target) < REPLAY_COST * replay
+
+    def _forget_head(self) -> None:
+        self._engine.drop_head()
+        self._head_marks = []
+
     def _rewind_to(self, tick: int) -> None:
         """Roll the engine back to the last restore point at or before ``tick``."""
+        if not self._engine.has_head:
+            self._head_marks = list(self._marks)
         index = bisect.bisect_right(self._marks, tick, key=lambda pair: pair[0]) - 1
         mark_tick, mark = self._marks[index]
         del self._marks[index + 1 :]
         self._engine.rollback(mark)
         self._tick = mark_tick
-        self._events_at_mark = len(self._engine.log)
 
     def _drop_marks_from(self, tick: int) -> None:
         """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
@@ -231,9 +259,9 @@ class History:
                 if candidate is not None and self._tick < candidate < step:
                     step = candidate
             self._play_tick(step)
-            if len(engine.log) - self._events_at_mark >= MARK_EVERY:
-                self._marks.append((self._tick, engine.mark()))
-                self._events_at_mark = len(engine.log)
+            self._marks.append((self._tick, engine.mark(self._marks[-1][1])))
+            if self._head_marks and self._tick >= self._head_marks[-1][0]:
+                self._forget_head()
         self._record(engine)
 
     def _play_tick(self, tick: int) -> None:

@@ -1,70 +1,105 @@
-"""Restore points for time travel: copy-on-write undo records, kept per generation.
+"""Restore points for time travel: undo records kept per generation.
 
 Why this design (measured on seed 000's maximum workload, 240,000 occurrences): pickling or deep
-copying the engine takes seconds and doubles its memory, so full snapshots cannot make a step back
-instant. Instead, ``mark()`` opens a *generation*; the first time a record (job, occurrence, worker,
-notification) is changed in a generation, the engine saves its fields (``_touch``). Rolling back to
-a mark restores each record that existed then from its earliest save at or after that generation
-(records born later are simply dropped), truncates the
-append-only parts (event log, the record dicts, which only grow, and the final-state indexes), and
-copies back the small containers saved with the mark (queues, heaps, the indexes of non-final
-states, the random generator's state). Cost: proportional to what changed since the mark, not to
-the size of the state. Without marks (the facades), ``_touch`` is one integer comparison.
+copying the engine takes seconds and doubles its memory, so snapshots cannot make a step back
+instant. Instead ``mark()`` opens a *generation* and returns a small :class:`Mark` (counters, the
+random generator's state, the lengths of the append-only parts). During a generation the engine
+keeps two kinds of undo information:
+
+- records (jobs, occurrences, workers, notifications) are saved copy-on-write: the first time one
+  changes in a generation, ``_touch`` saves its fields; rolling back restores each record that
+  existed at the mark from its earliest save at or after the mark;
+- containers (the ready queue, the worker pool, the due and timer heaps, the job fronts, the
+  by-state index) log an undo step for every change; rolling back runs them newest first.
+
+The record dicts and the event log only grow, so rolling back truncates them. The cost of a
+rollback is proportional to what changed since the mark, never to the size of the state, and a
+mark costs a few microseconds, so the history can leave one after every tick it plays. Without
+marks (the facades) the engine pays one comparison per change.
+
+Going forward again. The first rollback from the furthest state reached (the *head*) keeps what
+it undoes in a :class:`Head`: the head's values of every record it restores, the events and
+records it truncates, a copy of the containers and the undo information of the generations it
+leaves. ``restore_head()`` brings all of that back at the cost of what changed since the lowest
+point rolled back to, so a long seek forward is a return to the head plus a rollback, not a
+replay. A head stays valid while the engine replays the same future (it is deterministic); a new
+command makes it a different future, and ``drop_head()`` forgets it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import islice
 from typing import TYPE_CHECKING, Any
-
-from engine.model import OccurrenceState
 
 if TYPE_CHECKING:
     from engine.core import Engine
 
-_FINAL = tuple(state for state in OccurrenceState if state.is_final)
-_OPEN = tuple(state for state in OccurrenceState if not state.is_final)
-
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """A restore point: the engine's state at the moment ``Engine.mark()`` was called."""
+    """A restore point: what ``Engine.rollback`` needs besides the undo records."""
 
     generation: int
     now: int
     created_through: int
     dispatches: int
+    undispatched_submissions: bool
     counters: tuple[int, int, int]
     rng_state: Any
     log_length: int
     dict_lengths: tuple[int, int, int, int]
-    final_lengths: tuple[int, ...]
-    open_states: tuple[dict, ...]
-    due: list
-    timers: list
-    fronts: dict
-    ready: Any
-    idle: Any
+
+
+@dataclass(slots=True)
+class Head:
+    """The furthest state reached, kept while the engine looks at earlier ones."""
+
+    mark: Mark
+    """Counters and lengths at the head."""
+    lowest: Mark
+    """The earliest restore point rolled back to since the head was left."""
+    containers: tuple
+    records: dict[int, tuple[Any, tuple]]
+    """By record id: the record and its fields at the head."""
+    log_tail: list
+    """Events after ``lowest``."""
+    table_tails: tuple[list, list, list, list]
+    """Jobs, workers, occurrences and notifications created after ``lowest``, in order."""
+    saves: list[list]
+    undos: list[list]
 
 
 class JournalMixin:
     def _touch(self: Engine, record: Any) -> None:
         """Save ``record`` before its first change in the current generation."""
         if record.gen != self._generation:
-            self._journal[self._generation].append((record, record.save()))
+            self._saves[self._generation].append((record, record.save()))
             record.gen = self._generation
 
-    def mark(self: Engine) -> Mark:
-        """Open a new generation and return a restore point for the state as it is now."""
-        self._journal.append([])
-        self._generation = len(self._journal) - 1
+    def mark(self: Engine, previous: Mark | None = None) -> Mark:
+        """Open a new generation; return a restore point for the state as it is now.
+
+        ``previous`` lets consecutive marks share the random generator's state when it has not
+        moved (it is the bulk of a mark's size)."""
+        self._saves.append([])
+        self._undos.append([])
+        self._generation = len(self._saves) - 1
+        self._journal_into(self._undos[-1])
+        rng_state = self.rng.getstate()
+        if previous is not None and previous.rng_state == rng_state:
+            rng_state = previous.rng_state
+        return self._current_mark(rng_state)
+
+    def _current_mark(self: Engine, rng_state: Any) -> Mark:
         return Mark(
             generation=self._generation,
             now=self.now,
             created_through=self.created_through,
             dispatches=self.dispatches,
+            undispatched_submissions=self._undispatched_submissions,
             counters=(self._next_rank, self._next_seq, self._next_submission),
-            rng_state=self.rng.getstate(),
+            rng_state=rng_state,
             log_length=len(self.log),
             dict_lengths=(
                 len(self.jobs),
@@ -72,48 +107,133 @@ class JournalMixin:
                 len(self.occurrences),
                 len(self.outbox),
             ),
-            final_lengths=tuple(len(self.by_state[state]) for state in _FINAL),
-            open_states=tuple(dict(self.by_state[state]) for state in _OPEN),
-            due=list(self._due),
-            timers=list(self._timers),
-            fronts=dict(self._fronts),
-            ready=self._ready.snapshot(),
-            idle=self._idle.snapshot(),
         )
 
     def rollback(self: Engine, mark: Mark) -> None:
-        """Return to ``mark``'s state exactly; marks made after it become invalid."""
-        journal = self._journal
-        if mark.generation >= len(journal):
-            raise ValueError(f"generation {mark.generation} was rolled back past already")
+        """Return to ``mark``'s state exactly; marks made after it become invalid (until
+        ``restore_head``)."""
+        first = mark.generation
+        if first >= len(self._saves):
+            raise ValueError(f"generation {first} was rolled back past already")
+        self._keep_head_down_to(mark)
+        self._journal_into(None)
+        for generation in range(len(self._undos) - 1, first - 1, -1):
+            for step in reversed(self._undos[generation]):
+                step[0](*step[1:])
         restored: set[int] = set()
-        for generation in range(mark.generation, len(journal)):
-            for record, saved in journal[generation]:
-                if record.born < mark.generation and id(record) not in restored:
+        for generation in range(first, len(self._saves)):
+            for record, saved in self._saves[generation]:
+                if record.born < first and id(record) not in restored:
                     restored.add(id(record))
                     record.restore(saved)
-        del journal[mark.generation + 1 :]
-        journal[mark.generation] = []
-        self._generation = mark.generation
+        del self._saves[first + 1 :]
+        del self._undos[first + 1 :]
+        self._saves[first] = []
+        self._undos[first] = []
+        self._generation = first
+        self._journal_into(self._undos[first])
         self.now = mark.now
         self.created_through = mark.created_through
         self.dispatches = mark.dispatches
+        self._undispatched_submissions = mark.undispatched_submissions
         self._next_rank, self._next_seq, self._next_submission = mark.counters
         self.rng.setstate(mark.rng_state)
         self.log.truncate(mark.log_length)
-        for records, length in zip(
-            (self.jobs, self.workers, self.occurrences, self.outbox), mark.dict_lengths, strict=True
+        records = (self.jobs, self.workers, self.occurrences, self.outbox)
+        for table, length in zip(records, mark.dict_lengths, strict=True):
+            while len(table) > length:
+                table.popitem()
+
+    def restore_head(self: Engine) -> Mark:
+        """Return to the furthest state reached; returns its restore point."""
+        head = self._head
+        if head is None:
+            raise ValueError("there is no head to return to: the engine is at its furthest state")
+        self._journal_into(None)
+        ready, idle, due, timers, by_state, fronts = head.containers
+        self._ready.restore(ready)
+        self._idle.restore(idle)
+        self._due.restore(due)
+        self._timers.restore(timers)
+        self.by_state = {state: dict.fromkeys(keys) for state, keys in by_state}
+        self._fronts = dict(fronts)
+        for record, saved in head.records.values():
+            record.restore(saved)
+        self.log.truncate(head.lowest.log_length)
+        self.log.extend(head.log_tail)
+        tables = (self.jobs, self.workers, self.occurrences, self.outbox)
+        for table, length, tail in zip(
+            tables, head.lowest.dict_lengths, head.table_tails, strict=True
         ):
-            while len(records) > length:
-                records.popitem()
-        for state, length in zip(_FINAL, mark.final_lengths, strict=True):
-            keys = self.by_state[state]
-            while len(keys) > length:
-                keys.popitem()
-        for state, keys in zip(_OPEN, mark.open_states, strict=True):
-            self.by_state[state] = dict(keys)
-        self._due = list(mark.due)
-        self._timers = list(mark.timers)
-        self._fronts = dict(mark.fronts)
-        self._ready.restore(mark.ready)
-        self._idle.restore(mark.idle)
+            while len(table) > length:
+                table.popitem()
+            table.update(tail)
+        mark = head.mark
+        self._saves = list(head.saves)
+        self._undos = list(head.undos)
+        self.now = mark.now
+        self.created_through = mark.created_through
+        self.dispatches = mark.dispatches
+        self._undispatched_submissions = mark.undispatched_submissions
+        self._next_rank, self._next_seq, self._next_submission = mark.counters
+        self.rng.setstate(mark.rng_state)
+        return self.mark()
+
+    def drop_head(self: Engine) -> None:
+        """Forget the head: a command has started a different future."""
+        self._head = None
+
+    @property
+    def has_head(self: Engine) -> bool:
+        return self._head is not None
+
+    def head_log_span(self: Engine) -> tuple[int, int] | None:
+        """Event-log lengths at the lowest point rolled back to and at the head: what a return
+        to the head costs, in events."""
+        head = self._head
+        return None if head is None else (head.lowest.log_length, head.mark.log_length)
+
+    def _keep_head_down_to(self: Engine, target: Mark) -> None:
+        """Before rolling back to ``target``, keep what the head needs of what will be undone."""
+        head = self._head
+        if head is None:
+            head = self._head = Head(
+                mark=self._current_mark(self.rng.getstate()),
+                lowest=replace(self._current_mark(None), generation=len(self._saves)),
+                containers=(
+                    self._ready.snapshot(),
+                    self._idle.snapshot(),
+                    self._due.snapshot(),
+                    self._timers.snapshot(),
+                    tuple((state, tuple(keys)) for state, keys in self.by_state.items()),
+                    tuple(self._fronts.items()),
+                ),
+                records={},
+                log_tail=[],
+                table_tails=([], [], [], []),
+                saves=list(self._saves),
+                undos=list(self._undos),
+            )
+        lowest = head.lowest
+        if target.generation >= lowest.generation:
+            return
+        for generation in range(target.generation, lowest.generation):
+            for record, _ in self._saves[generation]:
+                if id(record) not in head.records:
+                    head.records[id(record)] = (record, record.save())
+        head.log_tail[:0] = self.log[target.log_length : lowest.log_length]
+        tables = (self.jobs, self.workers, self.occurrences, self.outbox)
+        for table, tail, start, stop in zip(
+            tables, head.table_tails, target.dict_lengths, lowest.dict_lengths, strict=True
+        ):
+            newest_first = list(islice(reversed(table.items()), len(table) - start))
+            tail[:0] = newest_first[len(newest_first) - (stop - start) :][::-1]
+        head.lowest = target
+
+    def _journal_into(self: Engine, undo: list | None) -> None:
+        """Send every container's undo steps to ``undo`` (None: keep none, e.g. while undoing)."""
+        self._undo = undo
+        self._ready.journal = undo
+        self._idle.journal = undo
+        self._due.journal = undo
+        self._timers.journal = undo

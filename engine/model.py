@@ -180,17 +180,18 @@ class Job:
         return self.spec.job_id
 
     def save(self) -> tuple:
+        """The fields that change, as immutable values (a save may be restored many times)."""
         return (
             self.spec,
             self.next_due,
-            set(self.fail_attempts),
+            frozenset(self.fail_attempts),
             self.unmet_dependencies,
             self.runnable_since,
-            list(self.dependents),
-            list(self.blocked),
-            dict(self.open),
+            tuple(self.dependents),
+            tuple(self.blocked),
+            tuple(self.open),
             self.paused_through,
-            list(self.skipped),
+            tuple(self.skipped),
             self.deleted,
             self.gen,
         )
@@ -199,17 +200,22 @@ class Job:
         (
             self.spec,
             self.next_due,
-            self.fail_attempts,
+            fail_attempts,
             self.unmet_dependencies,
             self.runnable_since,
-            self.dependents,
-            self.blocked,
-            self.open,
+            dependents,
+            blocked,
+            open_ticks,
             self.paused_through,
-            self.skipped,
+            skipped,
             self.deleted,
             self.gen,
         ) = saved
+        self.fail_attempts = set(fail_attempts)
+        self.dependents = list(dependents)
+        self.blocked = list(blocked)
+        self.open = dict.fromkeys(open_ticks)
+        self.skipped = list(skipped)
 
 
 @dataclass(slots=True)

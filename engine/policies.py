@@ -12,6 +12,7 @@ from enum import Enum
 
 from engine.backoff import Backoff, BackoffKind
 from engine.model import Channel
+from engine.ordering import java_order_key
 from engine.ready import AgingReadyQueue, HeapReadyQueue, ReadyQueue
 
 
@@ -83,21 +84,31 @@ def make_ready_queue(policy: Policy) -> ReadyQueue:
 
 
 class WorkerPool:
-    """Idle workers, lowest id (Java order) first: seed 000's worker choice."""
+    """Idle workers, lowest id (Java order) first: seed 000's worker choice.
 
-    __slots__ = ("_heap", "_idle")
+    The set of idle ids is the truth; the heap may hold ids that are no longer idle (skipped when
+    they surface), which also makes undoing an ``add`` as simple as removing it from the set."""
+
+    __slots__ = ("_heap", "_idle", "journal")
 
     def __init__(self) -> None:
         self._heap: list[tuple[bytes, str]] = []
         self._idle: set[str] = set()
+        self.journal: list | None = None
+        """Where undo steps go while the engine keeps restore points."""
 
     def add(self, worker_id: str, order_key: bytes) -> None:
         if worker_id not in self._idle:
             self._idle.add(worker_id)
             heapq.heappush(self._heap, (order_key, worker_id))
+            if self.journal is not None:
+                self.journal.append((self._idle.discard, worker_id))
 
     def discard(self, worker_id: str) -> None:
-        self._idle.discard(worker_id)
+        if worker_id in self._idle:
+            self._idle.remove(worker_id)
+            if self.journal is not None:
+                self.journal.append((self._readd, worker_id))
 
     def pop(self) -> str | None:
         heap = self._heap
@@ -105,15 +116,24 @@ class WorkerPool:
             worker_id = heapq.heappop(heap)[1]
             if worker_id in self._idle:
                 self._idle.remove(worker_id)
+                if self.journal is not None:
+                    self.journal.append((self._readd, worker_id))
                 return worker_id
         return None
+
+    def _readd(self, worker_id: str) -> None:
+        self._idle.add(worker_id)
+        heapq.heappush(self._heap, (java_order_key(worker_id), worker_id))
 
     def __bool__(self) -> bool:
         return bool(self._idle)
 
-    def snapshot(self) -> tuple[list[tuple[bytes, str]], set[str]]:
-        return list(self._heap), set(self._idle)
+    def snapshot(self) -> tuple:
+        return tuple(self._heap), frozenset(self._idle)
 
-    def restore(self, saved: tuple[list[tuple[bytes, str]], set[str]]) -> None:
+    def restore(self, saved: tuple) -> None:
+        """Back to a snapshot, in place: undo steps hold references to these containers."""
         heap, idle = saved
-        self._heap, self._idle = list(heap), set(idle)
+        self._heap[:] = heap
+        self._idle.clear()
+        self._idle.update(idle)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 from engine.model import Occurrence
+from engine.undo_heap import UndoHeap
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,14 +24,23 @@ class ReadyEntry:
 
 class HeapReadyQueue:
     """A binary heap under a static key. Removal is lazy: the engine skips entries that are no
-    longer valid when it pops them (a withdrawn front, an occurrence no longer waiting)."""
+    longer valid when it pops them (a withdrawn front, an occurrence no longer waiting). Ties of
+    equal keys (only duplicates of one occurrence) break by push order."""
 
     __slots__ = ("_heap", "_key", "_seq")
 
     def __init__(self, by_priority: bool) -> None:
-        self._heap: list[tuple] = []
+        self._heap = UndoHeap()
         self._seq = 0
         self._key = by_priority
+
+    @property
+    def journal(self) -> list | None:
+        return self._heap.journal
+
+    @journal.setter
+    def journal(self, journal: list | None) -> None:
+        self._heap.journal = journal
 
     def push(self, entry: ReadyEntry) -> None:
         self._seq += 1
@@ -39,23 +48,23 @@ class HeapReadyQueue:
             item = (-entry.priority, entry.scheduled, entry.order_key, self._seq, entry)
         else:
             item = (entry.scheduled, entry.order_key, self._seq, entry)
-        heapq.heappush(self._heap, item)
+        self._heap.push(item)
 
     def remove(self, entry: ReadyEntry) -> None:
         """Nothing to do: see the class docstring."""
 
     def pop(self, now: int) -> ReadyEntry | None:
-        return heapq.heappop(self._heap)[-1] if self._heap else None
+        return self._heap.pop()[-1] if self._heap else None
 
     def __bool__(self) -> bool:
         return bool(self._heap)
 
-    def snapshot(self) -> tuple[list[tuple], int]:
-        return list(self._heap), self._seq
+    def snapshot(self) -> tuple:
+        return self._heap.snapshot(), self._seq
 
-    def restore(self, saved: tuple[list[tuple], int]) -> None:
+    def restore(self, saved: tuple) -> None:
         heap, self._seq = saved
-        self._heap = list(heap)
+        self._heap.restore(heap)
 
 
 _EMPTY = float("-inf")
@@ -71,24 +80,35 @@ class AgingReadyQueue:
     "largest a" (the root) and "lowest rank with a >= L" (one descent).
     """
 
-    __slots__ = ("_entries", "_size", "_step", "_tree")
+    __slots__ = ("_entries", "_size", "_step", "_tree", "journal")
 
     def __init__(self, step: int) -> None:
         self._step = step
         self._size = 1
         self._tree: list[float | int] = [_EMPTY, _EMPTY]
         self._entries: dict[int, ReadyEntry] = {}
+        self.journal: list | None = None
+        """Where undo steps go while the engine keeps restore points."""
 
     def push(self, entry: ReadyEntry) -> None:
         while entry.rank >= self._size:
             self._grow()
-        self._entries[entry.rank] = entry
-        self._set(entry.rank, entry.priority * self._step - entry.ready_since)
+        self._place(entry.rank, entry)
 
     def remove(self, entry: ReadyEntry) -> None:
         if self._entries.get(entry.rank) is entry:
-            del self._entries[entry.rank]
-            self._set(entry.rank, _EMPTY)
+            self._place(entry.rank, None)
+
+    def _place(self, rank: int, entry: ReadyEntry | None) -> None:
+        """Put ``entry`` (or nothing) at ``rank``; the only place the queue changes."""
+        if self.journal is not None:
+            self.journal.append((self._place, rank, self._entries.get(rank)))
+        if entry is None:
+            self._entries.pop(rank, None)
+            self._set(rank, _EMPTY)
+        else:
+            self._entries[rank] = entry
+            self._set(rank, entry.priority * self._step - entry.ready_since)
 
     def pop(self, now: int) -> ReadyEntry | None:
         tree = self._tree
@@ -107,10 +127,10 @@ class AgingReadyQueue:
     def __bool__(self) -> bool:
         return self._tree[1] != _EMPTY
 
-    def snapshot(self) -> tuple[int, list[float | int], dict[int, ReadyEntry]]:
-        return self._size, list(self._tree), dict(self._entries)
+    def snapshot(self) -> tuple:
+        return self._size, tuple(self._tree), tuple(self._entries.items())
 
-    def restore(self, saved: tuple[int, list[float | int], dict[int, ReadyEntry]]) -> None:
+    def restore(self, saved: tuple) -> None:
         self._size, tree, entries = saved
         self._tree = list(tree)
         self._entries = dict(entries)
@@ -126,12 +146,12 @@ class AgingReadyQueue:
             node >>= 1
 
     def _grow(self) -> None:
-        entries = self._entries
+        """Double the capacity. Not journaled: a larger tree holding the same entries is the
+        same queue."""
         self._size *= 2
         self._tree = [_EMPTY] * (2 * self._size)
-        self._entries = {}
-        for entry in entries.values():
-            self.push(entry)
+        for rank, entry in self._entries.items():
+            self._set(rank, entry.priority * self._step - entry.ready_since)
 
 
 ReadyQueue = HeapReadyQueue | AgingReadyQueue

@@ -68,7 +68,7 @@ def _outcome_text(result: Result) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
-    """``expect: true`` / ``false``: whether the engine accepted the command (seed 000's booleans)."""
+    """``expect: true`` / ``false``: whether the engine accepted the command (seed 000's)."""
 
     value: bool
 

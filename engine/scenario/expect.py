@@ -41,7 +41,8 @@ _NEEDS = {"status": "job", "attempts": "job", "state": "worker"}
 
 
 class ExpectReader:
-    """Reads the ``expect:`` list; ``once`` gives a one-time job's tick for a missing ``scheduled``."""
+    """Reads the ``expect:`` list; ``once`` gives a one-time job's tick when ``scheduled`` is
+    left out."""
 
     def __init__(self, reader: Reader, once: dict[str, Once], broken: set[str]) -> None:
         self.reader = reader

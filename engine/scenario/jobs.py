@@ -1,4 +1,4 @@
-"""Jobs: their schedules and settings, as under ``jobs:``, ``defaults:``, ``schedule:`` and ``modify:``.
+"""Jobs: schedules and settings, as under ``jobs:``, ``defaults:``, ``schedule:`` and ``modify:``.
 
 One reader serves every place a job's keys appear, so a key means the same everywhere and its
 errors read the same. Calendar keys reuse :mod:`engine.calendar`'s builders and messages.
@@ -19,7 +19,6 @@ from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 from engine.schedules import Every, Once, Schedule
 
 SCHEDULE_KEYS = ("at", "every", "first", "daily", "weekly", "monthly", "cron")
-CALENDAR_KEYS = ("daily", "weekly", "monthly", "cron")
 MODIFIABLE_KEYS = (
     "priority",
     "duration",
@@ -47,6 +46,8 @@ INVALID = object()
 """A setting whose value was wrong (already reported); distinct from a legitimate None."""
 _NULL = object()
 _FIELD_NAMES = {"max_retries": "max_attempts", "fail": "fail_attempts", "hang": "hang_attempts"}
+_CRON_FIELD_KEYS = {"day-of-week": "days", "day-of-month": "day", "minute": "at", "hour": "at"}
+"""Which key of ``weekly``/``monthly`` a cron field of the expression they build came from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,15 +224,11 @@ class JobReader:
                 self.reader.error(
                     fields["on"], path_key(item_path, "on"), "expected at least one happening"
                 )
-            ok = (
-                happenings and None not in happenings and channel is not None and target is not None
-            )
-            subscriptions.append(
-                Subscription(frozenset(happenings), channel, target) if ok else None
-            )  # type: ignore[arg-type]
-        if None in subscriptions:
-            return None
-        return tuple(subscriptions)  # type: ignore[arg-type]
+            if not happenings or None in happenings or channel is None or target is None:
+                subscriptions.append(None)
+                continue
+            subscriptions.append(Subscription(frozenset(happenings), channel, target))  # type: ignore[arg-type]
+        return None if None in subscriptions else tuple(subscriptions)  # type: ignore[arg-type]
 
     # -------------------------------------------------------------- schedules
 
@@ -323,14 +320,14 @@ class JobReader:
                 if key == "weekly":
                     expression = weekly(self._days(fields["days"], path_key(path, "days")), at)
                 else:
-                    day = fields["day"]
-                    expression = monthly(day.value if isinstance(day, Scalar) else "?", at)
+                    expression = monthly(self._day(fields["day"], path_key(path, "day")), at)
             return CronSchedule(expression, self.clock)
         except _Reported:
             return None
         except ScheduleError as error:
-            culprit = fields.get(error.field, node)
-            culprit_path = path_key(path, error.field) if error.field in fields else path
+            key = _CRON_FIELD_KEYS.get(error.field, error.field)
+            culprit = fields.get(key, node)
+            culprit_path = path_key(path, key) if key in fields else path
             self.reader.error(culprit, culprit_path, strip_field(error))
             return None
 
@@ -343,8 +340,18 @@ class JobReader:
         items = self.reader.sequence(node, path, "a list of weekdays such as [mon, fri]")
         if items is None:
             raise _Reported
-        days = [item.text if isinstance(item, Scalar) else "?" for item in items]
-        return days
+        for index, item in enumerate(items):
+            if not isinstance(item, Scalar):
+                self.reader.expected(item, path_index(path, index), "a weekday such as mon")
+                raise _Reported
+        return [item.text for item in items if isinstance(item, Scalar)]
+
+    def _day(self, node: Node, path: str) -> int | str:
+        value = node.value if isinstance(node, Scalar) else None
+        if not isinstance(value, int | str) or isinstance(value, bool):
+            self.reader.expected(node, path, "a day of the month, 1-31 or last")
+            raise _Reported
+        return value
 
     def _text(self, node: Node, path: str, what: str) -> str:
         value = self.reader.string(node, path, what)

@@ -59,6 +59,16 @@ class Scenario:
         return Engine(self.policy, self.seed)
 
     @property
+    def commands(self) -> tuple[tuple[int, Command], ...]:
+        """The timeline's engine commands as ``(tick, command)``, status queries left out: what
+        a replay (:class:`engine.history.History`) needs."""
+        return tuple(
+            (entry.tick, entry.action)
+            for entry in self.timeline
+            if not isinstance(entry.action, StatusQuery)
+        )
+
+    @property
     def tick_seconds(self) -> int:
         return 1 if self.clock is None else self.clock.tick_seconds
 

@@ -116,13 +116,12 @@ class TimelineReader:
         if "at" not in fields or len(given) > 1:
             return None
         tick = self.reader.tick(fields["at"], path_key(path, "at"))
-        if tick is None:
-            return None
         key = given[0]
         expect = fields.get("expect")
         lenient = expect is not None
-        action = self._command(key, fields[key], path_key(path, key), tick, lenient)
-        if action is None:
+        # A wrong tick is reported; the command is still read (at tick 0) for its own problems.
+        action = self._command(key, fields[key], path_key(path, key), tick or 0, lenient)
+        if action is None or tick is None:
             return None
         expected = None
         if expect is not None:
@@ -146,23 +145,14 @@ class TimelineReader:
             self.schedules.append(definition)
             return None if definition.spec is None else cmd.ScheduleJob(definition.spec)
         if key == "register":
-            fields = self._fields(node, path, ("worker",))
-            worker_path = path_key(path, "worker")
-            worker = fields and self.reader.identifier(fields["worker"], worker_path, "a worker id")
-            if not fields or worker is None:
+            return self._register(node, path, tick, lenient)
+        if key in _WORKER_COMMANDS or key in _JOB_COMMANDS:
+            kind = "worker" if key in _WORKER_COMMANDS else "job"
+            fields = self._fields(node, path, (kind,))
+            name = None if fields is None else self._id(fields, kind, path, tick, lenient)
+            if name is None:
                 return None
-            self.registrations.append(
-                Reference("worker", worker, tick, fields["worker"], worker_path, lenient)
-            )
-            return cmd.RegisterWorker(worker)
-        if key in _WORKER_COMMANDS:
-            fields = self._fields(node, path, ("worker",))
-            worker = fields and self._id(fields, "worker", path, tick, lenient)
-            return _WORKER_COMMANDS[key](worker) if worker else None
-        if key in _JOB_COMMANDS:
-            fields = self._fields(node, path, ("job",))
-            job = fields and self._id(fields, "job", path, tick, lenient)
-            return _JOB_COMMANDS[key](job) if job else None
+            return {**_WORKER_COMMANDS, **_JOB_COMMANDS}[key](name)
         return {
             "complete": self._complete,
             "fail": self._fail,
@@ -171,6 +161,20 @@ class TimelineReader:
             "resume": self._resume,
             "status": self._status,
         }[key](node, path, tick, lenient)
+
+    def _register(self, node: Node, path: str, tick: int, lenient: bool) -> Action | None:
+        """A worker defined from ``tick`` on (its id is a definition, not a reference)."""
+        fields = self._fields(node, path, ("worker",))
+        if fields is None:
+            return None
+        worker_path = path_key(path, "worker")
+        worker = self.reader.identifier(fields["worker"], worker_path, "a worker id")
+        if worker is None:
+            return None
+        self.registrations.append(
+            Reference("worker", worker, tick, fields["worker"], worker_path, lenient)
+        )
+        return cmd.RegisterWorker(worker)
 
     def _complete(self, node: Node, path: str, tick: int, lenient: bool) -> Action | None:
         keys = ("job", "scheduled", "attempt", "ok")
