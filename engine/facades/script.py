@@ -21,7 +21,7 @@ from engine.schedules import Once
 
 WORKER_ID = "worker"
 
-_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_INTEGER = re.compile(r"-?[0-9]+\Z")
 
 _STATUS_WORDS = {
     OccurrenceState.SCHEDULED: "PENDING",
