@@ -135,12 +135,22 @@ class History:
         self._run_to(tick)
 
     def step_forward(self) -> bool:
-        """Move to the next tick with events; False when there is none before the end."""
-        upcoming = self._next_event_tick_after(self._tick)
-        if upcoming is None:
-            return False
-        self.seek(upcoming)
-        return True
+        """Move to the next tick with events; False when there is none before the end.
+
+        Beyond what has been recorded, the engine's next timer may turn out to be idle (a
+        timeout for an attempt that already ended), so ticks are played until one has events."""
+        moved = False
+        while (upcoming := self._next_event_tick_after(self._tick)) is not None:
+            self.seek(upcoming)
+            moved = True
+            if self._has_events(upcoming):
+                break
+        return moved
+
+    def _has_events(self, tick: int) -> bool:
+        ticks = self._recording.event_ticks
+        index = bisect.bisect_left(ticks, tick)
+        return index < len(ticks) and ticks[index] == tick
 
     def step_back(self) -> bool:
         """Move to the previous tick with events; False at the first."""

@@ -9,6 +9,8 @@ and a current time earlier than the scheduler's raises ValueError; neither chang
 
 from __future__ import annotations
 
+import re
+
 from engine.core import Engine
 from engine.model import JobSpec
 from engine.ordering import java_is_blank, java_length
@@ -38,9 +40,20 @@ def _require_int(name: str, value: object) -> None:
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _valid_id(value: str) -> bool:
-    """Not blank, at most 100 UTF-16 code units (Java's length), no comma: the constraints."""
-    return not java_is_blank(value) and java_length(value) <= MAX_ID_LENGTH and "," not in value
+    """Not blank, at most 100 UTF-16 code units (Java's length), no comma: the constraints.
+
+    Surrogate code points are refused too: Python holds a surrogate pair and the character it
+    encodes as two different strings, Java as one, so two ids Java cannot tell apart could exist."""
+    return (
+        not java_is_blank(value)
+        and java_length(value) <= MAX_ID_LENGTH
+        and "," not in value
+        and _SURROGATE.search(value) is None
+    )
 
 
 class CronJobScheduler:

@@ -1,0 +1,239 @@
+"""Time travel: every state reached by stepping, seeking and rewinding equals a fresh run."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.backoff import Backoff, BackoffKind, Jitter
+from engine.commands import (
+    CancelOccurrence,
+    DeleteJob,
+    DrainWorker,
+    ModifyJob,
+    PauseJob,
+    RegisterWorker,
+    ResumeJob,
+    ScheduleJob,
+    WorkerDown,
+    WorkerUp,
+)
+from engine.core import Engine
+from engine.events import OccurrenceCancelled, RetryScheduled
+from engine.history import History
+from engine.model import (
+    CatchUp,
+    Channel,
+    JobSpec,
+    NotifyOn,
+    OccurrenceState,
+    Subscription,
+)
+from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
+from engine.schedules import Every, Once
+
+UNTIL = 240
+EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)
+
+
+def fingerprint(engine: Engine) -> tuple:
+    """Everything observable about an engine's state, in a comparable form."""
+    return (
+        engine.now,
+        [repr(event) for event in engine.log],
+        {
+            key: (
+                o.state,
+                [(a.number, a.worker_id, a.started, a.ended, a.outcome) for a in o.attempts],
+                o.eligible_at,
+                o.retry_delay,
+                o.max_attempts,
+                o.cancel_cause,
+            )
+            for key, o in engine.occurrences.items()
+        },
+        {
+            k: (w.running, w.since, w.busy_ticks, w.down, w.draining)
+            for k, w in engine.workers.items()
+        },
+        {
+            k: (j.spec, j.next_due, j.open, j.blocked, j.unmet_dependencies, j.paused_through)
+            for k, j in engine.jobs.items()
+        },
+        {k: (n.state, n.tries, n.next_try) for k, n in engine.outbox.items()},
+        {state: set(keys) for state, keys in engine.by_state.items()},
+        engine.rng.getstate(),
+        engine.next_event_tick(),
+        engine.created_through,
+        engine.dispatches,
+    )
+
+
+def new_engine_for(order: DispatchOrder):
+    def new_engine() -> Engine:
+        return Engine(
+            Policy(
+                order=order,
+                aging_step=4,
+                backoff=Backoff(BackoffKind.EXPONENTIAL, base=3, cap=40, jitter=Jitter.FULL),
+                notifications=NotificationPolicy(outages=(ChannelOutage(Channel.EMAIL, 10, 60),)),
+            ),
+            seed=11,
+        )
+
+    return new_engine
+
+
+TIMELINE = [
+    (0, RegisterWorker("w1")),
+    (0, RegisterWorker("w2")),
+    (
+        0,
+        ScheduleJob(
+            JobSpec(
+                "etl",
+                Every(0, 10),
+                duration=3,
+                max_attempts=3,
+                fail_attempts=frozenset({1}),
+                notify=EMAIL,
+            )
+        ),
+    ),
+    (
+        0,
+        ScheduleJob(
+            JobSpec(
+                "flaky",
+                Every(1, 3),
+                duration=4,
+                failure_rate=0.4,
+                max_attempts=2,
+                timeout=3,
+                priority=1,
+            )
+        ),
+    ),
+    (
+        25,
+        ScheduleJob(
+            JobSpec("extract", Once(30), duration=5, fail_attempts=frozenset({1}), notify=EMAIL)
+        ),
+    ),
+    (26, ScheduleJob(JobSpec("load", Once(31), depends_on=("extract",)))),
+    (27, ScheduleJob(JobSpec("report", Once(32), depends_on=("load",)))),
+    (40, WorkerDown("w1")),
+    (70, WorkerUp("w1")),
+    (80, PauseJob("flaky")),
+    (120, ResumeJob("flaky", CatchUp.LATEST)),
+    (130, ModifyJob.of("etl", priority=3, schedule=Every(131, 7))),
+    (140, CancelOccurrence("etl")),
+    (150, DrainWorker("w2")),
+    (200, DeleteJob("flaky")),
+    (210, WorkerUp("w2")),
+]
+
+ORDERS = list(DispatchOrder)
+_FRESH: dict[tuple[DispatchOrder, int], tuple] = {}
+
+
+def fresh(order: DispatchOrder, tick: int) -> tuple:
+    """The fingerprint of a run straight from the start to ``tick`` (memoised)."""
+    if (order, tick) not in _FRESH:
+        history = History(new_engine_for(order), TIMELINE, until=UNTIL)
+        history.seek(tick)
+        _FRESH[order, tick] = fingerprint(history.engine)
+    return _FRESH[order, tick]
+
+
+moves = st.lists(
+    st.one_of(
+        st.tuples(st.just("seek"), st.integers(0, UNTIL)),
+        st.tuples(st.just("back"), st.integers(1, 5)),
+        st.tuples(st.just("forward"), st.integers(1, 5)),
+        st.tuples(st.just("step_back"), st.just(1)),
+        st.tuples(st.just("step_forward"), st.just(1)),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(order=st.sampled_from(ORDERS), moves=moves)
+def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
+    history = History(new_engine_for(order), TIMELINE, until=UNTIL)
+    for move, amount in moves:
+        if move == "seek":
+            history.seek(amount)
+        elif move == "back":
+            history.back(amount)
+        elif move == "forward":
+            history.forward(amount)
+        elif move == "step_back":
+            history.step_back()
+        else:
+            history.step_forward()
+        assert fingerprint(history.engine) == fresh(order, history.tick), (move, amount)
+
+
+def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
+    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history.seek(UNTIL)
+    retries = [e for e in history.engine.log if isinstance(e, RetryScheduled) and e.delay > 0]
+    assert retries, "the timeline must produce a jittered retry"
+    first = retries[0]
+    history.seek(first.tick - 1)
+    assert history.engine.occurrences[(first.job_id, first.scheduled)].eligible_at != (
+        first.eligible_at
+    )
+    history.seek(first.tick)
+    occurrence = history.engine.occurrences[(first.job_id, first.scheduled)]
+    assert occurrence.state is OccurrenceState.RETRY_PENDING
+    assert occurrence.eligible_at == first.eligible_at
+
+
+def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
+    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history.seek(UNTIL)
+    cascade = [e for e in history.engine.log if isinstance(e, OccurrenceCancelled) and e.cause]
+    assert [e.job_id for e in cascade] == ["load", "report"]
+    history.seek(cascade[0].tick - 1)
+    for event in cascade:
+        state = history.engine.occurrence_state(event.job_id, event.scheduled)
+        assert state is not OccurrenceState.CANCELLED
+    history.seek(cascade[0].tick)
+    assert [history.engine.occurrence_state(e.job_id, e.scheduled) for e in cascade] == [
+        OccurrenceState.CANCELLED,
+        OccurrenceState.CANCELLED,
+    ]
+
+
+def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one_back():
+    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history.seek(100)
+    assert history.apply(CancelOccurrence("etl", 110)).accepted
+    history.seek(50)
+    assert history.apply(PauseJob("etl")).accepted
+    history.seek(UNTIL)
+    paused_future = fingerprint(history.engine)
+    history.seek(50)
+    assert history.redo_branch()
+    history.seek(UNTIL)
+    restored = fingerprint(history.engine)
+    assert restored != paused_future
+    assert history.engine.occurrence_state("etl", 110) is OccurrenceState.CANCELLED
+    assert not history.redo_branch()
+
+
+def test_stepping_visits_exactly_the_ticks_with_events():
+    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    visited = [history.tick]
+    while history.step_forward():
+        visited.append(history.tick)
+    assert visited[1:] == [t for t in history.event_ticks if t > 0]
+    backwards = [history.tick]
+    while history.step_back():
+        backwards.append(history.tick)
+    assert backwards[-1] == 0
+    assert sorted(set(backwards)) == sorted(set(visited))
