@@ -1,11 +1,12 @@
 """Time travel at seed 000's maximum sizes: step back, seek, and what the restore points cost.
 
-A workload of 1,000 workers and 100,000 jobs (about 200,000 occurrences falling due) is driven
-through seed 000's model (manual dispatch, reported completion) and recorded as a timeline of
-commands; a History then plays it to the end, steps back and seeks to random ticks.
+The workload is the ``calls`` workload of benchmarks/cron_job_scheduler.py (1,000 workers, 60,000
+jobs, 200,000 occurrences falling due, 100,000 calls). It is played once through the facade, its
+calls are turned into the engine commands they send (status queries send none), and a History
+then records the run to the end, steps back, and seeks to random ticks.
 
-Run: ``python benchmarks/history.py`` (``--small`` for a quick run).
-It prints wall times (time.perf_counter) and memory (tracemalloc, in a separate pass).
+Run: ``python benchmarks/history.py`` (``--scale 10`` for a tenth of the sizes). It prints wall
+times (time.perf_counter) and memory (tracemalloc, in a separate pass).
 """
 
 from __future__ import annotations
@@ -13,10 +14,23 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
-from engine.commands import Command, Complete, Dispatch, RegisterWorker, ScheduleJob
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cron_job_scheduler import WORKLOADS, make_plan, run
+
+from engine import CronJobScheduler
+from engine.commands import (
+    Command,
+    Complete,
+    Dispatch,
+    RegisterWorker,
+    ScheduleJob,
+)
 from engine.core import Engine
 from engine.facades.cron_job_scheduler import SEED_000_POLICY
 from engine.history import History
@@ -24,37 +38,28 @@ from engine.model import JobSpec
 from engine.schedules import Every, Once
 
 
-def build_timeline(
-    workers: int, jobs: int, rounds: int, seed: int = 0
-) -> list[tuple[int, Command]]:
-    """Drive a live engine with a seeded workload and record what was sent, tick by tick."""
-    rng = random.Random(seed)
-    engine = Engine(SEED_000_POLICY)
+def build_timeline(scale: int) -> list[tuple[int, Command]]:
+    """The commands the facade sends for the benchmark's workload, with the tick of each."""
+    sizes = WORKLOADS["calls"] if scale == 1 else WORKLOADS["calls"].scaled(scale)
+    record: list = []
+    run(make_plan(sizes), CronJobScheduler(), record)
     timeline: list[tuple[int, Command]] = []
-
-    def send(tick: int, command: Command):
-        engine.advance(tick)
-        timeline.append((tick, command))
-        return engine.apply(command)
-
-    for index in range(workers):
-        send(0, RegisterWorker(f"worker-{index:04d}"))
-    horizon = rounds * 10
-    for index in range(jobs):
-        first = rng.randrange(0, horizon)
-        recurring = index % 10 == 0
-        schedule = Every(first, rng.choice((50, 100, 200))) if recurring else Once(first)
-        spec = JobSpec(f"job-{index:06d}", schedule, max_attempts=rng.randint(1, 3))
-        send(0, ScheduleJob(spec))
-    running: list[tuple[str, int, int]] = []
-    for round_index in range(1, rounds + 1):
-        tick = round_index * 10
-        rng.shuffle(running)
-        finishing, running = running[: len(running) // 2], running[len(running) // 2 :]
-        for job_id, scheduled, attempt in finishing:
-            send(tick, Complete(job_id, scheduled, attempt, rng.random() > 0.1))
-        result = send(tick, Dispatch())
-        running += [(a.job_id, a.scheduled, a.attempt) for a in result.value]
+    tick = 0
+    for method, args, _ in record:
+        if method == "register_worker":
+            timeline.append((tick, RegisterWorker(args[0])))
+        elif method == "schedule_job":
+            job_id, first, interval, max_retries, tick = args
+            schedule = Every(first, interval) if interval else Once(first)
+            timeline.append((tick, ScheduleJob(JobSpec(job_id, schedule, max_retries + 1))))
+        elif method == "dispatch_jobs":
+            tick = args[0]
+            timeline.append((tick, Dispatch()))
+        elif method == "complete_job":
+            job_id, scheduled, attempt, successful, tick = args
+            timeline.append((tick, Complete(job_id, scheduled, attempt, successful)))
+        else:
+            tick = args[-1]
     return timeline
 
 
@@ -128,18 +133,12 @@ def memory(timeline: list[tuple[int, Command]], until: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small", action="store_true", help="a tenth of the sizes")
+    parser.add_argument("--scale", type=int, default=1, help="divide the sizes by this (1)")
     args = parser.parse_args()
-    scale = 10 if args.small else 1
-    workers, jobs, rounds = 1000 // scale, 100_000 // scale, 3000 // scale
-    started = time.perf_counter()
-    timeline = build_timeline(workers, jobs, rounds)
-    print(
-        f"workload: {workers} workers, {jobs:,} jobs, {len(timeline):,} commands "
-        f"(built in {time.perf_counter() - started:.1f} s)"
-    )
-    until = rounds * 10
-    measure(timeline, until, seeks=10)
+    timeline = build_timeline(args.scale)
+    until = timeline[-1][0]
+    print(f"workload: {len(timeline):,} commands up to tick {until:,}")
+    measure(timeline, until, seeks=20)
     memory(timeline, until)
 
 
