@@ -12,7 +12,6 @@ from enum import Enum
 
 from engine.backoff import Backoff, BackoffKind
 from engine.model import Channel
-from engine.ordering import java_order_key
 from engine.ready import AgingReadyQueue, HeapReadyQueue, ReadyQueue
 
 
@@ -104,26 +103,27 @@ class WorkerPool:
             if self.journal is not None:
                 self.journal.append((self._idle.discard, worker_id))
 
-    def discard(self, worker_id: str) -> None:
+    def discard(self, worker_id: str, order_key: bytes) -> None:
         if worker_id in self._idle:
             self._idle.remove(worker_id)
             if self.journal is not None:
-                self.journal.append((self._readd, worker_id))
+                self.journal.append((self._readd, (order_key, worker_id)))
 
     def pop(self) -> str | None:
         heap = self._heap
         while heap:
-            worker_id = heapq.heappop(heap)[1]
+            item = heapq.heappop(heap)
+            worker_id = item[1]
             if worker_id in self._idle:
                 self._idle.remove(worker_id)
                 if self.journal is not None:
-                    self.journal.append((self._readd, worker_id))
+                    self.journal.append((self._readd, item))
                 return worker_id
         return None
 
-    def _readd(self, worker_id: str) -> None:
-        self._idle.add(worker_id)
-        heapq.heappush(self._heap, (java_order_key(worker_id), worker_id))
+    def _readd(self, item: tuple[bytes, str]) -> None:
+        self._idle.add(item[1])
+        heapq.heappush(self._heap, item)
 
     def __bool__(self) -> bool:
         return bool(self._idle)

@@ -44,7 +44,7 @@ class WorkersMixin:
         self._touch(worker)
         worker.down = True
         worker.draining = False
-        self._idle.discard(worker_id)
+        self._idle.discard(worker_id, worker.order_key)
         self.log.append(ev.WorkerWentDown(self.now, worker_id))
         if worker.running is not None:
             occurrence = self.occurrences[worker.running]
@@ -75,7 +75,7 @@ class WorkersMixin:
         if worker.down or worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
         self.log.append(ev.WorkerDraining(self.now, worker_id))
-        self._idle.discard(worker_id)
+        self._idle.discard(worker_id, worker.order_key)
         self._touch(worker)
         if worker.running is None:
             worker.down = True
