@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import cli_next
+from engine import cli_next, cli_scenario
 from engine.facades.script import execute_script
 
 
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     script.add_argument("file", help="the script, or - for standard input")
     script.set_defaults(handler=_run_script)
     cli_next.add_parser(subparsers).set_defaults(handler=cli_next.run)
+    cli_scenario.add_parsers(subparsers)
     return parser
 
 

@@ -66,6 +66,14 @@ from engine.workers import WorkersMixin
 S = OccurrenceState
 
 
+_ATTEMPT_ENDED = {
+    AttemptOutcome.SUCCEEDED: ev.AttemptSucceeded,
+    AttemptOutcome.FAILED: ev.AttemptFailed,
+    AttemptOutcome.TIMED_OUT: ev.AttemptTimedOut,
+    AttemptOutcome.LOST: ev.AttemptLost,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Assignment:
     """One attempt started by a dispatch."""
@@ -513,28 +521,28 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def _end_attempt(
         self, occurrence: Occurrence, attempt: Attempt, outcome: AttemptOutcome
     ) -> None:
-        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence."""
+        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence.
+
+        The attempt's own event comes first, so a draining worker goes down after it."""
         now = self.now
         self._touch(occurrence)
         attempt.ended = now
         attempt.outcome = outcome
-        self._release_worker(self.workers[attempt.worker_id])
         job_id, scheduled = occurrence.key
-        args = (now, job_id, scheduled, attempt.number, attempt.worker_id)
+        self.log.append(
+            _ATTEMPT_ENDED[outcome](now, job_id, scheduled, attempt.number, attempt.worker_id)
+        )
+        self._release_worker(self.workers[attempt.worker_id])
         if outcome is AttemptOutcome.SUCCEEDED:
             self._set_state(occurrence, S.SUCCEEDED)
-            self.log.append(ev.AttemptSucceeded(*args))
             self._notify(occurrence, NotifyOn.SUCCEEDED)
             self._dependency_succeeded(self.jobs[job_id])
             return
         if outcome is AttemptOutcome.LOST:
-            self.log.append(ev.AttemptLost(*args))
             occurrence.max_attempts += 1
         elif outcome is AttemptOutcome.TIMED_OUT:
-            self.log.append(ev.AttemptTimedOut(*args))
             self._notify(occurrence, NotifyOn.TIMED_OUT)
         else:
-            self.log.append(ev.AttemptFailed(*args))
             self._notify(occurrence, NotifyOn.FAILED)
         if attempt.number < occurrence.max_attempts:
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)

@@ -99,13 +99,14 @@ class _Loader:
         broken = {definition.job_id for definition in definitions if definition.spec is None}
         expect = ExpectReader(reader, once, broken)
         expectations = expect.read(fields["expect"]) if "expect" in fields else []
-        workers += [
+        registered = [
             _Worker(ref.name, ref.tick, ref.node, ref.path, ref.lenient)
             for ref in timeline.registrations
         ]
-        """Every worker definition: ``workers:`` at tick 0, then ``register`` commands."""
-        self._check_ids(definitions, workers)
-        self._check_references(timeline.references + expect.references, definitions, workers)
+        self._check_ids(definitions, workers + registered)
+        self._check_references(
+            timeline.references + expect.references, definitions, workers + registered
+        )
         self._check_dependencies(definitions)
         self._check_ticks(clock, raw, expectations)
         if reader.problems or policy is None or seed is None:
@@ -119,7 +120,7 @@ class _Loader:
             until=clock.until,
             policy=policy,
             seed=seed,
-            workers=tuple(worker.name for worker in workers if worker.tick == 0),
+            workers=tuple(worker.name for worker in workers),
             jobs=tuple(definition.spec for definition in static if definition.spec is not None),
             timeline=_timeline(setup, static, raw),
             expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),

@@ -1,0 +1,148 @@
+"""Safe loading: plain data only, positions kept, and hostile files refused with a clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scenario_helpers import problems, scenario
+
+from engine.scenario import ScenarioInvalid, load_scenario, yaml_source
+from engine.scenario.errors import Problems
+from engine.scenario.yaml_source import Mapping, Scalar, Sequence, parse_yaml
+
+BILLION_LAUGHS = """\
+scenario: lol
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+"""
+
+
+def tree(text: str) -> Mapping:
+    problems_found = Problems("t.yaml")
+    node = parse_yaml(text, problems_found)
+    assert not problems_found, problems_found.errors
+    assert isinstance(node, Mapping)
+    return node
+
+
+def test_the_billion_laughs_is_refused_without_expanding_anything() -> None:
+    with pytest.raises(ScenarioInvalid) as caught:
+        scenario(BILLION_LAUGHS)
+    anchors = [str(e) for e in caught.value.errors if "anchors and aliases" in str(e)]
+    assert anchors[0] == (
+        "s.yaml:2:4: anchor &a: anchors and aliases are not allowed (they are how 'billion "
+        "laughs' files explode); write the value out"
+    )
+    assert len(anchors) == 9  # one per anchor, none per alias of a refused anchor
+
+
+def test_an_alias_of_an_unknown_anchor_is_refused_too() -> None:
+    assert problems("scenario: x\nseed: *nowhere\n") == [
+        "s.yaml:2:7: alias *nowhere: anchors and aliases are not allowed (they are how 'billion "
+        "laughs' files explode); write the value out"
+    ]
+
+
+def test_a_file_over_the_size_cap_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"scenario: big\n" + b"#" * yaml_source.MAX_BYTES)
+    with pytest.raises(ScenarioInvalid) as caught:
+        load_scenario(str(path))
+    assert [str(e) for e in caught.value.errors] == [
+        f"{path}: the file is larger than 5 MB: too large for a scenario"
+    ]
+
+
+def test_too_many_nodes_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yaml_source, "MAX_NODES", 50)
+    text = "scenario: x\nseed: [" + ", ".join(["1"] * 60) + "]\n"
+    errors = problems(text)
+    assert len(errors) == 1
+    assert errors[0].endswith("more than 50 YAML nodes: too large for a scenario")
+
+
+def test_nesting_deeper_than_the_cap_is_refused_not_a_recursion_error() -> None:
+    depth = yaml_source.MAX_DEPTH + 10
+    errors = problems("scenario: x\nseed: " + "[" * depth + "]" * depth + "\n")
+    assert errors == [f"s.yaml:2:{yaml_source.MAX_DEPTH + 6}: nesting deeper than 64 levels"]
+
+
+def test_text_that_is_not_utf8_is_refused_with_its_position(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("scenario: x\ndescription: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ScenarioInvalid) as caught:
+        load_scenario(str(path))
+    assert str(caught.value) == f"{path}:2:17: not UTF-8 text: byte 0xe9 cannot be decoded"
+
+
+def test_a_missing_file_is_an_error_not_a_traceback() -> None:
+    with pytest.raises(ScenarioInvalid) as caught:
+        load_scenario("/nonexistent/scenario.yaml")
+    assert str(caught.value) == "/nonexistent/scenario.yaml: cannot read: No such file or directory"
+
+
+def test_a_syntax_error_names_its_line_and_column() -> None:
+    assert problems("scenario: x\njobs: [a, b\nseed: 1\n") == [
+        "s.yaml:3:5: YAML syntax error: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence at line 2)"
+    ]
+
+
+def test_an_empty_file_says_what_it_should_hold() -> None:
+    assert problems("# nothing\n") == [
+        "s.yaml:1:1: the file is empty: expected a mapping with 'scenario:'"
+    ]
+
+
+def test_a_document_that_is_not_a_mapping() -> None:
+    assert problems("- a\n- b\n") == ["s.yaml:1:1: expected a mapping with 'scenario', got a list"]
+
+
+def test_scalars_follow_yaml_1_2_core_rules() -> None:
+    node = tree(
+        "on: yes\nno: off\ntime: 2:30\nstamp: 2026-03-28T00:00:00\noctal: 010\n"
+        "big: 1_000_000\nrate: 0.5\nflag: true\nnothing: ~\n"
+    )
+    values = {key.text: value.value for key, value in node.entries if isinstance(value, Scalar)}
+    assert values == {
+        "on": "yes",
+        "no": "off",
+        "time": "2:30",
+        "stamp": "2026-03-28T00:00:00",
+        "octal": 10,
+        "big": 1_000_000,
+        "rate": 0.5,
+        "flag": True,
+        "nothing": None,
+    }
+
+
+def test_positions_are_one_based_and_kept_on_every_node() -> None:
+    node = tree("scenario: x\njobs:\n  - {id: a}\n")
+    jobs = node.get("jobs")
+    assert isinstance(jobs, Sequence)
+    job = jobs.items[0]
+    assert isinstance(job, Mapping)
+    assert (node.pos.line, node.pos.column) == (1, 1)
+    assert (job.pos.line, job.pos.column) == (3, 5)
+    value = job.get("id")
+    assert value is not None and (value.pos.line, value.pos.column) == (3, 10)
+
+
+def test_an_explicit_core_tag_is_plain_data() -> None:
+    loaded = scenario("scenario: !!str 42\nseed: !!int '7'\n")
+    assert (loaded.name, loaded.seed) == ("42", 7)
+
+
+def test_an_unreadable_number_is_an_error_not_a_crash() -> None:
+    assert problems("scenario: x\nseed: !!int seven\n") == [
+        "s.yaml:2:7: seed: 'seven' is not a valid int"
+    ]
