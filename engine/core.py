@@ -107,7 +107,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         self._simulated = self.policy.completion is CompletionMode.SIMULATED
         self._ready = make_ready_queue(self.policy)
-        self._fronts: dict[str, ReadyEntry] = {}
         self._due = UndoHeap()
         """(tick, submission, job id): the next tick at which each waiting job falls due."""
         self._timers = UndoHeap()
@@ -360,7 +359,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def _release(self, job: Job) -> None:
         """Walk a job's cursor over its created occurrences until one can wait in the ready queue;
         past them, put the job back on the due heap."""
-        if job.job_id in self._fronts:
+        if job.front is not None:
             return
         self._touch(job)
         limit = self._created_limit(job)
@@ -382,7 +381,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 self._new_rank(),
                 None,
             )
-            self._set_front(job.job_id, entry)
+            job.front = entry
             self._ready.push(entry)
             return
         if job.next_due is not None and job.paused_through is None:
@@ -416,21 +415,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
 
     def _take_front(self, job: Job) -> ReadyEntry | None:
         """Withdraw a job's implicit front from the ready queue, if it has one."""
-        entry = self._fronts.get(job.job_id)
+        entry = job.front
         if entry is not None:
-            self._set_front(job.job_id, None)
+            self._touch(job)
+            job.front = None
             self._ready.remove(entry)
         return entry
-
-    def _set_front(self, job_id: str, entry: ReadyEntry | None) -> None:
-        """Record (or, with None, forget) a job's implicit front; undoable."""
-        fronts = self._fronts
-        if self._undo is not None:
-            self._undo.append((self._set_front, job_id, fronts.get(job_id)))
-        if entry is None:
-            del fronts[job_id]
-        else:
-            fronts[job_id] = entry
 
     def _unindex(
         self, key: tuple[str, int], state: OccurrenceState, back_to: OccurrenceState | None
@@ -450,9 +440,10 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             occurrence = entry.occurrence
             if occurrence is None:
                 job = self.jobs[entry.job_id]
-                if self._fronts.get(job.job_id) is not entry:
+                if job.front is not entry:
                     continue
-                self._set_front(job.job_id, None)
+                self._touch(job)
+                job.front = None
                 occurrence = self._materialise(job, entry.scheduled, S.QUEUED, entry.rank)
                 occurrence.ready_since = entry.ready_since
                 self._advance_cursor(job)

@@ -9,8 +9,8 @@ keeps two kinds of undo information:
 - records (jobs, occurrences, workers, notifications) are saved copy-on-write: the first time one
   changes in a generation, ``_touch`` saves its fields; rolling back restores each record that
   existed at the mark from its earliest save at or after the mark;
-- containers (the ready queue, the worker pool, the due and timer heaps, the job fronts, the
-  by-state index) log an undo step for every change; rolling back runs them newest first.
+- containers (the ready queue, the worker pool, the due and timer heaps, the by-state index) log
+  an undo step for every change; rolling back runs them newest first.
 
 The record dicts and the event log only grow, so rolling back truncates them. The cost of a
 rollback is proportional to what changed since the mark, never to the size of the state, and a
@@ -150,13 +150,12 @@ class JournalMixin:
         if head is None:
             raise ValueError("there is no head to return to: the engine is at its furthest state")
         self._journal_into(None)
-        ready, idle, due, timers, by_state, fronts = head.containers
+        ready, idle, due, timers, by_state = head.containers
         self._ready.restore(ready)
         self._idle.restore(idle)
         self._due.restore(due)
         self._timers.restore(timers)
         self.by_state = {state: dict.fromkeys(keys) for state, keys in by_state}
-        self._fronts = dict(fronts)
         for record, saved in head.records.values():
             record.restore(saved)
         self.log.truncate(head.lowest.log_length)
@@ -206,7 +205,6 @@ class JournalMixin:
                     self._due.snapshot(),
                     self._timers.snapshot(),
                     tuple((state, tuple(keys)) for state, keys in self.by_state.items()),
-                    tuple(self._fronts.items()),
                 ),
                 records={},
                 log_tail=[],

@@ -135,7 +135,7 @@ class LifecycleMixin:
             if through is not None and through > paused_through:
                 job.skipped.append((paused_through, through))
                 self.log.append(ev.OccurrencesSkipped(self.now, job_id, paused_through, through))
-                if job.job_id not in self._fronts:
+                if job.front is None:
                     job.next_due = self._walk_cursor(job, job.next_due)
         self._release(job)
         return Result(Outcome.OK)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from engine.backoff import Backoff
 from engine.schedules import Schedule
+
+if TYPE_CHECKING:
+    from engine.ready import ReadyEntry
 
 
 class OccurrenceState(Enum):
@@ -170,6 +174,8 @@ class Job:
     skipped: list[tuple[int, int]] = field(default_factory=list)
     """Ranges ``(after, through]`` of schedule ticks skipped on resume; they never run."""
     deleted: bool = False
+    front: ReadyEntry | None = field(default=None, compare=False, repr=False)
+    """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False)
     """The journal generation that last saved this record (see :mod:`engine.journal`)."""
     born: int = field(default=0, compare=False, repr=False)
@@ -193,6 +199,7 @@ class Job:
             self.paused_through,
             tuple(self.skipped),
             self.deleted,
+            self.front,
             self.gen,
         )
 
@@ -209,6 +216,7 @@ class Job:
             self.paused_through,
             skipped,
             self.deleted,
+            self.front,
             self.gen,
         ) = saved
         self.fail_attempts = set(fail_attempts)
