@@ -18,7 +18,6 @@ module each; this module holds time, dispatch and the life of an attempt.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +58,7 @@ from engine.notifications import Notification, NotificationsMixin
 from engine.ordering import java_order_key
 from engine.policies import CompletionMode, DispatchMode, Policy, WorkerPool, make_ready_queue
 from engine.ready import ReadyEntry
+from engine.rng import TrackedRandom
 from engine.timers import TimerKind
 from engine.undo_heap import UndoHeap
 from engine.workers import WorkersMixin
@@ -97,7 +97,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         self.by_state: dict[OccurrenceState, dict[tuple[str, int], None]] = {s: {} for s in S}
         self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = {}
         self.log = ev.EventLog()
-        self.rng = random.Random(seed)
+        self.rng = TrackedRandom(seed)
         self.created_through = -1
         """Latest tick at which due occurrences were created (by dispatch; every tick in auto)."""
         self.dispatches = 0

@@ -29,7 +29,6 @@ command makes it a different future, and ``drop_head()`` forgets it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -80,16 +79,16 @@ class JournalMixin:
     def mark(self: Engine, previous: Mark | None = None) -> Mark:
         """Open a new generation; return a restore point for the state as it is now.
 
-        ``previous`` lets consecutive marks share the random generator's state when it has not
-        moved (it is the bulk of a mark's size)."""
+        ``previous``, the last mark taken, lets marks share the random generator's state while
+        nothing draws from it (the state is the bulk of a mark's size)."""
         self._saves.append([])
         self._undos.append([])
         self._generation = len(self._saves) - 1
         self._journal_into(self._undos[-1])
-        rng_state = self.rng.getstate()
-        if previous is not None and previous.rng_state == rng_state:
-            rng_state = previous.rng_state
-        return self._current_mark(rng_state)
+        if previous is not None and not self.rng.drawn:
+            return self._current_mark(previous.rng_state)
+        self.rng.drawn = False
+        return self._current_mark(self.rng.getstate())
 
     def _current_mark(self: Engine, rng_state: Any) -> Mark:
         return Mark(
@@ -115,7 +114,7 @@ class JournalMixin:
         first = mark.generation
         if first >= len(self._saves):
             raise ValueError(f"generation {first} was rolled back past already")
-        self._keep_head_down_to(mark)
+        kept_down_from = self._keep_head_down_to(mark)
         self._journal_into(None)
         for generation in range(len(self._undos) - 1, first - 1, -1):
             for step in reversed(self._undos[generation]):
@@ -139,10 +138,17 @@ class JournalMixin:
         self._next_rank, self._next_seq, self._next_submission = mark.counters
         self.rng.setstate(mark.rng_state)
         self.log.truncate(mark.log_length)
-        records = (self.jobs, self.workers, self.occurrences, self.outbox)
-        for table, length in zip(records, mark.dict_lengths, strict=True):
+        tables = (self.jobs, self.workers, self.occurrences, self.outbox)
+        keep_below = kept_down_from.dict_lengths if kept_down_from else mark.dict_lengths
+        for table, length, below, tail in zip(
+            tables, mark.dict_lengths, keep_below, self._head.table_tails, strict=True
+        ):
+            kept = []
             while len(table) > length:
-                table.popitem()
+                item = table.popitem()
+                if len(table) < below:
+                    kept.append(item)
+            tail[:0] = kept[::-1]
 
     def restore_head(self: Engine) -> Mark:
         """Return to the furthest state reached; returns its restore point."""
@@ -192,8 +198,11 @@ class JournalMixin:
         head = self._head
         return None if head is None else (head.lowest.log_length, head.mark.log_length)
 
-    def _keep_head_down_to(self: Engine, target: Mark) -> None:
-        """Before rolling back to ``target``, keep what the head needs of what will be undone."""
+    def _keep_head_down_to(self: Engine, target: Mark) -> Mark | None:
+        """Before rolling back to ``target``, keep what the head needs of what will be undone:
+        the records' head values and the events. Returns the previous lowest point when the head
+        now reaches further down, so that the rollback keeps the records it truncates from there
+        (records truncated beyond it were made by a replay: the head has the originals)."""
         head = self._head
         if head is None:
             head = self._head = Head(
@@ -214,19 +223,14 @@ class JournalMixin:
             )
         lowest = head.lowest
         if target.generation >= lowest.generation:
-            return
+            return None
         for generation in range(target.generation, lowest.generation):
             for record, _ in self._saves[generation]:
                 if id(record) not in head.records:
                     head.records[id(record)] = (record, record.save())
         head.log_tail[:0] = self.log[target.log_length : lowest.log_length]
-        tables = (self.jobs, self.workers, self.occurrences, self.outbox)
-        for table, tail, start, stop in zip(
-            tables, head.table_tails, target.dict_lengths, lowest.dict_lengths, strict=True
-        ):
-            newest_first = list(islice(reversed(table.items()), len(table) - start))
-            tail[:0] = newest_first[len(newest_first) - (stop - start) :][::-1]
         head.lowest = target
+        return lowest
 
     def _journal_into(self: Engine, undo: list | None) -> None:
         """Send every container's undo steps to ``undo`` (None: keep none, e.g. while undoing)."""
