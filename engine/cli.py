@@ -1,4 +1,4 @@
-"""The ``cronlapse`` command: the dashboard by default, and headless subcommands.
+"""The ``cronlapse`` command: the dashboard on the demo fleet by default, and subcommands.
 
 The dashboard (``tui``) is imported only when a subcommand needs it, so headless use never loads
 Textual.
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import cli_next, cli_scenario
+from engine import cli_next, cli_scenario, cli_tui
 from engine.facades.script import execute_script
 
 
@@ -52,14 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     script.set_defaults(handler=_run_script)
     cli_next.add_parser(subparsers).set_defaults(handler=cli_next.run)
     cli_scenario.add_parsers(subparsers)
+    cli_tui.add_parsers(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 0
+    handler = getattr(args, "handler", cli_tui.open_default)
     return handler(args, sys.stdout, sys.stderr)
