@@ -1,0 +1,177 @@
+"""The dashboard's model on plain values: moves, incremental indexes, lanes, script adapter."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tui_helpers import small_session
+
+from engine import run_script
+from engine.facades.script import _event_line
+from engine.history import History
+from tui.model.indexes import LogIndex, SortedIndex, text_matcher
+from tui.model.lanes import Lanes
+from tui.model.navigator import Navigator, merge
+from tui.model.rows import (
+    EventRows,
+    OccurrenceRows,
+    final_rows,
+    natural_key,
+    notification_rows,
+    retry_rows,
+    worker_rows,
+)
+from tui.model.script import script_run
+
+
+def _models(engine_ref):
+    return [
+        OccurrenceRows(),
+        retry_rows(engine_ref),
+        final_rows(),
+        worker_rows(),
+        notification_rows(engine_ref),
+        EventRows(),
+    ]
+
+
+def _keys(model) -> list:
+    return [model.index.key_at(i) for i in range(len(model.index))]
+
+
+def _lanes(lanes: Lanes, workers) -> dict:
+    return {worker: lanes.spans.get(worker, []) for worker in workers}
+
+
+moves = st.lists(
+    st.one_of(
+        st.tuples(st.just("step"), st.integers(-12, 12)),
+        st.tuples(st.just("seek"), st.integers(0, 70)),
+        st.tuples(st.just("ends"), st.booleans()),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(moves)
+def test_indexes_updated_from_changes_equal_a_rebuild(plan) -> None:
+    """After any sequence of steps, rewinds and seeks, every incrementally updated index holds
+    exactly the rows a rebuild from the engine would hold, in the same order."""
+    navigator = Navigator(small_session().history)
+    models = _models(lambda: navigator.engine)
+    lanes = Lanes()
+    for model in models:
+        model.rebuild(navigator.engine)
+    lanes.rebuild(navigator.engine)
+    for kind, value in plan:
+        if kind == "step":
+            change = navigator.step(value)
+        elif kind == "seek":
+            change = navigator.seek(value)
+        else:
+            change = navigator.last() if value else navigator.first()
+        for model in models:
+            model.apply(change, navigator.engine)
+        lanes.apply(change, navigator.engine)
+        fresh = _models(lambda: navigator.engine)
+        for model, rebuilt in zip(models, fresh, strict=True):
+            rebuilt.rebuild(navigator.engine)
+            assert _keys(model) == _keys(rebuilt), type(model).__name__
+        rebuilt_lanes = Lanes()
+        rebuilt_lanes.rebuild(navigator.engine)
+        workers = navigator.engine.workers
+        assert _lanes(lanes, workers) == _lanes(rebuilt_lanes, workers)
+
+
+def test_a_step_reports_the_events_it_added_and_a_rewind_those_it_undid() -> None:
+    navigator = Navigator(small_session().history)
+    forward = navigator.step(3)
+    assert forward.forward and (forward.before, forward.after) == (0, 3)
+    assert [e.tick for e in forward.events] == sorted(e.tick for e in forward.events)
+    assert all(0 < e.tick <= 3 for e in forward.events)
+    back = navigator.step(-2)
+    assert not back.forward and back.after == 1
+    assert back.events == [e for e in forward.events if e.tick > 1]
+    assert navigator.step(0).moved is False
+
+
+def test_merge_joins_forward_changes() -> None:
+    navigator = Navigator(small_session().history)
+    first, second = navigator.step(1), navigator.step(1)
+    merged = merge([first, second])
+    assert (merged.before, merged.after) == (0, 2)
+    assert list(merged.events) == [*first.events, *second.events]
+
+
+def test_seek_is_clamped_to_the_run() -> None:
+    navigator = Navigator(small_session().history)
+    navigator.seek(10_000)
+    assert navigator.tick == 60
+    navigator.seek(-5)
+    assert navigator.tick == 0
+
+
+def test_sorted_index_filters_and_finds_positions() -> None:
+    index = SortedIndex(lambda key: (key % 10,))
+    index.reset([13, 21, 5, 40])
+    assert [index.key_at(i) for i in range(len(index))] == [40, 21, 13, 5]
+    index.put(2)
+    assert index.position(2) == 2
+    index.set_filter(lambda key: key > 10)
+    assert [index.key_at(i) for i in range(len(index))] == [40, 21, 13]
+    assert index.position(5) is None and index.total == 5
+    index.discard(21)
+    assert [index.key_at(i) for i in range(len(index))] == [40, 13]
+
+
+def test_log_index_keeps_its_filter_through_growth_and_truncation() -> None:
+    index = LogIndex()
+    index.resize(10)
+    index.set_filter(lambda position: position % 3 == 0)
+    assert [index.key_at(i) for i in range(len(index))] == [0, 3, 6, 9]
+    index.resize(14)
+    assert len(index) == 5 and index.position(12) == 4
+    index.resize(5)
+    assert [index.key_at(i) for i in range(len(index))] == [0, 3]
+
+
+def test_text_matcher_needs_every_word_and_refuses_bang_words() -> None:
+    match = text_matcher("etl !succeeded", lambda row: row)
+    assert match("etl RUNNING w1") and not match("etl SUCCEEDED") and not match("report")
+    assert text_matcher("   ", str) is None
+
+
+def test_natural_order_puts_w2_before_w10() -> None:
+    assert sorted(["w10", "w2", "w1"], key=natural_key) == ["w1", "w2", "w10"]
+
+
+SCRIPT = """\
+INIT 2 3
+SUBMIT A 1 3 2 0
+SUBMIT B 5 2 1 0
+FAIL A 1
+TICK 4
+SUBMIT C 0 1 1 1 A
+TICK 20
+STATUS C
+"""
+
+
+def test_a_script_replays_as_the_protocol_runs_it() -> None:
+    """The adapter's timeline, replayed by history, gives the events the protocol printed."""
+    run = script_run(SCRIPT.splitlines())
+    assert not run.errors
+    history = History(run.new_engine, run.timeline, run.until)
+    navigator = Navigator(history)
+    navigator.seek(run.until - 1)
+    printed = [line for e in history.engine.log if (line := _event_line(e)) is not None]
+    expected = [line for line in run_script(SCRIPT.splitlines()) if line.split()[0] != "OK"]
+    expected = [line for line in expected if not line.startswith("C ")]
+    assert sorted(printed) == sorted(expected)
+
+
+def test_a_scripts_rejected_lines_are_reported_with_their_numbers() -> None:
+    run = script_run(["INIT 2 3", "SUBMIT A x 1 1 0", "TICK 2"])
+    assert run.errors == ("line 2: priority must be an integer, got 'x'",)

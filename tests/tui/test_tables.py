@@ -1,0 +1,91 @@
+"""What each pane shows for the fixed run, row by row, at ticks where something happened."""
+
+from __future__ import annotations
+
+from tui_helpers import small_session
+
+from engine.commands import Dispatch, WorkerDown
+from engine.policies import DispatchMode, Policy
+from tui.app import DashboardApp
+from tui.widgets.virtual_table import VirtualTable
+
+SIZE = (160, 48)
+
+
+def rows(table: VirtualTable) -> list[str]:
+    return [
+        " ".join(table.row_text(table.index.key_at(i)).split()) for i in range(len(table.index))
+    ]
+
+
+def screen_lines(widget, count: int) -> list[str]:
+    return [widget.render_line(y).text for y in range(count)]
+
+
+async def test_retries_show_the_next_attempt_its_tick_and_the_backoff(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE):
+        app.dashboard.seek(4)
+        retries = rows(app.dashboard.query_one("#retries"))
+        # flaky's attempt 1 failed at 3: attempt 2 is eligible at 3 + 3 (fixed backoff 3)
+        assert retries[0].startswith("flaky 1 #2 6 2 3")
+        assert retries[1].startswith("doomed 3 #2 7 3 3")
+
+
+async def test_cancellations_name_the_cause(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE):
+        app.dashboard.seek(8)
+        assert rows(app.dashboard.query_one("#cancellations")) == [
+            "doomed 3 FAILED 2/2 failed retries exhausted",
+            "child 20 CANCELLED 0/1 cascade ⇐ doomed failed first",
+        ]
+
+
+async def test_workers_and_notifications(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE):
+        app.dashboard.seek(8)
+        workers = rows(app.dashboard.query_one("#workers"))
+        assert workers[1].startswith("w2 DOWN")
+        assert workers[0].startswith("w1 BUSY stuck@4 #1")
+        assert rows(app.dashboard.query_one("#notifications")) == [
+            "flaky #1 1 failed slack #ops DEAD 3"
+        ]
+
+
+async def test_events_show_every_event_up_to_the_tick(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE):
+        app.dashboard.seek(8)
+        events = rows(app.dashboard.query_one("#events"))
+        assert len(events) == len(app.dashboard.navigator.engine.log)
+        assert "8 Mon 00:08 worker down w2" in events
+        assert "8 Mon 00:08 cancelled child@20 cascade: doomed failed first" in events
+
+
+async def test_the_timeline_marks_failures_and_outages(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE):
+        app.dashboard.seek(12)
+        timeline = app.dashboard.query_one("#timeline")
+        lines = screen_lines(timeline, 4)
+        assert "▼" in lines[0] and "|0" in lines[0]
+        w1, w2, w3 = lines[1:4]
+        assert w2.startswith("w2") and "╳" in w2, "w2 was down from tick 8"
+        assert "✗" in w1 + w2 + w3, "failed attempts end in a red cross"
+
+
+async def test_implicit_runs_show_as_one_row_per_job_with_the_count_behind() -> None:
+    session = small_session(policy=Policy(dispatch=DispatchMode.MANUAL))
+    app = DashboardApp(session=session, watch=False, blink=False)
+    async with app.run_test(size=SIZE):
+        screen = app.dashboard
+        screen.seek(5)
+        for worker in ("w1", "w2", "w3"):
+            screen.apply(screen.navigator.apply(WorkerDown(worker))[1])
+        screen.apply(screen.navigator.apply(Dispatch())[1])
+        occurrences = rows(screen.query_one("#occurrences"))
+        assert occurrences[0].startswith("etl 0 Mon 00:00 QUEUED 0/1")
+        report = [row for row in occurrences if row.startswith("report")]
+        assert report == ["report 2 Mon 00:02 QUEUED 0/1 0 3"]
+        screen.seek(40)
+        screen.apply(screen.navigator.apply(Dispatch())[1])
+        etl = [row for row in rows(screen.query_one("#occurrences")) if row.startswith("etl")]
+        # w2 came back at 14 (the scenario's timeline) and took etl@0; 20, 30, 40 wait behind 10
+        assert etl == ["etl 0 Mon 00:00 RUNNING 1/1 w2 1 40", "etl +3 10 Mon 00:10 QUEUED 0/1 1 30"]

@@ -1,0 +1,79 @@
+"""A small fixed run for the dashboard's tests, built from engine objects (no YAML needed).
+
+Three workers, a minute per tick from Monday 2026-03-09 00:00 UTC, until tick 60. It has
+something for every pane: recurring jobs that queue, an attempt that fails and is retried after
+a fixed backoff, a job that fails for good and cascades to its dependent, a hung attempt that
+times out, a notification whose channel is down, and a worker that goes down and comes back.
+"""
+
+from __future__ import annotations
+
+from engine.backoff import Backoff, BackoffKind
+from engine.clock import Clock
+from engine.commands import RegisterWorker, ScheduleJob, WorkerDown, WorkerUp
+from engine.core import Engine
+from engine.model import Channel, JobSpec, NotifyOn, Subscription
+from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
+from engine.schedules import Every, Once
+from tui.model.session import Session, make_session
+
+CLOCK = Clock.parse("2026-03-09T00:00:00", "UTC", 60)
+POLICY = Policy(
+    order=DispatchOrder.PRIORITY,
+    backoff=Backoff(BackoffKind.FIXED, base=3),
+    notifications=NotificationPolicy(
+        max_tries=3,
+        backoff=Backoff(BackoffKind.FIXED, base=2),
+        outages=(ChannelOutage(Channel.SLACK, 0, 8),),
+    ),
+)
+JOBS = (
+    JobSpec("etl", Every(0, 10), duration=3, priority=1),
+    JobSpec("report", Every(2, 15), duration=2),
+    JobSpec(
+        "flaky",
+        Once(1),
+        max_attempts=3,
+        fail_attempts=frozenset({1}),
+        duration=2,
+        notify=(Subscription(frozenset({NotifyOn.FAILED}), Channel.SLACK, "#ops"),),
+    ),
+    JobSpec("doomed", Once(3), max_attempts=2, fail_attempts=frozenset({1, 2}), duration=1),
+    JobSpec("child", Once(20), depends_on=("doomed",)),
+    JobSpec("stuck", Once(4), max_attempts=2, hang_attempts=frozenset({1}), timeout=5),
+)
+
+
+def small_timeline() -> list[tuple[int, object]]:
+    timeline: list[tuple[int, object]] = [(0, RegisterWorker(w)) for w in ("w1", "w2", "w3")]
+    timeline += [(0, ScheduleJob(spec)) for spec in JOBS]
+    timeline += [(8, WorkerDown("w2")), (14, WorkerUp("w2"))]
+    return timeline
+
+
+def small_session(**overrides) -> Session:
+    settings = {"clock": CLOCK, "kind": "scenario", "description": "the dashboard's test run"}
+    settings.update(overrides)
+    policy = settings.pop("policy", POLICY)
+    return make_session("small fleet", lambda: Engine(policy), small_timeline(), 60, **settings)
+
+
+SMALL_YAML = """\
+scenario: small yaml
+clock: {epoch: "2026-03-09T00:00:00", timezone: UTC, tick: 60, until: 40}
+workers: [w1, w2]
+jobs:
+  - {id: etl, every: 10, duration: 3}
+  - {id: once, at: 5, duration: 2, fail: [1], max_retries: 1}
+timeline:
+  - {at: 8, down: {worker: w2}}
+  - {at: 12, up: {worker: w2}}
+"""
+
+BROKEN_YAML = """\
+scenario: broken
+workers: [w1]
+jobs:
+  - {id: etl, every: -5, duration: 3}
+  - {id: bad, at: 5, colour: red}
+"""

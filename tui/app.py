@@ -1,0 +1,150 @@
+"""The cronlapse dashboard application: opens a file, shows it, reloads it when it changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding
+
+from tui.model.session import LoadFailed, Session, empty_session, file_stamp, load_session
+from tui.screens.dashboard import DashboardScreen
+from tui.screens.errors import ErrorScreen
+from tui.screens.help import HelpScreen
+from tui.screens.prompt import PromptScreen
+from tui.widgets.timeline import TimelineView
+from tui.widgets.virtual_table import VirtualTable
+
+WATCH_SECONDS = 1.0
+"""How often the file is checked for changes (the display never depends on this clock)."""
+
+
+class DashboardApp(App[int]):
+    """``DashboardApp(path)`` for a file, or ``DashboardApp(session=...)`` for a ready session."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "cronlapse"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("q", "quit", "Quit", tooltip="quit"),
+        Binding("?", "help", "Help", tooltip="this help: every key and command"),
+        Binding("o", "open", "Open", tooltip="open a scenario or a script"),
+        Binding("r", "reload", "Reload", tooltip="reload the file from disk"),
+    ]
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        session: Session | None = None,
+        watch: bool = True,
+        blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.path = Path(path) if path is not None else None
+        self.watch_file = watch
+        self.blink = blink
+        self._stamp = file_stamp(self.path) if self.path is not None else None
+        self._initial = session
+        self.dashboard: DashboardScreen
+        self.failed: LoadFailed | None = None
+
+    def on_mount(self) -> None:
+        session = self._initial
+        if session is None and self.path is not None:
+            try:
+                session = load_session(self.path)
+            except LoadFailed as failed:
+                self.failed = failed
+        self.dashboard = DashboardScreen(session or empty_session(), blink=self.blink)
+        self.push_screen(self.dashboard)
+        if self.failed is not None:
+            self.push_screen(ErrorScreen(self.failed))
+        if self.watch_file:
+            self.set_interval(WATCH_SECONDS, self.check_file)
+
+    # ---------------------------------------------------------------- files
+
+    def open_path(self, path: str | Path, keep_tick: bool = False) -> bool:
+        """Load ``path`` into the dashboard, or show why it cannot run; True when it loaded."""
+        path = Path(path).expanduser()
+        self.path = path
+        self._stamp = file_stamp(path)
+        try:
+            session = load_session(path)
+        except LoadFailed as failed:
+            self.failed = failed
+            if isinstance(self.screen, ErrorScreen):
+                self.screen.show(failed)
+            else:
+                self.push_screen(ErrorScreen(failed))
+            return False
+        self.failed = None
+        while isinstance(self.screen, ErrorScreen):
+            self.pop_screen()
+        self.dashboard.load(session, keep_tick=keep_tick)
+        return True
+
+    def check_file(self) -> bool:
+        """Reload when the file changed on disk; True when it did."""
+        if self.path is None:
+            return False
+        stamp = file_stamp(self.path)
+        if stamp == self._stamp or stamp is None:
+            return False
+        if self.open_path(self.path, keep_tick=True):
+            self.notify(f"{self.path.name} changed on disk: reloaded", timeout=3)
+        return True
+
+    # -------------------------------------------------------------- actions
+
+    def action_reload(self) -> None:
+        if self.path is None:
+            self.notify("Nothing to reload: no file is open.", severity="warning")
+            return
+        if self.open_path(self.path, keep_tick=True):
+            self.notify(f"Reloaded {self.path.name}", timeout=2)
+
+    def action_open(self) -> None:
+        from tui.screens.command_runner import complete_path
+
+        def done(value: str | None) -> None:
+            if value:
+                self.open_path(value)
+
+        self.push_screen(
+            PromptScreen(
+                "Open",
+                "a scenario (.yaml) or a seed 001 script (.txt); tab completes paths",
+                str(self.path or ""),
+                check=lambda value: None if Path(value).expanduser().is_file() else "no such file",
+                complete=complete_path,
+                blink=self.blink,
+                prompt_id="open",
+            ),
+            done,
+        )
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        screen_keys = [b for b in DashboardScreen.BINDINGS if not b.action.startswith("app.")]
+        sections = [
+            ("Time", [b for b in screen_keys if b.action not in _PANE_ACTIONS]),
+            ("Panes", [b for b in screen_keys if b.action in _PANE_ACTIONS]),
+            ("Tables", VirtualTable.BINDINGS),
+            ("Timeline", TimelineView.BINDINGS),
+            ("App", self.BINDINGS),
+        ]
+        self.push_screen(HelpScreen(sections))
+
+
+_PANE_ACTIONS = {"focus_pane(1)", "focus_pane(-1)", "filter", "command", "export"}
+
+
+def run_dashboard(path: str | Path | None) -> int:
+    """Run the dashboard in the terminal until the user quits; the process exit status."""
+    app = DashboardApp(path)
+    app.run()
+    return app.return_code or 0

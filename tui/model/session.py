@@ -1,0 +1,173 @@
+"""Opening a file: a scenario (YAML) or a seed 001 script becomes a :class:`Session`.
+
+A session is what the dashboard shows: a name, the tick-to-time clock if the file has one, and a
+:class:`~engine.history.History` to step through. A file that cannot run raises
+:class:`LoadFailed` with every problem as ``file:line:column`` where the loader knows the place;
+nothing a file contains escapes as another exception.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.clock import Clock
+from engine.commands import Command
+from engine.core import Engine
+from engine.history import History
+from tui.model.script import script_run
+
+SCRIPT_SUFFIXES = (".txt",)
+"""Files read as seed 001 scripts (as ``cronlapse run`` reads them); others are YAML scenarios."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a file cannot run, where it is known."""
+
+    source: str
+    line: int | None
+    column: int | None
+    path: str
+    """The key path in the scenario (``jobs[2].every``), or empty."""
+    message: str
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}:{self.column or 1}"
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+class LoadFailed(Exception):
+    """A file that cannot be opened as a session; ``problems`` says every reason."""
+
+    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
+        self.source = source
+        self.problems = list(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+@dataclass(slots=True)
+class Session:
+    """A run to watch: what it is called, how ticks map to time, and its history."""
+
+    name: str
+    history: History
+    path: Path | None = None
+    kind: str = "scenario"
+    """``scenario``, ``script`` or ``empty``."""
+    clock: Clock | None = None
+    description: str = ""
+
+    @property
+    def engine(self) -> Engine:
+        return self.history.engine
+
+
+def make_session(
+    name: str,
+    new_engine: Callable[[], Engine],
+    timeline: Sequence[tuple[int, Command]] = (),
+    until: int | None = None,
+    *,
+    clock: Clock | None = None,
+    path: Path | None = None,
+    kind: str = "scenario",
+    description: str = "",
+) -> Session:
+    """A session over engine objects directly (tests, benchmarks, other front ends)."""
+    history = History(new_engine, timeline, until)
+    return Session(name, history, path, kind, clock, description)
+
+
+def empty_session(name: str = "no scenario") -> Session:
+    """A session with nothing in it: the dashboard's state before a file has loaded."""
+    return make_session(name, Engine, (), 0, kind="empty")
+
+
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """What changes when a file is saved (modification time, size); None if it is gone."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+def load_session(path: str | Path) -> Session:
+    """The session for the file at ``path``; :class:`LoadFailed` if it cannot run."""
+    path = Path(path)
+    source = str(path)
+    try:
+        if path.suffix.lower() in SCRIPT_SUFFIXES:
+            return _load_script(path, source)
+        return _load_scenario(path, source)
+    except LoadFailed:
+        raise
+    except Exception as error:  # a loader bug must not take the dashboard down with it
+        problem = Problem(source, None, None, "", f"cannot load: {type(error).__name__}: {error}")
+        raise LoadFailed(source, [problem]) from error
+
+
+def _load_scenario(path: Path, source: str) -> Session:
+    from engine.scenario.checks import StatusQuery
+    from engine.scenario.errors import ScenarioInvalid
+    from engine.scenario.validate import load_scenario
+
+    try:
+        scenario = load_scenario(source)
+    except ScenarioInvalid as invalid:
+        problems = [
+            Problem(
+                error.source,
+                error.pos.line if error.pos is not None else None,
+                error.pos.column if error.pos is not None else None,
+                error.path,
+                error.message,
+            )
+            for error in invalid.errors
+        ]
+        raise LoadFailed(source, problems) from None
+    timeline = [
+        (entry.tick, entry.action)
+        for entry in scenario.timeline
+        if not isinstance(entry.action, StatusQuery)
+    ]
+    history = History(scenario.new_engine, timeline, scenario.until)
+    name = scenario.name or path.stem
+    return Session(name, history, path, "scenario", scenario.clock, scenario.description)
+
+
+def _load_script(path: Path, source: str) -> Session:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise LoadFailed(
+            source, [Problem(source, None, None, "", f"cannot read: {error.strerror}")]
+        ) from None
+    except UnicodeDecodeError as error:
+        message = f"not UTF-8 text ({error.reason})"
+        raise LoadFailed(source, [Problem(source, None, None, "", message)]) from None
+    run = script_run(text.splitlines())
+    # As `cronlapse run` does, a rejected line makes the script invalid: show why, run nothing.
+    problems = [_script_problem(source, error) for error in run.errors]
+    if not run.timeline and not problems:
+        problems = [
+            Problem(source, 1, 1, "", "the script is empty: its first command must be INIT")
+        ]
+    if problems:
+        raise LoadFailed(source, problems)
+    history = History(run.new_engine, run.timeline, run.until)
+    return Session(path.stem, history, path, "script")
+
+
+def _script_problem(source: str, error: str) -> Problem:
+    """``line N: message`` from the protocol as a positioned problem."""
+    head, _, message = error.partition(": ")
+    number = head.removeprefix("line ")
+    if number.isdigit():
+        return Problem(source, int(number), 1, "", message)
+    return Problem(source, None, None, "", error)

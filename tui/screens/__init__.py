@@ -1,0 +1,1 @@
+"""The dashboard's screens: the dashboard itself, help, errors and prompts."""

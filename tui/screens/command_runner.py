@@ -1,0 +1,169 @@
+"""What the dashboard does with a command line, a go-to target or an export path.
+
+Separate from the screen so that the screen holds layout and keys, and this holds the words.
+Every entry point answers ``(ok, message)`` and never raises: a typo, a rejected command and a
+bug in between all end as a message under the command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.commands import Outcome
+from tui.model.commandline import CommandError, Parsed, parse
+from tui.model.completion import complete
+from tui.model.export import default_export_path, export
+from tui.model.timefmt import TargetError, parse_target
+from tui.screens.prompt import PromptScreen
+
+if TYPE_CHECKING:
+    from tui.screens.dashboard import DashboardScreen
+
+
+class CommandRunner:
+    def __init__(self, screen: DashboardScreen) -> None:
+        self.screen = screen
+
+    # ------------------------------------------------------------ command line
+
+    def run(self, text: str) -> tuple[bool, str]:
+        """Run one command line; ``(accepted, what to tell the user)``."""
+        screen = self.screen
+        try:
+            parsed = parse(text, screen.navigator.engine, screen.session.clock)
+            if parsed.command is None:
+                return self._app_command(parsed)
+            return self._engine_command(parsed)
+        except CommandError as error:
+            return False, str(error)
+        except TargetError as error:
+            return False, f"goto: {error}"
+        except Exception as error:  # nothing typed may crash the dashboard
+            return False, f"internal error: {type(error).__name__}: {error}"
+
+    def _engine_command(self, parsed: Parsed) -> tuple[bool, str]:
+        screen = self.screen
+        history = screen.navigator.history
+        rewound = history.tick < history.recorded_through
+        assert parsed.command is not None
+        result, change = screen.navigator.apply(parsed.command)
+        screen.apply(change)
+        if not result.accepted:
+            reason = result.message or "rejected"
+            return False, f"{parsed.name}: {result.outcome.name.lower()}: {reason}"
+        text = f"{parsed.name}: {'created' if result.outcome is Outcome.CREATED else 'ok'}"
+        if rewound:
+            text += " (a new future starts here; :redo brings the old one back)"
+        return True, text
+
+    def _app_command(self, parsed: Parsed) -> tuple[bool, str]:
+        screen, app, args = self.screen, self.screen.app, parsed.args
+        name = parsed.name
+        if name == "goto":
+            tick = parse_target(" ".join(args), screen.navigator.tick, screen.session.clock)
+            screen.seek(tick)
+            return True, ""
+        if name == "speed":
+            return self._speed(args)
+        if name == "redo":
+            change = screen.navigator.redo()
+            if change is None:
+                return False, "redo: nothing to redo (no command replaced a future)"
+            screen.apply(change)
+            return True, "redo: the previous future is back"
+        if name == "filter":
+            table = screen.filter_table(" ".join(args))
+            return True, f"filter {table.TITLE}: {len(table.index):,} rows"
+        if name == "open":
+            if not args:
+                return False, "open: expected a path"
+            app.open_path(" ".join(args))
+            return True, ""
+        if name == "reload":
+            app.action_reload()
+            return True, ""
+        if name == "export":
+            return self.export(" ".join(args) if args else None)
+        if name == "help":
+            app.action_help()
+            return True, ""
+        if name == "quit":
+            app.exit()
+            return True, ""
+        return False, f"{name}: not available here"
+
+    def _speed(self, args: tuple[str, ...]) -> tuple[bool, str]:
+        from tui.screens.playback import SPEEDS
+
+        screen = self.screen
+        if len(args) != 1 or not args[0].isdigit():
+            return False, f"speed: expected one of {', '.join(map(str, SPEEDS))}"
+        wanted = int(args[0])
+        screen.speed_index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - wanted))
+        screen.action_speed(0)
+        return True, f"speed: {screen.speed} event ticks per second"
+
+    # --------------------------------------------------------------- prompts
+
+    def check_target(self, text: str) -> str | None:
+        screen = self.screen
+        try:
+            parse_target(text, screen.navigator.tick, screen.session.clock)
+        except TargetError as error:
+            return str(error)
+        return None
+
+    def prompt_goto(self) -> None:
+        screen = self.screen
+        hint = "a tick (1234), +N/-N ticks, +2h/-30m/+1d"
+        if screen.session.clock is not None:
+            hint += ", a time today (14:30) or an ISO time (2026-03-24T09:00)"
+
+        def done(value: str | None) -> None:
+            if value:
+                screen.seek(parse_target(value, screen.navigator.tick, screen.session.clock))
+
+        screen.app.push_screen(
+            PromptScreen(
+                "Go to", hint, check=self.check_target, blink=screen.blink, prompt_id="goto"
+            ),
+            done,
+        )
+
+    def prompt_export(self) -> None:
+        screen = self.screen
+        path = default_export_path(screen.session.path, screen.session.name)
+
+        def done(value: str | None) -> None:
+            if value:
+                ok, text = self.export(value)
+                screen.notify(text, severity="information" if ok else "error", timeout=5)
+
+        screen.app.push_screen(
+            PromptScreen(
+                "Export attempts to",
+                "a path ending in .csv writes CSV; anything else a Chrome trace (ui.perfetto.dev)",
+                str(path),
+                complete=complete_path,
+                blink=screen.blink,
+                prompt_id="export",
+            ),
+            done,
+        )
+
+    def export(self, path_text: str | None) -> tuple[bool, str]:
+        screen = self.screen
+        session = screen.session
+        path = Path(path_text) if path_text else default_export_path(session.path, session.name)
+        try:
+            count = export(screen.navigator.engine, path, session.name, session.clock)
+        except OSError as error:
+            return False, f"export: cannot write {path}: {error.strerror or error}"
+        return True, f"exported {count:,} attempts up to tick {screen.navigator.tick} to {path}"
+
+
+def complete_path(text: str) -> str | None:
+    """A path completed from the file system (for the export and open prompts)."""
+    completed = complete(f"open {text}", None)  # type: ignore[arg-type]
+    return completed.removeprefix("open ") if completed else None

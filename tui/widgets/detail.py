@@ -1,0 +1,87 @@
+"""The detail pane: everything about the row selected in the focused table.
+
+The description is a Rich renderable (tables of attempts, a job's definition); it is rendered to
+lines once per change and the pane draws those lines (Line API), so scrolling and repainting it
+cost nothing, and an unchanged description is not laid out again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine.clock import Clock
+from engine.core import Engine
+from tui.detail_text import describe
+from tui.model.lanes import Lanes
+
+
+class DetailPane(ScrollView, can_focus=True, inherit_bindings=False):
+    """Scrollable; redrawn when the selection changes and after every move."""
+
+    DEFAULT_CSS = "DetailPane { overflow-x: hidden; }"
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("up,k", "scroll_up", "Up", show=False),
+        Binding("down,j", "scroll_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.kind = ""
+        self.key: Any = None
+        self.border_title = "Detail"
+        self.content: RenderableType = ""
+        self._lines: list[list[Segment]] = []
+        self._rendered_for: tuple | None = None
+
+    def show(self, kind: str, key: Any) -> None:
+        self.kind, self.key = kind, key
+
+    @property
+    def shown(self) -> tuple[str, Any]:
+        return self.kind, self.key
+
+    def redraw(self, engine: Engine, clock: Clock | None, lanes: Lanes | None) -> None:
+        try:
+            self.content = describe(self.kind, self.key, engine, clock, lanes)
+        except Exception as error:  # a view must never take the app down
+            self.content = f"cannot describe {self.kind} {self.key!r}: {error}"
+        self._rendered_for = None
+        self.border_subtitle = self.kind
+        self._render_lines()
+
+    @property
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests)."""
+        return "\n".join("".join(s.text for s in line).rstrip() for line in self._lines)
+
+    def on_resize(self) -> None:
+        self._render_lines()
+
+    def _render_lines(self) -> None:
+        width = max(10, self.scrollable_content_region.width)
+        if self._rendered_for == (width,):
+            return
+        console = self.app.console
+        options = console.options.update_width(width)
+        lines = console.render_lines(self.content, options, pad=False)
+        self._lines = lines
+        self._rendered_for = (width,)
+        self.virtual_size = Size(width, len(lines))
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = round(self.scroll_y) + y
+        base = self.rich_style
+        if row >= len(self._lines):
+            return Strip.blank(width, base)
+        return Strip(self._lines[row]).adjust_cell_length(width, base).apply_style(base)

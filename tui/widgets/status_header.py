@@ -1,0 +1,83 @@
+"""The header: scenario name, the tick and its wall-clock time, play state and speed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from engine.clock import Clock
+from tui.model.timefmt import compact, wall
+
+
+class StatusHeader(Widget):
+    """One line: name on the left, tick and time in the middle, play state on the right.
+
+    Laid out by hand (a Rich table per step costs more than the step). When the line does not
+    fit, it gets shorter in steps: a compact time, no "cronlapse", no speed, then a cut name.
+    """
+
+    DEFAULT_CSS = "StatusHeader { height: 1; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._state: tuple = ()
+        self.summary = ""
+        """The header as plain text (for tests)."""
+
+    def show(
+        self,
+        name: str,
+        tick: int,
+        last: int,
+        clock: Clock | None,
+        playing: bool,
+        speed: int,
+        note: str = "",
+    ) -> None:
+        state = (name, tick, last, wall(clock, tick), compact(clock, tick), playing, speed, note)
+        if state != self._state:
+            self._state = state
+            self.summary = self._line(200).plain
+            self.refresh()
+
+    def _line(self, width: int) -> Text:
+        name, tick, last, full, short, playing, speed, note = self._state
+        for brand, time, show_speed in (
+            (True, full, True),
+            (True, short, True),
+            (False, short, True),
+            (False, short, False),
+        ):
+            left = Text("cronlapse " if brand else "", style="bold")
+            left.append(name, style="bold cyan")
+            middle = Text("tick ", style="dim")
+            middle.append(f"{tick:,}", style="bold")
+            middle.append(f" / {last:,}", style="dim")
+            if time:
+                middle.append(f"  {time}")
+            right = Text()
+            if note:
+                right.append(f"{note}  ", style="yellow")
+            right.append(
+                "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
+            )
+            if show_speed:
+                right.append(f"  {speed}/s", style="dim")
+            if left.cell_len + middle.cell_len + right.cell_len + 4 <= width:
+                break
+        else:
+            left.truncate(max(1, width - middle.cell_len - right.cell_len - 4), overflow="ellipsis")
+        spare = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
+        before = min(spare, max(2, (width - middle.cell_len) // 2 - left.cell_len))
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append_text(left)
+        line.append(" " * before)
+        line.append_text(middle)
+        line.append(" " * max(2, spare - before))
+        line.append_text(right)
+        return line
+
+    def render(self) -> Text:
+        if not self._state:
+            return Text("")
+        return self._line(self.size.width)

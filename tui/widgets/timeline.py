@@ -1,0 +1,225 @@
+"""The timeline: one lane per worker, the recent past up to the current tick, jobs as bars.
+
+Each column is ``scale`` ticks; the right edge is the current tick. A bar is an attempt, in its
+job's colour with the job id written in it where it fits; its last cell is a red ✗ when the
+attempt failed or timed out and an orange ! when its worker was lost. ╳ marks a worker that was
+down, · an idle one. Only the visible lanes are drawn, from :class:`~tui.model.lanes.Lanes`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine.clock import Clock
+from engine.core import Engine
+from tui.messages import RowSelected
+from tui.model.lanes import Lanes
+from tui.model.navigator import Change
+from tui.model.rows import natural_key
+from tui.states import DIM, JOB_PALETTE, TICK, job_colour, style_of
+
+LABEL = 8
+SCALES = (1, 2, 5, 10, 15, 30, 60, 120, 240, 480, 1440)
+_IDLE = Style(color="grey35")
+_DOWN = Style(color="red", dim=True)
+_ENDS = {
+    "FAILED": ("✗", Style(color="white", bgcolor="red", bold=True)),
+    "TIMED_OUT": ("✗", Style(color="white", bgcolor="red", bold=True)),
+    "LOST": ("!", Style(color="black", bgcolor="dark_orange", bold=True)),
+}
+
+
+class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
+    """Workers over time."""
+
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("[", "zoom(1)", "Zoom out"),
+        Binding("]", "zoom(-1)", "Zoom in"),
+        Binding("up,k", "move_cursor(-1)", "Up", show=False),
+        Binding("down,j", "move_cursor(1)", "Down", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"timeline--cursor"}
+    DEFAULT_CSS = """
+    TimelineView { overflow-x: hidden; }
+    TimelineView > .timeline--cursor { background: $accent 60%; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.lanes = Lanes()
+        self.engine: Engine | None = None
+        self.clock: Clock | None = None
+        self.scale_index = 0
+        self.lane_ids: list[str] = []
+        self.cursor = 0
+        self.border_title = "Timeline"
+        self._style_base: Style | None = None
+        self._style_map: dict[str, Style] = {}
+
+    @property
+    def scale(self) -> int:
+        """Ticks per column."""
+        return SCALES[self.scale_index]
+
+    # ------------------------------------------------------------ the model
+
+    def rebuild(self, engine: Engine, clock: Clock | None) -> None:
+        self.engine, self.clock = engine, clock
+        self.lanes.rebuild(engine)
+        self._after_update()
+
+    def apply(self, change: Change, engine: Engine) -> None:
+        self.engine = engine
+        self.lanes.apply(change, engine)
+        self._after_update()
+
+    def _after_update(self) -> None:
+        engine = self.engine
+        if engine is not None and len(engine.workers) != len(self.lane_ids):
+            self.lane_ids = sorted(engine.workers, key=natural_key)
+        self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lane_ids) + 1)
+        self.border_subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
+        self.refresh()
+
+    # --------------------------------------------------------------- actions
+
+    def action_zoom(self, direction: int) -> None:
+        self.scale_index = max(0, min(len(SCALES) - 1, self.scale_index + direction))
+        self._after_update()
+
+    def action_move_cursor(self, delta: int) -> None:
+        if not self.lane_ids:
+            return
+        self.cursor = max(0, min(len(self.lane_ids) - 1, self.cursor + delta))
+        visible = max(1, self.scrollable_content_region.height - 1)
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
+        self.refresh()
+        self.post_message(RowSelected(self, "worker", self.lane_ids[self.cursor]))
+
+    def on_focus(self) -> None:
+        if self.lane_ids:
+            self.post_message(RowSelected(self, "worker", self.lane_ids[self.cursor]))
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._after_update()
+
+    # -------------------------------------------------------------- drawing
+
+    def _window(self, width: int) -> tuple[int, int]:
+        """(first tick shown, number of columns)."""
+        columns = max(1, width - LABEL - 1)
+        now = self.engine.now if self.engine is not None else 0
+        scale = self.scale
+        # The last column holds now; columns start at multiples of the scale so that bars do
+        # not shift as time moves. Early in a run the window starts at 0 and the future is blank.
+        first = (now // scale + 1 - columns) * scale
+        return max(0, first), columns
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self.engine is None:
+            return Strip.blank(width, base)
+        start, columns = self._window(width)
+        if y == 0:
+            return self._axis(start, columns, width, base)
+        row = round(self.scroll_y) + y - 1
+        if row >= len(self.lane_ids):
+            return Strip.blank(width, base)
+        worker_id = self.lane_ids[row]
+        label_style = base + style_of(self.engine.workers[worker_id].state)
+        if row == self.cursor and self.has_focus:
+            label_style += self.get_component_rich_style("timeline--cursor")
+        segments = [Segment(worker_id[: LABEL - 1].ljust(LABEL), label_style), Segment(" ", base)]
+        segments += self._lane(worker_id, start, columns, base)
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def _axis(self, start: int, columns: int, width: int, base: Style) -> Strip:
+        cells = [" "] * columns
+        step = 10
+        for column in range(0, columns, step):
+            tick = start + column * self.scale
+            if tick < 0:
+                continue
+            label = f"|{tick}"
+            for offset, char in enumerate(label):
+                if column + offset < columns:
+                    cells[column + offset] = char
+        if self.engine is not None:
+            now_column = (self.engine.now - start) // self.scale
+            if 0 <= now_column < columns:
+                cells[now_column] = "▼"
+        title = "tick"
+        segments = [
+            Segment(title.rjust(LABEL) + " ", base + DIM),
+            Segment("".join(cells), base + TICK),
+        ]
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def _lane(self, worker_id: str, start: int, columns: int, base: Style) -> list[Segment]:
+        """One worker's cells: a character and a style key per column, then runs of equal keys
+        as segments (styles are combined once per key, not once per cell)."""
+        engine = self.engine
+        assert engine is not None
+        scale = self.scale
+        end = start + columns * scale
+        registered = engine.workers[worker_id].registered
+        now = engine.now
+        chars = ["·" if registered <= start + c * scale <= now else " " for c in range(columns)]
+        keys: list[str] = ["idle"] * columns
+        for outage in self.lanes.down_between(worker_id, start, end):
+            first = max(0, (outage.start - start) // scale)
+            last = columns - 1 if outage.end is None else (outage.end - 1 - start) // scale
+            for c in range(first, min(columns - 1, last) + 1):
+                chars[c], keys[c] = "╳", "down"
+        for span in self.lanes.overlapping(worker_id, start, end):
+            finish = span.end if span.end is not None else now + 1
+            first = max(0, (span.start - start) // scale)
+            last = min(columns - 1, (max(finish, span.start + 1) - 1 - start) // scale)
+            if last < first:
+                continue
+            label = f" {span.job_id}" if last - first + 1 > len(span.job_id) else ""
+            chars[first : last + 1] = label.ljust(last - first + 1)
+            keys[first : last + 1] = [job_colour(span.job_id)] * (last - first + 1)
+            if span.outcome in _ENDS and span.end is not None and span.end <= end:
+                chars[last], keys[last] = _ENDS[span.outcome][0], span.outcome
+        return _merge(chars, keys, self._styles(base))
+
+    def _styles(self, base: Style) -> dict[str, Style]:
+        """Style keys to styles on ``base`` (cached until the base style changes)."""
+        if self._style_base != base:
+            self._style_base = base
+            styles = {"idle": base + _IDLE, "down": base + _DOWN}
+            styles |= {name: base + marker for name, (_, marker) in _ENDS.items()}
+            styles |= {
+                colour: base + Style(color="white", bgcolor=colour) for colour in JOB_PALETTE
+            }
+            self._style_map = styles
+        return self._style_map
+
+
+def _merge(chars: list[str], keys: list[str], styles: dict[str, Style]) -> list[Segment]:
+    """Runs of cells with the same style key as one segment each."""
+    segments: list[Segment] = []
+    run_start = 0
+    for c in range(1, len(keys) + 1):
+        if c == len(keys) or keys[c] != keys[run_start]:
+            segments.append(Segment("".join(chars[run_start:c]), styles[keys[run_start]]))
+            run_start = c
+    return segments

@@ -1,0 +1,330 @@
+"""A table that draws only the rows on screen: the base of every table in the dashboard.
+
+Textual's DataTable measures every cell when rows are added, which takes seconds for tens of
+thousands of rows. This widget is a Line API :class:`ScrollView`: its model is an index of keys
+(see :mod:`tui.model.indexes`) and ``render_line`` formats the few keys that are visible, from
+the engine's current state. A step updates the index from the step's events and repaints; nothing
+is rebuilt. The header row stays put while the rows scroll.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine.clock import Clock
+from engine.core import Engine
+from tui.messages import RowSelected
+from tui.model.indexes import text_matcher
+from tui.model.navigator import Change
+
+
+class Column(NamedTuple):
+    label: str
+    width: int
+    right: bool = False
+    """Right-aligned (numbers)."""
+    flex: bool = False
+    """Takes the width left over (at least ``width``)."""
+    clock: bool = False
+    """Shows wall-clock time: hidden when the run has no clock."""
+
+
+class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
+    """A keyboard-driven table over a row model with ``index``, ``rebuild`` and ``apply``."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--cursor-blurred",
+        "virtual-table--empty",
+    }
+    DEFAULT_CSS = """
+    VirtualTable { overflow-x: hidden; }
+    VirtualTable > .virtual-table--header { text-style: bold; }
+    VirtualTable > .virtual-table--cursor { background: $accent 60%; }
+    VirtualTable > .virtual-table--cursor-blurred { background: $surface-lighten-2; }
+    VirtualTable > .virtual-table--empty { color: $text-muted; text-style: italic; }
+    """
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("up,k", "move_cursor(-1)", "Up", show=False),
+        Binding("down,j", "move_cursor(1)", "Down", show=False),
+        Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False),
+        Binding("pagedown,ctrl+f", "page(1)", "Page down", show=False),
+        Binding("f", "toggle_follow", "Follow"),
+    ]
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    KIND: ClassVar[str] = ""
+    """What the keys are, for the detail pane: occurrence, worker, notification, event."""
+    TITLE: ClassVar[str] = ""
+    EMPTY: ClassVar[str] = "nothing here yet"
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        self._drawn: dict[tuple, Strip] = {}
+        super().__init__(id=id, classes=classes)
+        self.rows = self.make_rows()
+        self.engine: Engine | None = None
+        self.clock: Clock | None = None
+        self.cursor_key: Any = None
+        self._cursor_row = 0
+        self.follow = True
+        """Keep the cursor on the last row as rows arrive, like ``tail -f``."""
+        self.filter_text = ""
+        self._widths: list[int] = []
+        self._shown: list[int] = []
+        """Indices of the columns that fit, in order."""
+        self._laid_out_for = -1
+
+    # ------------------------------------------------------------ the model
+
+    def make_rows(self) -> Any:
+        """The row model: ``index``, ``rebuild(engine)`` and ``apply(change, engine)``."""
+        raise NotImplementedError
+
+    def row_cells(self, key: Any) -> list[Text]:
+        """The cells of the row for ``key``, from ``self.engine`` at the current tick."""
+        raise NotImplementedError
+
+    def row_text(self, key: Any) -> str:
+        """The row as plain text, for the filter."""
+        return " ".join(cell.plain for cell in self.row_cells(key))
+
+    @property
+    def index(self):
+        return self.rows.index
+
+    def rebuild(self, engine: Engine, clock: Clock | None) -> None:
+        """A new engine (a file opened or reloaded): recompute the rows."""
+        self.engine, self.clock = engine, clock
+        self._laid_out_for = -1
+        self.rows.rebuild(engine)
+        self._refilter()
+        self._after_update()
+
+    def apply(self, change: Change, engine: Engine) -> None:
+        """Update from a move's events; repaint the visible rows."""
+        self.engine = engine
+        self.rows.apply(change, engine)
+        self._after_update()
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text.strip()
+        self._refilter()
+        self._after_update()
+
+    def _refilter(self) -> None:
+        self.index.set_filter(text_matcher(self.filter_text, self.row_text))
+
+    # --------------------------------------------------------------- cursor
+
+    def _after_update(self) -> None:
+        index = self.index
+        count = len(index)
+        previous = self.cursor_key
+        if count == 0:
+            self.cursor_key, self._cursor_row = None, 0
+        elif self.follow:
+            self._cursor_row = count - 1
+            self.cursor_key = index.key_at(count - 1)
+        else:
+            position = index.position(self.cursor_key) if self.cursor_key is not None else None
+            if position is None:
+                position = min(self._cursor_row, count - 1)
+            self._cursor_row = position
+            self.cursor_key = index.key_at(position)
+        self.virtual_size = Size(self.scrollable_content_region.width, count + 1)
+        self._scroll_to_cursor()
+        self._update_titles()
+        self.refresh()
+        if self.cursor_key != previous:
+            self.post_message(RowSelected(self, self.KIND, self.cursor_key))
+
+    def _update_titles(self) -> None:
+        index = self.index
+        shown, total = len(index), index.total
+        title = f"{self.TITLE} [dim]{total:,}[/]"
+        if self.follow:
+            title += " [dim]⇣[/]"
+        self.border_title = title
+        if self.filter_text:
+            self.border_subtitle = f"/{self.filter_text}  {shown:,} of {total:,}"
+        else:
+            self.border_subtitle = ""
+
+    def _scroll_to_cursor(self) -> None:
+        visible = max(1, self.scrollable_content_region.height - 1)
+        top = round(self.scroll_y)
+        row = self._cursor_row
+        if row < top:
+            top = row
+        elif row >= top + visible:
+            top = row - visible + 1
+        if top != round(self.scroll_y):
+            self.scroll_to(y=top, animate=False, force=True, immediate=True)
+
+    def set_cursor(self, row: int) -> None:
+        count = len(self.index)
+        if count == 0:
+            return
+        row = max(0, min(row, count - 1))
+        self.follow = row == count - 1 and self.follow
+        self._cursor_row = row
+        previous, self.cursor_key = self.cursor_key, self.index.key_at(row)
+        self._scroll_to_cursor()
+        self._update_titles()
+        self.refresh()
+        if self.cursor_key != previous:
+            self.post_message(RowSelected(self, self.KIND, self.cursor_key))
+
+    def action_move_cursor(self, delta: int) -> None:
+        self.follow = False
+        self.set_cursor(self._cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.follow = False
+        page = max(1, self.scrollable_content_region.height - 2)
+        self.set_cursor(self._cursor_row + direction * page)
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        self._after_update()
+
+    def on_focus(self) -> None:
+        self.refresh()
+        self.post_message(RowSelected(self, self.KIND, self.cursor_key))
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            self.follow = False
+            self.set_cursor(round(self.scroll_y) + event.y - 1)
+
+    def on_resize(self) -> None:
+        self._after_update()
+
+    # -------------------------------------------------------------- drawing
+
+    def _layout(self, width: int) -> list[int]:
+        """Column widths that fit ``width``; columns that do not fit are dropped from the right."""
+        if width == self._laid_out_for:
+            return self._widths
+        shown: list[int] = []
+        widths: list[int] = []
+        used = 0
+        for number, column in enumerate(self.COLUMNS):
+            if column.clock and self.clock is None:
+                continue
+            need = column.width + (1 if widths else 0)
+            if used + need > width:
+                break
+            shown.append(number)
+            widths.append(column.width)
+            used += need
+        spare = width - used
+        flexible = [i for i, number in enumerate(shown) if self.COLUMNS[number].flex]
+        for position, i in enumerate(flexible):
+            share = spare // (len(flexible) - position)
+            widths[i] += share
+            spare -= share
+        self._shown, self._widths, self._laid_out_for = shown, widths, width
+        return widths
+
+    def _strip(self, cells: list[Text], width: int, style: Style) -> Strip:
+        """One row as segments, cell by cell (plain cells skip Rich's text layout: this runs
+        for every visible row on every step)."""
+        widths = self._layout(width)
+        console = self.app.console
+        segments: list[Segment] = []
+        used = 0
+        for position, (number, cell_width) in enumerate(zip(self._shown, widths, strict=True)):
+            if position:
+                segments.append(_SPACE)
+            cell = cells[number] if number < len(cells) else _EMPTY
+            length = cell.cell_len
+            if length > cell_width:
+                cell = cell.copy()
+                cell.truncate(cell_width, overflow="ellipsis")
+                length = cell.cell_len
+            pad = Segment(" " * (cell_width - length)) if length < cell_width else None
+            if pad is not None and self.COLUMNS[number].right:
+                segments.append(pad)
+            if cell.spans:
+                segments.extend(segment for segment in cell.render(console) if segment.text)
+            elif cell.plain:
+                segments.append(Segment(cell.plain, _style(console, cell.style)))
+            if pad is not None and not self.COLUMNS[number].right:
+                segments.append(pad)
+            used += cell_width + (1 if position else 0)
+        strip = Strip(segments, used)
+        if used < width:
+            strip = strip.extend_cell_length(width)
+        return strip.apply_style(style)
+
+    def refresh(self, *regions, **kwargs):
+        """Any repaint may show other rows or another state: drop the drawn rows."""
+        self._drawn = {}
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = round(self.scroll_y) + y - 1 if y else -1
+        mark = (row, width, self.has_focus)
+        drawn = self._drawn.get(mark)
+        if drawn is None:
+            drawn = self._drawn[mark] = self._render_row(y, row, width)
+        return drawn
+
+    def _render_row(self, y: int, row: int, width: int) -> Strip:
+        base = self.rich_style
+        if y == 0:
+            header = self.get_component_rich_style("virtual-table--header")
+            cells = [Text(column.label) for column in self.COLUMNS]
+            return self._strip(cells, width, base + header)
+        index = self.index
+        if row >= len(index) or self.engine is None:
+            if y == 1 and len(index) == 0:
+                empty = self.get_component_rich_style("virtual-table--empty")
+                message = "no rows match the filter" if self.filter_text else self.EMPTY
+                return _message(message, width, base + empty)
+            return Strip.blank(width, base)
+        key = index.key_at(row)
+        style = base
+        if row == self._cursor_row:
+            component = (
+                "virtual-table--cursor" if self.has_focus else "virtual-table--cursor-blurred"
+            )
+            style = base + self.get_component_rich_style(component)
+        return self._strip(self.row_cells(key), width, style)
+
+
+_SPACE = Segment(" ")
+_EMPTY = Text()
+_STYLES: dict[str, Style] = {}
+
+
+def _style(console, style: str | Style) -> Style | None:
+    """A cell's style as a Rich Style (parsed once per distinct string)."""
+    if isinstance(style, Style):
+        return style
+    if not style:
+        return None
+    parsed = _STYLES.get(style)
+    if parsed is None:
+        parsed = _STYLES[style] = console.get_style(style)
+    return parsed
+
+
+def _message(message: str, width: int, style: Style) -> Strip:
+    text = f" {message}"[:width]
+    return Strip([Segment(text, style)]).extend_cell_length(width, style)
