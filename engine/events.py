@@ -202,6 +202,18 @@ class EventLog:
         """Forget the events after the first ``length`` (a rewind)."""
         del self._events[length:]
 
+    def first_index_at(self, tick: int) -> int:
+        """Index of the first event at or after ``tick``: events are appended in tick order."""
+        events = self._events
+        low, high = 0, len(events)
+        while low < high:
+            middle = (low + high) // 2
+            if events[middle].tick < tick:
+                low = middle + 1
+            else:
+                high = middle
+        return low
+
     def extend(self, events: list[Event]) -> None:
         """Append events recorded before (a return to a later state)."""
         self._events.extend(events)

@@ -128,8 +128,8 @@ class History:
     def events_at(self, tick: int) -> list[Event]:
         """The events of one tick, in order (only for ticks up to the current one)."""
         log = self._engine.log
-        low = _first_index_at(log, tick)
-        high = _first_index_at(log, tick + 1)
+        low = log.first_index_at(tick)
+        high = log.first_index_at(tick + 1)
         return list(log[low:high])
 
     def last_tick(self) -> int:
@@ -318,7 +318,7 @@ class History:
         if self._tick <= recording.reached:
             return
         log = engine.log
-        start = _first_index_at(log, recording.reached + 1)
+        start = log.first_index_at(recording.reached + 1)
         ticks = recording.event_ticks
         for index in range(start, len(log)):
             tick = log[index].tick
@@ -342,15 +342,3 @@ class History:
         if self.until is not None:
             upcoming = [t for t in upcoming if t <= self.until]
         return min(upcoming, default=None)
-
-
-def _first_index_at(log, tick: int) -> int:
-    """Index of the first event at or after ``tick`` (events are in tick order)."""
-    low, high = 0, len(log)
-    while low < high:
-        middle = (low + high) // 2
-        if log[middle].tick < tick:
-            low = middle + 1
-        else:
-            high = middle
-    return low

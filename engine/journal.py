@@ -131,12 +131,7 @@ class JournalMixin:
         self._undos[first] = []
         self._generation = first
         self._journal_into(self._undos[first])
-        self.now = mark.now
-        self.created_through = mark.created_through
-        self.dispatches = mark.dispatches
-        self._undispatched_submissions = mark.undispatched_submissions
-        self._next_rank, self._next_seq, self._next_submission = mark.counters
-        self.rng.setstate(mark.rng_state)
+        self._restore_scalars(mark)
         self.log.truncate(mark.log_length)
         tables = (self.jobs, self.workers, self.occurrences, self.outbox)
         keep_below = kept_down_from.dict_lengths if kept_down_from else mark.dict_lengths
@@ -176,13 +171,17 @@ class JournalMixin:
         mark = head.mark
         self._saves = list(head.saves)
         self._undos = list(head.undos)
+        self._restore_scalars(mark)
+        return self.mark()
+
+    def _restore_scalars(self: Engine, mark: Mark) -> None:
+        """The clock, counters and random generator as they were at ``mark``."""
         self.now = mark.now
         self.created_through = mark.created_through
         self.dispatches = mark.dispatches
         self._undispatched_submissions = mark.undispatched_submissions
         self._next_rank, self._next_seq, self._next_submission = mark.counters
         self.rng.setstate(mark.rng_state)
-        return self.mark()
 
     def drop_head(self: Engine) -> None:
         """Forget the head: a command has started a different future."""

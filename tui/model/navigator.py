@@ -59,18 +59,6 @@ def merge(changes: Sequence[Change]) -> Change:
     )
 
 
-def first_index_at(log: Sequence[Event], tick: int) -> int:
-    """Index of the first event at or after ``tick`` (the log is in tick order)."""
-    low, high = 0, len(log)
-    while low < high:
-        middle = (low + high) // 2
-        if log[middle].tick < tick:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
 class Navigator:
     """Steps, jumps and seeks through a :class:`History`, each returning a :class:`Change`."""
 
@@ -111,7 +99,7 @@ class Navigator:
         if tick >= history.tick:
             return self._forward(lambda: history.seek(tick))
         before, log = history.tick, history.engine.log
-        undone = list(log[first_index_at(log, tick + 1) :])
+        undone = list(log[log.first_index_at(tick + 1) :])
         history.seek(tick)
         return Change(before, history.tick, undone, forward=False)
 
