@@ -1,0 +1,512 @@
+"""Exactly-once under random commands: a hypothesis state machine over the engine.
+
+Each run picks a policy (dispatch order fifo/priority/aging, dispatch auto/manual, completion
+simulated/reported, retry backoff, notification outages) and a seed, then drives random commands:
+workers registered, taken down, brought up and drained; jobs scheduled with Once/Every schedules,
+priorities, durations, scripted failures and hangs, timeouts, failure rates, notification
+subscriptions and dependencies on one-time jobs; cancel, modify, delete, pause and resume; time
+advanced by small steps and by jumps of up to a billion ticks; with manual dispatch, dispatches;
+with reported completion, reports for the right and for wrong attempt numbers.
+
+After every step ``violations(engine)`` must be empty, and a rejected command must have changed
+nothing. At the end, replaying the recorded commands on a fresh engine with the same policy and seed
+must give the same results and the same event log, event for event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from engine.backoff import Backoff, BackoffKind, Jitter
+from engine.commands import (
+    Advance,
+    CancelOccurrence,
+    Command,
+    Complete,
+    DeleteJob,
+    Dispatch,
+    DrainWorker,
+    ModifyJob,
+    Outcome,
+    PauseJob,
+    RegisterWorker,
+    Result,
+    ResumeJob,
+    ScheduleJob,
+    ScriptFailure,
+    WorkerDown,
+    WorkerUp,
+)
+from engine.core import Engine
+from engine.invariants import violations
+from engine.model import (
+    PRIORITY_LEVELS,
+    CatchUp,
+    Channel,
+    JobSpec,
+    NotifyOn,
+    OccurrenceState,
+    Subscription,
+)
+from engine.policies import (
+    ChannelOutage,
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    NotificationPolicy,
+    Policy,
+)
+from engine.schedules import Every, Once
+
+S = OccurrenceState
+WORKER_IDS = ("w1", "w2", "w3", "\U0001f600")
+JOB_IDS = ("a", "b", "c", "d", "e", "B", "\uffff", "\U0001f600")
+BIG = 10**9
+
+# ----------------------------------------------------------------------------------- strategies
+
+backoffs = st.one_of(
+    st.just(Backoff()),
+    st.builds(Backoff, st.just(BackoffKind.FIXED), st.integers(0, 6)),
+    st.builds(
+        Backoff,
+        st.just(BackoffKind.EXPONENTIAL),
+        st.integers(1, 4),
+        st.none() | st.integers(1, 30),
+        st.sampled_from(Jitter),
+    ),
+)
+
+policies = st.builds(
+    lambda order, step, dispatch, completion, backoff, tries, outages: Policy(
+        order=order,
+        aging_step=step if order is DispatchOrder.AGING else None,
+        dispatch=dispatch,
+        completion=completion,
+        backoff=backoff,
+        notifications=NotificationPolicy(max_tries=tries, outages=tuple(outages)),
+    ),
+    st.sampled_from(DispatchOrder),
+    st.integers(1, 6),
+    st.sampled_from(DispatchMode),
+    st.sampled_from(CompletionMode),
+    backoffs,
+    st.integers(1, 4),
+    st.lists(
+        st.builds(
+            lambda channel, start, length: ChannelOutage(channel, start, start + length),
+            st.sampled_from(Channel),
+            st.integers(0, 200),
+            st.integers(1, 100),
+        ),
+        max_size=2,
+    ),
+)
+
+subscriptions = st.lists(
+    st.builds(
+        Subscription,
+        st.frozensets(st.sampled_from(NotifyOn), min_size=1),
+        st.sampled_from(Channel),
+        st.sampled_from(("ops@x", "https://hook", "#ops")),
+    ),
+    max_size=2,
+).map(tuple)
+
+attempt_sets = st.sampled_from(
+    [frozenset(), frozenset(), frozenset(), frozenset({1}), frozenset({2}), frozenset({1, 2})]
+)
+priorities = st.sampled_from(sorted(PRIORITY_LEVELS.values())) | st.integers(-3, 5)
+small_intervals = st.integers(1, 12)
+huge_intervals = st.integers(10**5, 10**8)
+
+
+def snapshot(engine: Engine) -> tuple:
+    """What any command could change, as comparable values."""
+    return (
+        engine.now,
+        len(engine.log),
+        {
+            key: (o.state, o.priority, o.max_attempts, o.eligible_at, len(o.attempts))
+            for key, o in engine.occurrences.items()
+        },
+        {
+            job_id: (j.spec, j.next_due, j.paused_through, j.deleted, tuple(j.skipped))
+            for job_id, j in engine.jobs.items()
+        },
+        {w: (x.running, x.down, x.draining) for w, x in engine.workers.items()},
+        {k: (n.state, n.tries) for k, n in engine.outbox.items()},
+    )
+
+
+class EngineMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.engine = Engine()
+        self.policy = Policy()
+        self.seed = 0
+        self.commands: list[Command] = []
+        self.results: list[Result] = []
+
+    @initialize(
+        policy=policies,
+        seed=st.integers(0, 2**16),
+        workers=st.integers(1, 3),
+        jobs=st.integers(0, 4),
+        data=st.data(),
+    )
+    def start(self, policy: Policy, seed: int, workers: int, jobs: int, data) -> None:
+        """The policy, the seed, a few workers and a few jobs to start with."""
+        self.policy, self.seed = policy, seed
+        self.engine = Engine(policy, seed=seed)
+        for worker_id in WORKER_IDS[:workers]:
+            assert self.run(RegisterWorker(worker_id)).accepted
+        for _ in range(jobs):
+            self.run(ScheduleJob(self.draw_spec(data)))
+
+    # ------------------------------------------------------------------------------------ helpers
+
+    @property
+    def manual(self) -> bool:
+        return self.policy.dispatch is DispatchMode.MANUAL
+
+    @property
+    def reported(self) -> bool:
+        return self.policy.completion is CompletionMode.REPORTED
+
+    def run(self, command: Command) -> Result:
+        before = snapshot(self.engine)
+        result = self.engine.apply(command)
+        self.commands.append(command)
+        self.results.append(result)
+        assert isinstance(result.outcome, Outcome)
+        if not result.accepted:
+            assert result.message, command
+            assert snapshot(self.engine) == before, f"rejected {command} changed the engine"
+        return result
+
+    def job_ids(self) -> list[str]:
+        return sorted(self.engine.jobs)
+
+    def largest_safe_jump(self) -> int:
+        """How far one advance may go while staying cheap. Automatic dispatch processes every fire
+        tick of a live recurring job; a dispatch after a jump materialises every due occurrence of
+        a recurring job whose dependencies are unmet (BLOCKED records, one each). Jumps are bounded
+        to ~100 fire ticks of the fastest such job; otherwise they go up to a billion ticks."""
+        intervals = [
+            job.spec.schedule.interval
+            for job in self.engine.jobs.values()
+            if isinstance(job.spec.schedule, Every)
+            and not job.deleted
+            and job.next_due is not None
+            and (not self.manual or job.unmet_dependencies > 0)
+        ]
+        return min([BIG] + [100 * interval for interval in intervals])
+
+    def implicit_backlog(self, job_id: str) -> int:
+        """At most how many due occurrences of the job wait implicitly (created, untouched)."""
+        engine, job = self.engine, self.engine.jobs[job_id]
+        limit = engine.created_through
+        if job.paused_through is not None:
+            limit = min(limit, job.paused_through)
+        if job.next_due is None or job.next_due > limit:
+            return 0
+        schedule = job.spec.schedule
+        if isinstance(schedule, Every):
+            return (limit - job.next_due) // schedule.interval + 1
+        return 1
+
+    # -------------------------------------------------------------------------------------- rules
+
+    @rule(worker_id=st.sampled_from(WORKER_IDS))
+    def register_worker(self, worker_id: str) -> None:
+        existed = worker_id in self.engine.workers
+        result = self.run(RegisterWorker(worker_id))
+        assert result.outcome is (Outcome.CONFLICT if existed else Outcome.CREATED)
+
+    def draw_spec(self, data: st.DataObject) -> JobSpec:
+        """A random job definition: schedules start near now; dependencies name one-time jobs."""
+        draw = data.draw
+        job_id = draw(st.sampled_from(JOB_IDS), label="job id")
+        start = max(0, self.engine.now + draw(st.integers(-2, 30), label="starts in"))
+        if draw(st.booleans(), label="recurring"):
+            schedule: Every | Once = Every(start, draw(small_intervals | huge_intervals))
+        else:
+            schedule = Once(start)
+        ones = sorted(
+            j for j, job in self.engine.jobs.items() if isinstance(job.spec.schedule, Once)
+        )
+        depends_on: tuple[str, ...] = ()
+        if ones and draw(st.integers(0, 3), label="dependencies?") == 0:
+            depends_on = tuple(draw(st.lists(st.sampled_from(ones), max_size=2, unique=True)))
+        timeout = draw(st.sampled_from((None, None, None, 1, 3, 6)), label="timeout")
+        hang = draw(attempt_sets, label="hang")
+        if timeout is None and draw(st.integers(0, 3), label="hang forever?") != 0:
+            hang = frozenset()
+        return JobSpec(
+            job_id,
+            schedule,
+            max_attempts=draw(st.integers(1, 4), label="max attempts"),
+            priority=draw(priorities, label="priority"),
+            duration=draw(st.integers(1, 5), label="duration"),
+            depends_on=depends_on,
+            fail_attempts=draw(attempt_sets, label="fail"),
+            hang_attempts=hang,
+            failure_rate=draw(st.sampled_from((0.0, 0.0, 0.0, 0.3, 1.0)), label="failure rate"),
+            timeout=timeout,
+            backoff=draw(st.none() | backoffs, label="backoff"),
+            payload=draw(st.none() | st.text(max_size=3), label="payload"),
+            notify=draw(subscriptions, label="notify"),
+            catch_up=draw(st.sampled_from(CatchUp), label="catch up"),
+        )
+
+    @rule(data=st.data())
+    def schedule_job(self, data: st.DataObject) -> None:
+        spec = self.draw_spec(data)
+        existed = spec.job_id in self.engine.jobs
+        result = self.run(ScheduleJob(spec))
+        if existed:
+            assert result.outcome is Outcome.CONFLICT
+        else:
+            assert result == Result(Outcome.CREATED, spec.job_id)
+
+    @rule(data=st.data(), which=st.sampled_from(("next", "tick", "unknown")))
+    def cancel(self, data: st.DataObject, which: str) -> None:
+        ids = self.job_ids()
+        if which == "unknown" or not ids:
+            assert self.run(CancelOccurrence("nobody")).outcome is Outcome.NOT_FOUND
+            return
+        job_id = data.draw(st.sampled_from(ids))
+        if which == "next":
+            self.run(CancelOccurrence(job_id))
+            return
+        schedule = self.engine.jobs[job_id].spec.schedule
+        around = data.draw(st.integers(max(0, self.engine.now - 20), self.engine.now + 40))
+        tick = schedule.first_at_or_after(around)
+        if tick is None:
+            tick = around  # not a fire tick: not found
+        state = self.engine.occurrence_state(job_id, tick)
+        result = self.run(CancelOccurrence(job_id, tick))
+        if self.engine.jobs[job_id].deleted:
+            assert result.outcome is Outcome.NOT_FOUND
+        elif state is S.RUNNING or (state is not None and state.is_final):
+            assert result.outcome is Outcome.CONFLICT
+        if result.accepted:
+            assert self.engine.occurrence_state(job_id, tick) is S.CANCELLED
+
+    @rule(
+        data=st.data(),
+        priority=st.none() | priorities,
+        duration=st.none() | st.integers(1, 5),
+        timeout=st.none() | st.integers(1, 6),
+        max_attempts=st.none() | st.integers(0, 4),
+        payload=st.none() | st.text(max_size=3),
+        interval=st.none() | small_intervals | huge_intervals,
+    )
+    def modify(self, data: st.DataObject, interval: int | None, **candidates: object) -> None:
+        ids = self.job_ids()
+        if not ids:
+            return
+        job_id = data.draw(st.sampled_from(ids))
+        changes = {k: v for k, v in candidates.items() if v is not None}
+        job = self.engine.jobs[job_id]
+        if self.implicit_backlog(job_id) > 500:
+            return  # a modify materialises the whole backlog: see the xfail in test_lifecycle.py
+        # Schedules change only on recurring jobs (a dependency must stay one-time: see the
+        # xfail in test_lifecycle.py).
+        if interval is not None and isinstance(job.spec.schedule, Every):
+            changes["schedule"] = Every(self.engine.now + data.draw(st.integers(0, 5)), interval)
+        if not changes:
+            changes["payload"] = "touched"
+        running = {
+            k: (o.attempts[-1].number, o.duration, o.timeout, o.max_attempts, o.priority)
+            for k, o in self.engine.occurrences.items()
+            if o.state is S.RUNNING
+        }
+        result = self.run(ModifyJob.of(job_id, **changes))
+        if job.deleted:
+            assert result.outcome is Outcome.NOT_FOUND
+        # A running attempt is never touched by a modify.
+        for key, before in running.items():
+            o = self.engine.occurrences[key]
+            assert o.state is S.RUNNING
+            assert (o.attempts[-1].number, o.duration, o.timeout, o.max_attempts, o.priority) == (
+                before
+            )
+
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        ids = self.job_ids()
+        if not ids:
+            return
+        job_id = data.draw(st.sampled_from(ids))
+        job = self.engine.jobs[job_id]
+        was_running = any(self.engine.occurrences[(job_id, t)].state is S.RUNNING for t in job.open)
+        result = self.run(DeleteJob(job_id))
+        if was_running and not job.deleted:
+            assert result.outcome is Outcome.CONFLICT
+        if result.accepted:
+            assert job.deleted and job.open == {}
+
+    @rule(data=st.data())
+    def pause(self, data: st.DataObject) -> None:
+        ids = self.job_ids()
+        if ids:
+            job_id = data.draw(st.sampled_from(ids))
+            paused = self.engine.jobs[job_id].paused_through is not None
+            result = self.run(PauseJob(job_id))
+            if not self.engine.jobs[job_id].deleted:
+                assert result.outcome is (Outcome.CONFLICT if paused else Outcome.OK)
+
+    @rule(data=st.data(), catch_up=st.none() | st.sampled_from(CatchUp))
+    def resume(self, data: st.DataObject, catch_up: CatchUp | None) -> None:
+        paused = [j for j, job in self.engine.jobs.items() if job.paused_through is not None]
+        ids = sorted(paused) or self.job_ids()
+        if ids:
+            job_id = data.draw(st.sampled_from(ids))
+            result = self.run(ResumeJob(job_id, catch_up))
+            if not self.engine.jobs[job_id].deleted:
+                assert result.accepted == (job_id in paused)
+
+    @rule(data=st.data(), attempt=st.integers(0, 3))
+    def script_failure(self, data: st.DataObject, attempt: int) -> None:
+        job_id = data.draw(st.sampled_from([*self.job_ids(), "nobody"]))
+        self.run(ScriptFailure(job_id, attempt))
+
+    @rule(worker_id=st.sampled_from(WORKER_IDS), action=st.sampled_from(("down", "up", "drain")))
+    def worker_fault(self, worker_id: str, action: str) -> None:
+        command = {"down": WorkerDown, "up": WorkerUp, "drain": DrainWorker}[action](worker_id)
+        worker = self.engine.workers.get(worker_id)
+        running = worker.running if worker is not None else None
+        result = self.run(command)
+        if worker is None:
+            assert result.outcome is Outcome.NOT_FOUND
+        elif action == "down" and result.accepted and running is not None:
+            # The attempt was lost, not the occurrence: it waits for a retry.
+            assert self.engine.occurrences[running].state is S.RETRY_PENDING
+
+    @precondition(lambda self: any(w.running for w in self.engine.workers.values()))
+    @rule(data=st.data(), comes_back=st.booleans())
+    def crash_a_busy_worker(self, data: st.DataObject, comes_back: bool) -> None:
+        busy = sorted(w for w, worker in self.engine.workers.items() if worker.running)
+        worker_id = data.draw(st.sampled_from(busy))
+        key = self.engine.workers[worker_id].running
+        attempts = len(self.engine.occurrences[key].attempts)  # type: ignore[index]
+        assert self.run(WorkerDown(worker_id)).accepted
+        occurrence = self.engine.occurrences[key]  # type: ignore[index]
+        assert occurrence.attempts[-1].outcome.value == "LOST"
+        assert len(occurrence.attempts) == attempts
+        assert occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == self.engine.now
+        if comes_back:
+            assert self.run(WorkerUp(worker_id)).accepted
+
+    @rule(data=st.data())
+    def schedule_a_dependent_job(self, data: st.DataObject) -> None:
+        ones = sorted(
+            j for j, job in self.engine.jobs.items() if isinstance(job.spec.schedule, Once)
+        )
+        if not ones:
+            return
+        depends_on = tuple(
+            data.draw(st.lists(st.sampled_from(ones), min_size=1, max_size=2, unique=True))
+        )
+        spec = dataclasses.replace(self.draw_spec(data), depends_on=depends_on)
+        result = self.run(ScheduleJob(spec))
+        assert result.outcome in (Outcome.CREATED, Outcome.CONFLICT)
+
+    @rule(steps=st.integers(1, 6))
+    def advance_a_little(self, steps: int) -> None:
+        assert self.run(Advance(self.engine.now + steps)).accepted
+
+    @rule()
+    def advance_past_the_next_event(self) -> None:
+        upcoming = self.engine.next_event_tick()
+        if upcoming is not None:
+            assert self.run(Advance(upcoming + 1)).accepted
+
+    @rule(jump=st.integers(10, BIG))
+    def advance_a_lot(self, jump: int) -> None:
+        assert self.run(Advance(self.engine.now + min(jump, self.largest_safe_jump()))).accepted
+
+    @precondition(lambda self: self.manual)
+    @rule()
+    def dispatch(self) -> None:
+        result = self.run(Dispatch())
+        for assignment in result.value:  # type: ignore[union-attr]
+            occurrence = self.engine.occurrences[(assignment.job_id, assignment.scheduled)]
+            attempt = occurrence.running_attempt
+            assert attempt is not None
+            assert (attempt.number, attempt.worker_id) == (assignment.attempt, assignment.worker_id)
+
+    def running_keys(self) -> list[tuple[str, int]]:
+        return sorted(self.engine.by_state[S.RUNNING], key=lambda k: (k[1], k[0]))
+
+    @precondition(lambda self: self.reported and self.engine.by_state[S.RUNNING])
+    @rule(data=st.data(), succeeded=st.booleans())
+    def complete_the_running_attempt(self, data: st.DataObject, succeeded: bool) -> None:
+        key = data.draw(st.sampled_from(self.running_keys()))
+        attempt = self.engine.occurrences[key].running_attempt
+        assert attempt is not None
+        assert self.run(Complete(*key, attempt.number, succeeded)).accepted
+        assert attempt.outcome.value == ("SUCCEEDED" if succeeded else "FAILED")
+        assert attempt.ended == self.engine.now
+
+    @precondition(lambda self: self.reported)
+    @rule(data=st.data(), succeeded=st.booleans(), skew=st.sampled_from((1, -1, 2)))
+    def complete_a_wrong_attempt(self, data: st.DataObject, succeeded: bool, skew: int) -> None:
+        # A stale or future attempt number, or any report for an occurrence that is not running.
+        keys = sorted(self.engine.occurrences, key=lambda k: (k[1], k[0]))
+        if not keys:
+            return
+        key = data.draw(st.sampled_from(keys))
+        occurrence = self.engine.occurrences[key]
+        number = len(occurrence.attempts) + skew
+        if occurrence.running_attempt is None:
+            number = data.draw(st.integers(0, len(occurrence.attempts) + 1))
+        assert self.run(Complete(*key, number, succeeded)).outcome is Outcome.CONFLICT
+
+    # --------------------------------------------------------------------------------- invariants
+
+    @invariant()
+    def no_violations(self) -> None:
+        assert violations(self.engine) == []
+
+    @invariant()
+    def states_are_consistent(self) -> None:
+        engine = self.engine
+        for key in engine.by_state[S.RETRY_PENDING]:
+            assert engine.occurrences[key].eligible_at is not None
+        for worker in engine.workers.values():
+            if worker.down:
+                assert worker.running is None
+        for key in engine.by_state[S.RUNNING]:
+            attempt = engine.occurrences[key].running_attempt
+            assert attempt is not None and engine.workers[attempt.worker_id].running == key
+
+    def teardown(self) -> None:
+        # Determinism: the same commands on a fresh engine with the same policy and seed give the
+        # same answers and the same event log, event for event.
+        replay = Engine(self.policy, seed=self.seed)
+        results = [replay.apply(command) for command in self.commands]
+        assert [r.outcome for r in results] == [r.outcome for r in self.results]
+        assert list(replay.log) == list(self.engine.log)
+        assert snapshot(replay) == snapshot(self.engine)
+
+
+EngineMachine.TestCase.settings = settings(
+    max_examples=150,
+    stateful_step_count=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestEngineMachine = EngineMachine.TestCase

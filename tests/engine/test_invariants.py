@@ -1,0 +1,297 @@
+"""Exactly-once, checked: ``violations(engine)`` is empty on healthy engines, and it catches each
+kind of corruption when one is planted in a copy (so the checker itself can fail)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from engine import events as ev
+from engine.backoff import Backoff, BackoffKind, Jitter
+from engine.commands import (
+    CancelOccurrence,
+    Complete,
+    Dispatch,
+    DrainWorker,
+    ModifyJob,
+    PauseJob,
+    RegisterWorker,
+    ResumeJob,
+    ScheduleJob,
+    WorkerDown,
+    WorkerUp,
+)
+from engine.core import Engine
+from engine.invariants import violations
+from engine.model import (
+    Attempt,
+    AttemptOutcome,
+    CatchUp,
+    Channel,
+    JobSpec,
+    NotifyOn,
+    Occurrence,
+    OccurrenceState,
+    Subscription,
+)
+from engine.policies import (
+    ChannelOutage,
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    NotificationPolicy,
+    Policy,
+)
+from engine.scenario import ScenarioRunner, load_scenario
+from engine.schedules import Every, Once
+
+S = OccurrenceState
+MAIL = Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@x")
+
+
+def healthy() -> Engine:
+    """Two workers; by tick 13: a@0 failed once then succeeded (w1), a@10 runs on w1 until 15,
+    b@0 succeeded on w2 with an email notification delivered."""
+    engine = Engine()
+    for worker_id in ("w1", "w2"):
+        assert engine.apply(RegisterWorker(worker_id)).accepted
+    spec = JobSpec("a", Every(0, 10), duration=5, max_attempts=2, fail_attempts=frozenset({1}))
+    assert engine.apply(ScheduleJob(spec)).accepted
+    assert engine.apply(ScheduleJob(JobSpec("b", Once(0), notify=(MAIL,)))).accepted
+    engine.advance(13)
+    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
+    assert engine.occurrences[("a", 10)].state is S.RUNNING
+    assert engine.workers["w1"].running == ("a", 10)
+    return engine
+
+
+def test_a_healthy_engine_has_no_violations() -> None:
+    assert violations(healthy()) == []
+
+
+def _two_running(engine: Engine) -> None:
+    engine.occurrences[("a", 10)].attempts.append(Attempt(2, "w2", 12))
+    engine.workers["w2"].running = ("a", 10)
+
+
+def _gap(engine: Engine) -> None:
+    engine.occurrences[("a", 0)].attempts[1].number = 3
+
+
+def _worker_runs_two(engine: Engine) -> None:
+    # The log says w1 was given b@0 while it ran a@0 (no end of a@0's attempt in between).
+    events = list(engine.log)
+    start = next(i for i, e in enumerate(events) if isinstance(e, ev.AttemptStarted))
+    events.insert(start + 1, ev.AttemptStarted(0, "b", 0, 1, "w1"))
+    engine.log = ev.EventLog()
+    for event in events:
+        engine.log.append(event)
+
+
+def _worker_holds_two_occurrences(engine: Engine) -> None:
+    # b@0 (succeeded on w2) is made to run a second attempt on w1, which runs a@10.
+    occurrence = engine.occurrences[("b", 0)]
+    occurrence.attempts.append(Attempt(2, "w1", 12))
+    del engine.by_state[S.SUCCEEDED][("b", 0)]
+    occurrence.state = S.RUNNING
+    engine.by_state[S.RUNNING][("b", 0)] = None
+
+
+def _shared_occurrence(engine: Engine) -> None:
+    engine.workers["w2"].running = ("a", 10)
+
+
+def _down_but_running(engine: Engine) -> None:
+    engine.workers["w1"].down = True
+
+
+def _started_after_final(engine: Engine) -> None:
+    engine.log.append(ev.AttemptStarted(13, "b", 0, 2, "w2"))
+
+
+def _started_twice(engine: Engine) -> None:
+    engine.log.append(ev.AttemptStarted(13, "a", 10, 2, "w2"))
+
+
+def _delivered_twice(engine: Engine) -> None:
+    (key,) = engine.outbox
+    engine.log.append(ev.NotificationDelivered(13, key, 1))
+
+
+def _too_many_attempts(engine: Engine) -> None:
+    engine.occurrences[("a", 0)].max_attempts = 1
+
+
+def _running_state_without_attempt(engine: Engine) -> None:
+    occurrence = engine.occurrences[("a", 10)]
+    occurrence.attempts[0].outcome = AttemptOutcome.SUCCEEDED
+
+
+def _index_disagrees(engine: Engine) -> None:
+    del engine.by_state[S.SUCCEEDED][("b", 0)]
+    engine.by_state[S.QUEUED][("b", 0)] = None
+
+
+def _occurrence_missing(engine: Engine) -> None:
+    del engine.occurrences[("a", 0)]
+    del engine.by_state[S.SUCCEEDED][("a", 0)]
+
+
+def _not_in_schedule(engine: Engine) -> None:
+    ghost = Occurrence(("a", 5), S.SUCCEEDED, 1, 0, 5, 99, 1, None)
+    engine.occurrences[ghost.key] = ghost
+    engine.by_state[S.SUCCEEDED][ghost.key] = None
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "expected"),
+    [
+        (_two_running, ["a@10: 2 attempts running at once"]),
+        (_gap, ["a@0: attempts numbered [1, 3], not 1..n"]),
+        (_worker_runs_two, ["t=0: w1 given a second attempt"]),
+        (_worker_holds_two_occurrences, ["b@0: attempt 2 runs on w1, which does not know it"]),
+        (_shared_occurrence, ["('a', 10) runs on both w1 and w2"]),
+        (_down_but_running, ["worker w1 is down but runs ('a', 10)"]),
+        (_started_after_final, ["t=13: b@0 started after it ended"]),
+        (_started_twice, ["t=13: a@10 started twice at once"]),
+        (_delivered_twice, ["delivered twice"]),
+        (_too_many_attempts, ["a@0: 2 counted attempts exceed 1"]),
+        (_running_state_without_attempt, ["a@10: state RUNNING with 0 running"]),
+        (_index_disagrees, ["('b', 0) indexed as QUEUED"]),
+        (_occurrence_missing, ["a@0 fell behind the cursor without being created"]),
+        (_not_in_schedule, ["a@5 is not in its job's schedule"]),
+    ],
+    ids=lambda value: getattr(value, "__name__", "")[1:] or None,
+)
+def test_the_checker_catches_a_planted_corruption(
+    corrupt: Callable[[Engine], None], expected: list[str]
+) -> None:
+    original = healthy()
+    broken = copy.deepcopy(original)
+    corrupt(broken)
+    found = violations(broken)
+    for text in expected:
+        assert any(text in line for line in found), (text, found)
+    assert violations(original) == []  # the copy, not the original, was corrupted
+
+
+def _busy(policy: Policy, seed: int) -> Engine:
+    """A mixed workload under ``policy``: recurring and one-time jobs, priorities, failures,
+    hangs and timeouts, dependencies, notifications with an outage, lifecycle commands and worker
+    faults at fixed ticks; reported completions are answered by a fixed rule."""
+    engine = Engine(policy, seed=seed)
+    for n in range(3):
+        assert engine.apply(RegisterWorker(f"w{n}")).accepted
+    specs = [
+        JobSpec("base", Once(3), duration=2, notify=(MAIL,)),
+        JobSpec("dep", Every(0, 6), depends_on=("base",), priority=1, duration=2),
+        JobSpec(
+            "flaky",
+            Every(1, 4),
+            max_attempts=3,
+            failure_rate=0.4,
+            duration=3,
+            priority=2,
+            backoff=Backoff(BackoffKind.EXPONENTIAL, 1, 8, Jitter.FULL),
+            notify=(MAIL,),
+        ),
+        JobSpec("hang", Every(2, 9), hang_attempts=frozenset({1}), timeout=4, max_attempts=2),
+        JobSpec("late", Once(40), priority=-1),
+    ]
+    for spec in specs:
+        assert engine.apply(ScheduleJob(spec)).accepted
+    script = {
+        8: [CancelOccurrence("flaky"), PauseJob("dep")],
+        12: [DrainWorker("w1")],
+        17: [ModifyJob.of("flaky", priority=0, duration=1)],
+        20: [ResumeJob("dep", CatchUp.LATEST), WorkerUp("w1")],
+        30: [CancelOccurrence("late")],
+    }
+    manual = policy.dispatch is DispatchMode.MANUAL
+    reported = policy.completion is CompletionMode.REPORTED
+    for tick in range(0, 60):
+        engine.advance(tick)
+        engine.begin_tick()
+        for command in script.get(tick, []):
+            engine.apply(command)
+        if tick in (5, 25, 45):  # a busy worker crashes; it is back 4 ticks later
+            busy = sorted(w for w, worker in engine.workers.items() if worker.running)
+            if busy:
+                assert engine.apply(WorkerDown(busy[0])).accepted
+                script.setdefault(tick + 4, []).append(WorkerUp(busy[0]))
+        if reported:
+            for key in list(engine.by_state[S.RUNNING]):
+                attempt = engine.occurrences[key].running_attempt
+                if attempt is not None and tick - attempt.started >= 2:
+                    engine.apply(Complete(*key, attempt.number, (tick + attempt.number) % 3 != 0))
+        if manual:
+            engine.apply(Dispatch())
+        assert violations(engine) == [], tick
+    engine.advance(100)
+    return engine
+
+
+POLICIES = [
+    Policy(),
+    Policy(order=DispatchOrder.PRIORITY),
+    Policy(order=DispatchOrder.AGING, aging_step=3),
+    Policy(dispatch=DispatchMode.MANUAL),
+    Policy(order=DispatchOrder.PRIORITY, completion=CompletionMode.REPORTED),
+    Policy(
+        order=DispatchOrder.AGING,
+        aging_step=2,
+        dispatch=DispatchMode.MANUAL,
+        completion=CompletionMode.REPORTED,
+        notifications=NotificationPolicy(
+            max_tries=3, outages=(ChannelOutage(Channel.EMAIL, 0, 30),)
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "policy", POLICIES, ids=lambda p: f"{p.order.value}-{p.dispatch.value}-{p.completion.value}"
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_busy_engines_under_every_policy_stay_clean(policy: Policy, seed: int) -> None:
+    engine = _busy(policy, seed)
+    assert violations(engine) == []
+    kinds = {type(e).__name__ for e in engine.log}
+    assert {"AttemptStarted", "AttemptLost", "OccurrenceCancelled", "JobResumed"} <= kinds
+
+
+# ------------------------------------------------------------------------------ bundled scenarios
+
+SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
+def test_the_checker_runs_clean_over_every_bundled_scenario(path: Path) -> None:
+    # After every processed tick of every bundled scenario. The checker reads the whole log once
+    # per job (O(jobs x events)), so for the big fleets (the demo: 2,000 jobs for a week) it runs
+    # over the first 300 ticks where something happens, then once.
+    runner = ScenarioRunner(load_scenario(path))
+    for n, _ in enumerate(runner.steps()):
+        if len(runner.engine.jobs) <= 200:
+            assert violations(runner.engine) == [], runner.engine.now
+        elif n == 300:
+            break
+    assert violations(runner.engine) == []
+
+
+# ------------------------------------------------------------------------------------------- docs
+
+
+def test_the_examples_in_docs_engine_md_run() -> None:
+    # Each ```python block of docs/engine.md, in order, in one namespace: the asserts in the
+    # examples are the documented commands -> events.
+    text = (Path(__file__).parents[2] / "docs" / "engine.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) >= 12
+    namespace: dict[str, object] = {}
+    for number, block in enumerate(blocks, 1):
+        exec(compile(block, f"docs/engine.md block {number}", "exec"), namespace)
