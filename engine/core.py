@@ -227,6 +227,10 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             self.settle()
             upcoming = self.next_event_tick()
             self.now = to if upcoming is None or upcoming > to else upcoming
+            if self._auto:
+                # The ticks jumped over were processed too: nothing happened in them, but what
+                # fell due in them (behind a job's waiting front) was created.
+                self.created_through = self.now - 1
         return Result(Outcome.OK)
 
     def begin_tick(self) -> None:

@@ -109,13 +109,16 @@ def _creation_violations(engine: Engine, horizon: int) -> list[str]:
     found = []
     skipped: dict[str, list[tuple[int, int]]] = {}
     submitted: dict[str, int] = {}
+    modified: set[str] = set()
     for event in engine.log:
         if isinstance(event, ev.OccurrencesSkipped):
             skipped.setdefault(event.job_id, []).append((event.after, event.through))
         elif isinstance(event, ev.JobScheduled):
             submitted[event.job_id] = event.tick
+        elif isinstance(event, ev.JobModified):
+            modified.add(event.job_id)
     for job_id, job in engine.jobs.items():
-        if job.next_due is None or _modified(engine, job_id):
+        if job.next_due is None or job_id in modified:
             continue
         schedule = job.spec.schedule
         tick = schedule.first_at_or_after(submitted[job_id])
@@ -127,15 +130,9 @@ def _creation_violations(engine: Engine, horizon: int) -> list[str]:
                 found.append(f"{job_id}@{tick} fell behind the cursor without being created")
             tick = schedule.first_at_or_after(tick + 1)
     for job_id, scheduled in engine.occurrences:
-        if not engine.jobs[job_id].spec.schedule.contains(scheduled) and not _modified(
-            engine, job_id
-        ):
+        if not engine.jobs[job_id].spec.schedule.contains(scheduled) and job_id not in modified:
             found.append(f"{job_id}@{scheduled} is not in its job's schedule")
     return found
-
-
-def _modified(engine: Engine, job_id: str) -> bool:
-    return any(isinstance(e, ev.JobModified) and e.job_id == job_id for e in engine.log)
 
 
 def _index_violations(engine: Engine) -> list[str]:

@@ -48,6 +48,8 @@ class LifecycleMixin:
             return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
         spec = dataclasses.replace(job.spec, **changes)
         problem = self._check_spec(spec)
+        if problem is None and job.dependents and not isinstance(spec.schedule, Once):
+            problem = f"{job_id} must stay a one-time job: {', '.join(job.dependents)} depend on it"
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         self._materialise_backlog(job)

@@ -347,24 +347,20 @@ def test_modify_schedule_moves_future_occurrences() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: modifying a dependency's schedule away from Once lets each of its later "
-    "successes count again, so a dependent runs before its other dependencies succeed",
-)
 def test_modifying_a_dependency_cannot_unblock_its_dependents_early() -> None:
     # D depends on X (once at 5) and Y (once at 100). X's schedule becomes every 10 from 5:
     # X@5 succeeds at 6 (D still waits for Y), X@15 succeeds at 16 and counts a second time, so
-    # the engine runs D at 16 with Y not run (unmet_dependencies ends at -1). Either the modify
-    # should be refused (422) or D must wait for Y@100.
+    # the engine would run D at 16 with Y not run. The modify is refused (422): a job others
+    # depend on stays a one-time job.
     engine = make()
     add(engine, "X", Once(5))
     add(engine, "Y", Once(100))
     add(engine, "D", Once(0), depends_on=("X", "Y"))
     result = engine.apply(ModifyJob.of("X", schedule=Every(5, 10)))
     engine.advance(30)
-    assert result.outcome is Outcome.INVALID or started(engine, "D") == []
-    assert engine.jobs["D"].unmet_dependencies >= 0
+    assert result.outcome is Outcome.INVALID
+    assert started(engine, "D") == []
+    assert engine.jobs["D"].unmet_dependencies == 1
 
 
 # ----------------------------------------------------------------------------------------- cancel
@@ -636,12 +632,6 @@ def test_pause_lets_occurrences_created_before_it_run() -> None:
     assert [(t, s) for t, _, s, _ in started(engine, "a")][2:] == [(40, 25), (41, 35)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: with automatic dispatch, created_through only moves at ticks the engine "
-    "processes, so occurrences that fell due behind a busy job's front count as not created: "
-    "they read SCHEDULED and a pause then a skip-resume drops them",
-)
 def test_pause_after_an_idle_jump_keeps_occurrences_that_fell_due_before_it() -> None:
     # A blocker holds w1 over [0, 100). a (every 10 from 1) falls due at 1, 11, 21, 31, all before
     # the pause at 35, so all four are QUEUED and all run after the blocker (100..103) despite the
