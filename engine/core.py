@@ -275,9 +275,19 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         if occurrence is not None:
             return occurrence.state
         job = self.jobs.get(job_id)
-        if job is None or job.next_due is None or scheduled < job.next_due:
+        if job is None:
             return None
-        if not job.spec.schedule.contains(scheduled) or self._is_skipped(job, scheduled):
+        backlog = job.cancelled_backlog
+        if (
+            backlog
+            and backlog[0] <= scheduled <= backlog[1]
+            and job.fires_at(scheduled)
+            and not self._is_skipped(job, scheduled)
+        ):
+            return S.CANCELLED
+        if job.next_due is None or scheduled < job.next_due:
+            return None
+        if not job.fires_at(scheduled) or self._is_skipped(job, scheduled):
             return None
         return S.QUEUED if self.is_created(job, scheduled) else S.SCHEDULED
 
@@ -325,7 +335,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def _materialise(
         self, job: Job, scheduled: int, state: OccurrenceState, rank: int
     ) -> Occurrence:
-        spec = job.spec
+        spec = job.spec_for(scheduled)
         occurrence = Occurrence(
             key=(job.job_id, scheduled),
             state=state,
@@ -380,7 +390,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 job.job_id,
                 scheduled,
                 job.order_key,
-                job.spec.priority,
+                job.spec_for(scheduled).priority,
                 ready_since,
                 self._new_rank(),
                 None,
@@ -394,24 +404,26 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def _advance_cursor(self, job: Job) -> None:
         """Move ``next_due`` past the occurrence just materialised."""
         self._touch(job)
-        job.next_due = self._walk_cursor(job, job.spec.schedule.first_at_or_after(job.next_due + 1))
+        job.next_due = self._walk_cursor(job, job.first_fire(job.next_due + 1))
 
     def _walk_cursor(self, job: Job, candidate: int | None) -> int | None:
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
-        skip ranges the cursor has passed are dropped."""
+        skip ranges and backlog definitions the cursor has passed are dropped."""
         self._touch(job)
-        schedule = job.spec.schedule
         while candidate is not None:
+            if job.backlog and candidate > job.backlog[0][0]:
+                job.backlog = job.backlog[1:]
+                continue
             if job.skipped and candidate > job.skipped[0][0]:
                 through = job.skipped[0][1]
                 if candidate <= through:
-                    candidate = schedule.first_at_or_after(through + 1)
+                    candidate = job.first_fire(through + 1)
                 else:
                     job.skipped.pop(0)
                 continue
             if (job.job_id, candidate) not in self.occurrences:
                 return candidate
-            candidate = schedule.first_at_or_after(candidate + 1)
+            candidate = job.first_fire(candidate + 1)
         return None
 
     def _is_skipped(self, job: Job, scheduled: int) -> bool:

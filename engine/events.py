@@ -114,6 +114,16 @@ class OccurrencesSkipped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BacklogCancelled(Event):
+    """A deleted job's occurrences that were created and waiting implicitly, scheduled in
+    ``[first, last]``, are cancelled (each answers CANCELLED)."""
+
+    job_id: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobModified(Event):
     job_id: str
     fields: tuple[str, ...]

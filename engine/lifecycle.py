@@ -4,12 +4,17 @@ The rules, which the docs repeat for users:
 
 - An occurrence keeps the definition it was created with (priority, attempts allowed, duration,
   timeout); a modification applies to occurrences created after it. A running attempt is never
-  touched. Occurrences that were due and waiting implicitly are materialised first, so they too
-  keep the old definition.
+  touched. Occurrences that were due and waiting implicitly keep the old definition too: the job
+  remembers it for them (``Job.backlog``), at no cost per occurrence. The one exception is a
+  priority change under an order that uses priority: a job waits in the ready queue as one
+  entry, so its waiting occurrences are then materialised, each keeping its old priority while
+  newer ones overtake them (cost: one record per waiting occurrence). A job others depend on
+  keeps its schedule.
 - Cancelling is allowed while an occurrence is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
   conflict while it is RUNNING or already final.
 - Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
-  are cancelled, no more are created, and its history stays queryable.
+  are cancelled (an implicit backlog as one range, ``BacklogCancelled``), no more are created,
+  and its history stays queryable.
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
   the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
 """
@@ -22,6 +27,7 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
 from engine.model import CancelReason, CatchUp, Job, NotifyOn, Occurrence, OccurrenceState
+from engine.policies import DispatchOrder
 from engine.schedules import Once, last_at_or_before
 
 if TYPE_CHECKING:
@@ -48,15 +54,21 @@ class LifecycleMixin:
             return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
         spec = dataclasses.replace(job.spec, **changes)
         problem = self._check_spec(spec)
-        if problem is None and job.dependents and not isinstance(spec.schedule, Once):
-            problem = f"{job_id} must stay a one-time job: {', '.join(job.dependents)} depend on it"
+        if problem is None and job.dependents and "schedule" in changes:
+            problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
-        self._materialise_backlog(job)
+        if "priority" in changes and self.policy.order is not DispatchOrder.FIFO:
+            self._materialise_backlog(job)
         self._touch(job)
+        limit = self._created_limit(job)
+        if job.next_due is not None and job.next_due <= limit:
+            job.backlog = (*job.backlog, (limit, job.spec))
         job.spec = spec
         if "schedule" in changes:
-            job.next_due = self._walk_cursor(job, spec.schedule.first_at_or_after(self.now))
+            job.spec_since = self.now
+            start = job.next_due if job.backlog else self.now
+            job.next_due = self._walk_cursor(job, job.first_fire(start))
         self._release(job)
         self.log.append(ev.JobModified(self.now, job_id, tuple(sorted(changes))))
         return Result(Outcome.OK)
@@ -98,6 +110,10 @@ class LifecycleMixin:
         self._touch(job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
             self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
+        elif job.next_due is not None and self.is_created(job, job.next_due):
+            last = self._created_limit(job)
+            job.cancelled_backlog = (job.next_due, last)
+            self.log.append(ev.BacklogCancelled(self.now, job_id, job.next_due, last))
         job.next_due = None
         for scheduled in list(job.open):
             self._cancel(self.occurrences[(job_id, scheduled)], CancelReason.DELETED, None)
@@ -167,7 +183,7 @@ class LifecycleMixin:
         return min(candidates, default=None)
 
     def _materialise_backlog(self: Engine, job: Job) -> None:
-        """Turn a job's implicit due occurrences into records, so they keep today's definition."""
+        """Turn a job's implicit waiting occurrences into records queued on their own."""
         front = self._take_front(job)
         if front is None:
             return

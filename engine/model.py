@@ -174,6 +174,14 @@ class Job:
     skipped: list[tuple[int, int]] = field(default_factory=list)
     """Ranges ``(after, through]`` of schedule ticks skipped on resume; they never run."""
     deleted: bool = False
+    backlog: tuple[tuple[int, JobSpec], ...] = ()
+    """Definitions modified away while occurrences created under them still waited implicitly:
+    ``(last tick covered, the definition then)``, oldest first; dropped as the cursor passes."""
+    spec_since: int = 0
+    """The tick from which the current definition's schedule applies (its last modify's tick)."""
+    cancelled_backlog: tuple[int, int] | None = None
+    """For a deleted job: the ticks ``[first, last]`` of the implicit backlog its deletion
+    cancelled (cancelled by arithmetic, as they were created)."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False)
@@ -184,6 +192,29 @@ class Job:
     @property
     def job_id(self) -> str:
         return self.spec.job_id
+
+    def spec_for(self, tick: int) -> JobSpec:
+        """The definition an occurrence at ``tick`` was (or will be) created with."""
+        for through, spec in self.backlog:
+            if tick <= through:
+                return spec
+        return self.spec
+
+    def first_fire(self, tick: int) -> int | None:
+        """The first schedule tick at or after ``tick``, across the backlog's definitions."""
+        for through, spec in self.backlog:
+            if tick <= through:
+                found = spec.schedule.first_at_or_after(tick)
+                if found is not None and found <= through:
+                    return found
+                tick = through + 1
+        return self.spec.schedule.first_at_or_after(max(tick, self.spec_since))
+
+    def fires_at(self, tick: int) -> bool:
+        for through, spec in self.backlog:
+            if tick <= through:
+                return spec.schedule.contains(tick)
+        return tick >= self.spec_since and self.spec.schedule.contains(tick)
 
     def save(self) -> tuple:
         """The fields that change, as immutable values (a save may be restored many times)."""
@@ -199,6 +230,9 @@ class Job:
             self.paused_through,
             tuple(self.skipped),
             self.deleted,
+            self.backlog,
+            self.spec_since,
+            self.cancelled_backlog,
             self.front,
             self.gen,
         )
@@ -216,6 +250,9 @@ class Job:
             self.paused_through,
             skipped,
             self.deleted,
+            self.backlog,
+            self.spec_since,
+            self.cancelled_backlog,
             self.front,
             self.gen,
         ) = saved

@@ -167,4 +167,4 @@ def _implicit(engine: Engine, job: Job) -> Iterator[tuple[tuple[int, bytes, str]
             job.job_id, tick
         ) is S.QUEUED:
             yield (tick, job.order_key, job.job_id), None
-        tick = job.spec.schedule.first_at_or_after(tick + 1)
+        tick = job.first_fire(tick + 1)

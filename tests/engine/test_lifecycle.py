@@ -275,13 +275,6 @@ def test_modify_max_attempts_applies_to_occurrences_created_after_it() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (cost): modify materialises a job's whole implicit backlog, one record per "
-    "due occurrence (a million-run backlog takes ~8 s and a million records; after a jump of 10**9 "
-    "ticks with manual dispatch it exhausts memory), against 'a backlog costs nothing until "
-    "workers take it'",
-)
 def test_modify_does_not_cost_the_size_of_the_backlog() -> None:
     # Manual dispatch: a@0 runs; the dispatch at 20,000 creates a@1..a@20000 implicitly (one
     # record exists). A modify must keep their definition without creating 20,000 records.
@@ -522,15 +515,10 @@ def test_deleting_a_one_time_dependency_before_it_ran_cancels_dependents() -> No
     assert started(engine) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: delete drops a job's implicit QUEUED backlog without cancelling it, so "
-    "occurrences listed as QUEUED vanish from history with no OccurrenceCancelled event",
-)
 def test_delete_cancels_the_implicit_backlog_too() -> None:
     # Manual dispatch: the dispatch at 20 creates a@10 and a@20 (QUEUED, implicit) while w1 runs
-    # b@0. Deleting a must cancel both ("its waiting occurrences are cancelled") and keep them in
-    # history; the engine leaves no record and occurrence_state answers None.
+    # b@0. Deleting a cancels both ("its waiting occurrences are cancelled") as one range, without
+    # a record per occurrence, and they stay in history as CANCELLED.
     engine = make(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
     add(engine, "b", Once(0))
     add(engine, "a", Every(10, 10))
@@ -540,12 +528,12 @@ def test_delete_cancels_the_implicit_backlog_too() -> None:
     assert [engine.occurrence_state("a", t) for t in (10, 20)] == [S.QUEUED, S.QUEUED]
     mark = engine.log.mark()
     assert engine.apply(DeleteJob("a")).accepted
-    assert engine.log.since(mark) == [
-        ev.OccurrenceCancelled(20, "a", 10, CancelReason.DELETED, None),
-        ev.OccurrenceCancelled(20, "a", 20, CancelReason.DELETED, None),
-        ev.JobDeleted(20, "a"),
+    assert engine.log.since(mark) == [ev.BacklogCancelled(20, "a", 10, 20), ev.JobDeleted(20, "a")]
+    assert [engine.occurrence_state("a", t) for t in (10, 20, 30)] == [
+        S.CANCELLED,
+        S.CANCELLED,
+        None,
     ]
-    assert [engine.occurrence_state("a", t) for t in (10, 20)] == [S.CANCELLED, S.CANCELLED]
 
 
 # ---------------------------------------------------------------------------------- pause, resume
@@ -653,3 +641,39 @@ def test_pause_after_an_idle_jump_keeps_occurrences_that_fell_due_before_it() ->
         (102, 21),
         (103, 31),
     ]
+
+
+def test_a_schedule_change_leaves_the_waiting_backlog_on_the_old_schedule_without_records() -> None:
+    # FIFO, manual dispatch: a@0 runs; the dispatch at 30 creates a@10, a@20, a@30 (implicit).
+    # At 30 the schedule becomes every 7 from 35 and max_attempts 3: the three waiting runs keep
+    # the old definition (one attempt), the new schedule starts at the modify (35, 42, 49...),
+    # and the old schedule's later ticks (40, 50...) are no longer occurrences.
+    engine = make(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    add(engine, "a", Every(0, 10))
+    engine.apply(Dispatch())
+    engine.advance(30)
+    engine.apply(Dispatch())
+    records = len(engine.occurrences)
+    assert engine.apply(ModifyJob.of("a", schedule=Every(35, 7), max_attempts=3)).accepted
+    assert len(engine.occurrences) == records
+    assert [engine.occurrence_state("a", t) for t in (10, 20, 30, 35, 40, 42)] == [
+        S.QUEUED,
+        S.QUEUED,
+        S.QUEUED,
+        S.SCHEDULED,
+        None,
+        S.SCHEDULED,
+    ]
+    taken = []
+    for tick in (30, 31, 32, 36, 43):
+        engine.advance(tick)
+        running = [w.running for w in engine.workers.values() if w.running]
+        for job_id, scheduled in running:
+            attempt = engine.occurrences[(job_id, scheduled)].running_attempt.number
+            assert engine.apply(Complete(job_id, scheduled, attempt, True)).accepted
+        taken += [
+            (x.scheduled, engine.occurrences[("a", x.scheduled)].max_attempts)
+            for x in engine.apply(Dispatch()).value
+        ]
+    assert taken == [(10, 1), (20, 1), (30, 1), (35, 3), (42, 3)]
+    assert violations(engine) == []
