@@ -118,7 +118,13 @@ class JournalMixin:
         self._journal_into(None)
         for generation in range(len(self._undos) - 1, first - 1, -1):
             for step in reversed(self._undos[generation]):
-                step[0](*step[1:])
+                # Steps are (function, argument...); unpacked by length to spare a slice each.
+                if len(step) == 2:
+                    step[0](step[1])
+                elif len(step) == 3:
+                    step[0](step[1], step[2])
+                else:
+                    step[0](*step[1:])
         restored: set[int] = set()
         for generation in range(first, len(self._saves)):
             for record, saved in self._saves[generation]:
