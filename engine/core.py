@@ -66,6 +66,8 @@ from engine.workers import WorkersMixin
 S = OccurrenceState
 
 
+_OK = Result(Outcome.OK)
+
 _ATTEMPT_ENDED = {
     AttemptOutcome.SUCCEEDED: ev.AttemptSucceeded,
     AttemptOutcome.FAILED: ev.AttemptFailed,
@@ -223,6 +225,10 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             return Result(
                 Outcome.INVALID, message=f"time {to} is before the current time {self.now}"
             )
+        if not self._auto and not self._timers.items:
+            # Manual dispatch and nothing timed: no tick can do anything on its own.
+            self.now = to
+            return _OK
         while self.now < to:
             self.settle()
             upcoming = self.next_event_tick()
@@ -231,7 +237,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 # The ticks jumped over were processed too: nothing happened in them, but what
                 # fell due in them (behind a job's waiting front) was created.
                 self.created_through = self.now - 1
-        return Result(Outcome.OK)
+        return _OK
 
     def begin_tick(self) -> None:
         """Run the engine's own events of the current tick (see the module docstring)."""
