@@ -165,7 +165,9 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def schedule(self, spec: JobSpec) -> Result:
         if spec.job_id in self.jobs:
             return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
-        problem = self._check_spec(spec) or self._check_dependencies(spec)
+        problem = self._check_spec(spec)
+        if problem is None and spec.depends_on:
+            problem = self._check_dependencies(spec)
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         first = spec.schedule.first_at_or_after(self.now)
@@ -175,17 +177,21 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             order_key=java_order_key(spec.job_id),
             next_due=first,
             dispatches_at_submit=self.dispatches,
-            fail_attempts=set(spec.fail_attempts),
+            fail_attempts=spec.fail_attempts,
             gen=self._generation,
             born=self._generation,
         )
         self.jobs[spec.job_id] = job
         self._undispatched_submissions = True
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
-        doomed_by = self._link_dependencies(job)
-        if doomed_by is not None:
-            self._cancel_job(job, doomed_by)
-        elif first is not None:
+        if spec.depends_on:
+            doomed_by = self._link_dependencies(job)
+            if doomed_by is not None:
+                self._cancel_job(job, doomed_by)
+                return Result(Outcome.CREATED, spec.job_id)
+        else:
+            job.runnable_since = self.now
+        if first is not None:
             self._due.push((first, job.submission, spec.job_id))
         return Result(Outcome.CREATED, spec.job_id)
 
@@ -196,7 +202,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         if attempt < 1:
             return Result(Outcome.INVALID, message="attempt numbers start at 1")
         self._touch(job)
-        job.fail_attempts.add(attempt)
+        job.fail_attempts = job.fail_attempts | {attempt}
         return Result(Outcome.OK)
 
     def dispatch(self) -> list[Assignment]:
@@ -387,7 +393,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             scheduled = job.next_due
             if job.unmet_dependencies:
                 occurrence = self._materialise(job, scheduled, S.BLOCKED, self._new_rank())
-                job.blocked.append(occurrence.key)
+                job.blocked = (*job.blocked, occurrence.key)
                 self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
                 self._advance_cursor(job)
                 continue
@@ -425,7 +431,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 if candidate <= through:
                     candidate = job.first_fire(through + 1)
                 else:
-                    job.skipped.pop(0)
+                    job.skipped = job.skipped[1:]
                 continue
             if (job.job_id, candidate) not in self.occurrences:
                 return candidate

@@ -37,7 +37,7 @@ class DependenciesMixin:
         for dependency_id in job.spec.depends_on:
             dependency = self.jobs[dependency_id]
             self._touch(dependency)
-            dependency.dependents.append(job.job_id)
+            dependency.dependents = (*dependency.dependents, job.job_id)
             occurrence = self._only_occurrence(dependency)
             state = occurrence.state if occurrence is not None else None
             if state is S.FAILED or state is S.CANCELLED:
@@ -60,7 +60,7 @@ class DependenciesMixin:
             if dependent.unmet_dependencies:
                 continue
             dependent.runnable_since = self.now
-            blocked, dependent.blocked = dependent.blocked, []
+            blocked, dependent.blocked = dependent.blocked, ()
             for key in blocked:
                 occurrence = self.occurrences[key]
                 if occurrence.state is not S.BLOCKED:
@@ -97,7 +97,7 @@ class DependenciesMixin:
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
             self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
         job.next_due = None
-        job.blocked = []
+        job.blocked = ()
         for scheduled in list(job.open):
             occurrence = self.occurrences[(job.job_id, scheduled)]
             if occurrence.state is not S.RUNNING:

@@ -151,7 +151,7 @@ class LifecycleMixin:
             missed = last_at_or_before(job.spec.schedule, self.now, paused_through + 1)
             through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
             if through is not None and through > paused_through:
-                job.skipped.append((paused_through, through))
+                job.skipped = (*job.skipped, (paused_through, through))
                 self.log.append(ev.OccurrencesSkipped(self.now, job_id, paused_through, through))
                 if job.front is None:
                     job.next_due = self._walk_cursor(job, job.next_due)

@@ -147,7 +147,10 @@ class JobSpec:
 
 @dataclass(slots=True)
 class Job:
-    """A scheduled job and the engine's bookkeeping for walking its schedule lazily."""
+    """A scheduled job and the engine's bookkeeping for walking its schedule lazily.
+
+    Its rarely changed collections are tuples, replaced on change: they cost nothing per job
+    (the empty tuple is shared), and Python's cycle collector has fewer objects to walk."""
 
     spec: JobSpec
     submission: int
@@ -158,20 +161,20 @@ class Job:
     """The earliest schedule tick whose occurrence has not been materialised; None when done."""
     dispatches_at_submit: int
     """The engine's dispatch count at submission: only later dispatches create its runs."""
-    fail_attempts: set[int] = field(default_factory=set)
+    fail_attempts: frozenset[int] = frozenset()
     """Scripted failures; starts as the spec's and may grow by later commands."""
     unmet_dependencies: int = 0
     runnable_since: int | None = None
     """Tick at which the last dependency succeeded (or submission tick when there were none)."""
-    dependents: list[str] = field(default_factory=list)
+    dependents: tuple[str, ...] = ()
     """Jobs that depend on this one, in submission order."""
-    blocked: list[tuple[str, int]] = field(default_factory=list)
+    blocked: tuple[tuple[str, int], ...] = ()
     """Occurrences created while dependencies were unmet."""
     open: dict[int, None] = field(default_factory=dict)
     """Scheduled ticks of this job's materialised occurrences that are not final, in order made."""
     paused_through: int | None = None
     """While paused: the last tick whose occurrences were created before the pause."""
-    skipped: list[tuple[int, int]] = field(default_factory=list)
+    skipped: tuple[tuple[int, int], ...] = ()
     """Ranges ``(after, through]`` of schedule ticks skipped on resume; they never run."""
     deleted: bool = False
     backlog: tuple[tuple[int, JobSpec], ...] = ()
@@ -217,18 +220,19 @@ class Job:
         return tick >= self.spec_since and self.spec.schedule.contains(tick)
 
     def save(self) -> tuple:
-        """The fields that change, as immutable values (a save may be restored many times)."""
+        """The fields that change. Immutable values (a save may be restored many times): only
+        ``open`` needs copying, the other collections are tuples and frozensets."""
         return (
             self.spec,
             self.next_due,
-            frozenset(self.fail_attempts),
+            self.fail_attempts,
             self.unmet_dependencies,
             self.runnable_since,
-            tuple(self.dependents),
-            tuple(self.blocked),
+            self.dependents,
+            self.blocked,
             tuple(self.open),
             self.paused_through,
-            tuple(self.skipped),
+            self.skipped,
             self.deleted,
             self.backlog,
             self.spec_since,
@@ -241,14 +245,14 @@ class Job:
         (
             self.spec,
             self.next_due,
-            fail_attempts,
+            self.fail_attempts,
             self.unmet_dependencies,
             self.runnable_since,
-            dependents,
-            blocked,
+            self.dependents,
+            self.blocked,
             open_ticks,
             self.paused_through,
-            skipped,
+            self.skipped,
             self.deleted,
             self.backlog,
             self.spec_since,
@@ -256,11 +260,7 @@ class Job:
             self.front,
             self.gen,
         ) = saved
-        self.fail_attempts = set(fail_attempts)
-        self.dependents = list(dependents)
-        self.blocked = list(blocked)
         self.open = dict.fromkeys(open_ticks)
-        self.skipped = list(skipped)
 
 
 @dataclass(slots=True)

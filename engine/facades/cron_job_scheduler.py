@@ -82,13 +82,10 @@ class CronJobScheduler:
         current_time: int,
     ) -> bool:
         _require_str("job_id", job_id)
-        for name, value in (
-            ("first_run_time", first_run_time),
-            ("interval", interval),
-            ("max_retries", max_retries),
-            ("current_time", current_time),
-        ):
-            _require_int(name, value)
+        _require_int("first_run_time", first_run_time)
+        _require_int("interval", interval)
+        _require_int("max_retries", max_retries)
+        _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return False
         if (
