@@ -39,17 +39,20 @@ REPLAY_COST = 8
 
 @contextmanager
 def _no_cycle_collection() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for one move through time.
+    """Keep Python's cyclic garbage collector off the recorded run.
 
-    A recorded run holds hundreds of thousands of small objects (saves, undo steps); a rollback
-    allocates enough to trigger the collector's full passes over all of them, which measured ten
-    times the cost of the rollback itself. Moving through time creates no reference cycles, so
-    nothing is left uncollected: reference counting frees everything as usual."""
+    A recorded run holds hundreds of thousands of small, long-lived objects (saves, undo steps);
+    a rollback allocates enough to trigger the collector's full passes over all of them, which
+    measured ten times the cost of the rollback itself, and a pass deferred to just after a move
+    lands on the next one. So the collector pauses during a move, and afterwards what survived is
+    frozen (``gc.freeze``: never scanned again). Moving through time creates no reference cycles,
+    so nothing is left uncollected: reference counting frees everything as usual."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 
