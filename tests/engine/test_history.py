@@ -237,3 +237,12 @@ def test_stepping_visits_exactly_the_ticks_with_events():
         backwards.append(history.tick)
     assert backwards[-1] == 0
     assert sorted(set(backwards)) == sorted(set(visited))
+
+
+def test_events_at_gives_exactly_one_ticks_events():
+    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history.seek(UNTIL)
+    log = list(history.engine.log)
+    for tick in history.event_ticks[:40]:
+        assert history.events_at(tick) == [event for event in log if event.tick == tick]
+    assert history.events_at(UNTIL + 1) == []
