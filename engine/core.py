@@ -11,8 +11,6 @@ Lazy occurrences. Each job keeps a cursor, ``next_due``: every schedule tick bef
 materialised (or skipped). Once due, a job's cursor occurrence waits in the ready queue as one
 *implicit* entry; the occurrences behind it are implicit too (QUEUED by arithmetic), and nothing is
 created until a worker takes one. A backlog of a million due runs costs one queue entry per job.
-The aging order is the exception: there an occurrence's rank, its tie-break, is the moment it fell
-due, so each is created then (``_release_one``).
 
 The job lifecycle commands, dependencies, worker faults and notifications live in mixins, one
 module each; this module holds time, dispatch and the life of an attempt.
