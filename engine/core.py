@@ -56,14 +56,7 @@ from engine.model import (
 )
 from engine.notifications import Notification, NotificationsMixin
 from engine.ordering import java_order_key
-from engine.policies import (
-    CompletionMode,
-    DispatchMode,
-    DispatchOrder,
-    Policy,
-    WorkerPool,
-    make_ready_queue,
-)
+from engine.policies import CompletionMode, DispatchMode, Policy, WorkerPool, make_ready_queue
 from engine.ready import ReadyEntry
 from engine.rng import TrackedRandom
 from engine.timers import TimerKind
@@ -115,8 +108,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         """Whether a job was scheduled since the last creation of due occurrences."""
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         self._simulated = self.policy.completion is CompletionMode.SIMULATED
-        self._eager = self.policy.order is DispatchOrder.AGING
-        """Create each occurrence as it falls due (see _release_one)."""
         self._ready = make_ready_queue(self.policy)
         self._due = UndoHeap()
         """(tick, submission, job id): the next tick at which each waiting job falls due."""
@@ -398,13 +389,13 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             return
         self._touch(job)
         limit = self._created_limit(job)
-        if self._eager:
-            self._release_one(job, limit)
-            return
         while job.next_due is not None and job.next_due <= limit:
             scheduled = job.next_due
             if job.unmet_dependencies:
-                self._block(job, scheduled)
+                occurrence = self._materialise(job, scheduled, S.BLOCKED, self._new_rank())
+                job.blocked = (*job.blocked, occurrence.key)
+                self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
+                self._advance_cursor(job)
                 continue
             ready_since = max(scheduled, job.runnable_since or 0)
             entry = ReadyEntry(
@@ -421,27 +412,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             return
         if job.next_due is not None and job.paused_through is None:
             self._due.push((job.next_due, job.submission, job.job_id))
-
-    def _release_one(self, job: Job, limit: int) -> None:
-        """The aging order's release: each occurrence is created as it falls due, one per pop of
-        the due heap, so that ranks (the ties' order) follow the tick each fell due, then
-        submission, across jobs. Laziness would rank a backlog by when it reached its front."""
-        if job.next_due is not None and job.next_due <= limit:
-            scheduled = job.next_due
-            if job.unmet_dependencies:
-                self._block(job, scheduled)
-            else:
-                self._push_ready(self._materialise(job, scheduled, S.QUEUED, self._new_rank()))
-                self._advance_cursor(job)
-        if job.next_due is not None and job.paused_through is None:
-            self._due.push((job.next_due, job.submission, job.job_id))
-
-    def _block(self, job: Job, scheduled: int) -> None:
-        """Create ``scheduled`` BLOCKED: it fell due before its job's dependencies succeeded."""
-        occurrence = self._materialise(job, scheduled, S.BLOCKED, self._new_rank())
-        job.blocked = (*job.blocked, occurrence.key)
-        self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
-        self._advance_cursor(job)
 
     def _advance_cursor(self, job: Job) -> None:
         """Move ``next_due`` past the occurrence just materialised."""
