@@ -40,7 +40,10 @@ def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cronlapse",
-        description="A time-lapse for job schedulers: step and rewind a deterministic engine.",
+        description=(
+            "A time-lapse for job schedulers: step and rewind a deterministic engine. "
+            "With no command, opens the dashboard on the bundled demo fleet."
+        ),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     script = subparsers.add_parser(
