@@ -137,24 +137,24 @@ def _runner(
     return ScenarioRunner(scenario, until)
 
 
-def _script_until(run: ScriptRun, until: int | None, err: TextIO) -> bool:
-    if until is not None:
+def _load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun | None:
+    """``_load`` for run and export, which also refuse ``--until`` on a script."""
+    loaded = _load(args.file, err)
+    if isinstance(loaded, ScriptRun) and args.until is not None:
         err.write(
-            f"{run.source}: --until does not apply to a script: its TICK lines set the time\n"
+            f"{loaded.source}: --until does not apply to a script: its TICK lines set the time\n"
         )
-        return False
-    return True
+        return None
+    return loaded
 
 
 @_guarded("run")
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the event log (or the script's output), then the summary."""
-    loaded = _load(args.file, err)
+    loaded = _load_to_play(args, err)
     if loaded is None:
         return INVALID
     if isinstance(loaded, ScriptRun):
-        if not _script_until(loaded, args.until, err):
-            return INVALID
         if args.jsonl:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
             return 0
@@ -224,12 +224,10 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 @_guarded("export")
 def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Write the attempts of a full run as a trace or a CSV file."""
-    loaded = _load(args.file, err)
+    loaded = _load_to_play(args, err)
     if loaded is None:
         return INVALID
     if isinstance(loaded, ScriptRun):
-        if not _script_until(loaded, args.until, err):
-            return INVALID
         events, now, tick_seconds, title = (
             list(loaded.engine.log),
             loaded.engine.now,

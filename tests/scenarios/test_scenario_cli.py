@@ -260,3 +260,13 @@ def test_run_until_cuts_a_10_to_the_12_horizon_to_its_first_ticks(tmp_path: Path
     types = [json.loads(line)["type"] for line in out.splitlines()]
     assert status == 0
     assert (types.count("AttemptStarted"), types.count("AttemptSucceeded")) == (21, 20)
+
+
+@pytest.mark.parametrize("command", ["run", "export"])
+def test_until_is_refused_for_a_script(command: str, tmp_path: Path) -> None:
+    script = str(LIBRARY / "seed-001-aging-cascade.txt")
+    extra = ["--trace", str(tmp_path / "out.json")] if command == "export" else []
+    status, out, err = call(command, script, "--until", "5", *extra)
+    assert (status, out) == (2, "")
+    assert err == f"{script}: --until does not apply to a script: its TICK lines set the time\n"
+    assert not (tmp_path / "out.json").exists()
