@@ -1,0 +1,46 @@
+"""Once, Every and the helpers every schedule kind shares."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.rng import TrackedRandom
+from engine.schedules import Every, Once, last_at_or_before, next_fire_times
+
+
+@given(
+    first=st.integers(0, 50),
+    interval=st.integers(1, 9),
+    low=st.integers(0, 80),
+    span=st.integers(-3, 80),
+)
+def test_last_at_or_before_is_the_latest_fire_tick_in_the_window(first, interval, low, span):
+    schedule = Every(first, interval)
+    tick = low + span
+    window = [t for t in range(low, tick + 1) if schedule.contains(t)]
+    assert last_at_or_before(schedule, tick, low) == (window[-1] if window else None)
+
+
+def test_last_at_or_before_on_a_one_time_schedule():
+    assert last_at_or_before(Once(7), 10, 0) == 7
+    assert last_at_or_before(Once(7), 6, 0) is None
+    assert last_at_or_before(Once(7), 10, 8) is None
+
+
+def test_next_fire_times_stop_when_the_schedule_ends():
+    assert next_fire_times(Every(3, 5), 4, 3) == [8, 13, 18]
+    assert next_fire_times(Once(4), 0, 3) == [4]
+
+
+def test_the_tracked_generator_draws_exactly_as_random_and_knows_when_it_did():
+    plain, tracked = random.Random(9), TrackedRandom(9)
+    assert not tracked.drawn
+    assert [plain.randint(0, 99) for _ in range(20)] == [tracked.randint(0, 99) for _ in range(20)]
+    assert plain.random() == tracked.random()
+    assert tracked.drawn
+    tracked.setstate(plain.getstate())
+    assert not tracked.drawn
+    assert tracked.random() == plain.random()
