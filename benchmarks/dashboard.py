@@ -37,6 +37,7 @@ from engine.core import Engine
 from engine.model import JobSpec
 from engine.policies import Policy
 from engine.schedules import Every
+from engine.ticks import at_ticks
 from tui.app import DashboardApp
 from tui.model import navigator as navigator_module
 from tui.model.session import Session, load_session, make_session
@@ -100,7 +101,7 @@ def fleet_100k(jobs: int = 1_000, every: int = 50, until: int = 5_000) -> Sessio
         (0, ScheduleJob(JobSpec(f"job-{n:04d}", Every(n % every, every), duration=1 + n % 3)))
         for n in range(jobs)
     ]
-    return make_session("100k occurrences", lambda: Engine(Policy()), timeline, until)
+    return make_session("100k occurrences", lambda: Engine(Policy()), at_ticks(timeline), until)
 
 
 async def measure(

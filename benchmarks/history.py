@@ -36,6 +36,7 @@ from engine.facades.cron_job_scheduler import SEED_000_POLICY
 from engine.history import History
 from engine.model import JobSpec
 from engine.schedules import Every, Once
+from engine.ticks import at_ticks
 
 
 def build_timeline(scale: int) -> list[tuple[int, Command]]:
@@ -69,7 +70,7 @@ def new_engine() -> Engine:
 
 def measure(timeline: list[tuple[int, Command]], until: int, seeks: int) -> None:
     started = time.perf_counter()
-    history = History(new_engine, timeline, until=until)
+    history = History(new_engine, at_ticks(timeline), until=until)
     history.seek(until)
     recorded = time.perf_counter() - started
     engine = history.engine
@@ -120,7 +121,7 @@ def memory(timeline: list[tuple[int, Command]], until: int) -> None:
     del engine
     tracemalloc.stop()
     tracemalloc.start()
-    history = History(new_engine, timeline, until=until)
+    history = History(new_engine, at_ticks(timeline), until=until)
     history.seek(until)
     recorded = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()

@@ -23,47 +23,17 @@ and removes the new one, like redo after an undo in an editor.
 from __future__ import annotations
 
 import bisect
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine.commands import Command, Result
 from engine.core import Engine
 from engine.events import Event
 from engine.journal import Mark
+from engine.ticks import Phase, TickDriver, TimedCommand
 
 REPLAY_COST = 8
 """How much more replaying an event costs than undoing or redoing one (measured, roughly)."""
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Keep Python's cyclic garbage collector off the recorded run.
-
-    A recorded run holds hundreds of thousands of small, long-lived objects (saves, undo steps);
-    a rollback allocates enough to trigger the collector's full passes over all of them, which
-    measured ten times the cost of the rollback itself, and a pass deferred to just after a move
-    lands on the next one. So the collector pauses during a move, and afterwards what survived is
-    frozen (``gc.freeze``: never scanned again). Moving through time creates no reference cycles,
-    so nothing is left uncollected: reference counting frees everything as usual."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-@dataclass(frozen=True, slots=True)
-class TimedCommand:
-    """A user's command. Scenario commands of a tick run after the tick's own events and before
-    its dispatch; a user's command runs after the tick has settled, and the tick settles again."""
-
-    tick: int
-    command: Command
 
 
 @dataclass(slots=True)
@@ -89,19 +59,20 @@ class History:
     def __init__(
         self,
         new_engine: Callable[[], Engine],
-        timeline: Sequence[tuple[int, Command]] = (),
+        timeline: Sequence[TimedCommand] = (),
         until: int | None = None,
     ) -> None:
         self._new_engine = new_engine
-        self._scenario: dict[int, list[Command]] = {}
-        for tick, command in timeline:
-            self._scenario.setdefault(tick, []).append(command)
+        self._scenario: dict[int, list[TimedCommand]] = {}
+        for timed in timeline:
+            self._scenario.setdefault(timed.tick, []).append(timed)
         self._scenario_ticks = sorted(self._scenario)
         self._user: list[TimedCommand] = []
         self._branch: _Branch | None = None
         self.until = until
         self._recording = _Recording()
         self._engine = new_engine()
+        self._driver = TickDriver(self._engine)
         self._tick = -1
         self._marks: list[tuple[int, Mark]] = [(-1, self._engine.mark())]
         self._head_marks: list[tuple[int, Mark]] = []
@@ -145,8 +116,7 @@ class History:
 
     def seek(self, tick: int) -> None:
         """Make ``tick`` the current tick; the state is that of a fresh run to ``tick``."""
-        with _no_cycle_collection():
-            self._seek(max(0, tick))
+        self._seek(max(0, tick))
 
     def _seek(self, tick: int) -> None:
         if tick < self._tick:
@@ -155,6 +125,7 @@ class History:
             head_tick = self._head_marks[-1][0]
             self._marks = [*self._head_marks, (head_tick, self._engine.restore_head())]
             self._tick = head_tick
+            self._driver.settled_at(head_tick)
             if tick < head_tick:
                 self._rewind_to(tick)
         self._run_to(tick)
@@ -210,12 +181,11 @@ class History:
 
     def apply(self, command: Command) -> Result:
         """Apply a user command at the current tick, starting a new future from here."""
-        timed = TimedCommand(self._tick, command)
+        timed = TimedCommand(self._tick, Phase.AFTER_DISPATCH, command)
         future = [c for c in self._user if c.tick > self._tick]
-        result = self._engine.apply(command)
+        result = self._driver.apply(timed)
         if not result.accepted:
             return result
-        self._engine.settle()
         self._forget_head()
         self._drop_marks_from(self._tick)
         self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
@@ -229,8 +199,7 @@ class History:
         branch = self._branch
         if branch is None:
             return False
-        with _no_cycle_collection():
-            self._redo(branch)
+        self._redo(branch)
         return True
 
     def _redo(self, branch: _Branch) -> None:
@@ -281,6 +250,7 @@ class History:
         del self._marks[index + 1 :]
         self._engine.rollback(mark)
         self._tick = mark_tick
+        self._driver.settled_at(mark_tick)
 
     def _drop_marks_from(self, tick: int) -> None:
         """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
@@ -304,16 +274,12 @@ class History:
         self._record(engine)
 
     def _play_tick(self, tick: int) -> None:
-        engine = self._engine
-        engine.advance(tick)
-        engine.begin_tick()
-        for command in self._scenario.get(tick, ()):
-            engine.apply(command)
-        engine.settle()
-        for timed in self._user:
-            if timed.tick == tick:
-                engine.apply(timed.command)
-                engine.settle()
+        """The tick's commands, scenario's before user's within a phase, then the tick's end."""
+        commands = [*self._scenario.get(tick, ()), *(c for c in self._user if c.tick == tick)]
+        driver = self._driver
+        for timed in sorted(commands, key=lambda timed: timed.phase):
+            driver.apply(timed)
+        driver.finish(tick)
         self._tick = tick
 
     def _record(self, engine: Engine) -> None:

@@ -4,6 +4,10 @@ The engine runs with the aging order, automatic dispatch, simulated completion a
 backoff without cap or jitter; this module parses lines, turns them into engine commands and
 prints the events each command caused in the protocol's words. Between two commands the engine
 rests at the start of tick ``clock``: ``TICK n`` processes ticks ``clock .. clock+n-1``.
+
+So every command a line amounts to runs at ``(clock, Phase.BEFORE_EVENTS)`` through the one tick
+driver, and the session records it as such: :attr:`ScriptSession.commands` is the script's whole
+input to the engine, which the dashboard replays instead of reading the text a second time.
 """
 
 from __future__ import annotations
@@ -14,10 +18,18 @@ from dataclasses import dataclass, field
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind
+from engine.commands import Command, RegisterWorker, Result, ScheduleJob, ScriptFailure
 from engine.core import Engine
 from engine.model import JobSpec, OccurrenceState
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.policies import (
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    DoomedSubmission,
+    Policy,
+)
 from engine.schedules import Once
+from engine.ticks import Phase, TickDriver, TimedCommand
 
 WORKER_ID = "worker"
 
@@ -90,7 +102,12 @@ class ScriptSession:
 
     def __init__(self) -> None:
         self.engine: Engine | None = None
+        self.policy: Policy | None = None
+        """The policy INIT chose (None before INIT)."""
         self.result = ScriptResult()
+        self.commands: list[TimedCommand] = []
+        """Every engine command the accepted lines amounted to, where they ran."""
+        self._driver: TickDriver | None = None
         self._pending_failures: dict[str, set[int]] = {}
         self._commands: dict[str, Callable[[list[str]], None]] = {
             "INIT": self._init,
@@ -127,9 +144,12 @@ class ScriptSession:
             dispatch=DispatchMode.AUTO,
             completion=CompletionMode.SIMULATED,
             backoff=Backoff(BackoffKind.EXPONENTIAL, base=backoff_base),
+            doomed_submission=DoomedSubmission.WAIT,
         )
+        self.policy = policy
         self.engine = Engine(policy)
-        self.engine.register_worker(WORKER_ID)
+        self._driver = TickDriver(self.engine)
+        self._run(RegisterWorker(WORKER_ID))
 
     def _submit(self, tokens: list[str]) -> None:
         usage = "SUBMIT <id> <priority> <duration> <maxAttempts> <depCount> [dep ...]"
@@ -158,10 +178,8 @@ class ScriptSession:
             depends_on=tuple(dict.fromkeys(dependencies)),
             fail_attempts=frozenset(self._pending_failures.pop(job_id, ())),
         )
-        mark = engine.log.mark()
-        engine.schedule(spec)
+        self._run(ScheduleJob(spec))
         self.result.output.append(f"OK {job_id}")
-        self._print_events(mark)
 
     def _fail(self, tokens: list[str]) -> None:
         _field_count(tokens, 3, "FAIL <id> <attempt>")
@@ -169,7 +187,7 @@ class ScriptSession:
         engine = self._ready_engine()
         job_id = tokens[1]
         if job_id in engine.jobs:
-            engine.script_failure(job_id, attempt)
+            self._run(ScriptFailure(job_id, attempt))
         else:
             self._pending_failures.setdefault(job_id, set()).add(attempt)
 
@@ -177,8 +195,9 @@ class ScriptSession:
         _field_count(tokens, 2, "TICK <n>")
         ticks = _integer(tokens, 1, "n", minimum=0)
         engine = self._ready_engine()
+        assert self._driver is not None
         mark = engine.log.mark()
-        engine.advance(engine.now + ticks)
+        self._driver.start(engine.now + ticks)
         self._print_events(mark)
 
     def _status(self, tokens: list[str]) -> None:
@@ -200,6 +219,15 @@ class ScriptSession:
         _field_count(tokens, 1, "RUNNING")
         running = self._ready_engine().workers[WORKER_ID].running
         self.result.output.append("IDLE" if running is None else running[0])
+
+    def _run(self, command: Command) -> Result:
+        """Apply ``command`` at the start of the current tick, and record that it did."""
+        assert self.engine is not None and self._driver is not None
+        timed = TimedCommand(self.engine.now, Phase.BEFORE_EVENTS, command)
+        result = self._driver.apply(timed)
+        if result.accepted:
+            self.commands.append(timed)
+        return result
 
     def _ready_engine(self) -> Engine:
         assert self.engine is not None

@@ -18,6 +18,7 @@ from engine.policies import DispatchMode, Policy
 from engine.scenario.checks import Answer, Expectation, StatusQuery
 from engine.scenario.errors import Position
 from engine.schedules import Once, Schedule
+from engine.ticks import Phase, TimedCommand
 
 Action = Command | StatusQuery
 
@@ -59,11 +60,11 @@ class Scenario:
         return Engine(self.policy, self.seed)
 
     @property
-    def commands(self) -> tuple[tuple[int, Command], ...]:
-        """The timeline's engine commands as ``(tick, command)``, status queries left out: what
-        a replay (:class:`engine.history.History`) needs."""
+    def commands(self) -> tuple[TimedCommand, ...]:
+        """The timeline's engine commands, status queries left out: what a replay
+        (:class:`engine.history.History`) needs. They run after the tick's own events."""
         return tuple(
-            (entry.tick, entry.action)
+            TimedCommand(entry.tick, Phase.AFTER_EVENTS, entry.action)
             for entry in self.timeline
             if not isinstance(entry.action, StatusQuery)
         )

@@ -1,13 +1,9 @@
 """Headless play: a scenario's timeline applied to a fresh engine in the documented tick order.
 
-For each tick T that has timeline commands or expectations, in increasing order:
-
-1. ``engine.advance(T)``: every earlier tick is processed (the engine jumps event to event);
-2. ``engine.begin_tick()``: the engine's own events of T (completions, timeouts, backoff
-   expiries and, with automatic dispatch, occurrences falling due);
-3. the timeline's commands of T, in order (workers and jobs of the sections come first);
-4. ``engine.settle()``: automatic dispatch;
-5. the expectations of T, which see that state.
+Every tick T that has timeline commands or expectations is played by the one tick driver
+(:mod:`engine.ticks`): the engine's own events of T, the timeline's commands of T in order (their
+phase is ``AFTER_EVENTS``; workers and jobs of the sections come first), automatic dispatch; then
+the expectations of T, which see that state.
 
 Then the engine runs on to the stop tick (``until``), or, when nothing recurs, until it has
 nothing left to do. Time moves only by the engine's event queue, never tick by tick, so a
@@ -24,6 +20,7 @@ from engine.core import Engine
 from engine.scenario.checks import Mismatch, StatusQuery
 from engine.scenario.errors import Position
 from engine.scenario.model import Scenario, TimelineEntry
+from engine.ticks import Phase, TickDriver, TimedCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +50,7 @@ class ScenarioRunner:
     def __init__(self, scenario: Scenario, until: int | None = None) -> None:
         self.scenario = scenario
         self.engine: Engine = scenario.new_engine()
+        self._driver = TickDriver(self.engine)
         self.until = scenario.until if until is None else until
         self.failures: list[Failure] = []
         self.rejections: list[Rejection] = []
@@ -98,8 +96,7 @@ class ScenarioRunner:
         while (upcoming := self._next_entry_tick()) is not None and upcoming <= tick:
             self._play(upcoming)
         if tick > self.processed:
-            self.engine.advance(tick)
-            self.engine.settle()
+            self._driver.finish(tick)
             self.processed = tick
 
     # ---------------------------------------------------------------- internals
@@ -123,12 +120,10 @@ class ScenarioRunner:
             self.scenario.timeline,
             self.scenario.expectations,
         )
-        engine.advance(tick)
-        engine.begin_tick()
         while self._entry < len(timeline) and timeline[self._entry].tick == tick:
             self._apply(timeline[self._entry])
             self._entry += 1
-        engine.settle()
+        self._driver.finish(tick)
         while (
             self._expectation < len(expectations) and expectations[self._expectation].tick == tick
         ):
@@ -140,9 +135,10 @@ class ScenarioRunner:
     def _apply(self, entry: TimelineEntry) -> None:
         action = entry.action
         if isinstance(action, StatusQuery):
+            self._driver.reach(entry.tick, Phase.AFTER_EVENTS)
             result = action.answer(self.engine)
         else:
-            result = self.engine.apply(action)
+            result = self._driver.apply(TimedCommand(entry.tick, Phase.AFTER_EVENTS, action))
         if entry.expected is not None:
             self._record(entry.pos, entry.expected.verify(result))
         elif not result.accepted:

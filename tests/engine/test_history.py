@@ -31,6 +31,7 @@ from engine.model import (
 )
 from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
 from engine.schedules import Every, Once
+from engine.ticks import at_ticks
 
 UNTIL = 240
 EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)
@@ -140,7 +141,7 @@ _FRESH: dict[tuple[DispatchOrder, int], tuple] = {}
 def fresh(order: DispatchOrder, tick: int) -> tuple:
     """The fingerprint of a run straight from the start to ``tick`` (memoised)."""
     if (order, tick) not in _FRESH:
-        history = History(new_engine_for(order), TIMELINE, until=UNTIL)
+        history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
         history.seek(tick)
         _FRESH[order, tick] = fingerprint(history.engine)
     return _FRESH[order, tick]
@@ -162,7 +163,7 @@ moves = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(order=st.sampled_from(ORDERS), moves=moves)
 def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
-    history = History(new_engine_for(order), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
     for move, amount in moves:
         if move == "seek":
             history.seek(amount)
@@ -178,7 +179,7 @@ def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
 
 
 def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
-    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     history.seek(UNTIL)
     retries = [e for e in history.engine.log if isinstance(e, RetryScheduled) and e.delay > 0]
     assert retries, "the timeline must produce a jittered retry"
@@ -194,7 +195,7 @@ def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
 
 
 def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
-    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     history.seek(UNTIL)
     cascade = [e for e in history.engine.log if isinstance(e, OccurrenceCancelled) and e.cause]
     assert [e.job_id for e in cascade] == ["load", "report"]
@@ -210,7 +211,7 @@ def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
 
 
 def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one_back():
-    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     history.seek(100)
     assert history.apply(CancelOccurrence("etl", 110)).accepted
     history.seek(50)
@@ -227,7 +228,7 @@ def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one
 
 
 def test_stepping_visits_exactly_the_ticks_with_events():
-    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     visited = [history.tick]
     while history.step_forward():
         visited.append(history.tick)
@@ -240,7 +241,7 @@ def test_stepping_visits_exactly_the_ticks_with_events():
 
 
 def test_events_at_gives_exactly_one_ticks_events():
-    history = History(new_engine_for(DispatchOrder.FIFO), TIMELINE, until=UNTIL)
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     history.seek(UNTIL)
     log = list(history.engine.log)
     for tick in history.event_ticks[:40]:

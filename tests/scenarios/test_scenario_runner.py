@@ -7,6 +7,7 @@ from scenario_helpers import scenario
 from engine import events as ev
 from engine.commands import ScheduleJob
 from engine.scenario import Rejection, ScenarioRunner, StatusQuery
+from engine.ticks import Phase
 
 
 def failures(text: str) -> list[str]:
@@ -152,9 +153,10 @@ def test_building_an_engine_is_pure_and_the_timeline_replays_the_run() -> None:
     assert first is not second and len(first.log) == 0
     played = ScenarioRunner(loaded)
     played.run()
-    assert [tick for tick, _ in loaded.commands] == [0, 0, 0]
-    assert not any(isinstance(command, StatusQuery) for _, command in loaded.commands)
-    assert isinstance(loaded.commands[-1][1], ScheduleJob)
+    assert [timed.tick for timed in loaded.commands] == [0, 0, 0]
+    assert {timed.phase for timed in loaded.commands} == {Phase.AFTER_EVENTS}
+    assert not any(isinstance(timed.command, StatusQuery) for timed in loaded.commands)
+    assert isinstance(loaded.commands[-1].command, ScheduleJob)
     again = ScenarioRunner(loaded)
     again.run()
     assert list(again.engine.log) == list(played.engine.log)

@@ -15,6 +15,7 @@ from engine.core import Engine
 from engine.model import Channel, JobSpec, NotifyOn, Subscription
 from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
 from engine.schedules import Every, Once
+from engine.ticks import at_ticks
 from tui.model.session import Session, make_session
 
 CLOCK = Clock.parse("2026-03-09T00:00:00", "UTC", 60)
@@ -55,7 +56,9 @@ def small_session(**overrides) -> Session:
     settings = {"clock": CLOCK, "kind": "scenario", "description": "the dashboard's test run"}
     settings.update(overrides)
     policy = settings.pop("policy", POLICY)
-    return make_session("small fleet", lambda: Engine(policy), small_timeline(), 60, **settings)
+    return make_session(
+        "small fleet", lambda: Engine(policy), at_ticks(small_timeline()), 60, **settings
+    )
 
 
 SMALL_YAML = """\

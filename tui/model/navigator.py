@@ -19,6 +19,7 @@ from engine.commands import Command, Result
 from engine.core import Engine
 from engine.events import Event
 from engine.history import History
+from tui.model.collector import collector_paused
 
 END_STEP_LIMIT = 1_000_000
 """Most event ticks ``last()`` walks when the run has no ``until`` (an endless run never ends)."""
@@ -100,7 +101,8 @@ class Navigator:
             return self._forward(lambda: history.seek(tick))
         before, log = history.tick, history.engine.log
         undone = list(log[log.first_index_at(tick + 1) :])
-        history.seek(tick)
+        with collector_paused():
+            history.seek(tick)
         return Change(before, history.tick, undone, forward=False)
 
     # -------------------------------------------------------------- commands
@@ -117,7 +119,9 @@ class Navigator:
     def redo(self) -> Change | None:
         """Bring back the future the last command discarded; None if there is none."""
         before = self.history.tick
-        if not self.history.redo_branch():
+        with collector_paused():
+            redone = self.history.redo_branch()
+        if not redone:
             return None
         return Change(before, self.history.tick, (), forward=True, rebuild=True)
 
@@ -127,7 +131,8 @@ class Navigator:
         history = self.history
         before, engine = history.tick, history.engine
         mark = len(engine.log)
-        move()
+        with collector_paused():
+            move()
         if history.engine is not engine or len(history.engine.log) < mark:
             return Change(before, history.tick, (), forward=True, rebuild=True)
         return Change(before, history.tick, list(engine.log[mark:]), forward=True)

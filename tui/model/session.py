@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.clock import Clock
-from engine.commands import Command
 from engine.core import Engine
 from engine.history import History
+from engine.ticks import TimedCommand
 from tui.model.script import script_run
 
 SCRIPT_SUFFIXES = (".txt",)
@@ -70,7 +70,7 @@ class Session:
 def make_session(
     name: str,
     new_engine: Callable[[], Engine],
-    timeline: Sequence[tuple[int, Command]] = (),
+    timeline: Sequence[TimedCommand] = (),
     until: int | None = None,
     *,
     clock: Clock | None = None,
@@ -113,7 +113,6 @@ def load_session(path: str | Path) -> Session:
 
 
 def _load_scenario(path: Path, source: str) -> Session:
-    from engine.scenario.checks import StatusQuery
     from engine.scenario.errors import ScenarioInvalid
     from engine.scenario.validate import load_scenario
 
@@ -131,12 +130,7 @@ def _load_scenario(path: Path, source: str) -> Session:
             for error in invalid.errors
         ]
         raise LoadFailed(source, problems) from None
-    timeline = [
-        (entry.tick, entry.action)
-        for entry in scenario.timeline
-        if not isinstance(entry.action, StatusQuery)
-    ]
-    history = History(scenario.new_engine, timeline, scenario.until)
+    history = History(scenario.new_engine, scenario.commands, scenario.until)
     name = scenario.name or path.stem
     return Session(name, history, path, "scenario", scenario.clock, scenario.description)
 
