@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine import events as ev
 from engine.model import CancelReason, Job, JobSpec, OccurrenceState
+from engine.policies import DoomedSubmission
 from engine.schedules import Once
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ class DependenciesMixin:
             dependency.dependents = (*dependency.dependents, job.job_id)
             occurrence = self._only_occurrence(dependency)
             state = occurrence.state if occurrence is not None else None
-            if state is S.FAILED or state is S.CANCELLED:
+            if (state is S.FAILED or state is S.CANCELLED) and self.policy.doomed_submission is (
+                DoomedSubmission.CANCEL
+            ):
                 doomed_by = doomed_by or occurrence.cancel_cause or dependency_id
             elif state is not S.SUCCEEDED:
                 job.unmet_dependencies += 1

@@ -38,6 +38,19 @@ class CompletionMode(Enum):
     """Attempts end only by a Complete command (seed 000)."""
 
 
+class DoomedSubmission(Enum):
+    """What happens to a job submitted with a dependency that has already failed for good (or
+    was cancelled): the cascade of a failure only runs when the failure happens."""
+
+    CANCEL = "cancel"
+    """It is cancelled at once, with the failed job as its cause: a scenario's jobs never wait
+    for a run that cannot come."""
+    WAIT = "wait"
+    """It stays pending and is never runnable; a later failure of another of its dependencies
+    cancels it in that failure's cascade (seed 001: SUBMIT prints one line, CANCEL is a TICK
+    event)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelOutage:
     """A notification channel that fails every delivery during ticks ``[start, end)``."""
@@ -69,6 +82,7 @@ class Policy:
     completion: CompletionMode = CompletionMode.SIMULATED
     backoff: Backoff = field(default_factory=Backoff)
     notifications: NotificationPolicy = field(default_factory=NotificationPolicy)
+    doomed_submission: DoomedSubmission = DoomedSubmission.CANCEL
 
     def __post_init__(self) -> None:
         if self.order is DispatchOrder.AGING and (self.aging_step is None or self.aging_step < 1):

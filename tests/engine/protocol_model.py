@@ -19,7 +19,9 @@ The semantics are those the team fixed where the specification is silent:
 - FAILATTEMPT is printed for every failed attempt (the last one included), then FAILED, then one
   CANCEL per unfinished transitive dependent, level by level (each level in submission order, a job
   at its shallowest level only).
-- A job submitted while a dependency is FAILED or CANCELLED prints OK, then CANCEL at the clock.
+- A job submitted while a dependency is FAILED or CANCELLED prints only OK (SUBMIT prints one
+  line; the cascade runs only when a job *becomes* FAILED): it stays PENDING and is never
+  runnable; a later permanent failure of another of its dependencies cancels it in that cascade.
 - Errors print nothing; the line is skipped and its 1-based number recorded.
 
 Two shortcuts keep large ``TICK`` values cheap without changing any outcome: while an attempt is
@@ -152,9 +154,6 @@ class ProtocolModel:
         )
         self.jobs[job_id] = job
         self.output.append(f"OK {job_id}")
-        if any(self.jobs[dep].state in ("FAILED", "CANCELLED") for dep in deps):
-            job.state = "CANCELLED"
-            self.output.append(f"CANCEL {job_id} {self.clock}")
 
     def _fail(self, fields: list[str]) -> None:
         _arity(fields, 3)
@@ -182,7 +181,7 @@ class ProtocolModel:
             if self.running is not None and self.running.ends_at > t:
                 t = min(self.running.ends_at, end)  # busy and not due: nothing happens
                 continue
-            if self.running is None and not any(j.state == "PENDING" for j in self.jobs.values()):
+            if self.running is None and not any(self._may_run(j) for j in self.jobs.values()):
                 break  # nothing can ever happen again until the next command
             self._tick(t)
             t += 1
@@ -202,6 +201,12 @@ class ProtocolModel:
                 best.ends_at = t + best.duration
                 self.running = best
                 self.output.append(f"START {best.id} {t}")
+
+    def _may_run(self, job: Job) -> bool:
+        """PENDING and not stuck behind a dependency that can never succeed."""
+        return job.state == "PENDING" and all(
+            self.jobs[dep].state == "SUCCEEDED" or self._may_run(self.jobs[dep]) for dep in job.deps
+        )
 
     def _schedulable(self, job: Job, t: int) -> bool:
         return (

@@ -423,17 +423,18 @@ EXAMPLES = [
         ],
     ),
     Example(
-        "submitting_after_a_failure_prints_ok_then_cancel",
+        "submitting_after_a_failure_prints_only_ok_and_stays_pending",
         [
             "INIT 1 0",
             "SUBMIT p 0 1 1 0",
             "SUBMIT ok 0 1 1 0",
             "FAIL p 1",
             "TICK 5",  # p: START 0, fails for good at 1; ok: START 1, DONE 2; clock 5
-            "SUBMIT k 0 1 1 2 ok p",  # a FAILED dependency: OK, then CANCEL at the clock
-            "SUBMIT m 0 1 1 1 k",  # a CANCELLED dependency: the same
+            "SUBMIT k 0 1 1 2 ok p",  # a FAILED dependency: OK only; k is never runnable
+            "SUBMIT m 0 1 1 1 k",  # depends on a job that can never run: OK only
             "STATUS k",
-            "TICK 3",  # nothing can run
+            "TICK 3",  # nothing can run, nothing is cancelled
+            "STATUS m",
             "RUNNING",
         ],
         [
@@ -445,11 +446,45 @@ EXAMPLES = [
             "START ok 1",
             "DONE ok 2",
             "OK k",
-            "CANCEL k 5",
             "OK m",
+            "k PENDING 0",
+            "m PENDING 0",
+            "IDLE",
+        ],
+    ),
+    Example(
+        "a_job_stuck_behind_a_failed_dependency_is_cancelled_by_a_later_failure",
+        [
+            "INIT 1 0",
+            "SUBMIT p 0 1 1 0",
+            "FAIL p 1",
+            "TICK 2",  # p fails for good at 1
+            "SUBMIT q 0 3 1 0",
+            "FAIL q 1",
+            "SUBMIT k 0 1 1 2 p q",  # OK only: p has failed, q has not yet
+            "SUBMIT m 0 1 1 1 k",
+            "SUBMIT n 0 1 1 1 q",
+            "TICK 10",  # q: START 2, fails for good at 5: its cascade cancels k and n, then m
+            "STATUS k",
+            "STATUS m",
+        ],
+        [
+            "OK p",
+            "START p 0",
+            "FAILATTEMPT p 1 1",
+            "FAILED p 1",
+            "OK q",
+            "OK k",
+            "OK m",
+            "OK n",
+            "START q 2",
+            "FAILATTEMPT q 5 1",
+            "FAILED q 5",
+            "CANCEL k 5",
+            "CANCEL n 5",
             "CANCEL m 5",
             "k CANCELLED 0",
-            "IDLE",
+            "m CANCELLED 0",
         ],
     ),
     # ---- FAIL ------------------------------------------------------------------------------
