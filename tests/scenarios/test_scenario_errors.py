@@ -22,6 +22,31 @@ CASES = [
     pytest.param(
         """
         scenario: x
+        jobs:
+          - {name: report, at: 10}
+        """,
+        "s.yaml:4:6: jobs[0].name: unknown key 'name' (did you mean 'id'?)",
+        id="unknown key that is a synonym of a job's key",
+    ),
+    pytest.param(
+        """
+        name: x
+        """,
+        "s.yaml:2:1: name: unknown key 'name' (did you mean 'scenario'?)",
+        id="unknown key that is a synonym of a top-level key",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        timeline:
+          - {at: 1, cancel: {name: a}}
+        """,
+        "s.yaml:4:22: timeline[0].cancel.name: unknown key 'name' (did you mean 'job'?)",
+        id="unknown key that is a synonym of a command's key",
+    ),
+    pytest.param(
+        """
+        scenario: x
         colour: red
         """,
         "s.yaml:3:1: colour: unknown key 'colour': expected 'clock', 'defaults', 'description', "
@@ -685,3 +710,44 @@ def test_another_error_in_a_job_hides_none_of_the_others(lines: list[str], data:
     broken[index] += data.draw(st.sampled_from([", duration: 0", ", priority: huge", ", nope: 1"]))
     before, after = _errors(lines), _errors(broken)
     assert before < after
+
+
+def test_keys_from_other_schedulers_suggest_the_key_meant() -> None:
+    assert problems(
+        """
+        scenario: x
+        jobs:
+          - {id: a, interval: 5, deps: [b], runtime: 3}
+        """
+    ) == [
+        "s.yaml:4:13: jobs[0].interval: unknown key 'interval' (did you mean 'every'?)",
+        "s.yaml:4:26: jobs[0].deps: unknown key 'deps' (did you mean 'depends_on'?)",
+        "s.yaml:4:37: jobs[0].runtime: unknown key 'runtime' (did you mean 'duration'?)",
+    ]
+
+
+def test_a_synonym_suggests_only_a_key_valid_where_it_is_written() -> None:
+    assert problems(
+        """
+        scenario: x
+        clock: {name: utc}
+        """
+    ) == [
+        "s.yaml:3:9: clock.name: unknown key 'name': expected 'epoch', 'tick', 'timezone' or "
+        "'until'"
+    ]
+
+
+def test_every_synonym_names_keys_that_exist() -> None:
+    from engine.scenario import expect, generate, jobs, settings, timeline, validate
+    from engine.scenario.errors import KEY_SYNONYMS
+
+    modules = (expect, generate, jobs, settings, timeline, validate)
+    keys = {
+        key
+        for module in modules
+        for name, value in vars(module).items()
+        if name.endswith("_KEYS")
+        for key in value
+    }
+    assert {key for meant in KEY_SYNONYMS.values() for key in meant} <= keys
