@@ -70,10 +70,46 @@ class Problems:
             raise ScenarioInvalid(self._errors.values())
 
 
+KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "name": ("id", "scenario", "job", "worker"),
+    "title": ("scenario",),
+    "desc": ("description",),
+    "job_id": ("id", "job"),
+    "worker_id": ("worker", "id"),
+    "deps": ("depends_on",),
+    "dependencies": ("depends_on",),
+    "requires": ("depends_on",),
+    "after": ("depends_on",),
+    "interval": ("every",),
+    "period": ("every",),
+    "start": ("first", "epoch"),
+    "time": ("at",),
+    "when": ("at",),
+    "tz": ("timezone",),
+    "zone": ("timezone",),
+    "runtime": ("duration",),
+    "retries": ("max_retries",),
+    "end": ("until",),
+    "stop": ("until",),
+}
+"""Words from other schedulers' files that no edit distance leads to the key meant, with the
+keys each may mean, most likely first; the first one valid where the word was written wins."""
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the nearest choice, or an empty string when none is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def did_you_mean_key(word: str, keys: Iterable[str]) -> str:
+    """:func:`did_you_mean` for a key, which also knows the usual synonyms of the keys
+    (``name`` for ``id``): an unknown id or name is only ever compared by spelling."""
+    keys = list(keys)
+    for synonym in KEY_SYNONYMS.get(word.lower(), ()):
+        if synonym in keys:
+            return f" (did you mean {synonym!r}?)"
+    return did_you_mean(word, keys)
 
 
 def one_of(choices: Iterable[str]) -> str:

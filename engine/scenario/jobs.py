@@ -54,7 +54,9 @@ _CRON_FIELD_KEYS = {"day-of-week": "days", "day-of-month": "day", "minute": "at"
 class Definition:
     """A job defined under ``jobs:``/``generate:`` (tick 0) or by a ``schedule`` command."""
 
-    job_id: str
+    job_id: str | None
+    """None when the id is missing or wrong (and reported): the job defines nothing, but its
+    own dependencies are still checked."""
     spec: JobSpec | None
     """None when some key was wrong (and reported): the id still counts as defined, so that
     references to it do not add errors that fixing the job would not fix."""
@@ -64,13 +66,14 @@ class Definition:
     path: str
     lenient: bool = False
     """A ``schedule`` command that states its expected answer: its conflicts are tests."""
+    dependencies: tuple[str, ...] = ()
+    schedule: Schedule | None = None
+    """The valid dependencies and the schedule (None when wrong), kept apart from ``spec`` so
+    that a job with another error is still checked with what of it could be read: every error
+    of a file is reported in one pass."""
 
     def id_node(self) -> Node:
         return _value(self.node, "id")
-
-    @property
-    def dependencies(self) -> tuple[str, ...]:
-        return () if self.spec is None else self.spec.depends_on
 
     def dependency_node(self, name: str) -> tuple[Node, str]:
         """The node and key path of ``name`` in this job's ``depends_on``."""
@@ -124,37 +127,44 @@ class JobReader:
         defaults: dict[str, object],
         lenient: bool = False,
     ) -> Definition | None:
-        """A ``jobs:`` entry (or a ``schedule:`` command at tick ``now``); None without an id.
+        """A ``jobs:`` entry (or a ``schedule:`` command at tick ``now``); None when it is not
+        a mapping.
 
         ``defaults`` holds only valid settings: a wrong default is reported once, at itself.
         """
         fields = self.reader.mapping(node, path, JOB_KEYS, required=("id",))
-        if fields is None or "id" not in fields:
+        if fields is None:
             return None
-        job_id = self.reader.identifier(fields["id"], path_key(path, "id"), "a job id")
+        job_id = None
+        if "id" in fields:
+            job_id = self.reader.identifier(fields["id"], path_key(path, "id"), "a job id")
         schedule = self.schedule(fields, path, now)
         settings = dict(defaults)
         settings.update(self.settings(fields, path))
-        depends_on: tuple[str, ...] | None = ()
+        read: list[str | None] = []
         if "depends_on" in fields:
-            depends_on = self.job_ids(fields["depends_on"], path_key(path, "depends_on"))
-        if job_id is None:
-            return None
+            read = self.job_ids(fields["depends_on"], path_key(path, "depends_on"))
+        depends_on = tuple(dict.fromkeys(name for name in read if name is not None))
         spec = None
-        if schedule is not None and depends_on is not None and INVALID not in settings.values():
+        if (
+            job_id is not None
+            and schedule is not None
+            and None not in read
+            and INVALID not in settings.values()
+        ):
             spec = JobSpec(job_id, schedule, depends_on=depends_on, **settings)  # type: ignore[arg-type]
-        return Definition(job_id, spec, now, node, path, lenient)
+        return Definition(job_id, spec, now, node, path, lenient, depends_on, schedule)
 
-    def job_ids(self, node: Node, path: str) -> tuple[str, ...] | None:
-        """A list of job ids, each once, in the order given."""
+    def job_ids(self, node: Node, path: str) -> list[str | None]:
+        """A list of job ids in the order given, None for each wrong one (and reported), a
+        single None when the list itself is wrong."""
         items = self.reader.sequence(node, path, "a list of job ids")
         if items is None:
-            return None
-        ids = [
+            return [None]
+        return [
             self.reader.identifier(item, path_index(path, index), "a job id")
             for index, item in enumerate(items)
         ]
-        return None if None in ids else tuple(dict.fromkeys(ids))  # type: ignore[arg-type]
 
     def settings(self, fields: dict[str, Node], path: str) -> dict[str, object]:
         """The JobSpec keyword arguments the setting keys among ``fields`` give, INVALID where a

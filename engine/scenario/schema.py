@@ -13,7 +13,7 @@ from collections.abc import Collection
 from collections.abc import Mapping as MappingType
 from typing import TypeVar
 
-from engine.scenario.errors import Problems, did_you_mean, one_of, path_index, path_key
+from engine.scenario.errors import Problems, did_you_mean_key, one_of, path_index, path_key
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 
 T = TypeVar("T")
@@ -76,7 +76,7 @@ class Reader:
             if key.text in keys:
                 entries[key.text] = value
                 continue
-            hint = did_you_mean(key.text, keys)
+            hint = did_you_mean_key(key.text, keys)
             message = f"unknown key {key.text!r}{hint}"
             if not hint:
                 message += f": expected {one_of(sorted(keys))}"

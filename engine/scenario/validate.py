@@ -92,11 +92,15 @@ class _Loader:
         raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
         definitions += timeline.schedules
         once = {
-            definition.job_id: definition.spec.schedule
+            definition.job_id: definition.schedule
             for definition in definitions
-            if definition.spec is not None and isinstance(definition.spec.schedule, Once)
+            if definition.job_id is not None and isinstance(definition.schedule, Once)
         }
-        broken = {definition.job_id for definition in definitions if definition.spec is None}
+        broken = {
+            definition.job_id
+            for definition in definitions
+            if definition.schedule is None and definition.job_id is not None
+        }
         expect = ExpectReader(reader, once, broken)
         expectations = expect.read(fields["expect"]) if "expect" in fields else []
         registered = [
@@ -209,6 +213,8 @@ class _Loader:
         first_job: dict[str, Definition] = {}
         for definition in definitions:
             job_id = definition.job_id
+            if job_id is None:
+                continue
             first = first_job.setdefault(job_id, definition)
             if first is not definition and not definition.lenient:
                 node = definition.id_node()
@@ -227,7 +233,8 @@ class _Loader:
         """Each id used at tick T must be defined at or before T."""
         defined: dict[str, dict[str, int]] = {"job": {}, "worker": {}}
         for definition in definitions:
-            defined["job"].setdefault(definition.job_id, definition.tick)
+            if definition.job_id is not None:
+                defined["job"].setdefault(definition.job_id, definition.tick)
         for worker in workers:
             defined["worker"].setdefault(worker.name, worker.tick)
         for reference in references:
@@ -248,8 +255,15 @@ class _Loader:
             self.reader.error(reference.node, reference.path, message)
 
     def _check_dependencies(self, definitions: list[Definition]) -> None:
-        """Dependencies must be one-time jobs defined before the job; cycles are spelled out."""
-        order = {d.job_id: index for index, d in reversed(list(enumerate(definitions)))}
+        """Dependencies must be one-time jobs defined before the job; cycles are spelled out.
+
+        A job with another error is checked too (with what of it could be read), so that one
+        pass reports every error of the file."""
+        order = {
+            d.job_id: index
+            for index, d in reversed(list(enumerate(definitions)))
+            if d.job_id is not None
+        }
         cycles: set[frozenset[str]] = set()
         for index, definition in enumerate(definitions):
             for name in definition.dependencies:
@@ -260,7 +274,9 @@ class _Loader:
                         hint = did_you_mean(name, order)
                         self.reader.error(node, path, f"unknown job {name!r}{hint}")
                     continue
-                cycle = _cycle(definitions, order, definition.job_id, name)
+                cycle = None
+                if definition.job_id is not None:
+                    cycle = _cycle(definitions, order, definition.job_id, name)
                 if cycle is not None:
                     if frozenset(cycle) not in cycles:
                         cycles.add(frozenset(cycle))
@@ -274,9 +290,9 @@ class _Loader:
                         "a job can only depend on jobs defined before it"
                     )
                     self.reader.error(node, path, message)
-                elif dependency.spec is None or definition.lenient:
+                elif dependency.schedule is None or definition.lenient:
                     continue
-                elif not isinstance(dependency.spec.schedule, Once):
+                elif not isinstance(dependency.schedule, Once):
                     message = f"{name!r} is a recurring job: only one-time jobs can be dependencies"
                     self.reader.error(node, path, message)
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scenario_helpers import problems
+
+from engine.scenario import ScenarioInvalid, parse_scenario
 
 CASES = [
     pytest.param(
@@ -14,6 +18,31 @@ CASES = [
         """,
         "s.yaml:4:13: jobs[0].priorty: unknown key 'priorty' (did you mean 'priority'?)",
         id="unknown key with a suggestion",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {name: report, at: 10}
+        """,
+        "s.yaml:4:6: jobs[0].name: unknown key 'name' (did you mean 'id'?)",
+        id="unknown key that is a synonym of a job's key",
+    ),
+    pytest.param(
+        """
+        name: x
+        """,
+        "s.yaml:2:1: name: unknown key 'name' (did you mean 'scenario'?)",
+        id="unknown key that is a synonym of a top-level key",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        timeline:
+          - {at: 1, cancel: {name: a}}
+        """,
+        "s.yaml:4:22: timeline[0].cancel.name: unknown key 'name' (did you mean 'job'?)",
+        id="unknown key that is a synonym of a command's key",
     ),
     pytest.param(
         """
@@ -503,3 +532,222 @@ def test_a_command_stating_its_answer_may_test_an_unknown_id() -> None:
         """
     )
     assert len(loaded.timeline) == 2
+
+
+JOB_WITH_ANOTHER_ERROR = [
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a}
+          - {id: b, at: "soon", depends_on: [ghost]}
+        """,
+        [
+            "s.yaml:5:17: jobs[1].at: an ISO time needs a clock: add clock: "
+            "{epoch: ..., timezone: ...}",
+            "s.yaml:5:38: jobs[1].depends_on[0]: unknown job 'ghost'",
+        ],
+        id="invalid field and unknown dependency",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a, duration: 0}
+          - {id: b, depends_on: [c]}
+          - {id: c, depends_on: [b], priority: huge}
+        """,
+        [
+            "s.yaml:4:23: jobs[0].duration: expected a whole number from 1 to 1000000000000, "
+            "got the number 0",
+            "s.yaml:5:26: jobs[1].depends_on[0]: dependency cycle: b -> c -> b",
+            "s.yaml:6:40: jobs[2].priority: expected 'high', 'medium' or 'low', got 'huge'",
+        ],
+        id="invalid field and cycle",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a, duration: 0, depends_on: [ghost1]}
+          - {id: b, priority: huge, depends_on: [ghost2]}
+        """,
+        [
+            "s.yaml:4:23: jobs[0].duration: expected a whole number from 1 to 1000000000000, "
+            "got the number 0",
+            "s.yaml:4:39: jobs[0].depends_on[0]: unknown job 'ghost1'",
+            "s.yaml:5:23: jobs[1].priority: expected 'high', 'medium' or 'low', got 'huge'",
+            "s.yaml:5:42: jobs[1].depends_on[0]: unknown job 'ghost2'",
+        ],
+        id="two jobs each with errors",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a, depends_on: [b], duration: 0}
+          - {id: b}
+        """,
+        [
+            "s.yaml:4:26: jobs[0].depends_on[0]: 'b' is defined after this job (line 5): "
+            "a job can only depend on jobs defined before it",
+            "s.yaml:4:40: jobs[0].duration: expected a whole number from 1 to 1000000000000, "
+            "got the number 0",
+        ],
+        id="invalid field and dependency defined later",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: r, every: 5}
+          - {id: a, depends_on: [r], duration: 0}
+        """,
+        [
+            "s.yaml:5:26: jobs[1].depends_on[0]: 'r' is a recurring job: "
+            "only one-time jobs can be dependencies",
+            "s.yaml:5:40: jobs[1].duration: expected a whole number from 1 to 1000000000000, "
+            "got the number 0",
+        ],
+        id="invalid field and recurring dependency",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a, depends_on: [ghost, [1]]}
+        """,
+        [
+            "s.yaml:4:26: jobs[0].depends_on[0]: unknown job 'ghost'",
+            "s.yaml:4:33: jobs[0].depends_on[1]: expected a job id, got a list",
+        ],
+        id="invalid dependency beside an unknown one",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: "a,b", depends_on: [ghost]}
+          - {depends_on: [ghost2]}
+        """,
+        [
+            "s.yaml:4:10: jobs[0].id: 'a,b' is not a valid id: use 1-100 characters, no ','",
+            "s.yaml:4:30: jobs[0].depends_on[0]: unknown job 'ghost'",
+            "s.yaml:5:5: jobs[1]: missing required key 'id'",
+            "s.yaml:5:19: jobs[1].depends_on[0]: unknown job 'ghost2'",
+        ],
+        id="invalid or missing id and unknown dependency",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        timeline:
+          - {at: 3, schedule: {id: a, duration: 0, depends_on: [ghost]}}
+        """,
+        [
+            "s.yaml:4:41: timeline[0].schedule.duration: expected a whole number from 1 to "
+            "1000000000000, got the number 0",
+            "s.yaml:4:57: timeline[0].schedule.depends_on[0]: unknown job 'ghost'",
+        ],
+        id="schedule command with an invalid field and an unknown dependency",
+    ),
+    pytest.param(
+        """
+        scenario: x
+        jobs:
+          - {id: a, every: 5, duration: 0}
+        expect:
+          - {at: 5, job: a, status: SUCCEEDED}
+        """,
+        [
+            "s.yaml:4:33: jobs[0].duration: expected a whole number from 1 to 1000000000000, "
+            "got the number 0",
+            "s.yaml:6:18: expect[0].job: give scheduled: 'a' is not a one-time job with a "
+            "single occurrence",
+        ],
+        id="invalid field of a recurring job and an expectation without scheduled",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), JOB_WITH_ANOTHER_ERROR)
+def test_a_job_with_an_error_still_has_its_references_checked(
+    text: str, expected: list[str]
+) -> None:
+    assert problems(text) == expected
+
+
+_JOB_IDS = ("a", "b", "c", "d")
+
+
+@st.composite
+def _job_lines(draw: st.DrawFn) -> list[str]:
+    """Flow-style job lines whose dependencies may be unknown, later, cyclic or recurring."""
+    count = draw(st.integers(1, len(_JOB_IDS)))
+    lines = []
+    for job_id in _JOB_IDS[:count]:
+        schedule = draw(st.sampled_from(["", ", every: 5", ", at: 3"]))
+        dependencies = draw(st.lists(st.sampled_from([*_JOB_IDS, "ghost"]), max_size=3))
+        lines.append(f"  - {{id: {job_id}{schedule}, depends_on: [{', '.join(dependencies)}]")
+    return lines
+
+
+def _errors(lines: list[str]) -> set[str]:
+    text = "scenario: x\njobs:\n" + "\n".join(line + "}" for line in lines) + "\n"
+    try:
+        parse_scenario(text, "s.yaml")
+    except ScenarioInvalid as invalid:
+        return {str(error) for error in invalid.errors}
+    return set()
+
+
+@given(_job_lines(), st.data())
+def test_another_error_in_a_job_hides_none_of_the_others(lines: list[str], data: st.DataObject):
+    """Breaking one key of one job (at the end of its line, so nothing moves) keeps every error
+    the file had: fixing that key alone would leave them all."""
+    index = data.draw(st.integers(0, len(lines) - 1))
+    broken = [*lines]
+    broken[index] += data.draw(st.sampled_from([", duration: 0", ", priority: huge", ", nope: 1"]))
+    before, after = _errors(lines), _errors(broken)
+    assert before < after
+
+
+def test_keys_from_other_schedulers_suggest_the_key_meant() -> None:
+    assert problems(
+        """
+        scenario: x
+        jobs:
+          - {id: a, interval: 5, deps: [b], runtime: 3}
+        """
+    ) == [
+        "s.yaml:4:13: jobs[0].interval: unknown key 'interval' (did you mean 'every'?)",
+        "s.yaml:4:26: jobs[0].deps: unknown key 'deps' (did you mean 'depends_on'?)",
+        "s.yaml:4:37: jobs[0].runtime: unknown key 'runtime' (did you mean 'duration'?)",
+    ]
+
+
+def test_a_synonym_suggests_only_a_key_valid_where_it_is_written() -> None:
+    assert problems(
+        """
+        scenario: x
+        clock: {name: utc}
+        """
+    ) == [
+        "s.yaml:3:9: clock.name: unknown key 'name': expected 'epoch', 'tick', 'timezone' or "
+        "'until'"
+    ]
+
+
+def test_every_synonym_names_keys_that_exist() -> None:
+    from engine.scenario import expect, generate, jobs, settings, timeline, validate
+    from engine.scenario.errors import KEY_SYNONYMS
+
+    modules = (expect, generate, jobs, settings, timeline, validate)
+    keys = {
+        key
+        for module in modules
+        for name, value in vars(module).items()
+        if name.endswith("_KEYS")
+        for key in value
+    }
+    assert {key for meant in KEY_SYNONYMS.values() for key in meant} <= keys
