@@ -393,9 +393,9 @@ SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
 def test_the_checker_runs_clean_over_every_bundled_scenario(path: Path) -> None:
-    # After every processed tick of every bundled scenario. The checker reads the whole log once
-    # per job (O(jobs x events)), so for the big fleets (the demo: 2,000 jobs for a week) it runs
-    # over the first 300 ticks where something happens, then once.
+    # After every processed tick of every bundled scenario. Each call reads the state and the
+    # whole log (O(state + events)), so for the big fleets (the demo: 2,000 jobs for a week) it
+    # runs over the first 300 ticks where something happens, then once at the end.
     runner = ScenarioRunner(load_scenario(path))
     for n, _ in enumerate(runner.steps()):
         if len(runner.engine.jobs) <= 200:
