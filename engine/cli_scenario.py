@@ -1,9 +1,10 @@
 """``cronlapse run``, ``check`` and ``export``: scenarios (and seed 001 scripts) played headless.
 
 Each handler is ``handler(args, out, err) -> exit status``: 0 when all is well, 1 when ``check``
-found a mismatch, 2 when a file is invalid or cannot be read or written (nothing runs from an
-invalid file), 70 for an internal error. Problems go to ``err`` as one line each, never a
-traceback.
+found a mismatch or ``check`` or ``run`` found the engine breaking an invariant (the exactly-once
+checker of :mod:`engine.invariants` runs at the end of each run), 2 when a file is invalid or
+cannot be read or written (nothing runs from an invalid file), 70 for an internal error. Problems
+go to ``err`` as one line each, never a traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from engine.invariants import Checker, Violation
 from engine.scenario import (
     Scenario,
     ScenarioInvalid,
@@ -25,12 +27,15 @@ from engine.scenario import (
 )
 from engine.scenario.export import write_csv, write_trace
 from engine.scenario.report import EventFormatter, event_json, print_summary
-from engine.scenario.runner import Rejection
+from engine.scenario.runner import Failure, Rejection
 from engine.scenario.schema import MAX_TICK
 from engine.scenario.stats import run_stats
 
 INVALID = 2
 MISMATCH = 1
+VIOLATION = 1
+"""``run``'s status when the checker found a violation: the run printed what the engine did, and
+the engine broke a guarantee (a wrong result, like a mismatch, not a crash)."""
 INTERNAL_ERROR = 70
 
 Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
@@ -157,23 +162,34 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(loaded, ScriptRun):
         if args.jsonl:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
-            return 0
-        out.writelines(line + "\n" for line in loaded.output)
-        print_summary(run_stats(loaded.engine.log, loaded.engine.now), out)
-        return 0
+        else:
+            out.writelines(line + "\n" for line in loaded.output)
+            print_summary(run_stats(loaded.engine.log, loaded.engine.now), out)
+        found = Checker(loaded.engine).violations()
+        err.writelines(_violation_lines(loaded.source, found))
+        return VIOLATION if found else 0
     runner = _runner(loaded, args.until, "run", err)
     if runner is None:
         return INVALID
     log = runner.engine.log
+    checker = Checker(runner.engine)
     line = event_json if args.jsonl else EventFormatter(loaded.clock).line
     printed = 0
     for _ in runner.steps():
+        checker.observe()
         out.writelines(line(event) + "\n" for event in log.since(printed))
         printed = len(log)
     _report_rejections(runner.rejections, loaded.source, err)
     if not args.jsonl:
         print_summary(run_stats(log, runner.processed), out)
-    return 0
+    found = checker.violations(runner.processed)
+    err.writelines(_violation_lines(loaded.source, found))
+    return VIOLATION if found else 0
+
+
+def _violation_lines(source: str, found: list[Violation]) -> list[str]:
+    """``FILE: tick T: what broke``, one line each."""
+    return [f"{source}: {violation}\n" for violation in found]
 
 
 def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) -> None:
@@ -189,8 +205,8 @@ def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) ->
 
 @_guarded("check")
 def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Print every mismatch of every file, then one count line."""
-    invalid = checked = mismatches = 0
+    """Print every mismatch and invariant violation of every file, then one count line."""
+    invalid = checked = mismatches = violations = 0
     for path in args.files:
         loaded = _load(path, err)
         if loaded is None:
@@ -198,23 +214,38 @@ def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         if isinstance(loaded, ScriptRun):
             failures, count = check_script(loaded)
+            found = Checker(loaded.engine).violations()
         else:
-            runner = ScenarioRunner(loaded)
-            failures, count = runner.run(), runner.checked
+            failures, count, found = _check_scenario(loaded)
         out.writelines(f"{failure}\n" for failure in failures)
+        out.writelines(_violation_lines(loaded.source, found))
         checked += count
         mismatches += len(failures)
+        violations += len(found)
     files = len(args.files)
     summary = (
         f"{_count(files, 'file')}, {_count(checked, 'expectation')}, "
         f"{_count(mismatches, 'mismatch', 'mismatches')}"
     )
+    if violations:
+        summary += f", {_count(violations, 'invariant violation')}"
     if invalid:
         summary += f", {_count(invalid, 'invalid file')}"
     out.write(summary + "\n")
     if invalid:
         return INVALID
-    return MISMATCH if mismatches else 0
+    return MISMATCH if mismatches or violations else 0
+
+
+def _check_scenario(scenario: Scenario) -> tuple[list[Failure], int, list[Violation]]:
+    """Play ``scenario`` to its end: its mismatches, its count of expectations, and what the
+    checker found (observing each tick, so modified jobs are checked against every definition
+    they had)."""
+    runner = ScenarioRunner(scenario)
+    checker = Checker(runner.engine)
+    for _ in runner.steps():
+        checker.observe()
+    return runner.failures, runner.checked, checker.violations(runner.processed)
 
 
 def _count(number: int, one: str, many: str | None = None) -> str:

@@ -1,5 +1,6 @@
 """Exactly-once, checked: ``violations(engine)`` is empty on healthy engines, and it catches each
-kind of corruption when one is planted in a copy (so the checker itself can fail)."""
+kind of corruption when one is planted in a copy (so the checker itself can fail): safety,
+creation (modified jobs included) and liveness."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from engine.commands import (
     WorkerUp,
 )
 from engine.core import Engine
-from engine.invariants import violations
+from engine.invariants import Checker, violations
 from engine.model import (
     Attempt,
     AttemptOutcome,
@@ -147,23 +148,86 @@ def _not_in_schedule(engine: Engine) -> None:
     engine.by_state[S.SUCCEEDED][ghost.key] = None
 
 
+def _modified_off_schedule(engine: Engine) -> None:
+    # a's schedule changes at 13 to 14, 21, 28, ...; a run appears at 20, a tick of the old one.
+    assert engine.apply(ModifyJob.of("a", schedule=Every(14, 7))).accepted
+    engine.advance(25)
+    ghost = Occurrence(("a", 20), S.SUCCEEDED, 2, 0, 20, 99, 5, None)
+    engine.occurrences[ghost.key] = ghost
+    engine.by_state[S.SUCCEEDED][ghost.key] = None
+
+
+def _modified_run_missing(engine: Engine) -> None:
+    # Under the new schedule a@14 ran; its record disappears behind the cursor.
+    assert engine.apply(ModifyJob.of("a", schedule=Every(14, 7))).accepted
+    engine.advance(25)
+    assert engine.occurrences[("a", 14)].state is S.SUCCEEDED
+    del engine.occurrences[("a", 14)]
+    del engine.by_state[S.SUCCEEDED][("a", 14)]
+
+
+def _modified_values_ignored(engine: Engine) -> None:
+    # a's priority becomes 5 at 13, but the run created at 20 carries the old priority.
+    assert engine.apply(ModifyJob.of("a", priority=5)).accepted
+    engine.advance(22)
+    engine.occurrences[("a", 20)].priority = 0
+
+
+def _worker_left_idle(engine: Engine) -> None:
+    # The engine loses w2 from its idle pool: w2 is idle, yet c@14 waits for w1, which retries
+    # a@10 from 15 and is free at 20.
+    engine._idle.discard("w2", engine.workers["w2"].order_key)
+    assert engine.apply(ScheduleJob(JobSpec("c", Once(14)))).accepted
+    engine.advance(22)
+    assert engine.occurrences[("c", 14)].attempts[0].started == 20
+
+
+def _run_forgotten(engine: Engine) -> None:
+    # c@20 falls due, then the engine drops it from its ready queue: it waits forever.
+    assert engine.apply(ScheduleJob(JobSpec("c", Once(20)))).accepted
+    engine.advance(20)
+    engine.begin_tick()
+    engine._take_front(engine.jobs["c"])
+    engine.advance(30)
+    assert engine.occurrence_state("c", 20) is S.QUEUED
+
+
+def _retry_forgotten(engine: Engine) -> None:
+    # r@14 fails at 15 and may retry from 17 (fixed backoff 2), but the backoff's end is missed.
+    backoff = Backoff(BackoffKind.FIXED, 2)
+    spec = JobSpec("r", Once(14), max_attempts=2, fail_attempts=frozenset({1}), backoff=backoff)
+    assert engine.apply(ScheduleJob(spec)).accepted
+    engine.advance(16)
+    occurrence = engine.occurrences[("r", 14)]
+    assert (occurrence.state, occurrence.eligible_at) == (S.RETRY_PENDING, 17)
+    occurrence.eligible_at = 99
+    engine.advance(30)
+    assert occurrence.state is S.RETRY_PENDING
+
+
 @pytest.mark.parametrize(
     ("corrupt", "expected"),
     [
         (_two_running, ["a@10: 2 attempts running at once"]),
         (_gap, ["a@0: attempts numbered [1, 3], not 1..n"]),
-        (_worker_runs_two, ["t=0: w1 given a second attempt"]),
+        (_worker_runs_two, ["tick 0: w1 given a second attempt"]),
         (_worker_holds_two_occurrences, ["b@0: attempt 2 runs on w1, which does not know it"]),
         (_shared_occurrence, ["('a', 10) runs on both w1 and w2"]),
         (_down_but_running, ["worker w1 is down but runs ('a', 10)"]),
-        (_started_after_final, ["t=13: b@0 started after it ended"]),
-        (_started_twice, ["t=13: a@10 started twice at once"]),
+        (_started_after_final, ["tick 13: b@0 started after it ended"]),
+        (_started_twice, ["tick 13: a@10 started twice at once"]),
         (_delivered_twice, ["delivered twice"]),
         (_too_many_attempts, ["a@0: 2 counted attempts exceed 1"]),
         (_running_state_without_attempt, ["a@10: state RUNNING with 0 running"]),
         (_index_disagrees, ["('b', 0) indexed as QUEUED"]),
         (_occurrence_missing, ["a@0 fell behind the cursor without being created"]),
         (_not_in_schedule, ["a@5 is not in its job's schedule"]),
+        (_modified_off_schedule, ["tick 20: a@20 is not in its job's schedule"]),
+        (_modified_run_missing, ["tick 14: a@14 fell behind the cursor without being created"]),
+        (_modified_values_ignored, ["tick 20: a@20 was created with priority=0,"]),
+        (_worker_left_idle, ["tick 14: c@14 waited at the end of the tick while w2 was idle"]),
+        (_run_forgotten, ["tick 29: c@20 still waits at the end (it could run from tick 20)"]),
+        (_retry_forgotten, ["tick 29: r@14 still waits at the end (it could run from tick 17)"]),
     ],
     ids=lambda value: getattr(value, "__name__", "")[1:] or None,
 )
@@ -173,10 +237,67 @@ def test_the_checker_catches_a_planted_corruption(
     original = healthy()
     broken = copy.deepcopy(original)
     corrupt(broken)
-    found = violations(broken)
+    found = [str(violation) for violation in violations(broken)]
     for text in expected:
         assert any(text in line for line in found), (text, found)
     assert violations(original) == []  # the copy, not the original, was corrupted
+
+
+def test_an_observing_checker_holds_runs_to_definitions_the_engine_forgot() -> None:
+    # a's priority is 5 from 13 and 7 from 25: a@20 was created under the middle definition,
+    # which the engine no longer holds. Observing the engine after each step keeps it.
+    engine = healthy()
+    checker = Checker(engine)
+    checker.observe()
+    assert engine.apply(ModifyJob.of("a", priority=5)).accepted
+    checker.observe()
+    engine.advance(25)
+    checker.observe()
+    assert engine.occurrences[("a", 20)].priority == 5
+    assert engine.apply(ModifyJob.of("a", priority=7)).accepted
+    engine.advance(32)
+    checker.observe()
+    assert checker.violations() == []
+    engine.occurrences[("a", 20)].priority = 9
+    assert [str(v) for v in checker.violations()] == [
+        "tick 20: a@20 was created with priority=9, max_attempts=2, duration=5, timeout=None, "
+        "which no definition of a in force from tick 20 to 20 has"
+    ]
+    assert violations(engine) == []  # alone, it knows only the current definition (7)
+
+
+def test_a_down_or_draining_worker_could_not_take_a_waiting_run() -> None:
+    # x@1 waits from 1 to 12: w1 runs its last attempt while draining, then is down; w2 is down
+    # until 12. No worker that could take x was idle, so nothing is reported.
+    engine = Engine()
+    for worker_id in ("w1", "w2"):
+        assert engine.apply(RegisterWorker(worker_id)).accepted
+    assert engine.apply(ScheduleJob(JobSpec("long", Once(0), duration=10))).accepted
+    assert engine.apply(ScheduleJob(JobSpec("x", Once(1)))).accepted
+    assert engine.apply(WorkerDown("w2")).accepted
+    engine.advance(1)
+    assert engine.apply(DrainWorker("w1")).accepted
+    engine.advance(12)
+    assert engine.apply(WorkerUp("w2")).accepted
+    engine.advance(20)
+    assert engine.occurrences[("x", 1)].attempts[0].started == 12
+    assert violations(engine) == []
+
+
+def test_under_manual_dispatch_a_run_waits_for_a_dispatch_call() -> None:
+    # Seed 000: b waits with w1 idle from 5 on, because nobody calls dispatch again.
+    policy = Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    engine = Engine(policy)
+    assert engine.apply(RegisterWorker("w1")).accepted
+    for job_id in ("a", "b"):
+        assert engine.apply(ScheduleJob(JobSpec(job_id, Once(0)))).accepted
+    assert [assignment.job_id for assignment in engine.dispatch()] == ["a"]
+    engine.advance(5)
+    assert engine.apply(Complete("a", 0, 1, True)).accepted
+    engine.advance(50)
+    assert engine.occurrence_state("b", 0) is S.QUEUED
+    assert engine.workers["w1"].running is None
+    assert violations(engine) == []
 
 
 def _busy(policy: Policy, seed: int) -> Engine:
@@ -208,6 +329,7 @@ def _busy(policy: Policy, seed: int) -> Engine:
         8: [CancelOccurrence("flaky"), PauseJob("dep")],
         12: [DrainWorker("w1")],
         17: [ModifyJob.of("flaky", priority=0, duration=1)],
+        25: [ModifyJob.of("dep", schedule=Every(27, 5), max_attempts=2)],
         20: [ResumeJob("dep", CatchUp.LATEST), WorkerUp("w1")],
         30: [CancelOccurrence("late")],
     }
@@ -271,9 +393,9 @@ SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
 def test_the_checker_runs_clean_over_every_bundled_scenario(path: Path) -> None:
-    # After every processed tick of every bundled scenario. The checker reads the whole log once
-    # per job (O(jobs x events)), so for the big fleets (the demo: 2,000 jobs for a week) it runs
-    # over the first 300 ticks where something happens, then once.
+    # After every processed tick of every bundled scenario. Each call reads the state and the
+    # whole log (O(state + events)), so for the big fleets (the demo: 2,000 jobs for a week) it
+    # runs over the first 300 ticks where something happens, then once at the end.
     runner = ScenarioRunner(load_scenario(path))
     for n, _ in enumerate(runner.steps()):
         if len(runner.engine.jobs) <= 200:

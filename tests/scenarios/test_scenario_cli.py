@@ -12,6 +12,7 @@ import pytest
 
 from engine import cli_scenario
 from engine.cli_scenario import add_parsers
+from engine.workers import WorkersMixin
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -270,3 +271,73 @@ def test_until_is_refused_for_a_script(command: str, tmp_path: Path) -> None:
     assert (status, out) == (2, "")
     assert err == f"{script}: --until does not apply to a script: its TICK lines set the time\n"
     assert not (tmp_path / "out.json").exists()
+
+
+# ---------------------------------------------------------------------- the exactly-once checker
+
+STUCK = (
+    "publish@0 still waits at the end (it could run from tick 14), though w-a was idle at the "
+    "end of tick 14: it was never dispatched, cancelled or skipped"
+)
+
+
+@pytest.fixture
+def leaking_idle_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken engine: a worker whose attempt ends is idle but never offered work again."""
+    release = WorkersMixin._release_worker
+
+    def leak(self, worker) -> None:  # type: ignore[no-untyped-def]
+        release(self, worker)
+        self._idle.discard(worker.worker_id, worker.order_key)
+
+    monkeypatch.setattr(WorkersMixin, "_release_worker", leak)
+
+
+@pytest.mark.usefixtures("leaking_idle_pool")
+def test_check_reports_an_invariant_violation_with_its_tick_and_exits_1(small: Path) -> None:
+    # report succeeds at 14 on w-b; publish, unblocked then, never runs though both are idle.
+    status, out, err = call("check", str(small))
+    assert (status, err) == (1, "")
+    assert out == (
+        f"{small}: tick 14: {STUCK}\n1 file, 1 expectation, 0 mismatches, 1 invariant violation\n"
+    )
+
+
+@pytest.mark.usefixtures("leaking_idle_pool")
+def test_run_reports_an_invariant_violation_on_stderr_and_exits_1(small: Path) -> None:
+    status, out, err = call("run", str(small))
+    assert (status, err) == (1, f"{small}: tick 14: {STUCK}\n")
+    assert "t=14 OccurrenceUnblocked publish@0" in out
+    assert call("run", str(small), "--jsonl")[0::2] == (1, f"{small}: tick 14: {STUCK}\n")
+
+
+@pytest.mark.usefixtures("leaking_idle_pool")
+def test_a_script_is_checked_too(tmp_path: Path) -> None:
+    # The one worker runs a, then b waits for it forever.
+    script = tmp_path / "s.txt"
+    script.write_text("INIT 1 1\nSUBMIT a 1 2 1 0\nTICK 3\nSUBMIT b 1 2 1 0\nTICK 5\n", "utf-8")
+    stuck = (
+        f"{script}: tick 7: b@3 still waits at the end (it could run from tick 3), though worker "
+        "was idle at the end of tick 3: it was never dispatched, cancelled or skipped\n"
+    )
+    assert call("run", str(script))[0::2] == (1, stuck)
+    status, out, _ = call("check", str(script))
+    assert status == 1
+    assert out == stuck + "1 file, 0 expectations, 0 mismatches, 1 invariant violation\n"
+
+
+def test_check_follows_a_modified_job_through_each_definition_it_had(tmp_path: Path) -> None:
+    # The runs of pulse, created under three definitions, each match the one they had.
+    path = tmp_path / "modified.yaml"
+    path.write_text(
+        "scenario: m\nclock: {until: 60}\nworkers: [w-a]\n"
+        "jobs: [{id: pulse, every: 10, duration: 3}]\n"
+        "timeline:\n"
+        "  - {at: 15, modify: {job: pulse, priority: 2}, expect: ok}\n"
+        "  - {at: 25, modify: {job: pulse, every: 7, duration: 2}, expect: ok}\n"
+        "  - {at: 40, modify: {job: pulse, priority: 0, timeout: 9}, expect: ok}\n"
+        "expect:\n"
+        "  - {at: 60, events: {AttemptStarted: 9}}\n",
+        encoding="utf-8",
+    )
+    assert call("check", str(path))[:2] == (0, "1 file, 4 expectations, 0 mismatches\n")

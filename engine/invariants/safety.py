@@ -1,8 +1,7 @@
-"""Exactly-once, checked: the invariants every engine state and event log must satisfy.
+"""Safety: nothing runs twice or on two workers, and the state agrees with itself and the log.
 
-``violations(engine)`` returns a list of human-readable violations (empty when all hold). It reads
-the state and the whole event log, so it costs O(state + log): run it in tests and in
-``cronlapse check``, not in the engine's hot path.
+Violations found in the state concern ``engine.now``; those found replaying the log, the tick of
+the event that broke the rule.
 """
 
 from __future__ import annotations
@@ -11,19 +10,18 @@ from collections import Counter
 
 from engine import events as ev
 from engine.core import Engine
+from engine.invariants.facts import Violation
 from engine.model import AttemptOutcome, OccurrenceState
 
 S = OccurrenceState
 
 
-def violations(engine: Engine, horizon: int = 10_000) -> list[str]:
-    """Every broken invariant of ``engine``; ``horizon`` bounds the per-job schedule walk."""
-    found: list[str] = []
-    found += _occurrence_violations(engine)
-    found += _worker_violations(engine)
+def safety_violations(engine: Engine) -> list[Violation]:
+    now = engine.now
+    found = [Violation(now, text) for text in _occurrence_violations(engine)]
+    found += [Violation(now, text) for text in _worker_violations(engine)]
+    found += [Violation(now, text) for text in _index_violations(engine)]
     found += _log_violations(engine)
-    found += _creation_violations(engine, horizon)
-    found += _index_violations(engine)
     return found
 
 
@@ -68,7 +66,18 @@ def _worker_violations(engine: Engine) -> list[str]:
     return found
 
 
-def _log_violations(engine: Engine) -> list[str]:
+def _index_violations(engine: Engine) -> list[str]:
+    found = []
+    for state, keys in engine.by_state.items():
+        for key in keys:
+            if engine.occurrences[key].state is not state:
+                found.append(f"{key} indexed as {state.value}")
+    if sum(len(keys) for keys in engine.by_state.values()) != len(engine.occurrences):
+        found.append("the by-state index and the occurrences disagree in size")
+    return found
+
+
+def _log_violations(engine: Engine) -> list[Violation]:
     """Replays the log: no dispatch of a final occurrence, no double start, one delivery a key."""
     found = []
     final: set[tuple[str, int]] = set()
@@ -78,13 +87,13 @@ def _log_violations(engine: Engine) -> list[str]:
     for event in engine.log:
         match event:
             case ev.AttemptStarted(job_id=job_id, scheduled=scheduled, worker_id=worker_id):
-                key = (job_id, scheduled)
+                key, name = (job_id, scheduled), f"{job_id}@{scheduled}"
                 if key in final:
-                    found.append(f"t={event.tick}: {job_id}@{scheduled} started after it ended")
+                    found.append(Violation(event.tick, f"{name} started after it ended"))
                 if key in running:
-                    found.append(f"t={event.tick}: {job_id}@{scheduled} started twice at once")
+                    found.append(Violation(event.tick, f"{name} started twice at once"))
                 if worker_id in busy:
-                    found.append(f"t={event.tick}: {worker_id} given a second attempt")
+                    found.append(Violation(event.tick, f"{worker_id} given a second attempt"))
                 running[key] = event.attempt
                 busy[worker_id] = key
             case (
@@ -99,48 +108,5 @@ def _log_violations(engine: Engine) -> list[str]:
             case ev.NotificationDelivered(key=key):
                 delivered[key] += 1
                 if delivered[key] > 1:
-                    found.append(f"t={event.tick}: notification {key} delivered twice")
-    return found
-
-
-def _creation_violations(engine: Engine, horizon: int) -> list[str]:
-    """Every materialised occurrence is in its job's schedule; none before the cursor is missing
-    unless a resume skipped it."""
-    found = []
-    skipped: dict[str, list[tuple[int, int]]] = {}
-    submitted: dict[str, int] = {}
-    modified: set[str] = set()
-    for event in engine.log:
-        if isinstance(event, ev.OccurrencesSkipped):
-            skipped.setdefault(event.job_id, []).append((event.after, event.through))
-        elif isinstance(event, ev.JobScheduled):
-            submitted[event.job_id] = event.tick
-        elif isinstance(event, ev.JobModified):
-            modified.add(event.job_id)
-    for job_id, job in engine.jobs.items():
-        if job.next_due is None or job_id in modified:
-            continue
-        schedule = job.spec.schedule
-        tick = schedule.first_at_or_after(submitted[job_id])
-        for _ in range(horizon):
-            if tick is None or tick >= job.next_due:
-                break
-            in_skip = any(after < tick <= through for after, through in skipped.get(job_id, ()))
-            if (job_id, tick) not in engine.occurrences and not in_skip:
-                found.append(f"{job_id}@{tick} fell behind the cursor without being created")
-            tick = schedule.first_at_or_after(tick + 1)
-    for job_id, scheduled in engine.occurrences:
-        if not engine.jobs[job_id].spec.schedule.contains(scheduled) and job_id not in modified:
-            found.append(f"{job_id}@{scheduled} is not in its job's schedule")
-    return found
-
-
-def _index_violations(engine: Engine) -> list[str]:
-    found = []
-    for state, keys in engine.by_state.items():
-        for key in keys:
-            if engine.occurrences[key].state is not state:
-                found.append(f"{key} indexed as {state.value}")
-    if sum(len(keys) for keys in engine.by_state.values()) != len(engine.occurrences):
-        found.append("the by-state index and the occurrences disagree in size")
+                    found.append(Violation(event.tick, f"notification {key} delivered twice"))
     return found

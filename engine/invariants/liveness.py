@@ -1,0 +1,175 @@
+"""Liveness: under automatic dispatch no run waits while a worker that could take it is idle.
+
+A run *waits* from the tick it may run: its first attempt from the tick it was created (the tick
+it fell due, or its paused job's resume) or unblocked, a retry from the end of its backoff. It
+stops waiting when an attempt starts or it is cancelled; a run skipped by a resume, or not
+created because its job is paused, never waits. A worker *could take* any run (workers are
+interchangeable) when it is registered, up, not draining and runs nothing: a down worker cannot,
+a draining one runs its last attempt and goes down, and under reported completion a worker stays
+busy until its attempt is reported.
+
+Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
+run the ticks it waited. Two checks, both judged only through the tick the caller says has
+settled:
+
+- (a) a run that waited at the end of a tick at which a worker was idle, and was taken or
+  cancelled later: reported at the first such tick;
+- (b) a run still waiting at the end of the run that waited while a worker was idle: never
+  dispatched, cancelled or skipped; reported at the end.
+
+Under manual dispatch a created run rightly waits for the caller's next Dispatch, which the log
+does not record, so neither check applies (seed 000).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from engine import events as ev
+from engine.core import Engine
+from engine.invariants.facts import Facts, Violation
+from engine.model import OccurrenceState
+from engine.policies import DispatchMode
+
+S = OccurrenceState
+Key = tuple[str, int]
+
+
+class IdleTicks:
+    """The ends of ticks at which some worker was idle, read from the log in order: pieces of
+    ticks ``[start, end]``, each with a worker idle throughout."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.workers: list[str] = []
+        self._idle: dict[str, None] = {}
+        """Ordered, so the worker named is the same every run."""
+        self._running: set[str] = set()
+        self._down: set[str] = set()
+        self._tick: int | None = None
+
+    def advance(self, tick: int) -> None:
+        """Events of ``tick`` follow: the state after the previous tick's held until now."""
+        if self._tick is not None and tick > self._tick:
+            self._close(tick - 1)
+        self._tick = tick
+
+    def finish(self, through: int) -> None:
+        """The state after the last event holds through ``through``."""
+        if self._tick is not None and through >= self._tick:
+            self._close(through)
+            self._tick = through + 1
+
+    def read(self, event: ev.Event) -> None:
+        match event:
+            case ev.WorkerRegistered(worker_id=worker_id):
+                self._idle[worker_id] = None
+            case ev.AttemptStarted(worker_id=worker_id):
+                self._running.add(worker_id)
+                self._idle.pop(worker_id, None)
+            case (
+                ev.AttemptSucceeded() | ev.AttemptFailed() | ev.AttemptTimedOut() | ev.AttemptLost()
+            ):
+                self._running.discard(event.worker_id)
+                if event.worker_id not in self._down:
+                    self._idle[event.worker_id] = None
+            case ev.WorkerWentDown(worker_id=worker_id):
+                self._down.add(worker_id)
+                self._idle.pop(worker_id, None)
+            case ev.WorkerCameUp(worker_id=worker_id):
+                self._down.discard(worker_id)
+                if worker_id not in self._running:
+                    self._idle[worker_id] = None
+
+    def first(self, start: int, end: int) -> tuple[int, str] | None:
+        """The first tick in ``[start, end]`` at whose end a worker was idle, and that worker."""
+        if start > end:
+            return None
+        index = bisect.bisect_left(self.ends, start)
+        if index < len(self.ends) and self.starts[index] <= end:
+            return max(self.starts[index], start), self.workers[index]
+        return None
+
+    def _close(self, through: int) -> None:
+        assert self._tick is not None
+        if not self._idle:
+            return
+        worker = next(iter(self._idle))
+        if self.ends and self.ends[-1] == self._tick - 1 and self.workers[-1] == worker:
+            self.ends[-1] = through
+        else:
+            self.starts.append(self._tick)
+            self.ends.append(through)
+            self.workers.append(worker)
+
+
+def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Violation]:
+    """Checks (a) and (b) of the module docstring, through the end of tick ``through``."""
+    if engine.policy.dispatch is not DispatchMode.AUTO:
+        return []
+    idle = IdleTicks()
+    waiting: dict[Key, int | None] = {}
+    """Runs the log has told about: since when each waits (None: it does not)."""
+    found: list[Violation] = []
+
+    def since(key: Key, at: int) -> int | None:
+        if key in waiting:
+            return waiting[key]
+        known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
+        return known.created_at(key[1], at) if known is not None else None
+
+    def stopped(key: Key, tick: int) -> None:
+        start = since(key, tick)
+        hit = idle.first(start, min(tick - 1, through)) if start is not None else None
+        if hit is not None:
+            text = (
+                f"{key[0]}@{key[1]} waited at the end of the tick while {hit[1]} was idle "
+                f"(it could run from tick {start})"
+            )
+            found.append(Violation(hit[0], text))
+        waiting[key] = None
+
+    for event in engine.log:
+        idle.advance(event.tick)
+        match event:
+            case ev.AttemptStarted(job_id=job_id, scheduled=scheduled):
+                stopped((job_id, scheduled), event.tick)
+            case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                stopped((job_id, scheduled), event.tick)
+            case ev.BacklogCancelled(job_id=job_id, first=first):
+                stopped((job_id, first), event.tick)
+            case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
+                waiting[(job_id, scheduled)] = eligible_at
+            case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = None
+            case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = event.tick
+        idle.read(event)
+    idle.finish(through)
+    for key in _still_waiting(engine):
+        start = since(key, engine.now)
+        hit = idle.first(start, through) if start is not None else None
+        if hit is not None:
+            text = (
+                f"{key[0]}@{key[1]} still waits at the end (it could run from tick {start}), "
+                f"though {hit[1]} was idle at the end of tick {hit[0]}: it was never "
+                "dispatched, cancelled or skipped"
+            )
+            found.append(Violation(through, text))
+    return found
+
+
+def _still_waiting(engine: Engine) -> list[Key]:
+    """Runs waiting now: created and QUEUED (each job's earliest implicit one stands for the
+    rest, which became ready no earlier) or RETRY_PENDING."""
+    keys = list(engine.by_state[S.QUEUED]) + list(engine.by_state[S.RETRY_PENDING])
+    for job_id, job in engine.jobs.items():
+        due = job.next_due
+        if (
+            due is not None
+            and (job_id, due) not in engine.occurrences
+            and engine.occurrence_state(job_id, due) is S.QUEUED
+        ):
+            keys.append((job_id, due))
+    return keys
