@@ -168,3 +168,26 @@ def _implicit(engine: Engine, job: Job) -> Iterator[tuple[tuple[int, bytes, str]
         ) is S.QUEUED:
             yield (tick, job.order_key, job.job_id), None
         tick = job.first_fire(tick + 1)
+
+
+def implicit_front(engine: Engine, job_id: str) -> int | None:
+    """The scheduled tick of a job's first run that waits implicitly, or None.
+
+    The dashboard shows a job's implicit backlog as this one row (with a count behind it), so
+    that a million waiting runs cost one row; it reads the front here, from the same walk as
+    :func:`list_occurrences`, so the two never disagree."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        return None
+    first = next(_implicit(engine, job), None)
+    return None if first is None else first[0][0]
+
+
+def count_implicit(engine: Engine, job_id: str, *, offset: int = 0, cap: int) -> int:
+    """How many of a job's implicitly waiting runs there are from the ``offset``-th on, counted up
+    to ``cap``. Each run counted is a schedule query (not free for a cron schedule), hence the
+    cap: a table row asks for a few, the detail pane for more."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        return 0
+    return sum(1 for _ in itertools.islice(_implicit(engine, job), offset, offset + cap))

@@ -17,8 +17,7 @@ from engine import events as ev
 from engine.clock import Clock
 from engine.core import Engine
 from engine.model import OccurrenceState
-from engine.queries import job_view
-from tui.cells import backlog
+from engine.queries import count_implicit, implicit_front, job_view
 from tui.describe import detail as event_detail
 from tui.describe import subject
 from tui.model.lanes import Lanes
@@ -26,6 +25,8 @@ from tui.model.timefmt import compact, span
 from tui.states import DIM, TICK, event_style, state_text, style_of
 
 S = OccurrenceState
+DETAIL_BACKLOG_CAP = 999
+"""Implicit runs the detail pane counts behind a job's front; more show as ``999+``."""
 
 
 def describe(
@@ -151,10 +152,11 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
         )
     if spec.payload:
         rows.append(("payload", spec.payload))
-    front = view.job.next_due
-    if front is not None and engine.occurrence_state(job_id, front) is S.QUEUED:
-        behind = backlog(engine, view.job, cap=999)
-        rows.append(("queued", f"from {front}, {behind}{'+' if behind >= 999 else ''} behind"))
+    front = implicit_front(engine, job_id)
+    if front is not None:
+        behind = count_implicit(engine, job_id, offset=1, cap=DETAIL_BACKLOG_CAP)
+        more = "+" if behind >= DETAIL_BACKLOG_CAP else ""
+        rows.append(("queued", f"from {front}, {behind}{more} behind"))
     fires = Text()
     for number, tick in enumerate(view.next_fire_times):
         if number:
