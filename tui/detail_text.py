@@ -19,10 +19,10 @@ from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.queries import count_implicit, implicit_front, job_view
 from tui.describe import detail as event_detail
-from tui.describe import subject
+from tui.describe import event_style, subject
 from tui.model.lanes import Lanes
 from tui.model.timefmt import compact, span
-from tui.states import DIM, TICK, event_style, state_text, style_of
+from tui.states import DIM, JOB_STATUS, TICK, state_text, style_of
 
 S = OccurrenceState
 DETAIL_BACKLOG_CAP = 999
@@ -120,7 +120,6 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
     if view is None:
         return Text(f"no job {job_id}", style=DIM)
     spec = view.job.spec
-    status_style = {"active": "green", "paused": "yellow", "deleted": "red"}[view.status]
     rows: list[tuple[str, Any]] = [
         ("schedule", spec.schedule.describe()),
         ("priority", spec.priority),
@@ -163,7 +162,7 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
             fires.append("\n")
         fires.append_text(_at(clock, tick))
     rows.append(("next fires", fires if view.next_fire_times else Text("none", style=DIM)))
-    title = _title(f"Job {job_id}", Text(view.status, style=status_style))
+    title = _title(f"Job {job_id}", Text(view.status, style=JOB_STATUS[view.status]))
     return Group(title, _fields(rows))
 
 

@@ -65,7 +65,7 @@ async def test_events_show_every_event_up_to_the_tick(app: DashboardApp) -> None
         app.dashboard.seek(8)
         events = rows(app.dashboard.query_one("#events"))
         assert len(events) == len(app.dashboard.navigator.engine.log)
-        assert "8 Mon 00:08 worker down w2" in events
+        assert "8 Mon 00:08 worker down w2 takes no work until up" in events
         assert "8 Mon 00:08 cancelled child@20 cascade: doomed failed first" in events
 
 
