@@ -171,16 +171,19 @@ def _implicit(engine: Engine, job: Job) -> Iterator[tuple[tuple[int, bytes, str]
 
 
 def implicit_front(engine: Engine, job_id: str) -> int | None:
-    """The scheduled tick of a job's first run that waits implicitly, or None.
+    """The scheduled tick of a job's first due run without a record, or None.
 
-    The dashboard shows a job's implicit backlog as this one row (with a count behind it), so
-    that a million waiting runs cost one row; it reads the front here, from the same walk as
-    :func:`list_occurrences`, so the two never disagree."""
+    The dashboard shows a job's implicit backlog as this one row (with a count behind it), so a
+    million waiting runs cost one row, and asks this of every job on every move. It is the job's
+    cursor once created: every schedule tick before the cursor has a record or was skipped, and
+    the cursor is a tick of the schedule it was created under, so no schedule query is needed."""
     job = engine.jobs.get(job_id)
     if job is None:
         return None
-    first = next(_implicit(engine, job), None)
-    return None if first is None else first[0][0]
+    tick = job.next_due
+    if tick is None or (job_id, tick) in engine.occurrences or not engine.is_created(job, tick):
+        return None
+    return tick
 
 
 def count_implicit(engine: Engine, job_id: str, *, offset: int = 0, cap: int) -> int:
