@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model import CancelReason
+from engine.model import CancelReason, CatchUp
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,9 @@ class JobPaused(Event):
 @dataclass(frozen=True, slots=True)
 class JobResumed(Event):
     job_id: str
-    catch_up: str
+    catch_up: CatchUp
+    """What the resume did with the runs that fell due while paused (the job's own choice or
+    the command's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +158,7 @@ class WorkerCameUp(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class WorkerDraining(Event):
+class WorkerDrainStarted(Event):
     worker_id: str
 
 
@@ -187,7 +189,7 @@ class NotificationRetried(NotificationEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class NotificationDead(NotificationEvent):
+class NotificationDeadLettered(NotificationEvent):
     tries: int
 
 

@@ -146,7 +146,7 @@ class LifecycleMixin:
         mode = catch_up or job.spec.catch_up
         self._touch(job)
         job.paused_through = None
-        self.log.append(ev.JobResumed(self.now, job_id, mode.value))
+        self.log.append(ev.JobResumed(self.now, job_id, mode))
         if mode is not CatchUp.ALL and job.next_due is not None:
             missed = last_at_or_before(job.spec.schedule, self.now, paused_through + 1)
             through = missed if mode is CatchUp.SKIP or missed is None else missed - 1

@@ -110,7 +110,7 @@ class NotificationsMixin:
         elif notification.tries >= policy.max_tries:
             notification.state = NotificationState.DEAD
             notification.next_try = None
-            self.log.append(ev.NotificationDead(self.now, key, notification.tries))
+            self.log.append(ev.NotificationDeadLettered(self.now, key, notification.tries))
         else:
             delay = max(1, policy.backoff.delay(notification.tries, self.rng))
             notification.next_try = self.now + delay

@@ -168,3 +168,29 @@ def _implicit(engine: Engine, job: Job) -> Iterator[tuple[tuple[int, bytes, str]
         ) is S.QUEUED:
             yield (tick, job.order_key, job.job_id), None
         tick = job.first_fire(tick + 1)
+
+
+def implicit_front(engine: Engine, job_id: str) -> int | None:
+    """The scheduled tick of a job's first due run without a record, or None.
+
+    The dashboard shows a job's implicit backlog as this one row (with a count behind it), so a
+    million waiting runs cost one row, and asks this of every job on every move. It is the job's
+    cursor once created: every schedule tick before the cursor has a record or was skipped, and
+    the cursor is a tick of the schedule it was created under, so no schedule query is needed."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        return None
+    tick = job.next_due
+    if tick is None or (job_id, tick) in engine.occurrences or not engine.is_created(job, tick):
+        return None
+    return tick
+
+
+def count_implicit(engine: Engine, job_id: str, *, offset: int = 0, cap: int) -> int:
+    """How many of a job's implicitly waiting runs there are from the ``offset``-th on, counted up
+    to ``cap``. Each run counted is a schedule query (not free for a cron schedule), hence the
+    cap: a table row asks for a few, the detail pane for more."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        return 0
+    return sum(1 for _ in itertools.islice(_implicit(engine, job), offset, offset + cap))

@@ -74,7 +74,7 @@ class WorkersMixin:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if worker.down or worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
-        self.log.append(ev.WorkerDraining(self.now, worker_id))
+        self.log.append(ev.WorkerDrainStarted(self.now, worker_id))
         self._idle.discard(worker_id, worker.order_key)
         self._touch(worker)
         if worker.running is None:

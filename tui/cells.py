@@ -5,13 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 
 from engine.clock import Clock
-from engine.core import Engine
-from engine.model import Job, OccurrenceState
 from tui.model.timefmt import short
 from tui.states import DIM, TICK
 
 BAR_CELLS = "▏▎▍▌▋▊▉█"
-QUEUED = OccurrenceState.QUEUED
 
 
 def tick_text(tick: int | None) -> Text:
@@ -39,19 +36,3 @@ def bar(share: float, width: int = 5) -> Text:
     text = Text(cells.ljust(width), style="cyan")
     text.append(f" {share * 100:3.0f}%")
     return text
-
-
-def backlog(engine: Engine, job: Job, cap: int = 9) -> int:
-    """How many implicit QUEUED occurrences wait behind a job's front one, counted up to ``cap``
-    (each is a schedule query, which for a cron schedule is not free: keep ``cap`` small for
-    table rows)."""
-    schedule = job.spec.schedule
-    due = job.next_due
-    count = 0
-    tick = schedule.first_at_or_after(due + 1) if due is not None else None
-    while tick is not None and count < cap and engine.is_created(job, tick):
-        key = (job.spec.job_id, tick)
-        if key not in engine.occurrences and engine.occurrence_state(*key) is QUEUED:
-            count += 1
-        tick = schedule.first_at_or_after(tick + 1)
-    return count

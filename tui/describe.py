@@ -1,8 +1,148 @@
-"""Events in words: the subject an event is about and the detail worth a glance."""
+"""Events in words: for each event type, a short word, a colour and a detail, and the subject
+an event is about.
+
+The vocabulary is keyed by the event's type, not its class name: renaming an event type in the
+engine breaks this module's import instead of silently leaving the event without a word or a
+colour, and a test checks that every event type has an entry.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.style import Style
+
 from engine import events as ev
+from engine.model import AttemptOutcome, OccurrenceState, WorkerState
+from engine.notifications import NotificationState
+from tui.states import JOB_CHANGED, JOB_STATUS, PLAIN, style_of
+
+S = OccurrenceState
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How the dashboard shows one event type."""
+
+    word: str
+    """For the event log's narrow column (the detail pane names the type)."""
+    style: Style
+    """Mostly the colour of the state the event leads to, so a state reads the same everywhere."""
+    detail: Callable[[Any], str]
+    """What is worth a glance beyond the subject."""
+
+
+def _attempt(event: Any) -> str:
+    return f"#{event.attempt} on {event.worker_id}"
+
+
+def _notification(key: tuple) -> str:
+    _, _, attempt, happening, channel, target = key
+    return f"{happening} #{attempt} via {channel} to {target}"
+
+
+def _cancelled(event: ev.OccurrenceCancelled) -> str:
+    if event.cause:
+        return f"{event.reason.value}: {event.cause} failed first"
+    return event.reason.value
+
+
+def _failed(event: ev.OccurrenceFailed) -> str:
+    return f"after {event.attempts} attempt{'s' if event.attempts != 1 else ''}"
+
+
+VOCABULARY: dict[type[ev.Event], Wording] = {
+    ev.WorkerRegistered: Wording(
+        "registered", style_of(WorkerState.IDLE), lambda e: "joined the pool, idle"
+    ),
+    ev.JobScheduled: Wording("scheduled", style_of(S.SCHEDULED), lambda e: e.schedule),
+    ev.OccurrenceBlocked: Wording(
+        "blocked", style_of(S.BLOCKED), lambda e: "fell due before its dependencies succeeded"
+    ),
+    ev.OccurrenceUnblocked: Wording(
+        "unblocked", style_of(S.QUEUED), lambda e: "its dependencies succeeded: may run"
+    ),
+    ev.AttemptStarted: Wording("started", style_of(S.RUNNING), _attempt),
+    ev.AttemptSucceeded: Wording("succeeded", style_of(S.SUCCEEDED), _attempt),
+    ev.AttemptFailed: Wording("attempt failed", style_of(S.FAILED), _attempt),
+    ev.RetryScheduled: Wording(
+        "retry",
+        style_of(S.RETRY_PENDING),
+        lambda e: f"#{e.next_attempt} eligible at {e.eligible_at} (backoff {e.delay})",
+    ),
+    ev.OccurrenceFailed: Wording("failed", style_of(S.FAILED), _failed),
+    ev.OccurrenceCancelled: Wording("cancelled", style_of(S.CANCELLED), _cancelled),
+    ev.AttemptTimedOut: Wording("timed out", style_of(AttemptOutcome.TIMED_OUT), _attempt),
+    ev.AttemptLost: Wording("lost", style_of(AttemptOutcome.LOST), _attempt),
+    ev.OccurrencesSkipped: Wording(
+        "skipped", style_of(S.CANCELLED), lambda e: f"runs in ({e.after}, {e.through}] skipped"
+    ),
+    ev.BacklogCancelled: Wording(
+        "backlog cancelled",
+        style_of(S.CANCELLED),
+        lambda e: f"waiting runs in [{e.first}, {e.last}] cancelled",
+    ),
+    ev.JobModified: Wording(
+        "modified", JOB_CHANGED, lambda e: ", ".join(e.fields) or "nothing changed"
+    ),
+    ev.JobDeleted: Wording(
+        "deleted", JOB_STATUS["deleted"], lambda e: "no more runs; its history stays"
+    ),
+    ev.JobPaused: Wording("paused", JOB_STATUS["paused"], lambda e: "no runs until resumed"),
+    ev.JobResumed: Wording(
+        "resumed", JOB_STATUS["active"], lambda e: f"catch-up {e.catch_up.value}"
+    ),
+    ev.WorkerWentDown: Wording(
+        "worker down", style_of(WorkerState.DOWN), lambda e: "takes no work until up"
+    ),
+    ev.WorkerCameUp: Wording("worker up", style_of(WorkerState.IDLE), lambda e: "takes work"),
+    ev.WorkerDrainStarted: Wording(
+        "draining",
+        style_of(WorkerState.DRAINING),
+        lambda e: "takes no new work; down when its attempt ends",
+    ),
+    ev.NotificationQueued: Wording(
+        "notify queued", style_of(NotificationState.PENDING), lambda e: _notification(e.key)
+    ),
+    ev.NotificationDelivered: Wording(
+        "notified",
+        style_of(NotificationState.DELIVERED),
+        lambda e: f"{_notification(e.key)}, try {e.tries}",
+    ),
+    ev.NotificationRetried: Wording(
+        "notify retry",
+        style_of(S.RETRY_PENDING),
+        lambda e: f"{_notification(e.key)}, try {e.tries} failed, next at {e.next_try}",
+    ),
+    ev.NotificationDeadLettered: Wording(
+        "notify dead",
+        style_of(NotificationState.DEAD),
+        lambda e: f"{_notification(e.key)}, gave up after {e.tries} tries",
+    ),
+}
+
+
+def _wording(event: ev.Event) -> Wording:
+    """An event type the dashboard does not know yet (the engine's newer than it) still shows,
+    under its class name."""
+    wording = VOCABULARY.get(type(event))
+    if wording is None:
+        return Wording(type(event).__name__, PLAIN, lambda e: "")
+    return wording
+
+
+def event_word(event: ev.Event) -> str:
+    return _wording(event).word
+
+
+def event_style(event: ev.Event) -> Style:
+    return _wording(event).style
+
+
+def detail(event: ev.Event) -> str:
+    return _wording(event).detail(event)
 
 
 def subject(event: ev.Event) -> str:
@@ -16,41 +156,3 @@ def subject(event: ev.Event) -> str:
         if value is not None:
             return str(value)
     return ""
-
-
-def detail(event: ev.Event) -> str:
-    match event:
-        case ev.AttemptStarted() | ev.AttemptSucceeded() | ev.AttemptFailed():
-            return f"#{event.attempt} on {event.worker_id}"
-        case ev.AttemptTimedOut() | ev.AttemptLost():
-            return f"#{event.attempt} on {event.worker_id}"
-        case ev.RetryScheduled():
-            return f"#{event.next_attempt} eligible at {event.eligible_at} (backoff {event.delay})"
-        case ev.OccurrenceFailed():
-            return f"after {event.attempts} attempt{'s' if event.attempts != 1 else ''}"
-        case ev.OccurrenceCancelled():
-            if event.cause:
-                return f"{event.reason.value}: {event.cause} failed first"
-            return event.reason.value
-        case ev.JobScheduled():
-            return event.schedule
-        case ev.JobModified():
-            return ", ".join(event.fields)
-        case ev.JobResumed():
-            return f"catch-up {event.catch_up}"
-        case ev.OccurrencesSkipped():
-            return f"runs in ({event.after}, {event.through}] skipped"
-        case ev.NotificationQueued():
-            return _notification(event.key)
-        case ev.NotificationDelivered():
-            return f"{_notification(event.key)}, try {event.tries}"
-        case ev.NotificationRetried():
-            return f"{_notification(event.key)}, try {event.tries} failed, next at {event.next_try}"
-        case ev.NotificationDead():
-            return f"{_notification(event.key)}, gave up after {event.tries} tries"
-    return ""
-
-
-def _notification(key: tuple) -> str:
-    _, _, attempt, happening, channel, target = key
-    return f"{happening} #{attempt} via {channel} to {target}"

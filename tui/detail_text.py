@@ -17,15 +17,16 @@ from engine import events as ev
 from engine.clock import Clock
 from engine.core import Engine
 from engine.model import OccurrenceState
-from engine.queries import job_view
-from tui.cells import backlog
+from engine.queries import count_implicit, implicit_front, job_view
 from tui.describe import detail as event_detail
-from tui.describe import subject
+from tui.describe import event_style, subject
 from tui.model.lanes import Lanes
 from tui.model.timefmt import compact, span
-from tui.states import DIM, TICK, event_style, state_text, style_of
+from tui.states import DIM, JOB_STATUS, TICK, state_text, style_of
 
 S = OccurrenceState
+DETAIL_BACKLOG_CAP = 999
+"""Implicit runs the detail pane counts behind a job's front; more show as ``999+``."""
 
 
 def describe(
@@ -119,7 +120,6 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
     if view is None:
         return Text(f"no job {job_id}", style=DIM)
     spec = view.job.spec
-    status_style = {"active": "green", "paused": "yellow", "deleted": "red"}[view.status]
     rows: list[tuple[str, Any]] = [
         ("schedule", spec.schedule.describe()),
         ("priority", spec.priority),
@@ -151,17 +151,18 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
         )
     if spec.payload:
         rows.append(("payload", spec.payload))
-    front = view.job.next_due
-    if front is not None and engine.occurrence_state(job_id, front) is S.QUEUED:
-        behind = backlog(engine, view.job, cap=999)
-        rows.append(("queued", f"from {front}, {behind}{'+' if behind >= 999 else ''} behind"))
+    front = implicit_front(engine, job_id)
+    if front is not None:
+        behind = count_implicit(engine, job_id, offset=1, cap=DETAIL_BACKLOG_CAP)
+        more = "+" if behind >= DETAIL_BACKLOG_CAP else ""
+        rows.append(("queued", f"from {front}, {behind}{more} behind"))
     fires = Text()
     for number, tick in enumerate(view.next_fire_times):
         if number:
             fires.append("\n")
         fires.append_text(_at(clock, tick))
     rows.append(("next fires", fires if view.next_fire_times else Text("none", style=DIM)))
-    title = _title(f"Job {job_id}", Text(view.status, style=status_style))
+    title = _title(f"Job {job_id}", Text(view.status, style=JOB_STATUS[view.status]))
     return Group(title, _fields(rows))
 
 

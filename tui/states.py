@@ -71,6 +71,15 @@ JOB_PALETTE = (
 )
 """Background colours of jobs' bars on the timeline, picked by a stable hash of the job id."""
 
+JOB_STATUS = {
+    "active": Style(color="green"),
+    "paused": Style(color="yellow"),
+    "deleted": Style(color="red"),
+}
+"""A job's status (see ``engine.queries.JobView``), in the detail pane and its events."""
+JOB_CHANGED = Style(color="medium_purple1")
+"""A job's definition changed (a modify)."""
+
 STATE_LABELS = {OccurrenceState.RETRY_PENDING: "RETRY"}
 """Short names where a column is narrow."""
 
@@ -93,65 +102,3 @@ def job_colour(job_id: str) -> str:
     for char in job_id:
         total = (total * 31 + ord(char)) & 0xFFFFFFFF
     return JOB_PALETTE[total % len(JOB_PALETTE)]
-
-
-EVENT_STATES = {
-    "WorkerRegistered": WorkerState.IDLE,
-    "JobScheduled": OccurrenceState.SCHEDULED,
-    "OccurrenceBlocked": OccurrenceState.BLOCKED,
-    "OccurrenceUnblocked": OccurrenceState.QUEUED,
-    "AttemptStarted": OccurrenceState.RUNNING,
-    "AttemptSucceeded": OccurrenceState.SUCCEEDED,
-    "AttemptFailed": OccurrenceState.FAILED,
-    "RetryScheduled": OccurrenceState.RETRY_PENDING,
-    "OccurrenceFailed": OccurrenceState.FAILED,
-    "OccurrenceCancelled": OccurrenceState.CANCELLED,
-    "AttemptTimedOut": AttemptOutcome.TIMED_OUT,
-    "AttemptLost": AttemptOutcome.LOST,
-    "WorkerWentDown": WorkerState.DOWN,
-    "WorkerCameUp": WorkerState.IDLE,
-    "WorkerDraining": WorkerState.DRAINING,
-    "NotificationQueued": NotificationState.PENDING,
-    "NotificationDelivered": NotificationState.DELIVERED,
-    "NotificationDead": NotificationState.DEAD,
-}
-"""The state an event leads to, so the event log uses the states' colours."""
-
-
-def event_style(event: object) -> Style:
-    state = EVENT_STATES.get(type(event).__name__)
-    return style_of(state) if state is not None else PLAIN
-
-
-EVENT_WORDS = {
-    "WorkerRegistered": "registered",
-    "JobScheduled": "scheduled",
-    "OccurrenceBlocked": "blocked",
-    "OccurrenceUnblocked": "unblocked",
-    "AttemptStarted": "started",
-    "AttemptSucceeded": "succeeded",
-    "AttemptFailed": "attempt failed",
-    "RetryScheduled": "retry",
-    "OccurrenceFailed": "failed",
-    "OccurrenceCancelled": "cancelled",
-    "AttemptTimedOut": "timed out",
-    "AttemptLost": "lost",
-    "OccurrencesSkipped": "skipped",
-    "JobModified": "modified",
-    "JobDeleted": "deleted",
-    "JobPaused": "paused",
-    "JobResumed": "resumed",
-    "WorkerWentDown": "worker down",
-    "WorkerCameUp": "worker up",
-    "WorkerDraining": "draining",
-    "NotificationQueued": "notify queued",
-    "NotificationDelivered": "notified",
-    "NotificationRetried": "notify retry",
-    "NotificationDead": "notify dead",
-}
-"""Short words for the event log's narrow column (the detail pane names the event type)."""
-
-
-def event_word(event: object) -> str:
-    name = type(event).__name__
-    return EVENT_WORDS.get(name, name)

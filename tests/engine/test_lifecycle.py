@@ -568,7 +568,7 @@ def test_resume_catch_up(catch_up: CatchUp, skipped, runs: list[tuple[int, int]]
     engine = paused_at_12()
     mark = engine.log.mark()
     assert engine.apply(ResumeJob("a", catch_up)).accepted
-    expected = [ev.JobResumed(45, "a", catch_up.value)] + ([skipped] if skipped else [])
+    expected = [ev.JobResumed(45, "a", catch_up)] + ([skipped] if skipped else [])
     assert engine.log.since(mark) == expected
     engine.advance(51)
     assert [(t, s) for t, _, s, _ in started(engine)][2:] == runs
@@ -583,12 +583,12 @@ def test_resume_uses_the_job_own_catch_up_choice_unless_overridden() -> None:
     engine = paused_at_12(catch_up=CatchUp.LATEST)
     assert engine.apply(ResumeJob("a")).accepted
     assert engine.log[-2:] == [
-        ev.JobResumed(45, "a", "latest"),
+        ev.JobResumed(45, "a", CatchUp.LATEST),
         ev.OccurrencesSkipped(45, "a", 12, 39),
     ]
     engine = paused_at_12(catch_up=CatchUp.LATEST)
     assert engine.apply(ResumeJob("a", CatchUp.ALL)).accepted
-    assert engine.log[-1] == ev.JobResumed(45, "a", "all")
+    assert engine.log[-1] == ev.JobResumed(45, "a", CatchUp.ALL)
 
 
 def test_resume_with_nothing_missed_skips_nothing() -> None:
@@ -596,7 +596,7 @@ def test_resume_with_nothing_missed_skips_nothing() -> None:
     add(engine, "a", Every(0, 10))
     assert at(engine, 12, PauseJob("a")).accepted
     assert at(engine, 18, ResumeJob("a", CatchUp.SKIP)).accepted
-    assert engine.log[-1] == ev.JobResumed(18, "a", "skip")
+    assert engine.log[-1] == ev.JobResumed(18, "a", CatchUp.SKIP)
     engine.advance(21)
     assert [s for _, _, s, _ in started(engine)] == [0, 10, 20]
 

@@ -215,7 +215,7 @@ def test_a_notification_is_dead_after_max_tries() -> None:
         ev.NotificationQueued(13, HOOK),
         ev.NotificationRetried(13, HOOK, 1, 14),
         ev.NotificationRetried(14, HOOK, 2, 16),
-        ev.NotificationDead(16, HOOK, 3),
+        ev.NotificationDeadLettered(16, HOOK, 3),
     ]
     assert engine.outbox[HOOK].state is NotificationState.DEAD
     assert engine.outbox[HOOK].next_try is None

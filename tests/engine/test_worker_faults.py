@@ -150,7 +150,7 @@ def test_drain_logs_the_attempt_end_before_the_worker_goes_down() -> None:
     engine.advance(6)
     assert log_after_setup(engine) == [
         ev.AttemptStarted(0, "a", 0, 1, "w1"),
-        ev.WorkerDraining(2, "w1"),
+        ev.WorkerDrainStarted(2, "w1"),
         ev.AttemptSucceeded(5, "a", 0, 1, "w1"),
         ev.WorkerWentDown(5, "w1"),
     ]
@@ -159,7 +159,7 @@ def test_drain_logs_the_attempt_end_before_the_worker_goes_down() -> None:
 def test_draining_an_idle_worker_takes_it_down_at_once() -> None:
     engine = make()
     assert engine.apply(DrainWorker("w1")).accepted
-    assert log_after_setup(engine) == [ev.WorkerDraining(0, "w1"), ev.WorkerWentDown(0, "w1")]
+    assert log_after_setup(engine) == [ev.WorkerDrainStarted(0, "w1"), ev.WorkerWentDown(0, "w1")]
     add(engine, "a", Once(1))
     engine.advance(5)
     assert engine.occurrence_state("a", 1) is S.QUEUED

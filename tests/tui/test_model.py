@@ -7,8 +7,22 @@ from hypothesis import strategies as st
 from tui_helpers import small_session
 
 from engine import run_script
+from engine.commands import (
+    CancelOccurrence,
+    Command,
+    DeleteJob,
+    ModifyJob,
+    PauseJob,
+    RegisterWorker,
+    ResumeJob,
+    ScheduleJob,
+)
+from engine.core import Engine
 from engine.facades.script import _event_line
 from engine.history import History
+from engine.model import CatchUp, JobSpec, OccurrenceState
+from engine.queries import list_occurrences
+from engine.schedules import Every
 from tui.model.indexes import LogIndex, SortedIndex, text_matcher
 from tui.model.lanes import Lanes
 from tui.model.navigator import Navigator, merge
@@ -175,3 +189,60 @@ def test_a_script_replays_as_the_protocol_runs_it() -> None:
 def test_a_scripts_rejected_lines_are_reported_with_their_numbers() -> None:
     run = script_run(["INIT 2 3", "SUBMIT A x 1 1 0", "TICK 2"])
     assert run.errors == ("line 2: priority must be an integer, got 'x'",)
+
+
+lifecycle = st.lists(
+    st.tuples(
+        st.integers(1, 60),
+        st.sampled_from(["a", "b"]),
+        st.one_of(
+            st.tuples(st.just("modify"), st.integers(0, 70), st.integers(1, 12)),
+            st.just(("pause",)),
+            st.just(("resume",)),
+            st.just(("delete",)),
+            st.just(("cancel",)),
+            st.just(("worker",)),
+        ),
+    ),
+    max_size=8,
+)
+
+
+def _lifecycle_command(job_id: str, action: tuple) -> Command:
+    match action:
+        case ("modify", first, interval):
+            return ModifyJob.of(job_id, schedule=Every(first, interval), max_attempts=2)
+        case ("pause",):
+            return PauseJob(job_id)
+        case ("resume",):
+            return ResumeJob(job_id, CatchUp.ALL)
+        case ("delete",):
+            return DeleteJob(job_id)
+        case ("cancel",):
+            return CancelOccurrence(job_id)
+    return RegisterWorker(f"w-{job_id}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(plan=lifecycle, seeks=st.lists(st.integers(0, 80), min_size=1, max_size=6))
+def test_occurrence_rows_show_each_job_front_as_the_query_api_lists_it(plan, seeks) -> None:
+    """Whatever modify, pause, resume, delete and cancel did, the occurrences table holds every
+    materialised run and, per job, the first run the query API lists as waiting implicitly."""
+    timeline: list[tuple[int, Command]] = [
+        (0, ScheduleJob(JobSpec("a", Every(0, 5), duration=4))),
+        (0, ScheduleJob(JobSpec("b", Every(2, 7), duration=9))),
+    ]
+    timeline += [(tick, _lifecycle_command(job_id, action)) for tick, job_id, action in plan]
+    timeline.sort(key=lambda item: item[0])
+    navigator = Navigator(History(Engine, timeline, 80))
+    rows = OccurrenceRows()
+    rows.rebuild(navigator.engine)
+    for tick in seeks:
+        rows.apply(navigator.seek(tick), navigator.engine)
+        engine = navigator.engine
+        waiting = list_occurrences(engine, state=OccurrenceState.QUEUED, limit=10_000).items
+        fronts: dict[str, int] = {}
+        for row in waiting:
+            if row.record is None:
+                fronts.setdefault(row.job_id, row.scheduled)
+        assert set(_keys(rows)) == set(engine.occurrences) | set(fronts.items())

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from tui_helpers import small_session
 
-from engine.commands import Dispatch, WorkerDown
+from engine.commands import Advance, Dispatch, ModifyJob, ScheduleJob, WorkerDown
+from engine.core import Engine
+from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchMode, Policy
+from engine.queries import list_occurrences
+from engine.schedules import Every
 from tui.app import DashboardApp
+from tui.detail_text import job as job_detail
+from tui.model.session import make_session
 from tui.widgets.virtual_table import VirtualTable
 
 SIZE = (160, 48)
@@ -56,7 +65,7 @@ async def test_events_show_every_event_up_to_the_tick(app: DashboardApp) -> None
         app.dashboard.seek(8)
         events = rows(app.dashboard.query_one("#events"))
         assert len(events) == len(app.dashboard.navigator.engine.log)
-        assert "8 Mon 00:08 worker down w2" in events
+        assert "8 Mon 00:08 worker down w2 takes no work until up" in events
         assert "8 Mon 00:08 cancelled child@20 cascade: doomed failed first" in events
 
 
@@ -89,3 +98,40 @@ async def test_implicit_runs_show_as_one_row_per_job_with_the_count_behind() -> 
         etl = [row for row in rows(screen.query_one("#occurrences")) if row.startswith("etl")]
         # w2 came back at 14 (the scenario's timeline) and took etl@0; 20, 30, 40 wait behind 10
         assert etl == ["etl 0 Mon 00:00 RUNNING 1/1 w2 1 40", "etl +3 10 Mon 00:10 QUEUED 0/1 1 30"]
+
+
+def _waiting_behind_front(engine, job_id: str) -> int:
+    """The query API's count of a job's implicit waiting runs after the first."""
+    page = list_occurrences(engine, state=OccurrenceState.QUEUED, job_id=job_id, limit=1000)
+    return len([row for row in page.items if row.record is None]) - 1
+
+
+async def test_the_count_behind_a_front_row_is_the_query_apis_after_a_modify() -> None:
+    """A modify while runs wait leaves them their old definition (schedule, attempts allowed):
+    the table counts them as the query API lists them (it used to count none) and shows the
+    attempts they allow (it used to show the new definition's)."""
+    timeline = [
+        (0, ScheduleJob(JobSpec("a", Every(0, 10), duration=3))),
+        (50, ModifyJob.of("a", schedule=Every(3, 1000), max_attempts=3)),
+    ]
+    session = make_session("modify while waiting", Engine, timeline, 80)
+    app = DashboardApp(session=session, watch=False, blink=False)
+    async with app.run_test(size=SIZE):
+        screen = app.dashboard
+        screen.seek(60)
+        behind = _waiting_behind_front(screen.navigator.engine, "a")
+        assert behind == 5, "a@0 waits in front of a@10 ... a@50"
+        occurrences = rows(screen.query_one("#occurrences"))
+        assert occurrences == [f"a +{behind} 0 QUEUED 0/1 0 60"]
+
+
+def test_the_detail_pane_counts_the_backlog_as_the_query_api_after_a_modify() -> None:
+    engine = Engine()
+    engine.apply(ScheduleJob(JobSpec("a", Every(0, 10), duration=3)))
+    engine.apply(Advance(125))
+    engine.apply(ModifyJob.of("a", schedule=Every(3, 1000)))
+    behind = _waiting_behind_front(engine, "a")
+    assert behind == 12, "a@0 waits in front of a@10 ... a@120"
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(job_detail("a", engine, None))
+    assert f"from 0, {behind} behind" in console.export_text()

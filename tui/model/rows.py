@@ -14,6 +14,7 @@ from engine import events as ev
 from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.ordering import java_order_key
+from engine.queries import implicit_front
 from tui.model.indexes import LogIndex, SortedIndex
 from tui.model.navigator import Change
 
@@ -69,19 +70,13 @@ def occurrence_keys(events: Iterable[ev.Event]) -> tuple[set[tuple[str, int]], s
 
 
 def implicit_fronts(engine: Engine) -> set[tuple[str, int]]:
-    """Each job's first due occurrence that waits implicitly (QUEUED, not materialised).
-
-    One cheap test per job: the occurrences behind a front are implicit too, and the detail pane
-    counts them for the selected job only.
-    """
+    """Each job's first run that waits implicitly (QUEUED, not materialised), as the query API
+    gives it: the runs behind a front are implicit too, and its row counts them."""
     fronts = set()
-    occurrences = engine.occurrences
-    for job in engine.jobs.values():
-        due = job.next_due
-        if due is None or (job.spec.job_id, due) in occurrences:
-            continue
-        if engine.is_created(job, due):
-            fronts.add((job.spec.job_id, due))
+    for job_id in engine.jobs:
+        front = implicit_front(engine, job_id)
+        if front is not None:
+            fronts.add((job_id, front))
     return fronts
 
 

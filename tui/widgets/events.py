@@ -7,9 +7,9 @@ from typing import ClassVar
 from rich.text import Text
 
 from tui.cells import time_text
-from tui.describe import detail, subject
+from tui.describe import detail, event_style, event_word, subject
 from tui.model.rows import EventRows
-from tui.states import BOLD, TICK, event_style, event_word
+from tui.states import BOLD, TICK
 from tui.widgets.virtual_table import Column, VirtualTable
 
 

@@ -7,7 +7,8 @@ from typing import ClassVar
 from rich.text import Text
 
 from engine.model import OccurrenceState
-from tui.cells import backlog, number, tick_text, time_text
+from engine.queries import count_implicit
+from tui.cells import number, tick_text, time_text
 from tui.model.rows import OccurrenceRows
 from tui.states import DIM, STATE_LABELS, state_text
 from tui.widgets.virtual_table import Column, VirtualTable
@@ -53,10 +54,12 @@ class OccurrencesTable(VirtualTable):
         else:
             state = engine.occurrence_state(job_id, scheduled) or S.QUEUED
             tries = 0
-            allowed = job.spec.max_attempts if job is not None else 0
-            priority = job.spec.priority if job is not None else 0
+            # An implicit run keeps the definition it was created with (a modify may follow).
+            spec = job.spec_for(scheduled) if job is not None else None
+            allowed = spec.max_attempts if spec is not None else 0
+            priority = spec.priority if spec is not None else 0
             worker, started = "", None
-            behind = backlog(engine, job, BACKLOG_CAP) if job is not None else 0
+            behind = count_implicit(engine, job_id, offset=1, cap=BACKLOG_CAP)
             if behind:
                 more = "+" if behind >= BACKLOG_CAP else ""
                 name.append(f" +{behind}{more}", style=DIM)
