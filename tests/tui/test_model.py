@@ -23,6 +23,7 @@ from engine.history import History
 from engine.model import CatchUp, JobSpec, OccurrenceState
 from engine.queries import list_occurrences
 from engine.schedules import Every
+from engine.ticks import at_ticks
 from tui.model.indexes import LogIndex, SortedIndex, text_matcher
 from tui.model.lanes import Lanes
 from tui.model.navigator import Navigator, merge
@@ -234,7 +235,7 @@ def test_occurrence_rows_show_each_job_front_as_the_query_api_lists_it(plan, see
     ]
     timeline += [(tick, _lifecycle_command(job_id, action)) for tick, job_id, action in plan]
     timeline.sort(key=lambda item: item[0])
-    navigator = Navigator(History(Engine, timeline, 80))
+    navigator = Navigator(History(Engine, at_ticks(timeline), 80))
     rows = OccurrenceRows()
     rows.rebuild(navigator.engine)
     for tick in seeks:

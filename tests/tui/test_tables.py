@@ -13,6 +13,7 @@ from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchMode, Policy
 from engine.queries import list_occurrences
 from engine.schedules import Every
+from engine.ticks import at_ticks
 from tui.app import DashboardApp
 from tui.detail_text import job as job_detail
 from tui.model.session import make_session
@@ -114,7 +115,7 @@ async def test_the_count_behind_a_front_row_is_the_query_apis_after_a_modify() -
         (0, ScheduleJob(JobSpec("a", Every(0, 10), duration=3))),
         (50, ModifyJob.of("a", schedule=Every(3, 1000), max_attempts=3)),
     ]
-    session = make_session("modify while waiting", Engine, timeline, 80)
+    session = make_session("modify while waiting", Engine, at_ticks(timeline), 80)
     app = DashboardApp(session=session, watch=False, blink=False)
     async with app.run_test(size=SIZE):
         screen = app.dashboard
