@@ -66,6 +66,8 @@ def _refresh(node: _Node) -> None:
 
 def _split(node: _Node | None, key: tuple[int, int]) -> tuple[_Node | None, _Node | None]:
     """Split a subtree into the keys below ``key`` and those above (``key`` is not in it)."""
+    if node is None:
+        return None, None
     below = above = None
     below_tail = above_tail = None
     walked = []
@@ -94,6 +96,10 @@ def _split(node: _Node | None, key: tuple[int, int]) -> tuple[_Node | None, _Nod
 
 def _merge(low: _Node | None, high: _Node | None) -> _Node | None:
     """Join two subtrees, every key of ``low`` below every key of ``high``."""
+    if low is None:
+        return high
+    if high is None:
+        return low
     root = parent = None
     to_right = False
     walked = []
@@ -146,21 +152,25 @@ class AgingReadyQueue:
             self._place(key, None)
 
     def pop(self, now: int) -> ReadyEntry | None:
+        """Take out and return the best entry at tick ``now`` (None when empty)."""
         node = self._root
         if node is None:
             return None
         step = self._step
         threshold = ((node.best + now) // step) * step - now
+        path = []
         while True:
             left = node.left
             if left is not None and left.best >= threshold:
+                path.append(node)
                 node = left
             elif node.a >= threshold:
                 break
             else:
+                path.append(node)
                 node = node.right
         entry = node.entry
-        self._place(node.key, None)
+        self._place(node.key, None, path)
         return entry
 
     def __bool__(self) -> bool:
@@ -206,14 +216,17 @@ class AgingReadyQueue:
         self._nodes = nodes
         self._root = root
 
-    def _place(self, key: tuple[int, int], entry: ReadyEntry | None) -> None:
-        """Put ``entry`` (or nothing) at ``key``; the only place the queue changes."""
+    def _place(
+        self, key: tuple[int, int], entry: ReadyEntry | None, path: list[_Node] | None = None
+    ) -> None:
+        """Put ``entry`` (or nothing) at ``key``; the only place the queue changes. ``path``,
+        the nodes from the root down to the one at ``key``, spares a search when known."""
         nodes = self._nodes
         old = nodes.pop(key, None)
         if self.journal is not None:
             self.journal.append((self._place, key, old.entry if old is not None else None))
         if old is not None:
-            self._unlink(key)
+            self._unlink(old, self._path_to(old) if path is None else path)
         if entry is not None:
             node = nodes[key] = _Node(key, entry, self._step)
             self._link(node)
@@ -239,22 +252,35 @@ class AgingReadyQueue:
         else:
             parent.right = node
 
-    def _unlink(self, key: tuple[int, int]) -> None:
-        """Delete the node at ``key``: its children merged take its place."""
+    def _path_to(self, node: _Node) -> list[_Node]:
+        """The nodes from the root down to ``node``'s parent."""
+        key = node.key
         path = []
-        parent = None
-        node = self._root
-        while node is not None and node.key != key:
-            path.append(node)
-            parent = node
-            node = node.left if key < node.key else node.right
-        assert node is not None
+        current = self._root
+        while current is not node:
+            path.append(current)
+            current = current.left if key < current.key else current.right
+        return path
+
+    def _unlink(self, node: _Node, path: list[_Node]) -> None:
+        """Delete ``node`` (``path`` leads to it): its children merged take its place. Above it,
+        ``best`` can only fall, and stops changing at the first node whose ``best`` holds."""
         joined = _merge(node.left, node.right)
-        if parent is None:
+        if not path:
             self._root = joined
-        elif parent.left is node:
+            return
+        parent = path[-1]
+        if parent.left is node:
             parent.left = joined
         else:
             parent.right = joined
         for above in reversed(path):
-            _refresh(above)
+            best = above.a
+            left, right = above.left, above.right
+            if left is not None and left.best > best:
+                best = left.best
+            if right is not None and right.best > best:
+                best = right.best
+            if best == above.best:
+                break
+            above.best = best

@@ -85,6 +85,34 @@ def test_the_pick_is_the_best_by_the_definition(step: int, ops: list[tuple]) -> 
         assert len(queue) == len(held)
         assert bool(queue) == bool(held)
         assert set(queue.snapshot()) == set(held.values())
+        check_tree(queue, step)
+
+
+def check_tree(queue: AgingReadyQueue, step: int) -> None:
+    """The treap's own invariants: keys in order, heap priorities, each ``best`` the largest
+    ``a`` of its subtree, and the index naming exactly the nodes of the tree."""
+
+    def walk(node, low, high) -> tuple[int, int]:
+        """(count, largest a) of the subtree; keys strictly between low and high."""
+        if node is None:
+            return 0, None
+        assert (low is None or low < node.key) and (high is None or node.key < high)
+        assert node.a == node.entry.priority * step - node.entry.ready_since
+        assert queue._nodes[node.key] is node
+        count, best = 1, node.a
+        for child, child_low, child_high in (
+            (node.left, low, node.key),
+            (node.right, node.key, high),
+        ):
+            if child is not None:
+                assert child.heap <= node.heap
+            n, b = walk(child, child_low, child_high)
+            count += n
+            best = best if b is None else max(best, b)
+        assert node.best == best
+        return count, best
+
+    assert walk(queue._root, None, None)[0] == len(queue._nodes)
 
 
 def test_removing_an_entry_no_longer_held_changes_nothing() -> None:
@@ -114,6 +142,7 @@ def test_undo_steps_return_the_queue_to_its_contents(
         function(*arguments)
     assert queue.snapshot() == saved
     assert len(queue) == len(saved)
+    check_tree(queue, step)
     twin = AgingReadyQueue(step)
     twin.restore(saved)
     for now in range(0, 300, 7):
@@ -145,6 +174,7 @@ def test_snapshot_and_restore_keep_the_order_and_the_entries() -> None:
         queue.pop(100)
     queue.restore(saved)
     assert queue.snapshot() == saved
+    check_tree(queue, 3)
     assert queue.pop(100) is brute_best(entries, 3, 100)
 
 
@@ -271,6 +301,7 @@ def test_the_aging_order_matches_a_reference_that_materialises_every_run(
             fail_attempts=spec.fail_attempts,
         )
         assert engine.apply(ScheduleJob(job)).accepted
+    mark = engine.mark()
     horizon = 0
     for jump in jumps:
         horizon += jump
@@ -282,3 +313,9 @@ def test_the_aging_order_matches_a_reference_that_materialises_every_run(
     ]
     assert started == reference_starts(jobs, workers, step, horizon)
     assert violations(engine) == []
+    # The queue's undo steps: back to the start, the same future again.
+    log = list(engine.log)
+    engine.rollback(mark)
+    engine.drop_head()
+    engine.advance(horizon)
+    assert list(engine.log) == log
