@@ -114,7 +114,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         self._timers = UndoHeap()
         """(tick, kind, sequence, payload)."""
         self._idle = WorkerPool()
-        self._next_rank = 0
         self._next_seq = 0
         self._next_submission = 0
         self._generation = 0
@@ -344,9 +343,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             self._touch(job)
             job.open.pop(key[1], None)
 
-    def _materialise(
-        self, job: Job, scheduled: int, state: OccurrenceState, rank: int
-    ) -> Occurrence:
+    def _materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         spec = job.spec_for(scheduled)
         occurrence = Occurrence(
             key=(job.job_id, scheduled),
@@ -354,7 +351,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             max_attempts=spec.max_attempts,
             priority=spec.priority,
             ready_since=max(scheduled, job.runnable_since or 0),
-            rank=rank,
             duration=spec.duration,
             timeout=spec.timeout,
             gen=self._generation,
@@ -392,7 +388,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         while job.next_due is not None and job.next_due <= limit:
             scheduled = job.next_due
             if job.unmet_dependencies:
-                occurrence = self._materialise(job, scheduled, S.BLOCKED, self._new_rank())
+                occurrence = self._materialise(job, scheduled, S.BLOCKED)
                 job.blocked = (*job.blocked, occurrence.key)
                 self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
                 self._advance_cursor(job)
@@ -404,7 +400,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                 job.order_key,
                 job.spec_for(scheduled).priority,
                 ready_since,
-                self._new_rank(),
+                job.submission,
                 None,
             )
             job.front = entry
@@ -472,7 +468,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
                     continue
                 self._touch(job)
                 job.front = None
-                occurrence = self._materialise(job, entry.scheduled, S.QUEUED, entry.rank)
+                occurrence = self._materialise(job, entry.scheduled, S.QUEUED)
                 occurrence.ready_since = entry.ready_since
                 self._advance_cursor(job)
                 self._release(job)
@@ -502,10 +498,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         if occurrence.timeout is not None:
             self._add_timer(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
         return Assignment(job_id, scheduled, number, worker_id)
-
-    def _new_rank(self) -> int:
-        self._next_rank += 1
-        return self._next_rank
 
     def _take_submission(self) -> int:
         self._next_submission += 1
@@ -598,14 +590,15 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
             self._push_ready(occurrence)
 
     def _push_ready(self, occurrence: Occurrence) -> None:
+        job = self.jobs[occurrence.job_id]
         self._ready.push(
             ReadyEntry(
                 occurrence.job_id,
                 occurrence.scheduled,
-                self.jobs[occurrence.job_id].order_key,
+                job.order_key,
                 occurrence.priority,
                 occurrence.ready_since,
-                occurrence.rank,
+                job.submission,
                 occurrence,
             )
         )

@@ -98,7 +98,7 @@ class DependenciesMixin:
         self._take_front(job)
         self._touch(job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
+            self._materialise(job, job.next_due, S.SCHEDULED)
         job.next_due = None
         job.blocked = ()
         for scheduled in list(job.open):

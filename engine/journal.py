@@ -44,7 +44,7 @@ class Mark:
     created_through: int
     dispatches: int
     undispatched_submissions: bool
-    counters: tuple[int, int, int]
+    counters: tuple[int, int]
     rng_state: Any
     log_length: int
     dict_lengths: tuple[int, int, int, int]
@@ -97,7 +97,7 @@ class JournalMixin:
             created_through=self.created_through,
             dispatches=self.dispatches,
             undispatched_submissions=self._undispatched_submissions,
-            counters=(self._next_rank, self._next_seq, self._next_submission),
+            counters=(self._next_seq, self._next_submission),
             rng_state=rng_state,
             log_length=len(self.log),
             dict_lengths=(
@@ -186,7 +186,7 @@ class JournalMixin:
         self.created_through = mark.created_through
         self.dispatches = mark.dispatches
         self._undispatched_submissions = mark.undispatched_submissions
-        self._next_rank, self._next_seq, self._next_submission = mark.counters
+        self._next_seq, self._next_submission = mark.counters
         self.rng.setstate(mark.rng_state)
 
     def drop_head(self: Engine) -> None:

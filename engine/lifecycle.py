@@ -90,7 +90,7 @@ class LifecycleMixin:
             return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
         occurrence = self.occurrences.get((job_id, scheduled))
         if occurrence is None:
-            occurrence = self._materialise(job, scheduled, state, self._new_rank())
+            occurrence = self._materialise(job, scheduled, state)
             if scheduled == job.next_due:
                 self._take_front(job)
                 self._advance_cursor(job)
@@ -109,7 +109,7 @@ class LifecycleMixin:
         self._take_front(job)
         self._touch(job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED, self._new_rank())
+            self._materialise(job, job.next_due, S.SCHEDULED)
         elif job.next_due is not None and self.is_created(job, job.next_due):
             last = self._created_limit(job)
             job.cancelled_backlog = (job.next_due, last)
@@ -187,10 +187,8 @@ class LifecycleMixin:
         front = self._take_front(job)
         if front is None:
             return
-        rank = front.rank
         limit = self._created_limit(job)
         while job.next_due is not None and job.next_due <= limit:
-            occurrence = self._materialise(job, job.next_due, S.QUEUED, rank)
+            occurrence = self._materialise(job, job.next_due, S.QUEUED)
             self._push_ready(occurrence)
-            rank = self._new_rank()
             self._advance_cursor(job)

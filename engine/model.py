@@ -284,8 +284,6 @@ class Occurrence:
     priority: int
     ready_since: int
     """Tick from which it could run (dependencies met); aging counts from here and never resets."""
-    rank: int
-    """Position in the order occurrences fell due: the aging order's final tie-break."""
     duration: int
     timeout: int | None
     attempts: list[Attempt] = field(default_factory=list)

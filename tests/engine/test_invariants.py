@@ -143,7 +143,7 @@ def _occurrence_missing(engine: Engine) -> None:
 
 
 def _not_in_schedule(engine: Engine) -> None:
-    ghost = Occurrence(("a", 5), S.SUCCEEDED, 1, 0, 5, 99, 1, None)
+    ghost = Occurrence(("a", 5), S.SUCCEEDED, 1, 0, 5, 1, None)
     engine.occurrences[ghost.key] = ghost
     engine.by_state[S.SUCCEEDED][ghost.key] = None
 

@@ -235,25 +235,27 @@ def test_aging_needs_a_step() -> None:
         Policy(order=DispatchOrder.AGING, aging_step=0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: under aging, a recurring job's backlog gets its tie-break rank when the "
-    "occurrence before it is taken, not when it fell due, so a later-due occurrence of another job "
-    "overtakes it on a tie",
-)
 def test_aging_tie_break_is_the_order_occurrences_fell_due_even_in_a_backlog() -> None:
     # aging_step 100 (so nothing ages within the test): blocker holds w1 over [0, 10).
     # A (every 1 from 0) has A@0 and A@1 fall due at 0 and 1; B (once at 2) falls due at 2.
     # At 10: A@0 (fell due first) runs. At 11: A@1 and B@2 tie on effective priority
     # 0 + floor(10 / 100) = 0 + floor(9 / 100) = 0; A@1 fell due at 1, before B@2, so A@1 runs at
-    # 11 and B@2 at 12. The engine runs B@2 at 11: A@1 was still implicit behind A@0 and was only
-    # ranked when A@0 was taken at 10, after B@2 had been ranked at 2.
+    # 11, although it was still implicit behind A@0 until A@0 was taken at 10. At 12, A@2 and B@2
+    # both fell due at 2: A was submitted first (so its run fell due first within the tick), A@2
+    # runs; at 13, B@2 (fell due at 2) beats A@3 (fell due at 3).
     engine = engine_with(DispatchOrder.AGING, aging_step=100)
     schedule(engine, "blocker", 0, 50, duration=10)
     assert engine.apply(ScheduleJob(JobSpec("A", Every(0, 1)))).accepted
     schedule(engine, "B", 2, 0)
-    engine.advance(13)
+    engine.advance(15)
     started = [
         (e.tick, e.job_id, e.scheduled) for e in engine.log if isinstance(e, ev.AttemptStarted)
     ]
-    assert started[:4] == [(0, "blocker", 0), (10, "A", 0), (11, "A", 1), (12, "B", 2)]
+    assert started == [
+        (0, "blocker", 0),
+        (10, "A", 0),
+        (11, "A", 1),
+        (12, "A", 2),
+        (13, "B", 2),
+        (14, "A", 3),
+    ]
