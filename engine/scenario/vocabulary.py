@@ -197,7 +197,7 @@ VERBS: dict[str, Verb] = {
         Verb(
             "modify",
             "change a job's schedule or settings",
-            cmd.ModifyJob.of,
+            cmd.ModifyJob,
             CommandReader._modify,
             (_JOB,),
             tuple(key for key in MODIFY_KEYS if key != "job"),
