@@ -44,6 +44,7 @@ from engine.commands import (
 from engine.dependencies import DependenciesMixin
 from engine.journal import Head, JournalMixin
 from engine.lifecycle import LifecycleMixin
+from engine.limits import spec_problem
 from engine.model import (
     Attempt,
     AttemptOutcome,
@@ -164,7 +165,7 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
     def schedule(self, spec: JobSpec) -> Result:
         if spec.job_id in self.jobs:
             return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
-        problem = self._check_spec(spec)
+        problem = spec_problem(spec)
         if problem is None and spec.depends_on:
             problem = self._check_dependencies(spec)
         if problem is not None:
@@ -311,18 +312,6 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         )
 
     # ---------------------------------------------------------------- internals
-
-    def _check_spec(self, spec: JobSpec) -> str | None:
-        """What is wrong with a job definition, or None."""
-        if spec.max_attempts < 1:
-            return "max_attempts must be at least 1"
-        if spec.duration < 1:
-            return "duration must be at least 1"
-        if spec.timeout is not None and spec.timeout < 1:
-            return "timeout must be at least 1"
-        if not 0.0 <= spec.failure_rate <= 1.0:
-            return "failure_rate must be between 0 and 1"
-        return None
 
     def _created_limit(self, job: Job) -> int:
         if job.paused_through is not None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from engine import events as ev
 from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
+from engine.limits import spec_problem
 from engine.model import CancelReason, CatchUp, Job, NotifyOn, Occurrence, OccurrenceState
 from engine.policies import DispatchOrder
 from engine.schedules import Once, last_at_or_before
@@ -53,7 +54,7 @@ class LifecycleMixin:
             allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
             return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
         spec = dataclasses.replace(job.spec, **changes)
-        problem = self._check_spec(spec)
+        problem = spec_problem(spec)
         if problem is None and job.dependents and "schedule" in changes:
             problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
         if problem is not None:

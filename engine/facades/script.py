@@ -176,9 +176,12 @@ class ScriptSession:
             priority=priority,
             duration=duration,
             depends_on=tuple(dict.fromkeys(dependencies)),
-            fail_attempts=frozenset(self._pending_failures.pop(job_id, ())),
+            fail_attempts=frozenset(self._pending_failures.get(job_id, ())),
         )
-        self._run(ScheduleJob(spec))
+        result = self._run(ScheduleJob(spec))
+        if not result.accepted:  # beyond the engine's limits (engine/limits.py)
+            raise ScriptError(result.message)
+        self._pending_failures.pop(job_id, None)
         self.result.output.append(f"OK {job_id}")
 
     def _fail(self, tokens: list[str]) -> None:

@@ -1,7 +1,9 @@
 """Jobs: schedules and settings, as under ``jobs:``, ``defaults:``, ``schedule:`` and ``modify:``.
 
-One reader serves every place a job's keys appear, so a key means the same everywhere and its
-errors read the same. Calendar keys reuse :mod:`engine.calendar`'s builders and messages.
+One reader serves every place a job's keys appear, and the dashboard's ``KEY=VALUE`` words too
+(:func:`word_node` gives a typed word the value the same text has in a file), so a key means the
+same everywhere and its errors read the same. Limits are the engine's (:mod:`engine.limits`),
+refused in its words; calendar keys reuse :mod:`engine.calendar`'s builders and messages.
 """
 
 from __future__ import annotations
@@ -9,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.calendar import CronSchedule, ScheduleError, daily, monthly, weekly
-from engine.clock import Clock, ClockError, parse_time
+from engine import limits
+from engine.clock import Clock
+from engine.limits import Limit
 from engine.model import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
-from engine.scenario.errors import path_index, path_key
-from engine.scenario.schema import MAX_TICK, Reader, is_null
-from engine.scenario.settings import read_backoff, strip_field, values_of
-from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
-from engine.schedules import Every, Once, Schedule
+from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
+from engine.scenario.schedule_keys import SCHEDULE_KEYS, ScheduleReader
+from engine.scenario.schema import Reader, is_null
+from engine.scenario.settings import read_backoff, values_of
+from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml
+from engine.schedules import Schedule
 
-SCHEDULE_KEYS = ("at", "every", "first", "daily", "weekly", "monthly", "cron")
 MODIFIABLE_KEYS = (
     "priority",
     "duration",
@@ -41,13 +44,10 @@ JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
 MODIFY_KEYS = ("job", *SCHEDULE_KEYS, *MODIFIABLE_KEYS)
 NOTIFY_KEYS = ("on", "channel", "to")
 
-MAX_DURATION = 10**12
 INVALID = object()
 """A setting whose value was wrong (already reported); distinct from a legitimate None."""
 _NULL = object()
 _FIELD_NAMES = {"max_retries": "max_attempts", "fail": "fail_attempts", "hang": "hang_attempts"}
-_CRON_FIELD_KEYS = {"day-of-week": "days", "day-of-month": "day", "minute": "at", "hour": "at"}
-"""Which key of ``weekly``/``monthly`` a cron field of the expression they build came from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,26 +92,23 @@ def _value(node: Node, key: str) -> Node:
     return node if value is None else value
 
 
-class JobReader:
-    """Reads job keys; calendar schedules and ISO times need the scenario's clock."""
+class JobReader(ScheduleReader):
+    """Reads job keys: settings here, schedules in :class:`ScheduleReader`."""
 
     def __init__(self, reader: Reader, clock: Clock | None, clock_failed: bool = False) -> None:
-        self.reader = reader
-        self.clock = clock
-        self.clock_failed = clock_failed
-        """The file's clock is wrong (and reported): do not also say that a clock is missing."""
-        integer = reader.integer
+        super().__init__(reader, clock, clock_failed)
+        limited = self.limited
         self._settings: dict[str, Callable[[Node, str], object]] = {
             "priority": self._priority,
-            "duration": lambda n, p: integer(n, p, 1, MAX_DURATION),
-            "max_retries": lambda n, p: _plus_one(integer(n, p, 0, 1000)),
-            "max_attempts": lambda n, p: integer(n, p, 1, 1001),
-            "timeout": lambda n, p: _NULL if is_null(n) else integer(n, p, 1, MAX_DURATION),
+            "duration": lambda n, p: limited(n, p, limits.DURATION),
+            "max_retries": lambda n, p: _plus_one(limited(n, p, limits.RETRIES)),
+            "max_attempts": lambda n, p: limited(n, p, limits.ATTEMPTS),
+            "timeout": lambda n, p: _NULL if _none(n) else limited(n, p, limits.TIMEOUT),
             "payload": self._payload,
             "catch_up": lambda n, p: reader.choice(n, p, values_of(CatchUp)),
             "fail": self._attempt_numbers,
             "hang": self._attempt_numbers,
-            "failure_rate": lambda n, p: reader.number(n, p, 0.0, 1.0),
+            "failure_rate": lambda n, p: limited(n, p, limits.FAILURE_RATE),
             "backoff": lambda n, p: read_backoff(reader, n, p),
             "notify": self._notify,
         }
@@ -156,9 +153,9 @@ class JobReader:
         return Definition(job_id, spec, now, node, path, lenient, depends_on, schedule)
 
     def job_ids(self, node: Node, path: str) -> list[str | None]:
-        """A list of job ids in the order given, None for each wrong one (and reported), a
-        single None when the list itself is wrong."""
-        items = self.reader.sequence(node, path, "a list of job ids")
+        """A list of job ids (or ``a,b``) in the order given, None for each wrong one (and
+        reported), a single None when the list itself is wrong."""
+        items = self.items(node, path, "a list of job ids")
         if items is None:
             return [None]
         return [
@@ -187,16 +184,37 @@ class JobReader:
             settings["max_attempts"] = INVALID
         return settings
 
-    def _priority(self, node: Node, path: str) -> int | None:
-        if isinstance(node, Scalar) and isinstance(node.value, str):
+    def items(self, node: Node, path: str, what: str) -> tuple[Node, ...] | None:
+        """A list, or its short form: one number, or ``a,b`` read as the flow list ``[a,b]``."""
+        value = node.value if isinstance(node, Scalar) else None
+        if isinstance(value, str) and value.strip():
+            assert isinstance(node, Scalar)
+            return tuple(word_node(part.strip(), node.pos) for part in value.split(","))
+        if isinstance(value, int) and not isinstance(value, bool):
+            return (node,)
+        return self.reader.sequence(node, path, what)
+
+    def limited(self, node: Node, path: str, limit: Limit) -> int | float | None:
+        """A number within one of the engine's limits, refused with the engine's message."""
+        value = node.value if isinstance(node, Scalar) else None
+        kind = int if limit.whole else int | float
+        if isinstance(value, bool) or not isinstance(value, kind):
+            self.reader.expected(node, path, limit.expected)
+            return None
+        problem = limit.problem(value)
+        if problem is not None:
+            self.reader.error(node, path, problem)
+            return None
+        return value if limit.whole else float(value)
+
+    def _priority(self, node: Node, path: str) -> int | float | None:
+        value = node.value if isinstance(node, Scalar) else None
+        if isinstance(value, str):
             return self.reader.choice(node, path, PRIORITY_LEVELS)
-        if (
-            isinstance(node, Scalar)
-            and isinstance(node.value, int)
-            and not isinstance(node.value, bool)
-        ):
-            return self.reader.integer(node, path, -1000, 1000)
-        self.reader.expected(node, path, "high, medium, low or a whole number (higher runs first)")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self.limited(node, path, limits.PRIORITY)
+        what = f"high, medium, low or {limits.PRIORITY.expected} (higher runs first)"
+        self.reader.expected(node, path, what)
         return None
 
     def _payload(self, node: Node, path: str) -> str | None:
@@ -206,11 +224,11 @@ class JobReader:
         return None
 
     def _attempt_numbers(self, node: Node, path: str) -> frozenset[int] | None:
-        items = self.reader.sequence(node, path, "a list of attempt numbers such as [1, 2]")
+        items = self.items(node, path, "a list of attempt numbers such as [1, 2]")
         if items is None:
             return None
         numbers = [
-            self.reader.integer(item, path_index(path, index), 1, 1001)
+            self.limited(item, path_index(path, index), limits.ATTEMPT)
             for index, item in enumerate(items)
         ]
         return None if None in numbers else frozenset(numbers)  # type: ignore[arg-type]
@@ -240,139 +258,30 @@ class JobReader:
             subscriptions.append(Subscription(frozenset(happenings), channel, target))  # type: ignore[arg-type]
         return None if None in subscriptions else tuple(subscriptions)  # type: ignore[arg-type]
 
-    # -------------------------------------------------------------- schedules
-
-    def schedule(self, fields: dict[str, Node], path: str, now: int) -> Schedule | None:
-        """The schedule the keys among ``fields`` give; none at all means once, at ``now``."""
-        given = [key for key in SCHEDULE_KEYS if key in fields and key != "first"]
-        if "first" in fields and given != ["every"]:
-            self.reader.error(
-                fields["first"], path_key(path, "first"), "first only goes with every"
-            )
-            return None
-        if len(given) > 1:
-            second = given[1]
-            self.reader.error(
-                fields[second],
-                path_key(path, second),
-                f"a job has one schedule: give {given[0]} or {second}, not both",
-            )
-            return None
-        if not given:
-            return Once(now)
-        key = given[0]
-        node, key_path = fields[key], path_key(path, key)
-        if key == "at":
-            return self._once(node, key_path, now)
-        if key == "every":
-            return self._every(node, key_path, fields.get("first"), path_key(path, "first"), now)
-        return self._calendar(key, node, key_path)
-
-    def _once(self, node: Node, path: str, now: int) -> Once | None:
-        at = self.time(node, path)
-        if at is None:
-            return None
-        if at < now:
-            self.reader.error(
-                node,
-                path,
-                f"tick {at} is before tick {now}, when this job is scheduled: it would never run",
-            )
-            return None
-        return Once(at)
-
-    def _every(
-        self, node: Node, path: str, first_node: Node | None, first_path: str, now: int
-    ) -> Every | None:
-        interval = self.reader.integer(node, path, 1, MAX_TICK)
-        first = now if first_node is None else self.time(first_node, first_path)
-        if interval is None or first is None:
-            return None
-        return Every(first, interval)
-
-    def time(self, node: Node, path: str) -> int | None:
-        """A tick, or (with a clock) an ISO 8601 time in the clock's zone, rounded up to a tick."""
-        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-            return self.reader.tick(node, path)
-        if self.clock is None:
-            self._no_clock(node, path, "an ISO time")
-            return None
-        try:
-            tick = self.clock.to_tick_ceil(parse_time(node.value, self.clock.zone, path))
-        except ClockError as error:
-            self.reader.error(node, path, strip_field(error))
-            return None
-        if not 0 <= tick <= MAX_TICK:
-            self.reader.error(
-                node,
-                path,
-                f"{node.value} is tick {tick}: expected a time from the clock's epoch on",
-            )
-            return None
-        return tick
-
-    def _calendar(self, key: str, node: Node, path: str) -> CronSchedule | None:
-        if self.clock is None:
-            self._no_clock(node, path, f"a {key} schedule")
-            return None
-        fields: dict[str, Node] = {}
-        try:
-            if key == "daily":
-                expression = daily(self._text(node, path, '"HH:MM"'))
-            elif key == "cron":
-                expression = self._text(node, path, "a cron expression such as '30 2 * * *'")
-            else:
-                wanted = ("days", "at") if key == "weekly" else ("day", "at")
-                fields = self.reader.mapping(node, path, wanted, required=wanted) or {}
-                if len(fields) < 2:
-                    return None
-                at = self._text(fields["at"], path_key(path, "at"), '"HH:MM"')
-                if key == "weekly":
-                    expression = weekly(self._days(fields["days"], path_key(path, "days")), at)
-                else:
-                    expression = monthly(self._day(fields["day"], path_key(path, "day")), at)
-            return CronSchedule(expression, self.clock)
-        except _Reported:
-            return None
-        except ScheduleError as error:
-            key = _CRON_FIELD_KEYS.get(error.field, error.field)
-            culprit = fields.get(key, node)
-            culprit_path = path_key(path, key) if key in fields else path
-            self.reader.error(culprit, culprit_path, strip_field(error))
-            return None
-
-    def _no_clock(self, node: Node, path: str, what: str) -> None:
-        if not self.clock_failed:  # a wrong clock is reported already, at itself
-            message = f"{what} needs a clock: add clock: {{epoch: ..., timezone: ...}}"
-            self.reader.error(node, path, message)
-
-    def _days(self, node: Node, path: str) -> list[str]:
-        items = self.reader.sequence(node, path, "a list of weekdays such as [mon, fri]")
-        if items is None:
-            raise _Reported
-        for index, item in enumerate(items):
-            if not isinstance(item, Scalar):
-                self.reader.expected(item, path_index(path, index), "a weekday such as mon")
-                raise _Reported
-        return [item.text for item in items if isinstance(item, Scalar)]
-
-    def _day(self, node: Node, path: str) -> int | str:
-        value = node.value if isinstance(node, Scalar) else None
-        if not isinstance(value, int | str) or isinstance(value, bool):
-            self.reader.expected(node, path, "a day of the month, 1-31 or last")
-            raise _Reported
-        return value
-
-    def _text(self, node: Node, path: str, what: str) -> str:
-        value = self.reader.string(node, path, what)
-        if value is None:
-            raise _Reported
-        return value
-
-
-class _Reported(Exception):
-    """A problem already recorded; unwinds out of a calendar key."""
-
 
 def _plus_one(value: int | None) -> int | None:
     return None if value is None else value + 1
+
+
+def _none(node: Node) -> bool:
+    """A null, or ``none`` as the command line says it (``timeout=none``)."""
+    value = node.value if isinstance(node, Scalar) else False
+    return is_null(node) or (isinstance(value, str) and value.lower() == "none")
+
+
+def word_node(text: str, pos: Position) -> Node:
+    """What ``text``, typed as a value, means in a file: ``5`` a number, ``true`` a boolean,
+    ``null`` or nothing a null, ``[1, 2]`` or ``{days: [mon], at: "09:00"}`` a list or mapping.
+    Text that YAML would not read as one plain value (``30 2 * * *``, ``a: b``) is that text."""
+    if not text:
+        return Scalar(None, pos, text)
+    problems = Problems("")
+    try:
+        node = parse_yaml(text, problems)
+    except ScenarioInvalid:
+        return Scalar(text, pos, text)
+    if problems:
+        return Scalar(text, pos, text)
+    if isinstance(node, Scalar):
+        return Scalar(node.value, pos, text) if node.text == text else Scalar(text, pos, text)
+    return node if text[0] in "[{" else Scalar(text, pos, text)

@@ -152,7 +152,7 @@ def _modified_off_schedule(engine: Engine) -> None:
     # a's schedule changes at 13 to 14, 21, 28, ...; a run appears at 20, a tick of the old one.
     assert engine.apply(ModifyJob.of("a", schedule=Every(14, 7))).accepted
     engine.advance(25)
-    ghost = Occurrence(("a", 20), S.SUCCEEDED, 2, 0, 20, 99, 5, None)
+    ghost = Occurrence(("a", 20), S.SUCCEEDED, 2, 0, 20, 5, None)
     engine.occurrences[ghost.key] = ghost
     engine.by_state[S.SUCCEEDED][ghost.key] = None
 

@@ -543,7 +543,7 @@ JOB_WITH_ANOTHER_ERROR = [
           - {id: b, at: "soon", depends_on: [ghost]}
         """,
         [
-            "s.yaml:5:17: jobs[1].at: an ISO time needs a clock: add clock: "
+            "s.yaml:5:17: jobs[1].at: a time of day or an ISO time needs a clock: add clock: "
             "{epoch: ..., timezone: ...}",
             "s.yaml:5:38: jobs[1].depends_on[0]: unknown job 'ghost'",
         ],

@@ -7,6 +7,7 @@ from tui_helpers import small_session
 from engine.model import OccurrenceState, WorkerState
 from engine.policies import CompletionMode, DispatchMode, Policy
 from tui.app import DashboardApp
+from tui.model.commandline import APP_COMMANDS
 
 S = OccurrenceState
 SIZE = (100, 30)
@@ -168,3 +169,20 @@ async def test_tab_completes_in_the_command_line(app: DashboardApp) -> None:
         await pilot.pause()
         await pilot.press("tab")
         assert app.dashboard.command_bar.input.value == "cancel flaky"
+
+
+async def test_status_answers_and_every_dashboard_command_has_a_handler(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.dashboard.runner.app_commands.keys() == APP_COMMANDS.keys()
+        await run(pilot, "goto 30")
+        runner = app.dashboard.runner
+        assert runner.run("status etl 0") == (True, "status: etl@0 is SUCCEEDED")
+        assert runner.run("status etl 5") == (
+            False,
+            "status: etl@5: no such occurrence",
+        )
+        await run(pilot, "schedule weekly-report weekly=mon@09:00 priority=5000")
+        assert app.dashboard.navigator.engine.jobs["weekly-report"].spec.priority == 5000
+        await run(pilot, "schedule huge priority=3000000000")
+        assert "priority: expected a whole number from -2147483648 to 2147483647" in message(app)
+        assert "huge" not in app.dashboard.navigator.engine.jobs

@@ -11,12 +11,15 @@ from tui_helpers import CLOCK, small_session
 from engine import commands as cmd
 from engine.calendar import CronSchedule
 from engine.model import CatchUp
+from engine.scenario.checks import StatusQuery
+from engine.scenario.vocabulary import VERBS
 from engine.schedules import Every, Once
-from tui.model.commandline import COMMANDS, CommandError, parse
+from engine.targets import TargetError, parse_target
+from tui.model.commandline import APP_COMMANDS, COMMANDS, CommandError, parse
 from tui.model.completion import complete
 from tui.model.export import default_export_path, export
 from tui.model.navigator import Navigator
-from tui.model.timefmt import TargetError, compact, parse_target, short, span, wall
+from tui.model.timefmt import compact, short, span, wall
 
 
 @pytest.fixture
@@ -44,6 +47,8 @@ def engine():
         ("complete etl 10 2 fail", cmd.Complete("etl", 10, 2, False)),
         ("fail report 2", cmd.ScriptFailure("report", 2)),
         ("modify etl priority=high duration=4", cmd.ModifyJob.of("etl", priority=2, duration=4)),
+        ("cancel job=etl scheduled=+8", cmd.CancelOccurrence("etl", 20)),
+        ("status etl 10", StatusQuery("etl", 10)),
         ("modify etl every=7 first=+3", cmd.ModifyJob.of("etl", schedule=Every(15, 7))),
         ("modify etl timeout=none", cmd.ModifyJob.of("etl", timeout=None)),
     ],
@@ -69,19 +74,24 @@ def test_schedule_builds_a_job_spec(engine) -> None:
     [
         ("", "type a command"),
         ("frobnicate", "unknown command 'frobnicate'"),
-        ("cancel", "expected: cancel JOB [SCHEDULED]"),
-        ("cancel etl soon", "SCHEDULED: expected a whole number"),
-        ("complete etl 10 1 maybe", "outcome: expected one of"),
-        ("modify etl", "expected: modify JOB"),
-        ("modify etl colour=red", "unknown key 'colour'"),
-        ("modify etl priority", "expected KEY=VALUE"),
-        ("schedule x every=0", "every: expected at least 1"),
+        ("cancel", "missing required key 'job': expected cancel JOB [SCHEDULED]"),
+        ("cancel etl soon", "scheduled: expected an ISO 8601 time"),
+        ("cancel etl 20 30", "too many words: expected cancel JOB [SCHEDULED]"),
+        ("complete etl 10 1 maybe", "ok: expected 'true', 'false', 'ok', 'fail'"),
+        ("modify etl", "expected at least one change besides job: expected modify JOB KEY=VALUE"),
+        ("modify etl colour=red", "colour: unknown key 'colour'"),
+        ("modify etl priority", "too many words: expected modify JOB KEY=VALUE"),
+        ("modify etl priority=1 priority=2", "priority is given twice"),
+        ("schedule x every=0", "every: expected a whole number from 1 to"),
         ("schedule x at=5 every=3", "a job has one schedule"),
         ("schedule x first=3", "first only goes with every"),
         ("schedule x cron='99 * * * *'", "minute"),
-        ("schedule x failure_rate=2", "failure_rate: expected a number from 0 to 1"),
+        ("schedule x failure_rate=2", "failure_rate: expected a number from 0.0 to 1.0"),
+        ("schedule x weekly=mon", "weekly: expected DAYS@HH:MM such as mon,fri@09:00"),
+        ("schedule x timezone=Mars/Olympus daily=10:00", "unknown time zone 'Mars/Olympus'"),
         ("schedule 'unterminated", "cannot split the line"),
-        ("resume etl sometimes", "catch-up: expected one of skip, latest, all"),
+        ("resume etl sometimes", "catch_up: expected 'skip', 'latest' or 'all'"),
+        ("dispatch now", "too many words: expected dispatch"),
     ],
 )
 def test_bad_lines_say_what_was_expected(engine, line, message) -> None:
@@ -189,3 +199,4 @@ def test_export_writes_a_chrome_trace_and_a_csv_of_the_attempts(tmp_path) -> Non
 def test_every_command_has_usage_and_summary() -> None:
     for spec in COMMANDS.values():
         assert spec.usage.startswith(spec.name) and spec.summary
+    assert COMMANDS.keys() == VERBS.keys() | APP_COMMANDS.keys()

@@ -1,8 +1,10 @@
 """Completion for the command line: command names, job and worker ids, keys and values.
 
 ``complete(line, engine)`` returns the whole line with its last word completed (what Textual's
-suggester shows greyed after the cursor), or None. Candidates come from the engine at the current
-tick, so a job scheduled a moment ago completes at once.
+suggester shows greyed after the cursor), or None. What each word is comes from the command
+tables (:data:`~tui.model.commandline.COMMANDS`: the engine's vocabulary and the dashboard's own
+commands); candidates come from the engine at the current tick, so a job scheduled a moment ago
+completes at once.
 """
 
 from __future__ import annotations
@@ -11,15 +13,10 @@ import os
 from collections.abc import Iterable
 
 from engine.core import Engine
-from engine.model import PRIORITY_LEVELS, CatchUp
-from tui.model.commandline import COMMANDS, MODIFY_OPTIONS, SCHEDULE_OPTIONS
+from engine.model import CatchUp
+from engine.scenario.vocabulary import OPTIONS, Verb
+from tui.model.commandline import COMMANDS, AppCommand
 from tui.model.rows import natural_key
-
-_VALUES = {
-    "catch_up": [c.value for c in CatchUp],
-    "priority": list(PRIORITY_LEVELS),
-    "timeout": ["none"],
-}
 
 
 def complete(line: str, engine: Engine) -> str | None:
@@ -31,16 +28,27 @@ def complete(line: str, engine: Engine) -> str | None:
     if not before:
         return _first(head, current, COMMANDS)
     spec = COMMANDS.get(before[0].lower())
-    if spec is None or not spec.args:
+    kinds = () if spec is None else _kinds(spec)
+    if not kinds:
         return None
     position = len(before) - 1
-    kind = spec.args[min(position, len(spec.args) - 1)]
-    if position >= len(spec.args) and kind != "option":
+    kind = kinds[min(position, len(kinds) - 1)]
+    if position >= len(kinds) and kind != "option":
         return None
-    return _first(head, current, _candidates(kind, current, before, engine))
+    assert spec is not None
+    return _first(head, current, _candidates(spec, kind, current, before, engine))
 
 
-def _candidates(kind: str, current: str, before: list[str], engine: Engine) -> Iterable[str]:
+def _kinds(spec: Verb | AppCommand) -> tuple[str, ...]:
+    """What each word after the command's name is: its arguments, then options if it has any."""
+    if isinstance(spec, AppCommand):
+        return spec.args
+    return tuple(param.kind for param in spec.params) + (("option",) if spec.options else ())
+
+
+def _candidates(
+    spec: Verb | AppCommand, kind: str, current: str, before: list[str], engine: Engine
+) -> Iterable[str]:
     if kind == "job":
         return sorted(engine.jobs, key=natural_key)
     if kind == "worker":
@@ -56,13 +64,13 @@ def _candidates(kind: str, current: str, before: list[str], engine: Engine) -> I
     if kind == "outcome":
         return ["ok", "fail"]
     if kind == "catch_up":
-        return _VALUES["catch_up"]
-    if kind == "option":
-        keys = MODIFY_OPTIONS if before[0].lower() == "modify" else SCHEDULE_OPTIONS
+        return [c.value for c in CatchUp]
+    if kind == "option" and isinstance(spec, Verb):
         key, equals, _ = current.partition("=")
         if equals:
-            return [f"{key}={value}" for value in _VALUES.get(key, [])]
-        return [f"{key}=" for key in keys]
+            option = OPTIONS.get(key)
+            return [f"{key}={value}" for value in (option.values if option else ())]
+        return [f"{key}=" for key in spec.options]
     if kind == "path":
         return _paths(current)
     return []

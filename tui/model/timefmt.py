@@ -1,4 +1,4 @@
-"""Ticks as people read them, and what people type to name a tick.
+"""Ticks as people read them; what people type to name a tick is :mod:`engine.targets`.
 
 The dashboard shows wall-clock time only through the scenario's :class:`~engine.clock.Clock`
 (never the machine's clock), so the same tick always reads the same.
@@ -6,17 +6,7 @@ The dashboard shows wall-clock time only through the scenario's :class:`~engine.
 
 from __future__ import annotations
 
-import re
-
-from engine.clock import Clock, ClockError, parse_time
-
-_RELATIVE = re.compile(r"([+-])\s*(\d+)\s*([smhdw]?)\Z")
-_TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\Z")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
-
-
-class TargetError(ValueError):
-    """Text that does not name a tick; the message says what would."""
+from engine.clock import Clock
 
 
 def wall(clock: Clock | None, tick: int) -> str:
@@ -70,46 +60,3 @@ def span(ticks: int, clock: Clock | None) -> str:
     else:
         text = f"{seconds}s"
     return f"{ticks} ({text})"
-
-
-def parse_target(text: str, now: int, clock: Clock | None) -> int:
-    """The tick ``text`` names: ``1234``; ``+10``/``-10`` ticks from now; ``+2h``, ``-30m``,
-    ``+1d`` (s, m, h, d, w); with a clock also ``14:30`` (today, in the scenario's zone) or an ISO
-    time such as ``2026-03-24T09:00``."""
-    value = text.strip()
-    if not value:
-        raise TargetError("type a tick, +N/-N, +2h, a time such as 14:30 or 2026-03-24T09:00")
-    if value.isdigit():
-        return int(value)
-    relative = _RELATIVE.match(value)
-    if relative is not None:
-        sign, amount, unit = relative.groups()
-        ticks = int(amount)
-        if unit:
-            seconds = ticks * _UNIT_SECONDS[unit]
-            tick_seconds = clock.tick_seconds if clock is not None else 1
-            ticks = -(-seconds // tick_seconds)
-        target = now + ticks if sign == "+" else now - ticks
-        return _not_negative(target, value)
-    if clock is None:
-        raise TargetError(
-            f"{value!r} is not a tick; this run has no clock, so times of day do not apply"
-        )
-    of_day = _TIME_OF_DAY.match(value)
-    if of_day is not None:
-        hour, minute, second = (int(part or 0) for part in of_day.groups())
-        if hour > 23 or minute > 59 or second > 59:
-            raise TargetError(f"{value!r} is not a time of day (HH:MM or HH:MM:SS)")
-        day = clock.to_datetime(now).date().isoformat()
-        value = f"{day}T{hour:02d}:{minute:02d}:{second:02d}"
-    try:
-        moment = parse_time(value.replace(" ", "T", 1), clock.zone, "time")
-    except ClockError as error:
-        raise TargetError(str(error).removeprefix("time: ")) from None
-    return _not_negative(clock.to_tick_ceil(moment), text.strip())
-
-
-def _not_negative(tick: int, text: str) -> int:
-    if tick < 0:
-        raise TargetError(f"{text} is before tick 0, where the run starts")
-    return tick

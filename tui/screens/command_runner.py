@@ -7,23 +7,40 @@ bug in between all end as a message under the command line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.commands import Outcome
+from engine.scenario.checks import StatusQuery
+from engine.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
 from tui.model.completion import complete
 from tui.model.export import default_export_path, export
-from tui.model.timefmt import TargetError, parse_target
 from tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
     from tui.screens.dashboard import DashboardScreen
 
 
+AppHandler = Callable[[tuple[str, ...]], tuple[bool, str]]
+
+
 class CommandRunner:
     def __init__(self, screen: DashboardScreen) -> None:
         self.screen = screen
+        self.app_commands: dict[str, AppHandler] = {
+            "goto": self._goto,
+            "speed": self._speed,
+            "redo": self._redo,
+            "filter": self._filter,
+            "open": self._open,
+            "reload": lambda args: self._done(screen.app.action_reload),
+            "export": lambda args: self.export(" ".join(args) if args else None),
+            "help": lambda args: self._done(screen.app.action_help),
+            "quit": lambda args: self._done(screen.app.exit),
+        }
+        """What each of :data:`~tui.model.commandline.APP_COMMANDS` does."""
 
     # ------------------------------------------------------------ command line
 
@@ -33,7 +50,9 @@ class CommandRunner:
         try:
             parsed = parse(text, screen.navigator.engine, screen.session.clock)
             if parsed.command is None:
-                return self._app_command(parsed)
+                return self.app_commands[parsed.name](parsed.args)
+            if isinstance(parsed.command, StatusQuery):
+                return self._status(parsed.command)
             return self._engine_command(parsed)
         except CommandError as error:
             return False, str(error)
@@ -57,41 +76,41 @@ class CommandRunner:
             text += " (a new future starts here; :redo brings the old one back)"
         return True, text
 
-    def _app_command(self, parsed: Parsed) -> tuple[bool, str]:
-        screen, app, args = self.screen, self.screen.app, parsed.args
-        name = parsed.name
-        if name == "goto":
-            tick = parse_target(" ".join(args), screen.navigator.tick, screen.session.clock)
-            screen.seek(tick)
-            return True, ""
-        if name == "speed":
-            return self._speed(args)
-        if name == "redo":
-            change = screen.navigator.redo()
-            if change is None:
-                return False, "redo: nothing to redo (no command replaced a future)"
-            screen.apply(change)
-            return True, "redo: the previous future is back"
-        if name == "filter":
-            table = screen.filter_table(" ".join(args))
-            return True, f"filter {table.TITLE}: {len(table.index):,} rows"
-        if name == "open":
-            if not args:
-                return False, "open: expected a path"
-            app.open_path(" ".join(args))
-            return True, ""
-        if name == "reload":
-            app.action_reload()
-            return True, ""
-        if name == "export":
-            return self.export(" ".join(args) if args else None)
-        if name == "help":
-            app.action_help()
-            return True, ""
-        if name == "quit":
-            app.exit()
-            return True, ""
-        return False, f"{name}: not available here"
+    def _status(self, query: StatusQuery) -> tuple[bool, str]:
+        state = self.screen.navigator.engine.occurrence_state(query.job_id, query.scheduled)
+        where = f"{query.job_id}@{query.scheduled}"
+        if state is None:
+            return False, f"status: {where}: no such occurrence"
+        return True, f"status: {where} is {state.value}"
+
+    # ------------------------------------------------------- app commands
+
+    @staticmethod
+    def _done(action: Callable[[], object]) -> tuple[bool, str]:
+        action()
+        return True, ""
+
+    def _goto(self, args: tuple[str, ...]) -> tuple[bool, str]:
+        screen = self.screen
+        screen.seek(parse_target(" ".join(args), screen.navigator.tick, screen.session.clock))
+        return True, ""
+
+    def _redo(self, args: tuple[str, ...]) -> tuple[bool, str]:
+        change = self.screen.navigator.redo()
+        if change is None:
+            return False, "redo: nothing to redo (no command replaced a future)"
+        self.screen.apply(change)
+        return True, "redo: the previous future is back"
+
+    def _filter(self, args: tuple[str, ...]) -> tuple[bool, str]:
+        table = self.screen.filter_table(" ".join(args))
+        return True, f"filter {table.TITLE}: {len(table.index):,} rows"
+
+    def _open(self, args: tuple[str, ...]) -> tuple[bool, str]:
+        if not args:
+            return False, "open: expected a path"
+        self.screen.app.open_path(" ".join(args))
+        return True, ""
 
     def _speed(self, args: tuple[str, ...]) -> tuple[bool, str]:
         from tui.screens.playback import SPEEDS

@@ -1,0 +1,93 @@
+"""The limits of a job definition, in one place: every entry point refuses the same values with
+the same message.
+
+The engine checks a :class:`JobSpec` against these limits when a job is scheduled or modified
+(:func:`spec_problem`). The scenario format and the dashboard read their values through the same
+:class:`Limit` objects, so they refuse a value before it reaches the engine, with the engine's
+words, at the key that holds it.
+
+Why these numbers:
+
+- **priority** is a 32-bit signed integer, from -2147483648 to 2147483647. Seed 001's protocol
+  takes "an integer base priority" and the seeds' signatures are Java ones (``int``), so this is
+  every priority a seed can give; seed 003's levels are 0, 1 and 2. The scenario format used to
+  stop at ±1000, a bound of its own that refused priorities the protocol and the dashboard took.
+- **duration** and **timeout** are 1 to 10**12 ticks: seed 000's largest time, far beyond any run.
+- **max_attempts** is 1 to 1001 (``max_retries`` 0 to 1000): more retries than any backoff lets
+  happen within a run, and attempt numbers stay short enough to read in a table.
+- **failure_rate** is a probability, 0 to 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.model import JobSpec
+
+MAX_DURATION = 10**12
+MAX_ATTEMPTS = 1001
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """The values a field takes: whole numbers (or any finite number) from ``low`` to ``high``."""
+
+    low: int | float
+    high: int | float
+    whole: bool = True
+
+    @property
+    def expected(self) -> str:
+        """What the field takes, for messages: ``a whole number from 1 to 1001``."""
+        kind = "a whole number" if self.whole else "a number"
+        return f"{kind} from {self.low} to {self.high}"
+
+    def problem(self, value: object) -> str | None:
+        """What is wrong with ``value`` for this field, or None."""
+        if isinstance(value, bool) or not isinstance(value, int if self.whole else int | float):
+            return f"expected {self.expected}, got {value!r}"
+        if not math.isfinite(value) or not self.low <= value <= self.high:
+            return f"expected {self.expected}, got the number {value}"
+        return None
+
+
+PRIORITY = Limit(-(2**31), 2**31 - 1)
+DURATION = Limit(1, MAX_DURATION)
+TIMEOUT = Limit(1, MAX_DURATION)
+ATTEMPTS = Limit(1, MAX_ATTEMPTS)
+"""``max_attempts``: the first attempt and its retries."""
+RETRIES = Limit(0, MAX_ATTEMPTS - 1)
+"""``max_retries``, the form seed 000 gives: ``max_attempts - 1``."""
+ATTEMPT = Limit(1, MAX_ATTEMPTS)
+"""An attempt number: in ``fail``/``hang`` lists and in complete and fail commands."""
+FAILURE_RATE = Limit(0.0, 1.0, whole=False)
+
+LIMITS: dict[str, Limit] = {
+    "priority": PRIORITY,
+    "duration": DURATION,
+    "timeout": TIMEOUT,
+    "max_attempts": ATTEMPTS,
+    "max_retries": RETRIES,
+    "failure_rate": FAILURE_RATE,
+}
+"""The limited job fields by the name a file and the command line give them."""
+
+
+def spec_problem(spec: JobSpec) -> str | None:
+    """What is wrong with a job definition, as ``field: what was expected``, or None."""
+    fields: list[tuple[str, Limit, object]] = [
+        ("priority", PRIORITY, spec.priority),
+        ("duration", DURATION, spec.duration),
+        ("max_attempts", ATTEMPTS, spec.max_attempts),
+        ("failure_rate", FAILURE_RATE, spec.failure_rate),
+    ]
+    if spec.timeout is not None:
+        fields.append(("timeout", TIMEOUT, spec.timeout))
+    fields += [("fail_attempts", ATTEMPT, n) for n in sorted(spec.fail_attempts)]
+    fields += [("hang_attempts", ATTEMPT, n) for n in sorted(spec.hang_attempts)]
+    for name, limit, value in fields:
+        problem = limit.problem(value)
+        if problem is not None:
+            return f"{name}: {problem}"
+    return None

@@ -1,0 +1,205 @@
+"""Reading a command's values into the action it builds, for the scenario timeline and the
+dashboard's command line alike (:mod:`engine.scenario.vocabulary` holds the table of commands).
+
+Each builder takes the command's value as a file gives it (the command line's words are turned
+into the same values first), reads it with the job readers every job key goes through, and
+records the job and worker ids it uses, which a scenario's loader checks once the file is known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine import commands as cmd
+from engine import limits
+from engine.model import CatchUp
+from engine.scenario.checks import StatusQuery
+from engine.scenario.errors import path_key
+from engine.scenario.jobs import INVALID, Definition, JobReader
+from engine.scenario.model import Action
+from engine.scenario.schedule_keys import SCHEDULE_KEYS
+from engine.scenario.schema import Reader
+from engine.scenario.settings import values_of
+from engine.scenario.yaml_source import Node, Scalar
+
+if TYPE_CHECKING:
+    from engine.scenario.vocabulary import Verb
+
+OUTCOMES = {"ok": True, "fail": False, "succeeded": True, "failed": False}
+"""How ``complete`` says an attempt ended, besides true and false."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A job or worker id used at ``tick``; ``lenient`` when the entry states the answer it
+    expects (then an unknown id is a test of the engine's answer, not a typo)."""
+
+    kind: str
+    """``job`` or ``worker``."""
+    name: str
+    tick: int
+    node: Node
+    path: str
+    lenient: bool
+
+
+Built = Action | None
+"""What a builder gives: the action, or None after reporting a problem."""
+
+
+class CommandReader:
+    """Reads a verb's values into the action it builds; records the ids it refers to and defines,
+    which a scenario's loader checks once the whole file is known."""
+
+    def __init__(self, reader: Reader, jobs: JobReader, defaults: dict[str, object]) -> None:
+        self.reader = reader
+        self.jobs = jobs
+        self.defaults = defaults
+        self.references: list[Reference] = []
+        self.registrations: list[Reference] = []
+        """The workers ``register`` commands define, in file order."""
+        self.schedules: list[Definition] = []
+        """The jobs ``schedule`` commands define, in file order."""
+
+    def command(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Action | None:
+        """The action ``node`` gives ``verb`` at ``tick``; None after reporting a problem."""
+        return verb.build(self, verb, node, path, tick, lenient)
+
+    def _fields(self, verb: Verb, node: Node, path: str) -> dict[str, Node] | None:
+        """The verb's keys; None if one it needs is missing."""
+        required = tuple(param.key for param in verb.params if not param.optional)
+        fields = self.reader.mapping(node, path, verb.keys, required=required)
+        if fields is None or any(key not in fields for key in required):
+            return None
+        return fields
+
+    # ------------------------------------------------------------ builders
+
+    def _dispatch(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Action:
+        if not (isinstance(node, Scalar) and node.value is None):
+            self.reader.mapping(node, path, ())
+        return cmd.Dispatch()
+
+    def _schedule(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        definition = self.jobs.job(node, path, tick, self.defaults, lenient)
+        if definition is None:
+            return None
+        self.schedules.append(definition)
+        return None if definition.spec is None else cmd.ScheduleJob(definition.spec)
+
+    def _register(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        """A worker defined from ``tick`` on (its id is a definition, not a reference)."""
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        worker_path = path_key(path, "worker")
+        worker = self.reader.identifier(fields["worker"], worker_path, "a worker id")
+        if worker is None:
+            return None
+        self.registrations.append(
+            Reference("worker", worker, tick, fields["worker"], worker_path, lenient)
+        )
+        return cmd.RegisterWorker(worker)
+
+    def _named(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        """A command on one job or worker: its id is all it takes."""
+        fields = self._fields(verb, node, path)
+        name = None if fields is None else self._id(fields, verb.params[0].key, path, tick, lenient)
+        return None if name is None else verb.builds(name)
+
+    def _complete(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        scheduled = self._scheduled(fields, path, tick)
+        attempt = self._attempt(fields, path)
+        ok = self._outcome(fields["ok"], path_key(path, "ok"))
+        if job is None or scheduled is None or attempt is None or ok is None:
+            return None
+        return cmd.Complete(job, scheduled, attempt, ok)
+
+    def _fail(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        attempt = self._attempt(fields, path)
+        return None if job is None or attempt is None else cmd.ScriptFailure(job, attempt)
+
+    def _modify(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        changes = self.jobs.settings(fields, path)
+        if any(key in fields for key in SCHEDULE_KEYS):
+            changes["schedule"] = self.jobs.schedule(fields, path, tick)
+        if not changes:
+            self.reader.error(node, path, "expected at least one change besides job")
+            return None
+        if job is None or changes.get("schedule", True) is None or INVALID in changes.values():
+            return None
+        return cmd.ModifyJob.of(job, **changes)
+
+    def _cancel(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        scheduled = None
+        if "scheduled" in fields:
+            scheduled = self._scheduled(fields, path, tick)
+            if scheduled is None:
+                return None
+        return None if job is None else cmd.CancelOccurrence(job, scheduled)
+
+    def _resume(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        catch_up = None
+        if "catch_up" in fields:
+            catch_up = self.reader.choice(
+                fields["catch_up"], path_key(path, "catch_up"), values_of(CatchUp)
+            )
+            if catch_up is None:
+                return None
+        return None if job is None else cmd.ResumeJob(job, catch_up)  # type: ignore[arg-type]
+
+    def _status(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient=True)
+        scheduled = self._scheduled(fields, path, tick)
+        return None if job is None or scheduled is None else StatusQuery(job, scheduled)
+
+    # --------------------------------------------------------------- values
+
+    def _id(
+        self, fields: dict[str, Node], key: str, path: str, tick: int, lenient: bool
+    ) -> str | None:
+        node = fields[key]
+        name = self.reader.identifier(node, path_key(path, key), f"a {key} id")
+        if name is not None:
+            self.references.append(Reference(key, name, tick, node, path_key(path, key), lenient))
+        return name
+
+    def _scheduled(self, fields: dict[str, Node], path: str, tick: int) -> int | None:
+        """An occurrence's scheduled tick, written as any time ``at`` takes."""
+        return self.jobs.time(
+            fields["scheduled"], path_key(path, "scheduled"), tick, self.jobs.clock
+        )
+
+    def _attempt(self, fields: dict[str, Node], path: str) -> int | None:
+        value = self.jobs.limited(fields["attempt"], path_key(path, "attempt"), limits.ATTEMPT)
+        return None if value is None else int(value)
+
+    def _outcome(self, node: Node, path: str) -> bool | None:
+        value = node.value if isinstance(node, Scalar) else None
+        if isinstance(value, bool):
+            return value
+        return self.reader.choice(node, path, {"true": True, "false": False, **OUTCOMES})
