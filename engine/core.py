@@ -43,7 +43,7 @@ from engine.commands import (
 )
 from engine.dependencies import DependenciesMixin
 from engine.journal import Head, JournalMixin
-from engine.lifecycle import LifecycleMixin
+from engine.lifecycle import LifecycleMixin, past_run_time
 from engine.limits import spec_problem
 from engine.model import (
     Attempt,
@@ -166,6 +166,8 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         if spec.job_id in self.jobs:
             return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
         problem = spec_problem(spec)
+        if problem is None:
+            problem = past_run_time(spec.schedule, self.now)
         if problem is None and spec.depends_on:
             problem = self._check_dependencies(spec)
         if problem is not None:

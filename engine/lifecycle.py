@@ -9,7 +9,7 @@ The rules, which the docs repeat for users:
   priority change under an order that uses priority: a job waits in the ready queue as one
   entry, so its waiting occurrences are then materialised, each keeping its old priority while
   newer ones overtake them (cost: one record per waiting occurrence). A job others depend on
-  keeps its schedule.
+  keeps its schedule. A schedule with no run left from now on is refused, as when scheduling.
 - Cancelling is allowed while an occurrence is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
   conflict while it is RUNNING or already final.
 - Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
@@ -29,13 +29,23 @@ from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
 from engine.limits import spec_problem
 from engine.model import CancelReason, CatchUp, Job, NotifyOn, Occurrence, OccurrenceState
 from engine.policies import DispatchOrder
-from engine.schedules import Once, last_at_or_before
+from engine.schedules import Once, Schedule, last_at_or_before
 
 if TYPE_CHECKING:
     from engine.core import Engine
 
 S = OccurrenceState
 _CANCELLABLE = frozenset({S.SCHEDULED, S.BLOCKED, S.QUEUED, S.RETRY_PENDING})
+
+
+def past_run_time(schedule: Schedule, now: int) -> str | None:
+    """Why a schedule is refused at ``now``: it has no run left, so it would be accepted and
+    never run. A recurring schedule that began in the past is fine: it runs from now on."""
+    if schedule.first_at_or_after(now) is not None:
+        return None
+    if isinstance(schedule, Once):
+        return f"run time {schedule.at} is before the current time {now}"
+    return f"{schedule.describe()} has no run at or after the current time {now}"
 
 
 class LifecycleMixin:
@@ -55,6 +65,8 @@ class LifecycleMixin:
             return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
         spec = dataclasses.replace(job.spec, **changes)
         problem = spec_problem(spec)
+        if problem is None and "schedule" in changes:
+            problem = past_run_time(spec.schedule, self.now)
         if problem is None and job.dependents and "schedule" in changes:
             problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
         if problem is not None:
@@ -62,6 +74,10 @@ class LifecycleMixin:
         if "priority" in changes and self.policy.order is not DispatchOrder.FIFO:
             self._materialise_backlog(job)
         self._touch(job)
+        if job.next_due is None:
+            # The cursor ran past every remembered definition: none of them applies any more,
+            # and a new schedule must start from now, not from a cursor that has ended.
+            job.backlog = ()
         limit = self._created_limit(job)
         if job.next_due is not None and job.next_due <= limit:
             job.backlog = (*job.backlog, (limit, job.spec))

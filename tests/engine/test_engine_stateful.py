@@ -274,9 +274,12 @@ class EngineMachine(RuleBasedStateMachine):
     def schedule_job(self, data: st.DataObject) -> None:
         spec = self.draw_spec(data)
         existed = spec.job_id in self.engine.jobs
+        past = spec.schedule.first_at_or_after(self.engine.now) is None
         result = self.run(ScheduleJob(spec))
         if existed:
             assert result.outcome is Outcome.CONFLICT
+        elif past:
+            assert result.outcome is Outcome.INVALID  # a one-time run before now would never run
         else:
             assert result == Result(Outcome.CREATED, spec.job_id)
 
@@ -422,7 +425,7 @@ class EngineMachine(RuleBasedStateMachine):
         )
         spec = dataclasses.replace(self.draw_spec(data), depends_on=depends_on)
         result = self.run(ScheduleJob(spec))
-        assert result.outcome in (Outcome.CREATED, Outcome.CONFLICT)
+        assert result.outcome in (Outcome.CREATED, Outcome.CONFLICT, Outcome.INVALID)
 
     @rule(steps=st.integers(1, 6))
     def advance_a_little(self, steps: int) -> None:

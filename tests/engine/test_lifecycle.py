@@ -356,6 +356,67 @@ def test_modifying_a_dependency_cannot_unblock_its_dependents_early() -> None:
     assert engine.jobs["D"].unmet_dependencies == 1
 
 
+def test_modify_after_the_backlog_ran_out_applies_whole() -> None:
+    # One worker. blocker@0 runs over [0, 5), so c@0 waits implicitly; the timeout change at 1
+    # leaves it its old definition (Job.backlog). c@0 runs over [5, 6) and the job has no run
+    # left. At 10 the run moves to 20: the modify is accepted, logged, and c@20 runs, once.
+    # (It used to raise TypeError half-way, with the new spec kept and nothing logged.)
+    engine = make()
+    add(engine, "blocker", Once(0), duration=5)
+    add(engine, "c", Once(0))
+    assert at(engine, 1, ModifyJob.of("c", timeout=4)).accepted
+    assert at(engine, 10, ModifyJob.of("c", schedule=Once(20))) == Result(Outcome.OK)
+    assert engine.log[-1] == ev.JobModified(10, "c", ("schedule",))
+    engine.advance(30)
+    assert started(engine, "c") == [(5, "c", 0, 1), (20, "c", 20, 1)]
+    assert engine.occurrences[("c", 20)].timeout == 4
+    assert violations(engine) == []
+
+
+@pytest.mark.parametrize(
+    ("schedule", "message"),
+    [
+        (Once(5), "run time 5 is before the current time 10"),
+        (Once(9), "run time 9 is before the current time 10"),
+    ],
+)
+def test_schedule_refuses_a_run_time_in_the_past(schedule, message: str) -> None:
+    engine = make()
+    engine.advance(10)
+    before = state_snapshot(engine)
+    result = engine.apply(ScheduleJob(JobSpec("late", schedule)))
+    assert (result.outcome, result.message) == (Outcome.INVALID, message)
+    assert result.outcome.value == 422
+    assert state_snapshot(engine) == before and "late" not in engine.jobs
+
+
+def test_schedule_accepts_a_run_time_now_and_a_recurring_start_in_the_past() -> None:
+    # Once(10) at 10 is due now. Every(5, 10) at 10 still has runs to come (15, 25, ...): it
+    # runs from its first run at or after now; its past run at 5 is not an occurrence.
+    engine = make(workers=2)
+    engine.advance(10)
+    add(engine, "now", Once(10))
+    add(engine, "rec", Every(5, 10))
+    engine.advance(26)
+    assert started(engine) == [(10, "now", 10, 1), (15, "rec", 15, 1), (25, "rec", 25, 1)]
+    assert engine.occurrence_state("rec", 5) is None
+
+
+def test_modify_refuses_a_run_time_in_the_past() -> None:
+    engine = make()
+    add(engine, "a", Once(50))
+    engine.advance(10)
+    before = state_snapshot(engine)
+    result = engine.apply(ModifyJob.of("a", schedule=Once(5), priority=3))
+    assert (result.outcome, result.message) == (
+        Outcome.INVALID,
+        "run time 5 is before the current time 10",
+    )
+    assert state_snapshot(engine) == before
+    engine.advance(60)
+    assert started(engine, "a") == [(50, "a", 50, 1)]
+
+
 # ----------------------------------------------------------------------------------------- cancel
 
 

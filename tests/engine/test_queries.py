@@ -265,6 +265,33 @@ def test_list_jobs_with_status_filter_and_paging() -> None:
     assert ([v.job.job_id for v in page.items], page.more) == (["j3", "j4"], False)
 
 
+def test_list_jobs_active_means_a_run_not_final_or_a_run_to_come() -> None:
+    # One worker, FIFO (tick, then id): done@0 runs over [0, 1), long@0 over [1, 11), then
+    # queued@0 and rec@0 wait (implicitly QUEUED). later runs at 40; cancelled's only run was
+    # cancelled. At 5, done and cancelled have no run left: they are not active (they used to
+    # be). At 60 only the recurring job has a run to come.
+    engine = make()
+    add(engine, "done", Once(0))
+    add(engine, "long", Once(0), duration=10)
+    add(engine, "queued", Once(0))
+    add(engine, "later", Once(40))
+    add(engine, "cancelled", Once(50))
+    add(engine, "rec", Every(0, 100))
+    assert engine.apply(CancelOccurrence("cancelled")).accepted
+    engine.advance(5)
+    assert rows(list_occurrences(engine, until=0)) == [
+        ("done", 0, S.SUCCEEDED),
+        ("long", 0, S.RUNNING),
+        ("queued", 0, S.QUEUED),
+        ("rec", 0, S.QUEUED),
+    ]
+    active = list_jobs(engine, status="active")
+    assert [v.job.job_id for v in active.items] == ["long", "queued", "later", "rec"]
+    engine.advance(60)
+    assert [v.job.job_id for v in list_jobs(engine, status="active").items] == ["rec"]
+    assert len(list_jobs(engine).items) == 6
+
+
 # -------------------------------------------------------------------------------------- worker_rows
 
 
