@@ -151,8 +151,12 @@ def count_occurrences(
     is due or has a record), implicit ones included; arithmetic per range where it can be."""
     keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
     total = len(keys) if job_id is None else sum(1 for key in keys if key[0] == job_id)
+    recorded: dict[str, list[int]] = {}
+    for record_job, tick in engine.occurrences:
+        recorded.setdefault(record_job, []).append(tick)
     for waiting in _ranges(engine, state, job_id):
-        total += count_runs(engine, waiting.job, waiting.first, waiting.last)
+        ticks = recorded.get(waiting.job.job_id, [])
+        total += count_runs(engine, waiting.job, waiting.first, waiting.last, ticks)
     return total
 
 

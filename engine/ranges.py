@@ -14,7 +14,7 @@ one schedule step per run; counting them is arithmetic for ``Every`` schedules.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,8 +62,11 @@ def runs_in(engine: Engine, job: Job, first: int, last: int) -> Iterator[int]:
         tick = job.first_fire(tick + 1)
 
 
-def count_runs(engine: Engine, job: Job, first: int, last: int) -> int:
-    """``len(list(runs_in(...)))``, by arithmetic per definition and skip range where it can."""
+def count_runs(
+    engine: Engine, job: Job, first: int, last: int, recorded: Iterable[int] | None = None
+) -> int:
+    """``len(list(runs_in(...)))``, by arithmetic per definition and skip range where it can.
+    ``recorded``: the scheduled ticks of the job's records, if known (else every record is read)."""
     total = 0
     low = first
     for through, spec in job.backlog:
@@ -72,14 +75,10 @@ def count_runs(engine: Engine, job: Job, first: int, last: int) -> int:
         total += _fires_not_skipped(job, spec.schedule, low, min(last, through))
         low = through + 1
     total += _fires_not_skipped(job, job.spec.schedule, max(low, job.spec_since), last)
-    job_id = job.job_id
-    for other, tick in engine.occurrences:
-        if (
-            other == job_id
-            and first <= tick <= last
-            and job.fires_at(tick)
-            and _skip_around(job, tick) is None
-        ):
+    if recorded is None:
+        recorded = (tick for job_id, tick in engine.occurrences if job_id == job.job_id)
+    for tick in recorded:
+        if first <= tick <= last and job.fires_at(tick) and _skip_around(job, tick) is None:
             total -= 1
     return total
 
