@@ -11,6 +11,9 @@ Lazy occurrences. Each job keeps a cursor, ``next_due``: every schedule tick bef
 materialised (or skipped). Once due, a job's cursor occurrence waits in the ready queue as one
 *implicit* entry; the occurrences behind it are implicit too (QUEUED by arithmetic), and nothing is
 created until a worker takes one. A backlog of a million due runs costs one queue entry per job.
+While a dependency has not succeeded, the due runs from the cursor on are BLOCKED by arithmetic
+and the job waits off the queues; a deleted or cascaded job's waiting runs are cancelled as one
+range (see :mod:`engine.ranges`).
 
 The job lifecycle commands, dependencies, worker faults and notifications live in mixins, one
 module each; this module holds time, dispatch and the life of an attempt.
@@ -291,19 +294,16 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         job = self.jobs.get(job_id)
         if job is None:
             return None
-        backlog = job.cancelled_backlog
-        if (
-            backlog
-            and backlog[0] <= scheduled <= backlog[1]
-            and job.fires_at(scheduled)
-            and not self._is_skipped(job, scheduled)
-        ):
+        if not job.fires_at(scheduled) or self._is_skipped(job, scheduled):
+            return None
+        cancelled = job.cancelled_backlog
+        if cancelled is not None and cancelled.first <= scheduled <= cancelled.last:
             return S.CANCELLED
         if job.next_due is None or scheduled < job.next_due:
             return None
-        if not job.fires_at(scheduled) or self._is_skipped(job, scheduled):
-            return None
-        return S.QUEUED if self.is_created(job, scheduled) else S.SCHEDULED
+        if not self.is_created(job, scheduled):
+            return S.SCHEDULED
+        return S.BLOCKED if job.unmet_dependencies else S.QUEUED
 
     def is_created(self, job: Job, scheduled: int) -> bool:
         """Whether a dispatch since the job's submission created ``scheduled`` (paused: before)."""
@@ -379,11 +379,12 @@ class Engine(LifecycleMixin, DependenciesMixin, WorkersMixin, NotificationsMixin
         while job.next_due is not None and job.next_due <= limit:
             scheduled = job.next_due
             if job.unmet_dependencies:
-                occurrence = self._materialise(job, scheduled, S.BLOCKED)
-                job.blocked = (*job.blocked, occurrence.key)
-                self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
-                self._advance_cursor(job)
-                continue
+                # The runs from the cursor on are BLOCKED by arithmetic; the job leaves the due
+                # heap until its last dependency succeeds (or a cascade cancels it).
+                if job.blocked_from is None:
+                    job.blocked_from = scheduled
+                    self.log.append(ev.OccurrenceBlocked(self.now, job.job_id, scheduled))
+                return
             ready_since = max(scheduled, job.runnable_since or 0)
             entry = ReadyEntry(
                 job.job_id,

@@ -1,7 +1,9 @@
 """Dependency gating and cascading cancellation (seed 001), as a mixin of the engine.
 
 A job may depend on one-time jobs. Its occurrences that fall due while a dependency has not
-succeeded are BLOCKED; when the last one succeeds they become QUEUED and age from that tick. When
+succeeded are BLOCKED; when the last one succeeds they become QUEUED and age from that tick. The
+blocked runs are one range per job, never a record each (``Job.blocked_from``): one
+``OccurrenceBlocked`` when the first falls due, one ``OccurrenceUnblocked`` for them all. When
 a dependency can never succeed (it failed for good, or was cancelled or deleted first), every job
 that depends on it, transitively, is cancelled: breadth first, each level in submission order,
 each job once, at its shallowest level.
@@ -63,16 +65,13 @@ class DependenciesMixin:
             if dependent.unmet_dependencies:
                 continue
             dependent.runnable_since = self.now
-            blocked, dependent.blocked = dependent.blocked, ()
-            for key in blocked:
-                occurrence = self.occurrences[key]
-                if occurrence.state is not S.BLOCKED:
-                    continue
-                self._touch(occurrence)
-                occurrence.ready_since = self.now
-                self._set_state(occurrence, S.QUEUED)
-                self.log.append(ev.OccurrenceUnblocked(self.now, *key))
-                self._push_ready(occurrence)
+            if dependent.blocked_from is None:
+                continue  # none of its runs fell due: it waits on the due heap as usual
+            dependent.blocked_from = None
+            first = dependent.next_due
+            if first is not None and self.is_created(dependent, first):
+                self.log.append(ev.OccurrenceUnblocked(self.now, dependent.job_id, first))
+            self._release(dependent)
 
     def _dependency_failed(self: Engine, root: Job) -> None:
         """``root`` (one-time) can never succeed now: cancel its dependents, level by level."""
@@ -93,15 +92,6 @@ class DependenciesMixin:
             level = next_level
 
     def _cancel_job(self: Engine, job: Job, cause: str) -> None:
-        """A dependency can never succeed: every occurrence of ``job`` not yet final is cancelled,
-        and none is created any more."""
-        self._take_front(job)
-        self._touch(job)
-        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED)
-        job.next_due = None
-        job.blocked = ()
-        for scheduled in list(job.open):
-            occurrence = self.occurrences[(job.job_id, scheduled)]
-            if occurrence.state is not S.RUNNING:
-                self._cancel(occurrence, CancelReason.CASCADE, cause)
+        """A dependency can never succeed: every occurrence of ``job`` not yet final is cancelled
+        (its blocked runs as one range), and none is created any more."""
+        self._cancel_waiting(job, CancelReason.CASCADE, cause)

@@ -39,12 +39,15 @@ class OccurrenceEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class OccurrenceBlocked(OccurrenceEvent):
-    """Fell due while a dependency had not succeeded yet."""
+    """Fell due while a dependency had not succeeded yet: the first run of its job's blocked
+    range. The job's runs that fall due after it, until it is unblocked, are BLOCKED too,
+    without an event each."""
 
 
 @dataclass(frozen=True, slots=True)
 class OccurrenceUnblocked(OccurrenceEvent):
-    """Its last dependency succeeded; it may run from this tick."""
+    """Its job's last dependency succeeded: this run, the first of its job's blocked range, and
+    every run of the job BLOCKED with it may run from this tick (one event for the range)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,12 +118,17 @@ class OccurrencesSkipped(Event):
 
 @dataclass(frozen=True, slots=True)
 class BacklogCancelled(Event):
-    """A deleted job's occurrences that were created and waiting implicitly, scheduled in
-    ``[first, last]``, are cancelled (each answers CANCELLED)."""
+    """A job's occurrences that were created and waiting implicitly (QUEUED or BLOCKED), scheduled
+    in ``[first, last]``, are cancelled together (each answers CANCELLED), by its deletion or by a
+    cascade: the one event for ``runs`` cancelled occurrences that have no record."""
 
     job_id: str
     first: int
     last: int
+    runs: int
+    reason: CancelReason
+    cause: str | None
+    """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
 @dataclass(frozen=True, slots=True)

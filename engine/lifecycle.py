@@ -13,8 +13,8 @@ The rules, which the docs repeat for users:
 - Cancelling is allowed while an occurrence is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
   conflict while it is RUNNING or already final.
 - Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
-  are cancelled (an implicit backlog as one range, ``BacklogCancelled``), no more are created,
-  and its history stays queryable.
+  are cancelled (an implicit backlog as one range, ``BacklogCancelled``, but listed, counted and
+  notified run by run like records), no more are created, and its history stays queryable.
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
   the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
 """
@@ -27,8 +27,17 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
 from engine.limits import spec_problem
-from engine.model import CancelReason, CatchUp, Job, NotifyOn, Occurrence, OccurrenceState
+from engine.model import (
+    CancelledRange,
+    CancelReason,
+    CatchUp,
+    Job,
+    NotifyOn,
+    Occurrence,
+    OccurrenceState,
+)
 from engine.policies import DispatchOrder
+from engine.ranges import count_runs, implicit_range, runs_in
 from engine.schedules import Once, Schedule, last_at_or_before
 
 if TYPE_CHECKING:
@@ -123,17 +132,7 @@ class LifecycleMixin:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if any(self.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
-        self._take_front(job)
-        self._touch(job)
-        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
-            self._materialise(job, job.next_due, S.SCHEDULED)
-        elif job.next_due is not None and self.is_created(job, job.next_due):
-            last = self._created_limit(job)
-            job.cancelled_backlog = (job.next_due, last)
-            self.log.append(ev.BacklogCancelled(self.now, job_id, job.next_due, last))
-        job.next_due = None
-        for scheduled in list(job.open):
-            self._cancel(self.occurrences[(job_id, scheduled)], CancelReason.DELETED, None)
+        self._cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
         self.log.append(ev.JobDeleted(self.now, job_id))
         if isinstance(job.spec.schedule, Once):
@@ -187,6 +186,41 @@ class LifecycleMixin:
         self._set_state(occurrence, S.CANCELLED)
         self.log.append(ev.OccurrenceCancelled(self.now, *occurrence.key, reason, cause))
         self._notify(occurrence, NotifyOn.CANCELLED)
+
+    def _cancel_waiting(self: Engine, job: Job, reason: CancelReason, cause: str | None) -> None:
+        """Cancel every run of ``job`` that waits (a running attempt goes on) and create no more:
+        its records one by one in the order they were made, then its implicit runs as one range.
+
+        Those runs follow every record (they are behind the cursor, the records before it), so
+        their notifications come in the order the same runs as records would give."""
+        self._take_front(job)
+        self._touch(job)
+        waiting = implicit_range(self, job)
+        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
+            # The one run gets its record, so that a dependent can see why it never ran.
+            state = self.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
+            self._materialise(job, job.next_due, state)
+            waiting = None
+        job.next_due = None
+        job.blocked_from = None
+        for scheduled in list(job.open):
+            occurrence = self.occurrences[(job.job_id, scheduled)]
+            if occurrence.state is not S.RUNNING:
+                self._cancel(occurrence, reason, cause)
+        if waiting is not None:
+            self._cancel_range(job, waiting.first, waiting.last, reason, cause)
+
+    def _cancel_range(
+        self: Engine, job: Job, first: int, last: int, reason: CancelReason, cause: str | None
+    ) -> None:
+        """Cancel the job's created runs in ``[first, last]`` that have no record, as a range: one
+        event, but each run's notifications exactly as a cancelled record would queue them."""
+        job.cancelled_backlog = CancelledRange(first, last, reason, cause)
+        runs = count_runs(self, job, first, last)
+        self.log.append(ev.BacklogCancelled(self.now, job.job_id, first, last, runs, reason, cause))
+        if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
+            for scheduled in runs_in(self, job, first, last):
+                self._notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
 
     def _next_cancellable(self: Engine, job: Job) -> int | None:
         """The job's earliest occurrence that has not started: materialised or the cursor's."""

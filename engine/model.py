@@ -145,6 +145,19 @@ class JobSpec:
     catch_up: CatchUp = CatchUp.SKIP
 
 
+@dataclass(frozen=True, slots=True)
+class CancelledRange:
+    """A job's created runs scheduled in ``[first, last]`` that had no record when they were
+    cancelled together (``BacklogCancelled``); the ticks that are not runs of the job, or that
+    have a record of their own, are not part of it."""
+
+    first: int
+    last: int
+    reason: CancelReason
+    cause: str | None
+    """For a cascade: the job whose permanent failure (or deletion) started it."""
+
+
 @dataclass(slots=True)
 class Job:
     """A scheduled job and the engine's bookkeeping for walking its schedule lazily.
@@ -168,8 +181,10 @@ class Job:
     """Tick at which the last dependency succeeded (or submission tick when there were none)."""
     dependents: tuple[str, ...] = ()
     """Jobs that depend on this one, in submission order."""
-    blocked: tuple[tuple[str, int], ...] = ()
-    """Occurrences created while dependencies were unmet."""
+    blocked_from: int | None = None
+    """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
+    opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
+    implicit: every created run from the cursor on is BLOCKED while dependencies are unmet."""
     open: dict[int, None] = field(default_factory=dict)
     """Scheduled ticks of this job's materialised occurrences that are not final, in order made."""
     paused_through: int | None = None
@@ -182,9 +197,9 @@ class Job:
     ``(last tick covered, the definition then)``, oldest first; dropped as the cursor passes."""
     spec_since: int = 0
     """The tick from which the current definition's schedule applies (its last modify's tick)."""
-    cancelled_backlog: tuple[int, int] | None = None
-    """For a deleted job: the ticks ``[first, last]`` of the implicit backlog its deletion
-    cancelled (cancelled by arithmetic, as they were created)."""
+    cancelled_backlog: CancelledRange | None = None
+    """The created runs without a record that its deletion or a cascade cancelled, as one range
+    (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False)
@@ -229,7 +244,7 @@ class Job:
             self.unmet_dependencies,
             self.runnable_since,
             self.dependents,
-            self.blocked,
+            self.blocked_from,
             tuple(self.open),
             self.paused_through,
             self.skipped,
@@ -249,7 +264,7 @@ class Job:
             self.unmet_dependencies,
             self.runnable_since,
             self.dependents,
-            self.blocked,
+            self.blocked_from,
             open_ticks,
             self.paused_through,
             self.skipped,

@@ -67,11 +67,17 @@ class NotificationsMixin:
     """Queue notifications for a job's subscribers and try to deliver them (engine mixin)."""
 
     def _notify(self: Engine, occurrence: Occurrence, happening: NotifyOn) -> None:
-        subscriptions = self.jobs[occurrence.job_id].spec.notify
+        job_id, scheduled = occurrence.key
+        self._notify_run(job_id, scheduled, len(occurrence.attempts), happening)
+
+    def _notify_run(
+        self: Engine, job_id: str, scheduled: int, attempt: int, happening: NotifyOn
+    ) -> None:
+        """Queue the notifications of a run, with or without a record (an implicit run has had
+        no attempt)."""
+        subscriptions = self.jobs[job_id].spec.notify
         if not subscriptions:
             return
-        job_id, scheduled = occurrence.key
-        attempt = len(occurrence.attempts)
         for subscription in subscriptions:
             if happening not in subscription.on:
                 continue

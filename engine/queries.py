@@ -1,8 +1,8 @@
 """Read-only questions about an engine: track a job or an occurrence, list with filters and paging.
 
-Occurrences waiting implicitly (due, created, not yet taken by a worker) are listed too: they are
-generated lazily from each job's cursor and merged in order, so paging through a backlog of a
-million costs only the page.
+Occurrences without a record (see :mod:`engine.ranges`: QUEUED or BLOCKED from a job's cursor, or
+CANCELLED together with their job) are listed and counted too: they are generated lazily from each
+job's range and merged in order, so paging through a backlog of a million costs only the page.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from engine.core import Engine
-from engine.model import Attempt, Job, Occurrence, OccurrenceState, WorkerState
+from engine.model import Attempt, CancelReason, Job, Occurrence, OccurrenceState, WorkerState
+from engine.ranges import ImplicitRange, count_runs, implicit_range, runs_in
 from engine.schedules import next_fire_times
 
 S = OccurrenceState
@@ -36,6 +37,9 @@ class OccurrenceRow:
     scheduled: int
     state: OccurrenceState
     record: Occurrence | None
+    cancel_reason: CancelReason | None = None
+    cancel_cause: str | None = None
+    """For a cascade cancellation: the job whose failure started it."""
 
     @property
     def attempts(self) -> list[Attempt]:
@@ -80,7 +84,10 @@ def occurrence_row(engine: Engine, job_id: str, scheduled: int) -> OccurrenceRow
     state = engine.occurrence_state(job_id, scheduled)
     if state is None:
         return None
-    return OccurrenceRow(job_id, scheduled, state, engine.occurrences.get((job_id, scheduled)))
+    record = engine.occurrences.get((job_id, scheduled))
+    if record is not None:
+        return _record_row(record)
+    return _implicit_row(engine.jobs[job_id], scheduled, state)
 
 
 def list_occurrences(
@@ -94,7 +101,7 @@ def list_occurrences(
     offset: int = 0,
     limit: int = 50,
 ) -> Page[OccurrenceRow]:
-    """Occurrences by scheduled tick then job id, filtered; implicit QUEUED ones included."""
+    """Occurrences by scheduled tick then job id, filtered; implicit ones included."""
     rows = _all_rows(engine, state, job_id)
     if worker_id is not None:
         rows = (r for r in rows if any(a.worker_id == worker_id for a in r.attempts))
@@ -154,6 +161,22 @@ def worker_rows(engine: Engine) -> list[WorkerRow]:
     return rows
 
 
+def count_occurrences(
+    engine: Engine, *, state: OccurrenceState | None = None, job_id: str | None = None
+) -> int:
+    """How many occurrences (of one job, or of all) are in ``state`` (any state: every one that
+    is due or has a record), implicit ones included; arithmetic per range where it can be."""
+    keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
+    total = len(keys) if job_id is None else sum(1 for key in keys if key[0] == job_id)
+    recorded: dict[str, list[int]] = {}
+    for record_job, tick in engine.occurrences:
+        recorded.setdefault(record_job, []).append(tick)
+    for waiting in _ranges(engine, state, job_id):
+        ticks = recorded.get(waiting.job.job_id, [])
+        total += count_runs(engine, waiting.job, waiting.first, waiting.last, ticks)
+    return total
+
+
 def _all_rows(
     engine: Engine, state: OccurrenceState | None, job_id: str | None
 ) -> Iterator[OccurrenceRow]:
@@ -162,33 +185,54 @@ def _all_rows(
         keys = [k for k in keys if k[0] == job_id]
     order = {j: job.order_key for j, job in engine.jobs.items()}
     materialised = sorted(keys, key=lambda k: (k[1], order[k[0]]))
-    streams = [((k[1], order[k[0]], k[0]), engine.occurrences[k]) for k in materialised]
+    occurrences = engine.occurrences
+    streams = [((k[1], order[k[0]], k[0]), _record_row(occurrences[k])) for k in materialised]
     generators: list[Iterator] = [iter(streams)]
-    if state in (None, S.QUEUED):
-        jobs = [engine.jobs[job_id]] if job_id in engine.jobs else []
-        if job_id is None:
-            jobs = list(engine.jobs.values())
-        generators += [_implicit(engine, job) for job in jobs]
-    for (scheduled, _, row_job), record in heapq.merge(*generators, key=lambda item: item[0]):
-        if record is None:
-            yield OccurrenceRow(row_job, scheduled, S.QUEUED, None)
-        else:
-            yield OccurrenceRow(row_job, scheduled, record.state, record)
+    generators += [_implicit(engine, waiting) for waiting in _ranges(engine, state, job_id)]
+    for _, row in heapq.merge(*generators, key=lambda item: item[0]):
+        yield row
 
 
-def _implicit(engine: Engine, job: Job) -> Iterator[tuple[tuple[int, bytes, str], None]]:
-    """A job's implicit QUEUED occurrences, from its cursor to the last created tick."""
-    tick = job.next_due
-    while tick is not None and engine.is_created(job, tick):
-        if (job.job_id, tick) not in engine.occurrences and engine.occurrence_state(
-            job.job_id, tick
-        ) is S.QUEUED:
-            yield (tick, job.order_key, job.job_id), None
-        tick = job.first_fire(tick + 1)
+def _ranges(
+    engine: Engine, state: OccurrenceState | None, job_id: str | None
+) -> Iterator[ImplicitRange]:
+    """The implicit ranges of the jobs asked about whose runs are in ``state`` (any if None)."""
+    if state not in (None, S.QUEUED, S.BLOCKED, S.CANCELLED):
+        return
+    if job_id is not None and job_id not in engine.jobs:
+        return
+    jobs = engine.jobs.values() if job_id is None else [engine.jobs[job_id]]
+    for job in jobs:
+        waiting = implicit_range(engine, job)
+        if waiting is not None and (state is None or waiting.state is state):
+            yield waiting
+
+
+def _implicit(
+    engine: Engine, waiting: ImplicitRange
+) -> Iterator[tuple[tuple[int, bytes, str], OccurrenceRow]]:
+    """A range's rows, in tick order, keyed for merging with the records' rows."""
+    job = waiting.job
+    for tick in runs_in(engine, job, waiting.first, waiting.last):
+        yield (tick, job.order_key, job.job_id), _implicit_row(job, tick, waiting.state)
+
+
+def _record_row(record: Occurrence) -> OccurrenceRow:
+    job_id, scheduled = record.key
+    return OccurrenceRow(
+        job_id, scheduled, record.state, record, record.cancel_reason, record.cancel_cause
+    )
+
+
+def _implicit_row(job: Job, scheduled: int, state: OccurrenceState) -> OccurrenceRow:
+    cancelled = job.cancelled_backlog
+    if state is S.CANCELLED and cancelled is not None:
+        return OccurrenceRow(job.job_id, scheduled, state, None, cancelled.reason, cancelled.cause)
+    return OccurrenceRow(job.job_id, scheduled, state, None)
 
 
 def implicit_front(engine: Engine, job_id: str) -> int | None:
-    """The scheduled tick of a job's first due run without a record, or None.
+    """The scheduled tick of a job's first waiting run without a record, or None.
 
     The dashboard shows a job's implicit backlog as this one row (with a count behind it), so a
     million waiting runs cost one row, and asks this of every job on every move. It is the job's
@@ -204,10 +248,12 @@ def implicit_front(engine: Engine, job_id: str) -> int | None:
 
 
 def count_implicit(engine: Engine, job_id: str, *, offset: int = 0, cap: int) -> int:
-    """How many of a job's implicitly waiting runs there are from the ``offset``-th on, counted up
-    to ``cap``. Each run counted is a schedule query (not free for a cron schedule), hence the
-    cap: a table row asks for a few, the detail pane for more."""
+    """How many of a job's implicitly waiting runs (queued or blocked) there are from the
+    ``offset``-th on, counted up to ``cap``. Each run counted is a schedule query (not free for a
+    cron schedule), hence the cap: a table row asks for a few, the detail pane for more."""
     job = engine.jobs.get(job_id)
-    if job is None:
+    waiting = implicit_range(engine, job) if job is not None else None
+    if waiting is None or waiting.state is S.CANCELLED:
         return 0
-    return sum(1 for _ in itertools.islice(_implicit(engine, job), offset, offset + cap))
+    runs = runs_in(engine, job, waiting.first, waiting.last)
+    return sum(1 for _ in itertools.islice(runs, offset, offset + cap))

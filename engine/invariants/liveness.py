@@ -111,13 +111,20 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
     idle = IdleTicks()
     waiting: dict[Key, int | None] = {}
     """Runs the log has told about: since when each waits (None: it does not)."""
+    blocked: dict[str, list[list]] = {}
+    """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One event
+    opens a range and one closes it; every run created in between waits only from the close."""
     found: list[Violation] = []
 
     def since(key: Key, at: int) -> int | None:
         if key in waiting:
             return waiting[key]
         known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
-        return known.created_at(key[1], at) if known is not None else None
+        start = known.created_at(key[1], at) if known is not None else None
+        for first, unblocked in blocked.get(key[0], ()):
+            if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
+                return unblocked
+        return start
 
     def stopped(key: Key, tick: int) -> None:
         start = since(key, tick)
@@ -143,8 +150,12 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
                 waiting[(job_id, scheduled)] = eligible_at
             case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = None
+                blocked.setdefault(job_id, []).append([scheduled, None])
             case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = event.tick
+                for period in blocked.get(job_id, ()):
+                    if period[1] is None:
+                        period[1] = event.tick
         idle.read(event)
     idle.finish(through)
     for key in _still_waiting(engine):

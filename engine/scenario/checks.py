@@ -14,6 +14,7 @@ from engine import events as ev
 from engine.commands import Outcome, Result
 from engine.core import Assignment, Engine
 from engine.model import OccurrenceState, WorkerState
+from engine.queries import count_occurrences
 from engine.scenario.errors import Position
 
 OUTCOME_NAMES = {outcome.name.lower(): outcome for outcome in Outcome}
@@ -37,8 +38,8 @@ COUNTABLE_STATES = {
     for state in OccurrenceState
     if state not in (OccurrenceState.SCHEDULED, OccurrenceState.QUEUED)
 }
-"""States whose occurrences the engine always materialises. Due runs that wait untouched stay
-implicit, so QUEUED (and SCHEDULED, which is infinite for a recurring job) cannot be counted."""
+"""States a scenario may count (runs kept as ranges, BLOCKED or CANCELLED, count one each). QUEUED
+is left out (check a waiting run with ``status``), and SCHEDULED is infinite for a recurring job."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +175,7 @@ class StateCount:
     count: int
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        keys = engine.by_state[self.state]
-        if self.job_id is None:
-            actual = len(keys)
-        else:
-            actual = sum(1 for job_id, _ in keys if job_id == self.job_id)
+        actual = count_occurrences(engine, state=self.state, job_id=self.job_id)
         if actual == self.count:
             return None
         scope = "" if self.job_id is None else f" of {self.job_id}"

@@ -1,7 +1,8 @@
 """What a run amounted to, computed from the event log alone (so any engine run can be summarised).
 
 Attempts are paired from their start and end events; per job it counts runs (attempts started),
-successes, failures for good, retries (attempts after the first) and cancellations, and the
+successes, failures for good, retries (attempts after the first) and cancellations (a cancelled
+backlog counts each of its runs, as their records would), and the
 queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
 busy ticks over the ticks since it was registered.
 """
@@ -115,6 +116,8 @@ def run_stats(events: Iterable[ev.Event], now: int) -> RunStats:
             job.failures += 1
         elif isinstance(event, ev.OccurrenceCancelled):
             job.cancellations += 1
+        elif isinstance(event, ev.BacklogCancelled):
+            job.cancellations += event.runs
     for record in attempt_records(events):
         worker = stats.workers.setdefault(record.worker_id, WorkerStats(0))
         end = now if record.end is None else record.end

@@ -58,7 +58,7 @@ def fingerprint(engine: Engine) -> tuple:
             for k, w in engine.workers.items()
         },
         {
-            k: (j.spec, j.next_due, j.open, j.blocked, j.unmet_dependencies, j.paused_through)
+            k: (j.spec, j.next_due, j.open, j.blocked_from, j.unmet_dependencies, j.paused_through)
             for k, j in engine.jobs.items()
         },
         {k: (n.state, n.tries, n.next_try) for k, n in engine.outbox.items()},

@@ -589,7 +589,10 @@ def test_delete_cancels_the_implicit_backlog_too() -> None:
     assert [engine.occurrence_state("a", t) for t in (10, 20)] == [S.QUEUED, S.QUEUED]
     mark = engine.log.mark()
     assert engine.apply(DeleteJob("a")).accepted
-    assert engine.log.since(mark) == [ev.BacklogCancelled(20, "a", 10, 20), ev.JobDeleted(20, "a")]
+    assert engine.log.since(mark) == [
+        ev.BacklogCancelled(20, "a", 10, 20, 2, CancelReason.DELETED, None),
+        ev.JobDeleted(20, "a"),
+    ]
     assert [engine.occurrence_state("a", t) for t in (10, 20, 30)] == [
         S.CANCELLED,
         S.CANCELLED,

@@ -1,0 +1,117 @@
+"""A job's runs without a record, kept as ranges: walked and counted without materialising them.
+
+A job has at most one implicit range at a time (see :mod:`engine.core`, "Lazy occurrences"):
+
+- live: the created runs from its cursor on, QUEUED (or BLOCKED while a dependency has not
+  succeeded);
+- cancelled: the created runs its deletion or a cascade cancelled together
+  (``Job.cancelled_backlog``); its cursor is gone then, so it has no live range.
+
+A range's runs are the job's schedule ticks in ``[first, last]`` (under the definition each was
+created with) that were not skipped on resume and have no record of their own. Walking them costs
+one schedule step per run; counting them is arithmetic for ``Every`` schedules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.model import Job, OccurrenceState
+from engine.schedules import Every, Once, Schedule
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+S = OccurrenceState
+
+
+@dataclass(frozen=True, slots=True)
+class ImplicitRange:
+    """Runs of one job in ``[first, last]``, all in ``state``, none with a record."""
+
+    job: Job
+    first: int
+    last: int
+    state: OccurrenceState
+
+
+def implicit_range(engine: Engine, job: Job) -> ImplicitRange | None:
+    """The job's implicit runs as a range, if it has any."""
+    cancelled = job.cancelled_backlog
+    if cancelled is not None:
+        return ImplicitRange(job, cancelled.first, cancelled.last, S.CANCELLED)
+    first = job.next_due
+    if first is None or not engine.is_created(job, first):
+        return None
+    state = S.BLOCKED if job.unmet_dependencies else S.QUEUED
+    return ImplicitRange(job, first, engine._created_limit(job), state)
+
+
+def runs_in(engine: Engine, job: Job, first: int, last: int) -> Iterator[int]:
+    """The job's runs in ``[first, last]`` without a record and not skipped, in tick order."""
+    tick = job.first_fire(first)
+    while tick is not None and tick <= last:
+        skipped = _skip_around(job, tick)
+        if skipped is not None:
+            tick = job.first_fire(skipped + 1)
+            continue
+        if (job.job_id, tick) not in engine.occurrences:
+            yield tick
+        tick = job.first_fire(tick + 1)
+
+
+def count_runs(
+    engine: Engine, job: Job, first: int, last: int, recorded: Iterable[int] | None = None
+) -> int:
+    """``len(list(runs_in(...)))``, by arithmetic per definition and skip range where it can.
+    ``recorded``: the scheduled ticks of the job's records, if known (else every record is read)."""
+    total = 0
+    low = first
+    for through, spec in job.backlog:
+        if low > through:
+            continue
+        total += _fires_not_skipped(job, spec.schedule, low, min(last, through))
+        low = through + 1
+    total += _fires_not_skipped(job, job.spec.schedule, max(low, job.spec_since), last)
+    if recorded is None:
+        recorded = (tick for job_id, tick in engine.occurrences if job_id == job.job_id)
+    for tick in recorded:
+        if first <= tick <= last and job.fires_at(tick) and _skip_around(job, tick) is None:
+            total -= 1
+    return total
+
+
+def _skip_around(job: Job, tick: int) -> int | None:
+    """The end of the skip range ``tick`` falls in, or None."""
+    for after, through in job.skipped:
+        if after < tick <= through:
+            return through
+    return None
+
+
+def _fires_not_skipped(job: Job, schedule: Schedule, low: int, high: int) -> int:
+    total = _fires(schedule, low, high)
+    for after, through in job.skipped:
+        total -= _fires(schedule, max(low, after + 1), min(high, through))
+    return total
+
+
+def _fires(schedule: Schedule, low: int, high: int) -> int:
+    """How many fire ticks ``schedule`` has in ``[low, high]``."""
+    if low > high:
+        return 0
+    if isinstance(schedule, Once):
+        return 1 if low <= schedule.at <= high else 0
+    first = schedule.first_at_or_after(low)
+    if first is None or first > high:
+        return 0
+    if isinstance(schedule, Every):
+        return (high - first) // schedule.interval + 1
+    count = 0
+    tick: int | None = first
+    while tick is not None and tick <= high:
+        count += 1
+        tick = schedule.first_at_or_after(tick + 1)
+    return count
