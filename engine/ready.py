@@ -59,6 +59,11 @@ class HeapReadyQueue:
     def __bool__(self) -> bool:
         return bool(self._heap)
 
+    def contents(self) -> list[ReadyEntry]:
+        """The entries held, stale ones included, in the order they would pop (for comparisons
+        in tests: push sequence numbers are left out, their order kept)."""
+        return [item[-1] for item in self._heap.live()]
+
     def snapshot(self) -> tuple:
         return self._heap.snapshot(), self._seq
 
@@ -126,6 +131,10 @@ class AgingReadyQueue:
 
     def __bool__(self) -> bool:
         return self._tree[1] != _EMPTY
+
+    def contents(self) -> list[ReadyEntry]:
+        """The entries held, by rank (for comparisons in tests)."""
+        return [entry for _, entry in sorted(self._entries.items())]
 
     def snapshot(self) -> tuple:
         return self._size, tuple(self._tree), tuple(self._entries.items())
