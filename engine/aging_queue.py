@@ -179,6 +179,10 @@ class AgingReadyQueue:
     def __len__(self) -> int:
         return len(self._nodes)
 
+    def contents(self) -> list[ReadyEntry]:
+        """The entries held, in tie-break order (for comparisons in tests)."""
+        return list(self.snapshot())
+
     def snapshot(self) -> tuple[ReadyEntry, ...]:
         """The entries held, in tie-break order, read from the tree itself."""
         entries = []

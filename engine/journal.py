@@ -31,8 +31,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.records import named_values
+
 if TYPE_CHECKING:
     from engine.core import Engine
+
+UNSAVED = -1
+"""The ``gen`` of a record just restored: no generation has saved it, so its next change saves."""
+
+
+class UnjournaledWrite(AssertionError):
+    """A record changed in a generation that had not saved it: a rollback would miss the change.
+    Only raised in the debug mode (``Engine.check_journal``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +80,15 @@ class Head:
 
 
 class JournalMixin:
+    check_journal: bool = False
+    """Debug mode, for tests: at every mark, rollback and return to the head, check that no record
+    changed in the generation that ends without being saved by ``_touch`` first, and raise
+    :class:`UnjournaledWrite` naming the record and the field if one did. It compares every
+    record with its values at the generation's start, so it also sees changes made in place (a
+    job's ``open``, an attempt's outcome). Off (the default) it costs one test per mark."""
+    _shadow: dict[int, tuple[Any, tuple]] | None = None
+    """In debug mode: by record id, each record and its values when the generation started."""
+
     def _touch(self: Engine, record: Any) -> None:
         """Save ``record`` before its first change in the current generation."""
         if record.gen != self._generation:
@@ -81,6 +100,8 @@ class JournalMixin:
 
         ``previous``, the last mark taken, lets marks share the random generator's state while
         nothing draws from it (the state is the bulk of a mark's size)."""
+        if self.check_journal:
+            self._check_writes()
         self._saves.append([])
         self._undos.append([])
         self._generation = len(self._saves) - 1
@@ -114,6 +135,8 @@ class JournalMixin:
         first = mark.generation
         if first >= len(self._saves):
             raise ValueError(f"generation {first} was rolled back past already")
+        if self.check_journal:
+            self._check_writes()
         kept_down_from = self._keep_head_down_to(mark)
         self._journal_into(None)
         for generation in range(len(self._undos) - 1, first - 1, -1):
@@ -131,6 +154,7 @@ class JournalMixin:
                 if record.born < first and id(record) not in restored:
                     restored.add(id(record))
                     record.restore(saved)
+                    record.gen = UNSAVED
         del self._saves[first + 1 :]
         del self._undos[first + 1 :]
         self._saves[first] = []
@@ -150,12 +174,17 @@ class JournalMixin:
                 if len(table) < below:
                     kept.append(item)
             tail[:0] = kept[::-1]
+        if self.check_journal:
+            self._check_writes(verify=False)
 
     def restore_head(self: Engine) -> Mark:
         """Return to the furthest state reached; returns its restore point."""
         head = self._head
         if head is None:
             raise ValueError("there is no head to return to: the engine is at its furthest state")
+        if self.check_journal:
+            self._check_writes()
+            self._shadow = None
         self._journal_into(None)
         ready, idle, due, timers, by_state = head.containers
         self._ready.restore(ready)
@@ -165,6 +194,7 @@ class JournalMixin:
         self.by_state = {state: dict.fromkeys(keys) for state, keys in by_state}
         for record, saved in head.records.values():
             record.restore(saved)
+            record.gen = UNSAVED
         self.log.truncate(head.lowest.log_length)
         self.log.extend(head.log_tail)
         tables = (self.jobs, self.workers, self.occurrences, self.outbox)
@@ -236,6 +266,35 @@ class JournalMixin:
         head.log_tail[:0] = self.log[target.log_length : lowest.log_length]
         head.lowest = target
         return lowest
+
+    def _check_writes(self: Engine, verify: bool = True) -> None:
+        """Debug mode: check the generation that ends (see ``check_journal``), then remember
+        every record's values for the next one. ``verify=False`` only remembers (after a
+        rollback, whose restores are journaled writes)."""
+        generation = self._generation
+        tables = {
+            "job": self.jobs,
+            "worker": self.workers,
+            "occurrence": self.occurrences,
+            "notification": self.outbox,
+        }
+        shadow = self._shadow if verify else None
+        for kind, table in tables.items() if shadow is not None else ():
+            for key, record in table.items():
+                before = shadow.get(id(record))
+                if record.gen == generation or before is None or before[0] is not record:
+                    continue
+                for (name, old), (_, new) in zip(before[1], named_values(record), strict=True):
+                    if old != new:
+                        raise UnjournaledWrite(
+                            f"{kind} {key!r}: field {name!r} changed from {old!r} to {new!r} "
+                            f"in generation {generation}, which had not saved it (no _touch)"
+                        )
+        self._shadow = {
+            id(record): (record, named_values(record))
+            for table in tables.values()
+            for record in table.values()
+        }
 
     def _journal_into(self: Engine, undo: list | None) -> None:
         """Send every container's undo steps to ``undo`` (None: keep none, e.g. while undoing)."""

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine.backoff import Backoff
+from engine.records import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.schedules import Schedule
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ class CancelledRange:
     """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
+@journaled
 @dataclass(slots=True)
 class Job:
     """A scheduled job and the engine's bookkeeping for walking its schedule lazily.
@@ -166,9 +168,9 @@ class Job:
     (the empty tuple is shared), and Python's cycle collector has fewer objects to walk."""
 
     spec: JobSpec
-    submission: int
+    submission: int = field(metadata=IDENTITY)
     """Position in submission order (0, 1, 2, ...)."""
-    order_key: bytes
+    order_key: bytes = field(metadata=IDENTITY)
     """The job id's Java sort key, computed once."""
     next_due: int | None
     """The earliest schedule tick whose occurrence has not been materialised; None when done."""
@@ -185,7 +187,7 @@ class Job:
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
     implicit: every created run from the cursor on is BLOCKED while dependencies are unmet."""
-    open: dict[int, None] = field(default_factory=dict)
+    open: dict[int, None] = field(default_factory=dict, metadata=copy_rule(tuple, dict.fromkeys))
     """Scheduled ticks of this job's materialised occurrences that are not final, in order made."""
     paused_through: int | None = None
     """While paused: the last tick whose occurrences were created before the pause."""
@@ -202,9 +204,9 @@ class Job:
     (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
-    gen: int = field(default=0, compare=False, repr=False)
+    gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
     """The journal generation that last saved this record (see :mod:`engine.journal`)."""
-    born: int = field(default=0, compare=False, repr=False)
+    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
     """The journal generation in which this record was created."""
 
     @property
@@ -234,66 +236,25 @@ class Job:
                 return spec.schedule.contains(tick)
         return tick >= self.spec_since and self.spec.schedule.contains(tick)
 
-    def save(self) -> tuple:
-        """The fields that change. Immutable values (a save may be restored many times): only
-        ``open`` needs copying, the other collections are tuples and frozensets."""
-        return (
-            self.spec,
-            self.next_due,
-            self.fail_attempts,
-            self.unmet_dependencies,
-            self.runnable_since,
-            self.dependents,
-            self.blocked_from,
-            tuple(self.open),
-            self.paused_through,
-            self.skipped,
-            self.deleted,
-            self.backlog,
-            self.spec_since,
-            self.cancelled_backlog,
-            self.front,
-            self.gen,
-        )
 
-    def restore(self, saved: tuple) -> None:
-        (
-            self.spec,
-            self.next_due,
-            self.fail_attempts,
-            self.unmet_dependencies,
-            self.runnable_since,
-            self.dependents,
-            self.blocked_from,
-            open_ticks,
-            self.paused_through,
-            self.skipped,
-            self.deleted,
-            self.backlog,
-            self.spec_since,
-            self.cancelled_backlog,
-            self.front,
-            self.gen,
-        ) = saved
-        self.open = dict.fromkeys(open_ticks)
-
-
+@journaled
 @dataclass(slots=True)
 class Attempt:
     """One try of an occurrence on one worker."""
 
-    number: int
-    worker_id: str
-    started: int
+    number: int = field(metadata=IDENTITY)
+    worker_id: str = field(metadata=IDENTITY)
+    started: int = field(metadata=IDENTITY)
     ended: int | None = None
     outcome: AttemptOutcome = AttemptOutcome.RUNNING
 
 
+@journaled
 @dataclass(slots=True)
 class Occurrence:
     """A materialised run of a job. ``(job_id, scheduled)`` is its identity, kept as ``key``."""
 
-    key: tuple[str, int]
+    key: tuple[str, int] = field(metadata=IDENTITY)
     state: OccurrenceState
     max_attempts: int
     priority: int
@@ -301,7 +262,7 @@ class Occurrence:
     """Tick from which it could run (dependencies met); aging counts from here and never resets."""
     duration: int
     timeout: int | None
-    attempts: list[Attempt] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list, metadata=record_list(Attempt))
     eligible_at: int | None = None
     """For RETRY_PENDING: the tick its backoff ends."""
     retry_delay: int | None = None
@@ -309,40 +270,8 @@ class Occurrence:
     cancel_reason: CancelReason | None = None
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
-    gen: int = field(default=0, compare=False, repr=False)
-    born: int = field(default=0, compare=False, repr=False)
-
-    def save(self) -> tuple:
-        attempts = tuple((a, a.ended, a.outcome) for a in self.attempts)
-        return (
-            self.state,
-            self.max_attempts,
-            self.ready_since,
-            attempts,
-            self.eligible_at,
-            self.retry_delay,
-            self.cancel_reason,
-            self.cancel_cause,
-            self.gen,
-        )
-
-    def restore(self, saved: tuple) -> None:
-        (
-            self.state,
-            self.max_attempts,
-            self.ready_since,
-            attempts,
-            self.eligible_at,
-            self.retry_delay,
-            self.cancel_reason,
-            self.cancel_cause,
-            self.gen,
-        ) = saved
-        self.attempts = []
-        for attempt, ended, outcome in attempts:
-            attempt.ended = ended
-            attempt.outcome = outcome
-            self.attempts.append(attempt)
+    gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def job_id(self) -> str:
@@ -359,27 +288,22 @@ class Occurrence:
         return None
 
 
+@journaled
 @dataclass(slots=True)
 class Worker:
-    worker_id: str
-    order_key: bytes
+    worker_id: str = field(metadata=IDENTITY)
+    order_key: bytes = field(metadata=IDENTITY)
     running: tuple[str, int] | None = None
     """The occurrence whose attempt this worker runs, if any."""
     since: int = 0
     """Tick of the last change between idle and busy."""
     busy_ticks: int = 0
     """Ticks spent busy before ``since``: utilisation without replaying history."""
-    registered: int = 0
+    registered: int = field(default=0, metadata=IDENTITY)
     down: bool = False
     draining: bool = False
-    gen: int = field(default=0, compare=False, repr=False)
-    born: int = field(default=0, compare=False, repr=False)
-
-    def save(self) -> tuple:
-        return (self.running, self.since, self.busy_ticks, self.down, self.draining, self.gen)
-
-    def restore(self, saved: tuple) -> None:
-        self.running, self.since, self.busy_ticks, self.down, self.draining, self.gen = saved
+    gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def state(self) -> WorkerState:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from engine import events as ev
 from engine.model import Channel, NotifyOn, Occurrence
+from engine.records import BOOKKEEPING, IDENTITY, journaled
 from engine.timers import TimerKind
 
 if TYPE_CHECKING:
@@ -29,22 +30,17 @@ class NotificationState(Enum):
     """Every allowed try failed."""
 
 
+@journaled
 @dataclass(slots=True)
 class Notification:
-    key: NotificationKey
-    created: int
+    key: NotificationKey = field(metadata=IDENTITY)
+    created: int = field(metadata=IDENTITY)
     state: NotificationState = NotificationState.PENDING
     tries: int = 0
     next_try: int | None = None
     delivered_at: int | None = None
-    gen: int = field(default=0, compare=False, repr=False)
-    born: int = field(default=0, compare=False, repr=False)
-
-    def save(self) -> tuple:
-        return (self.state, self.tries, self.next_try, self.delivered_at, self.gen)
-
-    def restore(self, saved: tuple) -> None:
-        self.state, self.tries, self.next_try, self.delivered_at, self.gen = saved
+    gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def job_id(self) -> str:

@@ -66,6 +66,11 @@ class HeapReadyQueue:
     def __bool__(self) -> bool:
         return bool(self._heap)
 
+    def contents(self) -> list[ReadyEntry]:
+        """The entries held, stale ones included, in the order they would pop (for comparisons
+        in tests: push sequence numbers are left out, their order kept)."""
+        return [item[-1] for item in self._heap.live()]
+
     def snapshot(self) -> tuple:
         return self._heap.snapshot(), self._seq
 

@@ -45,6 +45,11 @@ class UndoHeap:
     def __len__(self) -> int:
         return len(self.items) - len(self.dead)
 
+    def live(self) -> list[Any]:
+        """The live items, smallest first: what the heap holds for its users (for comparisons
+        in tests; O(n log n))."""
+        return sorted(item for item in self.items if id(item) not in self.dead)
+
     def snapshot(self) -> tuple[tuple, frozenset[int]]:
         return tuple(self.items), frozenset(self.dead)
 

@@ -2,15 +2,19 @@
 
 Each run picks a policy (dispatch order fifo/priority/aging, dispatch auto/manual, completion
 simulated/reported, retry backoff, notification outages) and a seed, then drives random commands:
-workers registered, taken down, brought up and drained; jobs scheduled with Once/Every schedules,
-priorities, durations, scripted failures and hangs, timeouts, failure rates, notification
-subscriptions and dependencies on one-time jobs; cancel, modify, delete, pause and resume; time
-advanced by small steps and by jumps of up to a billion ticks; with manual dispatch, dispatches;
-with reported completion, reports for the right and for wrong attempt numbers.
+workers registered, taken down, brought up and drained; jobs scheduled with Once, Every and
+calendar (cron) schedules, priorities, durations, scripted failures and hangs, timeouts, failure
+rates, notification subscriptions and dependencies on one-time jobs; cancel, modify, delete, pause
+and resume; time advanced by small steps and by jumps of up to a billion ticks; with manual
+dispatch, dispatches; with reported completion, reports for the right and for wrong attempt
+numbers.
 
 After every step ``violations(engine)`` must be empty, and a rejected command must have changed
-nothing. At the end, replaying the recorded commands on a fresh engine with the same policy and seed
-must give the same results and the same event log, event for event.
+nothing (``state_fingerprint``: every field of every record, the containers, the counters and
+the random generator). The engine leaves a restore point after every command, as the history does
+after every tick, and runs in the journal's debug mode, so a record changed without being
+journaled first fails the step. At the end, replaying the recorded commands on a fresh engine
+with the same policy and seed must give the same results and the same state.
 """
 
 from __future__ import annotations
@@ -26,8 +30,11 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
+from state_fingerprint import assert_same_state, state_fingerprint
 
 from engine.backoff import Backoff, BackoffKind, Jitter
+from engine.calendar import CronSchedule
+from engine.clock import Clock
 from engine.commands import (
     Advance,
     CancelOccurrence,
@@ -49,6 +56,7 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import violations
+from engine.journal import Mark
 from engine.model import (
     PRIORITY_LEVELS,
     CatchUp,
@@ -131,22 +139,9 @@ small_intervals = st.integers(1, 12)
 huge_intervals = st.integers(10**5, 10**8)
 
 
-def snapshot(engine: Engine) -> tuple:
-    """What any command could change, as comparable values."""
-    return (
-        engine.now,
-        len(engine.log),
-        {
-            key: (o.state, o.priority, o.max_attempts, o.eligible_at, len(o.attempts))
-            for key, o in engine.occurrences.items()
-        },
-        {
-            job_id: (j.spec, j.next_due, j.paused_through, j.deleted, tuple(j.skipped))
-            for job_id, j in engine.jobs.items()
-        },
-        {w: (x.running, x.down, x.draining) for w, x in engine.workers.items()},
-        {k: (n.state, n.tries) for k, n in engine.outbox.items()},
-    )
+CLOCK = Clock.parse(None, "UTC", 60)
+CRON_GAPS = {"*/7 * * * *": (4, 7), "0 * * * *": (60, 60), "30 2 * * *": (1440, 1440)}
+"""Calendar schedules (one tick a minute), with the shortest and longest gap between fires."""
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -157,6 +152,9 @@ class EngineMachine(RuleBasedStateMachine):
         self.seed = 0
         self.commands: list[Command] = []
         self.results: list[Result] = []
+        self.marks: list[tuple[int, Mark]] = []
+        """A restore point after every command (as the history leaves one after every tick), with
+        the number of commands before it: each mark runs the journal's debug check."""
 
     @initialize(
         policy=policies,
@@ -168,7 +166,8 @@ class EngineMachine(RuleBasedStateMachine):
     def start(self, policy: Policy, seed: int, workers: int, jobs: int, data) -> None:
         """The policy, the seed, a few workers and a few jobs to start with."""
         self.policy, self.seed = policy, seed
-        self.engine = Engine(policy, seed=seed)
+        self.engine = self.new_engine()
+        self.marks = [(0, self.engine.mark())]
         for worker_id in WORKER_IDS[:workers]:
             assert self.run(RegisterWorker(worker_id)).accepted
         for _ in range(jobs):
@@ -184,15 +183,23 @@ class EngineMachine(RuleBasedStateMachine):
     def reported(self) -> bool:
         return self.policy.completion is CompletionMode.REPORTED
 
+    def new_engine(self) -> Engine:
+        """An engine with this run's policy and seed, in the journal's debug mode."""
+        engine = Engine(self.policy, seed=self.seed)
+        engine.check_journal = True
+        return engine
+
     def run(self, command: Command) -> Result:
-        before = snapshot(self.engine)
+        before = state_fingerprint(self.engine)
         result = self.engine.apply(command)
         self.commands.append(command)
         self.results.append(result)
+        self.marks.append((len(self.commands), self.engine.mark(self.marks[-1][1])))
         assert isinstance(result.outcome, Outcome)
         if not result.accepted:
             assert result.message, command
-            assert snapshot(self.engine) == before, f"rejected {command} changed the engine"
+            after = state_fingerprint(self.engine)
+            assert after == before, f"rejected {command} changed the engine"
         return result
 
     def job_ids(self) -> list[str]:
@@ -211,6 +218,11 @@ class EngineMachine(RuleBasedStateMachine):
             and job.next_due is not None
             and (not self.manual or job.unmet_dependencies > 0)
         ]
+        intervals += [
+            CRON_GAPS[job.spec.schedule.expression][1]
+            for job in self.engine.jobs.values()
+            if isinstance(job.spec.schedule, CronSchedule) and not job.deleted
+        ]
         return min([BIG] + [100 * interval for interval in intervals])
 
     def implicit_backlog(self, job_id: str) -> int:
@@ -224,6 +236,8 @@ class EngineMachine(RuleBasedStateMachine):
         schedule = job.spec.schedule
         if isinstance(schedule, Every):
             return (limit - job.next_due) // schedule.interval + 1
+        if isinstance(schedule, CronSchedule):
+            return (limit - job.next_due) // CRON_GAPS[schedule.expression][0] + 1
         return 1
 
     # -------------------------------------------------------------------------------------- rules
@@ -239,10 +253,12 @@ class EngineMachine(RuleBasedStateMachine):
         draw = data.draw
         job_id = draw(st.sampled_from(JOB_IDS), label="job id")
         start = max(0, self.engine.now + draw(st.integers(-2, 30), label="starts in"))
-        if draw(st.booleans(), label="recurring"):
-            schedule: Every | Once = Every(start, draw(small_intervals | huge_intervals))
-        else:
-            schedule = Once(start)
+        kind = draw(st.sampled_from(("once", "every", "every", "calendar")), label="schedule")
+        schedule: Every | Once | CronSchedule = Once(start)
+        if kind == "every":
+            schedule = Every(start, draw(small_intervals | huge_intervals))
+        elif kind == "calendar":
+            schedule = CronSchedule(draw(st.sampled_from(sorted(CRON_GAPS))), CLOCK)
         ones = sorted(
             j for j, job in self.engine.jobs.items() if isinstance(job.spec.schedule, Once)
         )
@@ -499,11 +515,11 @@ class EngineMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         # Determinism: the same commands on a fresh engine with the same policy and seed give the
         # same answers and the same event log, event for event.
-        replay = Engine(self.policy, seed=self.seed)
+        replay = self.new_engine()
         results = [replay.apply(command) for command in self.commands]
         assert [r.outcome for r in results] == [r.outcome for r in self.results]
         assert list(replay.log) == list(self.engine.log)
-        assert snapshot(replay) == snapshot(self.engine)
+        assert_same_state(self.engine, replay)
 
 
 EngineMachine.TestCase.settings = settings(

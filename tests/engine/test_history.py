@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from state_fingerprint import state_fingerprint
 
 from engine.backoff import Backoff, BackoffKind, Jitter
 from engine.commands import (
@@ -37,42 +38,9 @@ UNTIL = 240
 EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)
 
 
-def fingerprint(engine: Engine) -> tuple:
-    """Everything observable about an engine's state, in a comparable form."""
-    return (
-        engine.now,
-        [repr(event) for event in engine.log],
-        {
-            key: (
-                o.state,
-                [(a.number, a.worker_id, a.started, a.ended, a.outcome) for a in o.attempts],
-                o.eligible_at,
-                o.retry_delay,
-                o.max_attempts,
-                o.cancel_cause,
-            )
-            for key, o in engine.occurrences.items()
-        },
-        {
-            k: (w.running, w.since, w.busy_ticks, w.down, w.draining)
-            for k, w in engine.workers.items()
-        },
-        {
-            k: (j.spec, j.next_due, j.open, j.blocked_from, j.unmet_dependencies, j.paused_through)
-            for k, j in engine.jobs.items()
-        },
-        {k: (n.state, n.tries, n.next_try) for k, n in engine.outbox.items()},
-        {state: set(keys) for state, keys in engine.by_state.items()},
-        engine.rng.getstate(),
-        engine.next_event_tick(),
-        engine.created_through,
-        engine.dispatches,
-    )
-
-
 def new_engine_for(order: DispatchOrder):
     def new_engine() -> Engine:
-        return Engine(
+        engine = Engine(
             Policy(
                 order=order,
                 aging_step=4,
@@ -81,6 +49,8 @@ def new_engine_for(order: DispatchOrder):
             ),
             seed=11,
         )
+        engine.check_journal = True
+        return engine
 
     return new_engine
 
@@ -143,7 +113,7 @@ def fresh(order: DispatchOrder, tick: int) -> tuple:
     if (order, tick) not in _FRESH:
         history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
         history.seek(tick)
-        _FRESH[order, tick] = fingerprint(history.engine)
+        _FRESH[order, tick] = state_fingerprint(history.engine)
     return _FRESH[order, tick]
 
 
@@ -175,7 +145,7 @@ def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
             history.step_back()
         else:
             history.step_forward()
-        assert fingerprint(history.engine) == fresh(order, history.tick), (move, amount)
+        assert state_fingerprint(history.engine) == fresh(order, history.tick), (move, amount)
 
 
 def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
@@ -217,11 +187,11 @@ def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one
     history.seek(50)
     assert history.apply(PauseJob("etl")).accepted
     history.seek(UNTIL)
-    paused_future = fingerprint(history.engine)
+    paused_future = state_fingerprint(history.engine)
     history.seek(50)
     assert history.redo_branch()
     history.seek(UNTIL)
-    restored = fingerprint(history.engine)
+    restored = state_fingerprint(history.engine)
     assert restored != paused_future
     assert history.engine.occurrence_state("etl", 110) is OccurrenceState.CANCELLED
     assert not history.redo_branch()

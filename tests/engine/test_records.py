@@ -1,0 +1,110 @@
+"""Journaled records: save and restore follow the dataclass fields; the debug mode catches a
+record changed without being journaled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import pytest
+
+from engine.commands import Advance, RegisterWorker, ScheduleJob
+from engine.core import Engine
+from engine.journal import UnjournaledWrite
+from engine.model import Attempt, AttemptOutcome, Job, JobSpec, Occurrence, OccurrenceState, Worker
+from engine.notifications import Notification
+from engine.records import BOOKKEEPING, IDENTITY, Journal, copy_rule, journal_of, journaled, kind
+from engine.schedules import Every
+
+
+@journaled
+@dataclass(slots=True)
+class Toy:
+    name: str = field(metadata=IDENTITY)
+    count: int = 0
+    added_later: str = "new"
+    tags: list[str] = field(default_factory=list, metadata=copy_rule(tuple, list))
+    gen: int = field(default=0, compare=False, metadata=BOOKKEEPING)
+
+
+def test_every_field_but_identity_and_bookkeeping_is_saved_and_restored():
+    toy = Toy("t", 1, "before", ["a"])
+    saved = toy.save()
+    toy.count, toy.added_later, toy.gen = 2, "after", 7
+    toy.tags.append("b")
+    toy.restore(saved)
+    assert (toy.name, toy.count, toy.added_later, toy.tags, toy.gen) == ("t", 1, "before", ["a"], 7)
+    assert journal_of(Toy).journaled == ("count", "added_later", "tags")
+
+
+def test_a_save_restored_twice_gives_independent_values():
+    toy = Toy("t", tags=["a"])
+    saved = toy.save()
+    toy.restore(saved)
+    toy.tags.append("b")
+    toy.restore(saved)
+    assert toy.tags == ["a"]
+
+
+def test_a_mutable_field_without_a_copy_rule_is_refused():
+    with pytest.raises(TypeError, match=r"Broken\.items is mutable"):
+
+        @journaled
+        @dataclass(slots=True)
+        class Broken:
+            items: list[int] = field(default_factory=list)
+
+
+@pytest.mark.parametrize("cls", [Job, Occurrence, Attempt, Worker, Notification])
+def test_each_record_class_accounts_for_every_field(cls):
+    journal = journal_of(cls)
+    bookkeeping_fields = tuple(f.name for f in fields(cls) if kind(f) is Journal.BOOKKEEPING)
+    assert sorted(journal.journaled + journal.identity + bookkeeping_fields) == sorted(
+        f.name for f in fields(cls)
+    )
+
+
+def test_an_occurrences_attempts_are_restored_in_place():
+    first = Attempt(1, "w1", 0)
+    occurrence = Occurrence(("a", 0), OccurrenceState.RUNNING, 2, 0, 0, 1, None, [first])
+    saved = occurrence.save()
+    first.ended, first.outcome = 3, AttemptOutcome.FAILED
+    occurrence.attempts.append(Attempt(2, "w1", 3))
+    occurrence.restore(saved)
+    assert occurrence.attempts == [Attempt(1, "w1", 0)] and occurrence.attempts[0] is first
+
+
+def engine_with_a_running_job() -> Engine:
+    engine = Engine(seed=1)
+    engine.check_journal = True
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("a", Every(0, 5), duration=3)))
+    engine.apply(Advance(1))
+    engine.mark()
+    return engine
+
+
+def test_the_debug_mode_names_the_record_and_field_written_without_touch():
+    engine = engine_with_a_running_job()
+    engine.workers["w1"].since = 99
+    with pytest.raises(UnjournaledWrite, match=r"worker 'w1': field 'since' changed from 0 to 99"):
+        engine.mark()
+
+
+def test_the_debug_mode_sees_changes_made_in_place():
+    engine = engine_with_a_running_job()
+    engine.occurrences[("a", 0)].attempts[0].ended = 2
+    with pytest.raises(UnjournaledWrite, match=r"occurrence \('a', 0\): field 'attempts'"):
+        engine.rollback(engine.mark())
+
+
+def test_the_debug_mode_accepts_journaled_writes_and_is_off_by_default():
+    engine = engine_with_a_running_job()
+    worker = engine.workers["w1"]
+    engine._touch(worker)
+    worker.since = 99
+    engine.mark()
+    quiet = Engine()
+    quiet.apply(RegisterWorker("w1"))
+    quiet.mark()
+    quiet.workers["w1"].since = 99
+    quiet.mark()

@@ -1,0 +1,86 @@
+"""Rollback is exact: a hypothesis state machine that rewinds the engine and compares it with a
+fresh replay.
+
+It drives every command of ``EngineMachine`` (workers down/up/drain, jobs scheduled once, every N
+ticks or on a calendar, modify, cancel, delete, pause, resume, complete, advance, dispatch) under
+random policies; the engine leaves a restore point after every command, as the history does after
+every tick. Between commands it rolls back to a random earlier restore point, returns to the head
+(the furthest state reached), or replays the head's own next command (the same future, which
+keeps the head valid; any other command starts a new future and drops it). After each rollback
+and each return to the head, the engine's whole state (``state_fingerprint``: every field of every
+record, the event log, the ready queue, the worker pool, the due and timer heaps, the by-state
+index, the counters, the random generator) must equal that of a fresh engine that ran the same
+commands. The journal's debug mode is on throughout.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import precondition, rule
+from state_fingerprint import assert_same_state
+from test_engine_stateful import EngineMachine
+
+from engine.commands import Command, Result
+from engine.journal import Mark
+
+
+class RollbackMachine(EngineMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.head: tuple[list[Command], list[Result], list[tuple[int, Mark]]] | None = None
+        """While the engine keeps a head: the commands, results and marks that reached it."""
+
+    def run(self, command: Command) -> Result:
+        if self.head is not None:
+            ahead = self.head[0]
+            done = len(self.commands)
+            if done >= len(ahead) or ahead[done] != command:
+                self.engine.drop_head()
+                self.head = None
+        return super().run(command)
+
+    def assert_same_as_a_fresh_replay(self) -> None:
+        fresh = self.new_engine()
+        results = [fresh.apply(command) for command in self.commands]
+        assert results == self.results
+        assert_same_state(self.engine, fresh)
+        assert self.engine.has_head == (self.head is not None)
+
+    @precondition(lambda self: len(self.marks) > 1)
+    @rule(data=st.data())
+    def roll_back(self, data: st.DataObject) -> None:
+        index = data.draw(st.integers(0, len(self.marks) - 1), label="back to mark")
+        done, mark = self.marks[index]
+        if self.head is None:
+            self.head = (list(self.commands), list(self.results), list(self.marks))
+        self.engine.rollback(mark)
+        del self.commands[done:], self.results[done:], self.marks[index + 1 :]
+        self.assert_same_as_a_fresh_replay()
+
+    @precondition(lambda self: self.head is not None)
+    @rule()
+    def return_to_the_head(self) -> None:
+        assert self.head is not None
+        commands, results, marks = self.head
+        mark = self.engine.restore_head()
+        self.commands, self.results = list(commands), list(results)
+        self.marks = [*marks, (len(commands), mark)]
+        self.assert_same_as_a_fresh_replay()
+
+    @precondition(lambda self: self.head is not None and len(self.head[0]) > len(self.commands))
+    @rule()
+    def replay_the_heads_next_command(self) -> None:
+        assert self.head is not None
+        command = self.head[0][len(self.commands)]
+        assert self.run(command) == self.head[1][len(self.commands) - 1]
+        assert self.engine.has_head
+
+
+RollbackMachine.TestCase.settings = settings(
+    max_examples=150,
+    stateful_step_count=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestRollbackMachine = RollbackMachine.TestCase
