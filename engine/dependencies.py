@@ -1,4 +1,4 @@
-"""Dependency gating and cascading cancellation (seed 001), as a mixin of the engine.
+"""Dependency gating and cascading cancellation (seed 001).
 
 A job may depend on one-time jobs. Its occurrences that fall due while a dependency has not
 succeeded are BLOCKED; when the last one succeeds they become QUEUED and age from that tick. The
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import events as ev
-from engine.model import CancelReason, Job, JobSpec, OccurrenceState
+from engine.model import CancelReason, Job, JobSpec, Occurrence, OccurrenceState
 from engine.policies import DoomedSubmission
 from engine.schedules import Once
 
@@ -24,59 +24,71 @@ if TYPE_CHECKING:
 S = OccurrenceState
 
 
-class DependenciesMixin:
-    def _check_dependencies(self: Engine, spec: JobSpec) -> str | None:
+class Dependencies:
+    """Gates jobs on the one-time jobs they depend on; owns no state beyond the job records."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def problem(self, spec: JobSpec) -> str | None:
+        """Why ``spec``'s dependencies cannot be accepted, or None."""
+        jobs = self._engine.jobs
         for dependency_id in spec.depends_on:
-            dependency = self.jobs.get(dependency_id)
+            dependency = jobs.get(dependency_id)
             if dependency is None:
                 return f"unknown dependency {dependency_id!r}"
             if not isinstance(dependency.spec.schedule, Once):
                 return f"dependency {dependency_id!r} must be a one-time job"
         return None
 
-    def _link_dependencies(self: Engine, job: Job) -> str | None:
+    def link(self, job: Job) -> str | None:
         """Register ``job`` with its dependencies; the job that dooms it, if one already has."""
+        engine = self._engine
         doomed_by = None
+        cancel_doomed = engine.policy.doomed_submission is DoomedSubmission.CANCEL
         for dependency_id in job.spec.depends_on:
-            dependency = self.jobs[dependency_id]
-            self._touch(dependency)
+            dependency = engine.jobs[dependency_id]
+            engine.journal.touch(dependency)
             dependency.dependents = (*dependency.dependents, job.job_id)
-            occurrence = self._only_occurrence(dependency)
+            occurrence = self.only_occurrence(dependency)
             state = occurrence.state if occurrence is not None else None
-            if (state is S.FAILED or state is S.CANCELLED) and self.policy.doomed_submission is (
-                DoomedSubmission.CANCEL
-            ):
+            if (state is S.FAILED or state is S.CANCELLED) and cancel_doomed:
+                assert occurrence is not None
                 doomed_by = doomed_by or occurrence.cancel_cause or dependency_id
             elif state is not S.SUCCEEDED:
                 job.unmet_dependencies += 1
         if job.unmet_dependencies == 0:
-            job.runnable_since = self.now
+            job.runnable_since = engine.now
         return doomed_by
 
-    def _only_occurrence(self: Engine, job: Job):
+    def only_occurrence(self, job: Job) -> Occurrence | None:
+        """A one-time job's run, if it has a record."""
         assert isinstance(job.spec.schedule, Once)
-        return self.occurrences.get((job.job_id, job.spec.schedule.at))
+        return self._engine.occurrences.get((job.job_id, job.spec.schedule.at))
 
-    def _dependency_succeeded(self: Engine, job: Job) -> None:
+    def succeeded(self, job: Job) -> None:
+        """``job``'s run succeeded: a dependent whose last dependency it was becomes runnable."""
+        engine = self._engine
         for dependent_id in job.dependents:
-            dependent = self.jobs[dependent_id]
-            self._touch(dependent)
+            dependent = engine.jobs[dependent_id]
+            engine.journal.touch(dependent)
             dependent.unmet_dependencies -= 1
             if dependent.unmet_dependencies:
                 continue
-            dependent.runnable_since = self.now
+            dependent.runnable_since = engine.now
             if dependent.blocked_from is None:
                 continue  # none of its runs fell due: it waits on the due heap as usual
             dependent.blocked_from = None
             first = dependent.next_due
-            if first is not None and self.is_created(dependent, first):
-                self.log.append(ev.OccurrenceUnblocked(self.now, dependent.job_id, first))
-            self._release(dependent)
+            if first is not None and engine.cursors.is_created(dependent, first):
+                engine.log.append(ev.OccurrenceUnblocked(engine.now, dependent.job_id, first))
+            engine.dispatcher.release(dependent)
 
-    def _dependency_failed(self: Engine, root: Job) -> None:
+    def failed(self, root: Job) -> None:
         """``root`` (one-time) can never succeed now: cancel its dependents, level by level."""
         if not root.dependents:
             return
+        engine = self._engine
         seen = {root.job_id}
         level = [root]
         while level:
@@ -85,13 +97,8 @@ class DependenciesMixin:
                 for dependent_id in job.dependents:
                     if dependent_id not in seen:
                         seen.add(dependent_id)
-                        next_level.append(self.jobs[dependent_id])
+                        next_level.append(engine.jobs[dependent_id])
             next_level.sort(key=lambda job: job.submission)
             for job in next_level:
-                self._cancel_job(job, root.job_id)
+                engine.lifecycle.cancel_waiting(job, CancelReason.CASCADE, root.job_id)
             level = next_level
-
-    def _cancel_job(self: Engine, job: Job, cause: str) -> None:
-        """A dependency can never succeed: every occurrence of ``job`` not yet final is cancelled
-        (its blocked runs as one range), and none is created any more."""
-        self._cancel_waiting(job, CancelReason.CASCADE, cause)

@@ -1,4 +1,4 @@
-"""Changing jobs after they are scheduled: modify, cancel, delete, pause, resume (engine mixin).
+"""Changing jobs after they are scheduled: modify, cancel, delete, pause, resume.
 
 The rules, which the docs repeat for users:
 
@@ -57,15 +57,15 @@ def past_run_time(schedule: Schedule, now: int) -> str | None:
     return f"{schedule.describe()} has no run at or after the current time {now}"
 
 
-class LifecycleMixin:
-    def get_job(self: Engine, job_id: str) -> Result:
-        job = self.jobs.get(job_id)
-        if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
-        return Result(Outcome.OK, job)
+class Lifecycle:
+    """The commands that change a scheduled job; owns no state beyond the job and run records."""
 
-    def modify(self: Engine, job_id: str, changes: dict[str, object]) -> Result:
-        job = self._live_job(job_id)
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def modify(self, job_id: str, changes: dict[str, object]) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
@@ -75,136 +75,144 @@ class LifecycleMixin:
         spec = dataclasses.replace(job.spec, **changes)
         problem = spec_problem(spec)
         if problem is None and "schedule" in changes:
-            problem = past_run_time(spec.schedule, self.now)
+            problem = past_run_time(spec.schedule, engine.now)
         if problem is None and job.dependents and "schedule" in changes:
             problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
-        if "priority" in changes and self.policy.order is not DispatchOrder.FIFO:
+        if "priority" in changes and engine.policy.order is not DispatchOrder.FIFO:
             self._materialise_backlog(job)
-        self._touch(job)
+        engine.journal.touch(job)
         if job.next_due is None:
             # The cursor ran past every remembered definition: none of them applies any more,
             # and a new schedule must start from now, not from a cursor that has ended.
             job.backlog = ()
-        limit = self._created_limit(job)
+        limit = engine.cursors.created_limit(job)
         if job.next_due is not None and job.next_due <= limit:
             job.backlog = (*job.backlog, (limit, job.spec))
         job.spec = spec
         if "schedule" in changes:
-            job.spec_since = self.now
-            start = job.next_due if job.backlog else self.now
-            job.next_due = self._walk_cursor(job, job.first_fire(start))
-        self._release(job)
-        self.log.append(ev.JobModified(self.now, job_id, tuple(sorted(changes))))
+            job.spec_since = engine.now
+            start = job.next_due if job.backlog else engine.now
+            job.next_due = engine.cursors.walk(job, job.first_fire(start))
+        engine.dispatcher.release(job)
+        engine.log.append(ev.JobModified(engine.now, job_id, tuple(sorted(changes))))
         return Result(Outcome.OK)
 
-    def cancel_occurrence(self: Engine, job_id: str, scheduled: int | None = None) -> Result:
-        job = self._live_job(job_id)
+    def cancel(self, job_id: str, scheduled: int | None = None) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if scheduled is None:
             scheduled = self._next_cancellable(job)
             if scheduled is None:
                 return Result(Outcome.NOT_FOUND, message=f"{job_id} has no occurrence to cancel")
-        state = self.occurrence_state(job_id, scheduled)
+        state = engine.occurrence_state(job_id, scheduled)
         if state is None:
             return Result(
                 Outcome.NOT_FOUND, message=f"{scheduled} is not an occurrence of {job_id}"
             )
         if state not in _CANCELLABLE:
             return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
-        occurrence = self.occurrences.get((job_id, scheduled))
+        occurrence = engine.occurrences.get((job_id, scheduled))
         if occurrence is None:
-            occurrence = self._materialise(job, scheduled, state)
+            occurrence = engine.store.materialise(job, scheduled, state)
             if scheduled == job.next_due:
-                self._take_front(job)
-                self._advance_cursor(job)
-                self._release(job)
+                engine.dispatcher.take_front(job)
+                engine.cursors.advance(job)
+                engine.dispatcher.release(job)
         self._cancel(occurrence, CancelReason.USER, None)
         if isinstance(job.spec.schedule, Once):
-            self._dependency_failed(job)
+            engine.dependencies.failed(job)
         return Result(Outcome.OK, scheduled)
 
-    def delete(self: Engine, job_id: str) -> Result:
-        job = self._live_job(job_id)
+    def delete(self, job_id: str) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
-        if any(self.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
+        if any(engine.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
-        self._cancel_waiting(job, CancelReason.DELETED, None)
+        self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
-        self.log.append(ev.JobDeleted(self.now, job_id))
+        engine.log.append(ev.JobDeleted(engine.now, job_id))
         if isinstance(job.spec.schedule, Once):
-            occurrence = self._only_occurrence(job)
+            occurrence = engine.dependencies.only_occurrence(job)
             if occurrence is None or occurrence.state is not S.SUCCEEDED:
-                self._dependency_failed(job)
+                engine.dependencies.failed(job)
         return Result(Outcome.OK)
 
-    def pause(self: Engine, job_id: str) -> Result:
-        job = self._live_job(job_id)
+    def pause(self, job_id: str) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if job.paused_through is not None:
             return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
-        self._touch(job)
-        job.paused_through = self.created_through
-        self.log.append(ev.JobPaused(self.now, job_id))
+        engine.journal.touch(job)
+        job.paused_through = engine.cursors.created_through
+        engine.log.append(ev.JobPaused(engine.now, job_id))
         return Result(Outcome.OK)
 
-    def resume(self: Engine, job_id: str, catch_up: CatchUp | None = None) -> Result:
-        job = self._live_job(job_id)
+    def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         paused_through = job.paused_through
         if paused_through is None:
             return Result(Outcome.CONFLICT, message=f"{job_id} is not paused")
         mode = catch_up or job.spec.catch_up
-        self._touch(job)
+        engine.journal.touch(job)
         job.paused_through = None
-        self.log.append(ev.JobResumed(self.now, job_id, mode))
+        engine.log.append(ev.JobResumed(engine.now, job_id, mode))
         if mode is not CatchUp.ALL and job.next_due is not None:
-            missed = last_at_or_before(job.spec.schedule, self.now, paused_through + 1)
+            missed = last_at_or_before(job.spec.schedule, engine.now, paused_through + 1)
             through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
             if through is not None and through > paused_through:
                 job.skipped = (*job.skipped, (paused_through, through))
-                self.log.append(ev.OccurrencesSkipped(self.now, job_id, paused_through, through))
+                engine.log.append(
+                    ev.OccurrencesSkipped(engine.now, job_id, paused_through, through)
+                )
                 if job.front is None:
-                    job.next_due = self._walk_cursor(job, job.next_due)
-        self._release(job)
+                    job.next_due = engine.cursors.walk(job, job.next_due)
+        engine.dispatcher.release(job)
         return Result(Outcome.OK)
 
-    def _live_job(self: Engine, job_id: str) -> Job | None:
+    def _live_job(self, job_id: str) -> Job | None:
         job = self.jobs.get(job_id)
         return None if job is None or job.deleted else job
 
-    def _cancel(self: Engine, occurrence: Occurrence, reason: CancelReason, cause: str | None):
-        self._touch(occurrence)
+    def _cancel(self, occurrence: Occurrence, reason: CancelReason, cause: str | None):
+        engine = self._engine
+        engine.journal.touch(occurrence)
         occurrence.cancel_reason = reason
         occurrence.cancel_cause = cause
         occurrence.eligible_at = None
-        self._set_state(occurrence, S.CANCELLED)
-        self.log.append(ev.OccurrenceCancelled(self.now, *occurrence.key, reason, cause))
-        self._notify(occurrence, NotifyOn.CANCELLED)
+        engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
+        engine.log.append(ev.OccurrenceCancelled(engine.now, *occurrence.key, reason, cause))
+        engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
 
-    def _cancel_waiting(self: Engine, job: Job, reason: CancelReason, cause: str | None) -> None:
+    def cancel_waiting(self, job: Job, reason: CancelReason, cause: str | None) -> None:
         """Cancel every run of ``job`` that waits (a running attempt goes on) and create no more:
         its records one by one in the order they were made, then its implicit runs as one range.
 
         Those runs follow every record (they are behind the cursor, the records before it), so
         their notifications come in the order the same runs as records would give."""
-        self._take_front(job)
-        self._touch(job)
-        waiting = implicit_range(self, job)
+        engine = self._engine
+        engine.dispatcher.take_front(job)
+        engine.journal.touch(job)
+        waiting = implicit_range(engine, job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
             # The one run gets its record, so that a dependent can see why it never ran.
-            state = self.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
-            self._materialise(job, job.next_due, state)
+            state = engine.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
+            engine.store.materialise(job, job.next_due, state)
             waiting = None
         job.next_due = None
         job.blocked_from = None
         for scheduled in list(job.open):
-            occurrence = self.occurrences[(job.job_id, scheduled)]
+            occurrence = engine.occurrences[(job.job_id, scheduled)]
             if occurrence.state is not S.RUNNING:
                 self._cancel(occurrence, reason, cause)
         if waiting is not None:
@@ -215,31 +223,36 @@ class LifecycleMixin:
     ) -> None:
         """Cancel the job's created runs in ``[first, last]`` that have no record, as a range: one
         event, but each run's notifications exactly as a cancelled record would queue them."""
+        engine = self._engine
         job.cancelled_backlog = CancelledRange(first, last, reason, cause)
-        runs = count_runs(self, job, first, last)
-        self.log.append(ev.BacklogCancelled(self.now, job.job_id, first, last, runs, reason, cause))
+        runs = count_runs(engine, job, first, last)
+        engine.log.append(
+            ev.BacklogCancelled(engine.now, job.job_id, first, last, runs, reason, cause)
+        )
         if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
-            for scheduled in runs_in(self, job, first, last):
-                self._notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
+            for scheduled in runs_in(engine, job, first, last):
+                engine.notifications.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
 
-    def _next_cancellable(self: Engine, job: Job) -> int | None:
+    def _next_cancellable(self, job: Job) -> int | None:
         """The job's earliest occurrence that has not started: materialised or the cursor's."""
+        engine = self._engine
         candidates = [
             scheduled
             for scheduled in job.open
-            if self.occurrences[(job.job_id, scheduled)].state in _CANCELLABLE
+            if engine.occurrences[(job.job_id, scheduled)].state in _CANCELLABLE
         ]
         if job.next_due is not None:
             candidates.append(job.next_due)
         return min(candidates, default=None)
 
-    def _materialise_backlog(self: Engine, job: Job) -> None:
+    def _materialise_backlog(self, job: Job) -> None:
         """Turn a job's implicit waiting occurrences into records queued on their own."""
-        front = self._take_front(job)
+        engine = self._engine
+        front = engine.dispatcher.take_front(job)
         if front is None:
             return
-        limit = self._created_limit(job)
+        limit = engine.cursors.created_limit(job)
         while job.next_due is not None and job.next_due <= limit:
-            occurrence = self._materialise(job, job.next_due, S.QUEUED)
-            self._push_ready(occurrence)
-            self._advance_cursor(job)
+            occurrence = engine.store.materialise(job, job.next_due, S.QUEUED)
+            engine.dispatcher.push_ready(occurrence)
+            engine.cursors.advance(job)

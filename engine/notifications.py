@@ -59,21 +59,37 @@ class Notification:
         return self.key[5]
 
 
-class NotificationsMixin:
-    """Queue notifications for a job's subscribers and try to deliver them (engine mixin)."""
+class Outbox:
+    """Queues notifications for a job's subscribers and tries to deliver them."""
 
-    def _notify(self: Engine, occurrence: Occurrence, happening: NotifyOn) -> None:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.records: dict[NotificationKey, Notification] = {}
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return (("notification", self.records),)
+
+    def containers(self) -> tuple:
+        return ()
+
+    def scalars(self) -> tuple:
+        return ()
+
+    def restore_scalars(self, values: tuple) -> None:
+        """No counters of its own."""
+
+    def notify(self, occurrence: Occurrence, happening: NotifyOn) -> None:
         job_id, scheduled = occurrence.key
-        self._notify_run(job_id, scheduled, len(occurrence.attempts), happening)
+        self.notify_run(job_id, scheduled, len(occurrence.attempts), happening)
 
-    def _notify_run(
-        self: Engine, job_id: str, scheduled: int, attempt: int, happening: NotifyOn
-    ) -> None:
+    def notify_run(self, job_id: str, scheduled: int, attempt: int, happening: NotifyOn) -> None:
         """Queue the notifications of a run, with or without a record (an implicit run has had
         no attempt)."""
-        subscriptions = self.jobs[job_id].spec.notify
+        engine = self._engine
+        subscriptions = engine.jobs[job_id].spec.notify
         if not subscriptions:
             return
+        now, generation = engine.now, engine.journal.generation
         for subscription in subscriptions:
             if happening not in subscription.on:
                 continue
@@ -85,38 +101,36 @@ class NotificationsMixin:
                 subscription.channel.value,
                 subscription.target,
             )
-            if key in self.outbox:
+            if key in self.records:
                 continue
-            self.outbox[key] = Notification(
-                key,
-                created=self.now,
-                next_try=self.now,
-                gen=self._generation,
-                born=self._generation,
+            self.records[key] = Notification(
+                key, created=now, next_try=now, gen=generation, born=generation
             )
-            self.log.append(ev.NotificationQueued(self.now, key))
-            self._add_timer(self.now, TimerKind.NOTIFICATION_TRY, key)
+            engine.log.append(ev.NotificationQueued(now, key))
+            engine.timers.add(now, TimerKind.NOTIFICATION_TRY, key)
 
-    def _try_delivery(self: Engine, key: NotificationKey) -> None:
-        notification = self.outbox[key]
-        if notification.state is not NotificationState.PENDING or notification.next_try != self.now:
+    def try_delivery(self, key: NotificationKey) -> None:
+        engine = self._engine
+        now = engine.now
+        notification = self.records[key]
+        if notification.state is not NotificationState.PENDING or notification.next_try != now:
             return
-        self._touch(notification)
+        engine.journal.touch(notification)
         notification.tries += 1
-        policy = self.policy.notifications
-        if not policy.is_down(Channel(notification.channel), self.now):
+        policy = engine.policy.notifications
+        if not policy.is_down(Channel(notification.channel), now):
             notification.state = NotificationState.DELIVERED
-            notification.delivered_at = self.now
+            notification.delivered_at = now
             notification.next_try = None
-            self.log.append(ev.NotificationDelivered(self.now, key, notification.tries))
+            engine.log.append(ev.NotificationDelivered(now, key, notification.tries))
         elif notification.tries >= policy.max_tries:
             notification.state = NotificationState.DEAD
             notification.next_try = None
-            self.log.append(ev.NotificationDeadLettered(self.now, key, notification.tries))
+            engine.log.append(ev.NotificationDeadLettered(now, key, notification.tries))
         else:
-            delay = max(1, policy.backoff.delay(notification.tries, self.rng))
-            notification.next_try = self.now + delay
-            self.log.append(
-                ev.NotificationRetried(self.now, key, notification.tries, notification.next_try)
+            delay = max(1, policy.backoff.delay(notification.tries, engine.rng))
+            notification.next_try = now + delay
+            engine.log.append(
+                ev.NotificationRetried(now, key, notification.tries, notification.next_try)
             )
-            self._add_timer(notification.next_try, TimerKind.NOTIFICATION_TRY, key)
+            engine.timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, key)

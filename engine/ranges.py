@@ -46,7 +46,7 @@ def implicit_range(engine: Engine, job: Job) -> ImplicitRange | None:
     if first is None or not engine.is_created(job, first):
         return None
     state = S.BLOCKED if job.unmet_dependencies else S.QUEUED
-    return ImplicitRange(job, first, engine._created_limit(job), state)
+    return ImplicitRange(job, first, engine.cursors.created_limit(job), state)
 
 
 def runs_in(engine: Engine, job: Job, first: int, last: int) -> Iterator[int]:

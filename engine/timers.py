@@ -1,6 +1,12 @@
-"""The kinds of timer the engine keeps, in the order they run within one tick."""
+"""Timers: what the engine must do at a later tick, in the order it runs within one tick."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
 from enum import IntEnum
+from typing import Any
+
+from engine.undo_heap import UndoHeap
 
 
 class TimerKind(IntEnum):
@@ -10,3 +16,42 @@ class TimerKind(IntEnum):
     """The reviewer's check: an attempt still running at start + timeout is timed out."""
     BACKOFF_END = 2
     NOTIFICATION_TRY = 3
+
+
+class Timers:
+    """A heap of ``(tick, kind, sequence, payload)``: within a tick, by kind, then by the order
+    they were set. A timer is never withdrawn; its handler ignores it when it has gone stale."""
+
+    def __init__(self) -> None:
+        self.heap = UndoHeap()
+        self.sequence = 0
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return ()
+
+    def containers(self) -> tuple[UndoHeap, ...]:
+        return (self.heap,)
+
+    def scalars(self) -> tuple:
+        return (self.sequence,)
+
+    def restore_scalars(self, values: tuple) -> None:
+        (self.sequence,) = values
+
+    def add(self, tick: int, kind: TimerKind, payload: Any) -> None:
+        self.sequence += 1
+        self.heap.push((tick, kind, self.sequence, payload))
+
+    def due(self, now: int) -> Iterator[tuple[TimerKind, Any]]:
+        """Pop the timers set for ``now`` or earlier, in order (handlers may add more)."""
+        heap = self.heap
+        while heap and heap.peek()[0] <= now:
+            _, kind, _, payload = heap.pop()
+            yield kind, payload
+
+    def next_tick(self) -> int | None:
+        entry = self.heap.peek()
+        return entry[0] if entry is not None else None
+
+    def __bool__(self) -> bool:
+        return bool(self.heap.items)

@@ -1,4 +1,4 @@
-"""Workers: registration, crashes, recovery and draining, as a mixin of the engine.
+"""The workforce: workers, their registration, crashes, recovery and draining, and the idle pool.
 
 A worker that goes down loses its running attempt (LOST): the occurrence is retried at once and the
 lost attempt does not count against its retries, so nothing is lost and nothing runs twice. A
@@ -11,88 +11,122 @@ from typing import TYPE_CHECKING
 
 from engine import events as ev
 from engine.commands import Outcome, Result
-from engine.model import AttemptOutcome, Worker
+from engine.model import Worker
 from engine.ordering import java_order_key
+from engine.policies import WorkerPool
 
 if TYPE_CHECKING:
     from engine.core import Engine
 
 
-class WorkersMixin:
-    def register_worker(self: Engine, worker_id: str) -> Result:
+class Workforce:
+    """The workers by id and the pool of idle ones (lowest id first)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.workers: dict[str, Worker] = {}
+        self.idle = WorkerPool()
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return (("worker", self.workers),)
+
+    def containers(self) -> tuple[WorkerPool, ...]:
+        return (self.idle,)
+
+    def scalars(self) -> tuple:
+        return ()
+
+    def restore_scalars(self, values: tuple) -> None:
+        """No counters of its own."""
+
+    def register(self, worker_id: str) -> Result:
+        engine = self._engine
         if worker_id in self.workers:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
         key = java_order_key(worker_id)
+        generation = engine.journal.generation
         self.workers[worker_id] = Worker(
             worker_id,
             key,
-            since=self.now,
-            registered=self.now,
-            gen=self._generation,
-            born=self._generation,
+            since=engine.now,
+            registered=engine.now,
+            gen=generation,
+            born=generation,
         )
-        self._idle.add(worker_id, key)
-        self.log.append(ev.WorkerRegistered(self.now, worker_id))
+        self.idle.add(worker_id, key)
+        engine.log.append(ev.WorkerRegistered(engine.now, worker_id))
         return Result(Outcome.CREATED, worker_id)
 
-    def worker_down(self: Engine, worker_id: str) -> Result:
+    def down(self, worker_id: str) -> Result:
+        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if worker.down:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already down")
-        self._touch(worker)
+        engine.journal.touch(worker)
         worker.down = True
         worker.draining = False
-        self._idle.discard(worker_id, worker.order_key)
-        self.log.append(ev.WorkerWentDown(self.now, worker_id))
+        self.idle.discard(worker_id, worker.order_key)
+        engine.log.append(ev.WorkerWentDown(engine.now, worker_id))
         if worker.running is not None:
-            occurrence = self.occurrences[worker.running]
-            attempt = occurrence.running_attempt
-            assert attempt is not None
-            self._end_attempt(occurrence, attempt, AttemptOutcome.LOST)
+            engine.attempts.lose(worker.running)
         return Result(Outcome.OK)
 
-    def worker_up(self: Engine, worker_id: str) -> Result:
+    def up(self, worker_id: str) -> Result:
+        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if not worker.down and not worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already up")
-        self._touch(worker)
+        engine.journal.touch(worker)
         worker.down = False
         worker.draining = False
         if worker.running is None:
-            worker.since = self.now
-            self._idle.add(worker_id, worker.order_key)
-        self.log.append(ev.WorkerCameUp(self.now, worker_id))
+            worker.since = engine.now
+            self.idle.add(worker_id, worker.order_key)
+        engine.log.append(ev.WorkerCameUp(engine.now, worker_id))
         return Result(Outcome.OK)
 
-    def drain_worker(self: Engine, worker_id: str) -> Result:
+    def drain(self, worker_id: str) -> Result:
+        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if worker.down or worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
-        self.log.append(ev.WorkerDrainStarted(self.now, worker_id))
-        self._idle.discard(worker_id, worker.order_key)
-        self._touch(worker)
+        engine.log.append(ev.WorkerDrainStarted(engine.now, worker_id))
+        self.idle.discard(worker_id, worker.order_key)
+        engine.journal.touch(worker)
         if worker.running is None:
             worker.down = True
-            self.log.append(ev.WorkerWentDown(self.now, worker_id))
+            engine.log.append(ev.WorkerWentDown(engine.now, worker_id))
         else:
             worker.draining = True
         return Result(Outcome.OK)
 
-    def _release_worker(self: Engine, worker: Worker) -> None:
+    def take_idle(self) -> Worker | None:
+        """The idle worker to run the next attempt (lowest id), taken out of the pool."""
+        worker_id = self.idle.pop()
+        return None if worker_id is None else self.workers[worker_id]
+
+    def occupy(self, worker: Worker, key: tuple[str, int]) -> None:
+        """``worker`` starts an attempt of the occurrence ``key``."""
+        self._engine.journal.touch(worker)
+        worker.running = key
+        worker.since = self._engine.now
+
+    def release(self, worker: Worker) -> None:
         """The worker's attempt ended: account its busy time, then idle it (or finish a drain)."""
-        self._touch(worker)
-        worker.busy_ticks += self.now - worker.since
-        worker.since = self.now
+        engine = self._engine
+        engine.journal.touch(worker)
+        worker.busy_ticks += engine.now - worker.since
+        worker.since = engine.now
         worker.running = None
         if worker.draining:
             worker.draining = False
             worker.down = True
-            self.log.append(ev.WorkerWentDown(self.now, worker.worker_id))
+            engine.log.append(ev.WorkerWentDown(engine.now, worker.worker_id))
         elif not worker.down:
-            self._idle.add(worker.worker_id, worker.order_key)
+            self.idle.add(worker.worker_id, worker.order_key)

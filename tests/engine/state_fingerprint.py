@@ -47,8 +47,8 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
         "now": engine.now,
         "created_through": engine.created_through,
         "dispatches": engine.dispatches,
-        "undispatched_submissions": engine._undispatched_submissions,
-        "counters": (engine._next_seq, engine._next_submission),
+        "undispatched_submissions": engine.cursors.undispatched_submissions,
+        "counters": (engine.timers.sequence, engine.cursors.submissions),
         "rng": engine.rng.getstate(),
         "log": list(engine.log),
         "jobs": value(engine.jobs),
@@ -56,10 +56,10 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
         "occurrences": value(engine.occurrences),
         "outbox": value(engine.outbox),
         "by_state": {state: frozenset(keys) for state, keys in engine.by_state.items()},
-        "ready": value(engine._ready.contents()),
-        "idle": engine._idle.snapshot()[1],
-        "due": engine._due.live(),
-        "timers": engine._timers.live(),
+        "ready": value(engine.dispatcher.ready.contents()),
+        "idle": engine.workforce.idle.snapshot()[1],
+        "due": engine.cursors.due.live(),
+        "timers": engine.timers.heap.live(),
     }
 
 

@@ -195,7 +195,7 @@ def test_a_recurring_backlog_over_a_billion_ticks_holds_one_entry_per_waiting_jo
         JobSpec("third", Every(0, 3), priority=1),
     ):
         assert engine.apply(ScheduleJob(spec)).accepted
-    queue = engine._ready
+    queue = engine.dispatcher.ready
     assert isinstance(queue, AgingReadyQueue)
     engine.advance(jump)
     assert len(queue) == 2

@@ -309,9 +309,9 @@ def fingerprint(engine: Engine) -> tuple:
         {worker_id: freeze(worker) for worker_id, worker in engine.workers.items()},
         {key: freeze(notification) for key, notification in engine.outbox.items()},
         {state: tuple(keys) for state, keys in engine.by_state.items()},
-        engine._timers.snapshot(),
-        engine._due.snapshot(),
-        engine._idle.snapshot(),
+        engine.timers.heap.snapshot(),
+        engine.cursors.due.snapshot(),
+        engine.workforce.idle.snapshot(),
     )
 
 

@@ -176,7 +176,7 @@ def _modified_values_ignored(engine: Engine) -> None:
 def _worker_left_idle(engine: Engine) -> None:
     # The engine loses w2 from its idle pool: w2 is idle, yet c@14 waits for w1, which retries
     # a@10 from 15 and is free at 20.
-    engine._idle.discard("w2", engine.workers["w2"].order_key)
+    engine.workforce.idle.discard("w2", engine.workers["w2"].order_key)
     assert engine.apply(ScheduleJob(JobSpec("c", Once(14)))).accepted
     engine.advance(22)
     assert engine.occurrences[("c", 14)].attempts[0].started == 20
@@ -187,7 +187,7 @@ def _run_forgotten(engine: Engine) -> None:
     assert engine.apply(ScheduleJob(JobSpec("c", Once(20)))).accepted
     engine.advance(20)
     engine.begin_tick()
-    engine._take_front(engine.jobs["c"])
+    engine.dispatcher.take_front(engine.jobs["c"])
     engine.advance(30)
     assert engine.occurrence_state("c", 20) is S.QUEUED
 

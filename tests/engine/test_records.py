@@ -100,7 +100,7 @@ def test_the_debug_mode_sees_changes_made_in_place():
 def test_the_debug_mode_accepts_journaled_writes_and_is_off_by_default():
     engine = engine_with_a_running_job()
     worker = engine.workers["w1"]
-    engine._touch(worker)
+    engine.journal.touch(worker)
     worker.since = 99
     engine.mark()
     quiet = Engine()

@@ -12,7 +12,7 @@ import pytest
 
 from engine import cli_scenario
 from engine.cli_scenario import add_parsers
-from engine.workers import WorkersMixin
+from engine.workers import Workforce
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -284,13 +284,13 @@ STUCK = (
 @pytest.fixture
 def leaking_idle_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken engine: a worker whose attempt ends is idle but never offered work again."""
-    release = WorkersMixin._release_worker
+    release = Workforce.release
 
     def leak(self, worker) -> None:  # type: ignore[no-untyped-def]
         release(self, worker)
-        self._idle.discard(worker.worker_id, worker.order_key)
+        self.idle.discard(worker.worker_id, worker.order_key)
 
-    monkeypatch.setattr(WorkersMixin, "_release_worker", leak)
+    monkeypatch.setattr(Workforce, "release", leak)
 
 
 @pytest.mark.usefixtures("leaking_idle_pool")

@@ -1,0 +1,167 @@
+"""The life of an attempt: started by a dispatch, ended by its duration, a report, a timeout or
+its worker's crash; then the occurrence succeeds, waits out a backoff for its retry, or fails.
+
+Attempts are numbered from 1 per occurrence, never reused, and an occurrence has at most one
+running attempt: a report or a timer for any other attempt is stale and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine import events as ev
+from engine.commands import Outcome, Result
+from engine.dispatcher import Assignment
+from engine.model import Attempt, AttemptOutcome, NotifyOn, Occurrence, OccurrenceState, Worker
+from engine.policies import CompletionMode
+from engine.timers import TimerKind
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+S = OccurrenceState
+
+_ATTEMPT_ENDED = {
+    AttemptOutcome.SUCCEEDED: ev.AttemptSucceeded,
+    AttemptOutcome.FAILED: ev.AttemptFailed,
+    AttemptOutcome.TIMED_OUT: ev.AttemptTimedOut,
+    AttemptOutcome.LOST: ev.AttemptLost,
+}
+
+
+class Attempts:
+    """Starts and ends attempts; owns no state beyond the records it changes."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._simulated = engine.policy.completion is CompletionMode.SIMULATED
+
+    def start(self, occurrence: Occurrence, worker: Worker) -> Assignment:
+        engine = self._engine
+        now, key, worker_id = engine.now, occurrence.key, worker.worker_id
+        job_id, scheduled = key
+        number = len(occurrence.attempts) + 1
+        job = engine.jobs[job_id]
+        engine.journal.touch(occurrence)
+        occurrence.attempts.append(Attempt(number, worker_id, now))
+        occurrence.eligible_at = None
+        occurrence.retry_delay = None
+        engine.store.set_state(occurrence, job, S.RUNNING)
+        engine.workforce.occupy(worker, key)
+        engine.log.append(ev.AttemptStarted(now, job_id, scheduled, number, worker_id))
+        payload = (job_id, scheduled, number)
+        if self._simulated and number not in job.spec.hang_attempts:
+            engine.timers.add(now + occurrence.duration, TimerKind.ATTEMPT_END, payload)
+        if occurrence.timeout is not None:
+            engine.timers.add(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
+        return Assignment(job_id, scheduled, number, worker_id)
+
+    def complete(self, job_id: str, scheduled: int, attempt: int, succeeded: bool) -> Result:
+        """A worker's report; accepted only for the occurrence's running attempt."""
+        occurrence = self._engine.occurrences.get((job_id, scheduled))
+        running = occurrence.running_attempt if occurrence is not None else None
+        if running is None:
+            return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} has no running attempt")
+        if running.number != attempt:
+            return Result(
+                Outcome.CONFLICT,
+                message=f"{job_id}@{scheduled} runs attempt {running.number}, not {attempt}",
+            )
+        assert occurrence is not None
+        outcome = AttemptOutcome.SUCCEEDED if succeeded else AttemptOutcome.FAILED
+        self.end(occurrence, running, outcome)
+        return Result(Outcome.OK)
+
+    def lose(self, key: tuple[str, int]) -> None:
+        """The worker running ``key``'s attempt went down."""
+        occurrence = self._engine.occurrences[key]
+        attempt = occurrence.running_attempt
+        assert attempt is not None
+        self.end(occurrence, attempt, AttemptOutcome.LOST)
+
+    def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
+        """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""
+        engine = self._engine
+        attempt = self._running(job_id, scheduled, number)
+        if attempt is None:
+            return
+        job = engine.jobs[job_id]
+        failed = number in job.fail_attempts or (
+            job.spec.failure_rate > 0 and engine.rng.random() < job.spec.failure_rate
+        )
+        outcome = AttemptOutcome.FAILED if failed else AttemptOutcome.SUCCEEDED
+        self.end(engine.occurrences[(job_id, scheduled)], attempt, outcome)
+
+    def timeout_reached(self, job_id: str, scheduled: int, number: int) -> None:
+        attempt = self._running(job_id, scheduled, number)
+        if attempt is not None:
+            occurrence = self._engine.occurrences[(job_id, scheduled)]
+            self.end(occurrence, attempt, AttemptOutcome.TIMED_OUT)
+
+    def backoff_ended(self, job_id: str, scheduled: int) -> None:
+        engine = self._engine
+        occurrence = engine.occurrences[(job_id, scheduled)]
+        if occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == engine.now:
+            engine.dispatcher.push_ready(occurrence)
+
+    def end(self, occurrence: Occurrence, attempt: Attempt, outcome: AttemptOutcome) -> None:
+        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence.
+
+        The attempt's own event comes first, so a draining worker goes down after it."""
+        engine = self._engine
+        now = engine.now
+        engine.journal.touch(occurrence)
+        attempt.ended = now
+        attempt.outcome = outcome
+        job_id, scheduled = occurrence.key
+        job = engine.jobs[job_id]
+        engine.log.append(
+            _ATTEMPT_ENDED[outcome](now, job_id, scheduled, attempt.number, attempt.worker_id)
+        )
+        engine.workforce.release(engine.workers[attempt.worker_id])
+        outbox = engine.notifications
+        if outcome is AttemptOutcome.SUCCEEDED:
+            engine.store.set_state(occurrence, job, S.SUCCEEDED)
+            outbox.notify(occurrence, NotifyOn.SUCCEEDED)
+            engine.dependencies.succeeded(job)
+            return
+        if outcome is AttemptOutcome.LOST:
+            occurrence.max_attempts += 1
+        elif outcome is AttemptOutcome.TIMED_OUT:
+            outbox.notify(occurrence, NotifyOn.TIMED_OUT)
+        else:
+            outbox.notify(occurrence, NotifyOn.FAILED)
+        if attempt.number < occurrence.max_attempts:
+            self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
+            return
+        engine.store.set_state(occurrence, job, S.FAILED)
+        engine.log.append(ev.OccurrenceFailed(now, job_id, scheduled, attempt.number))
+        outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
+        engine.dependencies.failed(job)
+
+    def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
+        """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""
+        engine = self._engine
+        now = engine.now
+        engine.journal.touch(occurrence)
+        job = engine.jobs[occurrence.job_id]
+        delay = 0
+        if not lost:
+            backoff = job.spec.backoff or engine.policy.backoff
+            delay = backoff.delay(attempt.number, engine.rng)
+        occurrence.eligible_at = now + delay
+        occurrence.retry_delay = delay
+        engine.store.set_state(occurrence, job, S.RETRY_PENDING)
+        job_id, scheduled = occurrence.key
+        engine.log.append(
+            ev.RetryScheduled(now, job_id, scheduled, attempt.number + 1, now + delay, delay)
+        )
+        if delay == 0:
+            engine.dispatcher.push_ready(occurrence)
+        else:
+            engine.timers.add(now + delay, TimerKind.BACKOFF_END, occurrence.key)
+
+    def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
+        """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""
+        attempt = self._engine.occurrences[(job_id, scheduled)].running_attempt
+        return attempt if attempt is not None and attempt.number == number else None

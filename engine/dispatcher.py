@@ -1,0 +1,144 @@
+"""The dispatcher: the ready queue, and the assignment of ready runs to idle workers.
+
+Each job with due runs waits in the ready queue as *one* implicit entry, its front: its earliest
+due run without a record. Only when a worker takes the front is the run materialised, and the
+job's next due run becomes its front. A run with a record (a retry, or a backlog materialised by
+a priority change) waits as an entry of its own. The queue's order is the policy's
+(:mod:`engine.ready`, :mod:`engine.aging_queue`); the worker is the idle one with the lowest id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine import events as ev
+from engine.model import Job, Occurrence, OccurrenceState
+from engine.policies import make_ready_queue
+from engine.ready import ReadyEntry, ReadyQueue
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+S = OccurrenceState
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """One attempt started by a dispatch."""
+
+    job_id: str
+    scheduled: int
+    attempt: int
+    worker_id: str
+
+
+class Dispatcher:
+    """The ready queue and the fronts of the jobs in it."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.ready: ReadyQueue = make_ready_queue(engine.policy)
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return ()
+
+    def containers(self) -> tuple[ReadyQueue, ...]:
+        return (self.ready,)
+
+    def scalars(self) -> tuple:
+        return ()
+
+    def restore_scalars(self, values: tuple) -> None:
+        """The queue's tie-break counter only orders entries of one run: nothing to restore."""
+
+    def release(self, job: Job) -> None:
+        """Give the job a front if its cursor run is due (or block it on unmet dependencies);
+        else put it back on the due heap for its next run."""
+        if job.front is not None:
+            return
+        engine = self._engine
+        cursors = engine.cursors
+        engine.journal.touch(job)
+        scheduled = job.next_due
+        if scheduled is None or scheduled > cursors.created_limit(job):
+            cursors.wait_for_due(job)
+            return
+        if job.unmet_dependencies:
+            # The runs from the cursor on are BLOCKED by arithmetic; the job leaves the due heap
+            # until its last dependency succeeds (or a cascade cancels it).
+            if job.blocked_from is None:
+                job.blocked_from = scheduled
+                engine.log.append(ev.OccurrenceBlocked(engine.now, job.job_id, scheduled))
+            return
+        entry = ReadyEntry(
+            job.job_id,
+            scheduled,
+            job.order_key,
+            job.spec_for(scheduled).priority,
+            max(scheduled, job.runnable_since or 0),
+            job.submission,
+            None,
+        )
+        job.front = entry
+        self.ready.push(entry)
+
+    def take_front(self, job: Job) -> ReadyEntry | None:
+        """Withdraw a job's implicit front from the ready queue, if it has one."""
+        entry = job.front
+        if entry is not None:
+            self._engine.journal.touch(job)
+            job.front = None
+            self.ready.remove(entry)
+        return entry
+
+    def push_ready(self, occurrence: Occurrence) -> None:
+        """A run with a record may run now (a retry after its backoff, a materialised one)."""
+        job = self._engine.jobs[occurrence.job_id]
+        self.ready.push(
+            ReadyEntry(
+                occurrence.job_id,
+                occurrence.scheduled,
+                job.order_key,
+                occurrence.priority,
+                occurrence.ready_since,
+                job.submission,
+                occurrence,
+            )
+        )
+
+    def assign(self) -> list[Assignment]:
+        """The best ready runs to the idle workers, until one or the other runs out."""
+        engine = self._engine
+        workforce, attempts = engine.workforce, engine.attempts
+        assignments = []
+        ready, idle = self.ready, workforce.idle
+        while idle and ready:
+            entry = ready.pop(engine.now)
+            if entry is None:
+                break
+            occurrence = entry.occurrence
+            if occurrence is None:
+                occurrence = self._take(entry)
+                if occurrence is None:
+                    continue
+            elif occurrence.state is not S.QUEUED and occurrence.state is not S.RETRY_PENDING:
+                continue
+            worker = workforce.take_idle()
+            assert worker is not None
+            assignments.append(attempts.start(occurrence, worker))
+        return assignments
+
+    def _take(self, entry: ReadyEntry) -> Occurrence | None:
+        """Materialise the front ``entry`` stands for (None if it is no longer the front)."""
+        engine = self._engine
+        job = engine.jobs[entry.job_id]
+        if job.front is not entry:
+            return None
+        engine.journal.touch(job)
+        job.front = None
+        occurrence = engine.store.materialise(job, entry.scheduled, S.QUEUED)
+        occurrence.ready_since = entry.ready_since
+        engine.cursors.advance(job)
+        self.release(job)
+        return occurrence
