@@ -257,3 +257,33 @@ def count_implicit(engine: Engine, job_id: str, *, offset: int = 0, cap: int) ->
         return 0
     runs = runs_in(engine, job, waiting.first, waiting.last)
     return sum(1 for _ in itertools.islice(runs, offset, offset + cap))
+
+
+@dataclass(frozen=True, slots=True)
+class CancelledRangeView:
+    """A job's runs cancelled together without records (a deletion or a cascade), as one row."""
+
+    job_id: str
+    first: int
+    """The range's first tick, as its ``BacklogCancelled`` event names it."""
+    first_run: int
+    """The first run in it."""
+    runs: int
+    reason: CancelReason
+    cause: str | None
+
+
+def cancelled_range(engine: Engine, job_id: str) -> CancelledRangeView | None:
+    """The job's cancelled range, if it has one with runs in it."""
+    job = engine.jobs.get(job_id)
+    cancelled = job.cancelled_backlog if job is not None else None
+    if job is None or cancelled is None:
+        return None
+    runs = runs_in(engine, job, cancelled.first, cancelled.last)
+    first_run = next(runs, None)
+    if first_run is None:
+        return None
+    count = 1 + count_runs(engine, job, first_run + 1, cancelled.last)
+    return CancelledRangeView(
+        job_id, cancelled.first, first_run, count, cancelled.reason, cancelled.cause
+    )

@@ -7,12 +7,20 @@ import io
 from rich.console import Console
 from tui_helpers import small_session
 
-from engine.commands import Advance, Dispatch, ModifyJob, ScheduleJob, WorkerDown
+from engine.commands import (
+    Advance,
+    DeleteJob,
+    Dispatch,
+    ModifyJob,
+    RegisterWorker,
+    ScheduleJob,
+    WorkerDown,
+)
 from engine.core import Engine
 from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchMode, Policy
-from engine.queries import list_occurrences
-from engine.schedules import Every
+from engine.queries import count_occurrences, list_occurrences
+from engine.schedules import Every, Once
 from engine.ticks import at_ticks
 from tui.app import DashboardApp
 from tui.detail_text import job as job_detail
@@ -136,3 +144,26 @@ def test_the_detail_pane_counts_the_backlog_as_the_query_api_after_a_modify() ->
     console = Console(width=100, record=True, file=io.StringIO())
     console.print(job_detail("a", engine, None))
     assert f"from 0, {behind} behind" in console.export_text()
+
+
+async def test_a_deleted_backlog_shows_in_the_cancelled_table_as_one_row_with_its_count() -> None:
+    """Deleting a job whose runs wait cancels them as one range: the table shows them (it used to
+    show none), as one row like the occurrences table's ``+N``, counted as the query API does."""
+    timeline = [
+        (0, ScheduleJob(JobSpec("blocker", Once(0), duration=100))),
+        (0, ScheduleJob(JobSpec("a", Every(0, 10), duration=3))),  # a@0 runs first, then blocker
+        (0, RegisterWorker("w1")),
+        (45, DeleteJob("a")),
+    ]
+    session = make_session("delete a backlog", Engine, at_ticks(timeline), 80)
+    app = DashboardApp(session=session, watch=False, blink=False)
+    async with app.run_test(size=SIZE):
+        screen = app.dashboard
+        screen.seek(50)
+        engine = screen.navigator.engine
+        assert count_occurrences(engine, state=OccurrenceState.CANCELLED, job_id="a") == 4
+        assert rows(screen.query_one("#cancellations")) == [
+            "a +3 10 CANCELLED 0 deleted its job was deleted"
+        ]
+        screen.seek(40)
+        assert rows(screen.query_one("#cancellations")) == []

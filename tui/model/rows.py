@@ -14,7 +14,7 @@ from engine import events as ev
 from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.ordering import java_order_key
-from engine.queries import implicit_front
+from engine.queries import cancelled_range, implicit_front
 from tui.model.indexes import LogIndex, SortedIndex
 from tui.model.navigator import Change
 
@@ -173,17 +173,28 @@ def retry_rows(engine_ref: Callable[[], Engine]) -> KeyedRows:
 
 
 def final_rows() -> KeyedRows:
-    """Cancelled and failed occurrences, by scheduled tick."""
+    """Cancelled and failed occurrences, by scheduled tick; a job's runs cancelled together
+    without records (a deletion, a cascade) are one row, keyed by the range's first tick, as the
+    query API gives it (:func:`engine.queries.cancelled_range`)."""
 
     def members(engine: Engine):
-        return [*engine.by_state[S.CANCELLED], *engine.by_state[S.FAILED]]
+        views = (cancelled_range(engine, job_id) for job_id in engine.jobs)
+        ranges = [(view.job_id, view.first) for view in views if view is not None]
+        return [*engine.by_state[S.CANCELLED], *engine.by_state[S.FAILED], *ranges]
 
     def belongs(engine: Engine, key) -> bool:
-        return key in engine.by_state[S.CANCELLED] or key in engine.by_state[S.FAILED]
+        if key in engine.occurrences:
+            return key in engine.by_state[S.CANCELLED] or key in engine.by_state[S.FAILED]
+        view = cancelled_range(engine, key[0])
+        return view is not None and view.first == key[1]
 
-    return KeyedRows(
-        lambda key: (key[1], order_key(key[0])), members, belongs, _occurrences_touched
-    )
+    def touched(events: Sequence[ev.Event]) -> set[tuple[str, int]]:
+        keys = _occurrences_touched(events)
+        keys.update((e.job_id, e.first) for e in events if isinstance(e, ev.BacklogCancelled))
+        return keys
+
+    return KeyedRows(lambda key: (key[1], order_key(key[0])), members, belongs, touched)
+
 
 
 def worker_rows() -> KeyedRows:

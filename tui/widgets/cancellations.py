@@ -7,6 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 
 from engine.model import CancelReason, OccurrenceState
+from engine.queries import cancelled_range
 from tui.cells import tick_text
 from tui.model.rows import final_rows
 from tui.states import DIM, state_text, style_of
@@ -38,15 +39,11 @@ class CancellationsTable(VirtualTable):
     def row_cells(self, key: tuple[str, int]) -> list[Text]:
         engine = self.engine
         assert engine is not None
-        occurrence = engine.occurrences[key]
+        occurrence = engine.occurrences.get(key)
+        if occurrence is None:
+            return self._range_cells(key)
         if occurrence.state is OccurrenceState.CANCELLED:
-            reason_word, cause = _REASONS.get(occurrence.cancel_reason, ("", ""))
-            reason = Text(reason_word)
-            cause_text = Text(cause, style=DIM)
-            if occurrence.cancel_reason is CancelReason.CASCADE:
-                cause_text = Text("⇐ ", style=DIM)
-                cause_text.append(occurrence.cancel_cause or "?", style=style_of("FAILED"))
-                cause_text.append(" failed first", style=DIM)
+            reason, cause_text = _why(occurrence.cancel_reason, occurrence.cancel_cause)
         else:
             last = occurrence.attempts[-1] if occurrence.attempts else None
             outcome = last.outcome if last is not None else None
@@ -62,3 +59,33 @@ class CancellationsTable(VirtualTable):
             reason,
             cause_text,
         ]
+
+    def _range_cells(self, key: tuple[str, int]) -> list[Text]:
+        """A job's runs cancelled together: its first run, and how many follow it."""
+        engine = self.engine
+        assert engine is not None
+        view = cancelled_range(engine, key[0])
+        assert view is not None
+        name = Text(key[0])
+        if view.runs > 1:
+            name.append(f" +{view.runs - 1}", style=DIM)
+        reason, cause_text = _why(view.reason, view.cause)
+        return [
+            name,
+            tick_text(view.first_run),
+            state_text(OccurrenceState.CANCELLED),
+            Text("0", style=DIM),
+            reason,
+            cause_text,
+        ]
+
+
+def _why(reason: CancelReason | None, cause: str | None) -> tuple[Text, Text]:
+    """The reason column and the cause column of a cancellation."""
+    reason_word, explanation = _REASONS.get(reason, ("", "")) if reason else ("", "")
+    if reason is CancelReason.CASCADE:
+        cause_text = Text("⇐ ", style=DIM)
+        cause_text.append(cause or "?", style=style_of("FAILED"))
+        cause_text.append(" failed first", style=DIM)
+        return Text(reason_word), cause_text
+    return Text(reason_word), Text(explanation, style=DIM)
