@@ -68,6 +68,9 @@ class Lifecycle:
         job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if job.doomed_by is not None:
+            message = f"{job_id} can never run: it was cancelled because {job.doomed_by} failed"
+            return Result(Outcome.CONFLICT, message=message)
         unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
         if unknown:
             allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
@@ -211,6 +214,8 @@ class Lifecycle:
             waiting = None
         job.next_due = None
         job.blocked_from = None
+        if reason is CancelReason.CASCADE:
+            job.doomed_by = cause
         for scheduled in list(job.open):
             occurrence = engine.occurrences[(job.job_id, scheduled)]
             if occurrence.state is not S.RUNNING:
@@ -219,7 +224,7 @@ class Lifecycle:
             self._cancel_range(job, waiting.first, waiting.last, reason, cause)
 
     def _cancel_range(
-        self: Engine, job: Job, first: int, last: int, reason: CancelReason, cause: str | None
+        self, job: Job, first: int, last: int, reason: CancelReason, cause: str | None
     ) -> None:
         """Cancel the job's created runs in ``[first, last]`` that have no record, as a range: one
         event, but each run's notifications exactly as a cancelled record would queue them."""

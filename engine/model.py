@@ -199,6 +199,8 @@ class Job:
     ``(last tick covered, the definition then)``, oldest first; dropped as the cursor passes."""
     spec_since: int = 0
     """The tick from which the current definition's schedule applies (its last modify's tick)."""
+    doomed_by: str | None = None
+    """Set when a cascade cancelled the job: the job whose failure means it can never run."""
     cancelled_backlog: CancelledRange | None = None
     """The created runs without a record that its deletion or a cascade cancelled, as one range
     (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""

@@ -207,16 +207,16 @@ class EngineMachine(RuleBasedStateMachine):
 
     def largest_safe_jump(self) -> int:
         """How far one advance may go while staying cheap. Automatic dispatch processes every fire
-        tick of a live recurring job; a dispatch after a jump materialises every due occurrence of
-        a recurring job whose dependencies are unmet (BLOCKED records, one each). Jumps are bounded
-        to ~100 fire ticks of the fastest such job; otherwise they go up to a billion ticks."""
+        tick of a live recurring job, so jumps are bounded to ~100 fire ticks of the fastest one;
+        under manual dispatch (blocked runs are a range, not a record each) they go up to a
+        billion ticks."""
         intervals = [
             job.spec.schedule.interval
             for job in self.engine.jobs.values()
             if isinstance(job.spec.schedule, Every)
             and not job.deleted
             and job.next_due is not None
-            and (not self.manual or job.unmet_dependencies > 0)
+            and not self.manual
         ]
         intervals += [
             CRON_GAPS[job.spec.schedule.expression][1]
@@ -340,9 +340,8 @@ class EngineMachine(RuleBasedStateMachine):
         changes = {k: v for k, v in candidates.items() if v is not None}
         job = self.engine.jobs[job_id]
         if self.implicit_backlog(job_id) > 500:
-            return  # a modify materialises the whole backlog: see the xfail in test_lifecycle.py
-        # Schedules change only on recurring jobs (a dependency must stay one-time: see the
-        # xfail in test_lifecycle.py).
+            return  # under a priority order a modify materialises the backlog (docs/engine.md)
+        # Schedules change only on recurring jobs: a job others depend on keeps its schedule.
         if interval is not None and isinstance(job.spec.schedule, Every):
             changes["schedule"] = Every(self.engine.now + data.draw(st.integers(0, 5)), interval)
         if not changes:

@@ -741,3 +741,18 @@ def test_a_schedule_change_leaves_the_waiting_backlog_on_the_old_schedule_withou
         ]
     assert taken == [(10, 1), (20, 1), (30, 1), (35, 3), (42, 3)]
     assert violations(engine) == []
+
+
+def test_a_job_a_cascade_cancelled_cannot_be_modified_back_to_life() -> None:
+    """A new schedule used to give a cascaded job a fresh cursor: it ran although the job it
+    depends on had failed for good."""
+    engine = Engine()
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("a", Once(0), fail_attempts=frozenset({1}))))
+    engine.advance(5)
+    assert engine.apply(ScheduleJob(JobSpec("b", Every(5, 5), depends_on=("a",)))).accepted
+    result = engine.apply(ModifyJob.of("b", schedule=Every(10, 5)))
+    assert result.outcome is Outcome.CONFLICT
+    assert result.message == "b can never run: it was cancelled because a failed"
+    engine.advance(40)
+    assert not [e for e in engine.log if isinstance(e, ev.AttemptStarted) and e.job_id == "b"]
