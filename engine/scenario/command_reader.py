@@ -76,19 +76,19 @@ class CommandReader:
 
     # ------------------------------------------------------------ builders
 
-    def _dispatch(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Action:
+    def build_dispatch(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Action:
         if not (isinstance(node, Scalar) and node.value is None):
             self.reader.mapping(node, path, ())
         return cmd.Dispatch()
 
-    def _schedule(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_schedule(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         definition = self.jobs.job(node, path, tick, self.defaults, lenient)
         if definition is None:
             return None
         self.schedules.append(definition)
         return None if definition.spec is None else cmd.ScheduleJob(definition.spec)
 
-    def _register(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_register(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         """A worker defined from ``tick`` on (its id is a definition, not a reference)."""
         fields = self._fields(verb, node, path)
         if fields is None:
@@ -102,13 +102,13 @@ class CommandReader:
         )
         return cmd.RegisterWorker(worker)
 
-    def _named(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_named(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         """A command on one job or worker: its id is all it takes."""
         fields = self._fields(verb, node, path)
         name = None if fields is None else self._id(fields, verb.params[0].key, path, tick, lenient)
         return None if name is None else verb.builds(name)
 
-    def _complete(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_complete(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None
@@ -120,7 +120,7 @@ class CommandReader:
             return None
         return cmd.Complete(job, scheduled, attempt, ok)
 
-    def _fail(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_fail(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None
@@ -128,7 +128,7 @@ class CommandReader:
         attempt = self._attempt(fields, path)
         return None if job is None or attempt is None else cmd.ScriptFailure(job, attempt)
 
-    def _modify(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_modify(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None
@@ -143,7 +143,7 @@ class CommandReader:
             return None
         return cmd.ModifyJob.of(job, **changes)
 
-    def _cancel(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_cancel(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None
@@ -155,7 +155,7 @@ class CommandReader:
                 return None
         return None if job is None else cmd.CancelOccurrence(job, scheduled)
 
-    def _resume(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_resume(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None
@@ -169,7 +169,7 @@ class CommandReader:
                 return None
         return None if job is None else cmd.ResumeJob(job, catch_up)  # type: ignore[arg-type]
 
-    def _status(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+    def build_status(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)
         if fields is None:
             return None

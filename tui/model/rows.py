@@ -196,7 +196,6 @@ def final_rows() -> KeyedRows:
     return KeyedRows(lambda key: (key[1], order_key(key[0])), members, belongs, touched)
 
 
-
 def worker_rows() -> KeyedRows:
     """Registered workers, by id (numbers in ids compare as numbers)."""
     return KeyedRows(
