@@ -37,6 +37,7 @@ from engine.history import History
 from engine.model import JobSpec
 from engine.schedules import Every, Once
 from engine.ticks import at_ticks
+from tui.model.collector import collector_paused
 
 
 def build_timeline(scale: int) -> list[tuple[int, Command]]:
@@ -71,7 +72,8 @@ def new_engine() -> Engine:
 def measure(timeline: list[tuple[int, Command]], until: int, seeks: int) -> None:
     started = time.perf_counter()
     history = History(new_engine, at_ticks(timeline), until=until)
-    history.seek(until)
+    with collector_paused():
+        history.seek(until)
     recorded = time.perf_counter() - started
     engine = history.engine
     print(
@@ -82,7 +84,8 @@ def measure(timeline: list[tuple[int, Command]], until: int, seeks: int) -> None
     backs = []
     for _ in range(20):
         started = time.perf_counter()
-        history.step_back()
+        with collector_paused():
+            history.step_back()
         backs.append(time.perf_counter() - started)
     print(
         f"step_back from the end: median {statistics.median(backs) * 1000:.1f} ms, "
@@ -94,7 +97,8 @@ def measure(timeline: list[tuple[int, Command]], until: int, seeks: int) -> None
     for _ in range(seeks):
         target = rng.randrange(0, until + 1)
         started = time.perf_counter()
-        history.seek(target)
+        with collector_paused():
+            history.seek(target)
         times.append(time.perf_counter() - started)
     print(
         f"seek to a random tick: median {statistics.median(times) * 1000:.0f} ms, "
@@ -102,8 +106,9 @@ def measure(timeline: list[tuple[int, Command]], until: int, seeks: int) -> None
     )
 
     started = time.perf_counter()
-    history.seek(until)
-    history.seek(0)
+    with collector_paused():
+        history.seek(until)
+        history.seek(0)
     print(
         f"seek from the end to tick 0: {(time.perf_counter() - started) * 1000:.0f} ms "
         "(includes replaying to the end first)"
