@@ -53,7 +53,7 @@ from engine.commands import (
 from engine.cursors import JobCursors
 from engine.dependencies import Dependencies
 from engine.dispatcher import Assignment, Dispatcher
-from engine.journal import Mark, UndoJournal
+from engine.journal import JournaledPart, Mark, UndoJournal
 from engine.lifecycle import Lifecycle, past_run_time
 from engine.limits import spec_problem
 from engine.model import (
@@ -77,7 +77,7 @@ __all__ = ["Assignment", "Engine"]
 _OK = Result(Outcome.OK)
 
 
-class Engine:
+class Engine(JournaledPart):
     """The one scheduling engine behind every facade, scenario and view."""
 
     def __init__(self, policy: Policy | None = None, seed: int = 0) -> None:
@@ -335,12 +335,6 @@ class Engine:
         return self.journal.head_log_span()
 
     # The engine's own part of the journal: the clock.
-
-    def tables(self) -> tuple[tuple[str, dict], ...]:
-        return ()
-
-    def containers(self) -> tuple:
-        return ()
 
     def scalars(self) -> tuple:
         return (self.now,)

@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.journal import JournaledPart, UndoJournal
 from engine.model import Job, JobSpec, OccurrenceState
 from engine.ordering import java_order_key
 from engine.undo_heap import UndoHeap
 
 if TYPE_CHECKING:
-    from engine.journal import UndoJournal
     from engine.occurrences import OccurrenceStore
 
 S = OccurrenceState
 
 
-class JobCursors:
+class JobCursors(JournaledPart):
     """The jobs by id, their cursors and the due heap."""
 
     def __init__(self, journal: UndoJournal, store: OccurrenceStore) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine import events as ev
+from engine.journal import JournaledPart
 from engine.model import Job, Occurrence, OccurrenceState
 from engine.policies import make_ready_queue
 from engine.ready import ReadyEntry, ReadyQueue
@@ -33,24 +34,15 @@ class Assignment:
     worker_id: str
 
 
-class Dispatcher:
+class Dispatcher(JournaledPart):
     """The ready queue and the fronts of the jobs in it."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.ready: ReadyQueue = make_ready_queue(engine.policy)
 
-    def tables(self) -> tuple[tuple[str, dict], ...]:
-        return ()
-
     def containers(self) -> tuple[ReadyQueue, ...]:
         return (self.ready,)
-
-    def scalars(self) -> tuple:
-        return ()
-
-    def restore_scalars(self, values: tuple) -> None:
-        """The queue's tie-break counter only orders entries of one run: nothing to restore."""
 
     def release(self, job: Job) -> None:
         """Give the job a front if its cursor run is due (or block it on unmet dependencies);

@@ -58,20 +58,23 @@ class Container(Protocol):
     def restore(self, saved: Any) -> None: ...
 
 
-class JournaledPart(Protocol):
-    """What a part of the engine declares to the journal."""
+class JournaledPart:
+    """What a part of the engine declares to the journal; by default, nothing. A part overrides
+    what it owns."""
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
         """Its record tables by the kind of record: they only grow between rollbacks."""
-        ...
+        return ()
 
-    def containers(self) -> tuple[Container, ...]: ...
+    def containers(self) -> tuple[Container, ...]:
+        return ()
 
     def scalars(self) -> tuple:
         """Its counters and other plain values, as they are now."""
-        ...
+        return ()
 
-    def restore_scalars(self, values: tuple) -> None: ...
+    def restore_scalars(self, values: tuple) -> None:
+        """Put back what ``scalars()`` returned."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine import events as ev
+from engine.journal import JournaledPart
 from engine.model import Channel, NotifyOn, Occurrence
 from engine.records import BOOKKEEPING, IDENTITY, journaled
 from engine.timers import TimerKind
@@ -59,7 +60,7 @@ class Notification:
         return self.key[5]
 
 
-class Outbox:
+class Outbox(JournaledPart):
     """Queues notifications for a job's subscribers and tries to deliver them."""
 
     def __init__(self, engine: Engine) -> None:
@@ -68,15 +69,6 @@ class Outbox:
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
         return (("notification", self.records),)
-
-    def containers(self) -> tuple:
-        return ()
-
-    def scalars(self) -> tuple:
-        return ()
-
-    def restore_scalars(self, values: tuple) -> None:
-        """No counters of its own."""
 
     def notify(self, occurrence: Occurrence, happening: NotifyOn) -> None:
         job_id, scheduled = occurrence.key

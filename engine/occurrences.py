@@ -8,12 +8,8 @@ the index and the job's list of open runs can never disagree with the records.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from engine.journal import JournaledPart, UndoJournal
 from engine.model import Job, Occurrence, OccurrenceState
-
-if TYPE_CHECKING:
-    from engine.journal import UndoJournal
 
 S = OccurrenceState
 Key = tuple[str, int]
@@ -56,7 +52,7 @@ class StateIndex:
             table.update(dict.fromkeys(keys))
 
 
-class OccurrenceStore:
+class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
     def __init__(self, journal: UndoJournal) -> None:
@@ -69,12 +65,6 @@ class OccurrenceStore:
 
     def containers(self) -> tuple[StateIndex, ...]:
         return (self.index,)
-
-    def scalars(self) -> tuple:
-        return ()
-
-    def restore_scalars(self, values: tuple) -> None:
-        """No counters of its own."""
 
     def materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         """Give the run at ``scheduled`` a record, with the definition it was created under."""

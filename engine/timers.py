@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from enum import IntEnum
 from typing import Any
 
+from engine.journal import JournaledPart
 from engine.undo_heap import UndoHeap
 
 
@@ -18,16 +19,13 @@ class TimerKind(IntEnum):
     NOTIFICATION_TRY = 3
 
 
-class Timers:
+class Timers(JournaledPart):
     """A heap of ``(tick, kind, sequence, payload)``: within a tick, by kind, then by the order
     they were set. A timer is never withdrawn; its handler ignores it when it has gone stale."""
 
     def __init__(self) -> None:
         self.heap = UndoHeap()
         self.sequence = 0
-
-    def tables(self) -> tuple[tuple[str, dict], ...]:
-        return ()
 
     def containers(self) -> tuple[UndoHeap, ...]:
         return (self.heap,)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine import events as ev
 from engine.commands import Outcome, Result
+from engine.journal import JournaledPart
 from engine.model import Worker
 from engine.ordering import java_order_key
 from engine.policies import WorkerPool
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from engine.core import Engine
 
 
-class Workforce:
+class Workforce(JournaledPart):
     """The workers by id and the pool of idle ones (lowest id first)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -32,12 +33,6 @@ class Workforce:
 
     def containers(self) -> tuple[WorkerPool, ...]:
         return (self.idle,)
-
-    def scalars(self) -> tuple:
-        return ()
-
-    def restore_scalars(self, values: tuple) -> None:
-        """No counters of its own."""
 
     def register(self, worker_id: str) -> Result:
         engine = self._engine
