@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
@@ -217,3 +219,14 @@ def test_events_at_gives_exactly_one_ticks_events():
     for tick in history.event_ticks[:40]:
         assert history.events_at(tick) == [event for event in log if event.tick == tick]
     assert history.events_at(UNTIL + 1) == []
+
+
+def test_history_leaves_the_collector_to_the_application() -> None:
+    """Moving through time used to ``gc.freeze()`` every object of the host process and switch
+    the collector off and on: a process-wide policy, which is the application's to choose."""
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history.seek(UNTIL)
+    history.seek(3)
+    history.step_forward()
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, enabled)
