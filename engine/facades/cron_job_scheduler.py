@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 
+from engine.commands import Command, Complete, Dispatch, RegisterWorker, Result, ScheduleJob
 from engine.core import Engine
 from engine.model import JobSpec
 from engine.ordering import java_is_blank, java_length
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Every, Once
+from engine.ticks import Phase, TickDriver, TimedCommand
 
 MAX_ID_LENGTH = 100
 MAX_TIME = 1_000_000_000_000
@@ -61,6 +63,7 @@ class CronJobScheduler:
 
     def __init__(self) -> None:
         self._engine = Engine(SEED_000_POLICY)
+        self._driver = TickDriver(self._engine)
 
     @property
     def engine(self) -> Engine:
@@ -71,7 +74,7 @@ class CronJobScheduler:
         _require_str("worker_id", worker_id)
         if not _valid_id(worker_id):
             return False
-        return self._engine.register_worker(worker_id).accepted
+        return self._run(RegisterWorker(worker_id)).accepted
 
     def schedule_job(
         self,
@@ -97,15 +100,14 @@ class CronJobScheduler:
             return False
         schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
         spec = JobSpec(job_id, schedule, max_attempts=max_retries + 1)
-        return self._engine.schedule(spec).accepted
+        return self._run(ScheduleJob(spec)).accepted
 
     def dispatch_jobs(self, current_time: int) -> list[str]:
         _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return []
-        return [
-            f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in self._engine.dispatch()
-        ]
+        assignments = self._run(Dispatch()).value
+        return [f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in assignments]
 
     def complete_job(
         self,
@@ -125,7 +127,8 @@ class CronJobScheduler:
             return False
         if not 1 <= attempt_number <= MAX_ATTEMPT or not 0 <= scheduled_time <= MAX_TIME:
             return False
-        return self._engine.complete(job_id, scheduled_time, attempt_number, successful).accepted
+        report = Complete(job_id, scheduled_time, attempt_number, successful)
+        return self._run(report).accepted
 
     def get_job_status(self, job_id: str, scheduled_time: int, current_time: int) -> str:
         _require_str("job_id", job_id)
@@ -145,8 +148,13 @@ class CronJobScheduler:
             raise ValueError(
                 f"current_time {current_time} is earlier than the scheduler's current time {now}"
             )
-        self._engine.advance(current_time)
+        self._driver.start(current_time)
         return True
+
+    def _run(self, command: Command) -> Result:
+        """Every call happens at the start of its ``current_time``, before that tick's own
+        events (there are none under manual dispatch and reported completion)."""
+        return self._driver.apply(TimedCommand(self._engine.now, Phase.BEFORE_EVENTS, command))
 
     registerWorker = register_worker
     scheduleJob = schedule_job
