@@ -107,28 +107,17 @@ class Engine(JournaledPart):
         ):
             self.journal.register(part)
         self._auto = self.policy.dispatch is DispatchMode.AUTO
+        # The parts' tables, for reading: the same objects (the journal changes them in place,
+        # never replaces them), so views and hot paths skip a lookup through the part.
+        self.jobs: dict[str, Job] = self.cursors.jobs
+        self.workers: dict[str, Worker] = self.workforce.workers
+        self.occurrences: dict[tuple[str, int], Occurrence] = self.store.records
+        self.by_state: dict[OccurrenceState, dict[tuple[str, int], None]] = self.store.index.keys
+        self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = (
+            self.notifications.records
+        )
 
     # ------------------------------------------------------- the parts' state
-
-    @property
-    def jobs(self) -> dict[str, Job]:
-        return self.cursors.jobs
-
-    @property
-    def workers(self) -> dict[str, Worker]:
-        return self.workforce.workers
-
-    @property
-    def occurrences(self) -> dict[tuple[str, int], Occurrence]:
-        return self.store.records
-
-    @property
-    def by_state(self) -> dict[OccurrenceState, dict[tuple[str, int], None]]:
-        return self.store.index.keys
-
-    @property
-    def outbox(self) -> dict[tuple[str, int, int, str, str, str], Notification]:
-        return self.notifications.records
 
     @property
     def created_through(self) -> int:

@@ -45,6 +45,8 @@ class Limit:
 
     def problem(self, value: object) -> str | None:
         """What is wrong with ``value`` for this field, or None."""
+        if type(value) is int and self.low <= value <= self.high:
+            return None  # the common case, checked first: every job passes here
         if isinstance(value, bool) or not isinstance(value, int if self.whole else int | float):
             return f"expected {self.expected}, got {value!r}"
         if not math.isfinite(value) or not self.low <= value <= self.high:
@@ -76,6 +78,8 @@ LIMITS: dict[str, Limit] = {
 
 def spec_problem(spec: JobSpec) -> str | None:
     """What is wrong with a job definition, as ``field: what was expected``, or None."""
+    if _plainly_valid(spec):
+        return None
     fields: list[tuple[str, Limit, object]] = [
         ("priority", PRIORITY, spec.priority),
         ("duration", DURATION, spec.duration),
@@ -84,10 +88,32 @@ def spec_problem(spec: JobSpec) -> str | None:
     ]
     if spec.timeout is not None:
         fields.append(("timeout", TIMEOUT, spec.timeout))
-    fields += [("fail_attempts", ATTEMPT, n) for n in sorted(spec.fail_attempts)]
-    fields += [("hang_attempts", ATTEMPT, n) for n in sorted(spec.hang_attempts)]
+    if spec.fail_attempts:
+        fields += [("fail_attempts", ATTEMPT, n) for n in sorted(spec.fail_attempts)]
+    if spec.hang_attempts:
+        fields += [("hang_attempts", ATTEMPT, n) for n in sorted(spec.hang_attempts)]
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
             return f"{name}: {problem}"
     return None
+
+
+def _plainly_valid(spec: JobSpec) -> bool:
+    """The common case at the cost of a few comparisons (every job scheduled passes here, and
+    seed 000's workloads schedule a hundred thousand): plain values within the limits and no
+    scripted attempts. Anything else takes the path that finds the message."""
+    timeout, rate = spec.timeout, spec.failure_rate
+    return (
+        type(spec.priority) is int
+        and PRIORITY.low <= spec.priority <= PRIORITY.high
+        and type(spec.duration) is int
+        and DURATION.low <= spec.duration <= DURATION.high
+        and type(spec.max_attempts) is int
+        and ATTEMPTS.low <= spec.max_attempts <= ATTEMPTS.high
+        and (type(rate) is float or type(rate) is int)
+        and FAILURE_RATE.low <= rate <= FAILURE_RATE.high
+        and (timeout is None or (type(timeout) is int and TIMEOUT.low <= timeout <= TIMEOUT.high))
+        and not spec.fail_attempts
+        and not spec.hang_attempts
+    )

@@ -47,6 +47,14 @@ class _Stage(IntEnum):
     """Dispatched: only AFTER_DISPATCH commands may still run at this tick."""
 
 
+_LATEST_STAGE = {
+    Phase.BEFORE_EVENTS: _Stage.START,
+    Phase.AFTER_EVENTS: _Stage.EVENTS,
+    Phase.AFTER_DISPATCH: _Stage.SETTLED,
+}
+"""The latest stage at which commands of each phase can still run."""
+
+
 @dataclass(frozen=True, slots=True)
 class TimedCommand:
     """A command and the place in time it runs at."""
@@ -80,10 +88,12 @@ class TickDriver:
     def reach(self, tick: int, phase: Phase) -> None:
         """Run everything that comes before the commands of ``phase`` at ``tick``."""
         engine = self.engine
+        if tick == engine.now and phase is Phase.BEFORE_EVENTS and self._stage is _Stage.START:
+            return  # the common case of the facades: nothing to run first
         if tick > engine.now:
             engine.advance(tick)
             self._stage = _Stage.START
-        elif tick < engine.now or _stage_before(phase) < self._stage:
+        elif tick < engine.now or _LATEST_STAGE[phase] < self._stage:
             raise OutOfOrder(
                 f"tick {tick} ({phase.name.lower()}) has passed: the engine is at tick "
                 f"{engine.now} ({self._stage.name.lower()})"
@@ -110,11 +120,6 @@ class TickDriver:
     def settled_at(self, tick: int) -> None:
         """The engine was rolled back to the end of ``tick`` (``-1``: before anything ran)."""
         self._stage = _Stage.SETTLED if self.engine.now == tick else _Stage.START
-
-
-def _stage_before(phase: Phase) -> _Stage:
-    """The latest stage at which commands of ``phase`` can still run."""
-    return _Stage(phase.value)
 
 
 def at_ticks(
