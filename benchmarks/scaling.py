@@ -162,7 +162,14 @@ def points(sizes: Sizes) -> list[Point]:
         for depth in sizes.backlogs
     ]
     found += [
-        Point(f"reprioritised: 10^{len(str(depth)) - 1}", 2, 1, depth - 1, backlog=True, reprioritise=True)
+        Point(
+            f"reprioritised: 10^{len(str(depth)) - 1}",
+            2,
+            1,
+            depth - 1,
+            backlog=True,
+            reprioritise=True,
+        )
         for depth in sizes.reprioritised
     ]
     jobs, workers, days = sizes.headline
