@@ -188,6 +188,7 @@ class History:
             return result
         self._forget_head()
         self._drop_marks_from(self._tick)
+        self._marks.append((self._tick, self._engine.mark(self._marks[-1][1])))
         self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
         self._branch = _Branch(future, timed) if future else None
         self._forget_recording_after(self._tick - 1)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from engine.events import EventLog
-from engine.records import named_values
+from engine.records import changed_field, values
 from engine.rng import TrackedRandom
 
 UNSAVED = -1
@@ -148,15 +148,19 @@ class UndoJournal:
     def mark(self, previous: Mark | None = None) -> Mark:
         """Open a new generation; return a restore point for the state as it is now.
 
-        ``previous``, the last mark taken, lets marks share the random generator's state while
-        nothing draws from it (the state is the bulk of a mark's size)."""
+        ``previous``, the mark that opened the current generation (the last one taken, or the
+        one rolled back to), lets marks share the random generator's state while nothing draws
+        from it (the state is the bulk of a mark's size). Any other mark is not shared from: a
+        caller that dropped the last mark (the history does, when a command changes the tick it
+        was taken at) may pass the one before it, whose state predates draws since then."""
         if self.check:
             self._check_writes()
+        opened = self.generation
         self.saves.append([])
         self.undos.append([])
         self.generation = len(self.saves) - 1
         self._journal_into(self.undos[-1])
-        if previous is not None and not self.rng.drawn:
+        if previous is not None and previous.generation == opened and not self.rng.drawn:
             return self._current_mark(previous.rng_state)
         self.rng.drawn = False
         return self._current_mark(self.rng.getstate())
@@ -258,8 +262,8 @@ class UndoJournal:
         )
 
     def _restore_scalars(self, mark: Mark) -> None:
-        for part, values in zip(self._parts, mark.scalars, strict=True):
-            part.restore_scalars(values)
+        for part, scalars in zip(self._parts, mark.scalars, strict=True):
+            part.restore_scalars(scalars)
         self.rng.setstate(mark.rng_state)
 
     def _keep_head_down_to(self, target: Mark) -> Mark | None:
@@ -301,14 +305,14 @@ class UndoJournal:
                 before = shadow.get(id(record))
                 if record.gen == generation or before is None or before[0] is not record:
                     continue
-                for (name, old), (_, new) in zip(before[1], named_values(record), strict=True):
-                    if old != new:
-                        raise UnjournaledWrite(
-                            f"{kind} {key!r}: field {name!r} changed from {old!r} to {new!r} "
-                            f"in generation {generation}, which had not saved it (no touch)"
-                        )
+                if values(record) != before[1]:
+                    name, old, new = changed_field(record, before[1])  # type: ignore[misc]
+                    raise UnjournaledWrite(
+                        f"{kind} {key!r}: field {name!r} changed from {old!r} to {new!r} "
+                        f"in generation {generation}, which had not saved it (no touch)"
+                    )
         self._shadow = {
-            id(record): (record, named_values(record))
+            id(record): (record, values(record))
             for _, table in self._tables
             for record in table.values()
         }

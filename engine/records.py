@@ -65,6 +65,8 @@ class RecordJournal:
     identity: tuple[str, ...]
     copied: tuple[str, ...]
     """The journaled fields with a copy rule."""
+    identities: Callable[[Any], tuple]
+    """A record's identity fields' values, as a tuple."""
 
 
 def journal_of(cls: type) -> RecordJournal:
@@ -96,9 +98,11 @@ def journaled(cls: type[T]) -> type[T]:
     saved = [f"_save_{name}(self.{name})" if name in copies else f"self.{name}" for name in names]
     targets = [f"_{name}" if name in copies else f"self.{name}" for name in names]
     rebuilt = "".join(f"    self.{name} = _restore_{name}(_{name})\n" for name in copies)
+    identified = "".join(f"self.{name}, " for name in identities)
     functions = _compile(
         f"def save(self):\n    return ({', '.join(saved)},)\n"
-        f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}",
+        f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}"
+        f"def identities(self):\n    return ({identified})\n",
         scope,
     )
     functions["save"].__doc__ = f"The journaled fields of a {cls.__name__}, copied where mutable."
@@ -106,7 +110,7 @@ def journaled(cls: type[T]) -> type[T]:
     for name in ("save", "restore"):
         functions[name].__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, functions[name])
-    journal = RecordJournal(tuple(names), tuple(identities), tuple(copies))
+    journal = RecordJournal(tuple(names), tuple(identities), tuple(copies), functions["identities"])
     cls.__record_journal__ = journal  # type: ignore[attr-defined]
     return cls
 
@@ -130,9 +134,19 @@ def record_list(cls: type) -> Mapping[str, Any]:
     return copy_rule(functions["save"], functions["restore"])
 
 
-def named_values(record: Any) -> tuple[tuple[str, Any], ...]:
-    """Every field's value but the bookkeeping, by name, saved as the journal saves it (for the
-    journal's debug mode, which compares them across a generation)."""
+def values(record: Any) -> tuple[tuple, tuple]:
+    """Every field's value but the bookkeeping, saved as the journal saves it: identity fields,
+    then ``save()`` (for the journal's debug mode, which compares them across a generation)."""
+    return record.__record_journal__.identities(record), record.save()
+
+
+def changed_field(record: Any, before: tuple[tuple, tuple]) -> tuple[str, Any, Any] | None:
+    """The first field whose value differs from ``before`` (from :func:`values`), with the old
+    and the new value; None if none does."""
     journal = journal_of(type(record))
-    identities = tuple((name, getattr(record, name)) for name in journal.identity)
-    return identities + tuple(zip(journal.journaled, record.save(), strict=True))
+    names = journal.identity + journal.journaled
+    now = values(record)
+    for name, was, new in zip(names, (*before[0], *before[1]), (*now[0], *now[1]), strict=True):
+        if was != new:
+            return name, was, new
+    return None

@@ -1,40 +1,20 @@
 """An engine's whole state as comparable values, for tests that compare two engines.
 
-Records are compared field by field, the fields taken from ``dataclasses.fields``: a field added to
-a record is compared without anyone editing this file. Only the journal's bookkeeping stamps
-(``gen``, ``born``) are left out: they say when a record was saved, not what it is.
+Records are compared by every field but the journal's bookkeeping stamps (``gen``, ``born``, which
+say when a record was saved, not what it is): their identity fields and what ``save()`` returns,
+both derived from ``dataclasses.fields`` (see :mod:`engine.records`), so a field added to a record
+is compared without anyone editing this file. Records inside containers (the ready queue's
+entries) compare by dataclass equality, which also covers every field but the bookkeeping.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from enum import Enum
 from typing import Any
 
 from engine.core import Engine
-from engine.records import Journal, kind
+from engine.records import changed_field, values
 
-
-def value(thing: Any) -> Any:
-    """``thing`` as plain comparable data: dataclasses become (class name, named fields)."""
-    if isinstance(thing, Enum | str | bytes | int | float | type(None)):
-        return thing
-    if dataclasses.is_dataclass(thing) and not isinstance(thing, type):
-        return (
-            type(thing).__name__,
-            tuple(
-                (f.name, value(getattr(thing, f.name)))
-                for f in dataclasses.fields(thing)
-                if kind(f) is not Journal.BOOKKEEPING
-            ),
-        )
-    if isinstance(thing, dict):
-        return tuple((value(key), value(item)) for key, item in thing.items())
-    if isinstance(thing, list | tuple):
-        return tuple(value(item) for item in thing)
-    if isinstance(thing, set | frozenset):
-        return frozenset(thing)
-    return thing
+TABLES = ("jobs", "workers", "occurrences", "outbox")
 
 
 def state_fingerprint(engine: Engine) -> dict[str, Any]:
@@ -43,7 +23,7 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
     A dict, so that a failing comparison names the part that differs. Tables keep their order
     (it is the order of creation, which queries show); the by-state index is a set per state
     (every reader sorts or counts it, and a rollback may put a key back in another place)."""
-    return {
+    fingerprint: dict[str, Any] = {
         "now": engine.now,
         "created_through": engine.created_through,
         "dispatches": engine.dispatches,
@@ -51,20 +31,25 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
         "counters": (engine.timers.sequence, engine.cursors.submissions),
         "rng": engine.rng.getstate(),
         "log": list(engine.log),
-        "jobs": value(engine.jobs),
-        "workers": value(engine.workers),
-        "occurrences": value(engine.occurrences),
-        "outbox": value(engine.outbox),
+        "table order": tuple(tuple(getattr(engine, table)) for table in TABLES),
         "by_state": {state: frozenset(keys) for state, keys in engine.by_state.items()},
-        "ready": value(engine.dispatcher.ready.contents()),
+        "ready": engine.dispatcher.ready.contents(),
         "idle": engine.workforce.idle.snapshot()[1],
         "due": engine.cursors.due.live(),
         "timers": engine.timers.heap.live(),
     }
+    for table in TABLES:
+        fingerprint[table] = {key: values(record) for key, record in getattr(engine, table).items()}
+    return fingerprint
 
 
 def assert_same_state(actual: Engine, expected: Engine) -> None:
-    """Compare two engines part by part, so that a failure names the part."""
+    """Compare two engines part by part, so that a failure names the part (and for a record,
+    the record and its first differing field)."""
     mine, theirs = state_fingerprint(actual), state_fingerprint(expected)
     for part, expected_value in theirs.items():
+        if part in TABLES and mine[part] != expected_value:
+            for key, record in getattr(actual, part).items():
+                if key in expected_value and mine[part][key] != expected_value[key]:
+                    raise AssertionError((part, key, changed_field(record, expected_value[key])))
         assert mine[part] == expected_value, part

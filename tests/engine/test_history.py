@@ -10,6 +10,7 @@ from state_fingerprint import state_fingerprint
 
 from engine.backoff import Backoff, BackoffKind, Jitter
 from engine.commands import (
+    Advance,
     CancelOccurrence,
     DeleteJob,
     DrainWorker,
@@ -150,6 +151,48 @@ def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
         assert state_fingerprint(history.engine) == fresh(order, history.tick), (move, amount)
 
 
+USER_COMMANDS = [
+    RegisterWorker("w3"),
+    WorkerDown("w2"),
+    WorkerUp("w2"),
+    PauseJob("etl"),
+    ResumeJob("etl", CatchUp.ALL),
+    CancelOccurrence("flaky"),
+    ModifyJob.of("flaky", priority=2),
+    ScheduleJob(JobSpec("late", Every(0, 6), duration=2, failure_rate=0.5, max_attempts=2)),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    order=st.sampled_from(ORDERS),
+    moves=st.lists(
+        st.one_of(
+            st.tuples(st.just("seek"), st.integers(0, UNTIL)),
+            st.tuples(st.just("apply"), st.integers(0, len(USER_COMMANDS) - 1)),
+            st.tuples(st.just("redo"), st.just(0)),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+)
+def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, moves):
+    history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+    for move, argument in moves:
+        if move == "seek":
+            history.seek(argument)
+        elif move == "apply":
+            history.apply(USER_COMMANDS[argument])
+        else:
+            history.redo_branch()
+        fresh_run = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+        for timed in history._user:
+            fresh_run.seek(timed.tick)
+            fresh_run.apply(timed.command)
+        fresh_run.seek(history.tick)
+        assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine), move
+
+
 def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
     history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
     history.seek(UNTIL)
@@ -230,3 +273,52 @@ def test_history_leaves_the_collector_to_the_application() -> None:
     history.seek(3)
     history.step_forward()
     assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, enabled)
+
+
+def test_restore_points_after_a_command_keep_the_random_generators_state():
+    # Tick 7 draws from the generator (a jittered retry), tick 8 does not. A command at 7 drops
+    # the restore point of 7; the restore point of 8 must not take the generator's state from
+    # the one before 7 (it did: rolling back to 8 then gave different draws from a fresh run).
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history.seek(6)
+    before = history.engine.rng.getstate()
+    history.seek(7)
+    assert history.engine.rng.getstate() != before
+    assert history.apply(RegisterWorker("w3")).accepted
+    history.seek(8)
+    drawn_at_8 = history.engine.rng.getstate()
+    history.seek(40)
+    history.seek(8)
+    assert history.engine.rng.getstate() == drawn_at_8
+    fresh_run = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    fresh_run.seek(7)
+    fresh_run.apply(RegisterWorker("w3"))
+    fresh_run.seek(8)
+    assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine)
+
+
+def test_returning_to_a_head_left_just_after_a_command_lands_on_the_right_tick():
+    # The head was the state after a command at 225; a seek to 224 through the head must roll
+    # back to 224 (it stayed at 225: the history took the head for the state at its last mark).
+    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history.seek(225)
+    assert history.apply(RegisterWorker("w3")).accepted
+    history.seek(0)
+    history.seek(224)
+    assert history.engine.now == 224
+    assert state_fingerprint(history.engine) == fresh(DispatchOrder.FIFO, 224)
+
+
+def test_a_mark_shares_the_random_state_only_with_the_mark_that_opened_its_generation():
+    engine = new_engine_for(DispatchOrder.FIFO)()
+    for _, command in TIMELINE[:4]:
+        engine.apply(command)
+    first = engine.mark()
+    engine.apply(Advance(40))  # draws: flaky fails at random, retries are jittered
+    second = engine.mark(first)
+    assert second.rng_state != first.rng_state
+    engine.apply(RegisterWorker("w3"))
+    third = engine.mark(first)  # not the last mark taken: its state is older than the draws
+    engine.apply(Advance(41))
+    engine.rollback(third)
+    assert engine.rng.getstate() == second.rng_state

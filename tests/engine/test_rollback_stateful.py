@@ -26,6 +26,8 @@ from engine.journal import Mark
 
 
 class RollbackMachine(EngineMachine):
+    SCHEDULES = ("once", "every", "calendar")
+
     def __init__(self) -> None:
         super().__init__()
         self.head: tuple[list[Command], list[Result], list[tuple[int, Mark]]] | None = None
