@@ -33,10 +33,11 @@ class HeapScheduler:
 
     def __init__(self) -> None:
         self.now = 0
-        self.workers: set[str] = set()
+        self.workers: dict[str, bytes] = {}
+        """worker id -> its Java key."""
         self.idle: list[tuple[bytes, str]] = []
-        self.jobs: dict[str, tuple[int, int, int]] = {}
-        """job id -> (first run, interval, max attempts)."""
+        self.jobs: dict[str, tuple[int, int, int, bytes]] = {}
+        """job id -> (first run, interval, max attempts, Java key)."""
         self.next_due: list[tuple[int, str]] = []
         """(next schedule time not yet created, job id), one per job with times left."""
         self.pending: list[tuple[int, bytes, str]] = []
@@ -46,8 +47,8 @@ class HeapScheduler:
         rules.require_str("worker_id", worker_id)
         if not rules.valid_id(worker_id) or worker_id in self.workers:
             return False
-        self.workers.add(worker_id)
-        heapq.heappush(self.idle, (java_order_key(worker_id), worker_id))
+        key = self.workers[worker_id] = java_order_key(worker_id)
+        heapq.heappush(self.idle, (key, worker_id))
         return True
 
     def schedule_job(
@@ -66,7 +67,8 @@ class HeapScheduler:
             or not rules.valid_job(first_run_time, interval, max_retries, current_time)
         ):
             return False
-        self.jobs[job_id] = (first_run_time, interval, max_retries + 1)
+        key = java_order_key(job_id)
+        self.jobs[job_id] = (first_run_time, interval, max_retries + 1, key)
         heapq.heappush(self.next_due, (first_run_time, job_id))
         return True
 
@@ -78,8 +80,7 @@ class HeapScheduler:
         next_due = self.next_due
         while next_due and next_due[0][0] <= now:
             at, job_id = heapq.heappop(next_due)
-            _, interval, max_attempts = jobs[job_id]
-            key = java_order_key(job_id)
+            _, interval, max_attempts, key = jobs[job_id]
             while True:
                 occurrences[job_id, at] = Occurrence(max_attempts)
                 heapq.heappush(pending, (at, key, job_id))
@@ -123,12 +124,13 @@ class HeapScheduler:
             or occurrence.attempt != attempt_number
         ):
             return False
-        heapq.heappush(self.idle, (java_order_key(occurrence.worker_id), occurrence.worker_id))
+        worker_id = occurrence.worker_id
+        heapq.heappush(self.idle, (self.workers[worker_id], worker_id))
         if successful:
             occurrence.state = SUCCEEDED
         elif occurrence.attempt < occurrence.max_attempts:
             occurrence.state = RETRY_PENDING
-            heapq.heappush(self.pending, (scheduled_time, java_order_key(job_id), job_id))
+            heapq.heappush(self.pending, (scheduled_time, self.jobs[job_id][3], job_id))
         else:
             occurrence.state = FAILED
         return True

@@ -52,7 +52,8 @@ class LazyScheduler:
     def __init__(self) -> None:
         self.now = 0
         self.last_dispatch = -1
-        self.workers: set[str] = set()
+        self.workers: dict[str, bytes] = {}
+        """worker id -> its Java key."""
         self.idle: list[tuple[bytes, str]] = []
         self.jobs: dict[str, Job] = {}
         self.waiting: list[tuple[int, str]] = []
@@ -64,8 +65,8 @@ class LazyScheduler:
         rules.require_str("worker_id", worker_id)
         if not rules.valid_id(worker_id) or worker_id in self.workers:
             return False
-        self.workers.add(worker_id)
-        heapq.heappush(self.idle, (java_order_key(worker_id), worker_id))
+        key = self.workers[worker_id] = java_order_key(worker_id)
+        heapq.heappush(self.idle, (key, worker_id))
         return True
 
     def schedule_job(
@@ -149,7 +150,8 @@ class LazyScheduler:
             or occurrence.attempt != attempt_number
         ):
             return False
-        heapq.heappush(self.idle, (java_order_key(occurrence.worker_id), occurrence.worker_id))
+        worker_id = occurrence.worker_id
+        heapq.heappush(self.idle, (self.workers[worker_id], worker_id))
         if successful:
             occurrence.state = SUCCEEDED
         elif occurrence.attempt < self.jobs[job_id].max_attempts:

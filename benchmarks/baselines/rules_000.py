@@ -35,8 +35,16 @@ def require_bool(name: str, value: object) -> None:
         raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
 
 
+_ASCII_WHITESPACE = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+"""The ASCII characters Java's ``Character.isWhitespace`` accepts."""
+
+
 def valid_id(value: str) -> bool:
-    """Not blank (Java), 1..100 UTF-16 units, no comma, no surrogate code point."""
+    """Not blank (Java), 1..100 UTF-16 units, no comma, no surrogate code point.
+
+    ASCII ids, the usual ones, are checked with string methods; the rest character by character."""
+    if value.isascii():
+        return len(value) <= 100 and "," not in value and value.strip(_ASCII_WHITESPACE) != ""
     return (
         not java_is_blank(value)
         and java_length(value) <= 100

@@ -127,6 +127,19 @@ def test_seed_000_yardsticks_answer_like_the_engine(yardstick, ops) -> None:
     assert run_000(yardstick(), ops) == run_000(CronJobScheduler(), ops)
 
 
+def test_seed_000_yardsticks_accept_the_ids_the_engine_accepts() -> None:
+    """Every ASCII id of up to two characters (the yardsticks check ASCII ids their own fast
+    way) and the lengths around the limit."""
+    ascii_chars = [chr(code) for code in range(128)]
+    ids = ["", *ascii_chars, *(a + b for a in ascii_chars for b in ascii_chars)]
+    ids += ["a" * 100, "a" * 101, " " * 100, "\x1c\x1fa", "a\x1c\x1f"]
+    engine = CronJobScheduler()
+    expected = [engine.register_worker(worker_id) for worker_id in ids]
+    for yardstick in YARDSTICKS_000:
+        scheduler = yardstick()
+        assert [scheduler.register_worker(worker_id) for worker_id in ids] == expected
+
+
 class HeapAgainstEngine(CronSchedulerMachine):
     """The engine tests' state machine (invariants, drain, determinism) with the heap yardstick
     where the reference scheduler was."""
