@@ -25,20 +25,30 @@ Run from the repository root::
     .venv/bin/python benchmarks/cron_job_scheduler.py [--workload calls|jobs|both] [--check]
 
 Prints, per workload: the number of each call kind, the due occurrences, the assignments made, the
-wall time (time.perf_counter, without tracemalloc) and the peak of Python allocations (tracemalloc,
-measured in a separate second run because tracing slows everything down).
+times, and the peak of Python allocations (tracemalloc, measured in a separate run because tracing
+slows everything down).
+
+The engine is timed against two yardsticks (benchmarks/baselines/), in the same process on the same
+plan: ``heap``, a plain heap scheduler that materialises every due occurrence, and ``lazy``, which
+keeps them implicit until assignment. The runs alternate (engine, heap, lazy, engine, ...;
+``--rounds N``, 5 by default) so that a swing in the machine's load hits all three alike, and the
+medians are reported with the ratios ``engine / heap`` and ``engine / lazy``. A time is the sum of
+the time spent inside the scheduler's calls (time.perf_counter around each call); the wall time of
+the whole run, which adds the driver's own work, is printed next to it.
 
 ``--check`` instead replays each workload at 1/20 (``--scale N``: 1/N) of its sizes on the
-reference scheduler of tests/engine/test_cron_job_scheduler_properties.py and asserts that every
-answer is identical and that the reference materialised exactly the computed number of due
-occurrences.
+reference scheduler of tests/engine/test_cron_job_scheduler_properties.py and on both yardsticks,
+and asserts that every answer is identical and that the reference materialised exactly the computed
+number of due occurrences.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import random
+import statistics
 import sys
 import time
 import tracemalloc
@@ -49,6 +59,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.baselines.heap_000 import HeapScheduler  # noqa: E402
+from benchmarks.baselines.lazy_000 import LazyScheduler  # noqa: E402
 from engine import CronJobScheduler  # noqa: E402
 
 FINAL_TIME = 10_000_000
@@ -248,18 +260,41 @@ def describe(name: str, plan: Plan) -> None:
     )
 
 
-def benchmark(name: str, sizes: Sizes) -> None:
-    plan = make_plan(sizes)
-    describe(name, plan)
-    scheduler = CronJobScheduler()
+IMPLEMENTATIONS = {"engine": CronJobScheduler, "heap": HeapScheduler, "lazy": LazyScheduler}
+
+
+def timed_run(plan: Plan, implementation) -> tuple[float, float, dict]:
+    """One run on a fresh scheduler after a full collection: (inside seconds, wall seconds,
+    counts)."""
+    gc.collect()
+    scheduler = implementation()
     started = time.perf_counter()
     result = run(plan, scheduler)
     wall = time.perf_counter() - started
+    return sum(result["seconds"].values()), wall, result
+
+
+def benchmark(name: str, sizes: Sizes, rounds: int) -> None:
+    plan = make_plan(sizes)
+    describe(name, plan)
+    inside: dict[str, list[float]] = {kind: [] for kind in IMPLEMENTATIONS}
+    walls: dict[str, list[float]] = {kind: [] for kind in IMPLEMENTATIONS}
+    first: dict = {}
+    for _ in range(rounds):
+        for kind, implementation in IMPLEMENTATIONS.items():
+            seconds, wall, result = timed_run(plan, implementation)
+            inside[kind].append(seconds)
+            walls[kind].append(wall)
+            first.setdefault(kind, result)
+    result = first["engine"]
+    for kind in ("heap", "lazy"):
+        assert first[kind]["assignments"] == result["assignments"], kind
     counts, seconds = result["counts"], result["seconds"]
     total = sum(counts.values()) + 1
     for kind in ("register", "schedule", "dispatch", "complete", "status"):
         print(
-            f"   {kind:>8}: {counts[kind]:>7,} calls, {seconds[kind]:7.3f} s inside the scheduler"
+            f"   {kind:>8}: {counts[kind]:>7,} calls, {seconds[kind]:7.3f} s inside the engine"
+            " (first round)"
         )
     print(f"   calls in all (constructor included): {total:,}")
     print(
@@ -271,8 +306,19 @@ def benchmark(name: str, sizes: Sizes) -> None:
         f"   backlog at the end: {plan.due - result['first attempts']:,} due occurrences never"
         f" started; status answers: {dict(sorted(result['statuses'].items()))}"
     )
-    print(f"   wall time (untraced): {wall:.3f} s")
-    del scheduler, result
+    median = {kind: statistics.median(times) for kind, times in inside.items()}
+    print(f"   medians of {rounds} alternated rounds (inside the calls; wall of the whole run):")
+    for kind in IMPLEMENTATIONS:
+        print(
+            f"   {kind:>8}: {median[kind]:7.3f} s  (wall {statistics.median(walls[kind]):.3f} s;"
+            f" all: {', '.join(f'{t:.3f}' for t in inside[kind])})"
+        )
+    print(
+        f"   ratios: engine / heap = {median['engine'] / median['heap']:.2f}x,"
+        f" engine / lazy = {median['engine'] / median['lazy']:.2f}x"
+    )
+    del result, first
+    gc.collect()
     tracemalloc.start()
     tracemalloc.reset_peak()
     scheduler = CronJobScheduler()
@@ -282,7 +328,7 @@ def benchmark(name: str, sizes: Sizes) -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(
-        f"   peak memory (tracemalloc, second run): {peak / 2**20:.1f} MiB"
+        f"   engine peak memory (tracemalloc, separate run): {peak / 2**20:.1f} MiB"
         f"  [the traced run took {traced:.3f} s]"
     )
 
@@ -310,6 +356,12 @@ def check(name: str, sizes: Sizes, scale: int) -> None:
     assert len(reference.occurrences) == plan.due, (len(reference.occurrences), plan.due)
     elapsed = time.perf_counter() - started
     print(f"   {len(record):,} answers identical to the reference's ({elapsed:.1f} s)")
+    for kind in ("heap", "lazy"):
+        yardstick = IMPLEMENTATIONS[kind]()
+        for method, args, answer in record:
+            got = getattr(yardstick, method)(*args)
+            assert got == answer, (kind, method, args, answer, got)
+        print(f"   {len(record):,} answers identical to the {kind} yardstick's")
     print(
         f"   the reference materialised {len(reference.occurrences):,} due occurrences;"
         f" {result['assignments']:,} assignments made"
@@ -323,13 +375,16 @@ def main() -> None:
         "--check", action="store_true", help="replay at 1/SCALE size on the reference and compare"
     )
     parser.add_argument("--scale", type=int, default=20, help="size divisor for --check (20)")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="alternated rounds of the three timings (5)"
+    )
     args = parser.parse_args()
     names = ["calls", "jobs"] if args.workload == "both" else [args.workload]
     for name in names:
         if args.check:
             check(name, WORKLOADS[name].scaled(args.scale), args.scale)
         else:
-            benchmark(name, WORKLOADS[name])
+            benchmark(name, WORKLOADS[name], args.rounds)
 
 
 if __name__ == "__main__":
