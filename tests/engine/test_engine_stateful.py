@@ -211,8 +211,10 @@ class EngineMachine(RuleBasedStateMachine):
 
     def largest_safe_jump(self) -> int:
         """How far one advance may go while staying cheap. Automatic dispatch processes every fire
-        tick of a live recurring job, so jumps are bounded to ~100 fire ticks of the fastest one;
-        under manual dispatch (blocked runs are a range, not a record each) they go up to a
+        tick of a live recurring job, so jumps are bounded to ~100 fire ticks of the fastest one.
+        Under manual dispatch a backlog costs nothing until it is cancelled: then each of its runs
+        gets its notifications (a cascade cancels a blocked dependent's runs, a delete any job's),
+        so jobs with dependencies or subscriptions bound the jump too; otherwise it goes up to a
         billion ticks."""
         intervals = [
             job.spec.schedule.interval
@@ -220,7 +222,7 @@ class EngineMachine(RuleBasedStateMachine):
             if isinstance(job.spec.schedule, Every)
             and not job.deleted
             and job.next_due is not None
-            and not self.manual
+            and (not self.manual or job.unmet_dependencies > 0 or bool(job.spec.notify))
         ]
         intervals += [
             CRON_GAPS[job.spec.schedule.expression][1]
