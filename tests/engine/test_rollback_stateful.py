@@ -4,7 +4,8 @@ fresh replay.
 It drives every command of ``EngineMachine`` (workers down/up/drain, jobs scheduled once, every N
 ticks or on a calendar, modify, cancel, delete, pause, resume, complete, advance, dispatch) under
 random policies; the engine leaves a restore point after every command, as the history does after
-every tick. Between commands it rolls back to a random earlier restore point, returns to the head
+every tick, and sometimes forgets the last one, as the history does when a command changes its
+tick. Between commands it rolls back to a random earlier restore point, returns to the head
 (the furthest state reached), or replays the head's own next command (the same future, which
 keeps the head valid; any other command starts a new future and drops it). After each rollback
 and each return to the head, the engine's whole state (``state_fingerprint``: every field of every
@@ -15,6 +16,8 @@ commands. The journal's debug mode is on throughout.
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
@@ -23,6 +26,7 @@ from test_engine_stateful import EngineMachine
 
 from engine.commands import Command, Result
 from engine.journal import Mark
+from engine.model import JobSpec
 
 
 class RollbackMachine(EngineMachine):
@@ -42,6 +46,14 @@ class RollbackMachine(EngineMachine):
                 self.head = None
         return super().run(command)
 
+    def draw_spec(self, data: st.DataObject) -> JobSpec:
+        """As the engine machine's, but failing at random more often: draws from the random
+        generator are what a restore point's generator state must get right."""
+        spec = super().draw_spec(data)
+        if data.draw(st.booleans(), label="fails at random"):
+            spec = dataclasses.replace(spec, failure_rate=0.5, max_attempts=3)
+        return spec
+
     def assert_same_as_a_fresh_replay(self) -> None:
         fresh = self.new_engine()
         results = [fresh.apply(command) for command in self.commands]
@@ -49,10 +61,7 @@ class RollbackMachine(EngineMachine):
         assert_same_state(self.engine, fresh)
         assert self.engine.has_head == (self.head is not None)
 
-    @precondition(lambda self: len(self.marks) > 1)
-    @rule(data=st.data())
-    def roll_back(self, data: st.DataObject) -> None:
-        index = data.draw(st.integers(0, len(self.marks) - 1), label="back to mark")
+    def back_to(self, index: int) -> None:
         done, mark = self.marks[index]
         if self.head is None:
             self.head = (list(self.commands), list(self.results), list(self.marks))
@@ -60,9 +69,7 @@ class RollbackMachine(EngineMachine):
         del self.commands[done:], self.results[done:], self.marks[index + 1 :]
         self.assert_same_as_a_fresh_replay()
 
-    @precondition(lambda self: self.head is not None)
-    @rule()
-    def return_to_the_head(self) -> None:
+    def to_the_head(self) -> None:
         assert self.head is not None
         commands, results, marks = self.head
         mark = self.engine.restore_head()
@@ -70,13 +77,47 @@ class RollbackMachine(EngineMachine):
         self.marks = [*marks, (len(commands), mark)]
         self.assert_same_as_a_fresh_replay()
 
-    @precondition(lambda self: self.head is not None and len(self.head[0]) > len(self.commands))
-    @rule()
-    def replay_the_heads_next_command(self) -> None:
+    def replay_from_the_head(self, commands: int) -> None:
+        """Run the head's own next commands again: the same future keeps the head."""
         assert self.head is not None
-        command = self.head[0][len(self.commands)]
-        assert self.run(command) == self.head[1][len(self.commands) - 1]
-        assert self.engine.has_head
+        ahead, results, _ = self.head
+        for command, result in list(zip(ahead, results, strict=True))[len(self.commands) :][
+            :commands
+        ]:
+            assert self.run(command) == result
+            assert self.engine.has_head
+
+    @precondition(lambda self: len(self.marks) > 1)
+    @rule(data=st.data())
+    def roll_back(self, data: st.DataObject) -> None:
+        self.back_to(data.draw(st.integers(0, len(self.marks) - 1), label="back to mark"))
+
+    @precondition(lambda self: len(self.marks) > 1)
+    @rule(back=st.integers(0, 4), replay=st.integers(0, 4), to_head=st.booleans())
+    def step_back_replay_and_return(self, back: int, replay: int, to_head: bool) -> None:
+        """What a user of the history does most: a few steps back, some forward again (a replay
+        of the same future), then a jump to the furthest state."""
+        self.back_to(max(0, len(self.marks) - 1 - back))
+        self.replay_from_the_head(replay)
+        if to_head:
+            self.to_the_head()
+
+    @precondition(lambda self: len(self.marks) > 1)
+    @rule()
+    def forget_the_last_mark(self) -> None:
+        """As the history does when a command changes the tick of its last mark: later marks
+        then name an older one as ``previous``, which must not lend them its random state."""
+        self.marks.pop()
+
+    @precondition(lambda self: self.head is not None)
+    @rule()
+    def return_to_the_head(self) -> None:
+        self.to_the_head()
+
+    @precondition(lambda self: self.head is not None and len(self.head[0]) > len(self.commands))
+    @rule(commands=st.integers(1, 5))
+    def replay_the_heads_next_commands(self, commands: int) -> None:
+        self.replay_from_the_head(commands)
 
 
 RollbackMachine.TestCase.settings = settings(
