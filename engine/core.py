@@ -165,14 +165,15 @@ class Engine(JournaledPart):
     def schedule(self, spec: JobSpec) -> Result:
         if spec.job_id in self.jobs:
             return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
+        first = spec.schedule.first_at_or_after(self.now)
         problem = spec_problem(spec)
-        if problem is None:
+        if problem is None and first is None:
             problem = past_run_time(spec.schedule, self.now)
         if problem is None and spec.depends_on:
             problem = self.dependencies.problem(spec)
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
-        job = self.cursors.add(spec, self.now)
+        job = self.cursors.add(spec, first)
         self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)

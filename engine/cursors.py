@@ -68,15 +68,15 @@ class JobCursors(JournaledPart):
 
     # -------------------------------------------------------------- jobs
 
-    def add(self, spec: JobSpec, now: int) -> Job:
-        """A new job, its cursor on its first run at or after ``now``."""
+    def add(self, spec: JobSpec, first: int | None) -> Job:
+        """A new job, its cursor on ``first``, its first run from now on."""
         self.submissions += 1
         generation = self._journal.generation
         job = Job(
             spec=spec,
             submission=self.submissions,
             order_key=java_order_key(spec.job_id),
-            next_due=spec.schedule.first_at_or_after(now),
+            next_due=first,
             dispatches_at_submit=self.dispatches,
             fail_attempts=spec.fail_attempts,
             gen=generation,

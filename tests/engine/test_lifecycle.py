@@ -26,7 +26,7 @@ from engine.commands import (
 from engine.core import Engine
 from engine.invariants import violations
 from engine.model import CancelReason, CatchUp, JobSpec, OccurrenceState
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.policies import CompletionMode, DispatchMode, DispatchOrder, DoomedSubmission, Policy
 from engine.queries import job_view
 from engine.schedules import Every, Once
 
@@ -756,3 +756,20 @@ def test_a_job_a_cascade_cancelled_cannot_be_modified_back_to_life() -> None:
     assert result.message == "b can never run: it was cancelled because a failed"
     engine.advance(40)
     assert not [e for e in engine.log if isinstance(e, ev.AttemptStarted) and e.job_id == "b"]
+
+
+@pytest.mark.parametrize(
+    ("doomed", "state"),
+    [(DoomedSubmission.CANCEL, OccurrenceState.CANCELLED), (DoomedSubmission.WAIT, None)],
+)
+def test_a_job_submitted_behind_a_failed_dependency_follows_the_policy(doomed, state) -> None:
+    """Scenarios cancel it at once (its run cannot come); seed 001 leaves it pending."""
+    engine = Engine(Policy(doomed_submission=doomed))
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("a", Once(0), fail_attempts=frozenset({1}))))
+    engine.advance(5)
+    assert engine.apply(ScheduleJob(JobSpec("b", Once(5), depends_on=("a",)))).accepted
+    engine.advance(10)
+    cancelled = [e for e in engine.log if isinstance(e, ev.OccurrenceCancelled)]
+    assert [(e.job_id, e.cause) for e in cancelled] == ([("b", "a")] if state else [])
+    assert engine.occurrence_state("b", 5) is (state or OccurrenceState.BLOCKED)
