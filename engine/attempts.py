@@ -48,7 +48,7 @@ class Attempts:
         occurrence.retry_delay = None
         engine.store.set_state(occurrence, job, S.RUNNING)
         engine.workforce.occupy(worker, key)
-        engine.log.append(ev.AttemptStarted(now, job_id, scheduled, number, worker_id))
+        engine.log.add(ev.AttemptStarted, now, job_id, scheduled, number, worker_id)
         payload = (job_id, scheduled, number)
         if self._simulated and number not in job.spec.hang_attempts:
             engine.timers.add(now + occurrence.duration, TimerKind.ATTEMPT_END, payload)
@@ -115,8 +115,8 @@ class Attempts:
         attempt.outcome = outcome
         job_id, scheduled = occurrence.key
         job = engine.jobs[job_id]
-        engine.log.append(
-            _ATTEMPT_ENDED[outcome](now, job_id, scheduled, attempt.number, attempt.worker_id)
+        engine.log.add(
+            _ATTEMPT_ENDED[outcome], now, job_id, scheduled, attempt.number, attempt.worker_id
         )
         engine.workforce.release(engine.workers[attempt.worker_id])
         outbox = engine.notifications
@@ -135,7 +135,7 @@ class Attempts:
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
         engine.store.set_state(occurrence, job, S.FAILED)
-        engine.log.append(ev.OccurrenceFailed(now, job_id, scheduled, attempt.number))
+        engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
         outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         engine.dependencies.failed(job)
 
@@ -153,8 +153,8 @@ class Attempts:
         occurrence.retry_delay = delay
         engine.store.set_state(occurrence, job, S.RETRY_PENDING)
         job_id, scheduled = occurrence.key
-        engine.log.append(
-            ev.RetryScheduled(now, job_id, scheduled, attempt.number + 1, now + delay, delay)
+        engine.log.add(
+            ev.RetryScheduled, now, job_id, scheduled, attempt.number + 1, now + delay, delay
         )
         if delay == 0:
             engine.dispatcher.push_ready(occurrence)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from enum import Enum
+
+from engine.values import value
 
 
 class BackoffKind(Enum):
@@ -21,7 +22,7 @@ class Jitter(Enum):
     """delay/2 plus uniform in [0, delay/2]."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Backoff:
     """How long a failed occurrence waits before its next attempt may start."""
 

@@ -7,10 +7,10 @@ whose outcome maps one-to-one onto an HTTP status, so an HTTP layer is a thin ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from engine.model import CatchUp, JobSpec
+from engine.values import value
 
 
 class Outcome(Enum):
@@ -27,7 +27,7 @@ class Outcome(Enum):
         return self in (Outcome.CREATED, Outcome.OK)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Result:
     outcome: Outcome
     value: object = None
@@ -39,22 +39,22 @@ class Result:
         return outcome is Outcome.OK or outcome is Outcome.CREATED
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RegisterWorker:
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ScheduleJob:
     spec: JobSpec
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Dispatch:
     """Create every due occurrence and assign pending ones to idle workers (manual dispatch)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Complete:
     """A worker's report of how an attempt ended (reported completion)."""
 
@@ -64,14 +64,14 @@ class Complete:
     succeeded: bool
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Advance:
     """Move time to ``to``: every tick before it is processed, tick ``to`` is not yet."""
 
     to: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ScriptFailure:
     """Script that attempt number ``attempt`` of each occurrence of ``job_id`` fails."""
 
@@ -85,7 +85,7 @@ MODIFIABLE_FIELDS = frozenset(
 """What ModifyJob may change; anything else about a job needs a new job."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ModifyJob:
     """Change a job's definition; occurrences created before keep the definition they had."""
 
@@ -97,7 +97,7 @@ class ModifyJob:
         return cls(job_id, tuple(sorted(changes.items())))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CancelOccurrence:
     """Cancel one occurrence: the one at ``scheduled``, or the job's next one when None."""
 
@@ -105,17 +105,17 @@ class CancelOccurrence:
     scheduled: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DeleteJob:
     job_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PauseJob:
     job_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ResumeJob:
     """Resume a paused job; ``catch_up`` overrides the job's own choice for this resume."""
 
@@ -123,19 +123,19 @@ class ResumeJob:
     catch_up: CatchUp | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerDown:
     """The worker crashes: its running attempt is LOST and retried elsewhere."""
 
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerUp:
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class DrainWorker:
     """The worker finishes its running attempt, then takes no more work until WorkerUp."""
 

@@ -174,7 +174,7 @@ class Engine(JournaledPart):
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         job = self.cursors.add(spec, first)
-        self.log.append(ev.JobScheduled(self.now, spec.job_id, spec.schedule.describe()))
+        self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)
             if doomed_by is not None:

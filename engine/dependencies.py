@@ -81,7 +81,7 @@ class Dependencies:
             dependent.blocked_from = None
             first = dependent.next_due
             if first is not None and engine.cursors.is_created(dependent, first):
-                engine.log.append(ev.OccurrenceUnblocked(engine.now, dependent.job_id, first))
+                engine.log.add(ev.OccurrenceUnblocked, engine.now, dependent.job_id, first)
             engine.dispatcher.release(dependent)
 
     def failed(self, root: Job) -> None:

@@ -9,7 +9,6 @@ a priority change) waits as an entry of its own. The queue's order is the policy
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine import events as ev
@@ -17,6 +16,7 @@ from engine.journal import JournaledPart
 from engine.model import Job, Occurrence, OccurrenceState
 from engine.policies import make_ready_queue
 from engine.ready import ReadyEntry, ReadyQueue
+from engine.values import value
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 S = OccurrenceState
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Assignment:
     """One attempt started by a dispatch."""
 
@@ -61,7 +61,7 @@ class Dispatcher(JournaledPart):
             # until its last dependency succeeds (or a cascade cancels it).
             if job.blocked_from is None:
                 job.blocked_from = scheduled
-                engine.log.append(ev.OccurrenceBlocked(engine.now, job.job_id, scheduled))
+                engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
             return
         entry = ReadyEntry(
             job.job_id,

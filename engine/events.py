@@ -7,29 +7,32 @@ position in the log.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import overload
 
 from engine.model import CancelReason, CatchUp
+from engine.values import value
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Event:
     tick: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerRegistered(Event):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobScheduled(Event):
     job_id: str
     schedule: str
     """The schedule's description."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceEvent(Event):
     """An event about one occurrence, ``(job_id, scheduled)``."""
 
@@ -37,38 +40,38 @@ class OccurrenceEvent(Event):
     scheduled: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceBlocked(OccurrenceEvent):
     """Fell due while a dependency had not succeeded yet: the first run of its job's blocked
     range. The job's runs that fall due after it, until it is unblocked, are BLOCKED too,
     without an event each."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceUnblocked(OccurrenceEvent):
     """Its job's last dependency succeeded: this run, the first of its job's blocked range, and
     every run of the job BLOCKED with it may run from this tick (one event for the range)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptStarted(OccurrenceEvent):
     attempt: int
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptSucceeded(OccurrenceEvent):
     attempt: int
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptFailed(OccurrenceEvent):
     attempt: int
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RetryScheduled(OccurrenceEvent):
     next_attempt: int
     eligible_at: int
@@ -76,21 +79,21 @@ class RetryScheduled(OccurrenceEvent):
     """The backoff that set ``eligible_at``, in ticks."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceFailed(OccurrenceEvent):
     """Its last allowed attempt failed: a permanent failure."""
 
     attempts: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceCancelled(OccurrenceEvent):
     reason: CancelReason
     cause: str | None
     """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptTimedOut(OccurrenceEvent):
     """The reviewer reaped an attempt still running at start + timeout; a failed attempt."""
 
@@ -98,7 +101,7 @@ class AttemptTimedOut(OccurrenceEvent):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptLost(OccurrenceEvent):
     """The attempt's worker went down; the attempt does not count against the retries."""
 
@@ -106,7 +109,7 @@ class AttemptLost(OccurrenceEvent):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""
@@ -116,7 +119,7 @@ class OccurrencesSkipped(Event):
     through: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class BacklogCancelled(Event):
     """A job's occurrences that were created and waiting implicitly (QUEUED or BLOCKED), scheduled
     in ``[first, last]``, are cancelled together (each answers CANCELLED), by its deletion or by a
@@ -131,23 +134,23 @@ class BacklogCancelled(Event):
     """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobModified(Event):
     job_id: str
     fields: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobDeleted(Event):
     job_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobPaused(Event):
     job_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobResumed(Event):
     job_id: str
     catch_up: CatchUp
@@ -155,22 +158,22 @@ class JobResumed(Event):
     the command's)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerWentDown(Event):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerCameUp(Event):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerDrainStarted(Event):
     worker_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationEvent(Event):
     """An event about one notification, identified by its idempotency key."""
 
@@ -178,17 +181,17 @@ class NotificationEvent(Event):
     """(job id, scheduled tick, attempt, happening, channel, target)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationQueued(NotificationEvent):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationDelivered(NotificationEvent):
     tries: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationRetried(NotificationEvent):
     """A delivery try failed (channel down); the next try is at ``next_try``."""
 
@@ -196,53 +199,115 @@ class NotificationRetried(NotificationEvent):
     next_try: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationDeadLettered(NotificationEvent):
     tries: int
 
 
-class EventLog:
-    """Append-only list of events; ``mark()`` and ``since(mark)`` give a command's own events."""
+def _kinds() -> list[type[Event]]:
+    """Every concrete event class, each given its ``code``: its index in this list."""
+    kinds: list[type[Event]] = []
+    pending = [Event]
+    while pending:
+        kind = pending.pop(0)
+        kinds.append(kind)
+        pending.extend(kind.__subclasses__())
+    for code, kind in enumerate(kinds):
+        kind.code = code  # type: ignore[attr-defined]
+    return kinds
 
-    __slots__ = ("_events",)
+
+EVENT_KINDS = _kinds()
+
+
+class EventLog:
+    """Append-only list of events; ``mark()`` and ``since(mark)`` give a command's own events.
+
+    Why events are stored as fields and built when read: the engine writes an event for
+    everything that happens, and a headless run or a facade reads few of them. The log keeps each
+    event's class as a one-byte code and its fields as a tuple: a tuple of ints and strings costs
+    less to make than an event object, and Python's cycle collector stops tracking it once it has
+    seen it, where an event object is walked at every full collection for as long as the log
+    holds it (on seed 000's maximum workload the events were a quarter of the objects it
+    walked). Reading builds a new, equal event each time: compare events with ``==``, never
+    ``is``.
+    """
+
+    __slots__ = ("_fields", "_kinds")
 
     def __init__(self) -> None:
-        self._events: list[Event] = []
+        self._kinds = bytearray()
+        self._fields: list[tuple] = []
+
+    def add(self, kind: type[Event], *fields: object) -> None:
+        """Append the event ``kind(*fields)``."""
+        self._kinds.append(kind.code)  # type: ignore[attr-defined]
+        self._fields.append(fields)
 
     def append(self, event: Event) -> None:
-        self._events.append(event)
+        self.add(type(event), *(getattr(event, name) for name in event.__match_args__))
 
     def mark(self) -> int:
-        return len(self._events)
+        return len(self._fields)
 
     def since(self, mark: int) -> list[Event]:
-        return self._events[mark:]
+        return self[mark:]
 
     def truncate(self, length: int) -> None:
         """Forget the events after the first ``length`` (a rewind)."""
-        del self._events[length:]
+        del self._kinds[length:]
+        del self._fields[length:]
 
     def first_index_at(self, tick: int) -> int:
         """Index of the first event at or after ``tick``: events are appended in tick order."""
-        events = self._events
-        low, high = 0, len(events)
+        fields = self._fields
+        low, high = 0, len(fields)
         while low < high:
             middle = (low + high) // 2
-            if events[middle].tick < tick:
+            if fields[middle][0] < tick:
                 low = middle + 1
             else:
                 high = middle
         return low
 
-    def extend(self, events: list[Event]) -> None:
-        """Append events recorded before (a return to a later state)."""
-        self._events.extend(events)
+    def records(self, start: int, stop: int) -> EventRecords:
+        """Events ``start`` to ``stop`` as stored, for the journal to keep."""
+        return EventRecords(self._kinds[start:stop], self._fields[start:stop])
+
+    def extend_records(self, records: EventRecords) -> None:
+        """Append events kept before (a return to a later state)."""
+        self._kinds += records.kinds
+        self._fields += records.fields
 
     def __len__(self) -> int:
-        return len(self._events)
+        return len(self._fields)
 
-    def __iter__(self):
-        return iter(self._events)
+    def __iter__(self) -> Iterator[Event]:
+        return map(_build, self._kinds, self._fields)
 
-    def __getitem__(self, index):
-        return self._events[index]
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        if isinstance(index, slice):
+            return list(map(_build, self._kinds[index], self._fields[index]))
+        return _build(self._kinds[index], self._fields[index])
+
+
+@dataclass(slots=True)
+class EventRecords:
+    """A stretch of the log as stored: the events' codes and their fields."""
+
+    kinds: bytearray
+    fields: list[tuple]
+
+    def prepend(self, earlier: EventRecords) -> None:
+        self.kinds[:0] = earlier.kinds
+        self.fields[:0] = earlier.fields
+
+
+def _build(code: int, fields: tuple) -> Event:
+    return EVENT_KINDS[code](*fields)

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from engine.events import EventLog
+from engine.events import EventLog, EventRecords
 from engine.records import changed_field, values
 from engine.rng import TrackedRandom
 
@@ -100,7 +100,7 @@ class Head:
     containers: tuple
     records: dict[int, tuple[Any, tuple]]
     """By record id: the record and its fields at the head."""
-    log_tail: list
+    log_tail: EventRecords
     """Events after ``lowest``."""
     table_tails: tuple[list, ...]
     """Records created after ``lowest``, per table, in order."""
@@ -228,7 +228,7 @@ class UndoJournal:
             record.restore(saved)
             record.gen = UNSAVED
         self.log.truncate(head.lowest.log_length)
-        self.log.extend(head.log_tail)
+        self.log.extend_records(head.log_tail)
         for (_, table), length, tail in zip(
             self._tables, head.lowest.table_lengths, head.table_tails, strict=True
         ):
@@ -278,7 +278,7 @@ class UndoJournal:
                 lowest=replace(self._current_mark(None), generation=len(self.saves)),
                 containers=tuple(container.snapshot() for container in self._containers),
                 records={},
-                log_tail=[],
+                log_tail=EventRecords(bytearray(), []),
                 table_tails=tuple([] for _ in self._tables),
                 saves=list(self.saves),
                 undos=list(self.undos),
@@ -290,7 +290,7 @@ class UndoJournal:
             for record, _ in self.saves[generation]:
                 if id(record) not in head.records:
                     head.records[id(record)] = (record, record.save())
-        head.log_tail[:0] = self.log[target.log_length : lowest.log_length]
+        head.log_tail.prepend(self.log.records(target.log_length, lowest.log_length))
         head.lowest = target
         return lowest
 

@@ -99,7 +99,7 @@ class Lifecycle:
             start = job.next_due if job.backlog else engine.now
             job.next_due = engine.cursors.walk(job, job.first_fire(start))
         engine.dispatcher.release(job)
-        engine.log.append(ev.JobModified(engine.now, job_id, tuple(sorted(changes))))
+        engine.log.add(ev.JobModified, engine.now, job_id, tuple(sorted(changes)))
         return Result(Outcome.OK)
 
     def cancel(self, job_id: str, scheduled: int | None = None) -> Result:
@@ -139,7 +139,7 @@ class Lifecycle:
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
         self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
-        engine.log.append(ev.JobDeleted(engine.now, job_id))
+        engine.log.add(ev.JobDeleted, engine.now, job_id)
         if isinstance(job.spec.schedule, Once):
             occurrence = engine.dependencies.only_occurrence(job)
             if occurrence is None or occurrence.state is not S.SUCCEEDED:
@@ -155,7 +155,7 @@ class Lifecycle:
             return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
         engine.journal.touch(job)
         job.paused_through = engine.cursors.created_through
-        engine.log.append(ev.JobPaused(engine.now, job_id))
+        engine.log.add(ev.JobPaused, engine.now, job_id)
         return Result(Outcome.OK)
 
     def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
@@ -169,15 +169,13 @@ class Lifecycle:
         mode = catch_up or job.spec.catch_up
         engine.journal.touch(job)
         job.paused_through = None
-        engine.log.append(ev.JobResumed(engine.now, job_id, mode))
+        engine.log.add(ev.JobResumed, engine.now, job_id, mode)
         if mode is not CatchUp.ALL and job.next_due is not None:
             missed = last_at_or_before(job.spec.schedule, engine.now, paused_through + 1)
             through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
             if through is not None and through > paused_through:
                 job.skipped = (*job.skipped, (paused_through, through))
-                engine.log.append(
-                    ev.OccurrencesSkipped(engine.now, job_id, paused_through, through)
-                )
+                engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
                 if job.front is None:
                     job.next_due = engine.cursors.walk(job, job.next_due)
         engine.dispatcher.release(job)
@@ -194,7 +192,7 @@ class Lifecycle:
         occurrence.cancel_cause = cause
         occurrence.eligible_at = None
         engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
-        engine.log.append(ev.OccurrenceCancelled(engine.now, *occurrence.key, reason, cause))
+        engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
         engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
 
     def cancel_waiting(self, job: Job, reason: CancelReason, cause: str | None) -> None:
@@ -231,8 +229,8 @@ class Lifecycle:
         engine = self._engine
         job.cancelled_backlog = CancelledRange(first, last, reason, cause)
         runs = count_runs(engine, job, first, last)
-        engine.log.append(
-            ev.BacklogCancelled(engine.now, job.job_id, first, last, runs, reason, cause)
+        engine.log.add(
+            ev.BacklogCancelled, engine.now, job.job_id, first, last, runs, reason, cause
         )
         if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
             for scheduled in runs_in(engine, job, first, last):

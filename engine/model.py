@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from engine.backoff import Backoff
 from engine.records import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.schedules import Schedule
+from engine.values import value
 
 if TYPE_CHECKING:
     from engine.ready import ReadyEntry
@@ -59,6 +60,8 @@ class AttemptOutcome(Enum):
     """Still running at start + timeout: the reviewer reaped it. Counts as a failed attempt."""
     LOST = "LOST"
     """Its worker went down. Retried without counting against the occurrence's attempts."""
+
+    __hash__ = object.__hash__  # as OccurrenceState's: every attempt's end looks its event up
 
 
 class WorkerState(Enum):
@@ -109,14 +112,14 @@ PRIORITY_LEVELS = {"high": 2, "medium": 1, "low": 0}
 """Seed 003's named priorities; plain integers may be used between and beyond them."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Subscription:
     on: frozenset[NotifyOn]
     channel: Channel
     target: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobSpec:
     """Everything a user says about a job when scheduling it. Values, so history can replay them."""
 
@@ -146,7 +149,7 @@ class JobSpec:
     catch_up: CatchUp = CatchUp.SKIP
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CancelledRange:
     """A job's created runs scheduled in ``[first, last]`` that had no record when they were
     cancelled together (``BacklogCancelled``); the ticks that are not runs of the job, or that

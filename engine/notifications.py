@@ -98,7 +98,7 @@ class Outbox(JournaledPart):
             self.records[key] = Notification(
                 key, created=now, next_try=now, gen=generation, born=generation
             )
-            engine.log.append(ev.NotificationQueued(now, key))
+            engine.log.add(ev.NotificationQueued, now, key)
             engine.timers.add(now, TimerKind.NOTIFICATION_TRY, key)
 
     def try_delivery(self, key: NotificationKey) -> None:
@@ -114,15 +114,15 @@ class Outbox(JournaledPart):
             notification.state = NotificationState.DELIVERED
             notification.delivered_at = now
             notification.next_try = None
-            engine.log.append(ev.NotificationDelivered(now, key, notification.tries))
+            engine.log.add(ev.NotificationDelivered, now, key, notification.tries)
         elif notification.tries >= policy.max_tries:
             notification.state = NotificationState.DEAD
             notification.next_try = None
-            engine.log.append(ev.NotificationDeadLettered(now, key, notification.tries))
+            engine.log.add(ev.NotificationDeadLettered, now, key, notification.tries)
         else:
             delay = max(1, policy.backoff.delay(notification.tries, engine.rng))
             notification.next_try = now + delay
-            engine.log.append(
-                ev.NotificationRetried(now, key, notification.tries, notification.next_try)
+            engine.log.add(
+                ev.NotificationRetried, now, key, notification.tries, notification.next_try
             )
             engine.timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, key)

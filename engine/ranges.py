@@ -15,11 +15,11 @@ one schedule step per run; counting them is arithmetic for ``Every`` schedules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import Job, OccurrenceState
 from engine.schedules import Every, Once, Schedule
+from engine.values import value
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 S = OccurrenceState
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ImplicitRange:
     """Runs of one job in ``[first, last]``, all in ``state``, none with a record."""
 

@@ -6,14 +6,13 @@ The heap serves the fifo and priority orders; the aging order's queue is in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.aging_queue import AgingReadyQueue
 from engine.model import Occurrence
 from engine.undo_heap import UndoHeap
+from engine.values import value
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReadyEntry:
     """An occurrence that may run now: either materialised, or the implicit front of its job."""
 

@@ -8,8 +8,9 @@ monthly in a time zone) live in :mod:`engine.calendar` and follow the same proto
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from engine.values import value
 
 
 @runtime_checkable
@@ -29,7 +30,7 @@ class Schedule(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Once:
     """A single occurrence at ``at``."""
 
@@ -45,7 +46,7 @@ class Once:
         return f"once at {self.at}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Every:
     """Occurrences at ``first + k * interval`` for every k >= 0 (``interval`` > 0)."""
 

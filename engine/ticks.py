@@ -21,11 +21,11 @@ the driver where it stands with :meth:`TickDriver.settled_at`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.commands import Command, Result
 from engine.core import Engine
+from engine.values import value
 
 
 class Phase(IntEnum):
@@ -55,7 +55,7 @@ _LATEST_STAGE = {
 """The latest stage at which commands of each phase can still run."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TimedCommand:
     """A command and the place in time it runs at."""
 
@@ -84,6 +84,16 @@ class TickDriver:
         if timed.phase is Phase.AFTER_DISPATCH:
             self.engine.settle()
         return result
+
+    def apply_now(self, command: Command) -> Result:
+        """Run ``command`` at the start of the engine's current tick, before its events: what
+        every call of the seed 000 facade does, with nothing to build per call."""
+        if self._stage is not _Stage.START:
+            raise OutOfOrder(
+                f"tick {self.engine.now} (before_events) has passed: the engine is at tick "
+                f"{self.engine.now} ({self._stage.name.lower()})"
+            )
+        return self.engine.apply(command)
 
     def reach(self, tick: int, phase: Phase) -> None:
         """Run everything that comes before the commands of ``phase`` at ``tick``."""

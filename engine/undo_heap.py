@@ -27,7 +27,8 @@ class UndoHeap:
             self.journal.append((self.dead.add, id(item)))
 
     def pop(self) -> Any:
-        self._surface()
+        if self.dead:
+            self._surface()
         item = heapq.heappop(self.items)
         if self.journal is not None:
             self.journal.append((heapq.heappush, self.items, item))
@@ -35,11 +36,13 @@ class UndoHeap:
 
     def peek(self) -> Any:
         """The smallest live item, or None."""
-        self._surface()
+        if self.dead:
+            self._surface()
         return self.items[0] if self.items else None
 
     def __bool__(self) -> bool:
-        self._surface()
+        if self.dead:
+            self._surface()
         return bool(self.items)
 
     def __len__(self) -> int:

@@ -49,7 +49,7 @@ class Workforce(JournaledPart):
             born=generation,
         )
         self.idle.add(worker_id, key)
-        engine.log.append(ev.WorkerRegistered(engine.now, worker_id))
+        engine.log.add(ev.WorkerRegistered, engine.now, worker_id)
         return Result(Outcome.CREATED, worker_id)
 
     def down(self, worker_id: str) -> Result:
@@ -63,7 +63,7 @@ class Workforce(JournaledPart):
         worker.down = True
         worker.draining = False
         self.idle.discard(worker_id, worker.order_key)
-        engine.log.append(ev.WorkerWentDown(engine.now, worker_id))
+        engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
         if worker.running is not None:
             engine.attempts.lose(worker.running)
         return Result(Outcome.OK)
@@ -81,7 +81,7 @@ class Workforce(JournaledPart):
         if worker.running is None:
             worker.since = engine.now
             self.idle.add(worker_id, worker.order_key)
-        engine.log.append(ev.WorkerCameUp(engine.now, worker_id))
+        engine.log.add(ev.WorkerCameUp, engine.now, worker_id)
         return Result(Outcome.OK)
 
     def drain(self, worker_id: str) -> Result:
@@ -91,12 +91,12 @@ class Workforce(JournaledPart):
             return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
         if worker.down or worker.draining:
             return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
-        engine.log.append(ev.WorkerDrainStarted(engine.now, worker_id))
+        engine.log.add(ev.WorkerDrainStarted, engine.now, worker_id)
         self.idle.discard(worker_id, worker.order_key)
         engine.journal.touch(worker)
         if worker.running is None:
             worker.down = True
-            engine.log.append(ev.WorkerWentDown(engine.now, worker_id))
+            engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
         else:
             worker.draining = True
         return Result(Outcome.OK)
@@ -122,6 +122,6 @@ class Workforce(JournaledPart):
         if worker.draining:
             worker.draining = False
             worker.down = True
-            engine.log.append(ev.WorkerWentDown(engine.now, worker.worker_id))
+            engine.log.add(ev.WorkerWentDown, engine.now, worker.worker_id)
         elif not worker.down:
             self.idle.add(worker.worker_id, worker.order_key)

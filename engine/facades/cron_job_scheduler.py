@@ -17,7 +17,7 @@ from engine.model import JobSpec
 from engine.ordering import java_is_blank, java_length
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Every, Once
-from engine.ticks import Phase, TickDriver, TimedCommand
+from engine.ticks import TickDriver
 
 MAX_ID_LENGTH = 100
 MAX_TIME = 1_000_000_000_000
@@ -54,7 +54,7 @@ def _valid_id(value: str) -> bool:
         not java_is_blank(value)
         and java_length(value) <= MAX_ID_LENGTH
         and "," not in value
-        and _SURROGATE.search(value) is None
+        and (value.isascii() or _SURROGATE.search(value) is None)
     )
 
 
@@ -84,11 +84,18 @@ class CronJobScheduler:
         max_retries: int,
         current_time: int,
     ) -> bool:
-        _require_str("job_id", job_id)
-        _require_int("first_run_time", first_run_time)
-        _require_int("interval", interval)
-        _require_int("max_retries", max_retries)
-        _require_int("current_time", current_time)
+        if not (
+            type(job_id) is str
+            and type(first_run_time) is int
+            and type(interval) is int
+            and type(max_retries) is int
+            and type(current_time) is int
+        ):  # the common case checked at once; the checks below name the wrong argument
+            _require_str("job_id", job_id)
+            _require_int("first_run_time", first_run_time)
+            _require_int("interval", interval)
+            _require_int("max_retries", max_retries)
+            _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return False
         if (
@@ -117,12 +124,19 @@ class CronJobScheduler:
         successful: bool,
         current_time: int,
     ) -> bool:
-        _require_str("job_id", job_id)
-        _require_int("scheduled_time", scheduled_time)
-        _require_int("attempt_number", attempt_number)
-        if not isinstance(successful, bool):
-            raise TypeError(f"successful must be a bool, not {type(successful).__name__}")
-        _require_int("current_time", current_time)
+        if not (
+            type(job_id) is str
+            and type(scheduled_time) is int
+            and type(attempt_number) is int
+            and type(successful) is bool
+            and type(current_time) is int
+        ):
+            _require_str("job_id", job_id)
+            _require_int("scheduled_time", scheduled_time)
+            _require_int("attempt_number", attempt_number)
+            if not isinstance(successful, bool):
+                raise TypeError(f"successful must be a bool, not {type(successful).__name__}")
+            _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return False
         if not 1 <= attempt_number <= MAX_ATTEMPT or not 0 <= scheduled_time <= MAX_TIME:
@@ -154,7 +168,7 @@ class CronJobScheduler:
     def _run(self, command: Command) -> Result:
         """Every call happens at the start of its ``current_time``, before that tick's own
         events (there are none under manual dispatch and reported completion)."""
-        return self._driver.apply(TimedCommand(self._engine.now, Phase.BEFORE_EVENTS, command))
+        return self._driver.apply_now(command)
 
     registerWorker = register_worker
     scheduleJob = schedule_job
