@@ -1,0 +1,91 @@
+"""``@value`` must behave exactly as ``@dataclass(frozen=True, slots=True)``, only faster."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+
+import pytest
+
+from engine import events as ev
+from engine.values import value
+
+
+@value
+class Base:
+    tick: int
+
+
+@value
+class Child(Base):
+    name: str
+    size: int = 3
+    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+
+
+@value
+class Checked:
+    low: int
+    high: int
+
+    def __post_init__(self) -> None:
+        if self.low > self.high:
+            raise ValueError("low above high")
+
+
+def test_fields_defaults_and_factories_are_those_of_the_dataclass() -> None:
+    child = Child(1, "a")
+    assert (child.tick, child.name, child.size, child.tags) == (1, "a", 3, ())
+    assert Child(tick=2, name="b", size=4, tags=("x",)) == Child(2, "b", 4, ("x",))
+    assert dataclasses.replace(child, size=9) == Child(1, "a", 9)
+    assert repr(child) == "Child(tick=1, name='a', size=3, tags=())"
+
+
+def test_values_stay_frozen_hashable_and_comparable() -> None:
+    child = Child(1, "a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.size = 4  # type: ignore[misc]
+    assert hash(child) == hash(Child(1, "a"))
+    assert child != Child(1, "b")
+    assert not hasattr(child, "__dict__")
+
+
+def test_post_init_runs_and_missing_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="low above high"):
+        Checked(2, 1)
+    with pytest.raises(TypeError):
+        Child(1)  # type: ignore[call-arg]
+
+
+def test_pattern_matching_sees_the_fields() -> None:
+    match Child(5, "z"):
+        case Child(tick, name):
+            assert (tick, name) == (5, "z")
+        case _:
+            pytest.fail("no match")
+
+
+def test_the_event_log_builds_equal_events_and_round_trips_a_stretch() -> None:
+    log = ev.EventLog()
+    started = ev.AttemptStarted(1, "a", 0, 1, "w")
+    log.add(ev.AttemptStarted, 1, "a", 0, 1, "w")
+    log.append(ev.JobDeleted(3, "b"))
+    log.add(ev.WorkerRegistered, 5, "w")
+    assert log[0] == started and log[0] is not log[0]
+    assert list(log) == [started, ev.JobDeleted(3, "b"), ev.WorkerRegistered(5, "w")]
+    assert log.since(1) == log[1:] == [ev.JobDeleted(3, "b"), ev.WorkerRegistered(5, "w")]
+    assert [log.first_index_at(tick) for tick in (0, 1, 2, 4, 6)] == [0, 0, 1, 2, 3]
+    tail = log.records(1, 3)
+    log.truncate(1)
+    assert list(log) == [started]
+    log.extend_records(tail)
+    assert log[2] == ev.WorkerRegistered(5, "w") and len(log) == 3
+
+
+def test_stored_events_of_plain_fields_leave_the_cycle_collector() -> None:
+    """The point of storing fields: after one collection the collector no longer walks them."""
+    log = ev.EventLog()
+    for tick in range(100):
+        log.add(ev.AttemptStarted, tick, "job", tick, 1, "worker")
+    gc.collect()
+    assert not any(gc.is_tracked(fields) for fields in log._fields)
