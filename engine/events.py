@@ -253,6 +253,14 @@ class EventLog:
     def since(self, mark: int) -> list[Event]:
         return self[mark:]
 
+    def stored_since(self, mark: int) -> Iterator[tuple[type[Event], tuple]]:
+        """The events after ``mark`` as stored: each one's class and its fields in the class's
+        field order. For readers of many events that need a few fields of some kinds (the
+        seed 001 protocol prints four kinds of a run's events), without building every event."""
+        return zip(
+            map(EVENT_KINDS.__getitem__, self._kinds[mark:]), self._fields[mark:], strict=True
+        )
+
     def truncate(self, length: int) -> None:
         """Forget the events after the first ``length`` (a rewind)."""
         del self._kinds[length:]

@@ -35,6 +35,9 @@ WORKER_ID = "worker"
 
 _INTEGER = re.compile(r"-?[0-9]+\Z")
 
+_NO_FAILURES: frozenset[int] = frozenset()
+"""Shared by every job without scripted failures: one object fewer per job for the collector."""
+
 _STATUS_WORDS = {
     OccurrenceState.SCHEDULED: "PENDING",
     OccurrenceState.BLOCKED: "PENDING",
@@ -82,19 +85,31 @@ def _field_count(tokens: list[str], expected: int, usage: str) -> None:
         raise ScriptError(f"too many fields; expected: {usage}")
 
 
-def _event_line(event: ev.Event) -> str | None:
-    match event:
-        case ev.AttemptStarted():
-            return f"START {event.job_id} {event.tick}"
-        case ev.AttemptSucceeded():
-            return f"DONE {event.job_id} {event.tick}"
-        case ev.AttemptFailed():
-            return f"FAILATTEMPT {event.job_id} {event.tick} {event.attempt}"
-        case ev.OccurrenceFailed():
-            return f"FAILED {event.job_id} {event.tick}"
-        case ev.OccurrenceCancelled():
-            return f"CANCEL {event.job_id} {event.tick}"
-    return None
+_LINE_WORDS: dict[type[ev.Event], str] = {
+    ev.AttemptStarted: "START",
+    ev.AttemptSucceeded: "DONE",
+    ev.AttemptFailed: "FAILATTEMPT",
+    ev.OccurrenceFailed: "FAILED",
+    ev.OccurrenceCancelled: "CANCEL",
+}
+"""The events the protocol prints, by the word that starts their line."""
+
+
+def event_line(event: ev.Event) -> str | None:
+    """The line the protocol prints for ``event``, if it prints one."""
+    return _event_line(type(event), tuple(getattr(event, name) for name in event.__match_args__))
+
+
+def _event_line(kind: type[ev.Event], fields: tuple) -> str | None:
+    """The protocol's line for an event, from its stored fields (every printed kind is an
+    occurrence event: its fields start with the tick and the job id)."""
+    word = _LINE_WORDS.get(kind)
+    if word is None:
+        return None
+    tick, job_id = fields[0], fields[1]
+    if kind is ev.AttemptFailed:
+        return f"{word} {job_id} {tick} {fields[3]}"
+    return f"{word} {job_id} {tick}"
 
 
 class ScriptSession:
@@ -176,7 +191,7 @@ class ScriptSession:
             priority=priority,
             duration=duration,
             depends_on=tuple(dict.fromkeys(dependencies)),
-            fail_attempts=frozenset(self._pending_failures.get(job_id, ())),
+            fail_attempts=frozenset(self._pending_failures.get(job_id, _NO_FAILURES)),
         )
         result = self._run(ScheduleJob(spec))
         if not result.accepted:  # beyond the engine's limits (engine/limits.py)
@@ -238,8 +253,8 @@ class ScriptSession:
 
     def _print_events(self, mark: int) -> None:
         assert self.engine is not None
-        for event in self.engine.log.since(mark):
-            line = _event_line(event)
+        for kind, fields in self.engine.log.stored_since(mark):
+            line = _event_line(kind, fields)
             if line is not None:
                 self.result.output.append(line)
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from script_strategies import SeededChooser, dependency_graphs, random_script, scripts
 
-from engine.facades.script import _event_line, execute_script
+from engine.facades.script import event_line, execute_script
 from engine.history import History
 from tui.model.script import script_run
 
@@ -33,7 +33,7 @@ def replayed_events(lines: list[str], rewind_to: int | None = None) -> list[str]
     return [
         line
         for event in history.engine.log
-        if event.tick < run.clock and (line := _event_line(event)) is not None
+        if event.tick < run.clock and (line := event_line(event)) is not None
     ]
 
 

@@ -18,7 +18,7 @@ from engine.commands import (
     ScheduleJob,
 )
 from engine.core import Engine
-from engine.facades.script import _event_line
+from engine.facades.script import event_line
 from engine.history import History
 from engine.model import CatchUp, JobSpec, OccurrenceState
 from engine.queries import list_occurrences
@@ -181,7 +181,7 @@ def test_a_script_replays_as_the_protocol_runs_it() -> None:
     history = History(run.new_engine, run.timeline, run.until)
     navigator = Navigator(history)
     navigator.seek(run.until - 1)
-    printed = [line for e in history.engine.log if (line := _event_line(e)) is not None]
+    printed = [line for e in history.engine.log if (line := event_line(e)) is not None]
     expected = [line for line in run_script(SCRIPT.splitlines()) if line.split()[0] != "OK"]
     expected = [line for line in expected if not line.startswith("C ")]
     assert sorted(printed) == sorted(expected)
