@@ -13,7 +13,7 @@ from engine import events as ev
 from engine.commands import Outcome, Result
 from engine.dispatcher import Assignment
 from engine.model import Attempt, AttemptOutcome, NotifyOn, Occurrence, OccurrenceState, Worker
-from engine.policies import CompletionMode
+from engine.policies import CompletionMode, OnTimeout
 from engine.timers import TimerKind
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ class Attempts:
             outbox.notify(occurrence, NotifyOn.TIMED_OUT)
         else:
             outbox.notify(occurrence, NotifyOn.FAILED)
-        if attempt.number < occurrence.max_attempts:
+        if attempt.number < occurrence.max_attempts and not self._taken_back(outcome):
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
         engine.store.set_state(occurrence, job, S.FAILED)
@@ -160,6 +160,14 @@ class Attempts:
             engine.dispatcher.push_ready(occurrence)
         else:
             engine.timers.add(now + delay, TimerKind.BACKOFF_END, occurrence.key)
+
+    def _taken_back(self, outcome: AttemptOutcome) -> bool:
+        """Whether a timed-out run ends here, its retries unused (``OnTimeout.NEXT_RUN``): the
+        job's next run comes at its schedule's next tick, as for any run that failed for good."""
+        return (
+            outcome is AttemptOutcome.TIMED_OUT
+            and self._engine.policy.on_timeout is OnTimeout.NEXT_RUN
+        )
 
     def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
         """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""

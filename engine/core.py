@@ -87,7 +87,7 @@ class Engine(JournaledPart):
         self.log = ev.EventLog()
         self.rng = TrackedRandom(seed)
         self.journal = UndoJournal(self.log, self.rng)
-        self.store = OccurrenceStore(self.journal)
+        self.store = OccurrenceStore(self.journal, self.policy.execution_limit)
         self.cursors = JobCursors(self.journal, self.store)
         self.workforce = Workforce(self)
         self.timers = Timers()
@@ -277,7 +277,9 @@ class Engine(JournaledPart):
     # ----------------------------------------------------------------- queries
 
     def get_job(self, job_id: str) -> Result:
-        job = self.jobs.get(job_id)
+        """The job; not found once deleted (seed 003: DELETE "removes the job"), though its
+        runs and events stay in the history."""
+        job = self.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         return Result(Outcome.OK, job)

@@ -10,11 +10,15 @@ The rules, which the docs repeat for users:
   entry, so its waiting occurrences are then materialised, each keeping its old priority while
   newer ones overtake them (cost: one record per waiting occurrence). A job others depend on
   keeps its schedule. A schedule with no run left from now on is refused, as when scheduling.
-- Cancelling is allowed while an occurrence is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
+- Modifying a job, or cancelling its next run, is a conflict while any of its attempts runs
+  (seed 003's PUT answers 409 then), unless the policy allows it (``running_job_changes``).
+- Cancelling a given run is allowed while it is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
   conflict while it is RUNNING or already final.
 - Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
   are cancelled (an implicit backlog as one range, ``BacklogCancelled``, but listed, counted and
-  notified run by run like records), no more are created, and its history stays queryable.
+  notified run by run like records) and no more are created. The job is gone (seed 003: DELETE
+  "removes the job"): commands and ``get_job`` answer not found, while its runs and events stay
+  in the history; its id is not reused.
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
   the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
 """
@@ -36,7 +40,7 @@ from engine.model import (
     Occurrence,
     OccurrenceState,
 )
-from engine.policies import DispatchOrder
+from engine.policies import DispatchOrder, RunningJobChanges
 from engine.ranges import count_runs, implicit_range, runs_in
 from engine.schedules import Once, Schedule, last_at_or_before
 
@@ -71,6 +75,8 @@ class Lifecycle:
         if job.doomed_by is not None:
             message = f"{job_id} can never run: it was cancelled because {job.doomed_by} failed"
             return Result(Outcome.CONFLICT, message=message)
+        if self._refuses_change(job):
+            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
         unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
         if unknown:
             allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
@@ -108,6 +114,8 @@ class Lifecycle:
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if scheduled is None:
+            if self._refuses_change(job):
+                return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
             scheduled = self._next_cancellable(job)
             if scheduled is None:
                 return Result(Outcome.NOT_FOUND, message=f"{job_id} has no occurrence to cancel")
@@ -135,7 +143,7 @@ class Lifecycle:
         job = engine.cursors.live(job_id)
         if job is None:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
-        if any(engine.occurrences[(job_id, t)].state is S.RUNNING for t in job.open):
+        if self._runs(job):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
         self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
@@ -194,6 +202,18 @@ class Lifecycle:
         engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
         engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
         engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
+
+    def _runs(self, job: Job) -> bool:
+        """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a
+        status running" (409)."""
+        records = self._engine.occurrences
+        return any(records[(job.job_id, t)].state is S.RUNNING for t in job.open)
+
+    def _refuses_change(self, job: Job) -> bool:
+        """Whether the policy refuses to modify ``job`` (or cancel its next run) now: seed 003's
+        PUT answers 409 while the job runs."""
+        policy = self._engine.policy
+        return policy.running_job_changes is RunningJobChanges.REFUSE and self._runs(job)
 
     def cancel_waiting(self, job: Job, reason: CancelReason, cause: str | None) -> None:
         """Cancel every run of ``job`` that waits (a running attempt goes on) and create no more:

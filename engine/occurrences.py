@@ -55,8 +55,10 @@ class StateIndex:
 class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
-    def __init__(self, journal: UndoJournal) -> None:
+    def __init__(self, journal: UndoJournal, execution_limit: int | None = None) -> None:
         self._journal = journal
+        self._execution_limit = execution_limit
+        """The policy's timeout for jobs that set none."""
         self.records: dict[Key, Occurrence] = {}
         self.index = StateIndex()
 
@@ -77,7 +79,7 @@ class OccurrenceStore(JournaledPart):
             priority=spec.priority,
             ready_since=max(scheduled, job.runnable_since or 0),
             duration=spec.duration,
-            timeout=spec.timeout,
+            timeout=spec.timeout if spec.timeout is not None else self._execution_limit,
             gen=journal.generation,
             born=journal.generation,
         )

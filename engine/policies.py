@@ -51,6 +51,27 @@ class DoomedSubmission(Enum):
     event)."""
 
 
+class OnTimeout(Enum):
+    """What the reviewer does with a run whose attempt outlives its execution limit."""
+
+    RETRY = "retry"
+    """The attempt fails (timed out) and the run is retried while it has attempts left."""
+    NEXT_RUN = "next_run"
+    """Seed 003's reviewer: the run is taken back and fails for good, its worker is freed, and
+    the job goes on at its next run of the schedule ("put it back to the created status with
+    the defined cadence")."""
+
+
+class RunningJobChanges(Enum):
+    """Whether a job may be modified, or its next run cancelled, while one of its runs runs."""
+
+    REFUSE = "refuse"
+    """Seed 003: a PUT on a job "in a status running" answers 409."""
+    ALLOW = "allow"
+    """The change applies to the runs created after it; the running attempt is never touched
+    (for what-ifs that change a job whose runs pile up behind a long one)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelOutage:
     """A notification channel that fails every delivery during ticks ``[start, end)``."""
@@ -75,7 +96,9 @@ class NotificationPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    order: DispatchOrder = DispatchOrder.FIFO
+    order: DispatchOrder = DispatchOrder.PRIORITY
+    """Seed 003: "higher-priority tasks execute before lower-priority ones"; ties run in the
+    order they fell due, as FIFO does."""
     aging_step: int | None = None
     """Required by the aging order."""
     dispatch: DispatchMode = DispatchMode.AUTO
@@ -83,10 +106,21 @@ class Policy:
     backoff: Backoff = field(default_factory=Backoff)
     notifications: NotificationPolicy = field(default_factory=NotificationPolicy)
     doomed_submission: DoomedSubmission = DoomedSubmission.CANCEL
+    on_timeout: OnTimeout = OnTimeout.RETRY
+    running_job_changes: RunningJobChanges = RunningJobChanges.REFUSE
+    execution_limit: int | None = None
+    """The timeout, in ticks, of a job that sets none (seed 003: five minutes); None: no limit."""
+    scheduling_window: int | None = None
+    """Seed 003's status words: a run not created yet is ``scheduled`` from this many ticks
+    before its time (two minutes), ``created`` before that (see :mod:`engine.status_words`)."""
 
     def __post_init__(self) -> None:
         if self.order is DispatchOrder.AGING and (self.aging_step is None or self.aging_step < 1):
             raise ValueError("The aging order needs an aging_step of at least 1")
+        if self.execution_limit is not None and self.execution_limit < 1:
+            raise ValueError("An execution limit is at least one tick")
+        if self.scheduling_window is not None and self.scheduling_window < 0:
+            raise ValueError("A scheduling window is not negative")
 
 
 def make_ready_queue(policy: Policy) -> ReadyQueue:

@@ -54,7 +54,10 @@ def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
         windows = _schedule_windows(known.definitions)
         missing, walked = _walk_behind_cursor(engine, job, known, windows[-1], len(windows) > 1)
         found += missing
-        values = [_spec_values(d.spec) if d.spec is not None else None for d in known.definitions]
+        limit = engine.policy.execution_limit
+        values = [
+            _spec_values(d.spec, limit) if d.spec is not None else None for d in known.definitions
+        ]
         for occurrence in runs.get(job_id, ()):
             if occurrence.scheduled not in walked:  # else the walk found it in the schedule
                 found += _schedule_violation(occurrence, windows, facts)
@@ -97,8 +100,10 @@ Values = tuple[int, int, int, int | None]
 """What a run takes from its definition: priority, attempts allowed, duration, timeout."""
 
 
-def _spec_values(spec: JobSpec) -> Values:
-    return spec.priority, spec.max_attempts, spec.duration, spec.timeout
+def _spec_values(spec: JobSpec, execution_limit: int | None) -> Values:
+    """A job without a timeout of its own has the policy's execution limit."""
+    timeout = spec.timeout if spec.timeout is not None else execution_limit
+    return spec.priority, spec.max_attempts, spec.duration, timeout
 
 
 def _run_values(occurrence: Occurrence) -> Values:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,14 +15,29 @@ from engine.policies import (
     DispatchMode,
     DispatchOrder,
     NotificationPolicy,
+    OnTimeout,
     Policy,
+    RunningJobChanges,
 )
+from engine.presets import PRESETS
 from engine.scenario.errors import path_key
 from engine.scenario.schema import Reader, is_null
-from engine.scenario.yaml_source import Node
+from engine.scenario.yaml_source import Node, Scalar
 
 CLOCK_KEYS = ("epoch", "timezone", "tick", "until")
-POLICY_KEYS = ("order", "aging_step", "dispatch", "completion", "backoff", "notifications")
+POLICY_KEYS = (
+    "preset",
+    "order",
+    "aging_step",
+    "dispatch",
+    "completion",
+    "backoff",
+    "notifications",
+    "on_timeout",
+    "running_job_changes",
+    "execution_limit",
+    "scheduling_window",
+)
 BACKOFF_KEYS = ("kind", "base", "cap", "jitter")
 NOTIFICATION_KEYS = ("max_tries", "backoff", "outages")
 OUTAGE_KEYS = ("channel", "start", "end")
@@ -103,13 +119,25 @@ def _optional(
     return read(fields[key], path_key("clock", key))
 
 
-def read_policy(reader: Reader, node: Node | None) -> Policy | None:
-    """``policy: {order, aging_step, dispatch, completion, backoff, notifications}``."""
+def read_policy(reader: Reader, node: Node | None, tick_seconds: int = 1) -> Policy | None:
+    """``policy: NAME`` (a preset, see :mod:`engine.presets`) or ``policy: {preset, order,
+    aging_step, dispatch, completion, backoff, notifications, on_timeout, running_job_changes,
+    execution_limit, scheduling_window}``: the preset's choices (or the defaults), then the keys
+    given. A preset's durations become ticks of ``tick_seconds``."""
     if node is None:
         return Policy()
+    if isinstance(node, Scalar):
+        preset = reader.choice(node, "policy", PRESETS)
+        return None if preset is None else preset(tick_seconds)
     fields = reader.mapping(node, "policy", POLICY_KEYS)
     if fields is None:
         return None
+    base = Policy()
+    if "preset" in fields:
+        preset = reader.choice(fields["preset"], "policy.preset", PRESETS)
+        if preset is None:
+            return None
+        base = preset(tick_seconds)
     settings: dict[str, object] = {}
     readers = {
         "order": lambda n, p: reader.choice(n, p, values_of(DispatchOrder)),
@@ -118,16 +146,23 @@ def read_policy(reader: Reader, node: Node | None) -> Policy | None:
         "completion": lambda n, p: reader.choice(n, p, values_of(CompletionMode)),
         "backoff": lambda n, p: read_backoff(reader, n, p),
         "notifications": lambda n, p: _read_notifications(reader, n, p),
+        "on_timeout": lambda n, p: reader.choice(n, p, values_of(OnTimeout)),
+        "running_job_changes": lambda n, p: reader.choice(n, p, values_of(RunningJobChanges)),
+        "execution_limit": lambda n, p: reader.integer(n, p, 1, 10**12),
+        "scheduling_window": lambda n, p: reader.integer(n, p, 0, 10**12),
     }
     ok = True
     for key, value_node in fields.items():
+        if key == "preset":
+            continue
         value = readers[key](value_node, path_key("policy", key))
         ok = ok and value is not None
         settings[key] = value
-    if settings.get("order") is DispatchOrder.AGING and "aging_step" not in settings:
+    order = settings.get("order", base.order)
+    if order is DispatchOrder.AGING and "aging_step" not in settings:
         reader.error(fields["order"], "policy.order", "the aging order needs policy.aging_step")
         return None
-    return Policy(**settings) if ok else None  # type: ignore[arg-type]
+    return dataclasses.replace(base, **settings) if ok else None
 
 
 def read_backoff(reader: Reader, node: Node, path: str) -> Backoff | None:

@@ -80,7 +80,8 @@ class _Loader:
         if "description" in fields:
             description = reader.string(fields["description"], "description", "text") or ""
         clock = read_clock(reader, fields.get("clock"))
-        policy = read_policy(reader, fields.get("policy"))
+        tick_seconds = clock.clock.tick_seconds if clock.clock is not None else 1
+        policy = read_policy(reader, fields.get("policy"), tick_seconds)
         seed: int | None = 0
         if "seed" in fields:
             seed = reader.integer(fields["seed"], "seed", 0, 2**63 - 1)

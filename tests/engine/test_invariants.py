@@ -46,6 +46,7 @@ from engine.policies import (
     DispatchOrder,
     NotificationPolicy,
     Policy,
+    RunningJobChanges,
 )
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.schedules import Every, Once
@@ -56,8 +57,9 @@ MAIL = Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@x")
 
 def healthy() -> Engine:
     """Two workers; by tick 13: a@0 failed once then succeeded (w1), a@10 runs on w1 until 15,
-    b@0 succeeded on w2 with an email notification delivered."""
-    engine = Engine()
+    b@0 succeeded on w2 with an email notification delivered. Its jobs may be changed while
+    they run: the corruptions below modify a while a@10 runs."""
+    engine = Engine(Policy(running_job_changes=RunningJobChanges.ALLOW))
     for worker_id in ("w1", "w2"):
         assert engine.apply(RegisterWorker(worker_id)).accepted
     spec = JobSpec("a", Every(0, 10), duration=5, max_attempts=2, fail_attempts=frozenset({1}))

@@ -26,7 +26,14 @@ from engine.commands import (
 from engine.core import Engine
 from engine.invariants import violations
 from engine.model import CancelReason, CatchUp, JobSpec, OccurrenceState
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, DoomedSubmission, Policy
+from engine.policies import (
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    DoomedSubmission,
+    Policy,
+    RunningJobChanges,
+)
 from engine.queries import job_view
 from engine.schedules import Every, Once
 
@@ -34,6 +41,10 @@ S = OccurrenceState
 
 
 def make(workers: int = 1, **policy: object) -> Engine:
+    """An engine whose jobs may be changed while they run (``running_job_changes: allow``): most
+    tests here change a job while its runs pile up behind a running one. The default, seed 003's
+    refusal, has tests of its own (``test_seed_003_*``)."""
+    policy.setdefault("running_job_changes", RunningJobChanges.ALLOW)
     engine = Engine(Policy(**policy))  # type: ignore[arg-type]
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).outcome is Outcome.CREATED
@@ -277,8 +288,11 @@ def test_modify_max_attempts_applies_to_occurrences_created_after_it() -> None:
 
 def test_modify_does_not_cost_the_size_of_the_backlog() -> None:
     # Manual dispatch: a@0 runs; the dispatch at 20,000 creates a@1..a@20000 implicitly (one
-    # record exists). A modify must keep their definition without creating 20,000 records.
-    engine = make(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    # record exists). A modify must keep their definition without creating 20,000 records
+    # (under FIFO: an order that uses priority materialises them, see the module's docstring).
+    engine = make(
+        order=DispatchOrder.FIFO, dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED
+    )
     add(engine, "a", Every(0, 1))
     engine.apply(Dispatch())
     engine.advance(20_000)

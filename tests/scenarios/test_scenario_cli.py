@@ -335,7 +335,7 @@ def test_check_follows_a_modified_job_through_each_definition_it_had(tmp_path: P
         "timeline:\n"
         "  - {at: 15, modify: {job: pulse, priority: 2}, expect: ok}\n"
         "  - {at: 25, modify: {job: pulse, every: 7, duration: 2}, expect: ok}\n"
-        "  - {at: 40, modify: {job: pulse, priority: 0, timeout: 9}, expect: ok}\n"
+        "  - {at: 42, modify: {job: pulse, priority: 0, timeout: 9}, expect: ok}\n"
         "expect:\n"
         "  - {at: 60, events: {AttemptStarted: 9}}\n",
         encoding="utf-8",

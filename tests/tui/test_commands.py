@@ -45,7 +45,11 @@ async def test_job_commands(app: DashboardApp) -> None:
         await run(pilot, "schedule backup every=5 duration=2 priority=high")
         assert engine().jobs["backup"].spec.priority == 2
         await run(pilot, "modify backup duration=3")
-        assert engine().jobs["backup"].spec.duration == 3
+        assert "has a running attempt" in message(app)  # seed 003: not while it runs
+        assert engine().jobs["backup"].spec.duration == 2
+        await run(pilot, "schedule later every=5 first=+5")
+        await run(pilot, "modify later duration=3")
+        assert engine().jobs["later"].spec.duration == 3
         await run(pilot, "pause backup")
         assert engine().jobs["backup"].paused_through is not None
         await run(pilot, "resume backup skip")
