@@ -42,10 +42,10 @@ class OccurrenceState(Enum):
 
     @property
     def is_final(self) -> bool:
-        return self in _FINAL_STATES
+        return self in FINAL_STATES
 
 
-_FINAL_STATES = frozenset(
+FINAL_STATES = frozenset(
     {OccurrenceState.SUCCEEDED, OccurrenceState.FAILED, OccurrenceState.CANCELLED}
 )
 

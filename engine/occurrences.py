@@ -9,7 +9,7 @@ the index and the job's list of open runs can never disagree with the records.
 from __future__ import annotations
 
 from engine.journal import JournaledPart, UndoJournal
-from engine.model import Job, Occurrence, OccurrenceState
+from engine.model import FINAL_STATES, Job, Occurrence, OccurrenceState
 
 S = OccurrenceState
 Key = tuple[str, int]
@@ -85,7 +85,7 @@ class OccurrenceStore(JournaledPart):
         )
         self.records[occurrence.key] = occurrence
         self.index.add(occurrence.key, state)
-        if not state.is_final:
+        if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
         return occurrence
@@ -97,6 +97,6 @@ class OccurrenceStore(JournaledPart):
         old = occurrence.state
         occurrence.state = state
         self.index.move(occurrence.key, old, state)
-        if state.is_final:
+        if state in FINAL_STATES:
             journal.touch(job)
             job.open.pop(occurrence.key[1], None)
