@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import cli_next, cli_scenario, cli_tui
+from engine import cli_import, cli_next, cli_scenario, cli_tui
 from engine.facades.script import execute_script
 
 
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_next.add_parser(subparsers).set_defaults(handler=cli_next.run)
     cli_scenario.add_parsers(subparsers)
     cli_tui.add_parsers(subparsers)
+    cli_import.add_parsers(subparsers)
     return parser
 
 

@@ -10,7 +10,9 @@ A block runs by its language:
   after it are what it prints, in order. INIT and FAIL print nothing: their comments are prose.
 - ``python``: executed after the page's earlier python blocks, in one namespace per page, from
   the repository's root.
-- ``console``: each ``$ cronlapse ...`` line is run and must print the lines under it.
+- ``console``: each ``$ cronlapse ...`` line is run and must print the lines under it. A block
+  runs in a directory of its own, where ``scenarios/`` is the repository's: what it writes stays
+  out of the repository.
 
 Anything else, or a block that cannot run as it stands, is marked by an HTML comment on the line
 just before its opening fence (GitHub does not show it):
@@ -30,6 +32,7 @@ import contextlib
 import io
 import re
 import shlex
+import tempfile
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -190,15 +193,22 @@ def _console(block: Block) -> str | None:
             assert sessions, f"{block.name}: output before the first '$ ' command"
             sessions[-1][1].append(line)
     problems = []
-    for command, expected in sessions:
-        argv = shlex.split(command)
-        assert argv[0] == "cronlapse", f"{block.name}: only cronlapse commands can run"
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = main(argv[1:])
-        if status != 0 or out.getvalue().splitlines() != expected:
-            problems.append(f"$ {command} exited {status}: {out.getvalue()}{err.getvalue()}")
+    with tempfile.TemporaryDirectory() as place, contextlib.chdir(place):
+        Path("scenarios").symlink_to(ROOT / "scenarios")
+        for command, expected in sessions:
+            problems += _console_command(block, command, expected)
     return "\n".join(problems) or None
+
+
+def _console_command(block: Block, command: str, expected: list[str]) -> list[str]:
+    argv = shlex.split(command)
+    assert argv[0] == "cronlapse", f"{block.name}: only cronlapse commands can run"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv[1:])
+    if status != 0 or out.getvalue().splitlines() != expected:
+        return [f"$ {command} exited {status}: {out.getvalue()}{err.getvalue()}"]
+    return []
 
 
 def _runner(block: Block) -> Callable[[Block], str | None] | None:

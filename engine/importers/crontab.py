@@ -1,0 +1,208 @@
+"""Crontab files as scheduled jobs: user crontabs, ``/etc/crontab`` and ``/etc/cron.d`` files.
+
+What crontab(5) says a line is, and what cronlapse makes of it:
+
+- blank lines and ``#`` comments; a comment directly above an entry describes it and is kept;
+- ``NAME=value`` environment lines. ``CRON_TZ=zone`` sets the time zone of the entries after it
+  (cronie's rule); ``TZ=`` and the others are the commands' environment, recorded but not used
+  for the schedule (cron fires by its own zone whatever a command's ``TZ`` is);
+- an entry: five time fields (or a nickname such as ``@daily``), then, in a system crontab, the
+  user to run as, then the command (the rest of the line). ``@reboot`` fires at the daemon's
+  start, which no schedule models: such entries are reported, not imported.
+
+Every problem names the file, the line and the column, and what was expected; a file with
+problems imports nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.calendar import ScheduleError, parse_schedule_expression
+from engine.clock import ClockError, parse_zone
+
+MAX_BYTES = 1_000_000
+"""Larger files are refused: a crontab is a few kilobytes."""
+
+_ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_TIME_FIELDS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class CrontabEntry:
+    """One schedulable line."""
+
+    line: int
+    cron: str
+    """Five fields (a nickname resolved)."""
+    command: str
+    timezone: str | None
+    """The ``CRON_TZ`` in force, if any."""
+    user: str | None
+    """A system crontab's user field."""
+    description: str | None
+    """The comment lines directly above, joined."""
+    source: str
+    """The line as written."""
+
+
+@dataclass(slots=True)
+class Crontab:
+    path: str
+    system: bool
+    entries: list[CrontabEntry] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+    """The last value of each environment line (``CRON_TZ`` included)."""
+    skipped: list[str] = field(default_factory=list)
+    """``file:line: why`` for lines that cannot be imported (``@reboot``)."""
+
+
+class CrontabError(ValueError):
+    """Problems in a crontab file, each ``file:line:column: what was expected``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def is_system_crontab(path: str) -> bool:
+    """``/etc/crontab`` and the files of ``/etc/cron.d`` have a user field."""
+    resolved = Path(path)
+    in_etc = resolved.name == "crontab" and resolved.parent.name == "etc"
+    return in_etc or resolved.parent.name == "cron.d"
+
+
+def read_crontab(path: str, system: bool | None = None) -> Crontab:
+    """Read and check a crontab file; ``system`` (a user field) is guessed from its path."""
+    data = _read_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CrontabError([f"{path}: not UTF-8 text (byte {error.start})"]) from None
+    if "\x00" in text:
+        raise CrontabError([f"{path}: a binary file, not a crontab"])
+    return parse_crontab(text, path, is_system_crontab(path) if system is None else system)
+
+
+def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> Crontab:
+    """The entries of a crontab's text (see the module docstring)."""
+    crontab = Crontab(path, system)
+    problems: list[str] = []
+    zone: str | None = None
+    comments: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            comments = []
+            continue
+        if line.startswith("#"):
+            comments.append(line.lstrip("#").strip())
+            continue
+        description, comments = _description(comments), []
+        variable = _ENVIRONMENT.match(raw)
+        if variable and not line[0].isdigit() and not line.startswith(("*", "@")):
+            name, value = variable.group(1), _unquote(variable.group(2))
+            crontab.environment[name] = value
+            if name == "CRON_TZ":
+                zone = _checked_zone(value, path, number, raw, problems)
+            continue
+        entry = _entry(raw, number, path, system, zone, description, problems, crontab)
+        if entry is not None:
+            crontab.entries.append(entry)
+    if problems:
+        raise CrontabError(problems)
+    return crontab
+
+
+def _description(comments: list[str]) -> str | None:
+    """The prose of the comment lines above an entry (at most its last three lines): lines of
+    field diagrams or commented-out entries start with something other than a letter."""
+    prose = [comment for comment in comments if comment[:1].isalpha()]
+    return " ".join(prose[-3:]) or None
+
+
+def _entry(
+    raw: str,
+    number: int,
+    path: str,
+    system: bool,
+    zone: str | None,
+    description: str | None,
+    problems: list[str],
+    crontab: Crontab,
+) -> CrontabEntry | None:
+    tokens = raw.split()
+    where = f"{path}:{number}"
+    if tokens[0].lower() == "@reboot":
+        crontab.skipped.append(f"{where}: @reboot runs when cron starts; no schedule models it")
+        return None
+    time_fields = 1 if tokens[0].startswith("@") else _TIME_FIELDS
+    needed = time_fields + (2 if system else 1)
+    if len(tokens) < needed:
+        what = "the user and the command" if system else "a command"
+        problems.append(
+            f"{where}:{len(raw) + 1}: expected {time_fields} time field"
+            f"{'s' if time_fields > 1 else ''} then {what}"
+        )
+        return None
+    expression = " ".join(tokens[:time_fields])
+    try:
+        cron = parse_schedule_expression(expression)
+    except ScheduleError as error:
+        column = _column(raw, tokens, _field_index(error.field))
+        problems.append(f"{where}:{column}: {error}")
+        return None
+    user = tokens[time_fields] if system else None
+    command = _rest(raw, needed - 1)  # every token before the command
+    return CrontabEntry(number, cron, command, zone, user, description, raw.strip())
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise CrontabError([f"{path}: cannot read it ({error.strerror})"]) from None
+    if len(data) > MAX_BYTES:
+        raise CrontabError([f"{path}: larger than {MAX_BYTES:,} bytes; not a crontab"])
+    return data
+
+
+def _checked_zone(value: str, path: str, number: int, raw: str, problems: list[str]) -> str | None:
+    try:
+        parse_zone(value, "CRON_TZ")
+    except ClockError as error:
+        problems.append(f"{path}:{number}:{raw.index('=') + 2}: {error}")
+        return None
+    return value
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+_FIELD_NAMES = ("minute", "hour", "day-of-month", "month", "day-of-week")
+
+
+def _field_index(name: str) -> int:
+    return _FIELD_NAMES.index(name) if name in _FIELD_NAMES else 0
+
+
+def _column(raw: str, tokens: list[str], index: int) -> int:
+    """The 1-based column where token ``index`` of ``raw`` starts."""
+    position = 0
+    for token in tokens[: index + 1]:
+        position = raw.index(token, position)
+        if token is not tokens[index]:
+            position += len(token)
+    return position + 1
+
+
+def _rest(raw: str, skip: int) -> str:
+    """The text of ``raw`` after its first ``skip`` whitespace-separated tokens, as written."""
+    parts = raw.strip().split(None, skip)
+    return parts[skip] if len(parts) > skip else ""

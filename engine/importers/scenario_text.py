@@ -1,0 +1,72 @@
+"""Writing an imported fleet as a scenario file: plain YAML a person can read and edit.
+
+The text is written by hand rather than dumped, so that each job keeps, as comments above it, the
+line it came from and the comment that described it there. Every string goes out JSON-quoted,
+which YAML reads back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedJob:
+    name: str
+    """What the job is called where it came from (becomes its id, made unique)."""
+    keys: dict[str, object]
+    """The scenario job's keys besides ``id``, in the order to write them."""
+    comments: tuple[str, ...]
+    """Lines to write above the job."""
+
+
+@dataclass(frozen=True, slots=True)
+class Horizon:
+    epoch: str
+    timezone: str
+    days: int
+
+
+def scenario_text(
+    title: str,
+    header: Iterable[str],
+    horizon: Horizon,
+    workers: int,
+    jobs: list[ImportedJob],
+) -> str:
+    """The scenario: a minute per tick over ``horizon``, ``workers`` workers, ``jobs``."""
+    lines = [f"# {line}" if line else "#" for line in header]
+    lines += [
+        f"scenario: {_quote(title)}",
+        f"clock: {{epoch: {_quote(horizon.epoch)}, timezone: {_quote(horizon.timezone)}, "
+        f"tick: 60, until: {horizon.days * 1440}}}",
+        "workers: [" + ", ".join(f"w{n}" for n in range(1, workers + 1)) + "]",
+        "jobs:" if jobs else "jobs: []",
+    ]
+    for job_id, job in zip(unique_ids(job.name for job in jobs), jobs, strict=True):
+        lines += [f"  # {comment}" for comment in job.comments]
+        keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
+        lines.append(f"  - {{id: {_quote(job_id)}, {keys}}}")
+    return "\n".join(lines) + "\n"
+
+
+def unique_ids(names: Iterable[str]) -> list[str]:
+    """Ids from names: characters an id may hold, at most 60 of them, ``-2``, ``-3``... added
+    to repeats."""
+    seen: dict[str, int] = {}
+    ids = []
+    for name in names:
+        base = _NOT_ID.sub("-", name).strip("-.")[:60] or "job"
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        ids.append(base if count == 1 else f"{base}-{count}")
+    return ids
+
+
+def _quote(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
