@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine.clock import ClockError, parse_time, parse_zone
-from engine.importers.crontab import Crontab, CrontabEntry, CrontabError, read_crontab
+from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
+from engine.importers.files import ImportProblems
 from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path in args.files:
         try:
             crontabs.append(read_crontab(path, True if args.system else None))
-        except CrontabError as error:
+        except ImportProblems as error:
             problems += error.problems
     if problems:
         err.writelines(f"cronlapse import: {problem}\n" for problem in problems)

@@ -22,9 +22,7 @@ from pathlib import Path
 
 from engine.calendar import ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
-
-MAX_BYTES = 1_000_000
-"""Larger files are refused: a crontab is a few kilobytes."""
+from engine.importers.files import ImportProblems, read_text
 
 _ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _TIME_FIELDS = 5
@@ -59,14 +57,6 @@ class Crontab:
     """``file:line: why`` for lines that cannot be imported (``@reboot``)."""
 
 
-class CrontabError(ValueError):
-    """Problems in a crontab file, each ``file:line:column: what was expected``."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
-
-
 def is_system_crontab(path: str) -> bool:
     """``/etc/crontab`` and the files of ``/etc/cron.d`` have a user field."""
     resolved = Path(path)
@@ -76,13 +66,7 @@ def is_system_crontab(path: str) -> bool:
 
 def read_crontab(path: str, system: bool | None = None) -> Crontab:
     """Read and check a crontab file; ``system`` (a user field) is guessed from its path."""
-    data = _read_bytes(path)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CrontabError([f"{path}: not UTF-8 text (byte {error.start})"]) from None
-    if "\x00" in text:
-        raise CrontabError([f"{path}: a binary file, not a crontab"])
+    text = read_text(path, "crontab")
     return parse_crontab(text, path, is_system_crontab(path) if system is None else system)
 
 
@@ -112,7 +96,7 @@ def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> C
         if entry is not None:
             crontab.entries.append(entry)
     if problems:
-        raise CrontabError(problems)
+        raise ImportProblems(problems)
     return crontab
 
 
@@ -157,17 +141,6 @@ def _entry(
     user = tokens[time_fields] if system else None
     command = _rest(raw, needed - 1)  # every token before the command
     return CrontabEntry(number, cron, command, zone, user, description, raw.strip())
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise CrontabError([f"{path}: cannot read it ({error.strerror})"]) from None
-    if len(data) > MAX_BYTES:
-        raise CrontabError([f"{path}: larger than {MAX_BYTES:,} bytes; not a crontab"])
-    return data
 
 
 def _checked_zone(value: str, path: str, number: int, raw: str, problems: list[str]) -> str | None:

@@ -187,13 +187,32 @@ def parse_yaml(text: str, problems: Problems) -> Node:
     (there is nothing to validate); refused anchors, tags and duplicate keys are added to
     ``problems`` and validation goes on, so a file's errors are all reported together.
     """
+    roots = _compose(text, problems, single=True)
+    if roots[0] is None:
+        problems.add(Position(1, 1), "", "the file is empty: expected a mapping with 'scenario:'")
+        raise ScenarioInvalid(problems.errors)
+    return roots[0]
+
+
+def parse_yaml_documents(text: str, problems: Problems) -> list[Node]:
+    """Every document in ``text`` (``---`` separates them, as in a Kubernetes manifest), each as
+    :func:`parse_yaml` reads one; empty documents are left out."""
+    return [root for root in _compose(text, problems, single=False) if root is not None]
+
+
+def _compose(text: str, problems: Problems, single: bool) -> list[Node | None]:
     source = problems.source
     if len(text) > MAX_BYTES:
         message = f"the text is longer than {MAX_BYTES:,} characters: too large for a scenario"
         raise ScenarioInvalid([ScenarioError(source, None, "", message)])
     loader = _Loader(text)
     try:
-        root = loader.get_single_node()
+        if single:
+            nodes = [loader.get_single_node()]
+        else:
+            nodes = []
+            while loader.check_node():
+                nodes.append(loader.get_node())
     except _TooLarge as error:
         raise ScenarioInvalid(
             [ScenarioError(source, _position(error.mark), "", str(error))]
@@ -208,10 +227,8 @@ def parse_yaml(text: str, problems: Problems) -> Node:
         loader.dispose()
     for mark, message in loader.refusals:
         problems.add(_position(mark), "", message)
-    if root is None:
-        problems.add(Position(1, 1), "", "the file is empty: expected a mapping with 'scenario:'")
-        raise ScenarioInvalid(problems.errors)
-    return _Converter(problems, loader.poisoned).convert(root)
+    converter = _Converter(problems, loader.poisoned)
+    return [None if node is None else converter.convert(node) for node in nodes]
 
 
 def _syntax_error(error: yaml.MarkedYAMLError, source: str) -> ScenarioError:

@@ -10,7 +10,8 @@ import pytest
 
 from engine import events as ev
 from engine.cli import main
-from engine.importers.crontab import CrontabError, parse_crontab, read_crontab
+from engine.importers.crontab import parse_crontab, read_crontab
+from engine.importers.files import ImportProblems
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -99,13 +100,13 @@ def _jobs(scenario) -> list[tuple[str, ...]]:
     ],
 )
 def test_a_bad_line_names_its_place_and_what_was_expected(text: str, problem: str) -> None:
-    with pytest.raises(CrontabError) as caught:
+    with pytest.raises(ImportProblems) as caught:
         parse_crontab(text, "f")
     assert caught.value.problems[0].startswith(problem)
 
 
 def test_a_system_line_without_a_command_is_refused() -> None:
-    with pytest.raises(CrontabError, match=r"f:1:.*then the user and the command"):
+    with pytest.raises(ImportProblems, match=r"f:1:.*then the user and the command"):
         parse_crontab("0 0 * * * root\n", "f", system=True)
 
 
