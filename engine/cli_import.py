@@ -1,6 +1,6 @@
-"""``cronlapse import crontab FILE...``: a scenario from the fleet a user already has.
+"""``cronlapse import crontab|k8s FILE...``: a scenario from the fleet a user already has.
 
-Cron starts every entry's command when it is due, with no limit on how many run at once, so the
+Cron and Kubernetes start every due run at once, with no limit on how many run together, so the
 scenario has a worker per job; each run takes one tick (a minute) unless ``--duration`` says
 otherwise. The clock starts at ``--from`` (a fixed Monday by default, so that imports are
 reproducible) and runs ``--days`` days.
@@ -9,32 +9,47 @@ reproducible) and runs ``--days`` days.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine.clock import ClockError, parse_time, parse_zone
 from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
 from engine.importers.files import ImportProblems
+from engine.importers.kubernetes import CronJob, read_manifest
 from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
 """A Monday."""
 
 
+@dataclass(slots=True)
+class _Fleet:
+    """What the files held, ready to write."""
+
+    jobs: list[ImportedJob] = field(default_factory=list)
+    zones: set[str] = field(default_factory=set)
+    header: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    paused: list[int] = field(default_factory=list)
+    """Indexes of the jobs paused from the start."""
+
+
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "import",
-        help="write a scenario from a crontab",
+        help="write a scenario from crontabs or Kubernetes CronJob manifests",
         description="Write a scenario that runs the jobs of crontab files (user crontabs, "
-        "/etc/crontab and /etc/cron.d files, which have a user field).",
+        "/etc/crontab and /etc/cron.d files, which have a user field) or of Kubernetes "
+        "manifests (their CronJobs).",
     )
-    parser.add_argument("kind", choices=["crontab"], help="what the files are")
+    parser.add_argument("kind", choices=["crontab", "k8s"], help="what the files are")
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     parser.add_argument(
         "--system",
         action="store_true",
-        help="the files have a user field (guessed for /etc/crontab and /etc/cron.d/*)",
+        help="crontabs with a user field (guessed for /etc/crontab and /etc/cron.d/*)",
     )
     parser.add_argument("--from", dest="start", default=DEFAULT_FROM, metavar="TIME")
     parser.add_argument("--days", type=int, default=7, help="how many days to simulate (7)")
@@ -44,31 +59,29 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     problems = _argument_problems(args)
-    crontabs: list[Crontab] = []
+    fleet = _Fleet()
     for path in args.files:
         try:
-            crontabs.append(read_crontab(path, True if args.system else None))
+            if args.kind == "crontab":
+                _add_crontab(fleet, read_crontab(path, True if args.system else None), args)
+            else:
+                _add_cronjobs(fleet, path, args)
         except ImportProblems as error:
             problems += error.problems
     if problems:
         err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
         return 1
-    zones = {entry.timezone for c in crontabs for entry in c.entries} - {None}
-    zone = zones.pop() if len(zones) == 1 else "UTC"
-    jobs = [_job(c, entry, args.duration) for c in crontabs for entry in c.entries]
+    zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
     header = [
-        "Imported by `cronlapse import crontab` from " + ", ".join(args.files) + ".",
-        "One tick is a minute; cron runs every due command at once, so each job has a worker.",
+        f"Imported by `cronlapse import {args.kind}` from " + ", ".join(args.files) + ".",
+        "One tick is a minute; every due run starts at once, so each job has a worker.",
+        *fleet.header,
+        *(f"Not imported: {reason}" for reason in fleet.skipped),
     ]
-    for crontab in crontabs:
-        header += [f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()]
-        header += [f"Not imported: {reason}" for reason in crontab.skipped]
-    title = "crontab " + ", ".join(Path(path).name for path in args.files)
-    text = scenario_text(
-        title, header, Horizon(args.start, zone, args.days), max(len(jobs), 1), jobs
-    )
-    for crontab in crontabs:
-        err.writelines(f"cronlapse import: not imported: {reason}\n" for reason in crontab.skipped)
+    title = f"{args.kind} " + ", ".join(Path(path).name for path in args.files)
+    horizon = Horizon(args.start, zone, args.days)
+    text = scenario_text(title, header, horizon, max(len(fleet.jobs), 1), fleet.jobs, fleet.paused)
+    err.writelines(f"cronlapse import: not imported: {reason}\n" for reason in fleet.skipped)
     if args.output is None:
         out.write(text)
         return 0
@@ -77,7 +90,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         err.write(f"cronlapse import: cannot write {args.output}: {error.strerror}\n")
         return 1
-    out.write(f"wrote {args.output}: {len(jobs)} jobs\n")
+    out.write(f"wrote {args.output}: {len(fleet.jobs)} jobs\n")
     return 0
 
 
@@ -94,7 +107,18 @@ def _argument_problems(args: argparse.Namespace) -> list[str]:
     return problems
 
 
-def _job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+def _add_crontab(fleet: _Fleet, crontab: Crontab, args: argparse.Namespace) -> None:
+    fleet.header += [
+        f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
+    ]
+    fleet.skipped += crontab.skipped
+    for entry in crontab.entries:
+        fleet.jobs.append(_crontab_job(crontab, entry, args.duration))
+        if entry.timezone is not None:
+            fleet.zones.add(entry.timezone)
+
+
+def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
     keys: dict[str, object] = {"cron": entry.cron}
     if entry.timezone is not None:
         keys["timezone"] = entry.timezone
@@ -106,6 +130,33 @@ def _job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
     if entry.user is not None:
         comments.append(f"runs as {entry.user}")
     return ImportedJob(_program(entry.command), keys, tuple(comments))
+
+
+def _add_cronjobs(fleet: _Fleet, path: str, args: argparse.Namespace) -> None:
+    manifest = read_manifest(path)
+    fleet.skipped += manifest.skipped
+    for cronjob in manifest.cronjobs:
+        if cronjob.suspended:
+            fleet.paused.append(len(fleet.jobs))
+        fleet.jobs.append(_kubernetes_job(path, cronjob, args.duration))
+        fleet.zones.add(cronjob.timezone or "UTC")
+
+
+def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
+    keys: dict[str, object] = {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+    keys["duration"] = duration
+    keys["max_retries"] = cronjob.max_retries
+    if cronjob.timeout_minutes is not None:
+        keys["timeout"] = cronjob.timeout_minutes
+    if cronjob.images:
+        keys["payload"] = " ".join(cronjob.images)
+    where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
+    comments = [
+        f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
+        f"{str(cronjob.suspended).lower()})",
+        *cronjob.notes,
+    ]
+    return ImportedJob(cronjob.name, keys, tuple(comments))
 
 
 _SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
@@ -38,8 +38,10 @@ def scenario_text(
     horizon: Horizon,
     workers: int,
     jobs: list[ImportedJob],
+    paused: Sequence[int] = (),
 ) -> str:
-    """The scenario: a minute per tick over ``horizon``, ``workers`` workers, ``jobs``."""
+    """The scenario: a minute per tick over ``horizon``, ``workers`` workers, ``jobs``, of which
+    those at the indexes ``paused`` are paused from the start."""
     lines = [f"# {line}" if line else "#" for line in header]
     lines += [
         f"scenario: {_quote(title)}",
@@ -48,10 +50,14 @@ def scenario_text(
         "workers: [" + ", ".join(f"w{n}" for n in range(1, workers + 1)) + "]",
         "jobs:" if jobs else "jobs: []",
     ]
-    for job_id, job in zip(unique_ids(job.name for job in jobs), jobs, strict=True):
+    ids = unique_ids(job.name for job in jobs)
+    for job_id, job in zip(ids, jobs, strict=True):
         lines += [f"  # {comment}" for comment in job.comments]
         keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
         lines.append(f"  - {{id: {_quote(job_id)}, {keys}}}")
+    if paused:
+        lines.append("timeline:")
+        lines += [f"  - {{at: 0, pause: {{job: {_quote(ids[index])}}}}}" for index in paused]
     return "\n".join(lines) + "\n"
 
 

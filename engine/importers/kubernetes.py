@@ -1,0 +1,237 @@
+"""Kubernetes CronJob manifests as scheduled jobs (``batch/v1``).
+
+A manifest may hold several documents (``---``) and ``List`` kinds; documents of other kinds (a
+Deployment next to the CronJobs) are listed as not imported. Each CronJob's fields, as the
+Kubernetes documentation defines them (kubernetes.io, "CronJob"), map as follows; a field with no
+counterpart in cronlapse yet is reported by name, never dropped silently:
+
+- ``spec.schedule`` (cron, or a nickname such as ``@hourly``) and ``spec.timeZone``;
+- ``spec.suspend: true``: the job is paused from the start;
+- ``spec.jobTemplate.spec.backoffLimit``: retries (Kubernetes' default is 6);
+- ``spec.jobTemplate.spec.activeDeadlineSeconds``: the run's timeout, in whole minutes (ticks);
+- ``spec.concurrencyPolicy`` other than ``Allow``, ``spec.startingDeadlineSeconds``,
+  ``parallelism`` and ``completions`` above 1: reported (overlap and missed-run rules are not
+  modelled yet); the history limits only say how many finished Jobs are kept: noted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.calendar import ScheduleError, parse_schedule_expression
+from engine.clock import ClockError, parse_zone
+from engine.importers.files import ImportProblems, read_text
+from engine.scenario.errors import Problems, ScenarioInvalid
+from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml_documents
+
+DEFAULT_BACKOFF_LIMIT = 6
+
+_SPEC_KEYS = frozenset(
+    {
+        "schedule",
+        "timeZone",
+        "suspend",
+        "concurrencyPolicy",
+        "startingDeadlineSeconds",
+        "successfulJobsHistoryLimit",
+        "failedJobsHistoryLimit",
+        "jobTemplate",
+    }
+)
+_JOB_SPEC_KEYS = frozenset(
+    {"backoffLimit", "activeDeadlineSeconds", "parallelism", "completions", "template"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CronJob:
+    name: str
+    namespace: str | None
+    line: int
+    cron: str
+    timezone: str | None
+    suspended: bool
+    max_retries: int
+    timeout_minutes: int | None
+    images: tuple[str, ...]
+    notes: tuple[str, ...]
+    """What was read but is not modelled, each naming its field."""
+
+
+@dataclass(slots=True)
+class Manifest:
+    path: str
+    cronjobs: list[CronJob] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def read_manifest(path: str) -> Manifest:
+    return parse_manifest(read_text(path, "Kubernetes manifest"), path)
+
+
+def parse_manifest(text: str, path: str = "<manifest>") -> Manifest:
+    """The CronJobs of a manifest's text (see the module docstring)."""
+    problems = Problems(path)
+    try:
+        documents = parse_yaml_documents(text, problems)
+    except ScenarioInvalid as error:
+        raise ImportProblems([str(e) for e in error.errors]) from None
+    reader = _Reader(path)
+    manifest = Manifest(path)
+    for document in documents:
+        reader.document(document, manifest)
+    messages = [str(e) for e in problems.errors] + reader.problems
+    if messages:
+        raise ImportProblems(messages)
+    return manifest
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[str] = []
+
+    def error(self, node: Node, message: str) -> None:
+        self.problems.append(f"{self.path}:{node.pos}: {message}")
+
+    def document(self, node: Node, manifest: Manifest) -> None:
+        if not isinstance(node, Mapping):
+            self.error(node, "expected a Kubernetes object (a mapping with 'kind')")
+            return
+        kind = _text(node.get("kind"))
+        if kind is None:
+            self.error(node, "expected 'kind' (CronJob, or a List of them)")
+        elif kind == "List" or kind.endswith("List"):
+            items = node.get("items")
+            if not isinstance(items, Sequence):
+                self.error(items or node, "expected 'items', a list of objects")
+                return
+            for item in items.items:
+                self.document(item, manifest)
+        elif kind == "CronJob":
+            cronjob = self.cronjob(node)
+            if cronjob is not None:
+                manifest.cronjobs.append(cronjob)
+        else:
+            name = _text(_path(node, "metadata", "name")) or "unnamed"
+            manifest.skipped.append(f"{self.path}:{node.pos}: {kind} {name}: not a CronJob")
+
+    def cronjob(self, node: Mapping) -> CronJob | None:
+        version = _text(node.get("apiVersion"))
+        if version != "batch/v1":
+            self.error(
+                node.get("apiVersion") or node, f"expected apiVersion batch/v1, got {version!r}"
+            )
+        name_node = _path(node, "metadata", "name")
+        name = _text(name_node)
+        spec = node.get("spec")
+        if name is None or not isinstance(spec, Mapping):
+            self.error(name_node or node, "a CronJob needs metadata.name and spec")
+            return None
+        schedule_node = spec.get("schedule")
+        cron = self.schedule(schedule_node, spec)
+        timezone = self.timezone(spec.get("timeZone"))
+        notes = []
+        policy = _text(spec.get("concurrencyPolicy")) or "Allow"
+        if policy not in ("Allow", "Forbid", "Replace"):
+            self.error(spec.get("concurrencyPolicy") or spec, "expected Allow, Forbid or Replace")
+        elif policy != "Allow":
+            notes.append(f"spec.concurrencyPolicy: {policy} is not modelled yet: runs may overlap")
+        if spec.get("startingDeadlineSeconds") is not None:
+            notes.append("spec.startingDeadlineSeconds: missed-run rules are not modelled yet")
+        for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+            if spec.get(limit) is not None:
+                notes.append(f"spec.{limit}: how many finished Jobs are kept; no effect on runs")
+        template = _path(spec, "jobTemplate", "spec")
+        notes += [f"spec.{key}: not modelled" for key in sorted(_keys(spec) - _SPEC_KEYS)]
+        unread = sorted(_keys(template) - _JOB_SPEC_KEYS)
+        notes += [f"spec.jobTemplate.spec.{key}: not modelled" for key in unread]
+        retries = self.count(_get(template, "backoffLimit"), DEFAULT_BACKOFF_LIMIT, 1000)
+        deadline = self.count(_get(template, "activeDeadlineSeconds"), None, 10**12)
+        for key in ("parallelism", "completions"):
+            if (self.count(_get(template, key), 1, 10**6) or 1) > 1:
+                notes.append(f"spec.jobTemplate.spec.{key}: one pod per run is modelled")
+        suspended = _path(spec, "suspend")
+        if suspended is not None and not isinstance(_value(suspended), bool):
+            self.error(suspended, "expected true or false")
+        if cron is None:
+            return None
+        return CronJob(
+            name=name,
+            namespace=_text(_path(node, "metadata", "namespace")),
+            line=node.pos.line,
+            cron=cron,
+            timezone=timezone,
+            suspended=_value(suspended) is True,
+            max_retries=retries if retries is not None else DEFAULT_BACKOFF_LIMIT,
+            timeout_minutes=None if deadline is None else max(1, math.ceil(deadline / 60)),
+            images=_images(template),
+            notes=tuple(notes),
+        )
+
+    def schedule(self, node: Node | None, spec: Mapping) -> str | None:
+        text = _text(node)
+        if node is None or text is None:
+            self.error(node or spec, "expected spec.schedule, a cron expression")
+            return None
+        if text.startswith(("TZ=", "CRON_TZ=")):
+            self.error(node, "a time zone in spec.schedule is not supported: use spec.timeZone")
+            return None
+        try:
+            return parse_schedule_expression(text)
+        except ScheduleError as error:
+            self.error(node, f"spec.schedule: {error}")
+            return None
+
+    def timezone(self, node: Node | None) -> str | None:
+        text = _text(node)
+        if node is None or text is None:
+            return None
+        try:
+            parse_zone(text, "spec.timeZone")
+        except ClockError as error:
+            self.error(node, str(error))
+            return None
+        return text
+
+    def count(self, node: Node | None, default: int | None, most: int) -> int | None:
+        if node is None:
+            return default
+        value = _value(node)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+            self.error(node, f"expected a whole number from 0 to {most:,}")
+            return default
+        return value
+
+
+def _keys(node: Node | None) -> set[str]:
+    """The keys of a mapping, for reporting the ones not read (sorted when reported)."""
+    return {key.text for key, _ in node.entries} if isinstance(node, Mapping) else set()
+
+
+def _get(node: Node | None, key: str) -> Node | None:
+    return node.get(key) if isinstance(node, Mapping) else None
+
+
+def _path(node: Node | None, *keys: str) -> Node | None:
+    for key in keys:
+        node = _get(node, key)
+    return node
+
+
+def _value(node: Node | None) -> object:
+    return node.value if isinstance(node, Scalar) else None
+
+
+def _text(node: Node | None) -> str | None:
+    value = _value(node)
+    return value if isinstance(value, str) else None
+
+
+def _images(template: Node | None) -> tuple[str, ...]:
+    containers = _path(template, "template", "spec", "containers")
+    if not isinstance(containers, Sequence):
+        return ()
+    images = (_text(_get(container, "image")) for container in containers.items)
+    return tuple(image for image in images if image)

@@ -1,0 +1,126 @@
+"""``cronlapse import k8s``: CronJob manifests become scenarios; what is not modelled is said."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from engine import events as ev
+from engine.cli import main
+from engine.importers.files import ImportProblems
+from engine.importers.kubernetes import parse_manifest, read_manifest
+from engine.scenario import ScenarioRunner, load_scenario
+
+BATCH = Path(__file__).parent / "corpus" / "k8s" / "batch.yaml"
+
+
+def cronlapse(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_every_cronjob_of_a_multi_document_manifest_and_its_lists_is_read() -> None:
+    manifest = read_manifest(str(BATCH))
+    assert [(c.name, c.cron, c.timezone, c.suspended) for c in manifest.cronjobs] == [
+        ("nightly-report", "30 2 * * *", "Europe/Berlin", False),
+        ("cache-warmer", "0 * * * *", None, False),
+        ("quarterly-cleanup", "0 4 1 */3 *", None, True),
+    ]
+    assert manifest.skipped == [f"{BATCH}:44:1: Deployment reporting-api: not a CronJob"]
+
+
+def test_the_job_template_gives_retries_and_timeout() -> None:
+    nightly, warmer, _ = read_manifest(str(BATCH)).cronjobs
+    assert (nightly.max_retries, nightly.timeout_minutes) == (2, 30)  # 1800 s
+    assert (warmer.max_retries, warmer.timeout_minutes) == (6, None)  # Kubernetes' default
+    assert nightly.images == ("registry.example.com/reporting/nightly:1.4.2",)
+
+
+def test_what_is_not_modelled_is_reported_field_by_field() -> None:
+    nightly, warmer, cleanup = read_manifest(str(BATCH)).cronjobs
+    assert [note.split(":")[0] for note in nightly.notes] == [
+        "spec.concurrencyPolicy",
+        "spec.startingDeadlineSeconds",
+        "spec.successfulJobsHistoryLimit",
+        "spec.failedJobsHistoryLimit",
+    ]
+    assert warmer.notes == ()
+    assert cleanup.notes == ("spec.jobTemplate.spec.parallelism: one pod per run is modelled",)
+    text = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: x}\nspec:\n"
+    text += "  schedule: '* * * * *'\n  paused: true\n"
+    text += "  jobTemplate: {spec: {ttlSecondsAfterFinished: 9}}\n"
+    (job,) = parse_manifest(text).cronjobs
+    assert job.notes == (
+        "spec.paused: not modelled",
+        "spec.jobTemplate.spec.ttlSecondsAfterFinished: not modelled",
+    )
+
+
+def test_the_scenario_runs_the_cronjobs_at_their_times_and_keeps_the_suspended_one_paused(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "batch.yaml"
+    status, out, err = cronlapse("import", "k8s", str(BATCH), "-o", str(output), "--days", "2")
+    assert (status, out) == (0, f"wrote {output}: 3 jobs\n")
+    assert "Deployment reporting-api" in err
+    runner = ScenarioRunner(load_scenario(str(output)))
+    assert runner.run() == []
+    starts: dict[str, list[int]] = {}
+    for event in runner.engine.log:
+        if isinstance(event, ev.AttemptStarted):
+            starts.setdefault(event.job_id, []).append(event.tick)
+    assert starts["nightly-report"] == [90, 90 + 1440]  # 02:30 Berlin is 01:30 UTC in January
+    assert starts["cache-warmer"] == list(range(0, 2881, 60))
+    assert "quarterly-cleanup" not in starts
+    assert runner.engine.jobs["quarterly-cleanup"].paused_through is not None
+
+
+HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            HEAD.replace("batch/v1", "batch/v1beta1") + "spec: {schedule: '@daily'}\n",
+            "m:2:13: expected apiVersion batch/v1, got 'batch/v1beta1'",
+        ),
+        (HEAD + "spec: {schedule: '0 25 * * *'}\n", "m:4:18: spec.schedule: hour field '25'"),
+        (
+            HEAD + "spec:\n  schedule: 'TZ=UTC 0 0 * * *'\n",
+            "m:5:13: a time zone in spec.schedule is not supported",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', timeZone: Mars}\n",
+            "m:4:38: spec.timeZone: unknown time zone 'Mars'",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', concurrencyPolicy: Sometimes}\n",
+            "m:4:47: expected Allow, Forbid or Replace",
+        ),
+        (
+            "kind: CronJob\napiVersion: batch/v1\nspec: {schedule: '@daily'}\n",
+            "m:1:1: a CronJob needs metadata.name and spec",
+        ),
+        ("apiVersion: v1\nmetadata: {name: a}\n", "m:1:1: expected 'kind'"),
+        ("- a\n- b\n", "m:1:1: expected a Kubernetes object"),
+        ("kind: CronJob\n  bad: [indent\n", "m:2:6: YAML syntax error"),
+    ],
+)
+def test_a_bad_manifest_names_the_place_and_what_was_expected(text: str, problem: str) -> None:
+    with pytest.raises(ImportProblems) as caught:
+        parse_manifest(text, "m")
+    assert caught.value.problems[0].startswith(problem), caught.value.problems
+
+
+def test_a_binary_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
+    source = tmp_path / "image.yaml"
+    source.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    status, _, err = cronlapse("import", "k8s", str(source))
+    assert status == 1 and "a binary file, not a Kubernetes manifest" in err
+    assert "Traceback" not in err
