@@ -48,8 +48,10 @@ class JobFacts:
         """Under automatic dispatch: the tick by which the run at ``scheduled`` was created, as
         known at tick ``at``; None while a pause holds it back. A run due at the pause's own tick
         counts as held back (it may have been created just before the pause): the checks that
-        use this stay sound, at the cost of not judging that tick."""
-        for paused, resumed in self.pauses:
+        use this stay sound, at the cost of not judging that tick. So does a pause taken again at
+        the tick of a resume: the log cannot tell whether the tick's runs were created between
+        the two, so the pauses count as one."""
+        for paused, resumed in self._merged_pauses():
             assert paused is not None
             if paused > scheduled or paused > at:
                 break
@@ -58,6 +60,15 @@ class JobFacts:
             if scheduled <= resumed:
                 return resumed
         return scheduled
+
+    def _merged_pauses(self) -> list[list[int | None]]:
+        merged: list[list[int | None]] = []
+        for paused, resumed in self.pauses:
+            if merged and merged[-1][1] == paused:
+                merged[-1][1] = resumed
+            else:
+                merged.append([paused, resumed])
+        return merged
 
 
 @dataclass(slots=True)

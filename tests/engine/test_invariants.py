@@ -268,6 +268,24 @@ def test_an_observing_checker_holds_runs_to_definitions_the_engine_forgot() -> N
     assert violations(engine) == []  # alone, it knows only the current definition (7)
 
 
+def test_a_pause_taken_again_at_the_tick_of_its_resume_holds_that_tick_back() -> None:
+    # Found by the state machine: b is paused, resumed (all) and paused again at the start of
+    # tick 10, so b@10 falls due while paused; resumed at 13 (latest), b@10 runs from 13. The
+    # log cannot tell whether b@10 was created between the resume and the second pause, so the
+    # checker must not judge tick 10 (it used to report b@10 as waiting while w1 was idle).
+    engine = Engine()
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("b", Every(0, 5))))
+    engine.advance(10)
+    for command in (PauseJob("b"), ResumeJob("b", CatchUp.ALL), PauseJob("b")):
+        assert engine.apply(command).accepted
+    engine.advance(13)
+    assert engine.apply(ResumeJob("b", CatchUp.LATEST)).accepted
+    engine.advance(14)
+    assert engine.occurrences[("b", 10)].attempts[0].started == 13
+    assert violations(engine) == []
+
+
 def test_a_down_or_draining_worker_could_not_take_a_waiting_run() -> None:
     # x@1 waits from 1 to 12: w1 runs its last attempt while draining, then is down; w2 is down
     # until 12. No worker that could take x was idle, so nothing is reported.
