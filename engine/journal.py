@@ -277,9 +277,8 @@ class UndoJournal:
         else:
             values = timeline.values_back(index, here)
             self._truncate_tables(target.mark.table_lengths)
-        for record, saved in values:
+        for record, saved in values:  # their ``gen`` cannot be the new generation's id
             record.restore(saved)
-            record.gen = UNSAVED
         for container, saved in zip(self._containers, target.containers, strict=True):
             container.restore(saved)
         self.log.truncate(min(timeline.keyframes[here].mark.log_length, target.mark.log_length))
@@ -333,7 +332,6 @@ class UndoJournal:
             for record, saved in reversed(saves):
                 if record.born < start:
                     record.restore(saved)
-                    record.gen = UNSAVED
 
     def _truncate_tables(self, lengths: tuple[int, ...]) -> None:
         for (_, table), length in zip(self._tables, lengths, strict=True):
