@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from itertools import islice
+from itertools import islice, pairwise
 from typing import Any, Protocol
 
 from engine.events import EventLog
-from engine.keyframes import Keyframe, Span, Timeline, close_span
+from engine.keyframes import Keyframe, Span, Timeline, close_span, end_values
 from engine.records import changed_field, values
 from engine.rng import TrackedRandom
 
@@ -96,8 +96,7 @@ class UndoJournal:
     generations, and the keyframes (:mod:`engine.keyframes`) to jump between further apart."""
 
     def __init__(self, log: EventLog, rng: TrackedRandom) -> None:
-        self.log = log
-        self.rng = rng
+        self.log, self.rng = log, rng
         self.generation = 0
         """The current generation's id. Ids are never reused, so a record's ``gen`` from another
         window can never pass for the current generation."""
@@ -113,14 +112,14 @@ class UndoJournal:
         """The keyframes taken or reached in the window, as (index, generation id), oldest first:
         the last is the start of the span the engine is in."""
         self._born_values: dict[int, dict[int, tuple[Any, tuple]]] = {}
-        """For the spans closed in this window, by index: their born records' values at the
-        span's end, which they must hold again when rolled back out of their tables."""
+        """Spans closed in this window, by index: their born records' values at the span's end
+        (kept when the furthest state is left, see ``leave_frontier``)."""
         self.check = False
-        """Debug mode, for tests: at every mark, rollback and jump, check that no record changed
-        in the generation that ends without being saved by ``touch`` first, and raise
-        :class:`UnjournaledWrite` naming the record and the field if one did. It compares every
-        record with its values at the generation's start, so it also sees changes made in place
-        (a job's ``open``, an attempt's outcome). Off (the default) it costs one test per mark."""
+        """Debug mode, for tests: at every mark, rollback and jump, raise
+        :class:`UnjournaledWrite` naming the record and the field if a record changed in the
+        generation that ends without ``touch`` first. It compares every record with its values
+        at the generation's start, so it sees changes in place too (a job's ``open``, an
+        attempt's outcome). Off (the default) it costs one test per mark."""
         self._shadow: dict[int, tuple[Any, tuple]] | None = None
         self._parts: list[JournaledPart] = []
         self._tables: list[tuple[str, dict]] = []
@@ -229,9 +228,6 @@ class UndoJournal:
         span, events = None, []
         if timeline.keyframes:
             span, events = self._close_span()
-            self._born_values[len(timeline.keyframes) - 1] = {
-                id(record): (record, record.save()) for items in span.born for _, record in items
-            }
         mark = self._open(previous)
         keyframe = Keyframe(label, mark, tuple(c.snapshot() for c in self._containers))
         timeline.add(keyframe, span, events)
@@ -239,9 +235,17 @@ class UndoJournal:
         return keyframe
 
     def leave_frontier(self, label: Any) -> None:
-        """Before leaving the furthest state reached: make it a keyframe unless it is one."""
-        if self.head is None and self._changed_since_span_start():
+        """Before leaving the furthest state reached: make it a keyframe unless it is one, and
+        keep what the records made in the window's spans were at their span's end (a rollback
+        takes them out of their tables as they are, maybe changed since)."""
+        if self.head is not None:
+            return
+        if self._changed_since_span_start():
             self.keyframe(label)
+        for (span, _), (_, end) in pairwise(self._window):
+            if span not in self._born_values:
+                since = self.saves[bisect.bisect_left(self.generations, end) :]
+                self._born_values[span] = end_values(self.timeline.levels[0][span], since)
 
     def forget_window_before_span(self) -> int:
         """Forget the undo information older than the previous keyframe taken in the window
@@ -311,8 +315,7 @@ class UndoJournal:
 
     def head_log_span(self) -> tuple[int, int] | None:
         """Event-log lengths now and at the head: how far a return to the head goes, in events."""
-        head = self.head
-        return None if head is None else (len(self.log), head.mark.log_length)
+        return None if self.head is None else (len(self.log), self.head.mark.log_length)
 
     # ------------------------------------------------------------ internals
 

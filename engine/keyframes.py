@@ -16,9 +16,11 @@ jump over it needs, each record once however often it changed:
 - ``born``: the records made in the span, per table, in order (a forward jump puts them back).
 
 A record made in a span and changed in a later one is in the later span's ``before`` and
-``after``; while it is out of its table (the engine is before its birth) it holds its value at the
-end of its own span, which the journal maintains. So a forward jump over many spans costs the
-records changed in them, not the records born in them (those only go back into their tables).
+``after``. While it is out of its table (the engine is before its birth) it holds its value at
+the end of its own span, or that value waits in :attr:`Timeline.unborn` until a forward jump puts
+the record back. So a backward jump restores only the records that exist at its target, and a
+forward jump the records changed on the way, not every record born on the way (those only go
+back into their tables).
 
 Spans merge: every :data:`FANOUT` spans of one level make one of the next, keeping each record's
 earliest ``before`` and latest ``after``. A jump over ``n`` spans reads O(log n) merged spans, so
@@ -92,6 +94,19 @@ def close_span(saves: list[list], start: int, tables: list[dict], lengths: tuple
     after = {key: (record, record.save()) for key, (record, _) in before.items()}
     born = tuple(table_tail(table, length) for table, length in zip(tables, lengths, strict=True))
     return Span(before, after, born)
+
+
+def end_values(span: Span, since: list[list]) -> dict[int, Saved]:
+    """The values the records born in ``span`` had at its end, from the journal's saves since
+    (per generation; a record not saved since has not changed)."""
+    earliest: dict[int, Saved] = {}
+    for saves in reversed(since):
+        earliest.update((id(record), (record, saved)) for record, saved in saves)
+    return {
+        id(record): earliest.get(id(record)) or (record, record.save())
+        for items in span.born
+        for _, record in items
+    }
 
 
 def table_tail(table: dict, length: int) -> list:

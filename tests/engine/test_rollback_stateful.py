@@ -123,8 +123,10 @@ class RollbackMachine(EngineMachine):
         """What a user of the history does most: a few steps back, some forward again (a replay
         of the same future), then a jump to the furthest state."""
         self.back_to(max(0, len(self.marks) - 1 - back))
+        if self.head is None:  # it rolled back to the state it left
+            return
         self.replay_from_the_head(replay)
-        if to_head:
+        if to_head and self.head is not None:
             self.to_the_head()
 
     @precondition(lambda self: len(self.marks) > 1)
