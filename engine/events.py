@@ -312,9 +312,16 @@ class EventRecords:
     kinds: bytearray
     fields: list[tuple]
 
-    def prepend(self, earlier: EventRecords) -> None:
-        self.kinds[:0] = earlier.kinds
-        self.fields[:0] = earlier.fields
+    def extend(self, later: EventRecords) -> None:
+        self.kinds += later.kinds
+        self.fields += later.fields
+
+    def truncate(self, length: int) -> None:
+        del self.kinds[length:]
+        del self.fields[length:]
+
+    def slice(self, start: int, stop: int) -> EventRecords:
+        return EventRecords(self.kinds[start:stop], self.fields[start:stop])
 
 
 def _build(code: int, fields: tuple) -> Event:

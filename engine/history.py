@@ -8,11 +8,12 @@ its commands, its dispatch). Ticks at which something happened are the steps.
 Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
 seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
 history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.journal`) after every tick
-it plays, which costs microseconds; ``seek`` backwards rolls the engine back to the restore point
-of the last played tick at or before the target. A step back therefore costs what changed in that
-step, whatever the size of the state. Forwards, within what was already played, the history either
-replays the ticks in between or returns to the furthest state and rolls back from there,
-whichever touches fewer events.
+it plays, which costs microseconds, and a keyframe (:mod:`engine.keyframes`) every
+:data:`SPAN_COST` ticks and events; it keeps the restore points of the last span or two only.
+``seek`` backwards within them rolls the engine back to the restore point of the last played tick
+at or before the target: a step back costs what changed in that step, whatever the size of the
+state. Any other seek jumps to the last keyframe at or before the target (costing the records
+changed in between, not the changes) and replays at most one span from there.
 
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
@@ -30,10 +31,12 @@ from engine.commands import Command, Result
 from engine.core import Engine
 from engine.events import Event
 from engine.journal import Mark
+from engine.keyframes import Keyframe
 from engine.ticks import Phase, TickDriver, TimedCommand
 
-REPLAY_COST = 8
-"""How much more replaying an event costs than undoing or redoing one (measured, roughly)."""
+SPAN_COST = 2_000
+"""Ticks played plus events between two keyframes taken while recording: what a seek replays at
+most (about 20 ms on seed 000's workload), against the memory of a keyframe (its containers)."""
 
 
 @dataclass(slots=True)
@@ -61,22 +64,25 @@ class History:
         new_engine: Callable[[], Engine],
         timeline: Sequence[TimedCommand] = (),
         until: int | None = None,
+        span_cost: int = SPAN_COST,
     ) -> None:
         self._new_engine = new_engine
-        self._scenario: dict[int, list[TimedCommand]] = {}
-        for timed in timeline:
-            self._scenario.setdefault(timed.tick, []).append(timed)
-        self._scenario_ticks = sorted(self._scenario)
+        self._scenario = sorted(timeline, key=lambda timed: timed.tick)
+        """In tick order (a stable sort: the timeline's order within a tick)."""
+        self._scenario_ticks = [timed.tick for timed in self._scenario]
         self._user: list[TimedCommand] = []
         self._branch: _Branch | None = None
         self.until = until
         self._recording = _Recording()
         self._engine = new_engine()
+        self._journal = self._engine.journal
         self._driver = TickDriver(self._engine)
         self._tick = -1
-        self._marks: list[tuple[int, Mark]] = [(-1, self._engine.mark())]
-        self._head_marks: list[tuple[int, Mark]] = []
-        """While the engine keeps a head: the restore points up to it."""
+        self._marks: list[tuple[int, Mark]] = [(-1, self._journal.keyframe(-1).mark)]
+        """The restore points of the journal's window, by tick."""
+        self._span_cost = 0
+        """Ticks played and events since the last keyframe."""
+        self.span_cost_limit = span_cost
         self._run_to(0)
 
     # --------------------------------------------------------------- reading
@@ -121,13 +127,6 @@ class History:
     def _seek(self, tick: int) -> None:
         if tick < self._tick:
             self._rewind_to(tick)
-        elif tick > self._tick and self._head_is_cheaper(tick):
-            head_tick = self._head_marks[-1][0]
-            self._marks = [*self._head_marks, (head_tick, self._engine.restore_head())]
-            self._tick = head_tick
-            self._driver.settled_at(head_tick)
-            if tick < head_tick:
-                self._rewind_to(tick)
         self._run_to(tick)
 
     def step_forward(self) -> bool:
@@ -181,17 +180,23 @@ class History:
 
     def apply(self, command: Command) -> Result:
         """Apply a user command at the current tick, starting a new future from here."""
-        timed = TimedCommand(self._tick, Phase.AFTER_DISPATCH, command)
-        future = [c for c in self._user if c.tick > self._tick]
+        tick = self._tick
+        timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
+        future = [c for c in self._user if c.tick > tick]
+        journal = self._journal
+        if journal.keyframes[journal.span].label == tick:
+            # The command changes the state at the end of this tick, which that keyframe is.
+            self._jump(journal.span - 1)
+            self._run_to(tick, snap=False)
         result = self._driver.apply(timed)
         if not result.accepted:
             return result
-        self._forget_head()
-        self._drop_marks_from(self._tick)
-        self._marks.append((self._tick, self._engine.mark(self._marks[-1][1])))
-        self._user = [c for c in self._user if c.tick <= self._tick] + [timed]
+        journal.drop_head()
+        self._drop_marks_from(tick)
+        self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
+        self._user = [c for c in self._user if c.tick <= tick] + [timed]
         self._branch = _Branch(future, timed) if future else None
-        self._forget_recording_after(self._tick - 1)
+        self._forget_recording_after(tick - 1)
         self._record(self._engine)
         return result
 
@@ -205,14 +210,14 @@ class History:
 
     def _redo(self, branch: _Branch) -> None:
         self._branch = None
+        tick = self._tick
+        changed = branch.replaced_by.tick
+        self._seek(changed - 1)
+        self._journal.drop_head()
         self._user.remove(branch.replaced_by)
         self._user.extend(branch.discarded)
-        self._forget_recording_after(branch.replaced_by.tick - 1)
-        tick = self._tick
-        self._forget_head()
-        self._drop_marks_from(branch.replaced_by.tick)
-        self._rewind_to(tick)
-        self._run_to(tick)
+        self._forget_recording_after(changed - 1)
+        self._seek(tick)
 
     # ------------------------------------------------------------- internals
 
@@ -226,57 +231,78 @@ class History:
                 found = timed.tick
         return found
 
-    def _head_is_cheaper(self, tick: int) -> bool:
-        """Whether returning to the head and rolling back beats replaying up to ``tick``."""
-        span = self._engine.head_log_span()
-        if span is None:
-            return False
-        lowest, head = span
-        marks = self._head_marks
-        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
-        at_target = marks[index][1].log_length
-        replay = at_target - len(self._engine.log)
-        return (head - lowest) + (head - at_target) < REPLAY_COST * replay
-
-    def _forget_head(self) -> None:
-        self._engine.drop_head()
-        self._head_marks = []
-
     def _rewind_to(self, tick: int) -> None:
-        """Roll the engine back to the last restore point at or before ``tick``."""
-        if not self._engine.has_head:
-            self._head_marks = list(self._marks)
-        index = bisect.bisect_right(self._marks, tick, key=lambda pair: pair[0]) - 1
-        mark_tick, mark = self._marks[index]
-        del self._marks[index + 1 :]
+        """Roll the engine back to the last restore point at or before ``tick`` in the window,
+        else jump to the last keyframe at or before it."""
+        self._journal.leave_frontier(self._tick)
+        marks = self._marks
+        if marks[0][0] > tick:
+            keyframes = self._journal.keyframes
+            self._jump(bisect.bisect_right(keyframes, tick, key=_label) - 1)
+            return
+        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
+        mark_tick, mark = marks[index]
+        del marks[index + 1 :]
         self._engine.rollback(mark)
         self._tick = mark_tick
         self._driver.settled_at(mark_tick)
+
+    def _jump(self, index: int) -> None:
+        """Go to keyframe ``index``: its restore point starts the window again."""
+        self._journal.leave_frontier(self._tick)
+        label = self._journal.keyframes[index].label
+        self._marks = [(label, self._journal.jump(index))]
+        self._tick = label
+        self._driver.settled_at(label)
+        self._span_cost = 0
 
     def _drop_marks_from(self, tick: int) -> None:
         """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
         index = bisect.bisect_left(self._marks, tick, key=lambda pair: pair[0])
         del self._marks[max(index, 1) :]
 
-    def _run_to(self, target: int) -> None:
-        """Run forward, one tick where something happens at a time, to the end of ``target``."""
-        engine = self._engine
+    def _run_to(self, target: int, snap: bool = True) -> None:
+        """Run forward, one tick where something happens at a time, to the end of ``target``,
+        jumping to the furthest keyframe ahead on the way (unless not ``snap``): past it, the
+        journal's spans hold the records made by the run that took it."""
+        engine, journal = self._engine, self._journal
         while self._tick < target:
+            span = journal.span
+            if snap and span + 1 < len(journal.keyframes):
+                ahead = bisect.bisect_right(journal.keyframes, target, lo=span + 1, key=_label)
+                if ahead > span + 1:
+                    self._jump(ahead - 1)
+                    continue
             upcoming = engine.next_event_tick() if self._tick >= 0 else 0
             command_tick = self._next_command_tick(self._tick)
             step = target
             for candidate in (upcoming, command_tick):
                 if candidate is not None and self._tick < candidate < step:
                     step = candidate
+            events = len(engine.log)
             self._play_tick(step)
-            self._marks.append((self._tick, engine.mark(self._marks[-1][1])))
-            if self._head_marks and self._tick >= self._head_marks[-1][0]:
-                self._forget_head()
+            self._span_cost += 1 + len(engine.log) - events
+            self._leave_restore_point()
         self._record(engine)
+
+    def _leave_restore_point(self) -> None:
+        """A mark after the tick just played; at the furthest state, a keyframe every
+        ``SPAN_COST``, after which the window keeps the last span and this one."""
+        journal, marks = self._journal, self._marks
+        if self._span_cost < self.span_cost_limit or journal.head is not None:
+            marks.append((self._tick, self._engine.mark(marks[-1][1])))
+            return
+        marks.append((self._tick, journal.keyframe(self._tick, marks[-1][1]).mark))
+        oldest = journal.forget_window_before_span()
+        del marks[: bisect.bisect_left(marks, oldest, key=lambda pair: pair[1].generation)]
+        self._span_cost = 0
 
     def _play_tick(self, tick: int) -> None:
         """The tick's commands, scenario's before user's within a phase, then the tick's end."""
-        commands = [*self._scenario.get(tick, ()), *(c for c in self._user if c.tick == tick)]
+        ticks = self._scenario_ticks
+        low = bisect.bisect_left(ticks, tick)
+        scenario = self._scenario[low : bisect.bisect_right(ticks, tick, low)]
+        commands = [*scenario, *(c for c in self._user if c.tick == tick)]
         driver = self._driver
         for timed in sorted(commands, key=lambda timed: timed.phase):
             driver.apply(timed)
@@ -312,3 +338,7 @@ class History:
         if self.until is not None:
             upcoming = [t for t in upcoming if t <= self.until]
         return min(upcoming, default=None)
+
+
+def _label(keyframe: Keyframe) -> int:
+    return keyframe.label

@@ -12,7 +12,7 @@ from typing import Any
 
 
 class UndoHeap:
-    __slots__ = ("dead", "items", "journal")
+    __slots__ = ("_unpush", "dead", "items", "journal")
 
     def __init__(self) -> None:
         self.items: list[Any] = []
@@ -20,11 +20,18 @@ class UndoHeap:
         """Ids of items whose push was undone; they are still in ``items`` until they surface."""
         self.journal: list | None = None
         """Where undo steps go while the engine keeps restore points; None when it does not."""
+        self._unpush = self._kill
+        """Bound once: an undo step is then one small tuple, not a tuple, a bound method and an
+        id (pushes are a third of the journal's steps)."""
 
     def push(self, item: Any) -> None:
         heapq.heappush(self.items, item)
         if self.journal is not None:
-            self.journal.append((self.dead.add, id(item)))
+            self.journal.append((self._unpush, item))
+
+    def _kill(self, item: Any) -> None:
+        """Undo a push (see the module docstring)."""
+        self.dead.add(id(item))
 
     def pop(self) -> Any:
         if self.dead:

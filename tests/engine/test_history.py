@@ -24,7 +24,7 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.events import OccurrenceCancelled, RetryScheduled
-from engine.history import History
+from engine.history import SPAN_COST, History
 from engine.model import (
     CatchUp,
     Channel,
@@ -108,13 +108,21 @@ TIMELINE = [
 ]
 
 ORDERS = list(DispatchOrder)
+SPAN_COSTS = st.sampled_from([1, 3, 10, SPAN_COST])
+"""Keyframes after every tick, every few, and never (the timeline is shorter than a span)."""
+
+
+def new_history(order: DispatchOrder, span_cost: int = 3) -> History:
+    return History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL, span_cost=span_cost)
+
+
 _FRESH: dict[tuple[DispatchOrder, int], tuple] = {}
 
 
 def fresh(order: DispatchOrder, tick: int) -> tuple:
     """The fingerprint of a run straight from the start to ``tick`` (memoised)."""
     if (order, tick) not in _FRESH:
-        history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+        history = new_history(order, SPAN_COST)
         history.seek(tick)
         _FRESH[order, tick] = state_fingerprint(history.engine)
     return _FRESH[order, tick]
@@ -134,9 +142,9 @@ moves = st.lists(
 
 
 @settings(max_examples=60, deadline=None)
-@given(order=st.sampled_from(ORDERS), moves=moves)
-def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves):
-    history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+@given(order=st.sampled_from(ORDERS), moves=moves, span_cost=SPAN_COSTS)
+def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves, span_cost):
+    history = new_history(order, span_cost)
     for move, amount in moves:
         if move == "seek":
             history.seek(amount)
@@ -175,9 +183,10 @@ USER_COMMANDS = [
         min_size=1,
         max_size=10,
     ),
+    span_cost=SPAN_COSTS,
 )
-def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, moves):
-    history = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, moves, span_cost):
+    history = new_history(order, span_cost)
     for move, argument in moves:
         if move == "seek":
             history.seek(argument)
@@ -185,7 +194,7 @@ def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, mov
             history.apply(USER_COMMANDS[argument])
         else:
             history.redo_branch()
-        fresh_run = History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL)
+        fresh_run = new_history(order, SPAN_COST)
         for timed in history._user:
             fresh_run.seek(timed.tick)
             fresh_run.apply(timed.command)
@@ -194,7 +203,7 @@ def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, mov
 
 
 def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(UNTIL)
     retries = [e for e in history.engine.log if isinstance(e, RetryScheduled) and e.delay > 0]
     assert retries, "the timeline must produce a jittered retry"
@@ -210,7 +219,7 @@ def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
 
 
 def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(UNTIL)
     cascade = [e for e in history.engine.log if isinstance(e, OccurrenceCancelled) and e.cause]
     assert [e.job_id for e in cascade] == ["load", "report"]
@@ -226,7 +235,7 @@ def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
 
 
 def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one_back():
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(100)
     assert history.apply(CancelOccurrence("etl", 110)).accepted
     history.seek(50)
@@ -243,7 +252,7 @@ def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one
 
 
 def test_stepping_visits_exactly_the_ticks_with_events():
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     visited = [history.tick]
     while history.step_forward():
         visited.append(history.tick)
@@ -256,7 +265,7 @@ def test_stepping_visits_exactly_the_ticks_with_events():
 
 
 def test_events_at_gives_exactly_one_ticks_events():
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(UNTIL)
     log = list(history.engine.log)
     for tick in history.event_ticks[:40]:
@@ -268,7 +277,7 @@ def test_history_leaves_the_collector_to_the_application() -> None:
     """Moving through time used to ``gc.freeze()`` every object of the host process and switch
     the collector off and on: a process-wide policy, which is the application's to choose."""
     frozen, enabled = gc.get_freeze_count(), gc.isenabled()
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(UNTIL)
     history.seek(3)
     history.step_forward()
@@ -279,7 +288,7 @@ def test_restore_points_after_a_command_keep_the_random_generators_state():
     # Tick 7 draws from the generator (a jittered retry), tick 8 does not. A command at 7 drops
     # the restore point of 7; the restore point of 8 must not take the generator's state from
     # the one before 7 (it did: rolling back to 8 then gave different draws from a fresh run).
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(6)
     before = history.engine.rng.getstate()
     history.seek(7)
@@ -290,7 +299,7 @@ def test_restore_points_after_a_command_keep_the_random_generators_state():
     history.seek(40)
     history.seek(8)
     assert history.engine.rng.getstate() == drawn_at_8
-    fresh_run = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    fresh_run = new_history(DispatchOrder.FIFO)
     fresh_run.seek(7)
     fresh_run.apply(RegisterWorker("w3"))
     fresh_run.seek(8)
@@ -300,7 +309,7 @@ def test_restore_points_after_a_command_keep_the_random_generators_state():
 def test_returning_to_a_head_left_just_after_a_command_lands_on_the_right_tick():
     # The head was the state after a command at 225; a seek to 224 through the head must roll
     # back to 224 (it stayed at 225: the history took the head for the state at its last mark).
-    history = History(new_engine_for(DispatchOrder.FIFO), at_ticks(TIMELINE), until=UNTIL)
+    history = new_history(DispatchOrder.FIFO)
     history.seek(225)
     assert history.apply(RegisterWorker("w3")).accepted
     history.seek(0)

@@ -12,6 +12,11 @@ and each return to the head, the engine's whole state (``state_fingerprint``: ev
 record, the event log, the ready queue, the worker pool, the due and timer heaps, the by-state
 index, the counters, the random generator) must equal that of a fresh engine that ran the same
 commands. The journal's debug mode is on throughout.
+
+Keyframes (:mod:`engine.keyframes`): at the furthest state the machine sometimes takes one, and
+then sometimes forgets the undo information before the previous one, as the history does; it
+jumps to any keyframe, backwards or forwards, from wherever it is (after rollbacks and replays of
+the head's own commands too). Each keyframe is labelled with the number of commands before it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from state_fingerprint import assert_same_state
 from test_engine_stateful import EngineMachine
 
 from engine.commands import Command, Result
-from engine.journal import Mark
 from engine.model import JobSpec
 
 
@@ -34,10 +38,11 @@ class RollbackMachine(EngineMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.head: tuple[list[Command], list[Result], list[tuple[int, Mark]]] | None = None
-        """While the engine keeps a head: the commands, results and marks that reached it."""
+        self.head: tuple[list[Command], list[Result]] | None = None
+        """While the engine keeps a head: the commands and results that reached it."""
 
     def run(self, command: Command) -> Result:
+        self.label_keyframes(len(self.commands))
         if self.head is not None:
             ahead = self.head[0]
             done = len(self.commands)
@@ -61,26 +66,46 @@ class RollbackMachine(EngineMachine):
         assert_same_state(self.engine, fresh)
         assert self.engine.has_head == (self.head is not None)
 
+    def label_keyframes(self, done: int) -> None:
+        """The journal makes a keyframe of the furthest state when it leaves it: label it."""
+        for keyframe in self.engine.journal.keyframes:
+            if keyframe.label is None:
+                keyframe.label = done
+
+    def keep_the_head(self) -> None:
+        if self.head is None:
+            self.head = (list(self.commands), list(self.results))
+
     def back_to(self, index: int) -> None:
         done, mark = self.marks[index]
-        if self.head is None:
-            self.head = (list(self.commands), list(self.results), list(self.marks))
+        self.label_keyframes(len(self.commands))
+        self.keep_the_head()
         self.engine.rollback(mark)
+        self.label_keyframes(len(self.commands))
+        if not self.engine.has_head:
+            # The journal keeps no head when the state it left is the one it returned to.
+            assert self.head is not None
+            head = self.new_engine()
+            for command in self.head[0]:
+                head.apply(command)
+            assert_same_state(self.engine, head)
+            self.head = None
         del self.commands[done:], self.results[done:], self.marks[index + 1 :]
         self.assert_same_as_a_fresh_replay()
 
     def to_the_head(self) -> None:
         assert self.head is not None
-        commands, results, marks = self.head
+        commands, results = self.head
         mark = self.engine.restore_head()
         self.commands, self.results = list(commands), list(results)
-        self.marks = [*marks, (len(commands), mark)]
+        self.marks = [(len(commands), mark)]
+        self.head = None
         self.assert_same_as_a_fresh_replay()
 
     def replay_from_the_head(self, commands: int) -> None:
         """Run the head's own next commands again: the same future keeps the head."""
         assert self.head is not None
-        ahead, results, _ = self.head
+        ahead, results = self.head
         for command, result in list(zip(ahead, results, strict=True))[len(self.commands) :][
             :commands
         ]:
@@ -98,8 +123,10 @@ class RollbackMachine(EngineMachine):
         """What a user of the history does most: a few steps back, some forward again (a replay
         of the same future), then a jump to the furthest state."""
         self.back_to(max(0, len(self.marks) - 1 - back))
+        if self.head is None:  # it rolled back to the state it left
+            return
         self.replay_from_the_head(replay)
-        if to_head:
+        if to_head and self.head is not None:
             self.to_the_head()
 
     @precondition(lambda self: len(self.marks) > 1)
@@ -108,6 +135,36 @@ class RollbackMachine(EngineMachine):
         """As the history does when a command changes the tick of its last mark: later marks
         then name an older one as ``previous``, which must not lend them its random state."""
         self.marks.pop()
+
+    @precondition(lambda self: self.head is None)
+    @rule(forget=st.booleans())
+    def take_a_keyframe(self, forget: bool) -> None:
+        """As the history does every span at its furthest state."""
+        journal = self.engine.journal
+        self.label_keyframes(len(self.commands))
+        keyframe = journal.keyframe(len(self.commands), self.marks[-1][1])
+        self.marks.append((len(self.commands), keyframe.mark))
+        if forget:
+            oldest = journal.forget_window_before_span()
+            self.marks = [pair for pair in self.marks if pair[1].generation >= oldest]
+        self.assert_same_as_a_fresh_replay()
+
+    @rule(data=st.data())
+    def jump_to_a_keyframe(self, data: st.DataObject) -> None:
+        journal = self.engine.journal
+        self.label_keyframes(len(self.commands))
+        index = data.draw(st.integers(0, len(journal.keyframes) - 1), label="keyframe")
+        self.keep_the_head()
+        assert self.head is not None
+        commands, results = self.head
+        mark = journal.jump(index)
+        self.label_keyframes(len(commands))
+        done = journal.keyframes[index].label
+        self.commands, self.results = list(commands[:done]), list(results[:done])
+        self.marks = [(done, mark)]
+        if index == len(journal.keyframes) - 1:
+            self.head = None
+        self.assert_same_as_a_fresh_replay()
 
     @precondition(lambda self: self.head is not None)
     @rule()

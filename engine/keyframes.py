@@ -1,0 +1,207 @@
+"""Keyframes: whole restore points far apart, and what changed between them, for long jumps.
+
+Why (measured on seed 000's maximum workload, 92,000 ticks played): a restore point after every
+tick (:class:`engine.journal.Mark`) makes a step back cost what changed in that step, but a jump
+across the run undoes every change in between, one by one (half a million container steps and
+records saves, 0.7 s), and keeping every tick's undo information cost three times the live state.
+
+So the journal keeps per-tick undo information only for a *window* (the last segment or two) and,
+like a video codec, *keyframes* every few thousand events: the containers copied whole (a few
+hundred kilobytes) and the engine's counters. Between two keyframes, a :class:`Span` keeps what a
+jump over it needs, each record once however often it changed:
+
+- ``before``: the records that existed at the span's start and changed in it, with their values
+  there (a backward jump restores these);
+- ``after``: the same records with their values at the span's end (a forward jump);
+- ``born``: the records made in the span, per table, in order (a forward jump puts them back).
+
+A record made in a span and changed in a later one is in the later span's ``before`` and
+``after``. While it is out of its table (the engine is before its birth) it holds its value at
+the end of its own span, or that value waits in :attr:`Timeline.unborn` until a forward jump puts
+the record back. So a backward jump restores only the records that exist at its target, and a
+forward jump the records changed on the way, not every record born on the way (those only go
+back into their tables).
+
+Spans merge: every :data:`FANOUT` spans of one level make one of the next, keeping each record's
+earliest ``before`` and latest ``after``. A jump over ``n`` spans reads O(log n) merged spans, so
+it costs about the distinct records changed over the distance, not the changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from engine.events import EventRecords
+
+if TYPE_CHECKING:
+    from engine.journal import Mark
+
+FANOUT = 8
+"""How many spans of one level merge into one of the next."""
+
+Saved = tuple[Any, tuple]
+"""A record and its fields as ``save()`` returned them."""
+
+
+@dataclass(slots=True)
+class Keyframe:
+    """A state the journal can jump to from anywhere: its mark and its containers' copies."""
+
+    label: Any
+    """The caller's name for the state (the history's tick); None when the journal made it."""
+    mark: Mark
+    containers: tuple
+
+
+@dataclass(slots=True)
+class Span:
+    """What changed between two consecutive keyframes (or across merged spans)."""
+
+    before: dict[int, Saved]
+    """By record id: records older than the span that it changed, with their values at its start."""
+    after: dict[int, Saved]
+    """The same records with their values at its end."""
+    born: tuple[list, ...]
+    """Per table, the ``(key, record)`` items made in the span, in order."""
+
+
+def merge(spans: list[Span]) -> Span:
+    """One span for consecutive ``spans``: earliest ``before``, latest ``after``, all births."""
+    before: dict[int, Saved] = {}
+    for span in reversed(spans):
+        before.update(span.before)
+    after: dict[int, Saved] = {}
+    for span in spans:
+        after.update(span.after)
+    return Span(before, after, births(spans))
+
+
+def births(spans: list[Span]) -> tuple[list, ...]:
+    """The records born in consecutive ``spans``, per table, in order."""
+    tables = range(len(spans[0].born))
+    return tuple([item for span in spans for item in span.born[table]] for table in tables)
+
+
+def close_span(saves: list[list], start: int, tables: list[dict], lengths: tuple) -> Span:
+    """The span from the keyframe that opened generation ``start`` to the state as it is now,
+    from the journal's ``saves`` since (per generation) and its tables' ``lengths`` then."""
+    before: dict[int, Saved] = {}
+    for generation in saves:
+        for record, saved in generation:
+            if record.born < start and id(record) not in before:
+                before[id(record)] = (record, saved)
+    after = {key: (record, record.save()) for key, (record, _) in before.items()}
+    born = tuple(table_tail(table, length) for table, length in zip(tables, lengths, strict=True))
+    return Span(before, after, born)
+
+
+def end_values(span: Span, since: list[list]) -> dict[int, Saved]:
+    """The values the records born in ``span`` had at its end, from the journal's saves since
+    (per generation; a record not saved since has not changed)."""
+    earliest: dict[int, Saved] = {}
+    for saves in reversed(since):
+        earliest.update((id(record), (record, saved)) for record, saved in saves)
+    return {
+        id(record): earliest.get(id(record)) or (record, record.save())
+        for items in span.born
+        for _, record in items
+    }
+
+
+def table_tail(table: dict, length: int) -> list:
+    """The items of ``table`` after its first ``length``, in order (O(what is after))."""
+    tail = list(islice(reversed(table.items()), len(table) - length))
+    tail.reverse()
+    return tail
+
+
+class Timeline:
+    """The keyframes, the spans between them (merged by levels) and the events up to the last."""
+
+    def __init__(self) -> None:
+        self.keyframes: list[Keyframe] = []
+        self.levels: list[list[Span]] = [[]]
+        """Level 0: the span after each keyframe but the last; level ``l``: merges of
+        ``FANOUT ** l`` of them, aligned."""
+        self.events = EventRecords(bytearray(), [])
+        """The events up to the last keyframe, as stored (a forward jump puts them back)."""
+        self.generations: list[int] = []
+        """Each keyframe's generation id: a record born before it existed at the keyframe."""
+        self.unborn: dict[int, dict[int, Saved]] = {}
+        """By span: records made in it, out of their tables, with the values they must hold when
+        a forward jump puts them back (a backward jump leaves them here instead of restoring
+        records that will not exist)."""
+
+    def add(self, keyframe: Keyframe, span: Span | None, events: EventRecords) -> None:
+        """Append a keyframe; ``span`` and ``events`` lead to it from the previous one."""
+        if span is not None:
+            self.events.extend(events)
+            self.levels[0].append(span)
+            level = 0
+            while len(self.levels[level]) % FANOUT == 0:
+                if level + 1 == len(self.levels):
+                    self.levels.append([])
+                self.levels[level + 1].append(merge(self.levels[level][-FANOUT:]))
+                level += 1
+        self.keyframes.append(keyframe)
+        self.generations.append(keyframe.mark.generation)
+
+    def truncate(self, count: int) -> None:
+        """Keep the first ``count`` keyframes and what leads up to them."""
+        del self.keyframes[count:], self.generations[count:]
+        for span in [span for span in self.unborn if span >= count - 1]:
+            del self.unborn[span]
+        for level, spans in enumerate(self.levels):
+            del spans[max(0, count - 1) // FANOUT**level :]
+        self.events.truncate(self.keyframes[-1].mark.log_length)
+
+    def cover(self, low: int, high: int) -> list[Span]:
+        """The fewest spans, oldest first, that together lead from keyframe ``low`` to ``high``."""
+        spans = []
+        index = low
+        while index < high:
+            level = 0
+            while level + 1 < len(self.levels):
+                size = FANOUT ** (level + 1)
+                if (
+                    index % size
+                    or index + size > high
+                    or index // size >= len(self.levels[level + 1])
+                ):
+                    break
+                level += 1
+            spans.append(self.levels[level][index // FANOUT**level])
+            index += FANOUT**level
+        return spans
+
+    def values_back(self, low: int, high: int) -> list[Saved]:
+        """Going back from keyframe ``high`` to ``low``: the earliest value of each changed
+        record that exists at ``low``. The others' (made since) wait in ``unborn``."""
+        values: dict[int, Saved] = {}
+        for span in reversed(self.cover(low, high)):
+            values.update(span.before)
+        existing, generations, unborn = [], self.generations, self.unborn
+        limit = generations[low]
+        for key, saved in values.items():
+            born = saved[0].born
+            if born < limit:
+                existing.append(saved)
+            else:
+                span = bisect.bisect_right(generations, born) - 1
+                (unborn.get(span) or unborn.setdefault(span, {}))[key] = saved
+        return existing
+
+    def values_forward(self, low: int, high: int) -> tuple[list[Saved], list[Span]]:
+        """Going forward from keyframe ``low`` to ``high``: the values to restore (each changed
+        record's latest, else the ``unborn`` value of a record made on the way), and the spans on
+        the way, oldest first (their records born go back into the tables)."""
+        spans = self.cover(low, high)
+        values: dict[int, Saved] = {}
+        for index in range(low, high):
+            values.update(self.unborn.pop(index, ()))
+        for span in spans:
+            values.update(span.after)
+        return list(values.values()), spans
