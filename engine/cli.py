@@ -13,6 +13,7 @@ from typing import TextIO
 
 from engine import cli_next, cli_scenario, cli_tui
 from engine.facades.script import execute_script
+from service import cli as serve_cli
 
 
 def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_next.add_parser(subparsers).set_defaults(handler=cli_next.run)
     cli_scenario.add_parsers(subparsers)
     cli_tui.add_parsers(subparsers)
+    serve_cli.add_parser(subparsers)
     return parser
 
 
