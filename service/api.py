@@ -191,8 +191,17 @@ class Api:
             return error(404, f"no job {request.path_params['id']!r}")
         return JSONResponse(job_json(self.live.state, job))
 
+    def unknown_job(self, job_id: str) -> Response | None:
+        """404 for an id that names no job: answered before reading, nothing is journaled."""
+        if job_id in self.live.engine.jobs:
+            return None
+        return error(404, f"no job {job_id!r}")
+
     async def amend(self, request: Request) -> Response:
         job_id = request.path_params["id"]
+        unknown = self.unknown_job(job_id)
+        if unknown is not None:
+            return unknown
         body = await self.read_body(request)
         if isinstance(body, Response):
             return body
@@ -213,7 +222,8 @@ class Api:
         return self.submit("modify", {"job": job_id, **body})
 
     async def delete(self, request: Request) -> Response:
-        return self.submit("delete", {"job": request.path_params["id"]})
+        job_id = request.path_params["id"]
+        return self.unknown_job(job_id) or self.submit("delete", {"job": job_id})
 
     async def list_jobs(self, request: Request) -> Response:
         query = request.query_params
