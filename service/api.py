@@ -30,6 +30,7 @@ from engine.queries import list_occurrences
 from service.auth import Token
 from service.codec import InputInvalid, Problem
 from service.executors import AttemptKey, Executors
+from service.inputs import Inputs
 from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
 from service.live import LiveService
 from service.openapi import openapi_document
@@ -67,6 +68,9 @@ class Api:
         self.live = live
         self.token = token
         self.executors: Executors | None = None
+        self.inputs = Inputs(live)
+        self.reports: set[asyncio.Task] = set()
+        """Executor reports on their way to the journal (kept so they are not collected)."""
 
     def app(self) -> Starlette:
         guard = self.guarded
@@ -110,13 +114,14 @@ class Api:
                 await ticking
             live.on_change = lambda: None
             await executors.close()
+            await self.inputs.close()
             live.snapshot()
             live.store.close()
 
     async def _tick(self) -> None:
         while True:
             try:
-                self.live.advance_clock()
+                await self.inputs.clock()
             except Exception:  # keep the clock going; the next reading retries
                 log.exception("clock reading failed")
             await asyncio.sleep(CLOCK_INTERVAL)
@@ -127,7 +132,9 @@ class Api:
 
     def _report(self, key: AttemptKey, ok: bool) -> None:
         args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt, "ok": ok}
-        self.live.submit("complete", args)
+        task = asyncio.get_running_loop().create_task(self.inputs.submit("complete", args))
+        self.reports.add(task)
+        task.add_done_callback(self.reports.discard)
 
     async def body(self, request: Request) -> dict:
         """The request's JSON object; :class:`BodyError` (422) or :class:`TooLarge` (413)."""
@@ -144,9 +151,9 @@ class Api:
             raise BodyError("", "expected a JSON object")
         return value
 
-    def submit(self, verb: str, args: dict, created: dict | None = None) -> Response:
+    async def submit(self, verb: str, args: dict, created: dict | None = None) -> Response:
         try:
-            return answer(self.live.submit(verb, args), created)
+            return answer(await self.inputs.submit(verb, args), created)
         except InputInvalid as invalid:
             return error(422, "invalid request body", invalid.problems)
 
@@ -183,7 +190,7 @@ class Api:
             return refused
         if "id" not in body:
             body = {"id": f"job-{uuid.uuid4().hex[:12]}", **body}
-        return self.submit("schedule", body, {"id": body["id"]})
+        return await self.submit("schedule", body, {"id": body["id"]})
 
     async def get_job(self, request: Request) -> Response:
         job = self.live.engine.jobs.get(request.path_params["id"])
@@ -212,18 +219,18 @@ class Api:
             if body["cancel_next"] is not True or len(body) > 1:
                 message = "cancel_next is true, alone: amend the job in another request"
                 return error(422, "invalid request body", [Problem("cancel_next", message)])
-            return self.submit("cancel", {"job": job_id})
+            return await self.submit("cancel", {"job": job_id})
         if not body:
             message = "expected at least one change, or cancel_next"
             return error(422, "invalid request body", [Problem("", message)])
         refused = self.unknown_run(body)
         if refused is not None:
             return refused
-        return self.submit("modify", {"job": job_id, **body})
+        return await self.submit("modify", {"job": job_id, **body})
 
     async def delete(self, request: Request) -> Response:
         job_id = request.path_params["id"]
-        return self.unknown_job(job_id) or self.submit("delete", {"job": job_id})
+        return self.unknown_job(job_id) or await self.submit("delete", {"job": job_id})
 
     async def list_jobs(self, request: Request) -> Response:
         query = request.query_params

@@ -89,8 +89,12 @@ class JournalStore:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.db: SqlEngine = create_engine(url)
-        if make_url(url).get_backend_name() == "sqlite":
+        sqlite = make_url(url).get_backend_name() == "sqlite"
+        # Commits run on a worker thread (see service.inputs); the pool hands a connection to
+        # one thread at a time, so SQLite's own same-thread check is not needed.
+        arguments = {"check_same_thread": False} if sqlite else {}
+        self.db: SqlEngine = create_engine(url, connect_args=arguments)
+        if sqlite:
             event.listen(self.db, "connect", _sqlite_pragmas)
         metadata.create_all(self.db)
 
@@ -99,17 +103,26 @@ class JournalStore:
 
     def append(self, tick: int, phase: int, verb: str, args: dict) -> int:
         """Commit one input; returns its position. Returns only once the row is durable."""
+        return self.append_many([(tick, phase, verb, args)])[0]
+
+    def append_many(self, rows: list[tuple[int, int, str, dict]]) -> list[int]:
+        """Commit several inputs ``(tick, phase, verb, args)`` in one transaction (a group
+        commit: one wait for the disk); returns their positions, in order."""
+        wall = time.time()
+        seqs = []
         with self.db.begin() as conn:
-            result = conn.execute(
-                insert(journal).values(
-                    tick=tick,
-                    phase=phase,
-                    verb=verb,
-                    args=json.dumps(args, separators=(",", ":")),
-                    wall=time.time(),
+            for tick, phase, verb, args in rows:
+                result = conn.execute(
+                    insert(journal).values(
+                        tick=tick,
+                        phase=phase,
+                        verb=verb,
+                        args=json.dumps(args, separators=(",", ":")),
+                        wall=wall,
+                    )
                 )
-            )
-            return int(result.inserted_primary_key[0])
+                seqs.append(int(result.inserted_primary_key[0]))
+        return seqs
 
     def rows_after(self, seq: int) -> Iterator[Row]:
         """The journal's rows after position ``seq``, in order, fetched a chunk at a time."""

@@ -138,24 +138,43 @@ class LiveService:
 
     # ----------------------------------------------------------------- inputs
 
+    def now(self) -> int:
+        """The tick an input given now applies at: the clock's, never before the engine's."""
+        return max(self.clock.now(), self.engine.now)
+
     def submit(self, verb: str, args: dict) -> Result:
         """Read, journal, then apply one input now; :class:`InputInvalid` journals nothing."""
-        tick = max(self.clock.now(), self.engine.now)
-        decoded = read_input(verb, args, tick, ENGINE_CLOCK)
-        return self._journal(tick, verb, args, decoded)
+        tick = self.now()
+        decoded = self.read(verb, args, tick)
+        seq = self.store.append(tick, int(_PHASE), verb, args)
+        return self.apply_committed(seq, tick, verb, args, decoded)
 
-    def advance_clock(self) -> bool:
-        """Journal and apply a clock reading if the engine has something to do by now."""
+    def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
+        """What an input does at ``tick`` (None for a clock reading); :class:`InputInvalid`."""
+        return None if verb == CLOCK else read_input(verb, args, tick, ENGINE_CLOCK)
+
+    def clock_due(self) -> int | None:
+        """The clock's tick if the engine has something to do by then (a reading to journal)."""
         engine = self.engine
         tick = self.clock.now()
         upcoming = engine.next_event_tick()
         if tick <= engine.now or upcoming is None or upcoming > tick:
+            return None
+        return tick
+
+    def advance_clock(self) -> bool:
+        """Journal and apply a clock reading if the engine has something to do by now."""
+        tick = self.clock_due()
+        if tick is None:
             return False
-        self._journal(tick, CLOCK, {}, None)
+        seq = self.store.append(tick, int(_PHASE), CLOCK, {})
+        self.apply_committed(seq, tick, CLOCK, {}, None)
         return True
 
-    def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
-        seq = self.store.append(tick, int(_PHASE), verb, args)
+    def apply_committed(
+        self, seq: int, tick: int, verb: str, args: dict, decoded: Decoded | None
+    ) -> Result:
+        """Apply an input the journal holds at position ``seq`` (committed: never before)."""
         result = self._apply(tick, verb, args, decoded)
         self.state.seq = seq
         self.unsnapshotted += 1
@@ -163,6 +182,10 @@ class LiveService:
             self.snapshot()
         self.on_change()
         return result
+
+    def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        seq = self.store.append(tick, int(_PHASE), verb, args)
+        return self.apply_committed(seq, tick, verb, args, decoded)
 
     def _apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
         state = self.state
