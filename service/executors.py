@@ -70,14 +70,18 @@ class Executors:
     def __init__(self, report: Report) -> None:
         self.report = report
         self.tasks: dict[AttemptKey, asyncio.Task] = {}
+        self.reported: set[AttemptKey] = set()
+        """Attempts whose executor has finished but whose report the engine has not applied
+        yet: still RUNNING there, and not to be started again."""
         self.http = httpx.AsyncClient(timeout=None, follow_redirects=False)
 
     def sync(self, running: dict[AttemptKey, Launch]) -> None:
         """Start a task for each running attempt without one; cancel the others."""
         for key in [key for key in self.tasks if key not in running]:
             self.tasks.pop(key).cancel()
+        self.reported.intersection_update(running)
         for key, launch in running.items():
-            if key not in self.tasks:
+            if key not in self.tasks and key not in self.reported:
                 self.tasks[key] = asyncio.get_running_loop().create_task(self._run(launch))
 
     async def close(self) -> None:
@@ -106,6 +110,7 @@ class Executors:
             ok = False
         if self.tasks.get(launch.key) is asyncio.current_task():
             del self.tasks[launch.key]
+            self.reported.add(launch.key)
             self.report(launch.key, ok)
 
     async def _post(self, url: str, launch: Launch) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import os
@@ -15,7 +16,8 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from service.executors import idempotency_key
+from service.config import Executor
+from service.executors import AttemptKey, Executors, Launch, idempotency_key
 from tests.service.conftest import Server
 
 RECORDER = """
@@ -156,3 +158,23 @@ def test_an_http_executor_posts_the_payload_with_an_idempotency_key(make_server,
     lowered = {name.lower(): value for name, value in headers.items()}
     assert lowered["idempotency-key"] == idempotency_key("h", job["runs"][0]["tick"])
     assert body == b'{"x": 1}'
+
+
+def test_a_finished_attempt_is_not_started_again_while_its_report_waits() -> None:
+    """Between an executor's end and the engine applying its report, other inputs are applied
+    and the attempt is still RUNNING there: it must not run a second time."""
+
+    async def scenario() -> list[AttemptKey]:
+        reports: list[AttemptKey] = []
+        executors = Executors(lambda key, ok: reports.append(key))
+        key = AttemptKey("a", 10, 1)
+        running = {key: Launch(key, Executor("noop"), None, "1970-01-01T00:00:10Z")}
+        executors.sync(running)
+        await asyncio.sleep(0.01)
+        executors.sync(running)  # another input applied before the report
+        await asyncio.sleep(0.01)
+        executors.sync({})  # the report applied: no longer running
+        await executors.close()
+        return reports
+
+    assert asyncio.run(scenario()) == [AttemptKey("a", 10, 1)]
