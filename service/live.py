@@ -25,9 +25,11 @@ the reference; ``latest`` is its ``coalesce=True``.)
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine import events as ev
@@ -75,6 +77,19 @@ class LiveState:
         return self.driver.engine
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while (un)pickling: a snapshot is hundreds of thousands of
+    objects, and the collector would walk them again and again as they are made (5x slower)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def fresh_state() -> LiveState:
     return LiveState(TickDriver(Engine(SERVICE_POLICY)))
 
@@ -102,7 +117,8 @@ class LiveService:
         the configured worker slots; returns the number of rows replayed."""
         saved = self.store.latest_snapshot()
         if saved is not None:
-            self.state = pickle.loads(saved[1])
+            with collector_paused():
+                self.state = pickle.loads(saved[1])
         replayed = 0
         for row in self.store.rows_after(self.state.seq):
             try:
@@ -253,5 +269,7 @@ class LiveService:
 
     def snapshot(self) -> None:
         """Store the whole state at the last applied row (see journal_store on pickle)."""
-        self.store.save_snapshot(self.state.seq, pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL))
+        with collector_paused():
+            state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
+        self.store.save_snapshot(self.state.seq, state)
         self.unsnapshotted = 0
