@@ -178,3 +178,17 @@ def test_a_finished_attempt_is_not_started_again_while_its_report_waits() -> Non
         return reports
 
     assert asyncio.run(scenario()) == [AttemptKey("a", 10, 1)]
+
+
+def test_delete_while_running_is_409_and_put_is_accepted_as_the_engine_does_today(
+    make_server, tmp_path: Path
+) -> None:
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    server: Server = make_server(config=f"executors:\n  hang:\n    argv: {json.dumps(argv)}\n")
+    with server.client() as client:
+        client.post("/job", json={"id": "busy", "run": "hang", "every": 3600})
+        wait_for(client, "busy", lambda job: job["status"] == "running")
+        assert client.delete("/job/busy").status_code == 409
+        # Seed 003 says 409 here too; the engine accepts it today (see docs/service.md).
+        assert client.put("/job/busy", json={"priority": "high"}).status_code == 204
+        assert client.get("/job/busy").json()["status"] == "running"
