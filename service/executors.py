@@ -105,7 +105,7 @@ class Executors:
                 ok = await self._post(executor.url, launch)
             else:
                 ok = True
-        except OSError as error:
+        except Exception as error:  # whatever went wrong, the engine hears of a failed attempt
             log.warning("%s: cannot run: %s", launch.key, error)
             ok = False
         if self.tasks.get(launch.key) is asyncio.current_task():
@@ -148,10 +148,24 @@ async def run_argv(argv: tuple[str, ...], launch: Launch) -> bool:
         start_new_session=True,
     )
     try:
-        await process.communicate((launch.payload or "").encode())
+        await _feed(process, (launch.payload or "").encode())
+        await process.wait()
     except asyncio.CancelledError:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
         raise
     return process.returncode == 0
+
+
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write ``data`` to the process's stdin and close it; a process that exits without reading
+    it all is not an error (the pipe breaks: asyncio says BrokenPipeError, uvloop RuntimeError)."""
+    stdin = process.stdin
+    assert stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+        if data:
+            stdin.write(data)
+            await stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+        stdin.close()
