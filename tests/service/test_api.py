@@ -4,10 +4,36 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 
 import httpx
+import pytest
 
-from tests.service.conftest import Server
+from tests.service.conftest import FROZEN, TOKEN, Server
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Iterator[Server]:
+    """One server for the tests here that only add jobs of their own (ids differ per test)."""
+    server = Server(tmp_path_factory.mktemp("api"), "workers: 2\n", FROZEN, TOKEN)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def client(shared: Server) -> Iterator[httpx.Client]:
+    with shared.client() as http:
+        yield http
+
+
+@pytest.fixture
+def own_client(server: Server) -> Iterator[httpx.Client]:
+    """A server of the test's own, for tests that look at every job."""
+    with server.client() as http:
+        yield http
 
 
 def test_post_creates_a_job_with_a_generated_or_given_id(client: httpx.Client) -> None:
@@ -24,8 +50,8 @@ def test_post_creates_a_job_with_a_generated_or_given_id(client: httpx.Client) -
 
 
 def test_a_taken_id_is_a_conflict(client: httpx.Client) -> None:
-    assert client.post("/job", json={"id": "a", "every": 60}).status_code == 201
-    taken = client.post("/job", json={"id": "a", "every": 60})
+    assert client.post("/job", json={"id": "taken", "every": 60}).status_code == 201
+    taken = client.post("/job", json={"id": "taken", "every": 60})
     assert taken.status_code == 409
     assert "already exists" in taken.json()["message"]
 
@@ -36,7 +62,7 @@ def test_an_invalid_body_is_422_with_each_fields_path_and_the_validators_message
     answer = client.post(
         "/job",
         json={
-            "id": "a",
+            "id": "refused",
             "every": "often",
             "notify": [{"on": ["nope"], "channel": "mail", "to": "x"}],
         },
@@ -46,16 +72,16 @@ def test_an_invalid_body_is_422_with_each_fields_path_and_the_validators_message
     assert errors["every"].startswith("expected a whole number")
     assert errors["notify[0].on[0]"].startswith("expected 'succeeded', 'failed'")
     assert "did you mean 'email'" in errors["notify[0].channel"]
-    typo = client.post("/job", json={"id": "b", "evry": 5}).json()["errors"]
+    typo = client.post("/job", json={"id": "typo", "evry": 5}).json()["errors"]
     assert typo == [{"path": "evry", "message": "unknown key 'evry' (did you mean 'every'?)"}]
-    assert client.get("/job/a").status_code == 404, "a refused job is not created"
+    assert client.get("/job/refused").status_code == 404, "a refused job is not created"
 
 
 def test_bodies_that_are_not_a_json_object_or_too_deep_are_422(client: httpx.Client) -> None:
     for body in (b"not json", b"[1, 2]", b'{"id": NaN}', ("[" * 10_000 + "]" * 10_000).encode()):
         answer = client.post("/job", content=body)
         assert answer.status_code == 422, body[:20]
-    deep = {"id": "a", "payload": "x"}
+    deep = {"id": "deep", "payload": "x"}
     for _ in range(40):
         deep = {"nested": deep}
     assert client.post("/job", json=deep).json()["message"].startswith("the body nests deeper")
@@ -71,11 +97,11 @@ def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:
 
 
 def test_simulation_keys_and_unknown_executors_are_refused(client: httpx.Client) -> None:
-    errors = client.post("/job", json={"id": "a", "duration": 5, "run": "rm"}).json()["errors"]
+    errors = client.post("/job", json={"id": "sim", "duration": 5, "run": "rm"}).json()["errors"]
     paths = {error["path"] for error in errors}
     assert paths == {"run"} or paths == {"duration"}
-    assert client.post("/job", json={"id": "a", "run": "nope"}).status_code == 422
-    assert client.post("/job", json={"id": "a", "fail": [1]}).status_code == 422
+    assert client.post("/job", json={"id": "sim", "run": "nope"}).status_code == 422
+    assert client.post("/job", json={"id": "sim", "fail": [1]}).status_code == 422
 
 
 def test_get_is_404_for_an_unknown_job(client: httpx.Client) -> None:
@@ -84,20 +110,20 @@ def test_get_is_404_for_an_unknown_job(client: httpx.Client) -> None:
 
 
 def test_put_amends_and_cancels_the_next_run(client: httpx.Client) -> None:
-    client.post("/job", json={"id": "a", "every": 3600, "first": "+100"})
-    before = client.get("/job/a").json()
-    amended = client.put("/job/a", json={"priority": "high", "every": 60, "first": "+50"})
+    client.post("/job", json={"id": "amend", "every": 3600, "first": "+100"})
+    before = client.get("/job/amend").json()
+    amended = client.put("/job/amend", json={"priority": "high", "every": 60, "first": "+50"})
     assert amended.status_code == 204
-    after = client.get("/job/a").json()
+    after = client.get("/job/amend").json()
     assert after["priority"] == "high"
     assert after["schedule"] != before["schedule"]
-    assert client.put("/job/a", json={"cancel_next": True}).status_code == 204
-    runs = client.get("/job/a/runs").json()["runs"]
+    assert client.put("/job/amend", json={"cancel_next": True}).status_code == 204
+    runs = client.get("/job/amend/runs").json()["runs"]
     assert [run["status"] for run in runs] == ["cancelled"]
     assert client.put("/job/missing", json={"priority": "low"}).status_code == 404
-    assert client.put("/job/a", json={"priority": "urgent"}).status_code == 422
-    assert client.put("/job/a", json={"cancel_next": True, "priority": 1}).status_code == 422
-    assert client.put("/job/a", json={}).status_code == 422
+    assert client.put("/job/amend", json={"priority": "urgent"}).status_code == 422
+    assert client.put("/job/amend", json={"cancel_next": True, "priority": 1}).status_code == 422
+    assert client.put("/job/amend", json={}).status_code == 422
 
 
 def test_put_changes_the_executor_alone(make_server) -> None:
@@ -110,11 +136,11 @@ def test_put_changes_the_executor_alone(make_server) -> None:
 
 
 def test_delete_answers_204_then_404_for_an_unknown_job(client: httpx.Client) -> None:
-    client.post("/job", json={"id": "a", "every": 3600, "first": "+100"})
-    assert client.delete("/job/a").status_code == 204
+    client.post("/job", json={"id": "gone", "every": 3600, "first": "+100"})
+    assert client.delete("/job/gone").status_code == 204
     assert client.delete("/job/missing").status_code == 404
     # The engine keeps a deleted job today (GET answers it, marked deleted); see docs/service.md.
-    assert client.get("/job/a").json()["deleted"] is True
+    assert client.get("/job/gone").json()["deleted"] is True
 
 
 def test_a_job_runs_and_its_status_and_attempts_show_it(client: httpx.Client) -> None:
@@ -127,7 +153,8 @@ def test_a_job_runs_and_its_status_and_attempts_show_it(client: httpx.Client) ->
     assert [w["id"] for w in workers] == ["w1", "w2"]
 
 
-def test_jobs_are_listed_with_filters_and_cursor_paging(client: httpx.Client) -> None:
+def test_jobs_are_listed_with_filters_and_cursor_paging(own_client: httpx.Client) -> None:
+    client = own_client
     for number in range(7):
         priority = "high" if number % 2 else "low"
         client.post("/job", json={"id": f"j{number}", "every": 3600, "priority": priority})
@@ -149,7 +176,8 @@ def test_jobs_are_listed_with_filters_and_cursor_paging(client: httpx.Client) ->
         assert client.get("/jobs", params=query).status_code == 422
 
 
-def test_every_request_but_health_needs_the_token(server: Server) -> None:
+def test_every_request_but_health_needs_the_token(shared: Server) -> None:
+    server = shared
     with server.client(token=None) as anonymous, server.client(token="wrong") as wrong:
         assert anonymous.get("/health").status_code == 200
         for http in (anonymous, wrong):
