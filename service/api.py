@@ -115,6 +115,8 @@ class Api:
             live.on_change = lambda: None
             await executors.close()
             await self.inputs.close()
+            if live.background is not None:
+                live.background.wait()
             live.snapshot()
             live.store.close()
 

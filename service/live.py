@@ -31,6 +31,7 @@ import logging
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind, Jitter
@@ -56,6 +57,16 @@ RECENT_RUNS = 10
 """Runs a job view shows besides its next ones."""
 _PHASE = Phase.AFTER_DISPATCH
 _OK = Result(Outcome.OK)
+
+
+class BackgroundWriter(Protocol):
+    def start(self, state: LiveState) -> bool:
+        """Begin writing a snapshot of ``state``; False if one is still being written."""
+        ...
+
+    def wait(self) -> None:
+        """Until the snapshot being written, if any, is written."""
+        ...
 
 
 @dataclass
@@ -105,6 +116,9 @@ class LiveService:
         self.unsnapshotted = 0
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
+        self.background: BackgroundWriter | None = None
+        """Writes snapshots without stopping the server (:mod:`service.snapshots`); None: the
+        snapshot is written in line."""
 
     @property
     def engine(self) -> Engine:
@@ -195,7 +209,10 @@ class LiveService:
         self.state.seq = seq
         self.unsnapshotted += 1
         if self.unsnapshotted >= self.config.snapshot_every:
-            self.snapshot()
+            if self.background is None:
+                self.snapshot()
+            elif self.background.start(self.state):
+                self.unsnapshotted = 0
         self.on_change()
         return result
 

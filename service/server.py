@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import TextIO
 
 import uvicorn
@@ -14,6 +15,7 @@ from service.clock import Anchor, LiveClock
 from service.config import ConfigInvalid, load_config
 from service.journal_store import JournalStore
 from service.live import LiveService
+from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
 
@@ -37,6 +39,8 @@ def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
     store.set_meta(CLOCK_KEY, clock.anchor.dumps())
     live = LiveService(store, clock, config)
     live.open()
+    if hasattr(os, "fork"):
+        live.background = BackgroundSnapshots(db)
     return live
 
 

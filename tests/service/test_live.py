@@ -18,6 +18,7 @@ from service.config import Config
 from service.executors import idempotency_key
 from service.journal_store import JournalStore
 from service.live import LiveService
+from service.snapshots import BackgroundSnapshots
 from service.views import job_json, workers_json
 
 START = 1_000_000
@@ -184,3 +185,18 @@ def test_the_clock_continues_across_restarts_and_speed_changes() -> None:
     wall.now += 1
     assert faster.now() == START + 70
     assert Anchor.loads(faster.anchor.dumps()) == faster.anchor
+
+
+def test_a_forked_child_writes_the_snapshot_while_the_server_goes_on(tmp_path: Path) -> None:
+    wall = Wall()
+    db = tmp_path / "a.db"
+    live = open_live(db, wall, workers=1, snapshot_every=5)
+    live.background = BackgroundSnapshots(f"sqlite:///{db}")
+    for number in range(12):
+        live.submit("schedule", {"id": f"j{number}", "every": 60})
+    live.background.wait()
+    saved = live.store.latest_snapshot()
+    assert saved is not None and saved[0] >= 5
+    before = answers(live)
+    live.store.close()
+    assert answers(open_live(db, wall, workers=1, snapshot_every=5)) == before
