@@ -144,6 +144,9 @@ class LiveService:
             self.state.seq = row.seq
             replayed += 1
         self.unsnapshotted = replayed
+        # Everything loaded so far lives as long as the server: the cycle collector need not
+        # walk it again on every full collection (seconds, once a server has months of runs).
+        gc.freeze()
         self._catch_up()
         self._match_workers()
         return replayed
