@@ -54,7 +54,8 @@ def job_status(state: LiveState, job: Job) -> str:
     states = {engine.occurrences[(job.job_id, tick)].state for tick in job.open}
     if S.RUNNING in states:
         return "running"
-    if S.QUEUED in states or S.RETRY_PENDING in states or implicit_front(engine, job.job_id):
+    waiting = implicit_front(engine, job.job_id) is not None
+    if waiting or S.QUEUED in states or S.RETRY_PENDING in states:
         return "scheduled"
     upcoming = next_runs(engine, job, 1)
     if upcoming:

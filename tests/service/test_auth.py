@@ -19,6 +19,7 @@ def test_without_the_variable_a_token_file_is_generated_with_mode_0600(make_serv
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     token = path.read_text().strip()
     assert len(token) >= 32
+    assert f"listening on {server.url}" in server.output()
     assert str(path) in server.output(), "the server says where the token is"
     with server.client(token=token) as client:
         assert client.get("/workers").status_code == 200
