@@ -37,15 +37,15 @@ def own_client(server: Server) -> Iterator[httpx.Client]:
 
 
 def test_post_creates_a_job_with_a_generated_or_given_id(client: httpx.Client) -> None:
-    generated = client.post("/job", json={"every": 3600, "priority": "high"})
+    generated = client.post("/job", json={"every": 3600, "first": "+600", "priority": "high"})
     assert generated.status_code == 201
     job_id = generated.json()["id"]
     assert job_id.startswith("job-")
     given = client.post("/job", json={"id": "nightly", "daily": "02:00"})
     assert (given.status_code, given.json()) == (201, {"id": "nightly"})
     job = client.get(f"/job/{job_id}").json()
-    assert (job["id"], job["priority"], job["schedule"]) == (job_id, "high", job["schedule"])
-    assert job["status"] == "created"
+    assert (job["id"], job["priority"], job["status"]) == (job_id, "high", "created")
+    assert job["schedule"].startswith("every 3600 from ")
     assert len(job["next_runs"]) == 5
 
 
@@ -157,7 +157,9 @@ def test_jobs_are_listed_with_filters_and_cursor_paging(own_client: httpx.Client
     client = own_client
     for number in range(7):
         priority = "high" if number % 2 else "low"
-        client.post("/job", json={"id": f"j{number}", "every": 3600, "priority": priority})
+        client.post(
+            "/job", json={"id": f"j{number}", "every": 3600, "first": "+600", "priority": priority}
+        )
     seen, cursor = [], None
     while True:
         params = {"limit": 3} | ({} if cursor is None else {"cursor": cursor})
