@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from service.journal_store import JournalStore
 from tests.service.conftest import Server
 
 ROUNDS = 3
@@ -128,3 +129,20 @@ def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
     server.start()
     with server.client() as client:
         assert _all_answers(client) == before, "the restart answers differently"
+
+
+def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
+    server: Server = make_server()
+    with server.client() as client:
+        for number in range(5):
+            client.post("/job", json={"id": f"j{number}", "every": 3600, "first": "+600"})
+        before = _all_answers(client)
+    server.stop()  # SIGTERM: uvicorn shuts down cleanly, then dies of the signal it caught
+    store = JournalStore(f"sqlite:///{server.db}")
+    saved, last = store.latest_snapshot(), store.last_seq()
+    store.close()
+    assert last >= 7, "2 worker registrations and 5 jobs"
+    assert saved is not None and saved[0] == last, "the snapshot covers the whole journal"
+    server.start()
+    with server.client() as client:
+        assert _all_answers(client) == before
