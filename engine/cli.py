@@ -13,6 +13,7 @@ from typing import TextIO
 
 from engine import cli_import, cli_next, cli_scenario, cli_tui
 from engine.facades.script import execute_script
+from service import cli as serve_cli
 
 
 def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_scenario.add_parsers(subparsers)
     cli_tui.add_parsers(subparsers)
     cli_import.add_parsers(subparsers)
+    serve_cli.add_parser(subparsers)
     return parser
 
 

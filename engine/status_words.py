@@ -17,6 +17,9 @@ from engine.schedules import last_at_or_before
 
 S = OccurrenceState
 
+STATUSES = ("created", "scheduled", "running", "succeeded", "failed", "cancelled")
+"""Every word, in the order of a run's life."""
+
 _WORDS = {
     S.BLOCKED: "scheduled",
     S.QUEUED: "scheduled",

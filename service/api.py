@@ -1,0 +1,308 @@
+"""The HTTP API (Starlette): seed 003's endpoints over the live engine.
+
+Every handler is a thin mapping: it reads the body (bounded: 413 over 1 MB, 422 when deeper than
+the nesting limit or not JSON), hands one input to :class:`~service.live.LiveService` (journaled
+before it is applied, so the answer is only sent once the input is durable) and maps the
+engine's :class:`~engine.commands.Outcome` onto the status it already names. Errors are
+``{"message": ..., "errors": [{"path": ..., "message": ...}]}``; a 422 lists every field's path
+with the scenario validator's message.
+
+Everything runs on the event loop's thread, one input at a time: the engine is single-threaded
+by design, and the journal's order is the order inputs were applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from engine.commands import Outcome, Result
+from engine.model import PRIORITY_LEVELS
+from engine.queries import list_occurrences
+from engine.status_words import STATUSES
+from service.auth import Token
+from service.codec import InputInvalid, Problem
+from service.executors import AttemptKey, Executors
+from service.inputs import Inputs
+from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
+from service.live import LiveService
+from service.openapi import openapi_document
+from service.running import running_launches
+from service.views import job_json, job_status, run_json, workers_json
+
+log = logging.getLogger("cronlapse.serve")
+
+Handler = Callable[[Request], Awaitable[Response]]
+PAGE_LIMIT = 500
+CLOCK_INTERVAL = 0.02
+"""Seconds between readings of the live clock."""
+
+
+def error(status: int, message: str, problems: list[Problem] = ()) -> JSONResponse:  # type: ignore[assignment]
+    errors = [{"path": p.path, "message": p.message} for p in problems]
+    return JSONResponse({"message": message, "errors": errors}, status_code=status)
+
+
+def answer(result: Result, created: dict | None = None) -> Response:
+    """The response for an engine's answer to a command."""
+    if result.outcome is Outcome.CREATED:
+        return JSONResponse(created, status_code=201)
+    if result.accepted:
+        return Response(status_code=204)
+    if result.outcome is Outcome.INVALID:
+        return error(422, result.message, [Problem("", result.message)])
+    return error(result.outcome.value, result.message)
+
+
+class Api:
+    """The routes, bound to one live service, its executors and its token."""
+
+    def __init__(self, live: LiveService, token: Token) -> None:
+        self.live = live
+        self.token = token
+        self.executors: Executors | None = None
+        self.inputs = Inputs(live)
+        self.reports: set[asyncio.Task] = set()
+        """Executor reports on their way to the journal (kept so they are not collected)."""
+
+    def app(self) -> Starlette:
+        guard = self.guarded
+        routes = [
+            Route("/health", self.health, methods=["GET"]),
+            Route("/openapi.json", guard(self.openapi), methods=["GET"]),
+            Route("/job", guard(self.create), methods=["POST"]),
+            Route("/jobs", guard(self.list_jobs), methods=["GET"]),
+            Route("/job/{id}", guard(self.get_job), methods=["GET"]),
+            Route("/job/{id}", guard(self.amend), methods=["PUT"]),
+            Route("/job/{id}", guard(self.delete), methods=["DELETE"]),
+            Route("/job/{id}/runs", guard(self.runs), methods=["GET"]),
+            Route("/workers", guard(self.workers), methods=["GET"]),
+        ]
+        return Starlette(routes=routes, lifespan=self.lifespan)
+
+    # ------------------------------------------------------------- plumbing
+
+    def guarded(self, handler: Handler) -> Handler:
+        async def check(request: Request) -> Response:
+            if not self.token.matches(request.headers.get("authorization")):
+                response = error(401, "missing or wrong bearer token")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                return response
+            return await handler(request)
+
+        return check
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette):
+        live = self.live
+        self.executors = executors = Executors(self._report)
+        live.on_change = self._sync
+        self._sync()
+        ticking = asyncio.get_running_loop().create_task(self._tick())
+        try:
+            yield
+        finally:
+            ticking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticking
+            live.on_change = lambda: None
+            await executors.close()
+            await self.inputs.close()
+            if live.background is not None:
+                live.background.wait()
+            live.snapshot()
+            live.store.close()
+
+    async def _tick(self) -> None:
+        while True:
+            try:
+                await self.inputs.clock()
+            except Exception:  # keep the clock going; the next reading retries
+                log.exception("clock reading failed")
+            await asyncio.sleep(CLOCK_INTERVAL)
+
+    def _sync(self) -> None:
+        if self.executors is not None:
+            self.executors.sync(running_launches(self.live))
+
+    def _report(self, key: AttemptKey, ok: bool) -> None:
+        args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt, "ok": ok}
+        task = asyncio.get_running_loop().create_task(self.inputs.submit("complete", args))
+        self.reports.add(task)
+        task.add_done_callback(self.reports.discard)
+
+    async def body(self, request: Request) -> dict:
+        """The request's JSON object; :class:`BodyError` (422) or :class:`TooLarge` (413)."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise TooLarge
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY_BYTES:
+                raise TooLarge
+        value = parse_body(bytes(data))
+        if not isinstance(value, dict):
+            raise BodyError("", "expected a JSON object")
+        return value
+
+    async def submit(self, verb: str, args: dict, created: dict | None = None) -> Response:
+        try:
+            return answer(await self.inputs.submit(verb, args), created)
+        except InputInvalid as invalid:
+            return error(422, "invalid request body", invalid.problems)
+
+    async def read_body(self, request: Request) -> dict | Response:
+        try:
+            return await self.body(request)
+        except TooLarge:
+            return error(413, f"the body is larger than {MAX_BODY_BYTES // 1024} KiB")
+        except BodyError as problem:
+            return error(422, problem.message, [Problem(problem.path, problem.message)])
+
+    def unknown_run(self, body: dict) -> Response | None:
+        run = body.get("run")
+        names = self.live.config.executors
+        if isinstance(run, str) and run not in names:
+            message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
+            return error(422, "invalid request body", [Problem("run", message)])
+        return None
+
+    # ------------------------------------------------------------- handlers
+
+    async def health(self, _request: Request) -> Response:
+        return JSONResponse({"status": "ok", "tick": self.live.engine.now})
+
+    async def openapi(self, _request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    async def create(self, request: Request) -> Response:
+        body = await self.read_body(request)
+        if isinstance(body, Response):
+            return body
+        refused = self.unknown_run(body)
+        if refused is not None:
+            return refused
+        if "id" not in body:
+            body = {"id": f"job-{uuid.uuid4().hex[:12]}", **body}
+        return await self.submit("schedule", body, {"id": body["id"]})
+
+    async def get_job(self, request: Request) -> Response:
+        job = self.live.engine.cursors.live(request.path_params["id"])
+        if job is None:  # never scheduled, or deleted: seed 003's DELETE removes the job
+            return error(404, f"no job {request.path_params['id']!r}")
+        return JSONResponse(job_json(self.live.state, job))
+
+    def unknown_job(self, job_id: str) -> Response | None:
+        """404 for an id that names no job (or a deleted one): answered before reading, nothing
+        is journaled."""
+        if self.live.engine.cursors.live(job_id) is not None:
+            return None
+        return error(404, f"no job {job_id!r}")
+
+    async def amend(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        unknown = self.unknown_job(job_id)
+        if unknown is not None:
+            return unknown
+        body = await self.read_body(request)
+        if isinstance(body, Response):
+            return body
+        if "job" in body or "id" in body:
+            key = "job" if "job" in body else "id"
+            return error(422, "invalid request body", [Problem(key, "the job's id is in the URL")])
+        if "cancel_next" in body:
+            if body["cancel_next"] is not True or len(body) > 1:
+                message = "cancel_next is true, alone: amend the job in another request"
+                return error(422, "invalid request body", [Problem("cancel_next", message)])
+            return await self.submit("cancel", {"job": job_id})
+        if not body:
+            message = "expected at least one change, or cancel_next"
+            return error(422, "invalid request body", [Problem("", message)])
+        refused = self.unknown_run(body)
+        if refused is not None:
+            return refused
+        return await self.submit("modify", {"job": job_id, **body})
+
+    async def delete(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        return self.unknown_job(job_id) or await self.submit("delete", {"job": job_id})
+
+    async def list_jobs(self, request: Request) -> Response:
+        query = request.query_params
+        problems = []
+        status = query.get("status")
+        if status is not None and status not in STATUSES:
+            problems.append(Problem("status", f"expected one of {', '.join(STATUSES)}"))
+        priority = query.get("priority")
+        wanted_priority = None
+        if priority is not None:
+            wanted_priority = PRIORITY_LEVELS.get(priority)
+            if wanted_priority is None:
+                try:
+                    wanted_priority = int(priority)
+                except ValueError:
+                    message = "expected high, medium, low or a whole number"
+                    problems.append(Problem("priority", message))
+        start, limit = _paging(query, problems)
+        if problems:
+            return error(422, "invalid query", problems)
+        state = self.live.state
+        engine = state.engine
+        run = query.get("run")
+        order = state.order
+        items = []
+        position = start
+        while position < len(order) and len(items) < limit:
+            job = engine.jobs[order[position]]
+            position += 1
+            if (
+                not job.deleted
+                and (wanted_priority is None or job.spec.priority == wanted_priority)
+                and (run is None or state.runs.get(job.job_id, "noop") == run)
+                and (status is None or job_status(state, job) == status)
+            ):
+                items.append(job_json(state, job, detail=False))
+        more = position < len(order)
+        return JSONResponse({"jobs": items, "next": str(position) if more else None})
+
+    async def runs(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        problems: list[Problem] = []
+        start, limit = _paging(request.query_params, problems)
+        if problems:
+            return error(422, "invalid query", problems)
+        engine = self.live.engine
+        if engine.cursors.live(job_id) is None:
+            return error(404, f"no job {job_id!r}")
+        page = list_occurrences(engine, job_id=job_id, offset=start, limit=limit)
+        following = str(start + len(page.items)) if page.more else None
+        runs = [run_json(engine, row) for row in page.items]
+        return JSONResponse({"runs": runs, "next": following})
+
+    async def workers(self, _request: Request) -> Response:
+        return JSONResponse({"workers": workers_json(self.live.engine)})
+
+
+class TooLarge(Exception):
+    """The body is over :data:`MAX_BODY_BYTES`."""
+
+
+def _paging(query, problems: list[Problem]) -> tuple[int, int]:
+    """``cursor`` (an opaque position from a previous page's ``next``) and ``limit``."""
+    cursor, limit = query.get("cursor", "0"), query.get("limit", "50")
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
+        problems.append(Problem("cursor", "expected the next value of a previous page"))
+        cursor = "0"
+    if not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit[:6] or 0) <= PAGE_LIMIT:
+        problems.append(Problem("limit", f"expected a whole number from 1 to {PAGE_LIMIT}"))
+        limit = "50"
+    return int(cursor), int(limit)

@@ -1,0 +1,58 @@
+"""The bearer token every request but ``GET /health`` must carry.
+
+It comes from ``CRONLAPSE_TOKEN`` or, without it, from a token file: generated at first start
+(32 random bytes, URL-safe) and created with mode 0600, so only the server's user can read it.
+The file sits next to an SQLite database (``cronlapse.db`` -> ``cronlapse.db.token``), or in
+``$XDG_CONFIG_HOME/cronlapse/token`` for other databases. Tokens are compared with
+:func:`hmac.compare_digest`, whose time does not depend on where the strings differ.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+TOKEN_ENV = "CRONLAPSE_TOKEN"
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    value: str
+    source: str
+    """Where it came from, to tell the user: the variable's name or the file's path."""
+
+    def matches(self, header: str | None) -> bool:
+        """Whether an ``Authorization`` header carries this token, in constant time."""
+        given = header[7:] if header is not None and header[:7].lower() == "bearer " else ""
+        return hmac.compare_digest(given.encode(), self.value.encode())
+
+
+def token_path(db_url: str) -> Path:
+    url = make_url(db_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(str(url.database) + ".token")
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "cronlapse" / "token"
+
+
+def load_token(db_url: str) -> Token:
+    """The token from the environment, else from its file, created with mode 0600 if missing."""
+    value = os.environ.get(TOKEN_ENV, "").strip()
+    if value:
+        return Token(value, TOKEN_ENV)
+    path = token_path(db_url)
+    try:
+        return Token(path.read_text(encoding="utf-8").strip(), str(path))
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_urlsafe(32)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(value + "\n")
+    return Token(value, str(path))

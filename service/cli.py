@@ -1,0 +1,52 @@
+"""``cronlapse serve``: run the job-scheduling service on the engine (see docs/service.md).
+
+Only argparse is imported here: the service's dependencies (SQLAlchemy, Starlette, uvicorn) load
+when the command runs, so the rest of ``cronlapse`` never pays for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+DEFAULT_DB = "sqlite:///cronlapse.db"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the job-scheduling service (HTTP API, journal in a database)",
+        description=(
+            "Run seed 003's job-scheduling service on the engine: an HTTP API, every input "
+            "journaled in the database before it is applied, real executors from the config."
+        ),
+    )
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--config", help="YAML config: executors, workers (default: noop only)")
+    parser.add_argument(
+        "--speed", type=_speed, default=1.0, help="ticks per wall second (default 1)"
+    )
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"expected a number of ticks per second, got {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from service.server import ServeError, serve
+
+    try:
+        return serve(args.db, args.host, args.port, args.config, args.speed, out)
+    except ServeError as error:
+        err.write(f"cronlapse serve: {error}\n")
+        return 2

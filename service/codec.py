@@ -1,0 +1,96 @@
+"""The service's inputs as JSON, read into engine commands by the scenario vocabulary.
+
+A journal row holds an input as a verb and its arguments, exactly as a scenario's timeline
+would write the command (``{"verb": "schedule", "args": {"id": "x", "every": 60}}``), and it is
+read back by the same :data:`~engine.scenario.vocabulary.VERBS` table and the same readers
+(:class:`~engine.scenario.command_reader.CommandReader`): a job posted to the API is accepted or
+refused with a scenario's rules and messages, and replaying a row at its tick builds the very
+command that was applied live (the reader is deterministic given the arguments, the tick and the
+clock; relative times such as ``+60`` are relative to the row's tick).
+
+Two keys are the service's own, read here rather than by the engine:
+
+- ``run``: the name of the executor that runs the job (the server's config defines them; the
+  API only names one, so it can never define a command line);
+- ``cancel_next`` (PUT only): cancel the job's next run instead of amending it.
+
+Keys that only mean something in a simulation (a scripted failure, a simulated duration) are
+refused: a real job's attempts end when its executor says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.clock import Clock
+from engine.commands import Command
+from engine.model import CatchUp
+from engine.scenario.command_reader import CommandReader
+from engine.scenario.errors import Problems
+from engine.scenario.jobs import JobReader
+from engine.scenario.schema import Reader
+from engine.scenario.vocabulary import VERBS
+from service.json_nodes import to_node
+
+SIMULATION_ONLY = ("duration", "fail", "hang", "failure_rate")
+"""Job keys of scenarios that a real job has no use for."""
+SERVICE_DEFAULTS: dict[str, object] = {"catch_up": CatchUp.LATEST}
+"""Job settings the service defaults differently from a scenario: runs missed while the server
+was down are coalesced into one (APScheduler's ``coalesce=True``; see docs/service.md)."""
+RUN_KEY = "run"
+CLOCK = "clock"
+"""The verb of a clock reading: time moved to the row's tick (no arguments)."""
+DOWNTIME = "downtime"
+"""The verb of a restart after downtime: ``{"since": tick}`` (see :mod:`service.live`)."""
+LIVE_VERBS = ("schedule", "modify", "cancel", "delete", "complete", "register", "drain")
+"""The vocabulary's verbs the service journals."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    message: str
+
+
+class InputInvalid(ValueError):
+    """An input the readers refuse; ``problems`` holds each field's path and message."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(f"{p.path}: {p.message}".lstrip(": ") for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """What an input does: an engine command (None when only ``run`` changes) and the executor
+    it names (None when it names none)."""
+
+    command: Command | None
+    run: str | None
+
+
+def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -> Decoded:
+    """The command ``args`` give ``verb`` at ``tick``; :class:`InputInvalid` lists every problem."""
+    fields = dict(args)
+    problems: list[Problem] = []
+    run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
+    if run is not None and (not isinstance(run, str) or not run.strip()):
+        problems.append(Problem(RUN_KEY, "expected the name of an executor"))
+    for key in SIMULATION_ONLY:
+        if verb in ("schedule", "modify") and key in fields:
+            message = f"{key} only means something in a simulation: a real job's attempts end "
+            problems.append(Problem(key, message + "when its executor reports"))
+    if verb == "modify" and set(fields) == {"job"} and run is not None:
+        if problems:
+            raise InputInvalid(problems)
+        return Decoded(None, run)  # type: ignore[arg-type]
+    found = Problems("request")
+    reader = Reader(found)
+    defaults = SERVICE_DEFAULTS if verb == "schedule" else {}
+    commands = CommandReader(reader, JobReader(reader, clock), dict(defaults))
+    command = commands.command(VERBS[verb], to_node(fields), "", tick, lenient=True)
+    problems += [Problem(error.path, error.message) for error in found.errors]
+    if problems or command is None:
+        raise InputInvalid(problems or [Problem("", f"expected the arguments of {verb}")])
+    return Decoded(command, run)  # type: ignore[arg-type]

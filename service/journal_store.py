@@ -1,0 +1,182 @@
+"""The service's database: the input journal, engine snapshots and a few settings (SQLAlchemy Core).
+
+The journal is the service's whole input, one row per input (an API command, an executor's
+report, a clock reading), appended in its own transaction *before* the input is applied and
+before the request that brought it is answered: once a client has its answer, the input survives
+a crash. Restart loads the latest snapshot and replays the rows after it.
+
+Snapshots are the engine's state pickled at a journal position. Unpickling runs code chosen by
+whoever wrote the bytes, so it is only safe because this database is the server's own (nothing
+else writes to it); never point a server at a database someone else can write.
+
+SQLite is the embedded default. It runs in WAL mode with ``synchronous=FULL``: a commit is on disk
+when it returns, so an acknowledged input survives a power cut as well as a killed process.
+Everything goes through SQLAlchemy Core, so another backend needs no second code path.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Float,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+)
+from sqlalchemy.engine import Engine as SqlEngine
+from sqlalchemy.engine import make_url
+
+metadata = MetaData()
+journal = Table(
+    "journal",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("tick", BigInteger, nullable=False),
+    Column("phase", SmallInteger, nullable=False),
+    Column("verb", String(32), nullable=False),
+    Column("args", Text, nullable=False),
+    Column("wall", Float, nullable=False),
+)
+snapshots = Table(
+    "snapshots",
+    metadata,
+    Column("seq", Integer, primary_key=True),
+    Column("wall", Float, nullable=False),
+    Column("state", LargeBinary, nullable=False),
+)
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+SNAPSHOTS_KEPT = 2
+"""Older snapshots are deleted: the latest is enough, the one before it is a spare."""
+_CHUNK = 5000
+"""Journal rows fetched per query during replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One input: the tick and phase it applies at, its verb and arguments."""
+
+    seq: int
+    tick: int
+    phase: int
+    verb: str
+    args: dict
+
+
+class JournalStore:
+    """The journal, snapshot and meta tables of one database."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        sqlite = make_url(url).get_backend_name() == "sqlite"
+        # Commits run on a worker thread (see service.inputs); the pool hands a connection to
+        # one thread at a time, so SQLite's own same-thread check is not needed.
+        arguments = {"check_same_thread": False} if sqlite else {}
+        self.db: SqlEngine = create_engine(url, connect_args=arguments)
+        if sqlite:
+            event.listen(self.db, "connect", _sqlite_pragmas)
+        metadata.create_all(self.db)
+
+    def close(self) -> None:
+        self.db.dispose()
+
+    def append(self, tick: int, phase: int, verb: str, args: dict) -> int:
+        """Commit one input; returns its position. Returns only once the row is durable."""
+        return self.append_many([(tick, phase, verb, args)])[0]
+
+    def append_many(self, rows: list[tuple[int, int, str, dict]]) -> list[int]:
+        """Commit several inputs ``(tick, phase, verb, args)`` in one transaction (a group
+        commit: one wait for the disk); returns their positions, in order."""
+        wall = time.time()
+        seqs = []
+        with self.db.begin() as conn:
+            for tick, phase, verb, args in rows:
+                result = conn.execute(
+                    insert(journal).values(
+                        tick=tick,
+                        phase=phase,
+                        verb=verb,
+                        args=json.dumps(args, separators=(",", ":")),
+                        wall=wall,
+                    )
+                )
+                seqs.append(int(result.inserted_primary_key[0]))
+        return seqs
+
+    def rows_after(self, seq: int) -> Iterator[Row]:
+        """The journal's rows after position ``seq``, in order, fetched a chunk at a time."""
+        while True:
+            with self.db.connect() as conn:
+                chunk = conn.execute(
+                    select(
+                        journal.c.seq,
+                        journal.c.tick,
+                        journal.c.phase,
+                        journal.c.verb,
+                        journal.c.args,
+                    )
+                    .where(journal.c.seq > seq)
+                    .order_by(journal.c.seq)
+                    .limit(_CHUNK)
+                ).all()
+            for row in chunk:
+                yield Row(row.seq, row.tick, row.phase, row.verb, json.loads(row.args))
+            if len(chunk) < _CHUNK:
+                return
+            seq = chunk[-1].seq
+
+    def last_seq(self) -> int:
+        with self.db.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.max(journal.c.seq), 0))).scalar())
+
+    def save_snapshot(self, seq: int, state: bytes) -> None:
+        """Store the state as of journal position ``seq``; forget all but the newest few."""
+        with self.db.begin() as conn:
+            conn.execute(insert(snapshots).values(seq=seq, wall=time.time(), state=state))
+            kept = select(snapshots.c.seq).order_by(snapshots.c.seq.desc()).limit(SNAPSHOTS_KEPT)
+            conn.execute(delete(snapshots).where(snapshots.c.seq.not_in(kept.scalar_subquery())))
+
+    def latest_snapshot(self) -> tuple[int, bytes] | None:
+        with self.db.connect() as conn:
+            row = conn.execute(
+                select(snapshots.c.seq, snapshots.c.state).order_by(snapshots.c.seq.desc()).limit(1)
+            ).first()
+        return None if row is None else (row.seq, row.state)
+
+    def get_meta(self, key: str) -> str | None:
+        with self.db.connect() as conn:
+            return conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.db.begin() as conn:
+            conn.execute(delete(meta).where(meta.c.key == key))
+            conn.execute(insert(meta).values(key=key, value=value))
+
+
+def _sqlite_pragmas(connection, _record) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()

@@ -1,0 +1,107 @@
+"""JSON request bodies as the positioned values the scenario readers take.
+
+A job posted to the API is read by the same :class:`~engine.scenario.jobs.JobReader` as a job in
+a scenario file, so it is accepted or refused with the same rules and messages. Those readers take
+:mod:`engine.scenario.yaml_source` nodes; this module builds them from parsed JSON. A JSON body
+has no lines worth quoting, so every node's position is the order in which it was met (line 1,
+column N), and errors are reported by their key path (``notify[0].channel``), which the readers
+compute themselves.
+
+Bodies are bounded before they get here: :data:`MAX_BODY_BYTES` of text and :data:`MAX_DEPTH`
+levels of nesting, checked by :func:`parse_body` (the JSON parser itself recurses).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import count
+
+from engine.scenario.errors import Position
+from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
+
+MAX_BODY_BYTES = 1024 * 1024
+"""Largest request body accepted (413 above): a job document is a few hundred bytes."""
+MAX_DEPTH = 32
+"""Deepest nesting accepted in a body: a job's deepest key (``notify[0].on[0]``) is 4 levels."""
+
+
+@dataclass(frozen=True, slots=True)
+class BodyError(ValueError):
+    """A body that is not acceptable JSON; ``path`` is where (empty for the whole body)."""
+
+    path: str
+    message: str
+
+
+def parse_body(data: bytes) -> object:
+    """The JSON value of ``data``, or :class:`BodyError`: not UTF-8, not JSON, too deep."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BodyError("", "the body is not UTF-8 text") from None
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError as error:
+        raise BodyError("", f"invalid JSON: {error.msg} at character {error.pos}") from None
+    if _depth(value) > MAX_DEPTH:
+        raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _refuse_constant(name: str) -> object:
+    """NaN and Infinity are not JSON (Python's parser accepts them by default)."""
+    raise BodyError("", f"invalid JSON: {name} is not a JSON number")
+
+
+def _depth(value: object) -> int:
+    """Nesting depth, iteratively (a recursive walk would fail where the limit should)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            return depth
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def to_node(value: object) -> Node:
+    """``value`` (parsed JSON) as a positioned node; scalars keep the text a file would show."""
+    return _Builder().node(value)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self._columns = count(1)
+
+    def _pos(self) -> Position:
+        return Position(1, next(self._columns))
+
+    def node(self, value: object) -> Node:
+        pos = self._pos()
+        if isinstance(value, dict):
+            entries = tuple(
+                (Scalar(str(key), self._pos(), str(key)), self.node(item))
+                for key, item in value.items()
+            )
+            return Mapping(entries, pos)
+        if isinstance(value, list):
+            return Sequence(tuple(self.node(item) for item in value), pos)
+        if value is None or isinstance(value, str | bool | int | float):
+            return Scalar(value, pos, _text(value))
+        raise TypeError(f"not a JSON value: {value!r}")
+
+
+def _text(value: str | bool | int | float | None) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)

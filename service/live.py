@@ -1,0 +1,292 @@
+"""The live engine: the one scheduling engine, driven by journaled inputs and a live clock.
+
+The engine is deterministic, so its state is a function of its inputs; the service keeps the
+inputs. Each input (an API command, an executor's report, a clock reading) is committed to the
+journal with the tick it applies at *before* it is applied and before its request is answered
+(:meth:`LiveService.submit`). Every input is applied at its tick in the ``AFTER_DISPATCH`` phase
+through the engine's :class:`~engine.ticks.TickDriver` (the one tick driver): time is first played
+up to the tick, then the command runs, then the tick settles again. Replaying the rows in order
+therefore rebuilds the same state, which is what a restart does (:meth:`LiveService.open`):
+latest snapshot, then the rows after it.
+
+What the service keeps beside the engine (in :class:`LiveState`, snapshotted with it): each job's
+executor name, the jobs in submission order (for cursor paging) and each job's recently touched
+runs (read from the engine's events, which are then dropped: a server runs for months, and
+nothing rewinds it).
+
+Catch-up after downtime. Runs that fell due while the server was down are the job's ``catch_up``
+business (``skip``, ``latest`` or ``all``; the service's default is ``latest``). A restart whose
+clock is more than ``misfire_grace`` ticks past the engine's journals one ``downtime`` input:
+every job with runs to come is paused at the tick the engine had reached and resumed at the
+restart's tick, where the engine's resume applies the job's ``catch_up`` rule. Within the grace,
+missed runs simply run late, in order. (APScheduler's ``misfire_grace_time`` and ``coalesce`` are
+the reference; ``latest`` is its ``coalesce=True``.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import logging
+import pickle
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine import events as ev
+from engine.commands import Outcome, PauseJob, Result, ResumeJob
+from engine.core import Engine
+from engine.policies import CompletionMode
+from engine.presets import seed_003_policy
+from engine.ticks import Phase, TickDriver, TimedCommand
+from service.clock import ENGINE_CLOCK, LiveClock
+from service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input
+from service.config import Config
+from service.journal_store import JournalStore
+
+log = logging.getLogger("cronlapse.serve")
+
+SERVICE_POLICY = dataclasses.replace(seed_003_policy(), completion=CompletionMode.REPORTED)
+"""Seed 003's choices (the ``seed-003`` preset, :mod:`engine.presets`), with attempts that end
+when their executor reports."""
+RECENT_RUNS = 10
+"""Runs a job view shows besides its next ones."""
+_PHASE = Phase.AFTER_DISPATCH
+_OK = Result(Outcome.OK)
+
+
+class BackgroundWriter(Protocol):
+    def start(self, state: LiveState) -> bool:
+        """Begin writing a snapshot of ``state``; False if one is still being written."""
+        ...
+
+    def wait(self) -> None:
+        """Until the snapshot being written, if any, is written."""
+        ...
+
+
+@dataclass
+class LiveState:
+    """Everything a snapshot holds: the driver (and its engine) and the service's own indexes."""
+
+    driver: TickDriver
+    seq: int = 0
+    """The last journal row applied."""
+    runs: dict[str, str] = field(default_factory=dict)
+    """Each job's executor name (jobs without one use noop)."""
+    order: list[str] = field(default_factory=list)
+    """Job ids in submission order: a cursor is a position in it."""
+    recent: dict[str, dict[int, None]] = field(default_factory=dict)
+    """Each job's recently touched runs (scheduled ticks), oldest first."""
+
+    @property
+    def engine(self) -> Engine:
+        return self.driver.engine
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while (un)pickling: a snapshot is hundreds of thousands of
+    objects, and the collector would walk them again and again as they are made (5x slower)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def fresh_state() -> LiveState:
+    return LiveState(TickDriver(Engine(SERVICE_POLICY)))
+
+
+class LiveService:
+    """Journals inputs, applies them, replays them on open, and keeps snapshots."""
+
+    def __init__(self, store: JournalStore, clock: LiveClock, config: Config) -> None:
+        self.store = store
+        self.clock = clock
+        self.config = config
+        self.state = fresh_state()
+        self.unsnapshotted = 0
+        self.on_change: Callable[[], None] = lambda: None
+        """Called after every applied input (the executors start and stop attempts)."""
+        self.background: BackgroundWriter | None = None
+        """Writes snapshots without stopping the server (:mod:`service.snapshots`); None: the
+        snapshot is written in line."""
+
+    @property
+    def engine(self) -> Engine:
+        return self.state.engine
+
+    # ------------------------------------------------------------------ start
+
+    def open(self) -> int:
+        """Load the latest snapshot, replay the journal after it, catch up on downtime and match
+        the configured worker slots; returns the number of rows replayed."""
+        saved = self.store.latest_snapshot()
+        if saved is not None:
+            with collector_paused():
+                self.state = pickle.loads(saved[1])
+        replayed = 0
+        for row in self.store.rows_after(self.state.seq):
+            try:
+                decoded = None if row.verb in (CLOCK, DOWNTIME) else self._read(row)
+            except InputInvalid as error:
+                log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
+            else:
+                self._apply(row.tick, row.verb, row.args, decoded)
+            self.state.seq = row.seq
+            replayed += 1
+        self.unsnapshotted = replayed
+        # Everything loaded so far lives as long as the server: the cycle collector need not
+        # walk it again on every full collection (seconds, once a server has months of runs).
+        gc.freeze()
+        self._catch_up()
+        self._match_workers()
+        return replayed
+
+    def _read(self, row) -> Decoded:
+        return read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+
+    def _catch_up(self) -> None:
+        since, now = self.engine.now, self.clock.now()
+        if now - since > self.config.misfire_grace and self._pausable():
+            self._journal(now, DOWNTIME, {"since": since}, None)
+
+    def _match_workers(self) -> None:
+        workers = self.engine.workers
+        wanted = [f"w{number}" for number in range(1, self.config.workers + 1)]
+        for worker_id in wanted:
+            if worker_id not in workers:
+                self.submit("register", {"worker": worker_id})
+        for worker_id, worker in list(workers.items()):
+            if worker_id not in wanted and not (worker.draining or worker.down):
+                self.submit("drain", {"worker": worker_id})
+
+    # ----------------------------------------------------------------- inputs
+
+    def now(self) -> int:
+        """The tick an input given now applies at: the clock's, never before the engine's."""
+        return max(self.clock.now(), self.engine.now)
+
+    def submit(self, verb: str, args: dict) -> Result:
+        """Read, journal, then apply one input now; :class:`InputInvalid` journals nothing."""
+        tick = self.now()
+        decoded = self.read(verb, args, tick)
+        seq = self.store.append(tick, int(_PHASE), verb, args)
+        return self.apply_committed(seq, tick, verb, args, decoded)
+
+    def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
+        """What an input does at ``tick`` (None for a clock reading); :class:`InputInvalid`."""
+        return None if verb == CLOCK else read_input(verb, args, tick, ENGINE_CLOCK)
+
+    def clock_due(self) -> int | None:
+        """The clock's tick if the engine has something to do by then (a reading to journal)."""
+        engine = self.engine
+        tick = self.clock.now()
+        upcoming = engine.next_event_tick()
+        if tick <= engine.now or upcoming is None or upcoming > tick:
+            return None
+        return tick
+
+    def advance_clock(self) -> bool:
+        """Journal and apply a clock reading if the engine has something to do by now."""
+        tick = self.clock_due()
+        if tick is None:
+            return False
+        seq = self.store.append(tick, int(_PHASE), CLOCK, {})
+        self.apply_committed(seq, tick, CLOCK, {}, None)
+        return True
+
+    def apply_committed(
+        self, seq: int, tick: int, verb: str, args: dict, decoded: Decoded | None
+    ) -> Result:
+        """Apply an input the journal holds at position ``seq`` (committed: never before)."""
+        result = self._apply(tick, verb, args, decoded)
+        self.state.seq = seq
+        self.unsnapshotted += 1
+        if self.unsnapshotted >= self.config.snapshot_every:
+            if self.background is None:
+                self.snapshot()
+            elif self.background.start(self.state):
+                self.unsnapshotted = 0
+        self.on_change()
+        return result
+
+    def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        seq = self.store.append(tick, int(_PHASE), verb, args)
+        return self.apply_committed(seq, tick, verb, args, decoded)
+
+    def _apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        state = self.state
+        driver = state.driver
+        if verb == CLOCK:
+            driver.finish(tick)
+            result = _OK
+        elif verb == DOWNTIME:
+            result = self._downtime(int(args["since"]), tick)
+        else:
+            assert decoded is not None
+            if decoded.command is None:
+                driver.reach(tick, _PHASE)
+                job = self.engine.jobs.get(str(args["job"]))
+                ok = job is not None and not job.deleted
+                result = _OK if ok else Result(Outcome.NOT_FOUND, message=f"no job {args['job']!r}")
+            else:
+                result = driver.apply(TimedCommand(tick, _PHASE, decoded.command))
+            if result.accepted:
+                self._record(verb, args, decoded)
+        self._consume_events()
+        return result
+
+    def _record(self, verb: str, args: dict, decoded: Decoded) -> None:
+        if verb == "schedule":
+            job_id = str(args["id"])
+            self.state.order.append(job_id)
+            self.state.runs[job_id] = decoded.run or "noop"
+        elif verb == "modify" and decoded.run is not None:
+            self.state.runs[str(args["job"])] = decoded.run
+
+    def _pausable(self) -> list[str]:
+        return [
+            job_id
+            for job_id, job in self.engine.jobs.items()
+            if not job.deleted and job.paused_through is None and job.next_due is not None
+        ]
+
+    def _downtime(self, since: int, tick: int) -> Result:
+        """Pause every job with runs to come at ``since``, resume it at ``tick``: the engine's
+        resume applies each job's catch_up rule to the runs that fell due in between."""
+        driver = self.state.driver
+        jobs = self._pausable()
+        for job_id in jobs:
+            driver.apply(TimedCommand(since, _PHASE, PauseJob(job_id)))
+        for job_id in jobs:
+            driver.apply(TimedCommand(tick, _PHASE, ResumeJob(job_id)))
+        driver.finish(tick)
+        return _OK
+
+    def _consume_events(self) -> None:
+        """Note the runs the new events touched, then drop the events (nothing reads them)."""
+        log_ = self.engine.log
+        recent = self.state.recent
+        for event in log_:
+            if isinstance(event, ev.OccurrenceEvent):
+                runs = recent.setdefault(event.job_id, {})
+                runs.pop(event.scheduled, None)
+                runs[event.scheduled] = None
+                if len(runs) > RECENT_RUNS:
+                    del runs[next(iter(runs))]
+        log_.truncate(0)
+
+    # -------------------------------------------------------------- snapshots
+
+    def snapshot(self) -> None:
+        """Store the whole state at the last applied row (see journal_store on pickle)."""
+        with collector_paused():
+            state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
+        self.store.save_snapshot(self.state.seq, state)
+        self.unsnapshotted = 0

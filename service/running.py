@@ -1,0 +1,26 @@
+"""Which attempts the engine has running, as what the executors need to run them."""
+
+from __future__ import annotations
+
+from engine.model import OccurrenceState
+from service.config import NOOP
+from service.executors import AttemptKey, Launch
+from service.live import LiveService
+from service.views import iso
+
+
+def running_launches(live: LiveService) -> dict[AttemptKey, Launch]:
+    """Every RUNNING attempt, with its executor (None if the config lost it) and payload."""
+    engine = live.engine
+    executors = live.config.executors
+    launches = {}
+    for job_id, scheduled in engine.by_state[OccurrenceState.RUNNING]:
+        occurrence = engine.occurrences[(job_id, scheduled)]
+        attempt = occurrence.running_attempt
+        if attempt is None:
+            continue
+        key = AttemptKey(job_id, scheduled, attempt.number)
+        spec = engine.jobs[job_id].spec_for(scheduled)
+        executor = executors.get(live.state.runs.get(job_id, NOOP))
+        launches[key] = Launch(key, executor, spec.payload, iso(scheduled))
+    return launches

@@ -1,0 +1,100 @@
+"""What the API answers about jobs, runs and workers, in seed 003's words.
+
+The seed's six status words for runs and jobs come from :mod:`engine.status_words`, so a
+scenario and the service say the same; the scheduling window is the policy's. Times are ISO 8601
+in UTC, with the tick alongside.
+"""
+
+from __future__ import annotations
+
+from engine.core import Engine
+from engine.model import PRIORITY_LEVELS, Job
+from engine.queries import OccurrenceRow, implicit_front, occurrence_row, worker_rows
+from engine.schedules import next_fire_times
+from engine.status_words import job_word, run_word
+from service.clock import ENGINE_CLOCK
+from service.live import LiveState
+
+NEXT_RUNS = 5
+_PRIORITY_NAMES = {value: name for name, value in PRIORITY_LEVELS.items()}
+
+
+def iso(tick: int) -> str:
+    return ENGINE_CLOCK.to_datetime(tick).isoformat().replace("+00:00", "Z")
+
+
+def priority_value(priority: int) -> str | int:
+    return _PRIORITY_NAMES.get(priority, priority)
+
+
+def next_runs(engine: Engine, job: Job, count: int = NEXT_RUNS) -> list[int]:
+    if job.deleted or job.next_due is None:
+        return []
+    return next_fire_times(job.spec.schedule, max(engine.now + 1, job.next_due), count)
+
+
+def job_status(state: LiveState, job: Job) -> str:
+    """Seed 003's word for the job (:mod:`engine.status_words`)."""
+    return job_word(state.engine, job.job_id) or "cancelled"
+
+
+def run_json(engine: Engine, row: OccurrenceRow) -> dict:
+    window = engine.policy.scheduling_window or 0
+    return {
+        "scheduled": iso(row.scheduled),
+        "tick": row.scheduled,
+        "status": run_word(row.state, row.scheduled, engine.now, window),
+        "attempts": [
+            {
+                "attempt": attempt.number,
+                "worker": attempt.worker_id,
+                "started": iso(attempt.started),
+                "ended": None if attempt.ended is None else iso(attempt.ended),
+                "outcome": attempt.outcome.value.lower(),
+            }
+            for attempt in row.attempts
+        ],
+    }
+
+
+def recent_runs(state: LiveState, job: Job) -> list[dict]:
+    engine = state.engine
+    ticks = list(state.recent.get(job.job_id, {}))
+    front = implicit_front(engine, job.job_id)
+    if front is not None and front not in ticks:
+        ticks.append(front)
+    rows = [occurrence_row(engine, job.job_id, tick) for tick in sorted(ticks)]
+    return [run_json(engine, row) for row in rows if row is not None]
+
+
+def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
+    spec = job.spec
+    view = {
+        "id": job.job_id,
+        "status": job_status(state, job),
+        "schedule": spec.schedule.describe(),
+        "priority": priority_value(spec.priority),
+        "max_retries": spec.max_attempts - 1,
+        "timeout": spec.timeout,
+        "payload": spec.payload,
+        "run": state.runs.get(job.job_id, "noop"),
+        "catch_up": spec.catch_up.value,
+        "next_runs": [iso(tick) for tick in next_runs(state.engine, job)],
+    }
+    if detail:
+        view["runs"] = recent_runs(state, job)
+    return view
+
+
+def workers_json(engine: Engine) -> list[dict]:
+    return [
+        {
+            "id": row.worker_id,
+            "state": row.state.value.lower(),
+            "running": None
+            if row.running is None
+            else {"job": row.running[0], "scheduled": iso(row.running[1]), "attempt": row.attempt},
+            "utilisation": round(row.utilisation, 4),
+        }
+        for row in worker_rows(engine)
+    ]

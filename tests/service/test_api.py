@@ -1,0 +1,225 @@
+"""Seed 003's table, status by status, against a real server over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.service.conftest import FROZEN, TOKEN, Server
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Iterator[Server]:
+    """One server for the tests here that only add jobs of their own (ids differ per test)."""
+    server = Server(tmp_path_factory.mktemp("api"), "workers: 2\n", FROZEN, TOKEN)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def client(shared: Server) -> Iterator[httpx.Client]:
+    with shared.client() as http:
+        yield http
+
+
+@pytest.fixture
+def own_client(server: Server) -> Iterator[httpx.Client]:
+    """A server of the test's own, for tests that look at every job."""
+    with server.client() as http:
+        yield http
+
+
+def test_post_creates_a_job_with_a_generated_or_given_id(client: httpx.Client) -> None:
+    generated = client.post("/job", json={"every": 3600, "first": "+600", "priority": "high"})
+    assert generated.status_code == 201
+    job_id = generated.json()["id"]
+    assert job_id.startswith("job-")
+    given = client.post("/job", json={"id": "nightly", "daily": "02:00"})
+    assert (given.status_code, given.json()) == (201, {"id": "nightly"})
+    job = client.get(f"/job/{job_id}").json()
+    assert (job["id"], job["priority"], job["status"]) == (job_id, "high", "created")
+    assert job["schedule"].startswith("every 3600 from ")
+    assert len(job["next_runs"]) == 5
+
+
+def test_a_taken_id_is_a_conflict(client: httpx.Client) -> None:
+    assert client.post("/job", json={"id": "taken", "every": 60}).status_code == 201
+    taken = client.post("/job", json={"id": "taken", "every": 60})
+    assert taken.status_code == 409
+    assert "already exists" in taken.json()["message"]
+
+
+def test_an_invalid_body_is_422_with_each_fields_path_and_the_validators_message(
+    client: httpx.Client,
+) -> None:
+    answer = client.post(
+        "/job",
+        json={
+            "id": "refused",
+            "every": "often",
+            "notify": [{"on": ["nope"], "channel": "mail", "to": "x"}],
+        },
+    )
+    assert answer.status_code == 422
+    errors = {error["path"]: error["message"] for error in answer.json()["errors"]}
+    assert errors["every"].startswith("expected a whole number")
+    assert errors["notify[0].on[0]"].startswith("expected 'succeeded', 'failed'")
+    assert "did you mean 'email'" in errors["notify[0].channel"]
+    typo = client.post("/job", json={"id": "typo", "evry": 5}).json()["errors"]
+    assert typo == [{"path": "evry", "message": "unknown key 'evry' (did you mean 'every'?)"}]
+    assert client.get("/job/refused").status_code == 404, "a refused job is not created"
+
+
+def test_bodies_that_are_not_a_json_object_or_too_deep_are_422(client: httpx.Client) -> None:
+    for body in (b"not json", b"[1, 2]", b'{"id": NaN}', ("[" * 10_000 + "]" * 10_000).encode()):
+        answer = client.post("/job", content=body)
+        assert answer.status_code == 422, body[:20]
+    deep = {"id": "deep", "payload": "x"}
+    for _ in range(40):
+        deep = {"nested": deep}
+    assert client.post("/job", json=deep).json()["message"].startswith("the body nests deeper")
+
+
+def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:
+    payload = "x" * (1024 * 1024)
+    answer = client.post("/job", json={"id": "big", "payload": payload})
+    assert answer.status_code == 413
+    assert client.get("/job/big").status_code == 404
+    streamed = client.post("/job", content=iter([b"{" + b" " * (1024 * 1024) + b"}"]))
+    assert streamed.status_code == 413, "a body without a declared length is bounded too"
+
+
+def test_simulation_keys_and_unknown_executors_are_refused(client: httpx.Client) -> None:
+    errors = client.post("/job", json={"id": "sim", "duration": 5, "run": "rm"}).json()["errors"]
+    paths = {error["path"] for error in errors}
+    assert paths == {"run"} or paths == {"duration"}
+    assert client.post("/job", json={"id": "sim", "run": "nope"}).status_code == 422
+    assert client.post("/job", json={"id": "sim", "fail": [1]}).status_code == 422
+
+
+def test_get_is_404_for_an_unknown_job(client: httpx.Client) -> None:
+    assert client.get("/job/missing").status_code == 404
+    assert client.get("/job/missing/runs").status_code == 404
+
+
+def test_put_amends_and_cancels_the_next_run(client: httpx.Client) -> None:
+    client.post("/job", json={"id": "amend", "every": 3600, "first": "+100"})
+    before = client.get("/job/amend").json()
+    amended = client.put("/job/amend", json={"priority": "high", "every": 60, "first": "+50"})
+    assert amended.status_code == 204
+    after = client.get("/job/amend").json()
+    assert after["priority"] == "high"
+    assert after["schedule"] != before["schedule"]
+    assert client.put("/job/amend", json={"cancel_next": True}).status_code == 204
+    runs = client.get("/job/amend/runs").json()["runs"]
+    assert [run["status"] for run in runs] == ["cancelled"]
+    assert client.put("/job/missing", json={"priority": "low"}).status_code == 404
+    assert client.put("/job/amend", json={"priority": "urgent"}).status_code == 422
+    assert client.put("/job/amend", json={"cancel_next": True, "priority": 1}).status_code == 422
+    assert client.put("/job/amend", json={}).status_code == 422
+
+
+def test_put_changes_the_executor_alone(make_server) -> None:
+    server: Server = make_server(config="executors:\n  other:\n    argv: [/bin/true]\n")
+    with server.client() as client:
+        client.post("/job", json={"id": "a", "every": 3600, "first": "+100"})
+        assert client.put("/job/a", json={"run": "other"}).status_code == 204
+        assert client.get("/job/a").json()["run"] == "other"
+        assert client.put("/job/missing", json={"run": "other"}).status_code == 404
+
+
+def test_delete_answers_204_then_404_for_an_unknown_job(client: httpx.Client) -> None:
+    client.post("/job", json={"id": "gone", "every": 3600, "first": "+100"})
+    assert client.delete("/job/gone").status_code == 204
+    assert client.delete("/job/missing").status_code == 404
+    # Seed 003: DELETE "removes the job"; its id stays taken (the journal keeps its history).
+    assert client.get("/job/gone").status_code == 404
+    assert client.get("/job/gone/runs").status_code == 404
+    assert client.delete("/job/gone").status_code == 404
+    assert "gone" not in [job["id"] for job in client.get("/jobs").json()["jobs"]]
+    assert client.post("/job", json={"id": "gone", "every": 60}).status_code == 409
+
+
+def test_a_job_runs_and_its_status_and_attempts_show_it(client: httpx.Client) -> None:
+    assert client.post("/job", json={"id": "now", "payload": "p"}).status_code == 201
+    job = _wait_for(client, "now", "succeeded")
+    (run,) = job["runs"]
+    assert run["status"] == "succeeded"
+    assert [a["outcome"] for a in run["attempts"]] == ["succeeded"]
+    workers = client.get("/workers").json()["workers"]
+    assert [w["id"] for w in workers] == ["w1", "w2"]
+
+
+def test_jobs_are_listed_with_filters_and_cursor_paging(own_client: httpx.Client) -> None:
+    client = own_client
+    for number in range(7):
+        priority = "high" if number % 2 else "low"
+        client.post(
+            "/job", json={"id": f"j{number}", "every": 3600, "first": "+600", "priority": priority}
+        )
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 3} | ({} if cursor is None else {"cursor": cursor})
+        page = client.get("/jobs", params=params).json()
+        seen += [job["id"] for job in page["jobs"]]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    assert seen == [f"j{number}" for number in range(7)]
+    high = client.get("/jobs", params={"priority": "high"}).json()["jobs"]
+    assert [job["id"] for job in high] == ["j1", "j3", "j5"]
+    assert client.get("/jobs", params={"run": "other"}).json()["jobs"] == []
+    created = client.get("/jobs", params={"status": "created"}).json()["jobs"]
+    assert len(created) == 7
+    for query in ({"status": "sleepy"}, {"limit": 0}, {"cursor": "x"}, {"priority": "x"}):
+        assert client.get("/jobs", params=query).status_code == 422
+
+
+def test_every_request_but_health_needs_the_token(shared: Server) -> None:
+    server = shared
+    with server.client(token=None) as anonymous, server.client(token="wrong") as wrong:
+        assert anonymous.get("/health").status_code == 200
+        for http in (anonymous, wrong):
+            for method, path in (
+                ("POST", "/job"),
+                ("GET", "/job/a"),
+                ("PUT", "/job/a"),
+                ("DELETE", "/job/a"),
+                ("GET", "/jobs"),
+                ("GET", "/job/a/runs"),
+                ("GET", "/workers"),
+                ("GET", "/openapi.json"),
+            ):
+                answer = http.request(method, path, content=b"{}")
+                assert answer.status_code == 401, (method, path)
+                assert answer.headers["www-authenticate"] == "Bearer"
+
+
+def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
+    document = client.get("/openapi.json").json()
+    assert set(document["paths"]) == {
+        "/health",
+        "/job",
+        "/jobs",
+        "/job/{id}",
+        "/job/{id}/runs",
+        "/workers",
+        "/openapi.json",
+    }
+    json.dumps(document)
+
+
+def _wait_for(client: httpx.Client, job_id: str, status: str) -> dict:
+    for _ in range(400):
+        job = client.get(f"/job/{job_id}").json()
+        if job["status"] == status:
+            return job
+        time.sleep(0.025)
+    raise AssertionError(f"{job_id} is {job['status']}, not {status}")

@@ -1,0 +1,77 @@
+"""The config file and the command line: each mistake named by file:line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from service.config import NOOP, ConfigInvalid, Executor, load_config
+
+
+def test_a_config_defines_executors_and_slots(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "workers: 3\nsnapshot_every: 50\nmisfire_grace: 0\nexecutors:\n"
+        "  backup:\n    argv: [/usr/bin/env, backup]\n  hook:\n    url: http://127.0.0.1:9/x\n"
+    )
+    config = load_config(str(path))
+    assert (config.workers, config.snapshot_every, config.misfire_grace) == (3, 50, 0)
+    assert config.executors == {
+        NOOP: Executor(NOOP),
+        "backup": Executor("backup", argv=("/usr/bin/env", "backup")),
+        "hook": Executor("hook", url="http://127.0.0.1:9/x"),
+    }
+
+
+def test_every_mistake_is_named_by_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "workers: many\n"
+        "executors:\n"
+        "  noop: {argv: [x]}\n"
+        "  empty: {argv: []}\n"
+        "  ftp: {url: 'ftp://host/x'}\n"
+        "  both: {argv: [x], url: 'http://h'}\n"
+        "  shell: {argv: 'rm -rf /'}\n"
+        "wrokers: 2\n"
+    )
+    with pytest.raises(ConfigInvalid) as raised:
+        load_config(str(path))
+    lines = str(raised.value).splitlines()
+    assert lines == [
+        f"{path}:1:10: workers: expected a whole number from 1 to 256, got the string 'many'",
+        f"{path}:3:3: executors.noop: noop is built in: choose another name",
+        f"{path}:4:17: executors.empty.argv: expected at least one word",
+        f"{path}:5:14: executors.ftp.url: expected an http:// or https:// URL, "
+        "got the string 'ftp://host/x'",
+        f"{path}:6:9: executors.both: expected exactly one of 'argv' or 'url'",
+        f"{path}:7:17: executors.shell.argv: expected a list of words such as "
+        "[/usr/bin/env, backup], got the string 'rm -rf /'",
+        f"{path}:8:1: wrokers: unknown key 'wrokers' (did you mean 'workers'?)",
+    ]
+
+
+def test_serve_refuses_a_bad_config_without_a_traceback(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("workers: 0\n")
+    args = ["serve", "--db", f"sqlite:///{tmp_path}/x.db", "--config", str(path)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cronlapse serve: invalid config:\n")
+    assert "workers: expected a whole number from 1 to 256" in err
+    assert not (tmp_path / "x.db").exists(), "nothing is created for a config that is refused"
+
+
+def test_serve_refuses_a_database_it_cannot_open(capsys) -> None:
+    assert main(["serve", "--db", "nosuchdb://x"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "cronlapse serve: cannot open the database nosuchdb://x"
+    )
+
+
+def test_serve_refuses_a_nonsense_speed(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--speed", "fast"])
+    assert "expected a number of ticks per second" in capsys.readouterr().err

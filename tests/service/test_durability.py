@@ -1,0 +1,148 @@
+"""SIGKILL at random moments under load, then restart: nothing acknowledged is lost, no run is
+executed twice except the re-run of an attempt whose result was never recorded (same key, same
+attempt), and a restart answers every GET exactly as before the kill."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+
+from service.journal_store import JournalStore
+from tests.service.conftest import Server
+
+ROUNDS = 3
+WRITERS = 3
+WORKERS = 2
+RECORD = (
+    'printf "%s %s %s %s\\n" "$CRONLAPSE_JOB_ID" "$CRONLAPSE_SCHEDULED" "$CRONLAPSE_ATTEMPT" '
+    '"$CRONLAPSE_IDEMPOTENCY_KEY" >> runs.txt'
+)
+"""The executor: one line per execution (a short append is atomic), by a shell that starts fast."""
+
+
+def _config(directory: Path) -> str:
+    argv = ["/bin/sh", "-c", RECORD.replace("runs.txt", str(directory / "runs.txt"))]
+    return (
+        f"workers: {WORKERS}\nsnapshot_every: 25\nexecutors:\n  record:\n"
+        f"    argv: {json.dumps(argv)}\n"
+    )
+
+
+def _executions(directory: Path) -> list[dict]:
+    path = directory / "runs.txt"
+    lines = path.read_text().splitlines() if path.exists() else []
+    fields = ("job", "scheduled", "attempt", "key")
+    return [dict(zip(fields, line.split(" "), strict=True)) for line in lines]
+
+
+def _load(server: Server, prefix: str, acknowledged: list[str], stop: threading.Event) -> None:
+    """Post jobs until the server dies; keep the ids it acknowledged."""
+    with server.client() as client:
+        number = 0
+        while not stop.is_set():
+            job_id = f"{prefix}-{number}"
+            number += 1
+            try:
+                answer = client.post("/job", json={"id": job_id, "run": "record"})
+            except httpx.HTTPError:
+                return
+            if answer.status_code == 201:
+                acknowledged.append(job_id)
+
+
+def _all_answers(client: httpx.Client) -> dict:
+    """Every GET the API offers, over every job."""
+    jobs, cursor = [], None
+    while True:
+        page = client.get("/jobs", params={} if cursor is None else {"cursor": cursor}).json()
+        jobs += page["jobs"]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    return {
+        "jobs": jobs,
+        "each": {job["id"]: client.get(f"/job/{job['id']}").json() for job in jobs},
+        "runs": {job["id"]: client.get(f"/job/{job['id']}/runs").json() for job in jobs},
+        "workers": client.get("/workers").json(),
+        "health": client.get("/health").json(),
+    }
+
+
+def _settled(client: httpx.Client, expected: int) -> dict:
+    deadline = time.monotonic() + 60
+    while True:
+        answers = _all_answers(client)
+        statuses = {job["status"] for job in answers["jobs"]}
+        if len(answers["jobs"]) >= expected and statuses == {"succeeded"}:
+            return answers
+        assert time.monotonic() < deadline, f"not settled: {statuses}"
+        time.sleep(0.1)
+
+
+def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
+    make_server, tmp_path: Path
+) -> None:
+    chooser = random.Random(20261201)
+    server: Server = make_server(config=_config(tmp_path))
+    acknowledged: list[str] = []
+    for round_number in range(ROUNDS):
+        stop = threading.Event()
+        writers = [
+            threading.Thread(
+                target=_load, args=(server, f"r{round_number}w{w}", acknowledged, stop)
+            )
+            for w in range(WRITERS)
+        ]
+        for writer in writers:
+            writer.start()
+        time.sleep(chooser.uniform(0.4, 1.2))
+        server.kill()
+        stop.set()
+        for writer in writers:
+            writer.join(timeout=30)
+        server.start()
+
+    with server.client() as client:
+        before = _settled(client, len(acknowledged))
+        known = {job["id"] for job in before["jobs"]}
+        assert set(acknowledged) <= known, "an acknowledged job was lost"
+        assert len(acknowledged) >= 5 * ROUNDS, "too little load to mean anything"
+
+    time.sleep(0.5)  # let orphaned executors of the killed servers finish their lines
+    executions: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for record in _executions(tmp_path):
+        executions[(record["job"], record["scheduled"])].append(record)
+    assert {job_id for job_id, _ in executions} == known, "every job ran"
+    repeated = 0
+    for runs in executions.values():
+        assert len({(run["attempt"], run["key"]) for run in runs}) == 1, runs
+        repeated += len(runs) - 1
+    assert repeated <= ROUNDS * WORKERS, "only attempts running at a kill may run again"
+
+    server.kill()
+    server.start()
+    with server.client() as client:
+        assert _all_answers(client) == before, "the restart answers differently"
+
+
+def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
+    server: Server = make_server()
+    with server.client() as client:
+        for number in range(5):
+            client.post("/job", json={"id": f"j{number}", "every": 3600, "first": "+600"})
+        before = _all_answers(client)
+    server.stop()  # SIGTERM: uvicorn shuts down cleanly, then dies of the signal it caught
+    store = JournalStore(f"sqlite:///{server.db}")
+    saved, last = store.latest_snapshot(), store.last_seq()
+    store.close()
+    assert last >= 7, "2 worker registrations and 5 jobs"
+    assert saved is not None and saved[0] == last, "the snapshot covers the whole journal"
+    server.start()
+    with server.client() as client:
+        assert _all_answers(client) == before

@@ -1,0 +1,23 @@
+"""``cronlapse`` loads the service's dependencies only when it serves."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.service.conftest import ROOT
+
+PROBE = (
+    "import sys\n"
+    "import engine.cli\n"
+    "engine.cli.build_parser().parse_args(['serve', '--port', '1'])\n"
+    "heavy = ('sqlalchemy', 'starlette', 'uvicorn', 'httpx', 'service.api')\n"
+    "print(sorted(name for name in heavy if name in sys.modules))\n"
+)
+
+
+def test_the_command_line_does_not_import_the_service_stack() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,81 @@
+"""The README's "Run it as a service" section, run for real: its config served by a real server,
+then every ``$`` line of its console block (curl, with no shell) against it, each printing what the
+page shows (``...`` stands for what differs from run to run)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.service.conftest import ROOT, Server
+
+SECTION = re.search(
+    r"^## Run it as a service.*?(?=^## )",
+    (ROOT / "README.md").read_text(encoding="utf-8"),
+    re.S | re.M,
+).group(0)
+ASYNC_SECONDS = 15.0
+"""How long a read may take to show what a job's execution does (it runs in the background)."""
+
+
+def _block(language: str) -> str:
+    match = re.search(rf"```{language}\n(.*?)```", SECTION, re.S)
+    assert match is not None, f"no {language} block in the section"
+    return match.group(1)
+
+
+def _sessions() -> list[tuple[str, list[str]]]:
+    sessions: list[tuple[str, list[str]]] = []
+    for line in _block("console").splitlines():
+        if line.startswith("$ "):
+            sessions.append((line[2:], []))
+        else:
+            sessions[-1][1].append(line)
+    return sessions
+
+
+def _pattern(expected: list[str]) -> re.Pattern:
+    return re.compile(re.escape("\n".join(expected)).replace(re.escape("..."), ".*?"), re.S)
+
+
+@pytest.fixture
+def readme_server(tmp_path: Path):
+    assert "cronlapse serve --config service.yaml" in _block("sh")
+    server = Server(tmp_path, _block("yaml"), "1", token=None)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+
+
+def test_the_readme_walkthrough_answers_as_shown(readme_server: Server) -> None:
+    token = (readme_server.directory / "cronlapse.db.token").read_text().strip()
+    assert len(_sessions()) >= 15
+    for command, expected in _sessions():
+        argv = shlex.split(
+            command.replace("$TOKEN", token).replace("localhost:8080", readme_server.url[7:])
+        )
+        pattern = _pattern(expected)
+        reads = argv[0] == "cat" or "-X" not in argv
+        deadline = time.monotonic() + (ASYNC_SECONDS if reads else 0)
+        while True:
+            output = _run(argv, readme_server.directory)
+            if pattern.fullmatch(output.rstrip("\n")):
+                break
+            assert time.monotonic() < deadline, f"$ {command}\nprinted:\n{output}"
+            time.sleep(0.1)
+
+
+def _run(argv: list[str], directory: Path) -> str:
+    if argv[0] == "cat":
+        path = directory / argv[1]
+        return path.read_text() if path.exists() else ""
+    assert argv[0] == "curl", f"only curl and cat lines run: {argv}"
+    done = subprocess.run(argv, cwd=directory, capture_output=True, text=True, timeout=30)
+    return done.stdout

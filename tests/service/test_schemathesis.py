@@ -1,0 +1,82 @@
+"""Schemathesis against the served document: no 500s, and every answer as the document says.
+
+Each operation gets a bounded number of generated requests, valid and invalid, against one real
+server (the cases of one operation share it, so they also meet the jobs earlier cases made).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from service.openapi import openapi_document
+from tests.service.conftest import TOKEN, Server
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+EXAMPLES = 30
+SCHEMA = schemathesis.openapi.from_dict(openapi_document())
+_TAKES_INPUT = {"/job", "/jobs", "/job/{id}", "/job/{id}/runs"}
+"""Operations with parameters or a body: the others have no invalid request to generate."""
+CASES = [
+    (path, method.upper(), mode)
+    for path, item in openapi_document()["paths"].items()
+    for method in item
+    if method != "parameters"
+    for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+    if mode is GenerationMode.POSITIVE or path in _TAKES_INPUT
+]
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory) -> Iterator[Server]:
+    directory: Path = tmp_path_factory.mktemp("schemathesis")
+    server = Server(directory, "workers: 2\n", "1", TOKEN)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+
+
+def test_the_served_document_is_the_one_tested(shared_server: Server) -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    served = httpx.get(shared_server.url + "/openapi.json", headers=headers).json()
+    assert served == openapi_document()
+
+
+@pytest.mark.parametrize(("path", "method", "mode"), CASES)
+def test_generated_requests_get_answers_the_document_allows(
+    shared_server: Server, path: str, method: str, mode: GenerationMode
+) -> None:
+    operation = SCHEMA[path][method]
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def check(case) -> None:
+        response = case.call(base_url=shared_server.url, headers=headers)
+        case.validate_response(response, checks=CHECKS)
+
+    check()
