@@ -80,7 +80,7 @@ class ScriptFailure:
 
 
 MODIFIABLE_FIELDS = frozenset(
-    {"schedule", "payload", "priority", "max_attempts", "timeout", "duration", "catch_up"}
+    {"schedule", "payload", "priority", "max_attempts", "timeout", "duration", "catch_up", "notify"}
 )
 """What ModifyJob may change; anything else about a job needs a new job."""
 

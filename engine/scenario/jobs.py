@@ -30,6 +30,7 @@ MODIFIABLE_KEYS = (
     "timeout",
     "payload",
     "catch_up",
+    "notify",
 )
 SETTING_KEYS = (
     *MODIFIABLE_KEYS,
@@ -37,7 +38,6 @@ SETTING_KEYS = (
     "hang",
     "failure_rate",
     "backoff",
-    "notify",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")

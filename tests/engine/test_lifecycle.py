@@ -25,7 +25,15 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import CancelReason, CatchUp, JobSpec, OccurrenceState
+from engine.model import (
+    CancelReason,
+    CatchUp,
+    Channel,
+    JobSpec,
+    NotifyOn,
+    OccurrenceState,
+    Subscription,
+)
 from engine.policies import (
     CompletionMode,
     DispatchMode,
@@ -787,3 +795,16 @@ def test_a_job_submitted_behind_a_failed_dependency_follows_the_policy(doomed, s
     cancelled = [e for e in engine.log if isinstance(e, ev.OccurrenceCancelled)]
     assert [(e.job_id, e.cause) for e in cancelled] == ([("b", "a")] if state else [])
     assert engine.occurrence_state("b", 5) is (state or OccurrenceState.BLOCKED)
+
+
+def test_modify_replaces_the_subscriptions_for_every_notification_from_then_on() -> None:
+    engine = make()
+    add(engine, "a", Every(0, 10))
+    engine.advance(5)  # a@0 succeeded at 1, with no one to tell
+    hook = Subscription(frozenset({NotifyOn.SUCCEEDED}), Channel.WEBHOOK, "http://hook")
+    assert engine.apply(ModifyJob.of("a", notify=(hook,))).accepted
+    engine.advance(15)
+    assert [key[:2] for key in engine.outbox] == [("a", 10)]
+    assert engine.apply(ModifyJob.of("a", notify=())).accepted
+    engine.advance(25)
+    assert [key[:2] for key in engine.outbox] == [("a", 10)]
