@@ -18,6 +18,7 @@ from textual.widgets import Footer
 
 from tui.messages import PaneChosen, RowSelected
 from tui.model.completion import complete
+from tui.model.jump import Jump
 from tui.model.navigator import Change, Navigator
 from tui.model.session import Session
 from tui.screens.command_runner import CommandRunner
@@ -30,7 +31,7 @@ from tui.widgets.notifications import NotificationsTable
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.retries import RetriesTable
-from tui.widgets.status_header import StatusHeader
+from tui.widgets.status_header import Progress, StatusHeader
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 from tui.widgets.workers import WorkersTable
@@ -63,6 +64,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         Binding("shift+left,H", "step(-10)", "-10", tooltip="jump 10 event ticks back"),
         Binding("home", "first", "First", tooltip="go to the first tick"),
         Binding("end", "last", "Last", tooltip="go to the last tick"),
+        Binding("escape", "stop_jump", "Stop", tooltip="stop a long jump where it has got to"),
         Binding("g", "goto", "Go to", tooltip="go to a tick or a wall-clock time"),
         Binding("+", "speed(1)", "Faster", tooltip="play faster"),
         Binding("-", "speed(-1)", "Slower", tooltip="play slower"),
@@ -85,6 +87,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self.blink = blink
         self.runner = CommandRunner(self)
         self._timer: Timer | None = None
+        self._jump: Jump | None = None
         self._filter_target: VirtualTable | None = None
         self._unfrozen_events = 0
         self._focus_pending: str | None = None
@@ -154,7 +157,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         """Show another session (a file opened or reloaded), at the same tick if asked."""
         tick = self.navigator.tick
         self.stop_playing()
-        self.workers.cancel_group(self, "seek")
+        self.stop_jump(show=False)  # the views are rebuilt for the new session below
         self.session = session
         self.navigator = Navigator(session.history)
         if keep_tick:
@@ -182,9 +185,15 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         return True
 
     def _redraw(self) -> None:
+        self._redraw_header()
+        self._redraw_detail()
+
+    def _redraw_header(self) -> None:
+        """The header alone: during a jump it is the one thing that follows each slice."""
         history = self.navigator.history
+        jump = self._jump
         last = max(history.last_tick(), history.tick)
-        note = "rewound" if history.tick < history.recorded_through else ""
+        note = "rewound" if history.tick < history.recorded_through and jump is None else ""
         self.query_one(StatusHeader).show(
             self.session.name,
             history.tick,
@@ -193,8 +202,8 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.playing,
             self.speed,
             note,
+            None if jump is None else Progress(jump.target, jump.fraction),
         )
-        self._redraw_detail()
 
     def _redraw_detail(self) -> None:
         """Show what the focused table's cursor is on, as of the current tick. Done in the same
@@ -204,6 +213,12 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.detail.show(focused.KIND, focused.cursor_key)
         lanes = self.query_one(TimelineView).lanes
         self.detail.redraw(self.navigator.engine, self.session.clock, lanes)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``escape`` stops a jump, and is a key (and a footer entry) only while one plays."""
+        if action == "stop_jump":
+            return self._jump is not None
+        return True
 
     # ------------------------------------------------------------ actions
 
@@ -269,6 +284,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             bar.close()
             table.focus()
             return
+        self.stop_jump()  # a command reads and changes the history: the jump ends first
         ok, text = self.runner.run(message.text)
         if ok:
             bar.close()
