@@ -24,7 +24,7 @@ class Pacer:
     so the size doubles after a quick slice and halves after a slow one."""
 
     seconds: float
-    size: int = 16
+    size: int = 4
     largest: int = 1 << 20
 
     def record(self, elapsed: float) -> None:

@@ -64,7 +64,13 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         Binding("shift+left,H", "step(-10)", "-10", tooltip="jump 10 event ticks back"),
         Binding("home", "first", "First", tooltip="go to the first tick"),
         Binding("end", "last", "Last", tooltip="go to the last tick"),
-        Binding("escape", "stop_jump", "Stop", tooltip="stop a long jump where it has got to"),
+        Binding(
+            "escape",
+            "stop_jump",
+            "Stop",
+            show=False,  # the header says "esc stops" (a footer that changes costs a relayout)
+            tooltip="stop a long jump where it has got to",
+        ),
         Binding("g", "goto", "Go to", tooltip="go to a tick or a wall-clock time"),
         Binding("+", "speed(1)", "Faster", tooltip="play faster"),
         Binding("-", "speed(-1)", "Slower", tooltip="play slower"),
@@ -215,7 +221,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self.detail.redraw(self.navigator.engine, self.session.clock, lanes)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``escape`` stops a jump, and is a key (and a footer entry) only while one plays."""
+        """``escape`` stops a jump, and is bound only while one plays."""
         if action == "stop_jump":
             return self._jump is not None
         return True

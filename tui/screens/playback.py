@@ -106,14 +106,13 @@ class PlaybackMixin:
         jump = self._jump = Jump(self.navigator, target)
         self.stop_playing()
         self._redraw_header()
-        self.refresh_bindings()  # type: ignore[attr-defined]
         self.run_worker(self._play_jump(jump), group="jump")  # type: ignore[attr-defined]
 
     async def _play_jump(self, jump: Jump) -> None:
         """The slices, each followed by a pause in which the app draws and reads keys. Only the
         pacing depends on the real clock; where the jump lands does not."""
         pacer = Pacer(SLICE_SECONDS)
-        await asyncio.sleep(YIELD_SECONDS)  # draw the progress before the first slice
+        await self.wait_for_refresh()  # type: ignore[attr-defined]  # the progress shows first
         while self._jump is jump and not jump.done:
             started = time.perf_counter()
             try:
@@ -137,7 +136,6 @@ class PlaybackMixin:
         change = jump.take()
         if show and (change is None or not self.apply(change)):
             self._redraw()
-        self.refresh_bindings()  # type: ignore[attr-defined]
         return True
 
     def catch_up(self) -> None:
