@@ -56,6 +56,7 @@ from engine.ticks import at_ticks
 from tui.app import DashboardApp
 from tui.model import navigator as navigator_module
 from tui.model.jump import Jump
+from tui.model.navigator import Change
 from tui.model.session import Session, load_session, make_session
 from tui.screens.dashboard import DashboardScreen
 from tui.screens.playback import SPEEDS
@@ -273,10 +274,10 @@ def _end_once(
     engine = [0.0]
     advance = Jump.advance
 
-    def timed_advance(jump: Jump, ticks: int) -> None:
+    def timed_advance(jump: Jump, ticks: int) -> Change:
         began = time.perf_counter()
         try:
-            advance(jump, ticks)
+            return advance(jump, ticks)
         finally:
             engine[0] += time.perf_counter() - began
 

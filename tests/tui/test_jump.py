@@ -17,8 +17,9 @@ from engine.core import Engine
 from engine.schedules import Once
 from engine.ticks import at_ticks
 from tui.app import DashboardApp
+from tui.model.indexes import SortedIndex
 from tui.model.jump import Jump, Pacer
-from tui.model.navigator import Navigator
+from tui.model.navigator import Navigator, merge
 from tui.model.session import Session, make_session
 from tui.screens import playback
 from tui.screens.dashboard import DashboardScreen
@@ -35,13 +36,14 @@ def long_session() -> Session:
 
 
 def screen_state(screen: DashboardScreen) -> dict:
-    """Everything the panes show, as plain values: the rows of every table, the lanes, the
-    header's tick and the detail pane's subject."""
+    """Everything the panes show, as plain values: the rows, title and cursor of every table,
+    the lanes, and the header's tick."""
     state: dict = {"tick": screen.navigator.tick}
     for table in screen.query(VirtualTable):
         state[table.id] = [
             " ".join(table.row_text(table.index.key_at(i)).split()) for i in range(len(table.index))
         ]
+        state[f"{table.id} title, cursor"] = (str(table.border_title), table.cursor_key)
     lanes = screen.query_one(TimelineView).lanes
     # copies: spans are closed in place as the run goes on
     state["lanes"] = {
@@ -86,22 +88,22 @@ def test_a_jump_in_any_slices_lands_where_a_direct_seek_does(sizes: list[int], t
     navigator = Navigator(small_session().history)
     jump = Jump(navigator, target)
     fractions = [jump.fraction]
-    moves = 0
+    changes = []
     while not jump.done:
-        jump.advance(sizes[moves % len(sizes)])
+        changes.append(jump.advance(sizes[len(changes) % len(sizes)]))
         fractions.append(jump.fraction)
-        moves += 1
     assert navigator.tick == target
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    change = jump.take()
+    assert not jump.advance(5).moved, "a finished jump stays put"
     direct = Navigator(small_session().history)
     expected = direct.seek(target)
+    moved = [change for change in changes if change.moved]
     if target == 0:
-        assert change is None
+        assert not moved
     else:
-        assert change is not None and (change.before, change.after) == (0, target)
+        change = merge(moved)
+        assert (change.before, change.after) == (0, target)
         assert list(change.events) == list(expected.events)
-    assert jump.take() is None, "a take hands each change over once"
     assert len(navigator.engine.log) == len(direct.engine.log)
 
 
@@ -282,3 +284,27 @@ def test_the_header_fits_its_width_and_keeps_the_progress(width, name, fraction,
     line = header._line(width).plain
     assert len(line) <= width
     assert f"» {progress.label()}" in line and "tick 1,234 / 10,080" in line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    start=st.lists(st.integers(0, 300), max_size=80),
+    batches=st.lists(st.lists(st.integers(0, 300), max_size=150), max_size=4),
+    filtered=st.booleans(),
+)
+def test_putting_many_keys_at_once_orders_them_as_one_by_one(start, batches, filtered) -> None:
+    """A jump's slice adds its rows with ``put_all`` (appended when they sort last)."""
+    together = SortedIndex(lambda key: (key % 17,))
+    one_by_one = SortedIndex(lambda key: (key % 17,))
+    for index in (together, one_by_one):
+        index.reset(set(start))
+        if filtered:
+            index.set_filter(lambda key: key % 3 != 0)
+    for batch in batches:
+        together.put_all(batch)
+        for key in batch:
+            one_by_one.put(key)
+        assert list(together.keys()) == list(one_by_one.keys())
+        shown = [together.key_at(i) for i in range(len(together))]
+        assert shown == [one_by_one.key_at(i) for i in range(len(one_by_one))]
+        assert all(together.position(key) == shown.index(key) for key in shown)

@@ -3,17 +3,18 @@
 Playing a week of the demo fleet for the first time costs seconds of engine time. In one go the
 app would freeze that long; on a thread, the views would read an engine that changes under them
 (the engine is not thread-safe). So a jump is a series of small moves on the app's own loop:
-between two slices the app draws the progress and answers keys. The views are not updated per
-slice (an update costs what the slice changed, and nobody reads a table that changes thirty times
-a second): the slices' changes pile up and :meth:`Jump.take` hands them over as one, when the
-jump ends, when it is stopped, or when the user looks at the tables.
+between two slices the app draws the progress and answers keys. Each slice returns its
+:class:`~tui.model.navigator.Change`, from which the views' row models catch up at once (at the
+cost of what the slice changed, so the jump never ends in one long rebuild); the screen is only
+repainted when the jump ends or the user looks (nobody reads a table that changes thirty times a
+second, and a repaint costs more than a slice).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.model.navigator import END_STEP_LIMIT, Change, Navigator, merge
+from tui.model.navigator import END_STEP_LIMIT, Change, Navigator
 
 
 @dataclass(slots=True)
@@ -46,7 +47,6 @@ class Jump:
     done: bool = field(init=False, default=False)
     steps: int = field(init=False, default=0)
     """Event ticks stepped so far (only when ``target`` is None)."""
-    _pending: list[Change] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.start = self.navigator.tick
@@ -65,11 +65,11 @@ class Jump:
             return 1.0
         return min(1.0, (self.reached - self.start) / (self.target - self.start))
 
-    def advance(self, size: int) -> None:
+    def advance(self, size: int) -> Change:
         """Play one slice: ``size`` ticks toward the target (event ticks when it has none)."""
-        if self.done:
-            return
         navigator = self.navigator
+        if self.done:
+            return Change(navigator.tick, navigator.tick, (), forward=True)
         if self.target is None:
             size = min(size, END_STEP_LIMIT - self.steps)
             change = navigator.step(size)
@@ -79,13 +79,4 @@ class Jump:
             change = navigator.seek(min(self.target, navigator.tick + size))
             # a seek stops short only at the end of the run: nothing more to wait for
             self.done = navigator.tick >= self.target or change.after <= change.before
-        if change.moved:
-            self._pending.append(change)
-
-    def take(self) -> Change | None:
-        """The slices' changes since the last take, as one; None if nothing moved."""
-        if not self._pending:
-            return None
-        change = merge(self._pending)
-        self._pending = []
         return change

@@ -94,6 +94,8 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self.runner = CommandRunner(self)
         self._timer: Timer | None = None
         self._jump: Jump | None = None
+        self._unshown = False
+        """Views absorbed a move (a jump's slice) that is not on screen yet."""
         self._filter_target: VirtualTable | None = None
         self._unfrozen_events = 0
         self._focus_pending: str | None = None
@@ -179,16 +181,29 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self._redraw()
 
     def apply(self, change: Change) -> bool:
-        """Update every view from a move; False when the move went nowhere."""
+        """Update every view from a move and repaint; False when the move went nowhere."""
+        if not self.absorb(change):
+            return False
+        self.show_views()
+        return True
+
+    def absorb(self, change: Change) -> bool:
+        """Bring every view's rows up to a move without repainting (show_views repaints)."""
         if not change.moved:
             return False
         self._settle_memory(len(change.events))
         engine = self.navigator.engine
+        for view in self.views:
+            view.absorb(change, engine)
+        self._unshown = True
+        return True
+
+    def show_views(self) -> None:
+        self._unshown = False
         with self.app.batch_update():
             for view in self.views:
-                view.apply(change, engine)
+                view.show()
             self._redraw()
-        return True
 
     def _redraw(self) -> None:
         self._redraw_header()

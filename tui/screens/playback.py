@@ -44,6 +44,7 @@ class PlaybackMixin:
     _timer: Timer | None
     _unfrozen_events: int
     _jump: Jump | None
+    _unshown: bool
 
     def apply(self, change: Change) -> bool:  # provided by the screen
         raise NotImplementedError
@@ -116,12 +117,13 @@ class PlaybackMixin:
         while self._jump is jump and not jump.done:
             started = time.perf_counter()
             try:
-                jump.advance(pacer.size)
+                change = jump.advance(pacer.size)
             except Exception as error:  # as in move(): report, never raise
                 self.notify(  # type: ignore[attr-defined]
                     f"the engine failed: {type(error).__name__}: {error}", severity="error"
                 )
                 break
+            self.absorb(change)
             pacer.record(time.perf_counter() - started)
             self._redraw_header()
             await asyncio.sleep(YIELD_SECONDS)
@@ -129,22 +131,19 @@ class PlaybackMixin:
             self.stop_jump()
 
     def stop_jump(self, *, show: bool = True) -> bool:
-        """End the jump where it has got to, the views caught up (``show``); False if none."""
+        """End the jump where it has got to, and show it (``show``); False if none played."""
         jump, self._jump = self._jump, None
         if jump is None:
             return False
-        change = jump.take()
-        if show and (change is None or not self.apply(change)):
-            self._redraw()
+        if show:
+            self.show_views()
         return True
 
     def catch_up(self) -> None:
-        """Bring the views up to the tick the jump has reached; the jump goes on. Called before
-        the app handles input, so that nothing the user sees or does reads stale rows."""
-        if self._jump is not None:
-            change = self._jump.take()
-            if change is not None:
-                self.apply(change)
+        """Repaint the views at the tick the jump has reached; the jump goes on. Called before
+        the app handles input, so that what the user looks at or acts on is the current state."""
+        if self._jump is not None and self._unshown:
+            self.show_views()
 
     def action_stop_jump(self) -> None:
         self.stop_jump()

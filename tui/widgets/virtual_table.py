@@ -112,8 +112,17 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
 
     def apply(self, change: Change, engine: Engine) -> None:
         """Update from a move's events; repaint the visible rows."""
+        self.absorb(change, engine)
+        self.show()
+
+    def absorb(self, change: Change, engine: Engine) -> None:
+        """Update the rows from a move's events, without repainting (a jump's slices): the
+        rows always describe ``engine``, whatever is drawn."""
         self.engine = engine
         self.rows.apply(change, engine)
+
+    def show(self) -> None:
+        """Repaint from the rows: the cursor, the scroll range, the titles."""
         self._after_update()
 
     def set_filter(self, text: str) -> None:
