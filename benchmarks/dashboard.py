@@ -16,8 +16,9 @@ Run from the repository root::
 - ``catch-up``: the views updating when the jump ends (the one step with no frame meanwhile);
 - ``stall``: the longest the app's loop went without running a 5 ms ticker (how long the screen
   was frozen at worst);
-- the same again with ``tab`` pressed every half second while the jump plays: the median and
-  worst time from the key entering the app to its action running.
+- the same again with ``+`` and ``-`` (play speed) pressed in turn every half second while the
+  jump plays: the median and worst time from the key entering the app to its action running (a
+  key shows the views as of the tick reached first: that repaint is in it).
 
 Then, for each key, three costs in milliseconds (median and worst of ``--repeat`` presses):
 
@@ -204,7 +205,7 @@ class EndWatch:
     def install(self) -> None:
         watch = self
         render = StatusHeader.render
-        focus_pane = DashboardScreen.action_focus_pane
+        speed = DashboardScreen.action_speed
         stop_jump = DashboardScreen.stop_jump
 
         def timed_render(header: StatusHeader):
@@ -216,10 +217,10 @@ class EndWatch:
                 watch.landed_at = now
             return render(header)
 
-        def timed_focus(screen: DashboardScreen, direction: int) -> None:
+        def timed_speed(screen: DashboardScreen, direction: int) -> None:
             if watch.pressed:
                 watch.key_latencies.append(time.perf_counter() - watch.pressed.pop(0))
-            focus_pane(screen, direction)
+            speed(screen, direction)
 
         def timed_stop(screen: DashboardScreen, *, show: bool = True) -> bool:
             started = time.perf_counter()
@@ -229,12 +230,12 @@ class EndWatch:
                 watch.catch_up += time.perf_counter() - started
 
         StatusHeader.render = timed_render  # type: ignore[method-assign]
-        DashboardScreen.action_focus_pane = timed_focus  # type: ignore[method-assign]
+        DashboardScreen.action_speed = timed_speed  # type: ignore[method-assign]
         DashboardScreen.stop_jump = timed_stop  # type: ignore[method-assign]
 
 
 def measure_end(size: tuple[int, int]) -> None:
-    """``end`` on the demo, the first time: alone, then with ``tab`` pressed meanwhile."""
+    """``end`` on the demo, the first time: alone, then with keys pressed meanwhile."""
     target = load_session(DEMO).history.until
     assert target is not None
     yardstick = load_session(DEMO)
@@ -257,7 +258,7 @@ def measure_end(size: tuple[int, int]) -> None:
         if keys:
             latencies = watch.key_latencies or [0.0]
             line += (
-                f"\n    with tab every {KEY_EVERY:.1f} s: key to action median "
+                f"\n    with + or - every {KEY_EVERY:.1f} s: key to action median "
                 f"{1000 * statistics.median(latencies):.0f} ms, worst "
                 f"{1000 * max(latencies):.0f} ms ({len(watch.key_latencies)} presses)"
             )
@@ -265,7 +266,7 @@ def measure_end(size: tuple[int, int]) -> None:
 
 
 KEY_EVERY = 0.5
-"""Seconds between two ``tab`` presses while ``end`` plays."""
+"""Seconds between two key presses (``+`` and ``-`` in turn: play speed) while ``end`` plays."""
 
 
 def _end_once(
@@ -305,12 +306,13 @@ def _end_once(
                 await asyncio.sleep(key_every or 0.05)
                 if key_every is not None and screen.jump is not None:
                     watch.pressed.append(time.perf_counter())
-                    app.post_message(events.Key("tab", "\t"))
+                    key = "plus" if len(watch.pressed) % 2 else "minus"
+                    app.post_message(events.Key(key, "+" if key == "plus" else "-"))
             await beat
             watch.stall = max(gaps)
         return watch
 
-    originals = (StatusHeader.render, DashboardScreen.action_focus_pane, DashboardScreen.stop_jump)
+    originals = (StatusHeader.render, DashboardScreen.action_speed, DashboardScreen.stop_jump)
     Jump.advance = timed_advance  # type: ignore[method-assign]
     try:
         watch = asyncio.run(run())
@@ -318,7 +320,7 @@ def _end_once(
         Jump.advance = advance  # type: ignore[method-assign]
         (
             StatusHeader.render,
-            DashboardScreen.action_focus_pane,
+            DashboardScreen.action_speed,
             DashboardScreen.stop_jump,
         ) = originals  # type: ignore[method-assign]
     return watch, engine[0]
