@@ -308,3 +308,17 @@ def test_putting_many_keys_at_once_orders_them_as_one_by_one(start, batches, fil
         shown = [together.key_at(i) for i in range(len(together))]
         assert shown == [one_by_one.key_at(i) for i in range(len(one_by_one))]
         assert all(together.position(key) == shown.index(key) for key in shown)
+
+
+async def test_a_reload_far_ahead_plays_back_to_the_tick_as_a_jump() -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        await until_landed(pilot, screen)
+        screen.load(long_session(), keep_tick=True)
+        assert screen.jump is not None and screen.jump.target == LONG
+        assert "jump to 5,000: " in screen.query_one("#status").summary
+        await until_landed(pilot, screen)
+        reloaded = screen_state(screen)
+    assert reloaded == await direct_state(long_session, LONG)

@@ -168,9 +168,9 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self.stop_jump(show=False)  # the views are rebuilt for the new session below
         self.session = session
         self.navigator = Navigator(session.history)
-        if keep_tick:
-            self.navigator.seek(tick)
         self._rebuild()
+        if keep_tick:
+            self.seek(tick)  # far ahead, a jump like any other: a reload never freezes the app
 
     def _rebuild(self) -> None:
         self._settle_memory(FREEZE_EVENTS)
