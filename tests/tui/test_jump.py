@@ -141,6 +141,8 @@ def test_the_pacer_doubles_after_a_quick_slice_and_halves_after_a_slow_one() -> 
 def test_the_progress_label_says_where_and_how_far() -> None:
     assert Progress(10_080, 0.437).label() == "jump to 10,080: 43%"
     assert Progress(None, None).label() == "jump to the end"
+    assert Progress(10_080, 0.437).label(short=True) == "43%"
+    assert Progress(None, None).label(short=True) == "jump"
 
 
 # -------------------------------------------------------------- the dashboard
@@ -283,7 +285,10 @@ def test_the_header_fits_its_width_and_keeps_the_progress(width, name, fraction,
     header.show(name, 1_234, 10_080, CLOCK, False, 10, "", progress)
     line = header._line(width).plain
     assert len(line) <= width
-    assert f"» {progress.label()}" in line and "tick 1,234 / 10,080" in line
+    assert "tick 1,234 / 10,080" in line and "esc stops" in line
+    assert f"» {progress.label()}" in line or f"» {progress.label(short=True)}" in line
+    if target is not None:
+        assert f"{int(fraction * 100)}%" in line
 
 
 @settings(max_examples=60, deadline=None)

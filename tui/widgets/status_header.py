@@ -18,11 +18,14 @@ class Progress(NamedTuple):
     target: int | None
     fraction: float | None
 
-    def label(self) -> str:
+    def label(self, short: bool = False) -> str:
+        """``jump to 10,080: 43%``; short, ``43%`` (the header's middle says the tick)."""
+        percent = "" if self.fraction is None else f"{int(self.fraction * 100)}%"
+        if short:
+            return percent or "jump"
         if self.target is None:
             return "jump to the end"
-        percent = "" if self.fraction is None else f": {int(self.fraction * 100)}%"
-        return f"jump to {self.target:,}{percent}"
+        return f"jump to {self.target:,}: {percent}" if percent else f"jump to {self.target:,}"
 
 
 class StatusHeader(Widget):
@@ -84,9 +87,9 @@ class StatusHeader(Widget):
                 middle.append(f"  {time}")
             right = Text()
             if progress is not None:
-                right.append(f"» {progress.label()}", style="bold yellow")
-                if show_speed:
-                    right.append("  esc stops", style="dim")
+                # narrow: a shorter label, so that how to stop it always shows
+                right.append(f"» {progress.label(short=not show_speed)}", style="bold yellow")
+                right.append("  esc stops", style="dim")
             else:
                 if note:
                     right.append(f"{note}  ", style="yellow")
