@@ -1,8 +1,9 @@
 """Moving through time on the dashboard: steps, jumps, seeks, fast-forwards and play.
 
-A mixin of :class:`~tui.screens.dashboard.DashboardScreen`, which provides ``navigator`` and
-``apply``. Every move goes through :meth:`PlaybackMixin.move`, so an engine failure becomes a
-message on screen instead of a traceback.
+A mixin of :class:`~tui.screens.dashboard.DashboardScreen`, which provides ``navigator``,
+``apply``, ``absorb`` and ``show_views``. Every move goes through :meth:`PlaybackMixin.move`
+(a jump's slices through ``_play_jump``), so an engine failure becomes a message on screen
+instead of a traceback.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ class PlaybackMixin:
 
     def start_jump(self, target: int | None) -> None:
         """Play to ``target`` (None: until the run goes quiet) a slice at a time on the app's
-        loop. The header shows the progress at once; the views catch up when it ends."""
+        loop. The header shows the progress at once; the views' rows follow every slice, and
+        the screen repaints them when the jump ends or the user looks (catch_up)."""
         jump = self._jump = Jump(self.navigator, target)
         self.stop_playing()
         self._redraw_header()
