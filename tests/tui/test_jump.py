@@ -67,9 +67,12 @@ async def direct_state(make: Callable[[], Session], tick: int) -> dict:
 
 
 async def until_landed(pilot, screen: DashboardScreen) -> None:
-    while screen.jump is not None:
+    for _ in range(50_000):  # a jump that never ends fails the test instead of hanging it
+        if screen.jump is None:
+            await pilot.pause()
+            return
         await pilot.pause(0.01)
-    await pilot.pause()
+    raise AssertionError(f"the jump is still playing at tick {screen.navigator.tick}")
 
 
 @pytest.fixture
@@ -327,3 +330,16 @@ async def test_a_reload_far_ahead_plays_back_to_the_tick_as_a_jump() -> None:
         await until_landed(pilot, screen)
         reloaded = screen_state(screen)
     assert reloaded == await direct_state(long_session, LONG)
+
+
+async def test_a_jump_whose_worker_is_cancelled_is_over(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        assert screen.jump is not None
+        screen.workers.cancel_group(screen, "jump")  # as when the app closes
+        await pilot.pause(0.05)
+        assert screen.jump is None
+        await pilot.press("right")
+        assert screen.navigator.tick > 0

@@ -115,20 +115,25 @@ class PlaybackMixin:
         """The slices, each followed by a pause in which the app draws and reads keys. Only the
         pacing depends on the real clock; where the jump lands does not."""
         pacer = Pacer(SLICE_SECONDS)
-        await self.wait_for_refresh()  # type: ignore[attr-defined]  # the progress shows first
-        while self._jump is jump and not jump.done:
-            started = time.perf_counter()
-            try:
-                change = jump.advance(pacer.size)
-            except Exception as error:  # as in move(): report, never raise
-                self.notify(  # type: ignore[attr-defined]
-                    f"the engine failed: {type(error).__name__}: {error}", severity="error"
-                )
-                break
-            self.absorb(change)
-            pacer.record(time.perf_counter() - started)
-            self._redraw_header()
-            await asyncio.sleep(YIELD_SECONDS)
+        try:
+            await self.wait_for_refresh()  # type: ignore[attr-defined]  # the progress first
+            while self._jump is jump and not jump.done:
+                started = time.perf_counter()
+                try:
+                    change = jump.advance(pacer.size)
+                except Exception as error:  # as in move(): report, never raise
+                    self.notify(  # type: ignore[attr-defined]
+                        f"the engine failed: {type(error).__name__}: {error}", severity="error"
+                    )
+                    break
+                self.absorb(change)
+                pacer.record(time.perf_counter() - started)
+                self._redraw_header()
+                await asyncio.sleep(YIELD_SECONDS)
+        except BaseException:
+            if self._jump is jump:
+                self._jump = None  # cancelled with the app (or a bug): never left half-running
+            raise
         if self._jump is jump:
             self.stop_jump()
 
