@@ -1,11 +1,26 @@
-"""Time the dashboard's redraws: a step, a rewind and a jump, on the demo fleet and at 100,000
-occurrences, headless (``App.run_test``).
+"""Time the dashboard: ``end`` on the demo fleet, and the redraws of a step, a rewind and a jump
+on the demo fleet and at 100,000 occurrences, headless (``App.run_test``).
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/dashboard.py [--size 160x48] [--repeat 20] [--skip-demo]
+    .venv/bin/python benchmarks/dashboard.py [--size 160x48,80x24] [--repeat 10] [--skip-demo]
 
-For each key it prints three costs, in milliseconds (median and worst of ``--repeat`` presses):
+``end`` on the demo, first time (nothing played yet), for each terminal size:
+
+- the yardstick: a direct ``History.seek`` to the last tick on a fresh copy of the run, in the
+  same process, the same run;
+- ``progress``: from the key to the first frame whose header shows the jump's progress;
+- ``landed``: from the key to the first frame that shows the last tick, the views caught up, and
+  its ratio to the yardstick (what playing in the background costs over the engine alone);
+- ``engine``: the jump's slices (``Jump.advance``) together;
+- ``catch-up``: the views updating when the jump ends (the one step with no frame meanwhile);
+- ``stall``: the longest the app's loop went without running a 5 ms ticker (how long the screen
+  was frozen at worst);
+- the same again with ``+`` and ``-`` (play speed) pressed in turn every half second while the
+  jump plays: the median and worst time from the key entering the app to its action running (a
+  key shows the views as of the tick reached first: that repaint is in it).
+
+Then, for each key, three costs in milliseconds (median and worst of ``--repeat`` presses):
 
 - ``move``: the history moving the engine (``Navigator.step``/``seek``: engine and replay time);
 - ``views``: the dashboard updating its indexes, timeline lanes, header and detail pane from the
@@ -30,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from textual import events
 from textual.screen import Screen
 
 from engine.commands import RegisterWorker, ScheduleJob
@@ -40,8 +56,12 @@ from engine.schedules import Every
 from engine.ticks import at_ticks
 from tui.app import DashboardApp
 from tui.model import navigator as navigator_module
+from tui.model.jump import Jump
+from tui.model.navigator import Change
 from tui.model.session import Session, load_session, make_session
+from tui.screens.dashboard import DashboardScreen
 from tui.screens.playback import SPEEDS
+from tui.widgets.status_header import StatusHeader
 
 DEMO = Path(__file__).resolve().parents[1] / "scenarios" / "demo.yaml"
 
@@ -169,6 +189,143 @@ def report(title: str, results) -> None:
     print("  (milliseconds: median / worst)")
 
 
+class EndWatch:
+    """What the screen showed when, during a jump: header frames, key actions, loop gaps."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.progress_at = 0.0
+        self.landed_at: float | None = None
+        self.catch_up = 0.0
+        self.key_latencies: list[float] = []
+        self.pressed: list[float] = []
+        self.started = 0.0
+        self.stall = 0.0
+
+    def install(self) -> None:
+        watch = self
+        render = StatusHeader.render
+        speed = DashboardScreen.action_speed
+        stop_jump = DashboardScreen.stop_jump
+
+        def timed_render(header: StatusHeader):
+            state = header._state
+            now = time.perf_counter()
+            if state and state[-1] is not None and not watch.progress_at:
+                watch.progress_at = now
+            if state and state[1] == watch.target and state[-1] is None and not watch.landed_at:
+                watch.landed_at = now
+            return render(header)
+
+        def timed_speed(screen: DashboardScreen, direction: int) -> None:
+            if watch.pressed:
+                watch.key_latencies.append(time.perf_counter() - watch.pressed.pop(0))
+            speed(screen, direction)
+
+        def timed_stop(screen: DashboardScreen, *, show: bool = True) -> bool:
+            started = time.perf_counter()
+            try:
+                return stop_jump(screen, show=show)
+            finally:
+                watch.catch_up += time.perf_counter() - started
+
+        StatusHeader.render = timed_render  # type: ignore[method-assign]
+        DashboardScreen.action_speed = timed_speed  # type: ignore[method-assign]
+        DashboardScreen.stop_jump = timed_stop  # type: ignore[method-assign]
+
+
+def measure_end(size: tuple[int, int]) -> None:
+    """``end`` on the demo, the first time: alone, then with keys pressed meanwhile."""
+    target = load_session(DEMO).history.until
+    assert target is not None
+    yardstick = load_session(DEMO)
+    started = time.perf_counter()
+    with navigator_module.collector_paused():
+        yardstick.history.seek(target)
+    seek = time.perf_counter() - started
+    del yardstick
+    print(f"\nend on the demo fleet, first time, {size[0]}x{size[1]}")
+    print(f"  History.seek to the last tick (the yardstick): {seek:.2f} s")
+    for keys in (False, True):
+        watch, engine = _end_once(size, target, KEY_EVERY if keys else None)
+        landed = watch.landed_at - watch.started  # type: ignore[operator]
+        progress = watch.progress_at - watch.started  # type: ignore[operator]
+        line = (
+            f"  progress {1000 * progress:.0f} ms   landed {landed:.2f} s = {landed / seek:.2f}x "
+            f"seek   engine {engine:.2f} s   catch-up {1000 * watch.catch_up:.0f} ms   "
+            f"stall {1000 * watch.stall:.0f} ms"
+        )
+        if keys:
+            latencies = watch.key_latencies or [0.0]
+            line += (
+                f"\n    with + or - every {KEY_EVERY:.1f} s: key to action median "
+                f"{1000 * statistics.median(latencies):.0f} ms, worst "
+                f"{1000 * max(latencies):.0f} ms ({len(watch.key_latencies)} presses)"
+            )
+        print(line)
+
+
+KEY_EVERY = 0.5
+"""Seconds between two key presses (``+`` and ``-`` in turn: play speed) while ``end`` plays."""
+
+
+def _end_once(
+    size: tuple[int, int], target: int, key_every: float | None
+) -> tuple[EndWatch, float]:
+    engine = [0.0]
+    advance = Jump.advance
+
+    def timed_advance(jump: Jump, ticks: int) -> Change:
+        began = time.perf_counter()
+        try:
+            return advance(jump, ticks)
+        finally:
+            engine[0] += time.perf_counter() - began
+
+    async def run() -> EndWatch:
+        watch = EndWatch(target)
+        app = DashboardApp(session=load_session(DEMO), watch=False, blink=False)
+        async with app.run_test(size=size) as pilot:
+            screen = app.dashboard
+            await pilot.pause()
+            watch.install()
+            gaps: list[float] = []
+
+            async def ticker() -> None:
+                last = time.perf_counter()
+                while watch.landed_at is None:
+                    await asyncio.sleep(0.005)
+                    now = time.perf_counter()
+                    gaps.append(now - last)
+                    last = now
+
+            beat = asyncio.create_task(ticker())
+            watch.started = time.perf_counter()
+            app.post_message(events.Key("end", None))
+            while watch.landed_at is None:
+                await asyncio.sleep(key_every or 0.05)
+                if key_every is not None and screen.jump is not None:
+                    watch.pressed.append(time.perf_counter())
+                    key = "plus" if len(watch.pressed) % 2 else "minus"
+                    app.post_message(events.Key(key, "+" if key == "plus" else "-"))
+            await beat
+            watch.stall = max(gaps)
+        return watch
+
+    originals = (StatusHeader.render, DashboardScreen.action_speed, DashboardScreen.stop_jump)
+    Jump.advance = timed_advance  # type: ignore[method-assign]
+    try:
+        watch = asyncio.run(run())
+    finally:
+        Jump.advance = advance  # type: ignore[method-assign]
+        (
+            StatusHeader.render,
+            DashboardScreen.action_speed,
+            DashboardScreen.stop_jump,
+        ) = originals  # type: ignore[method-assign]
+    return watch, engine[0]
+
+
 def play(session: Session, size: tuple[int, int], frames: int) -> None:
     """Full speed (1,000 event ticks a second): one frame is 50 event ticks and a redraw."""
 
@@ -195,12 +352,19 @@ def play(session: Session, size: tuple[int, int], frames: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", default="160x48", help="terminal size, e.g. 160x48 or 80x24")
+    parser.add_argument(
+        "--size", default="160x48,80x24", help="terminal sizes, e.g. 160x48 or 160x48,80x24"
+    )
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--skip-demo", action="store_true")
     args = parser.parse_args()
-    width, height = (int(part) for part in args.size.split("x"))
-    size = (width, height)
+    for text in args.size.split(","):
+        width, height = (int(part) for part in text.split("x"))
+        measure_size((width, height), args.repeat, args.skip_demo)
+
+
+def measure_size(size: tuple[int, int], repeat: int, skip_demo: bool) -> None:
+    width, height = size
     keys = ["right", "left", "shift+right", "shift+left"]
 
     def timed(label: str, make: Callable[[], Session]) -> Session:
@@ -209,15 +373,16 @@ def main() -> None:
         print(f"{label}: loaded in {time.perf_counter() - started:.2f} s")
         return session
 
-    print(f"terminal {width}x{height}, {args.repeat} presses per key")
-    if not args.skip_demo and DEMO.is_file():
+    print(f"\n== terminal {width}x{height}, {repeat} presses per key ==")
+    if not skip_demo and DEMO.is_file():
+        measure_end(size)
         session = timed("demo fleet", lambda: load_session(DEMO))
-        results = asyncio.run(measure(session, size, 1_440, keys, args.repeat))
+        results = asyncio.run(measure(session, size, 1_440, keys, repeat))
         report("demo fleet (2,000 jobs, 50 workers), Tuesday 00:00 (tick 1,440)", results)
         session = timed("demo fleet", lambda: load_session(DEMO))
         play(session, size, 20)
     session = timed("100k fleet", fleet_100k)
-    results = asyncio.run(measure(session, size, 4_900, keys, args.repeat))
+    results = asyncio.run(measure(session, size, 4_900, keys, repeat))
     report("100,000 occurrences (1,000 jobs every 50 ticks, 50 workers), tick 4,900", results)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -16,6 +17,14 @@ from tui.screens.prompt import PromptScreen
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 
+LOOKING = (
+    events.Key,
+    events.MouseDown,
+    events.MouseScrollDown,
+    events.MouseScrollUp,
+    events.Resize,
+)
+"""Input after which the user sees other rows (mouse moves do not count: they come in floods)."""
 WATCH_SECONDS = 1.0
 """How often the file is checked for changes (the display never depends on this clock)."""
 
@@ -63,6 +72,24 @@ class DashboardApp(App[int]):
             self.push_screen(ErrorScreen(self.failed))
         if self.watch_file:
             self.set_interval(WATCH_SECONDS, self.check_file)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Input first brings the dashboard's views up to a jump that plays in the background:
+        what the user looks at is never older than the engine."""
+        if isinstance(event, LOOKING) and not event.is_forwarded:
+            self._catch_up()
+        await super().on_event(event)
+
+    async def run_action(self, action, default_namespace=None, namespaces=None) -> bool:
+        """Every key's action, too, acts on views caught up with the jump (it may have played
+        on while the key travelled from the app to the widget that binds it)."""
+        self._catch_up()
+        return await super().run_action(action, default_namespace, namespaces)
+
+    def _catch_up(self) -> None:
+        dashboard = getattr(self, "dashboard", None)
+        if dashboard is not None:
+            dashboard.catch_up()
 
     # ---------------------------------------------------------------- files
 

@@ -61,12 +61,23 @@ class SortedIndex:
 
     def put(self, key: Hashable) -> None:
         """Insert ``key``, or move it to where its order now puts it."""
-        self.discard(key)
-        entry = (self._order(key), key)
-        self._placed[key] = entry
-        bisect.insort(self._entries, entry)
-        if self._shown is not None and self._match is not None and self._match(key):
-            bisect.insort(self._shown, entry)
+        self.put_all((key,))
+
+    def put_all(self, keys: Iterable[Hashable]) -> None:
+        """``put`` for many keys. A jump's slice adds thousands of rows, most of them after every
+        row there is (they fall due later): those are appended, in order, without a search."""
+        entries = []
+        for key in dict.fromkeys(keys):
+            self.discard(key)
+            entry = (self._order(key), key)
+            self._placed[key] = entry
+            entries.append(entry)
+        entries.sort()
+        match = self._match if self._shown is not None else None
+        for entry in entries:
+            _insert(self._entries, entry)
+            if match is not None and match(entry[1]):
+                _insert(self._shown, entry)  # type: ignore[arg-type]
 
     def discard(self, key: Hashable) -> None:
         entry = self._placed.pop(key, None)
@@ -148,6 +159,13 @@ class LogIndex:
     def set_filter(self, match: Matcher | None) -> None:
         self._match = match
         self._shown = None if match is None else [i for i in range(self._length) if match(i)]
+
+
+def _insert(rows: list, entry: tuple) -> None:
+    if not rows or rows[-1] < entry:
+        rows.append(entry)
+    else:
+        bisect.insort(rows, entry)
 
 
 def _remove(rows: list, entry: tuple) -> None:

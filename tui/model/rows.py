@@ -110,16 +110,18 @@ class OccurrenceRows:
         fronts = implicit_fronts(engine)
         keys.update(fronts.symmetric_difference(self._fronts))
         self._fronts = fronts
-        occurrences = engine.occurrences
+        occurrences, index = engine.occurrences, self.index
+        added = []
         for key in keys:
             if key in occurrences or key in fronts:
-                if key not in self.index:
-                    self.index.put(key)
+                if key not in index:
+                    added.append(key)
                     self._by_job.setdefault(key[0], set()).add(key)
-            elif key in self.index:
-                self.index.discard(key)
+            elif key in index:
+                index.discard(key)
                 self._by_job.get(key[0], set()).discard(key)
-        self.index.recheck(keys)
+        index.put_all(added)
+        index.recheck(keys)
 
 
 class KeyedRows:

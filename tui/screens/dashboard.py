@@ -18,6 +18,7 @@ from textual.widgets import Footer
 
 from tui.messages import PaneChosen, RowSelected
 from tui.model.completion import complete
+from tui.model.jump import Jump
 from tui.model.navigator import Change, Navigator
 from tui.model.session import Session
 from tui.screens.command_runner import CommandRunner
@@ -30,7 +31,7 @@ from tui.widgets.notifications import NotificationsTable
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.pane_tabs import PaneTabs
 from tui.widgets.retries import RetriesTable
-from tui.widgets.status_header import StatusHeader
+from tui.widgets.status_header import Progress, StatusHeader
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 from tui.widgets.workers import WorkersTable
@@ -63,6 +64,13 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         Binding("shift+left,H", "step(-10)", "-10", tooltip="jump 10 event ticks back"),
         Binding("home", "first", "First", tooltip="go to the first tick"),
         Binding("end", "last", "Last", tooltip="go to the last tick"),
+        Binding(
+            "escape",
+            "stop_jump",
+            "Stop",
+            show=False,  # the header says "esc stops" (a footer that changes costs a relayout)
+            tooltip="stop a long jump where it has got to",
+        ),
         Binding("g", "goto", "Go to", tooltip="go to a tick or a wall-clock time"),
         Binding("+", "speed(1)", "Faster", tooltip="play faster"),
         Binding("-", "speed(-1)", "Slower", tooltip="play slower"),
@@ -85,6 +93,9 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self.blink = blink
         self.runner = CommandRunner(self)
         self._timer: Timer | None = None
+        self._jump: Jump | None = None
+        self._unshown = False
+        """Views absorbed a move (a jump's slice) that is not on screen yet."""
         self._filter_target: VirtualTable | None = None
         self._unfrozen_events = 0
         self._focus_pending: str | None = None
@@ -154,12 +165,12 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         """Show another session (a file opened or reloaded), at the same tick if asked."""
         tick = self.navigator.tick
         self.stop_playing()
-        self.workers.cancel_group(self, "seek")
+        self.stop_jump(show=False)  # the views are rebuilt for the new session below
         self.session = session
         self.navigator = Navigator(session.history)
-        if keep_tick:
-            self.navigator.seek(tick)
         self._rebuild()
+        if keep_tick:
+            self.seek(tick)  # far ahead, a jump like any other: a reload never freezes the app
 
     def _rebuild(self) -> None:
         self._settle_memory(FREEZE_EVENTS)
@@ -170,21 +181,40 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self._redraw()
 
     def apply(self, change: Change) -> bool:
-        """Update every view from a move; False when the move went nowhere."""
+        """Update every view from a move and repaint; False when the move went nowhere."""
+        if not self.absorb(change):
+            return False
+        self.show_views()
+        return True
+
+    def absorb(self, change: Change) -> bool:
+        """Bring every view's rows up to a move without repainting (show_views repaints)."""
         if not change.moved:
             return False
         self._settle_memory(len(change.events))
         engine = self.navigator.engine
-        with self.app.batch_update():
-            for view in self.views:
-                view.apply(change, engine)
-            self._redraw()
+        for view in self.views:
+            view.absorb(change, engine)
+        self._unshown = True
         return True
 
+    def show_views(self) -> None:
+        self._unshown = False
+        with self.app.batch_update():
+            for view in self.views:
+                view.show()
+            self._redraw()
+
     def _redraw(self) -> None:
+        self._redraw_header()
+        self._redraw_detail()
+
+    def _redraw_header(self) -> None:
+        """The header alone: during a jump it is the one thing that follows each slice."""
         history = self.navigator.history
+        jump = self._jump
         last = max(history.last_tick(), history.tick)
-        note = "rewound" if history.tick < history.recorded_through else ""
+        note = "rewound" if history.tick < history.recorded_through and jump is None else ""
         self.query_one(StatusHeader).show(
             self.session.name,
             history.tick,
@@ -193,8 +223,8 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.playing,
             self.speed,
             note,
+            None if jump is None else Progress(jump.target, jump.fraction),
         )
-        self._redraw_detail()
 
     def _redraw_detail(self) -> None:
         """Show what the focused table's cursor is on, as of the current tick. Done in the same
@@ -204,6 +234,12 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.detail.show(focused.KIND, focused.cursor_key)
         lanes = self.query_one(TimelineView).lanes
         self.detail.redraw(self.navigator.engine, self.session.clock, lanes)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``escape`` stops a jump, and is bound only while one plays."""
+        if action == "stop_jump":
+            return self._jump is not None
+        return True
 
     # ------------------------------------------------------------ actions
 
@@ -269,6 +305,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             bar.close()
             table.focus()
             return
+        self.stop_jump()  # a command reads and changes the history: the jump ends first
         ok, text = self.runner.run(message.text)
         if ok:
             bar.close()

@@ -1,8 +1,9 @@
 """Moving through time on the dashboard: steps, jumps, seeks, fast-forwards and play.
 
-A mixin of :class:`~tui.screens.dashboard.DashboardScreen`, which provides ``navigator`` and
-``apply``. Every move goes through :meth:`PlaybackMixin.move`, so an engine failure becomes a
-message on screen instead of a traceback.
+A mixin of :class:`~tui.screens.dashboard.DashboardScreen`, which provides ``navigator``,
+``apply``, ``absorb`` and ``show_views``. Every move goes through :meth:`PlaybackMixin.move`
+(a jump's slices through ``_play_jump``), so an engine failure becomes a message on screen
+instead of a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tui.model.navigator import Change, merge
+from tui.model.jump import Jump, Pacer
+from tui.model.navigator import Change
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -24,9 +26,12 @@ SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 """Play speeds, in event ticks per second."""
 FRAMES_PER_SECOND = 20
 SYNC_SEEK_TICKS = 2_000
-"""A seek further ahead than this runs in slices (run_to) instead of in one go."""
-SLICE_SECONDS = 0.05
-REDRAW_SECONDS = 0.4
+"""A seek further ahead than this (into ticks not played yet) is a jump (start_jump)."""
+SLICE_SECONDS = 0.025
+"""How long one slice of a jump should take: a key waits at most about this long."""
+YIELD_SECONDS = 0.004
+"""The pause after each slice, in which the app runs everything that waits (a key goes through
+several queues before its action runs; a bare ``sleep(0)`` lets it take one hop per slice)."""
 FREEZE_EVENTS = 5_000
 """After this many new events, freeze the heap out of the collector's sight (_settle_memory)."""
 
@@ -39,6 +44,8 @@ class PlaybackMixin:
     speed_index: int
     _timer: Timer | None
     _unfrozen_events: int
+    _jump: Jump | None
+    _unshown: bool
 
     def apply(self, change: Change) -> bool:  # provided by the screen
         raise NotImplementedError
@@ -60,7 +67,7 @@ class PlaybackMixin:
         return self.apply(change)
 
     def action_step(self, count: int) -> None:
-        self.workers.cancel_group(self, "seek")
+        self.stop_jump()
         self.move(lambda: self.navigator.step(count))
 
     def action_first(self) -> None:
@@ -69,52 +76,87 @@ class PlaybackMixin:
     def action_last(self) -> None:
         until = self.navigator.history.until
         if until is None:
-            self.move(lambda: self.navigator.last())
+            self.stop_jump()
+            self.start_jump(None)
         else:
             self.seek(until)
 
     def seek(self, tick: int) -> None:
-        """Go to ``tick``; far ahead, in slices that keep the app responsive (see run_to)."""
-        self.workers.cancel_group(self, "seek")
+        """Go to ``tick``; far ahead, as a jump that plays in the background (start_jump)."""
+        self.stop_jump()
         until = self.navigator.history.until
         tick = max(0, tick if until is None else min(tick, max(until, self.navigator.tick)))
-        # Ticks already played are restored at once; only new ground is run in slices.
+        # Ticks already played are restored at once; only new ground is played in slices.
         played = max(self.navigator.tick, self.navigator.history.recorded_through)
         if tick - played > SYNC_SEEK_TICKS:
             if played > self.navigator.tick:
                 self.move(lambda: self.navigator.seek(played))
-            self.run_worker(self.run_to(tick), group="seek", exclusive=True)
+            self.start_jump(tick)
         else:
             self.move(lambda: self.navigator.seek(tick))
 
-    async def run_to(self, target: int) -> None:
-        """Run forward to ``target`` a slice at a time, so a long fast-forward shows its progress
-        and keys still get through (a move cancels it). The views catch up every few slices,
-        from the slices' events together. Only the pacing depends on the real clock."""
-        ticks, pending, shown = 64, [], time.perf_counter()
-        while self.navigator.tick < target:
-            started = time.perf_counter()
-            try:
-                change = self.navigator.seek(min(target, self.navigator.tick + ticks))
-            except Exception as error:  # as in move(): report, never raise
-                self.notify(f"the engine failed: {type(error).__name__}: {error}", severity="error")
-                break
-            pending.append(change)
-            if change.after <= change.before:
-                target = change.after  # the run ends here: nothing more to wait for
-            now = time.perf_counter()
-            if now - started < SLICE_SECONDS / 2:
-                ticks *= 2
-            elif now - started > SLICE_SECONDS * 2:
-                ticks = max(1, ticks // 2)
-            if now - shown > REDRAW_SECONDS or self.navigator.tick >= target:
-                self.apply(merge(pending))
-                pending, shown = [], time.perf_counter()
-            await asyncio.sleep(0)
-        if pending:
-            self.apply(merge(pending))
+    # --------------------------------------------------------------- jumps
+
+    @property
+    def jump(self) -> Jump | None:
+        """The jump playing in the background, if any."""
+        return self._jump
+
+    def start_jump(self, target: int | None) -> None:
+        """Play to ``target`` (None: until the run goes quiet) a slice at a time on the app's
+        loop. The header shows the progress at once; the views' rows follow every slice, and
+        the screen repaints them when the jump ends or the user looks (catch_up)."""
+        jump = self._jump = Jump(self.navigator, target)
+        self.stop_playing()
+        self._redraw_header()
+        self.run_worker(self._play_jump(jump), group="jump")  # type: ignore[attr-defined]
+
+    async def _play_jump(self, jump: Jump) -> None:
+        """The slices, each followed by a pause in which the app draws and reads keys. Only the
+        pacing depends on the real clock; where the jump lands does not."""
+        pacer = Pacer(SLICE_SECONDS)
+        try:
+            await self.wait_for_refresh()  # type: ignore[attr-defined]  # the progress first
+            while self._jump is jump and not jump.done:
+                started = time.perf_counter()
+                try:
+                    change = jump.advance(pacer.size)
+                except Exception as error:  # as in move(): report, never raise
+                    self.notify(  # type: ignore[attr-defined]
+                        f"the engine failed: {type(error).__name__}: {error}", severity="error"
+                    )
+                    break
+                self.absorb(change)
+                pacer.record(time.perf_counter() - started)
+                self._redraw_header()
+                await asyncio.sleep(YIELD_SECONDS)
+        except BaseException:
+            if self._jump is jump:
+                self._jump = None  # cancelled with the app (or a bug): never left half-running
+            raise
+        if self._jump is jump:
+            self.stop_jump()
+
+    def stop_jump(self, *, show: bool = True) -> bool:
+        """End the jump where it has got to, and show it (``show``); False if none played."""
+        jump, self._jump = self._jump, None
+        if jump is None:
+            return False
+        if show:
+            self.show_views()
+        return True
+
+    def catch_up(self) -> None:
+        """Repaint the views at the tick the jump has reached; the jump goes on. Called before
+        the app handles input, so that what the user looks at or acts on is the current state."""
+        if self._jump is not None and self._unshown:
+            self.show_views()
+
+    def action_stop_jump(self) -> None:
+        self.stop_jump()
 
     def action_toggle_play(self) -> None:
+        self.stop_jump()
         if self.playing:
             self.stop_playing()
         else:

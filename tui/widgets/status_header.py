@@ -1,12 +1,31 @@
-"""The header: scenario name, the tick and its wall-clock time, play state and speed."""
+"""The header: scenario name, the tick and its wall-clock time, play state and speed; during a
+long jump, how far it has got."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from rich.text import Text
 from textual.widget import Widget
 
 from engine.clock import Clock
 from tui.model.timefmt import compact, wall
+
+
+class Progress(NamedTuple):
+    """A jump under way: where it goes (None: to where the run goes quiet) and how far it is."""
+
+    target: int | None
+    fraction: float | None
+
+    def label(self, short: bool = False) -> str:
+        """``jump to 10,080: 43%``; short, ``43%`` (the header's middle says the tick)."""
+        percent = "" if self.fraction is None else f"{int(self.fraction * 100)}%"
+        if short:
+            return percent or "jump"
+        if self.target is None:
+            return "jump to the end"
+        return f"jump to {self.target:,}: {percent}" if percent else f"jump to {self.target:,}"
 
 
 class StatusHeader(Widget):
@@ -33,15 +52,26 @@ class StatusHeader(Widget):
         playing: bool,
         speed: int,
         note: str = "",
+        progress: Progress | None = None,
     ) -> None:
-        state = (name, tick, last, wall(clock, tick), compact(clock, tick), playing, speed, note)
+        state = (
+            name,
+            tick,
+            last,
+            wall(clock, tick),
+            compact(clock, tick),
+            playing,
+            speed,
+            note,
+            progress,
+        )
         if state != self._state:
             self._state = state
             self.summary = self._line(200).plain
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note = self._state
+        name, tick, last, full, short, playing, speed, note, progress = self._state
         for brand, time, show_speed in (
             (True, full, True),
             (True, short, True),
@@ -56,19 +86,25 @@ class StatusHeader(Widget):
             if time:
                 middle.append(f"  {time}")
             right = Text()
-            if note:
-                right.append(f"{note}  ", style="yellow")
-            right.append(
-                "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
-            )
-            if show_speed:
-                right.append(f"  {speed}/s", style="dim")
+            if progress is not None:
+                # narrow: a shorter label, so that how to stop it always shows
+                right.append(f"» {progress.label(short=not show_speed)}", style="bold yellow")
+                right.append("  esc stops", style="dim")
+            else:
+                if note:
+                    right.append(f"{note}  ", style="yellow")
+                right.append(
+                    "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
+                )
+                if show_speed:
+                    right.append(f"  {speed}/s", style="dim")
             if left.cell_len + middle.cell_len + right.cell_len + 4 <= width:
                 break
         else:
             left.truncate(max(1, width - middle.cell_len - right.cell_len - 4), overflow="ellipsis")
         spare = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
-        before = min(spare, max(2, (width - middle.cell_len) // 2 - left.cell_len))
+        # at least two spaces on each side of the middle, and never wider than the line
+        before = min(max(0, spare - 2), max(2, (width - middle.cell_len) // 2 - left.cell_len))
         line = Text(no_wrap=True, overflow="ellipsis", end="")
         line.append_text(left)
         line.append(" " * before)

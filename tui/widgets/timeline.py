@@ -76,8 +76,15 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self._after_update()
 
     def apply(self, change: Change, engine: Engine) -> None:
+        self.absorb(change, engine)
+        self.show()
+
+    def absorb(self, change: Change, engine: Engine) -> None:
+        """Update the lanes without repainting (see VirtualTable.absorb)."""
         self.engine = engine
         self.lanes.apply(change, engine)
+
+    def show(self) -> None:
         self._after_update()
 
     def _after_update(self) -> None:

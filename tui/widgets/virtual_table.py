@@ -70,6 +70,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         self._drawn: dict[tuple, Strip] = {}
+        self._styles: dict[str | None, Style] = {}
         super().__init__(id=id, classes=classes)
         self.rows = self.make_rows()
         self.engine: Engine | None = None
@@ -112,8 +113,17 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
 
     def apply(self, change: Change, engine: Engine) -> None:
         """Update from a move's events; repaint the visible rows."""
+        self.absorb(change, engine)
+        self.show()
+
+    def absorb(self, change: Change, engine: Engine) -> None:
+        """Update the rows from a move's events, without repainting (a jump's slices): the
+        rows always describe ``engine``, whatever is drawn."""
         self.engine = engine
         self.rows.apply(change, engine)
+
+    def show(self) -> None:
+        """Repaint from the rows: the cursor, the scroll range, the titles."""
         self._after_update()
 
     def set_filter(self, text: str) -> None:
@@ -272,9 +282,22 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         return strip.apply_style(style)
 
     def refresh(self, *regions, **kwargs):
-        """Any repaint may show other rows or another state: drop the drawn rows."""
+        """Any repaint may show other rows or another state (or focus, or theme): drop the
+        drawn rows and the styles."""
         self._drawn = {}
+        self._styles = {}
         return super().refresh(*regions, **kwargs)
+
+    def _painted(self, component: str | None = None) -> Style:
+        """The widget's style, plus a component's, worked out once per repaint: ``rich_style``
+        walks every ancestor, and each visible row needs it."""
+        style = self._styles.get(component)
+        if style is None:
+            style = self.rich_style
+            if component is not None:
+                style += self.get_component_rich_style(component)
+            self._styles[component] = style
+        return style
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -286,25 +309,21 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         return drawn
 
     def _render_row(self, y: int, row: int, width: int) -> Strip:
-        base = self.rich_style
         if y == 0:
-            header = self.get_component_rich_style("virtual-table--header")
             cells = [Text(column.label) for column in self.COLUMNS]
-            return self._strip(cells, width, base + header)
+            return self._strip(cells, width, self._painted("virtual-table--header"))
         index = self.index
         if row >= len(index) or self.engine is None:
             if y == 1 and len(index) == 0:
-                empty = self.get_component_rich_style("virtual-table--empty")
                 message = "no rows match the filter" if self.filter_text else self.EMPTY
-                return _message(message, width, base + empty)
-            return Strip.blank(width, base)
+                return _message(message, width, self._painted("virtual-table--empty"))
+            return Strip.blank(width, self._painted())
         key = index.key_at(row)
-        style = base
+        style = self._painted()
         if row == self._cursor_row:
-            component = (
+            style = self._painted(
                 "virtual-table--cursor" if self.has_focus else "virtual-table--cursor-blurred"
             )
-            style = base + self.get_component_rich_style(component)
         return self._strip(self.row_cells(key), width, style)
 
 

@@ -1,0 +1,345 @@
+"""Long jumps (``end``, ``g`` far ahead) play in the background: the progress shows at once, keys
+are answered meanwhile, ``escape`` stops one, and wherever a jump ends the screen is what a
+direct seek to that tick shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import astuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tui_helpers import CLOCK, JOBS, POLICY, small_session, small_timeline
+
+from engine.commands import ScheduleJob
+from engine.core import Engine
+from engine.schedules import Once
+from engine.ticks import at_ticks
+from tui.app import DashboardApp
+from tui.model.indexes import SortedIndex
+from tui.model.jump import Jump, Pacer
+from tui.model.navigator import Navigator, merge
+from tui.model.session import Session, make_session
+from tui.screens import playback
+from tui.screens.dashboard import DashboardScreen
+from tui.widgets.status_header import Progress, StatusHeader
+from tui.widgets.timeline import TimelineView
+from tui.widgets.virtual_table import VirtualTable
+
+SIZE = (120, 36)
+LONG = 5_000
+
+
+def long_session() -> Session:
+    return make_session("long", lambda: Engine(POLICY), at_ticks(small_timeline()), LONG)
+
+
+def screen_state(screen: DashboardScreen) -> dict:
+    """Everything the panes show, as plain values: the rows, title and cursor of every table,
+    the lanes, and the header's tick."""
+    state: dict = {"tick": screen.navigator.tick}
+    for table in screen.query(VirtualTable):
+        state[table.id] = [
+            " ".join(table.row_text(table.index.key_at(i)).split()) for i in range(len(table.index))
+        ]
+        state[f"{table.id} title, cursor"] = (str(table.border_title), table.cursor_key)
+    lanes = screen.query_one(TimelineView).lanes
+    # copies: spans are closed in place as the run goes on
+    state["lanes"] = {
+        worker: [astuple(span) for span in spans] for worker, spans in lanes.spans.items()
+    }
+    state["outages"] = {
+        worker: [astuple(o) for o in down] for worker, down in lanes.outages.items()
+    }
+    state["header"] = screen.query_one("#status").summary.split("  ")[1:3]
+    return state
+
+
+async def direct_state(make: Callable[[], Session], tick: int) -> dict:
+    """The screen after a direct seek to ``tick`` on a fresh copy of the run."""
+    app = DashboardApp(session=make(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        screen.apply(screen.navigator.seek(tick))
+        await pilot.pause()
+        return screen_state(screen)
+
+
+async def until_landed(pilot, screen: DashboardScreen) -> None:
+    for _ in range(50_000):  # a jump that never ends fails the test instead of hanging it
+        if screen.jump is None:
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"the jump is still playing at tick {screen.navigator.tick}")
+
+
+@pytest.fixture
+def one_tick_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slices of one tick: a jump over the long run lasts long enough to press keys during it."""
+    monkeypatch.setattr(playback, "SLICE_SECONDS", 0.0)
+    monkeypatch.setattr(playback, "Pacer", lambda seconds: Pacer(seconds, size=1, largest=1))
+
+
+# ------------------------------------------------------------------ the model
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8), target=st.integers(0, 60))
+def test_a_jump_in_any_slices_lands_where_a_direct_seek_does(sizes: list[int], target: int):
+    navigator = Navigator(small_session().history)
+    jump = Jump(navigator, target)
+    fractions = [jump.fraction]
+    changes = []
+    while not jump.done:
+        changes.append(jump.advance(sizes[len(changes) % len(sizes)]))
+        fractions.append(jump.fraction)
+    assert navigator.tick == target
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert not jump.advance(5).moved, "a finished jump stays put"
+    direct = Navigator(small_session().history)
+    expected = direct.seek(target)
+    moved = [change for change in changes if change.moved]
+    if target == 0:
+        assert not moved
+    else:
+        change = merge(moved)
+        assert (change.before, change.after) == (0, target)
+        assert list(change.events) == list(expected.events)
+    assert len(navigator.engine.log) == len(direct.engine.log)
+
+
+def test_a_jump_to_the_end_of_an_endless_run_stops_where_it_goes_quiet() -> None:
+    def quiet_run() -> Session:
+        """No ``until``; only one-time jobs, so the run goes quiet after a while."""
+        timeline = [(0, command) for _, command in small_timeline()[:3]]
+        timeline += [(0, ScheduleJob(spec)) for spec in JOBS if isinstance(spec.schedule, Once)]
+        return make_session("quiet", lambda: Engine(POLICY), at_ticks(timeline), None)
+
+    navigator = Navigator(quiet_run().history)
+    jump = Jump(navigator, None)
+    assert jump.fraction is None
+    while not jump.done:
+        jump.advance(3)
+    reference = Navigator(quiet_run().history)
+    reference.last()
+    assert navigator.tick == reference.tick > 0
+
+
+def test_the_pacer_doubles_after_a_quick_slice_and_halves_after_a_slow_one() -> None:
+    pacer = Pacer(0.02, size=8, largest=32)
+    pacer.record(0.001)
+    assert pacer.size == 16
+    pacer.record(0.015)
+    assert pacer.size == 16, "about right: unchanged"
+    pacer.record(0.001)
+    pacer.record(0.001)
+    assert pacer.size == 32, "never above the largest"
+    for _ in range(10):
+        pacer.record(1.0)
+    assert pacer.size == 1, "never below one tick"
+
+
+def test_the_progress_label_says_where_and_how_far() -> None:
+    assert Progress(10_080, 0.437).label() == "jump to 10,080: 43%"
+    assert Progress(None, None).label() == "jump to the end"
+    assert Progress(10_080, 0.437).label(short=True) == "43%"
+    assert Progress(None, None).label(short=True) == "jump"
+
+
+# -------------------------------------------------------------- the dashboard
+
+
+async def test_end_shows_the_progress_at_once_and_lands_as_a_direct_seek() -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        screen.action_last()  # the key's handler, without letting the loop run on
+        assert screen.jump is not None and screen.navigator.tick == 0
+        header = screen.query_one("#status").summary
+        assert "jump to 5,000: 0%" in header and "esc stops" in header
+        await until_landed(pilot, screen)
+        landed = screen_state(screen)
+        assert "jump to" not in screen.query_one("#status").summary
+    assert landed["tick"] == LONG
+    assert landed == await direct_state(long_session, LONG)
+
+
+async def test_keys_are_answered_while_a_jump_plays(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        assert screen.jump is not None
+        assert "jump to 5,000: " in screen.query_one("#status").summary
+        await pilot.press("tab")
+        assert screen.jump is not None, "the jump plays on"
+        assert screen.active_pane == "workers"
+        await pilot.pause(0.05)
+        assert screen.navigator.tick > 0, "the jump moved while the app answered keys"
+        await pilot.press("escape")
+        assert screen.jump is None
+        stopped = screen_state(screen)
+        assert "jump to" not in screen.query_one("#status").summary
+    assert 0 < stopped["tick"] < LONG
+    assert stopped == await direct_state(long_session, stopped["tick"])
+
+
+async def test_a_move_during_a_jump_starts_from_the_tick_it_reached(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        await pilot.pause(0.05)
+        await pilot.press("left")
+        assert screen.jump is None
+        moved = screen_state(screen)
+        ticks = list(screen.navigator.history.event_ticks)
+    assert moved["tick"] in ticks or moved["tick"] == 0
+    assert moved == await direct_state(long_session, moved["tick"])
+
+
+async def test_a_command_during_a_jump_applies_at_the_tick_it_reached(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        await pilot.pause(0.05)
+        await pilot.press(":")
+        app.dashboard.command_bar.input.value = "down w1"
+        await pilot.press("enter")
+        assert screen.jump is None
+        reached = screen.navigator.tick
+        assert 0 < reached < LONG
+        assert screen.navigator.engine.workers["w1"].down
+        assert screen_state(screen)["tick"] == reached
+
+
+async def test_an_engine_failure_during_a_jump_is_reported_and_ends_it(monkeypatch) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        calls = []
+        seek = Navigator.seek
+
+        def failing_seek(self, tick):
+            calls.append(tick)
+            if len(calls) > 2:
+                raise RuntimeError("boom")
+            return seek(self, tick)
+
+        monkeypatch.setattr(Navigator, "seek", failing_seek)
+        await pilot.press("end")
+        await until_landed(pilot, screen)
+        monkeypatch.undo()
+        messages = [notification.message for notification in app._notifications]
+        assert any("the engine failed: RuntimeError: boom" in text for text in messages)
+        reached = screen_state(screen)
+    assert reached == await direct_state(long_session, reached["tick"])
+
+
+async def test_a_far_go_to_plays_as_a_jump_and_home_stops_it(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("g")
+        app.screen.input.value = "4000"
+        await pilot.press("enter")
+        assert screen.jump is not None and screen.jump.target == 4_000
+        await pilot.press("home")
+        assert screen.jump is None and screen.navigator.tick == 0
+        assert screen_state(screen) == await direct_state(long_session, 0)
+
+
+async def test_a_key_during_a_jump_acts_on_views_caught_up_with_the_engine(
+    one_tick_slices, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[dict] = []
+    focus_pane = DashboardScreen.action_focus_pane
+
+    def looking(self: DashboardScreen, direction: int) -> None:
+        seen.append(screen_state(self))
+        focus_pane(self, direction)
+
+    monkeypatch.setattr(DashboardScreen, "action_focus_pane", looking)
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        await pilot.pause(0.05)
+        await pilot.press("tab")
+        assert screen.jump is not None
+        await pilot.press("escape")
+    assert seen[0]["tick"] > 0
+    assert seen[0] == await direct_state(long_session, seen[0]["tick"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    width=st.integers(80, 200),
+    name=st.text(alphabet="abcdef ,", min_size=1, max_size=70),
+    fraction=st.floats(0, 1),
+    target=st.one_of(st.none(), st.integers(0, 10**7)),
+)
+def test_the_header_fits_its_width_and_keeps_the_progress(width, name, fraction, target) -> None:
+    header = StatusHeader()
+    progress = Progress(target, None if target is None else fraction)
+    header.show(name, 1_234, 10_080, CLOCK, False, 10, "", progress)
+    line = header._line(width).plain
+    assert len(line) <= width
+    assert "tick 1,234 / 10,080" in line and "esc stops" in line
+    assert f"» {progress.label()}" in line or f"» {progress.label(short=True)}" in line
+    if target is not None:
+        assert f"{int(fraction * 100)}%" in line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    start=st.lists(st.integers(0, 300), max_size=80),
+    batches=st.lists(st.lists(st.integers(0, 300), max_size=150), max_size=4),
+    filtered=st.booleans(),
+)
+def test_putting_many_keys_at_once_orders_them_as_one_by_one(start, batches, filtered) -> None:
+    """A jump's slice adds its rows with ``put_all`` (appended when they sort last)."""
+    together = SortedIndex(lambda key: (key % 17,))
+    one_by_one = SortedIndex(lambda key: (key % 17,))
+    for index in (together, one_by_one):
+        index.reset(set(start))
+        if filtered:
+            index.set_filter(lambda key: key % 3 != 0)
+    for batch in batches:
+        together.put_all(batch)
+        for key in batch:
+            one_by_one.put(key)
+        assert list(together.keys()) == list(one_by_one.keys())
+        shown = [together.key_at(i) for i in range(len(together))]
+        assert shown == [one_by_one.key_at(i) for i in range(len(one_by_one))]
+        assert all(together.position(key) == shown.index(key) for key in shown)
+
+
+async def test_a_reload_far_ahead_plays_back_to_the_tick_as_a_jump() -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        await until_landed(pilot, screen)
+        screen.load(long_session(), keep_tick=True)
+        assert screen.jump is not None and screen.jump.target == LONG
+        assert "jump to 5,000: " in screen.query_one("#status").summary
+        await until_landed(pilot, screen)
+        reloaded = screen_state(screen)
+    assert reloaded == await direct_state(long_session, LONG)
+
+
+async def test_a_jump_whose_worker_is_cancelled_is_over(one_tick_slices) -> None:
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.dashboard
+        await pilot.press("end")
+        assert screen.jump is not None
+        screen.workers.cancel_group(screen, "jump")  # as when the app closes
+        await pilot.pause(0.05)
+        assert screen.jump is None
+        await pilot.press("right")
+        assert screen.navigator.tick > 0
