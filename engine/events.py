@@ -218,6 +218,7 @@ def _kinds() -> list[type[Event]]:
 
 
 EVENT_KINDS = _kinds()
+_CODES = {kind.__name__: code for code, kind in enumerate(EVENT_KINDS)}
 
 
 class EventLog:
@@ -289,6 +290,15 @@ class EventLog:
 
     def __len__(self) -> int:
         return len(self._fields)
+
+    def __getstate__(self) -> tuple[list[str], list[tuple]]:
+        """Pickled with the classes' names, not their codes: a snapshot written by one version
+        of cronlapse reads back right in a later one whose event classes are numbered anew."""
+        return [EVENT_KINDS[code].__name__ for code in self._kinds], self._fields
+
+    def __setstate__(self, state: tuple[list[str], list[tuple]]) -> None:
+        names, self._fields = state
+        self._kinds = bytearray(_CODES[name] for name in names)
 
     def __iter__(self) -> Iterator[Event]:
         return map(_build, self._kinds, self._fields)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import pickle
 
 import pytest
 
@@ -89,3 +90,12 @@ def test_stored_events_of_plain_fields_leave_the_cycle_collector() -> None:
         log.add(ev.AttemptStarted, tick, "job", tick, 1, "worker")
     gc.collect()
     assert not any(gc.is_tracked(fields) for fields in log._fields)
+
+
+def test_a_pickled_log_names_its_event_classes_and_reads_back_equal() -> None:
+    log = ev.EventLog()
+    log.add(ev.AttemptStarted, 1, "a", 0, 1, "w")
+    log.add(ev.JobDeleted, 2, "a")
+    data = pickle.dumps(log)
+    assert b"AttemptStarted" in data and b"JobDeleted" in data
+    assert list(pickle.loads(data)) == list(log)
