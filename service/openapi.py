@@ -142,6 +142,17 @@ _PAGING = [
 ]
 
 
+def _page_of(key: str, schema: str) -> dict:
+    """A page of ``schema`` items under ``key``, with the cursor of the next page."""
+    cursor = {"type": ["string", "null"], "description": "the cursor of the next page"}
+    items = {"type": "array", "items": {"$ref": f"#/components/schemas/{schema}"}}
+    return {
+        "type": "object",
+        "properties": {key: items, "next": cursor},
+        "required": [key, "next"],
+    }
+
+
 def _body(schema: str) -> dict:
     return {
         "required": True,
@@ -150,7 +161,6 @@ def _body(schema: str) -> dict:
 
 
 def openapi_document() -> dict:
-    page = {"type": ["string", "null"], "description": "the cursor of the next page"}
     return {
         "openapi": "3.1.0",
         "info": {"title": "cronlapse", "version": "0.1.0"},
@@ -200,18 +210,7 @@ def openapi_document() -> dict:
                     ],
                     "responses": {
                         "200": _json(
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "jobs": {
-                                        "type": "array",
-                                        "items": {"$ref": "#/components/schemas/JobSummary"},
-                                    },
-                                    "next": page,
-                                },
-                                "required": ["jobs", "next"],
-                            },
-                            "a page of jobs, in submission order",
+                            _page_of("jobs", "JobSummary"), "a page of jobs, in submission order"
                         ),
                         **_errors(401, 422),
                     },
@@ -242,18 +241,7 @@ def openapi_document() -> dict:
                     "parameters": _PAGING,
                     "responses": {
                         "200": _json(
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "runs": {
-                                        "type": "array",
-                                        "items": {"$ref": "#/components/schemas/Run"},
-                                    },
-                                    "next": page,
-                                },
-                                "required": ["runs", "next"],
-                            },
-                            "a page of the job's runs, by scheduled time",
+                            _page_of("runs", "Run"), "a page of the job's runs, by scheduled time"
                         ),
                         **_errors(401, 404, 422),
                     },

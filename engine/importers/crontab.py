@@ -168,11 +168,9 @@ def _field_index(name: str) -> int:
 def _column(raw: str, tokens: list[str], index: int) -> int:
     """The 1-based column where token ``index`` of ``raw`` starts."""
     position = 0
-    for token in tokens[: index + 1]:
-        position = raw.index(token, position)
-        if token is not tokens[index]:
-            position += len(token)
-    return position + 1
+    for token in tokens[:index]:
+        position = raw.index(token, position) + len(token)
+    return raw.index(tokens[index], position) + 1
 
 
 def _rest(raw: str, skip: int) -> str:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
 import pytest
+from import_helpers import cronlapse
 
 from engine import events as ev
-from engine.cli import main
 from engine.importers.crontab import parse_crontab, read_crontab
 from engine.importers.files import ImportProblems
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
@@ -18,13 +16,6 @@ CORPUS = Path(__file__).parent / "corpus"
 USER = CORPUS / "user.crontab"
 SYSTEM = CORPUS / "etc" / "crontab"
 CRON_D = CORPUS / "etc" / "cron.d" / "certbot"
-
-
-def cronlapse(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def test_a_user_crontab_keeps_its_schedules_zone_commands_and_comments() -> None:
@@ -74,7 +65,7 @@ def test_the_output_names_where_each_job_came_from() -> None:
     status, out, _ = cronlapse("import", "crontab", str(SYSTEM), str(CRON_D))
     assert status == 0
     scenario = parse_scenario(out)
-    assert [job_id for job_id, *_ in _jobs(scenario)] == [
+    assert [definition.job_id for definition in scenario.jobs] == [
         "run-parts-cron.hourly",
         "run-parts-cron.daily",
         "run-parts-cron.weekly",
@@ -85,16 +76,13 @@ def test_the_output_names_where_each_job_came_from() -> None:
     assert out.count("# runs as root") == 5
 
 
-def _jobs(scenario) -> list[tuple[str, ...]]:
-    return [(definition.job_id,) for definition in scenario.jobs]
-
-
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
         ("61 * * * * /bin/x\n", "f:1:1: minute field '61' is invalid"),
         ("5 * * *\n", "f:1:8: expected 5 time fields then a command"),
         ("0 0 * * fryday /bin/x\n", "f:1:9: day-of-week field 'fryday' is invalid"),
+        ("0 0 0 * * /bin/x\n", "f:1:5: day-of-month field '0' is invalid"),
         ("@fortnightly /bin/x\n", "f:1:1: unknown nickname '@fortnightly'"),
         ("CRON_TZ=Mars/Olympus\n0 0 * * * /bin/x\n", "f:1:9: CRON_TZ: unknown time zone"),
     ],

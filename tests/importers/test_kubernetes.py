@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
 import pytest
+from import_helpers import cronlapse
 
 from engine import events as ev
-from engine.cli import main
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import parse_manifest, read_manifest
 from engine.scenario import ScenarioRunner, load_scenario
 
 BATCH = Path(__file__).parent / "corpus" / "k8s" / "batch.yaml"
-
-
-def cronlapse(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def test_every_cronjob_of_a_multi_document_manifest_and_its_lists_is_read() -> None:
