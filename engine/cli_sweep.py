@@ -32,6 +32,9 @@ from engine.sweep.target import Target, cheapest, parse_target
 INVALID = 2
 NOT_MET = 1
 INTERRUPTED = 130
+PRINT_WIDTH = 100
+"""Columns of the table and the plot when the output is not a terminal (a file, a pipe, the
+docs' tests), so that the same sweep prints the same bytes."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
@@ -166,16 +169,17 @@ class _Sweep:
         if "-" in (args.csv, args.json):
             return _status(self.target, answer)
         from rich.console import Console
-        from rich.text import Text
 
-        width = shutil.get_terminal_size((100, 24)).columns
-        console = Console(file=out, width=width, highlight=False)
-        console.print(report.table(rows, keys, self.metrics, self.target, answer))
+        width = shutil.get_terminal_size().columns if out.isatty() else PRINT_WIDTH
+        console = Console(width=width, highlight=False, color_system=None)
+        with console.capture() as captured:
+            console.print(report.table(rows, keys, self.metrics, self.target, answer))
+        text = captured.get()
         if not args.no_plot:
-            chart = report.plot(rows, keys, self.metrics, args.plot or self.metrics[0], width)
-            out.write(chart)
+            text += report.plot(rows, keys, self.metrics, args.plot or self.metrics[0], width)
         if self.target is not None:
-            console.print(Text(report.answer_line(self.target, answer, self.metrics)))
+            text += report.answer_line(self.target, answer, self.metrics) + "\n"
+        out.writelines(line.rstrip() + "\n" for line in text.splitlines())
         return _status(self.target, answer)
 
 

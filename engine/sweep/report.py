@@ -42,7 +42,7 @@ def table(
     answer: Row | None,
 ) -> Table:
     """One line per variant: its values, each metric's mean (± the 95% interval), and a note."""
-    grid = Table(title="sweep", title_justify="left", header_style="bold")
+    grid = Table(header_style="bold")
     for key in keys:
         grid.add_column(Text(key))
     for metric in metrics:
