@@ -92,13 +92,13 @@ def _skip_around(job: Job, tick: int) -> int | None:
 
 
 def _fires_not_skipped(job: Job, schedule: Schedule, low: int, high: int) -> int:
-    total = _fires(schedule, low, high)
+    total = fire_count(schedule, low, high)
     for after, through in job.skipped:
-        total -= _fires(schedule, max(low, after + 1), min(high, through))
+        total -= fire_count(schedule, max(low, after + 1), min(high, through))
     return total
 
 
-def _fires(schedule: Schedule, low: int, high: int) -> int:
+def fire_count(schedule: Schedule, low: int, high: int) -> int:
     """How many fire ticks ``schedule`` has in ``[low, high]``."""
     if low > high:
         return 0

@@ -48,7 +48,12 @@ def load_scenario(path: str) -> Scenario:
 def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     """The scenario in ``text``; ``source`` names it in messages."""
     problems = Problems(source)
-    tree = parse_yaml(text, problems)
+    return scenario_from_tree(parse_yaml(text, problems), problems)
+
+
+def scenario_from_tree(tree: Node, problems: Problems) -> Scenario:
+    """The scenario in a parsed document (a sweep's variant is an edited one); raises
+    :class:`ScenarioInvalid` with ``problems`` and every problem the document has."""
     scenario = _Loader(Reader(problems)).load(tree)
     problems.raise_if_any()
     assert scenario is not None

@@ -1,0 +1,81 @@
+"""Variants from the options, their edits of the scenario, seeds for replicas, early key checks."""
+
+from __future__ import annotations
+
+import pytest
+from sweep_helpers import QUEUE
+
+from engine.scenario.errors import Problems
+from engine.scenario.validate import scenario_from_tree
+from engine.scenario.yaml_source import parse_yaml
+from engine.sweep.apply import set_value
+from engine.sweep.keys import VaryError, parse_key, parse_variation
+from engine.sweep.plan import plan_tasks, variants
+
+JOBS = """\
+scenario: two jobs
+seed: 7
+workers: [node-08, node-09, node-10]
+jobs:
+  - {id: extract, every: 60, priority: low}
+  - {id: load, every: 60}
+"""
+
+
+def _scenario(text: str, *settings: tuple[str, object]):  # type: ignore[no-untyped-def]
+    problems = Problems("test.yaml")
+    tree = parse_yaml(text, problems)
+    for key, value in settings:
+        tree = set_value(tree, parse_key(key), value)  # type: ignore[arg-type]
+    return scenario_from_tree(tree, problems)
+
+
+def test_the_first_option_varies_slowest_and_values_keep_their_order() -> None:
+    found = variants([parse_variation("workers=1,2"), parse_variation("policy.order=fifo,aging")])
+    assert [variant.label() for variant in found] == [
+        "workers=1 policy.order=fifo",
+        "workers=1 policy.order=aging",
+        "workers=2 policy.order=fifo",
+        "workers=2 policy.order=aging",
+    ]
+
+
+def test_a_value_replaces_the_files_or_is_added_where_the_file_has_none() -> None:
+    scenario = _scenario(JOBS, ("jobs[id=extract].priority", "high"), ("policy.order", "fifo"))
+    assert {spec.job_id: spec.priority for spec in scenario.jobs} == {"extract": 2, "load": 0}
+    assert scenario.policy.order.value == "fifo"
+
+
+def test_workers_keeps_the_first_n_and_names_more_like_the_last() -> None:
+    fewer = _scenario(JOBS, ("workers", 2))
+    more = _scenario(JOBS, ("workers", 5))
+    assert [w for w in fewer.workers] == ["node-08", "node-09"]
+    assert [w for w in more.workers] == ["node-08", "node-09", "node-10", "node-11", "node-12"]
+
+
+def test_a_key_the_scenario_lacks_names_the_closest_valid_path() -> None:
+    with pytest.raises(VaryError) as raised:
+        plan_tasks("t.yaml", JOBS, [parse_variation("jobs[id=extrct].priority=1")], 1, ())
+    assert str(raised.value) == (
+        "--vary jobs[id=extrct].priority: the scenario has no jobs[id=extrct]; "
+        "closest valid path: jobs[id=extract].priority"
+    )
+    with pytest.raises(VaryError) as raised:
+        plan_tasks("t.yaml", JOBS, [parse_variation("polcy.order=fifo")], 1, ())
+    assert "unknown key 'polcy' (did you mean 'policy'?)" in str(raised.value)
+
+
+def test_a_value_the_scenario_refuses_is_left_to_its_own_row() -> None:
+    found, tasks = plan_tasks("t.yaml", JOBS, [parse_variation("policy.order=fifo,bogus")], 1, ())
+    assert len(found) == len(tasks) == 2
+
+
+def test_replica_r_plays_with_seed_base_plus_r() -> None:
+    _, tasks = plan_tasks("t.yaml", JOBS, [parse_variation("workers=1,2")], 3, ())
+    assert [(t.variant, t.replica, t.seed) for t in tasks] == [
+        (0, 0, 7), (0, 1, 8), (0, 2, 9), (1, 0, 7), (1, 1, 8), (1, 2, 9),
+    ]  # fmt: skip
+    _, tasks = plan_tasks("t.yaml", JOBS, [parse_variation("seed=100,200")], 2, ())
+    assert [t.seed for t in tasks] == [100, 101, 200, 201]
+    _, tasks = plan_tasks("q.yaml", QUEUE, [parse_variation("workers=1")], 1, ())
+    assert tasks[0].seed == 0
