@@ -1,9 +1,9 @@
-"""``cronlapse import crontab|k8s FILE...``: a scenario from the fleet a user already has.
+"""``cronlapse import crontab|k8s|systemd FILE...``: a scenario from the fleet a user already has.
 
-Cron and Kubernetes start every due run at once, with no limit on how many run together, so the
-scenario has a worker per job; each run takes one tick (a minute) unless ``--duration`` says
-otherwise. The clock starts at ``--from`` (a fixed Monday by default, so that imports are
-reproducible) and runs ``--days`` days.
+Cron, Kubernetes and systemd start every due run at once, with no limit on how many run
+together, so the scenario has a worker per job; each run takes one tick (a minute) unless
+``--duration`` says otherwise. The clock starts at ``--from`` (a fixed Monday by default, so that
+imports are reproducible) and runs ``--days`` days.
 """
 
 from __future__ import annotations
@@ -18,9 +18,16 @@ from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import CronJob, read_manifest
 from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
+from engine.importers.systemd import Timer, read_timer
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
 """A Monday."""
+
+KINDS = ("crontab", "k8s", "systemd")
+
+_LOCAL_ZONE_NOTE = (
+    "Timers without a zone in OnCalendar= run in the machine's zone: here, the clock's.",
+)
 
 
 @dataclass(slots=True)
@@ -38,12 +45,12 @@ class _Fleet:
 def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "import",
-        help="write a scenario from crontabs or Kubernetes CronJob manifests",
+        help="write a scenario from crontabs, Kubernetes CronJob manifests or systemd timers",
         description="Write a scenario that runs the jobs of crontab files (user crontabs, "
-        "/etc/crontab and /etc/cron.d files, which have a user field) or of Kubernetes "
-        "manifests (their CronJobs).",
+        "/etc/crontab and /etc/cron.d files, which have a user field), of Kubernetes "
+        "manifests (their CronJobs) or of systemd .timer units (and the services they start).",
     )
-    parser.add_argument("kind", choices=["crontab", "k8s"], help="what the files are")
+    parser.add_argument("kind", choices=KINDS, help="what the files are")
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     parser.add_argument(
@@ -54,6 +61,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--from", dest="start", default=DEFAULT_FROM, metavar="TIME")
     parser.add_argument("--days", type=int, default=7, help="how many days to simulate (7)")
     parser.add_argument("--duration", type=int, default=1, help="minutes each run takes (1)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="draws systemd's RandomizedDelaySec= (0)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -64,8 +74,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             if args.kind == "crontab":
                 _add_crontab(fleet, read_crontab(path, True if args.system else None), args)
-            else:
+            elif args.kind == "k8s":
                 _add_cronjobs(fleet, path, args)
+            else:
+                _add_timer(fleet, read_timer(path, args.seed, args.duration), args)
         except ImportProblems as error:
             problems += error.problems
     if problems:
@@ -76,6 +88,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"Imported by `cronlapse import {args.kind}` from " + ", ".join(args.files) + ".",
         "One tick is a minute; every due run starts at once, so each job has a worker.",
         *fleet.header,
+        *(_LOCAL_ZONE_NOTE if args.kind == "systemd" else ()),
         *(f"Not imported: {reason}" for reason in fleet.skipped),
     ]
     title = f"{args.kind} " + ", ".join(Path(path).name for path in args.files)
@@ -157,6 +170,38 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         *cronjob.notes,
     ]
     return ImportedJob(cronjob.name, keys, tuple(comments))
+
+
+def _add_timer(fleet: _Fleet, timer: Timer, args: argparse.Namespace) -> None:
+    fleet.skipped += timer.skipped
+    for schedule in timer.schedules:
+        keys: dict[str, object] = {}
+        if schedule.cron is not None:
+            keys["cron"] = schedule.cron
+            if schedule.timezone is not None:
+                keys["timezone"] = schedule.timezone
+                fleet.zones.add(schedule.timezone)
+        elif schedule.every is not None:
+            keys |= {"every": schedule.every, "first": schedule.first}
+        else:
+            keys["at"] = schedule.first
+        keys["duration"] = args.duration
+        if timer.timeout_minutes is not None:
+            keys["timeout"] = timer.timeout_minutes
+        if timer.persistent:
+            keys["catch_up"] = "latest"
+        if timer.command is not None:
+            keys["payload"] = timer.command
+        comments = [
+            *([timer.description] if timer.description else []),
+            f"{timer.path}:{schedule.line}: {schedule.source}",
+            *([f"runs as {timer.user}"] if timer.user else []),
+            *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+            "systemd does not start a unit that is still active; cronlapse runs may overlap: "
+            "not yet supported",
+            *timer.notes,
+        ]
+        fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments)))
 
 
 _SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})
