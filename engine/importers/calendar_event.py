@@ -153,7 +153,7 @@ def parse_calendar_event(text: str) -> CalendarEvent:
             clock = (token, column)
         elif date is None and clock is None and re.match(r"[\d*]", token):
             date = (token, column)
-        elif index == len(tokens) - 1 and _ZONE.fullmatch(token):
+        elif index == len(tokens) - 1 and _ZONE.fullmatch(token) and not _is_day(token):
             zone = token
         else:
             raise CalendarError(
@@ -171,9 +171,11 @@ _ZERO: frozenset[float] = frozenset({0})
 
 def _is_zone(tokens: list[tuple[str, int]], index: int) -> bool:
     """A lone first token that is not a weekday is the zone (``UTC``)."""
-    return index == len(tokens) - 1 and tokens[index][0].lower().split(",")[0] not in (
-        _WEEKDAY_NAMES
-    )
+    return index == len(tokens) - 1 and not _is_day(tokens[index][0])
+
+
+def _is_day(token: str) -> bool:
+    return re.split(r"[,.-]", token)[0].lower() in _WEEKDAY_NAMES
 
 
 def _weekdays(token: str, column: int) -> frozenset[int]:

@@ -71,10 +71,15 @@ class Timer:
 def read_timer(path: str, seed: int = 0, duration: int = 1) -> Timer:
     """Read a ``.timer`` and the service it starts; ``seed`` draws ``RandomizedDelaySec=``,
     ``duration`` (minutes a run takes) spaces ``OnUnitInactiveSec=`` runs."""
-    settings = parse_unit(read_text(path, "systemd timer"), path)
-    timer = _Reader(path, seed, duration).timer(settings)
-    _add_service(timer, settings)
+    text = read_text(path, "systemd timer")
+    timer = parse_timer(text, path, seed, duration)
+    _add_service(timer, parse_unit(text, path))
     return timer
+
+
+def parse_timer(text: str, path: str = "<timer>", seed: int = 0, duration: int = 1) -> Timer:
+    """The timer in a ``.timer`` unit's text, without its service (see :func:`read_timer`)."""
+    return _Reader(path, seed, duration).timer(parse_unit(text, path))
 
 
 class _Reader:
