@@ -137,10 +137,10 @@ class CalendarEvent:
 
 def parse_calendar_event(text: str) -> CalendarEvent:
     """Read ``text`` (one ``OnCalendar=`` value); raises :class:`CalendarError`."""
-    stripped = text.strip()
-    spec = SPECIAL.get(stripped.lower(), stripped)
-    offset = text.find(stripped) if spec is stripped else 0
-    tokens = [(match.group(), match.start() + offset) for match in re.finditer(r"\S+", spec)]
+    tokens = [(match.group(), match.start()) for match in re.finditer(r"\S+", text)]
+    if tokens and tokens[0][0].lower() in SPECIAL and len(tokens) <= 2:  # ``daily Europe/Paris``
+        expanded = [(word, tokens[0][1]) for word in SPECIAL[tokens[0][0].lower()].split()]
+        tokens = expanded + tokens[1:]
     if not tokens:
         raise CalendarError("expected a calendar event such as 'Mon..Fri *-*-* 02:30:00'")
     weekdays: frozenset[int] | None = None
