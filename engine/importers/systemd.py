@@ -120,13 +120,12 @@ class _Reader:
             else:
                 reason = _NOTED_KEYS.get(key, "unknown to cronlapse (systemd ignores unknown keys)")
                 timer.notes.append(f"{key}={setting.value}: {reason}")
-        if not any(s.section == "Timer" for s in settings):
-            self.problems.append(f"{self.path}:1:1: expected a [Timer] section")
         timer.schedules = [s for s in calendar if s.cron is not None]
         self.add_monotonic(timer, monotonic)
         if not timer.schedules and not timer.skipped and not self.problems:
             self.problems.append(
-                f"{self.path}:1:1: expected OnCalendar= or OnBootSec=/OnActiveSec= in [Timer]"
+                f"{self.path}:1:1: expected OnCalendar= or OnBootSec=/OnActiveSec= in a [Timer] "
+                "section"
             )
         if self.problems:
             raise ImportProblems(self.problems)

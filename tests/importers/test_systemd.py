@@ -161,7 +161,7 @@ def test_a_timer_in_another_zone_fires_at_its_local_time(tmp_path: Path) -> None
         ("[Timer]\nOnCalendar=daily\nRandomizedDelaySec=soon\n", "t:3:20: RandomizedDelaySec=: "),
         ("[Timer]\nOnCalendar=daily\nPersistent=maybe\n", "t:3:12: Persistent=: expected true"),
         ("[Timer]\nOnBootSec=1\nOnUnitActiveSec=30s\n", "t:3:17: OnUnitActiveSec=: shorter than"),
-        ("[Unit]\nDescription=x\n", "t:1:1: expected a [Timer] section"),
+        ("[Unit]\nDescription=x\n", "t:1:1: expected OnCalendar= or OnBootSec=/OnActiveSec= in a"),
         ("[Timer]\nPersistent=true\n", "t:1:1: expected OnCalendar= or OnBootSec="),
         ("[Timer]\nOnCalendar daily\n", "t:2:1: expected [Section], Key=value or a # comment"),
         ("OnCalendar=daily\n", "t:1:1: expected a [Section] header before the first setting"),
