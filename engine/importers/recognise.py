@@ -5,8 +5,8 @@ with ``cronlapse import``'s defaults (:class:`~engine.importers.fleet.ImportOpti
 
 - ``NAME.timer``: a systemd timer;
 - ``crontab``, ``NAME.crontab``, ``NAME.cron``, or a file of a ``cron.d`` directory: a crontab;
-- a ``.yaml``/``.yml``/``.json`` file with a top-level ``apiVersion:`` or ``kind:`` line: a
-  Kubernetes manifest (a scenario has neither key);
+- a ``.yaml``/``.yml`` file with a top-level ``apiVersion:`` or ``kind:`` line: a Kubernetes
+  manifest (a scenario has neither key at the top; ``kind:`` of a backoff is indented);
 - another file whose first line that is not blank or a comment is a crontab entry (five time
   fields or a nickname, then a command) or an environment line, or that has a ``[Timer]`` section:
   a crontab or a timer.
@@ -29,7 +29,7 @@ _CRON_FIELD = r"[0-9*][0-9A-Za-z*/,-]*"
 _CRONTAB_LINE = re.compile(
     rf"(?:@[a-z]+|{_CRON_FIELD}(?:\s+{_CRON_FIELD}){{4}})\s+\S.*|[A-Za-z_][A-Za-z0-9_]*\s*=.*"
 )
-_YAML_SUFFIXES = (".yaml", ".yml", ".json")
+_YAML_SUFFIXES = (".yaml", ".yml")
 _SCRIPT_SUFFIXES = (".txt",)
 
 

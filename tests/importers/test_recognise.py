@@ -54,7 +54,7 @@ def test_a_file_without_a_telling_name_is_recognised_by_its_first_lines(
 def test_a_yaml_file_is_a_manifest_only_with_top_level_kubernetes_keys(tmp_path: Path) -> None:
     manifest, scenario = tmp_path / "jobs.yml", tmp_path / "fleet.yaml"
     manifest.write_text("apiVersion: batch/v1\nkind: CronJob\n")
-    scenario.write_text("scenario: x\njobs:\n  - {id: a, every: 5}\n    # kind: CronJob\n")
+    scenario.write_text("scenario: x\npolicy:\n  backoff:\n    kind: fixed\n    base: 5\n")
     assert (recognise(str(manifest)), recognise(str(scenario))) == ("k8s", None)
 
 
