@@ -143,9 +143,10 @@ class _Reader:
             return TimerSchedule(setting.line, source)
         if event.timezone is not None:
             try:
-                parse_zone(event.timezone, "time zone")
+                parse_zone(event.timezone, "zone")
             except ClockError as error:
-                self.error(setting, str(error), setting.value.rfind(event.timezone))
+                message = str(error).removeprefix("zone: ")
+                self.error(setting, message, setting.value.rfind(event.timezone))
                 return TimerSchedule(setting.line, source)
         return TimerSchedule(setting.line, source, cron, event.timezone)
 

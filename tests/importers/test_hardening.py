@@ -36,7 +36,7 @@ BAD = {
         ),
         "systemd": (
             "[Timer]\nOnCalendar=daily Europe/Atlantis\n",
-            ":2:18: OnCalendar=: time zone: unknown time zone 'Europe/Atlantis'",
+            ":2:18: OnCalendar=: unknown time zone 'Europe/Atlantis'",
         ),
     },
 }

@@ -155,7 +155,7 @@ def test_a_timer_in_another_zone_fires_at_its_local_time(tmp_path: Path) -> None
         ("[Timer]\nOnCalendar=*-*-* 25:00\n", "t:2:18: OnCalendar=: hour '25': expected values"),
         (
             "[Timer]\nOnCalendar=*-*-* 10:00 Mars/Olympus\n",
-            "t:2:24: OnCalendar=: time zone: unknown time zone 'Mars/Olympus'",
+            "t:2:24: OnCalendar=: unknown time zone 'Mars/Olympus'",
         ),
         ("[Timer]\nOnCalendar=Mon Wed\n", "t:2:16: OnCalendar=: 'Wed': expected WEEKDAYS"),
         ("[Timer]\nOnCalendar=daily\nRandomizedDelaySec=soon\n", "t:3:20: RandomizedDelaySec=: "),
