@@ -268,6 +268,12 @@ def _component(text: str, low: int, high: int, name: str, column: int) -> frozen
         step = int(match[3]) if match[3] else 1
         if not low <= start <= end <= high or step == 0:
             raise CalendarError(f"{name} {part!r}: expected values from {low} to {high}", column)
+        if match[3] and not match[2] and start + step > high:  # systemd refuses these too
+            raise CalendarError(
+                f"{name} {part!r}: a repetition must repeat: expected {start} + {step} to be at "
+                f"most {high}",
+                column,
+            )
         values.update(range(start, end + 1, step))
     return frozenset(values)
 

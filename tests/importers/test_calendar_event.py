@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cronsim import CronSim
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.calendar import CronSchedule
@@ -97,6 +97,7 @@ def test_each_event_becomes_the_cron_expression_of_the_same_minutes(event: str, 
         ("Mon Wed 1:0", 4, "'Wed': expected WEEKDAYS YEAR-MONTH-DAY"),
         ("Funday 1:0", 0, "weekday 'Funday': expected Mon"),
         ("*-13-01", 2, "month '13': expected values from 1 to 12"),
+        ("*-*-* 18/6:00", 6, "hour '18/6': a repetition must repeat: expected 18 + 6 to be at"),
         ("2026-*-* 1:00", 0, "a year (2026) cannot be written as cron"),
         ("*-*-* 1:00:30", 0, "seconds 30: a scenario's tick is a minute"),
         ("*-*~7/2 3:00", 0, "days counted from the month's end other than the last"),
@@ -133,3 +134,50 @@ def test_a_delay_that_would_cross_midnight_on_chosen_days_is_not_a_shift() -> No
     assert parse_calendar_event("Mon 23:30").shifted(45) is None
     assert parse_calendar_event("*-*-* 1:00,30").shifted(45) is None  # 01:45, 02:15: not a grid
     assert parse_calendar_event("Mon 23:30").shifted(20) is not None
+
+
+def _values(draw: st.DrawFn, low: int, high: int) -> str:
+    """A systemd component: ``*``, a list of values, a range ``a..b`` or a repetition ``a/n``."""
+    form = draw(st.sampled_from(["*", "list", "range", "repetition"]))
+    if form == "*":
+        return "*"
+    first = draw(st.integers(low, high))
+    if form == "range":
+        return f"{first:02d}..{draw(st.integers(first, high)):02d}"
+    if form == "repetition":
+        return f"{first:02d}/{draw(st.integers(1, high - low + 1))}"
+    values = sorted(draw(st.sets(st.integers(low, high), min_size=1, max_size=4)))
+    return ",".join(f"{value:02d}" for value in values)
+
+
+@st.composite
+def _events(draw: st.DrawFn) -> str:
+    names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    weekdays = draw(st.one_of(st.none(), st.sets(st.sampled_from(names), min_size=1)))
+    day = "*" if weekdays else _values(draw, 1, 28)
+    parts = [",".join(sorted(weekdays, key=names.index))] if weekdays else []
+    parts.append(f"*-{_values(draw, 1, 12)}-{day}")
+    parts.append(f"{_values(draw, 0, 23)}:{_values(draw, 0, 59)}:00")
+    parts.append(draw(st.sampled_from(["UTC", "Asia/Kolkata", "Asia/Tokyo"])))  # no DST
+    return " ".join(parts)
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed here")
+@settings(max_examples=40, deadline=None)
+@given(_events())
+def test_any_event_of_values_lists_and_zones_elapses_as_systemd_analyze_says(event: str) -> None:
+    after = "2026-01-05T00:00:00Z"
+    command = [str(SYSTEMD_ANALYZE), "calendar", "--iterations=5", "--base-time=@1767571200"]
+    printed = subprocess.run(
+        [*command, event], env={**os.environ, "TZ": "UTC"}, capture_output=True, text=True
+    )
+    if printed.returncode != 0:  # systemd refuses it: so must cronlapse
+        with pytest.raises(CalendarError):
+            parse_calendar_event(event)
+        return
+    elapses = [
+        line.split(": ", 1)[1].split(" ", 1)[1].removesuffix(" UTC").replace(" ", "T") + "Z"
+        for line in printed.stdout.splitlines()
+        if line.strip().startswith(("Next elapse:", "Iter. #"))
+    ]
+    assert _cronlapse_elapses(event, after) == elapses
