@@ -14,6 +14,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from engine.importers.files import ImportProblems
+from engine.importers.recognise import import_recognised
 from engine.invariants import Checker, Violation
 from engine.scenario import (
     Scenario,
@@ -23,6 +25,7 @@ from engine.scenario import (
     check_script,
     is_script,
     load_scenario,
+    parse_scenario,
     run_script_file,
 )
 from engine.scenario.export import write_csv, write_trace
@@ -119,9 +122,17 @@ def _guarded(name: str) -> Callable[[Handler], Handler]:
 
 
 def _load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
-    """The scenario or played script at ``path``; None after printing its problems."""
+    """The scenario or played script at ``path`` (a crontab, manifest or timer is imported);
+    None after printing its problems."""
     try:
+        imported = import_recognised(path)
+        if imported is not None:
+            err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
+            return parse_scenario(imported.text, path)
         return run_script_file(path) if is_script(path) else load_scenario(path)
+    except ImportProblems as problems:
+        err.writelines(f"{problem}\n" for problem in problems.problems)
+        return None
     except ScenarioInvalid as invalid:
         for error in invalid.errors:
             err.write(f"{error}\n")

@@ -9,6 +9,7 @@ nothing a file contains escapes as another exception.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,11 +114,19 @@ def load_session(path: str | Path) -> Session:
 
 
 def _load_scenario(path: Path, source: str) -> Session:
+    from engine.importers.files import ImportProblems
+    from engine.importers.recognise import import_recognised
     from engine.scenario.errors import ScenarioInvalid
-    from engine.scenario.validate import load_scenario
+    from engine.scenario.validate import load_scenario, parse_scenario
 
     try:
-        scenario = load_scenario(source)
+        imported = import_recognised(source)  # a crontab, a manifest or a timer
+        if imported is None:
+            scenario = load_scenario(source)
+        else:
+            scenario = parse_scenario(imported.text, source)
+    except ImportProblems as problems:
+        raise LoadFailed(source, [_import_problem(p) for p in problems.problems]) from None
     except ScenarioInvalid as invalid:
         problems = [
             Problem(
@@ -133,6 +142,15 @@ def _load_scenario(path: Path, source: str) -> Session:
     history = History(scenario.new_engine, scenario.commands, scenario.until)
     name = scenario.name or path.stem
     return Session(name, history, path, "scenario", scenario.clock, scenario.description)
+
+
+def _import_problem(problem: str) -> Problem:
+    """An importer's ``file:line:column: message`` as a positioned problem."""
+    match = re.fullmatch(r"(.*?):(\d+):(\d+): (.*)", problem, re.DOTALL)
+    if match is None:
+        source, _, message = problem.partition(": ")
+        return Problem(source, None, None, "", message)
+    return Problem(match[1], int(match[2]), int(match[3]), "", match[4])
 
 
 def _load_script(path: Path, source: str) -> Session:

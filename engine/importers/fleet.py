@@ -1,0 +1,203 @@
+"""An imported fleet: the jobs of crontabs, CronJob manifests or systemd timers, as scenario text.
+
+Cron, Kubernetes and systemd start every due run at once, with no limit on how many run
+together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
+minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
+reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
+``tui`` build it on the fly for a file they recognise (:mod:`engine.importers.recognise`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
+from engine.importers.files import ImportProblems
+from engine.importers.kubernetes import CronJob, read_manifest
+from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
+from engine.importers.systemd import Timer, read_timer
+
+DEFAULT_FROM = "2026-01-05T00:00:00"
+"""A Monday."""
+
+KINDS = ("crontab", "k8s", "systemd")
+
+_LOCAL_ZONE_NOTE = (
+    "Timers without a zone in OnCalendar= run in the machine's zone: here, the clock's.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    start: str = DEFAULT_FROM
+    days: int = 7
+    duration: int = 1
+    """Minutes each run takes."""
+    seed: int = 0
+    """Draws systemd's ``RandomizedDelaySec=``."""
+    system: bool | None = None
+    """Crontabs with a user field; None guesses from the path."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedFleet:
+    text: str
+    """The scenario."""
+    jobs: int
+    skipped: tuple[str, ...]
+    """``file:line: why`` for what could not be imported."""
+
+
+@dataclass(slots=True)
+class _Fleet:
+    """What the files held, ready to write."""
+
+    jobs: list[ImportedJob] = field(default_factory=list)
+    zones: set[str] = field(default_factory=set)
+    header: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    paused: list[int] = field(default_factory=list)
+    """Indexes of the jobs paused from the start."""
+
+
+def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> ImportedFleet:
+    """The scenario for the files at ``paths``, all of ``kind`` (one of :data:`KINDS`); raises
+    :class:`ImportProblems` with every problem of every file."""
+    problems: list[str] = []
+    fleet = _Fleet()
+    for path in paths:
+        try:
+            if kind == "crontab":
+                _add_crontab(fleet, read_crontab(path, options.system), options)
+            elif kind == "k8s":
+                _add_cronjobs(fleet, path, options)
+            else:
+                _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+        except ImportProblems as error:
+            problems += error.problems
+    if problems:
+        raise ImportProblems(problems)
+    zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
+    header = [
+        f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
+        "One tick is a minute; every due run starts at once, so each job has a worker.",
+        *fleet.header,
+        *(_LOCAL_ZONE_NOTE if kind == "systemd" else ()),
+        *(f"Not imported: {reason}" for reason in fleet.skipped),
+    ]
+    title = f"{kind} " + ", ".join(Path(path).name for path in paths)
+    horizon = Horizon(options.start, zone, options.days)
+    workers = max(len(fleet.jobs), 1)
+    text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
+    return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped))
+
+
+def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
+    fleet.header += [
+        f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
+    ]
+    fleet.skipped += crontab.skipped
+    for entry in crontab.entries:
+        fleet.jobs.append(_crontab_job(crontab, entry, options.duration))
+        if entry.timezone is not None:
+            fleet.zones.add(entry.timezone)
+
+
+def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+    keys: dict[str, object] = {"cron": entry.cron}
+    if entry.timezone is not None:
+        keys["timezone"] = entry.timezone
+    keys["duration"] = duration
+    keys["payload"] = entry.command
+    comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
+    if entry.description:
+        comments.insert(0, entry.description)
+    if entry.user is not None:
+        comments.append(f"runs as {entry.user}")
+    return ImportedJob(_program(entry.command), keys, tuple(comments))
+
+
+def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
+    manifest = read_manifest(path)
+    fleet.skipped += manifest.skipped
+    for cronjob in manifest.cronjobs:
+        if cronjob.suspended:
+            fleet.paused.append(len(fleet.jobs))
+        fleet.jobs.append(_kubernetes_job(path, cronjob, options.duration))
+        fleet.zones.add(cronjob.timezone or "UTC")
+
+
+def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
+    keys: dict[str, object] = {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+    keys["duration"] = duration
+    keys["max_retries"] = cronjob.max_retries
+    if cronjob.timeout_minutes is not None:
+        keys["timeout"] = cronjob.timeout_minutes
+    if cronjob.images:
+        keys["payload"] = " ".join(cronjob.images)
+    where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
+    comments = [
+        f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
+        f"{str(cronjob.suspended).lower()})",
+        *cronjob.notes,
+    ]
+    return ImportedJob(cronjob.name, keys, tuple(comments))
+
+
+def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
+    fleet.skipped += timer.skipped
+    for schedule in timer.schedules:
+        keys: dict[str, object] = {}
+        if schedule.cron is not None:
+            keys["cron"] = schedule.cron
+            if schedule.timezone is not None:
+                keys["timezone"] = schedule.timezone
+                fleet.zones.add(schedule.timezone)
+        elif schedule.every is not None:
+            keys |= {"every": schedule.every, "first": schedule.first}
+        else:
+            keys["at"] = schedule.first
+        keys["duration"] = options.duration
+        if timer.timeout_minutes is not None:
+            keys["timeout"] = timer.timeout_minutes
+        if timer.persistent:
+            keys["catch_up"] = "latest"
+        if timer.command is not None:
+            keys["payload"] = timer.command
+        comments = [
+            *([timer.description] if timer.description else []),
+            f"{timer.path}:{schedule.line}: {schedule.source}",
+            *([f"runs as {timer.user}"] if timer.user else []),
+            *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+            "systemd does not start a unit that is still active; cronlapse runs may overlap: "
+            "not yet supported",
+            *timer.notes,
+        ]
+        fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments)))
+
+
+_SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})
+
+
+def _program(command: str) -> str:
+    """The name of the program a command runs, for the job's id: the first word that is not
+    ``cd DIR``, a ``test ... ||`` guard, an assignment or a shell operator, without its
+    directory; ``run-parts DIR`` is named by its directory (``run-parts-cron.daily``)."""
+    words = command.replace(";", " ; ").split()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "cd":
+            index += 2
+        elif word in ("test", "[") and "||" in words[index:]:
+            index = words.index("||", index) + 1
+        elif word in _SKIPPED_WORDS or "=" in word.split("/")[0]:
+            index += 1
+        else:
+            name = Path(word).name
+            arguments = [w for w in words[index + 1 :] if not w.startswith("-")]
+            if name == "run-parts" and arguments:
+                return f"run-parts-{Path(arguments[0].rstrip(';')).name}"
+            return name.split(".")[0] or name
+    return "job"

@@ -1,0 +1,121 @@
+"""Bad input to every importer: a ``file:line`` message naming what was expected, exit status 1,
+nothing written, and never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from import_helpers import cronlapse
+
+from engine.importers.crontab import parse_crontab
+from engine.importers.files import ImportProblems
+from engine.importers.kubernetes import parse_manifest
+from engine.importers.systemd import parse_timer
+
+KINDS = {"crontab": "crontab", "k8s": "Kubernetes manifest", "systemd": "systemd timer"}
+
+BAD = {
+    "bad cron field": {
+        "crontab": ("0 0 * 13 * /bin/x\n", ":1:7: month field '13' is invalid"),
+        "k8s": (
+            "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
+            "spec: {schedule: '0 0 * 13 *'}\n",
+            ":4:18: spec.schedule: month field '13' is invalid",
+        ),
+        "systemd": ("[Timer]\nOnCalendar=*-13-01\n", ":2:14: OnCalendar=: month '13'"),
+    },
+    "unknown time zone": {
+        "crontab": ("CRON_TZ=Europe/Atlantis\n0 0 * * * /bin/x\n", ":1:9: CRON_TZ: unknown"),
+        "k8s": (
+            "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
+            "spec: {schedule: '@daily', timeZone: Europe/Atlantis}\n",
+            ":4:38: spec.timeZone: unknown time zone",
+        ),
+        "systemd": (
+            "[Timer]\nOnCalendar=daily Europe/Atlantis\n",
+            ":2:18: OnCalendar=: unknown time zone 'Europe/Atlantis'",
+        ),
+    },
+}
+
+
+def _import(tmp_path: Path, kind: str, content: bytes) -> tuple[int, str, str, Path]:
+    source, output = tmp_path / f"input.{kind}", tmp_path / "out.yaml"
+    source.write_bytes(content)
+    status, out, err = cronlapse("import", kind, str(source), "-o", str(output))
+    assert "Traceback" not in err and not output.exists()
+    return status, out, err, source
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_field_names_file_line_column_and_what_was_expected(
+    tmp_path: Path, kind: str, case: str
+) -> None:
+    text, problem = BAD[case][kind]
+    status, out, err, source = _import(tmp_path, kind, text.encode())
+    assert (status, out) == (1, "")
+    assert err.startswith(f"cronlapse import: {source}{problem}"), err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a binary file, not a {}"),
+        (b"caf\xe9\n", "not UTF-8 text (byte 3)"),
+        (b"# padding\n" * 100_001, "larger than 1,000,000 bytes; not a {}"),
+    ],
+)
+def test_binary_and_huge_files_are_refused(
+    tmp_path: Path, kind: str, content: bytes, problem: str
+) -> None:
+    status, _, err, source = _import(tmp_path, kind, content)
+    assert status == 1
+    assert err == f"cronlapse import: {source}: {problem.format(KINDS[kind])}\n"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_missing_file_or_a_directory_is_said_so(tmp_path: Path, kind: str) -> None:
+    status, _, err = cronlapse("import", kind, str(tmp_path / "nope"), str(tmp_path))
+    assert status == 1
+    assert err.splitlines() == [
+        f"cronlapse import: {tmp_path / 'nope'}: cannot read it (No such file or directory)",
+        f"cronlapse import: {tmp_path}: cannot read it (Is a directory)",
+    ]
+
+
+def test_an_unknown_kind_of_file_is_refused_with_the_kinds_there_are() -> None:
+    with pytest.raises(SystemExit) as leaving:
+        cronlapse("import", "nomad", "jobs.hcl")
+    assert leaving.value.code == 2
+
+
+def test_an_unknown_kubernetes_kind_is_listed_not_imported(tmp_path: Path) -> None:
+    source = tmp_path / "m.yaml"
+    source.write_text("kind: Widget\napiVersion: example.com/v1\nmetadata: {name: w}\n")
+    status, out, err = cronlapse("import", "k8s", str(source))
+    assert status == 0 and "jobs: []" in out
+    assert err == f"cronlapse import: not imported: {source}:1:1: Widget w: not a CronJob\n"
+
+
+_WORDS = (
+    *("mon", "Sat", "UTC", "Europe/Berlin", "Mon..Fri", "@reboot", "@daily", "CRON_TZ="),
+    *("[Timer]\n", "[Service]\n", "OnCalendar=", "OnBootSec=", "OnUnitActiveSec="),
+    *("RandomizedDelaySec=", "Persistent=", "kind: CronJob\n", "apiVersion: batch/v1\n"),
+    *("metadata: {name: a}\n", "spec:\n  ", "schedule: ", "timeZone: ", "kind: List\n"),
+    *("items:\n- ", "jobTemplate: {spec: ", "backoffLimit: "),
+)
+_PIECES = st.sampled_from([*"*/-,.~:0123456789 \n\t=[]#@{}'\"&|!\\LW", *_WORDS])
+
+
+@pytest.mark.parametrize("parse", [parse_crontab, parse_manifest, parse_timer])
+@given(text=st.lists(_PIECES, max_size=40).map("".join))
+def test_any_text_is_read_or_refused_with_problems_never_a_crash(parse: object, text: str) -> None:
+    try:
+        parse(text)  # type: ignore[operator]
+    except ImportProblems as problems:
+        assert problems.problems and all(":" in problem for problem in problems.problems)
