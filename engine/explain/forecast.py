@@ -31,9 +31,12 @@ def next_start(history: History, job_id: str, scheduled: int, limit: int = STEP_
     record = history.engine.occurrences.get((job_id, scheduled))
     started_before = len(record.attempts) if record is not None else 0
     found: Forecast | None = None
+    played = now
     try:
         for _ in range(limit):
             if not history.step_forward():
+                # No event before the end: the state holds to ``until`` (or for ever).
+                played = max(history.tick, history.until or history.tick)
                 break
             record = history.engine.occurrences.get((job_id, scheduled))
             if record is not None and len(record.attempts) > started_before:
@@ -43,7 +46,7 @@ def next_start(history: History, job_id: str, scheduled: int, limit: int = STEP_
             state = history.engine.occurrence_state(job_id, scheduled)
             if state is not None and state.is_final:
                 break
-        played = history.tick
+        played = max(played, history.tick)
     finally:
         history.seek(now)
     return found or Forecast(None, None, played)
