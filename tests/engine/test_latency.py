@@ -97,7 +97,7 @@ def test_run_stats_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None
     assert "│ priority high   │    6 │       0 │     130 │     130 │" in out
     assert "close-load@1530" in out
     assert "runs started 12, still waiting 0, failed 0" in out
-    assert "attempt-started" not in out  # no event lines
+    assert "AttemptStarted" not in out  # no event lines
 
 
 def test_stats_and_jsonl_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
