@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.commands import RegisterWorker, WorkerDown
 from engine.compare import Threshold, compare, parse_threshold
+from engine.history import History
 from engine.scenario import ScenarioRunner
 from tests.engine.explain_helpers import SCENARIOS, inline
+from tests.engine.state_fingerprint import state_fingerprint
 
 DST = SCENARIOS / "nightly-etl-dst.yaml"
 BASE = """
@@ -116,3 +119,30 @@ def test_compare_exits_2_for_a_bad_limit_or_file(files, capsys) -> None:
 def test_compare_reads_the_bundled_dst_scenario(capsys) -> None:
     assert main(["compare", str(DST), str(DST)]) == 0
     assert "0 run(s) moved, 0 dropped, 0 added" in capsys.readouterr().out
+
+
+def _history(text: str) -> History:
+    scenario = inline(text)
+    return History(scenario.new_engine, scenario.commands, scenario.until)
+
+
+def test_a_history_gives_the_replaced_future_and_this_one_to_compare() -> None:
+    history = _history(BASE)
+    assert history.futures() is None
+    history.seek(3)
+    history.apply(WorkerDown("w1"))
+    history.seek(1)
+    history.apply(RegisterWorker("w2"))
+    futures = history.futures()
+    assert futures is not None
+    old, new = futures
+    assert (old.tick, new.tick, history.tick) == (0, 0, 1)
+    old.seek(30)
+    new.seek(30)
+    history.seek(30)
+    assert state_fingerprint(new.engine) == state_fingerprint(history.engine)
+    history.redo_branch()
+    history.seek(30)
+    assert state_fingerprint(old.engine) == state_fingerprint(history.engine)
+    comparison = compare(old.engine, new.engine)
+    assert comparison.added and not comparison.dropped
