@@ -11,6 +11,9 @@ from textual_plotext import PlotextPlot
 from engine.latency import MEASURES, LatencyReport, priority_name
 
 BINS = 20
+COLOURS = ("red", "orange", "green", "cyan", "blue", "magenta")
+"""One per series, highest priority first. Given, not left to plotext, whose automatic colours
+follow the plots drawn before in the process: the same screen would draw differently."""
 
 
 class LatencyPlot(PlotextPlot):
@@ -30,7 +33,12 @@ class LatencyPlot(PlotextPlot):
         by_priority: dict[int, list[int]] = {}
         for run in self.report.runs:
             by_priority.setdefault(run.priority, []).append(getattr(run, self.measure))
-        for priority in sorted(by_priority, reverse=True):
-            plt.hist(by_priority[priority], bins=BINS, label=f"priority {priority_name(priority)}")
+        for number, priority in enumerate(sorted(by_priority, reverse=True)):
+            plt.hist(
+                by_priority[priority],
+                bins=BINS,
+                label=f"priority {priority_name(priority)}",
+                color=COLOURS[number % len(COLOURS)],
+            )
         longest = max((max(values) for values in by_priority.values()), default=0)
         plt.xlim(0, max(1, longest))
