@@ -19,6 +19,8 @@ from engine.ready import ReadyEntry
 S = OccurrenceState
 SHOWN_AHEAD = 5
 """Runs ahead listed by name; the rest are counted."""
+SHOWN_WORKERS = 5
+"""Busy workers listed by name, those whose attempts end soonest first; the rest are counted."""
 
 
 def holds(context: Context, job_id: str, scheduled: int, state: S) -> Line | None:
@@ -69,24 +71,46 @@ def _workers(context: Context) -> Line:
     idle = sum(1 for w in workers if w.state is WorkerState.IDLE)
     busy = [w for w in workers if w.running is not None]
     down = [w.worker_id for w in workers if w.state is WorkerState.DOWN]
-    children = []
-    for worker in busy:
-        record = engine.occurrences[worker.running]
-        attempt = record.running_attempt
-        number = attempt.number if attempt is not None else "?"
-        started = attempt.started if attempt is not None else worker.since
-        children.append(
-            line(
-                f"{worker.worker_id} runs {record.job_id}@{record.scheduled} #{number} "
-                f"since {context.at(started)}"
-            )
-        )
+    children = [_busy_line(context, worker) for worker in sorted(busy, key=_ends_at(engine))]
+    if len(children) > SHOWN_WORKERS:
+        more = len(children) - SHOWN_WORKERS
+        children = [*children[:SHOWN_WORKERS], line(f"and {more} more busy")]
     if down:
         children.append(line(f"down: {', '.join(down)}"))
     title = f"workers: {len(busy)} busy, {idle} idle, {len(down)} down of {len(workers)}"
+    if busy:
+        title += " (the busy ones that end soonest first)"
     if idle:
         title += " (an idle worker takes it at this tick's dispatch)"
     return line(title, *children)
+
+
+def _ends_at(engine):
+    """A busy worker's sort key: the tick its attempt would end by its duration (hung and
+    reported attempts last), then its id."""
+
+    def key(worker) -> tuple[int, str]:
+        record = engine.occurrences[worker.running]
+        attempt = record.running_attempt
+        job = engine.jobs[record.job_id]
+        if attempt is None or attempt.number in job.spec.hang_attempts:
+            return (2**63, worker.worker_id)
+        return (attempt.started + record.duration, worker.worker_id)
+
+    return key
+
+
+def _busy_line(context: Context, worker) -> Line:
+    engine = context.engine
+    record = engine.occurrences[worker.running]
+    attempt = record.running_attempt
+    number = attempt.number if attempt is not None else "?"
+    started = attempt.started if attempt is not None else worker.since
+    text = f"{worker.worker_id} runs {record.job_id}@{record.scheduled} #{number} since {started}"
+    end = _ends_at(engine)(worker)[0]
+    if end < 2**63:
+        text += f", ends at {context.at(end)} by its duration"
+    return line(text)
 
 
 def _ahead(context: Context, job_id: str, scheduled: int) -> Line:
