@@ -16,24 +16,25 @@ RUNS_SHOWN = 15
 def comparison_tables(comparison: Comparison, first: str, second: str) -> RenderableType:
     parts: list[RenderableType] = [Text(summary_line(comparison), style="bold"), Text("")]
     if comparison.moved:
-        moved = Table(
-            title=f"Runs moved ({min(RUNS_SHOWN, len(comparison.moved))} of "
-            f"{len(comparison.moved)}, largest first)",
-            title_justify="left",
+        title = (
+            f"Runs moved ({min(RUNS_SHOWN, len(comparison.moved))} of "
+            f"{len(comparison.moved)}, largest first)"
         )
+        moved = Table()
         for name in ("run", f"start in {first}", f"start in {second}", "moved by"):
             moved.add_column(name, justify="left" if name == "run" else "right")
         for run in comparison.moved[:RUNS_SHOWN]:
             moved.add_row(
                 f"{run.job_id}@{run.scheduled}", str(run.before), str(run.after), f"{run.by:+d}"
             )
-        parts += [moved, Text("")]
+        parts += [Text(title, style="bold"), moved, Text("")]
     for title, keys in (("Dropped", comparison.dropped), ("Added", comparison.added)):
         if keys:
             shown = ", ".join(f"{job}@{tick}" for job, tick in keys[:RUNS_SHOWN])
             more = f" and {len(keys) - RUNS_SHOWN} more" if len(keys) > RUNS_SHOWN else ""
             parts += [Text(f"{title} ({len(keys)}): {shown}{more}"), Text("")]
-    parts.append(latency_difference(comparison, first, second))
+    parts.append(Text(f"Latency in ticks: {first} -> {second} (change)", style="bold"))
+    parts.append(latency_difference(comparison))
     return Group(*parts)
 
 
@@ -44,8 +45,8 @@ def summary_line(comparison: Comparison) -> str:
     )
 
 
-def latency_difference(comparison: Comparison, first: str, second: str) -> Table:
-    table = Table(title=f"Latency in ticks: {first} -> {second} (change)", title_justify="left")
+def latency_difference(comparison: Comparison) -> Table:
+    table = Table()
     table.add_column("runs of", no_wrap=True)
     table.add_column("measure", no_wrap=True)
     for stat in STATISTICS:

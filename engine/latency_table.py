@@ -34,7 +34,7 @@ def _cells(group: Latency) -> list[str]:
 
 
 def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableType:
-    groups = Table(title=f"Latency in ticks, at tick {report.now}", title_justify="left")
+    groups = Table()
     _columns(groups, "runs of")
     groups.add_row("all", *_cells(report.overall), style="bold")
     for priority, group in report.by_priority.items():
@@ -43,14 +43,11 @@ def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableT
         report.by_job.items(),
         key=lambda item: (-(item[1].wait.p95 or 0), -(item[1].lag.p95 or 0), item[0]),
     )
-    per_job = Table(
-        title=f"Jobs with the longest p95 queue wait ({min(jobs, len(longest))} of {len(longest)})",
-        title_justify="left",
-    )
+    per_job = Table()
     _columns(per_job, "job")
     for job_id, group in longest[:jobs]:
         per_job.add_row(job_id, *_cells(group))
-    worst = Table(title="Runs that waited longest", title_justify="left")
+    worst = Table()
     for name in ("run", "priority", "lag", "wait", "backoff", "total"):
         worst.add_column(name, justify="left" if name == "run" else "right")
     for run in report.worst:
@@ -59,7 +56,21 @@ def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableT
             priority_name(run.priority),
             *(str(value) for value in (run.lag, run.wait, run.backoff, run.total)),
         )
-    return Group(groups, Text(""), per_job, Text(""), worst, Text(""), Text(counts_line(report)))
+    return Group(
+        Text(f"Latency in ticks, at tick {report.now}", style="bold"),
+        groups,
+        Text(""),
+        Text(
+            f"Jobs with the longest p95 queue wait ({min(jobs, len(longest))} of {len(longest)})",
+            style="bold",
+        ),
+        per_job,
+        Text(""),
+        Text("Runs that waited longest", style="bold"),
+        worst,
+        Text(""),
+        Text(counts_line(report)),
+    )
 
 
 def counts_line(report: LatencyReport) -> str:
