@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine import cli_import, cli_next, cli_scenario, cli_sweep, cli_tui, explain_dst
+from engine import cli_compare, cli_explain, cli_import, cli_next, cli_scenario, cli_sweep, cli_tui
 from engine.facades.script import execute_script
 from service import cli as serve_cli
 
@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_tui.add_parsers(subparsers)
     cli_import.add_parsers(subparsers)
     cli_sweep.add_parser(subparsers)
-    explain_dst.add_parser(subparsers)
+    cli_explain.add_parsers(subparsers)
+    cli_compare.add_parser(subparsers)
     serve_cli.add_parser(subparsers)
     return parser
 

@@ -17,6 +17,8 @@ from typing import Any, TextIO
 from engine.importers.files import ImportProblems
 from engine.importers.recognise import import_recognised
 from engine.invariants import Checker, Violation
+from engine.latency import latency_report
+from engine.latency_table import print_latency
 from engine.scenario import (
     Scenario,
     ScenarioInvalid,
@@ -54,8 +56,14 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     run.add_argument("file", help="a .yaml scenario or a .txt script")
     _until_option(run)
-    run.add_argument(
+    output = run.add_mutually_exclusive_group()
+    output.add_argument(
         "--jsonl", action="store_true", help="print one JSON object per event, and no summary"
+    )
+    output.add_argument(
+        "--stats",
+        action="store_true",
+        help="print latency attribution (schedule lag, queue wait, backoff) instead of events",
     )
     run.set_defaults(handler=run_command)
     check = subparsers.add_parser(
@@ -171,7 +179,9 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if loaded is None:
         return INVALID
     if isinstance(loaded, ScriptRun):
-        if args.jsonl:
+        if args.stats:
+            print_latency(latency_report(loaded.engine), out)
+        elif args.jsonl:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
         else:
             out.writelines(line + "\n" for line in loaded.output)
@@ -188,10 +198,13 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     printed = 0
     for _ in runner.steps():
         checker.observe()
-        out.writelines(line(event) + "\n" for event in log.since(printed))
+        if not args.stats:
+            out.writelines(line(event) + "\n" for event in log.since(printed))
         printed = len(log)
     _report_rejections(runner.rejections, loaded.source, err)
-    if not args.jsonl:
+    if args.stats:
+        print_latency(latency_report(runner.engine), out)
+    elif not args.jsonl:
         print_summary(run_stats(log, runner.processed), out)
     found = checker.violations(runner.processed)
     err.writelines(_violation_lines(loaded.source, found))

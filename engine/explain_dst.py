@@ -177,10 +177,8 @@ def explain(cron: str, zone: ZoneInfo, year: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_parser(
-    subparsers: argparse._SubParsersAction[Any], name: str = "explain-dst"
-) -> argparse.ArgumentParser:
-    """Register the command as ``name`` (``dst`` under an ``explain`` group)."""
+def add_parser(subparsers: argparse._SubParsersAction[Any], name: str) -> argparse.ArgumentParser:
+    """Register the command as ``name`` (``dst`` under the ``explain`` group)."""
     parser = subparsers.add_parser(
         name,
         help="what cronlapse, Kubernetes, Nomad, systemd and Airflow fire at a year's DST changes",

@@ -65,12 +65,13 @@ class History:
         timeline: Sequence[TimedCommand] = (),
         until: int | None = None,
         span_cost: int = SPAN_COST,
+        user: Sequence[TimedCommand] = (),
     ) -> None:
         self._new_engine = new_engine
         self._scenario = sorted(timeline, key=lambda timed: timed.tick)
         """In tick order (a stable sort: the timeline's order within a tick)."""
         self._scenario_ticks = [timed.tick for timed in self._scenario]
-        self._user: list[TimedCommand] = []
+        self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
         self._branch: _Branch | None = None
         self.until = until
         self._recording = _Recording()
@@ -207,6 +208,19 @@ class History:
             return False
         self._redo(branch)
         return True
+
+    def futures(self) -> tuple[History, History] | None:
+        """The future the last command replaced and this one, each as a new history at tick 0
+        (this one is left where it is), for comparing them; None when no command replaced a
+        future (the same as when :meth:`redo_branch` has nothing to bring back)."""
+        branch = self._branch
+        if branch is None:
+            return None
+        kept = [c for c in self._user if c is not branch.replaced_by]
+        return (
+            History(self._new_engine, self._scenario, self.until, user=kept + branch.discarded),
+            History(self._new_engine, self._scenario, self.until, user=self._user),
+        )
 
     def _redo(self, branch: _Branch) -> None:
         self._branch = None

@@ -40,6 +40,8 @@ class DashboardApp(App[int]):
         Binding("?", "help", "Help", tooltip="this help: every key and command"),
         Binding("o", "open", "Open", tooltip="open a scenario or a script"),
         Binding("r", "reload", "Reload", tooltip="reload the file from disk"),
+        Binding("w", "why", "Why", show=False, tooltip="why: explain the run of the selected row"),
+        Binding("s", "latency", "Latency", show=False, tooltip="latency: tables and plots"),
     ]
 
     def __init__(
@@ -152,6 +154,18 @@ class DashboardApp(App[int]):
             ),
             done,
         )
+
+    def action_why(self) -> None:
+        from tui.screens.why import WhyScreen, why_screen
+
+        if not isinstance(self.screen, WhyScreen):
+            self.push_screen(why_screen(self.dashboard))
+
+    def action_latency(self) -> None:
+        from tui.screens.latency import LatencyScreen
+
+        if not isinstance(self.screen, LatencyScreen):
+            self.push_screen(LatencyScreen(self.dashboard))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -1,4 +1,4 @@
-"""``cronlapse explain-dst``: each scheduler's fires around a year's DST changes, side by side."""
+"""``cronlapse explain dst``: each scheduler's fires around a year's DST changes, side by side."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ Fall back, 2026-10-25: 02:00 goes back to 01:00 (+01:00 to +00:00); 01:00-01:59 
 def test_a_fixed_time_job_in_the_gap_and_the_fold_side_by_side(
     cron: str, zone: str, table: str
 ) -> None:
-    assert cronlapse("explain-dst", "--cron", cron, "--tz", zone, "--year", "2026") == (
+    assert cronlapse("explain", "dst", "--cron", cron, "--tz", zone, "--year", "2026") == (
         0,
         table,
         "",
@@ -123,7 +123,9 @@ def test_the_changes_of_a_year_are_found_to_the_second() -> None:
 
 
 def test_a_zone_without_changes_says_so() -> None:
-    status, out, _ = cronlapse("explain-dst", "--cron", "@daily", "--tz", "UTC", "--year", "2026")
+    status, out, _ = cronlapse(
+        "explain", "dst", "--cron", "@daily", "--tz", "UTC", "--year", "2026"
+    )
     assert (status, out) == (
         0,
         "0 0 * * * in UTC, 2026\nUTC does not change its UTC offset in 2026\n",
@@ -139,7 +141,7 @@ def test_a_zone_without_changes_says_so() -> None:
     ],
 )
 def test_bad_arguments_are_refused_in_one_line(arguments: list[str], problem: str) -> None:
-    status, out, err = cronlapse("explain-dst", *arguments)
+    status, out, err = cronlapse("explain", "dst", *arguments)
     assert (status, out) == (2, "") and err.startswith(f"cronlapse explain dst: {problem}")
     assert err.count("\n") == 1
 

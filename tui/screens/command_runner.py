@@ -17,6 +17,7 @@ from engine.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
 from tui.model.completion import complete
 from tui.model.export import default_export_path, export
+from tui.screens.compare import open_compare
 from tui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class CommandRunner:
             "goto": self._goto,
             "speed": self._speed,
             "redo": self._redo,
+            "compare": lambda args: open_compare(screen),
             "filter": self._filter,
             "open": self._open,
             "reload": lambda args: self._done(screen.app.action_reload),

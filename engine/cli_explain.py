@@ -1,0 +1,137 @@
+"""``cronlapse explain``: the dashboard's "why?" answers, printed headless.
+
+A group of subcommands, each one entry of :data:`SUBCOMMANDS` (its name, help, arguments and
+handler), so adding one (``missed``, ``dst``) is one function and one entry. Handlers follow
+:mod:`engine.cli_scenario`: ``handler(args, out, err) -> exit status``, 2 for input that does not
+name a run or a file that cannot run, one line per problem on ``err``, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from engine import explain_dst
+from engine.cli_scenario import INVALID, Handler, _guarded, _load
+from engine.explain import explain_run, plain
+from engine.history import History
+from engine.scenario import Scenario
+from engine.targets import TargetError, parse_target
+
+
+@dataclass(frozen=True, slots=True)
+class Subcommand:
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Handler
+
+
+def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Register ``explain`` and its subcommands on ``subparsers``."""
+    explain = subparsers.add_parser(
+        "explain",
+        help="say why a run is where it is (the dashboard's w key, as text)",
+        description="Answer 'why?' about a scenario's runs, as the dashboard's w key does.",
+    )
+    group = explain.add_subparsers(dest="explain_command", metavar="WHAT", required=True)
+    for subcommand in SUBCOMMANDS:
+        parser = group.add_parser(
+            subcommand.name, help=subcommand.help, description=subcommand.help
+        )
+        subcommand.arguments(parser)
+        parser.set_defaults(handler=subcommand.handler)
+    explain_dst.add_parser(group, "dst")
+
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "run",
+        metavar="JOB@TICK",
+        help="the run: extract@1560, extract@03:00, "
+        "extract@2026-03-29T03:00 (TICK as the dashboard's g reads it)",
+    )
+    parser.add_argument("file", help="a .yaml scenario")
+    parser.add_argument("--at", metavar="T", help="ask at tick T (default: the end of the run)")
+
+
+@_guarded("explain run")
+def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the answer about one run at ``--at`` (default: where the run ends)."""
+    scenario = _scenario(args.file, err)
+    if scenario is None:
+        return INVALID
+    history = History(scenario.new_engine, scenario.commands, scenario.until)
+    try:
+        at = (
+            _end(scenario, history) if args.at is None else parse_target(args.at, 0, scenario.clock)
+        )
+    except TargetError as error:
+        err.write(f"cronlapse explain run: --at {args.at}: {error}\n")
+        return INVALID
+    if at is None:
+        err.write(
+            f"{scenario.source}: recurring jobs never run out of work, so this run has no end: "
+            "pass --at TICK to say when to ask\n"
+        )
+        return INVALID
+    history.seek(at)
+    named = _named_run(args.run, scenario, history, err)
+    if named is None:
+        return INVALID
+    out.write(plain(explain_run(history, *named, scenario.clock)))
+    return 0
+
+
+def _scenario(path: str, err: TextIO) -> Scenario | None:
+    loaded = _load(path, err)
+    if loaded is not None and not isinstance(loaded, Scenario):
+        err.write(f"{path}: explain reads a .yaml scenario, not a seed 001 script\n")
+        return None
+    return loaded
+
+
+def _end(scenario: Scenario, history: History) -> int | None:
+    """The tick a full run ends at: ``until``, else where it goes quiet (None: it never does)."""
+    if scenario.until is not None:
+        return scenario.until
+    if scenario.endless:
+        return None
+    while history.step_forward():
+        pass
+    return history.tick
+
+
+def _named_run(
+    text: str, scenario: Scenario, history: History, err: TextIO
+) -> tuple[str, int] | None:
+    """``JOB@TICK`` read against the run's jobs and clock; None after saying what is wrong."""
+    job_id, at, tick_text = text.rpartition("@")
+    if not at or not job_id or not tick_text:
+        err.write(f"cronlapse explain run: expected JOB@TICK (e.g. extract@1560), got {text!r}\n")
+        return None
+    jobs = history.engine.jobs
+    if job_id not in jobs:
+        close = difflib.get_close_matches(job_id, list(jobs), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        err.write(f"cronlapse explain run: {scenario.source} has no job {job_id!r}{hint}\n")
+        return None
+    try:
+        tick = parse_target(tick_text, history.tick, scenario.clock)
+    except TargetError as error:
+        err.write(f"cronlapse explain run: {text}: {error}\n")
+        return None
+    return job_id, tick
+
+
+SUBCOMMANDS = (
+    Subcommand(
+        "run",
+        "why a run is where it is: waits, retries, faults, cancellation, DST",
+        _run_arguments,
+        explain_run_command,
+    ),
+)

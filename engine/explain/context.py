@@ -1,0 +1,65 @@
+"""What every answer reads: the engine at "now", the clock that names ticks, and the log.
+
+A :class:`Context` is built once per question. It reads the engine and its event log only (the
+log has what happened; the engine's state has what holds now) and never changes either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from engine import events as ev
+from engine.clock import Clock
+from engine.core import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    engine: Engine
+    clock: Clock | None = None
+
+    @property
+    def now(self) -> int:
+        return self.engine.now
+
+    def at(self, tick: int) -> str:
+        """A tick as people read it: ``1560 (2026-03-29 03:00 +02:00)`` when there is a clock."""
+        if self.clock is None:
+            return f"tick {tick}"
+        moment = self.clock.to_datetime(tick)
+        return f"tick {tick} ({moment:%a %Y-%m-%d %H:%M} {_offset(moment.strftime('%z'))})"
+
+    def ticks(self, count: int) -> str:
+        """A span of ticks, with its length in time when there is a clock."""
+        word = "tick" if count == 1 else "ticks"
+        if self.clock is None or count == 0:
+            return f"{count} {word}"
+        return f"{count} {word} ({_duration(count * self.clock.tick_seconds)})"
+
+    def events_of(self, job_id: str) -> Iterator[ev.Event]:
+        """The job's events up to now, in order: its runs' and the job's own."""
+        for kind, fields in self.engine.log.stored_since(0):
+            if len(fields) > 1 and fields[1] == job_id and hasattr(kind, "job_id"):
+                yield kind(*fields)
+
+    def run_events(self, job_id: str, scheduled: int) -> list[ev.OccurrenceEvent]:
+        """The events about the run ``(job_id, scheduled)``, in order."""
+        return [
+            event
+            for event in self.events_of(job_id)
+            if isinstance(event, ev.OccurrenceEvent) and event.scheduled == scheduled
+        ]
+
+
+def _offset(text: str) -> str:
+    return f"{text[:3]}:{text[3:]}" if len(text) == 5 else text
+
+
+def _duration(seconds: int) -> str:
+    parts = []
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return " ".join(parts[:2])

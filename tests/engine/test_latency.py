@@ -1,0 +1,107 @@
+"""Latency attribution: each run's lag, wait and backoff, their summaries, and ``run --stats``."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cli import main
+from engine.latency import METRICS, latency_report
+from engine.model import OccurrenceState
+from engine.scenario import ScenarioRunner
+from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline
+
+BUNDLED = [
+    "nightly-etl-dst.yaml",
+    "retry-storm-jitter.yaml",
+    "worker-crash.yaml",
+    "stuck-job-timeout.yaml",
+    "seed-001-aging-cascade.yaml",
+    "starvation-aging.yaml",
+    "thundering-herd.yaml",
+]
+
+
+def _played(name: str):
+    runner = ScenarioRunner(bundled(name))
+    runner.run()
+    return runner.engine
+
+
+def test_each_kind_of_waiting_lands_in_its_own_column() -> None:
+    report = latency_report(_played("nightly-etl-dst.yaml"))
+    runs = {(r.job_id, r.scheduled): r for r in report.runs}
+    assert (runs[("close-load", 1530)].lag, runs[("close-load", 1530)].wait) == (130, 0)
+    assert (runs[("transform", 1560)].lag, runs[("transform", 1560)].wait) == (0, 110)
+    close = runs[("close-extract", 1530)]
+    assert (close.wait, close.backoff) == (15, 5)
+    assert report.worst[0].job_id == "close-load"
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_a_finished_run_is_lag_wait_backoff_and_running_end_to_end(name: str) -> None:
+    """Nothing is counted twice or lost: from its tick to its end, a run that succeeded was
+    lagging, waiting, backing off or running."""
+    engine = _played(name)
+    report = latency_report(engine)
+    for run in report.runs:
+        record = engine.occurrences[(run.job_id, run.scheduled)]
+        if record.state is not OccurrenceState.SUCCEEDED:
+            continue
+        running = sum(a.ended - a.started for a in record.attempts)
+        assert run.total + running == record.attempts[-1].ended - run.scheduled, run
+
+
+def test_summaries_are_nearest_rank_percentiles_per_priority_and_job() -> None:
+    report = latency_report(_played("nightly-etl-dst.yaml"))
+    assert report.metric("p95_wait") == 110
+    assert report.metric("max_lag", priority=2) == 130
+    assert report.metric("p95_wait", priority=1) == 110
+    assert report.metric("p50_wait", job="extract") == 0
+    assert report.metric("max_wait", job="extract") == 10
+    assert report.metric("runs", priority=2) == 6
+    assert report.metric("p95_wait", job="nobody") is None
+    assert list(report.by_priority) == [2, 1]
+
+
+def test_every_metric_has_a_value_and_an_unknown_one_is_named() -> None:
+    report = latency_report(_played("seed-001-aging-cascade.yaml"))
+    assert set(report.metrics()) == set(METRICS)
+    assert report.metric("failed") == 1 and report.metric("cancelled") == 1
+    with pytest.raises(KeyError, match="no metric 'p99_wait'; the metrics are p50_lag"):
+        report.metric("p99_wait")
+
+
+def test_a_backoff_still_running_counts_up_to_now_and_unstarted_runs_are_waiting() -> None:
+    history = history_at(bundled("stuck-job-timeout.yaml"), 6)
+    report = latency_report(history.engine)
+    runs = {r.job_id: r for r in report.runs}
+    assert runs["sync-ledger"].backoff == 1
+    assert report.waiting == 0
+    early = latency_report(history_at(bundled("stuck-job-timeout.yaml"), 3).engine)
+    assert early.waiting == 1
+
+
+def test_skipped_runs_are_counted_from_the_schedule() -> None:
+    scenario = inline(
+        "scenario: s\nclock: {until: 40}\nworkers: [w]\njobs: [{id: x, every: 5}]\n"
+        "timeline:\n  - {at: 3, pause: {job: x}}\n  - {at: 22, resume: {job: x, catch_up: skip}}\n"
+    )
+    report = latency_report(history_at(scenario, 40).engine)
+    assert report.skipped == 4
+
+
+def test_run_stats_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--stats", str(SCENARIOS / "nightly-etl-dst.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Latency in ticks, at tick 4320")
+    assert "│ priority high   │    6 │       0 │     130 │     130 │" in out
+    assert "close-load@1530" in out
+    assert "runs started 12, still waiting 0, failed 0" in out
+    assert "AttemptStarted" not in out  # no event lines
+
+
+def test_stats_and_jsonl_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--stats", "--jsonl", str(SCENARIOS / "worker-crash.yaml")])
+    assert exit_.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
