@@ -58,6 +58,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.clock: Clock | None = None
         self.scale_index = 0
         self.lane_ids: list[str] = []
+        self._lane_set: set[str] = set()
         self.cursor = 0
         self.border_title = "Timeline"
         self._style_base: Style | None = None
@@ -89,8 +90,11 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _after_update(self) -> None:
         engine = self.engine
-        if engine is not None and len(engine.workers) != len(self.lane_ids):
+        # Compared as sets, not counts: another file (or a reload after a rename) may bring the
+        # same number of workers under other ids, and a lane for a gone worker cannot be drawn.
+        if engine is not None and engine.workers.keys() != self._lane_set:
             self.lane_ids = sorted(engine.workers, key=natural_key)
+            self._lane_set = set(self.lane_ids)
         self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lane_ids) + 1)
         self.border_subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
