@@ -19,6 +19,8 @@ from engine.history import History
 from engine.ticks import TimedCommand
 from tui.model.script import script_run
 
+DAY = 86_400
+"""Seconds in a day: an open-ended run's horizon grows by a day of ticks."""
 SCRIPT_SUFFIXES = (".txt",)
 """Files read as seed 001 scripts (as ``cronlapse run`` reads them); others are YAML scenarios."""
 
@@ -79,13 +81,27 @@ def make_session(
     description: str = "",
 ) -> Session:
     """A session over engine objects directly (tests, benchmarks, other front ends)."""
-    history = History(new_engine, timeline, until)
+    history = new_history(new_engine, timeline, until, clock)
     return Session(name, history, path, kind, clock, description)
 
 
+def new_history(
+    new_engine: Callable[[], Engine],
+    timeline: Sequence[TimedCommand],
+    until: int | None,
+    clock: Clock | None,
+) -> History:
+    """A history whose open-ended horizon grows a day at a time when ticks have a clock (a
+    round number on the time axis), else by the history's default chunk."""
+    if clock is None:
+        return History(new_engine, timeline, until)
+    return History(new_engine, timeline, until, horizon_chunk=max(1, DAY // clock.tick_seconds))
+
+
 def empty_session(name: str = "no scenario") -> Session:
-    """A session with nothing in it: the dashboard's state before a file has loaded."""
-    return make_session(name, Engine, (), 0, kind="empty")
+    """A session with nothing in it: the dashboard's state before a file has loaded. It has no
+    ``until``: jobs scheduled with ``:schedule`` play on like an open-ended scenario's."""
+    return make_session(name, Engine, (), None, kind="empty")
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -130,7 +146,7 @@ def _load_scenario(path: Path, source: str) -> Session:
             for error in invalid.errors
         ]
         raise LoadFailed(source, problems) from None
-    history = History(scenario.new_engine, scenario.commands, scenario.until)
+    history = new_history(scenario.new_engine, scenario.commands, scenario.until, scenario.clock)
     name = scenario.name or path.stem
     return Session(name, history, path, "scenario", scenario.clock, scenario.description)
 

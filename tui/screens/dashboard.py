@@ -224,6 +224,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.speed,
             note,
             None if jump is None else Progress(jump.target, jump.fraction),
+            open_ended=history.open_ended,
         )
 
     def _redraw_detail(self) -> None:

@@ -13,19 +13,17 @@ from tui.model.timefmt import compact, wall
 
 
 class Progress(NamedTuple):
-    """A jump under way: where it goes (None: to where the run goes quiet) and how far it is."""
+    """A jump under way: where it goes and how far it is."""
 
-    target: int | None
-    fraction: float | None
+    target: int
+    fraction: float
 
     def label(self, short: bool = False) -> str:
         """``jump to 10,080: 43%``; short, ``43%`` (the header's middle says the tick)."""
-        percent = "" if self.fraction is None else f"{int(self.fraction * 100)}%"
+        percent = f"{int(self.fraction * 100)}%"
         if short:
-            return percent or "jump"
-        if self.target is None:
-            return "jump to the end"
-        return f"jump to {self.target:,}: {percent}" if percent else f"jump to {self.target:,}"
+            return percent
+        return f"jump to {self.target:,}: {percent}"
 
 
 class StatusHeader(Widget):
@@ -53,7 +51,9 @@ class StatusHeader(Widget):
         speed: int,
         note: str = "",
         progress: Progress | None = None,
+        open_ended: bool = False,
     ) -> None:
+        """``open_ended``: ``last`` is a horizon that grows as the run plays (shown as ``N+``)."""
         state = (
             name,
             tick,
@@ -64,6 +64,7 @@ class StatusHeader(Widget):
             speed,
             note,
             progress,
+            open_ended,
         )
         if state != self._state:
             self._state = state
@@ -71,7 +72,7 @@ class StatusHeader(Widget):
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note, progress = self._state
+        name, tick, last, full, short, playing, speed, note, progress, open_ended = self._state
         for brand, time, show_speed in (
             (True, full, True),
             (True, short, True),
@@ -82,7 +83,7 @@ class StatusHeader(Widget):
             left.append(name, style="bold cyan")
             middle = Text("tick ", style="dim")
             middle.append(f"{tick:,}", style="bold")
-            middle.append(f" / {last:,}", style="dim")
+            middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
             if time:
                 middle.append(f"  {time}")
             right = Text()
