@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+from tui_helpers import CLOCK
+
 from tui.app import DashboardApp
+from tui.cells import ELLIPSIS, fit
+from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
 
 SIZE = (160, 48)
@@ -108,3 +116,89 @@ async def test_the_empty_session_plays_a_job_scheduled_after_an_invalid_file(
         assert app.dashboard.session.kind == "empty"
         assert app.dashboard.navigator.tick > 0
         assert "tick 0 /" not in app.dashboard.query_one("#status").summary
+
+
+def screen_lines(app: DashboardApp) -> list[str]:
+    """The screen as plain text lines."""
+    width, height = app.size
+    console = Console(width=width, height=height, record=True, file=io.StringIO())
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text().splitlines()
+
+
+def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
+    """The lines of one pane as drawn (inside its border)."""
+    widget = app.dashboard.query_one(f"#{pane_id}")
+    region = widget.content_region
+    lines = screen_lines(app)
+    return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
+
+
+async def test_notifications_show_every_column_at_160_columns(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        app.dashboard.seek(40)
+        await pilot.pause()
+        await pilot.pause()
+        header, row = pane_text(app, "notifications")[:2]
+        assert header.split() == ["Run", "Event", "Channel", "Target", "State", "Tries"]
+        assert row.split()[-4:] == ["slack", "#ops", "DEAD", "3"]
+
+
+TWIN_WORKERS_YAML = """\
+scenario: twins
+workers: [nightly-backup-primary, nightly-backup-secondary, w]
+jobs:
+  - {id: etl, every: 10, duration: 3}
+clock: {until: 30}
+"""
+
+
+async def test_workers_with_a_common_prefix_stay_apart_in_every_pane(tmp_path: Path) -> None:
+    path = tmp_path / "twins.yaml"
+    path.write_text(TWIN_WORKERS_YAML, encoding="utf-8")
+    app = DashboardApp(path, watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        workers = [line.split()[0] for line in pane_text(app, "workers")[1:4]]
+        assert len(set(workers)) == 3, workers
+        lanes = [line.split()[0] for line in pane_text(app, "timeline")[1:4]]
+        assert len(set(lanes)) == 3, lanes
+        assert all(lane.startswith("nightly") and "…" in lane for lane in lanes[:2]), lanes
+
+
+@given(
+    ids=st.lists(st.text("ab-_01", min_size=1, max_size=30), min_size=2, max_size=2, unique=True),
+    width=st.integers(3, 40),
+)
+def test_fit_keeps_both_ends_of_an_id_and_its_width(ids: list[str], width: int) -> None:
+    for value in ids:
+        cut = fit(value, width).plain
+        assert len(cut) == min(width, len(value))
+        if len(value) > width:
+            head, tail = cut.split(ELLIPSIS)
+            assert value.startswith(head) and value.endswith(tail) and len(tail) >= len(head)
+        else:
+            assert cut == value
+
+
+@given(
+    width=st.integers(50, 200),
+    name=st.text(alphabet="abcdef ,", min_size=1, max_size=70),
+    playing=st.booleans(),
+    note=st.sampled_from(["", "rewound"]),
+)
+def test_the_header_keeps_the_play_state_and_speed_at_every_width(width, name, playing, note):
+    header = StatusHeader()
+    header.show(name, 1_234, 10_080, CLOCK, playing, 500, note)
+    line = header._line(width).plain
+    assert len(line) <= width
+    assert ("▶ playing" if playing else "❚❚ paused") in line and "500/s" in line
+    assert "tick 1,234 / 10,080" in line
+
+
+async def test_the_demo_header_at_80x24_says_paused_and_the_speed() -> None:
+    app = DashboardApp(SCENARIOS / "demo.yaml", watch=False, blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "❚❚ paused  10/s" in screen_lines(app)[0]

@@ -30,7 +30,8 @@ class StatusHeader(Widget):
     """One line: name on the left, tick and time in the middle, play state on the right.
 
     Laid out by hand (a Rich table per step costs more than the step). When the line does not
-    fit, it gets shorter in steps: a compact time, no "cronlapse", no speed, then a cut name.
+    fit, it gets shorter in steps: a compact time, no "cronlapse", a shorter jump progress, no
+    time, then a cut name. The play state and the speed always show.
     """
 
     DEFAULT_CSS = "StatusHeader { height: 1; }"
@@ -73,11 +74,13 @@ class StatusHeader(Widget):
 
     def _line(self, width: int) -> Text:
         name, tick, last, full, short, playing, speed, note, progress, open_ended = self._state
-        for brand, time, show_speed in (
+        # play state and speed always show; the progress label is the last to get shorter
+        for brand, time, long_progress in (
             (True, full, True),
             (True, short, True),
             (False, short, True),
             (False, short, False),
+            (False, "", False),
         ):
             left = Text("cronlapse " if brand else "", style="bold")
             left.append(name, style="bold cyan")
@@ -89,7 +92,7 @@ class StatusHeader(Widget):
             right = Text()
             if progress is not None:
                 # narrow: a shorter label, so that how to stop it always shows
-                right.append(f"» {progress.label(short=not show_speed)}", style="bold yellow")
+                right.append(f"» {progress.label(short=not long_progress)}", style="bold yellow")
                 right.append("  esc stops", style="dim")
             else:
                 if note:
@@ -97,8 +100,7 @@ class StatusHeader(Widget):
                 right.append(
                     "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
                 )
-                if show_speed:
-                    right.append(f"  {speed}/s", style="dim")
+                right.append(f"  {speed}/s", style="dim")
             if left.cell_len + middle.cell_len + right.cell_len + 4 <= width:
                 break
         else:

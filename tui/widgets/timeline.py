@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from engine.clock import Clock
 from engine.core import Engine
+from tui.cells import fit
 from tui.messages import RowSelected
 from tui.model.lanes import Lanes
 from tui.model.navigator import Change
@@ -26,6 +27,9 @@ from tui.model.rows import natural_key
 from tui.states import DIM, JOB_PALETTE, TICK, job_colour, style_of
 
 LABEL = 8
+"""The narrowest lane label (with the space after the id); it widens to the longest worker id,
+up to ``LABEL_MAX``, and longer ids are cut in the middle (:func:`tui.cells.fit`)."""
+LABEL_MAX = 17
 SCALES = (1, 2, 5, 10, 15, 30, 60, 120, 240, 480, 1440)
 _IDLE = Style(color="grey35")
 _DOWN = Style(color="red", dim=True)
@@ -58,6 +62,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.clock: Clock | None = None
         self.scale_index = 0
         self.lane_ids: list[str] = []
+        self.label = LABEL
         self._lane_set: set[str] = set()
         self.cursor = 0
         self.border_title = "Timeline"
@@ -95,6 +100,8 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         if engine is not None and engine.workers.keys() != self._lane_set:
             self.lane_ids = sorted(engine.workers, key=natural_key)
             self._lane_set = set(self.lane_ids)
+            longest = max(map(len, self.lane_ids), default=0)
+            self.label = max(LABEL, min(LABEL_MAX, longest + 1))
         self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lane_ids) + 1)
         self.border_subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
@@ -134,7 +141,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _window(self, width: int) -> tuple[int, int]:
         """(first tick shown, number of columns)."""
-        columns = max(1, width - LABEL - 1)
+        columns = max(1, width - self.label - 1)
         now = self.engine.now if self.engine is not None else 0
         scale = self.scale
         # The last column holds now; columns start at multiples of the scale so that bars do
@@ -157,7 +164,8 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         label_style = base + style_of(self.engine.workers[worker_id].state)
         if row == self.cursor and self.has_focus:
             label_style += self.get_component_rich_style("timeline--cursor")
-        segments = [Segment(worker_id[: LABEL - 1].ljust(LABEL), label_style), Segment(" ", base)]
+        name = fit(worker_id, self.label - 1).plain.ljust(self.label)
+        segments = [Segment(name, label_style), Segment(" ", base)]
         segments += self._lane(worker_id, start, columns, base)
         return Strip(segments).adjust_cell_length(width, base)
 
@@ -178,7 +186,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
                 cells[now_column] = "▼"
         title = "tick"
         segments = [
-            Segment(title.rjust(LABEL) + " ", base + DIM),
+            Segment(title.rjust(self.label) + " ", base + DIM),
             Segment("".join(cells), base + TICK),
         ]
         return Strip(segments).adjust_cell_length(width, base)
