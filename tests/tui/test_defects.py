@@ -12,6 +12,7 @@ from tui_helpers import CLOCK
 
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
+from tui.screens.prompt import PromptScreen
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
 
@@ -202,3 +203,22 @@ async def test_the_demo_header_at_80x24_says_paused_and_the_speed() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert "❚❚ paused  10/s" in screen_lines(app)[0]
+
+
+async def test_go_to_a_time_after_the_run_says_why_in_the_prompt(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end", "g", *"14:30", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        error = str(app.screen.error.render())
+        assert "14:30 is tick 870" in error and "after the end of the run at tick 60" in error
+        assert app.dashboard.navigator.tick == 60
+
+
+async def test_goto_after_the_run_on_the_command_line_says_why(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"goto 100", "enter")
+        await pilot.pause()
+        message = str(app.dashboard.command_bar.message.render())
+        assert "100 is tick 100" in message and "after the end of the run at tick 60" in message
+        assert app.dashboard.navigator.tick == 0
