@@ -5,13 +5,15 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
-from tui_helpers import CLOCK
+from tui_helpers import CLOCK, SMALL_YAML
 
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
+from tui.model.rows import natural_key
 from tui.screens.prompt import PromptScreen
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
@@ -222,3 +224,53 @@ async def test_goto_after_the_run_on_the_command_line_says_why(app: DashboardApp
         message = str(app.dashboard.command_bar.message.render())
         assert "100 is tick 100" in message and "after the end of the run at tick 60" in message
         assert app.dashboard.navigator.tick == 0
+
+
+async def test_tab_lists_the_candidates_and_cycles_through_them(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"cancel ")
+        bar = app.dashboard.command_bar
+        await pilot.press("tab")
+        jobs = ["etl", "report", "flaky", "doomed", "child", "stuck"]
+        ordered = sorted(jobs, key=natural_key)
+        assert bar.input.value == f"cancel {ordered[0]}"
+        listed = str(bar.message.render())
+        assert listed.startswith("tab:") and all(job in listed for job in jobs)
+        await pilot.press("tab", "tab")
+        assert bar.input.value == f"cancel {ordered[2]}"
+        await pilot.press(*["tab"] * (len(jobs) - 2))
+        assert bar.input.value == f"cancel {ordered[0]}", "the cycle wraps round"
+        await pilot.press(*["backspace"] * len(ordered[0]), "r", "tab")
+        assert bar.input.value == "cancel report", "a typed word starts a new cycle"
+
+
+async def test_tab_in_the_open_prompt_lists_and_cycles_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("a1.yaml", "a2.yaml", "b.yaml"):
+        Path(name).write_text(SMALL_YAML, encoding="utf-8")
+    app = DashboardApp("b.yaml", watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen)
+        prompt.input.value = "a"
+        await pilot.press("tab")
+        assert prompt.input.value == "a1.yaml"
+        assert "a2.yaml" in str(prompt.error.render())
+        await pilot.press("tab")
+        assert prompt.input.value == "a2.yaml"
+
+
+async def test_after_an_error_the_line_stays_selected_and_typing_replaces_it(
+    app: DashboardApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"cancle etl", "enter")
+        bar = app.dashboard.command_bar
+        assert "✗" in str(bar.message.render())
+        assert bar.input.value == "cancle etl"
+        assert bar.input.selection == (0, len("cancle etl"))
+        await pilot.press(*"speed 5", "enter")
+        assert app.dashboard.speed == 5 and not bar.is_open

@@ -15,7 +15,7 @@ from engine.commands import Outcome
 from engine.scenario.checks import StatusQuery
 from engine.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
-from tui.model.completion import complete
+from tui.model.completion import Candidates, candidates
 from tui.model.export import default_export_path, export
 from tui.model.timefmt import wall
 from tui.screens.prompt import PromptScreen
@@ -196,7 +196,7 @@ class CommandRunner:
         return True, f"exported {count:,} attempts up to tick {screen.navigator.tick} to {path}"
 
 
-def complete_path(text: str) -> str | None:
-    """A path completed from the file system (for the export and open prompts)."""
-    completed = complete(f"open {text}", None)  # type: ignore[arg-type]
-    return completed.removeprefix("open ") if completed else None
+def complete_path(text: str) -> Candidates:
+    """Paths that complete ``text`` from the file system (for the export and open prompts)."""
+    found = candidates(f"open {text}", None)  # type: ignore[arg-type]
+    return Candidates(found.head.removeprefix("open "), found.words)
