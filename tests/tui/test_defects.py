@@ -274,3 +274,24 @@ async def test_after_an_error_the_line_stays_selected_and_typing_replaces_it(
         assert bar.input.selection == (0, len("cancle etl"))
         await pilot.press(*"speed 5", "enter")
         assert app.dashboard.speed == 5 and not bar.is_open
+
+
+async def test_an_error_clears_the_toast_that_would_cover_it(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"speed 5", "enter")
+        assert app._notifications, "a toast says the speed"
+        await pilot.press("colon", *"nonsense", "enter")
+        await pilot.pause()
+        assert "✗" in str(app.dashboard.command_bar.message.render())
+        assert not app._notifications
+
+
+async def test_help_says_how_to_close_it_and_covers_the_panes(app: DashboardApp) -> None:
+    async with app.run_test(size=(110, 48)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert lines[0].startswith("╭─ Help") and lines[-1].startswith("╰")
+        assert "esc, ? or q closes this help" in lines[1]
+        await pilot.press("escape")
+        assert app.screen is app.dashboard

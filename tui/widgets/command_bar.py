@@ -158,7 +158,9 @@ class CommandBar(Vertical):
         return self.has_class("-open")
 
     def show_error(self, text: str) -> None:
-        """Say what went wrong; the line stays, selected, so that typing replaces it."""
+        """Say what went wrong; the line stays, selected, so that typing replaces it. Toasts go:
+        they sit in the bottom right corner, over the message."""
+        self.app.clear_notifications()
         self.message.update(f"[b red]✗[/] {_escape(text)}")
         self.input.select_all()
 
