@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,25 @@ async def test_help_says_how_to_close_it_and_covers_the_panes(app: DashboardApp)
         assert "esc, ? or q closes this help" in lines[1]
         await pilot.press("escape")
         assert app.screen is app.dashboard
+
+
+async def test_the_timelines_now_marker_never_cuts_a_ruler_label(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = app.dashboard.query_one(TimelineView)
+        for tick in range(0, 61, 3):
+            app.dashboard.seek(tick)
+            await pilot.pause()
+            axis = timeline.render_line(0).text[timeline.label + 1 :]
+            assert axis.index("▼") == tick
+            for match in re.finditer(r"[|▼](\d+)", axis):
+                assert int(match.group(1)) == match.start(), axis
+
+
+async def test_events_show_whole_subjects_at_160_columns() -> None:
+    app = DashboardApp(SCENARIOS / "nightly-etl-dst.yaml", watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.dashboard.seek(1600)
+        await pilot.pause()
+        await pilot.pause()
+        text = "\n".join(pane_text(app, "events"))
+        assert "close-extract@1530" in text and "close-transform@1530" in text

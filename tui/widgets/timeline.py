@@ -170,20 +170,23 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         return Strip(segments).adjust_cell_length(width, base)
 
     def _axis(self, start: int, columns: int, width: int, base: Style) -> Strip:
+        """The ruler: ``|tick`` every ten columns and ``▼`` over the current tick. A label that
+        ``▼`` would fall inside is left out (one that starts there keeps its number: ``▼40``)."""
         cells = [" "] * columns
+        now_column = -1
+        if self.engine is not None:
+            now_column = (self.engine.now - start) // self.scale
         step = 10
         for column in range(0, columns, step):
             tick = start + column * self.scale
-            if tick < 0:
-                continue
             label = f"|{tick}"
+            if column < now_column < column + len(label):
+                continue
             for offset, char in enumerate(label):
                 if column + offset < columns:
                     cells[column + offset] = char
-        if self.engine is not None:
-            now_column = (self.engine.now - start) // self.scale
-            if 0 <= now_column < columns:
-                cells[now_column] = "▼"
+        if 0 <= now_column < columns:
+            cells[now_column] = "▼"
         title = "tick"
         segments = [
             Segment(title.rjust(self.label) + " ", base + DIM),

@@ -237,8 +237,9 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         """Column widths that fit ``width``, sized to their content.
 
         Every column that fits at its least width is shown (the rest are dropped from the
-        right); the room left is shared out evenly toward each column's content width (so a
-        long detail cannot starve a short id), and what remains goes to the flexible columns."""
+        right); the room left is shared out evenly toward each column's content width, ids and
+        words first, then prose (a long detail never starves an id), and what remains goes to
+        the flexible columns."""
         if width == self._laid_out_for:
             return self._widths
         shown: list[int] = []
@@ -254,15 +255,19 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             widths.append(column.width)
             used += need
         spare = width - used
-        wants = [max(0, self._content[number] - widths[i]) for i, number in enumerate(shown)]
-        while spare > 0 and any(wants):
-            wanting = [i for i, want in enumerate(wants) if want]
-            share = max(1, spare // len(wanting))
-            for i in wanting:
-                grant = min(share, wants[i], spare)
-                widths[i] += grant
-                wants[i] -= grant
-                spare -= grant
+        for prose in (False, True):
+            wants = [
+                max(0, self._content[number] - widths[i]) * (self.COLUMNS[number].prose == prose)
+                for i, number in enumerate(shown)
+            ]
+            while spare > 0 and any(wants):
+                wanting = [i for i, want in enumerate(wants) if want]
+                share = max(1, spare // len(wanting))
+                for i in wanting:
+                    grant = min(share, wants[i], spare)
+                    widths[i] += grant
+                    wants[i] -= grant
+                    spare -= grant
         flexible = [i for i, number in enumerate(shown) if self.COLUMNS[number].flex]
         for position, i in enumerate(flexible):
             share = spare // (len(flexible) - position)
