@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 from rich.console import Console
 from tui_helpers import CLOCK, SMALL_YAML
 
+from engine.clock import Clock
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
 from tui.model.rows import natural_key
+from tui.model.timefmt import compact, short, wall
 from tui.screens.prompt import PromptScreen
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
@@ -318,3 +320,42 @@ async def test_events_show_whole_subjects_at_160_columns() -> None:
         await pilot.pause()
         text = "\n".join(pane_text(app, "events"))
         assert "close-extract@1530" in text and "close-transform@1530" in text
+
+
+FALL_BACK_YAML = """\
+scenario: fall back
+clock: {epoch: "2026-10-25T00:00:00", timezone: Europe/Berlin, tick: 60, until: 300}
+workers: [w1]
+jobs:
+  - {id: half-hourly, every: 30, duration: 5}
+"""
+
+
+async def test_runs_in_the_repeated_hour_show_their_utc_offset(tmp_path: Path) -> None:
+    path = tmp_path / "fall.yaml"
+    path.write_text(FALL_BACK_YAML, encoding="utf-8")
+    app = DashboardApp(path, watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.dashboard.seek(300)
+        await pilot.pause()
+        await pilot.pause()
+        rows = {line.split()[1]: line for line in pane_text(app, "occurrences")[1:] if line.strip()}
+        assert "Sun 02:00 +02" in rows["120"] and "Sun 02:00 +01" in rows["180"]
+        assert "Sun 02:30 +02" in rows["150"] and "Sun 02:30 +01" in rows["210"]
+        assert "+0" not in rows["90"] and "+0" not in rows["240"]
+
+
+def test_the_offset_shows_only_where_the_local_time_repeats() -> None:
+    clock = Clock.parse("2026-10-25T00:00:00", "Europe/Berlin", 60)
+    assert [short(clock, tick) for tick in (119, 120, 179, 180, 239, 240)] == [
+        "Sun 01:59",
+        "Sun 02:00 +02",
+        "Sun 02:59 +02",
+        "Sun 02:00 +01",
+        "Sun 02:59 +01",
+        "Sun 03:00",
+    ]
+    assert wall(clock, 150) == "Sun 2026-10-25 02:30:00 CEST +02"
+    assert compact(clock, 210) == "Sun 10-25 02:30 CET +01"
+    spring = Clock.parse("2026-03-29T00:00:00", "Europe/Berlin", 60)
+    assert short(spring, 120) == "Sun 03:00", "a skipped hour repeats nothing"
