@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 from tui_helpers import CLOCK, SMALL_YAML
 
+from engine import cli
 from engine.clock import Clock
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
 from tui.model.rows import natural_key
+from tui.model.session import load_session
 from tui.model.timefmt import compact, short, wall
 from tui.screens.prompt import PromptScreen
 from tui.widgets.status_header import StatusHeader
@@ -359,3 +361,27 @@ def test_the_offset_shows_only_where_the_local_time_repeats() -> None:
     assert compact(clock, 210) == "Sun 10-25 02:30 CET +01"
     spring = Clock.parse("2026-03-29T00:00:00", "Europe/Berlin", 60)
     assert short(spring, 120) == "Sun 03:00", "a skipped hour repeats nothing"
+
+
+ENDS_YAML = """\
+scenario: ends after its last event
+workers: [w1]
+jobs:
+  - {id: once, at: 20, duration: 1}
+expect:
+  - {at: 30, job: once, scheduled: 20, status: SUCCEEDED}
+"""
+
+
+@pytest.mark.parametrize(
+    "name", ["ends.yaml", "seed-000-example-2.yaml", "seed-000-example-3.yaml", "worker-crash.yaml"]
+)
+def test_run_and_the_dashboard_agree_on_the_last_tick(name: str, tmp_path: Path, capsys) -> None:
+    path = SCENARIOS / name
+    if name == "ends.yaml":
+        path = tmp_path / name
+        path.write_text(ENDS_YAML, encoding="utf-8")
+    assert cli.main(["run", str(path)]) == 0
+    summary = re.search(r"Jobs \(at tick (\d+)\)", capsys.readouterr().out)
+    assert summary is not None
+    assert load_session(path).history.last_tick() == int(summary.group(1))

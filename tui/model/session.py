@@ -146,9 +146,24 @@ def _load_scenario(path: Path, source: str) -> Session:
             for error in invalid.errors
         ]
         raise LoadFailed(source, problems) from None
-    history = new_history(scenario.new_engine, scenario.commands, scenario.until, scenario.clock)
+    until = scenario.until
+    if until is None and not scenario.endless:
+        until = _headless_end(scenario)
+    history = new_history(scenario.new_engine, scenario.commands, until, scenario.clock)
     name = scenario.name or path.stem
     return Session(name, history, path, "scenario", scenario.clock, scenario.description)
+
+
+def _headless_end(scenario) -> int:
+    """Where ``cronlapse run`` ends a scenario that has no ``until`` and runs out of work: its
+    last timeline or ``expect`` tick, or where the engine goes idle, whichever is later. The
+    dashboard ends there too (stopping at the last event would leave out an ``expect`` tick
+    after it, and the two would disagree on the run's last tick)."""
+    from engine.scenario.runner import ScenarioRunner
+
+    runner = ScenarioRunner(scenario)
+    runner.run()
+    return max(runner.processed, 0)
 
 
 def _load_script(path: Path, source: str) -> Session:
