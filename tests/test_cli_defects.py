@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -108,3 +110,53 @@ def test_csv_without_a_clock_has_no_time_columns(tmp_path: Path) -> None:
     assert main(arguments) == 0
     header = target.read_text(encoding="utf-8").splitlines()[0]
     assert header == "job,scheduled,attempt,worker,start,end,outcome"
+
+
+def _source_tree(target: Path) -> Path:
+    """A copy of the project's files (as git tracks them, plus any not yet committed), so that
+    building leaves nothing behind in the working tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    for name in listed:
+        source, copy = ROOT / name, target / name
+        if not source.exists() and not source.is_symlink():
+            continue  # deleted in the working tree, not yet in the index
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            copy.symlink_to(source.readlink())
+        else:
+            copy.write_bytes(source.read_bytes())
+    return target
+
+
+def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) -> None:
+    tree = _source_tree(tmp_path / "src")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(tree), "--no-deps", "-q", "-w", tmp_path],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("cronlapse-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        archive.extractall(tmp_path / "site")
+    bundled = {path.relative_to(SCENARIOS).as_posix() for path in SCENARIOS.rglob("*.*")}
+    assert {f"cronlapse_scenarios/{name}" for name in bundled} <= names
+    assert "cronlapse_scenarios/demo.yaml" in names
+    # installed (unpacked, away from the source tree), the CLI finds the demo in the package data
+    probe = "from engine.cli_tui import DEMO; print(DEMO, DEMO.is_file())"
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout == f"{tmp_path / 'site' / 'cronlapse_scenarios' / 'demo.yaml'} True\n"
