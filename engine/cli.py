@@ -7,8 +7,10 @@ Textual.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from typing import TextIO
 
 from engine import cli_compare, cli_explain, cli_import, cli_next, cli_scenario, cli_sweep, cli_tui
@@ -46,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
             "With no command, opens the dashboard on the bundled demo fleet."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"cronlapse {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     script = subparsers.add_parser(
         "script",
@@ -65,8 +68,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", cli_tui.open_default)
-    return handler(args, sys.stdout, sys.stderr)
+    try:
+        return handler(args, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C: the user knows why it stopped, so one line will do
+        name = f"cronlapse {args.command}" if args.command else "cronlapse"
+        sys.stderr.write(f"{name}: interrupted\n")
+        return INTERRUPTED
+    except BrokenPipeError:  # the reader left (``| head``): nothing more to say
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail on the closed pipe
+    a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing to flush
+        pass
+
+
+def version() -> str:
+    """The installed package's version (``unknown`` when run from a tree never installed)."""
+    try:
+        return metadata.version("cronlapse")
+    except metadata.PackageNotFoundError:
+        return "unknown"

@@ -9,13 +9,13 @@ and only when ``--from`` is omitted.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo
 
 from engine.calendar import CronSchedule, ScheduleError
 from engine.clock import Clock, ClockError, parse_time, parse_zone
-from engine.schedules import next_fire_times
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
@@ -66,10 +66,29 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.n < 1:
         print(f"cronlapse next: -n: expected a positive count, got {args.n}", file=err)
         return 2
-    # Tick 0 is --from itself: fire times strictly after it start at tick 1.
-    for tick in next_fire_times(schedule, 1, args.n):
+    # Tick 0 is --from itself: fire times strictly after it start at tick 1. Each time is
+    # printed as it is found: a million of them take a while, and the first come at once.
+    printed = 0
+    for tick in fire_times(schedule, 1):
         print(clock.format(tick), file=out)
+        printed += 1
+        if printed == args.n:
+            return 0
+    print(
+        f"cronlapse next: no more fire times: the schedule does not fire again before the end "
+        f"of year 9999 (printed {printed:,} of {args.n:,})",
+        file=err,
+    )
     return 0
+
+
+def fire_times(schedule: CronSchedule, from_tick: int) -> Iterator[int]:
+    """The schedule's fire ticks at or after ``from_tick``, one at a time, until it ends (the
+    clock's range ends with year 9999)."""
+    tick = schedule.first_at_or_after(from_tick)
+    while tick is not None:
+        yield tick
+        tick = schedule.first_at_or_after(tick + 1)
 
 
 def _start(text: str | None, zone: ZoneInfo) -> datetime:

@@ -58,7 +58,10 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     _until_option(run)
     output = run.add_mutually_exclusive_group()
     output.add_argument(
-        "--jsonl", action="store_true", help="print one JSON object per event, and no summary"
+        "--jsonl",
+        action="store_true",
+        help="print one JSON object per event (with its wall-clock 'time' when the scenario "
+        "has a clock), and no summary",
     )
     output.add_argument(
         "--stats",
@@ -194,7 +197,8 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     log = runner.engine.log
     checker = Checker(runner.engine)
-    line = event_json if args.jsonl else EventFormatter(loaded.clock).line
+    clock = loaded.clock
+    line = functools.partial(event_json, clock=clock) if args.jsonl else EventFormatter(clock).line
     printed = 0
     for _ in runner.steps():
         checker.observe()
@@ -282,6 +286,7 @@ def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = _load_to_play(args, err)
     if loaded is None:
         return INVALID
+    clock = None
     if isinstance(loaded, ScriptRun):
         events, now, tick_seconds, title = (
             list(loaded.engine.log),
@@ -295,14 +300,14 @@ def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return INVALID
         runner.run()
         events, now = list(runner.engine.log), runner.processed
-        tick_seconds, title = loaded.tick_seconds, loaded.name
+        tick_seconds, title, clock = loaded.tick_seconds, loaded.name, loaded.clock
     target = args.trace or args.csv
     try:
         with open(target, "w", encoding="utf-8", newline="") as handle:
             if args.trace:
                 count = write_trace(events, now, tick_seconds, title, handle)
             else:
-                count = write_csv(events, handle)
+                count = write_csv(events, handle, clock)
     except OSError as error:
         err.write(f"cronlapse export: cannot write {target}: {error.strerror}\n")
         return INVALID

@@ -8,10 +8,27 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-DEMO = Path(__file__).resolve().parent.parent / "scenarios" / "demo.yaml"
+DEMO_NAME = "demo.yaml"
+SOURCE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+"""The scenarios in a source tree (also where the package data below links to)."""
+
+
+def bundled_scenarios() -> Path:
+    """Where the bundled scenarios are: the ``cronlapse_scenarios`` package data of an install
+    (``pip install .`` copies them there; an editable install points at ``scenarios/``), else
+    the source tree's ``scenarios/``."""
+    try:
+        found = resources.files("cronlapse_scenarios") / DEMO_NAME
+    except ModuleNotFoundError:
+        return SOURCE_SCENARIOS
+    return Path(str(found)).resolve().parent if found.is_file() else SOURCE_SCENARIOS
+
+
+DEMO = bundled_scenarios() / DEMO_NAME
 """The bundled demo fleet that ``cronlapse`` with no arguments opens."""
 
 

@@ -34,6 +34,8 @@ from engine.journal import Mark
 from engine.keyframes import Keyframe
 from engine.ticks import Phase, TickDriver, TimedCommand
 
+HORIZON_CHUNK = 1_000
+"""Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
 SPAN_COST = 2_000
 """Ticks played plus events between two keyframes taken while recording: what a seek replays at
 most (about 20 ms on seed 000's workload), against the memory of a keyframe (its containers)."""
@@ -66,6 +68,7 @@ class History:
         until: int | None = None,
         span_cost: int = SPAN_COST,
         user: Sequence[TimedCommand] = (),
+        horizon_chunk: int = HORIZON_CHUNK,
     ) -> None:
         self._new_engine = new_engine
         self._scenario = sorted(timeline, key=lambda timed: timed.tick)
@@ -74,6 +77,9 @@ class History:
         self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
         self._branch: _Branch | None = None
         self.until = until
+        self.horizon_chunk = max(1, horizon_chunk)
+        self._first_horizon = self._round_up(self._scenario_ticks[-1] if self._scenario else 0)
+        """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = _Recording()
         self._engine = new_engine()
         self._journal = self._engine.journal
@@ -114,10 +120,25 @@ class History:
         return list(log[low:high])
 
     def last_tick(self) -> int:
-        """The last tick one can step to: ``until``, else the last recorded event tick."""
+        """The end of the run: ``until``, else the horizon of an open-ended run.
+
+        A run without ``until`` never ends, yet a screen needs an end to show and to go to. Its
+        horizon is the furthest tick known so far rounded up to ``horizon_chunk`` ticks (at
+        least one chunk, and past the scenario's last command): it grows a chunk at a time as
+        the run is played further, and comes back when a command forgets the future after it."""
         if self.until is not None:
             return self.until
-        return max(self._recording.reached, self._tick)
+        return max(self._first_horizon, self._round_up(max(self._recording.reached, self._tick)))
+
+    @property
+    def open_ended(self) -> bool:
+        """True when the run has no ``until``: its end is a horizon that moves."""
+        return self.until is None
+
+    def _round_up(self, tick: int) -> int:
+        """The first multiple of the chunk at or after ``tick``, and never 0."""
+        chunk = self.horizon_chunk
+        return max(chunk, -(-tick // chunk) * chunk)
 
     # -------------------------------------------------------------- stepping
 

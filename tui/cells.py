@@ -9,6 +9,30 @@ from tui.model.timefmt import short
 from tui.states import DIM, TICK
 
 BAR_CELLS = "▏▎▍▌▋▊▉█"
+ELLIPSIS = "…"
+
+
+def fit(text: Text | str, width: int, *, middle: bool = True) -> Text:
+    """``text`` cut to ``width`` cells with an ellipsis: in the middle for ids (``backup-primary``
+    and ``backup-secondary`` at 9 cells are ``back…mary`` and ``back…dary``: ids differ in their
+    ends, so both ends stay), at the end for prose. The tail gets the larger half: numbered ids
+    (``w-01``, ``etl@1440``) differ last. Every table and the timeline cut cells with this."""
+    if isinstance(text, str):
+        text = Text(text)
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text(ELLIPSIS[:width])
+    if not middle or len(text.plain) != text.cell_len:  # wide characters: cut at the end
+        cut = text.copy()
+        cut.truncate(width, overflow="ellipsis")
+        return cut
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    cut = text[:head]
+    cut.append(ELLIPSIS)
+    cut.append_text(text[len(text.plain) - tail :])
+    return cut
 
 
 def tick_text(tick: int | None) -> Text:

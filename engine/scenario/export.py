@@ -13,9 +13,12 @@ import json
 from typing import TextIO
 
 from engine import events as ev
+from engine.clock import Clock
 from engine.scenario.stats import AttemptRecord, attempt_records
 
 CSV_COLUMNS = ("job", "scheduled", "attempt", "worker", "start", "end", "outcome")
+CSV_TIME_COLUMNS = ("scheduled_time", "start_time", "end_time")
+"""Added when the run has a clock."""
 
 
 def write_trace(
@@ -69,13 +72,19 @@ def write_trace(
     return len(records)
 
 
-def write_csv(events: list[ev.Event], out: TextIO) -> int:
-    """One row per attempt, in start order; returns the row count."""
+def write_csv(events: list[ev.Event], out: TextIO, clock: Clock | None = None) -> int:
+    """One row per attempt, in start order; returns the row count. With a clock, the ticks'
+    wall-clock times follow (ISO 8601 with UTC offset): ``scheduled_time``, ``start_time`` and
+    ``end_time``."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(CSV_COLUMNS + (CSV_TIME_COLUMNS if clock is not None else ()))
     records = attempt_records(events)
     for record in records:
-        writer.writerow(_row(record))
+        row = _row(record)
+        if clock is not None:
+            ticks = (record.scheduled, record.start, record.end)
+            row += ["" if tick is None else clock.format(tick) for tick in ticks]
+        writer.writerow(row)
     return len(records)
 
 

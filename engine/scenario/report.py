@@ -68,11 +68,14 @@ def _plain(value: object) -> object:
     return value
 
 
-def event_json(event: ev.Event) -> str:
-    """One JSON object with a ``type`` and the event's fields, in declaration order."""
+def event_json(event: ev.Event, clock: Clock | None = None) -> str:
+    """One JSON object with a ``type`` and the event's fields, in declaration order; with a
+    clock, ``time`` (ISO 8601 with UTC offset) follows ``tick``."""
     record: dict[str, object] = {"type": type(event).__name__}
     for f in fields(event):
         record[f.name] = _json_value(getattr(event, f.name))
+        if f.name == "tick" and clock is not None:
+            record["time"] = clock.format(event.tick)
     return json.dumps(record, ensure_ascii=False)
 
 

@@ -331,3 +331,17 @@ def test_a_mark_shares_the_random_state_only_with_the_mark_that_opened_its_gener
     engine.apply(Advance(41))
     engine.rollback(third)
     assert engine.rng.getstate() == second.rng_state
+
+
+@settings(max_examples=40, deadline=None)
+@given(chunk=st.integers(1, 300), seeks=st.lists(st.integers(0, 900), min_size=1, max_size=6))
+def test_an_open_ended_runs_horizon_is_the_furthest_tick_rounded_up_to_a_chunk(chunk, seeks):
+    timeline = [(0, RegisterWorker("w1")), (0, ScheduleJob(JobSpec("j", Every(0, 7))))]
+    history = History(Engine, at_ticks(timeline), horizon_chunk=chunk)
+    furthest = 0
+    for tick in seeks:
+        history.seek(tick)
+        furthest = max(furthest, tick)
+        horizon = history.last_tick()
+        assert history.open_ended and horizon >= max(furthest, 1)
+        assert horizon % chunk == 0 and horizon - chunk < max(furthest, 1)

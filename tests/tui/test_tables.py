@@ -65,7 +65,7 @@ async def test_workers_and_notifications(app: DashboardApp) -> None:
         assert workers[1].startswith("w2 DOWN")
         assert workers[0].startswith("w1 BUSY stuck@4 #1")
         assert rows(app.dashboard.query_one("#notifications")) == [
-            "flaky #1 1 failed slack #ops DEAD 3"
+            "flaky@1 #1 failed slack #ops DEAD 3"
         ]
 
 

@@ -1,16 +1,18 @@
 """Completion for the command line: command names, job and worker ids, keys and values.
 
-``complete(line, engine)`` returns the whole line with its last word completed (what Textual's
-suggester shows greyed after the cursor), or None. What each word is comes from the command
-tables (:data:`~tui.model.commandline.COMMANDS`: the engine's vocabulary and the dashboard's own
-commands); candidates come from the engine at the current tick, so a job scheduled a moment ago
-completes at once.
+``candidates(line, engine)`` gives every way to complete the last word (tab shows them and
+cycles through them); ``complete(line, engine)`` the whole line with the first of them (what
+Textual's suggester shows greyed after the cursor), or None. What each word is comes from the
+command tables (:data:`~tui.model.commandline.COMMANDS`: the engine's vocabulary and the
+dashboard's own commands); candidates come from the engine at the current tick, so a job
+scheduled a moment ago completes at once.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from engine.core import Engine
 from engine.model import CatchUp
@@ -19,24 +21,40 @@ from tui.model.commandline import COMMANDS, AppCommand
 from tui.model.rows import natural_key
 
 
+class Candidates(NamedTuple):
+    """The ways to complete a line's last word: ``head + word`` for each word in ``words``."""
+
+    head: str
+    words: list[str]
+
+    def line(self, index: int) -> str:
+        return self.head + self.words[index]
+
+
 def complete(line: str, engine: Engine) -> str | None:
     """``line`` with its last word completed, or None when nothing fits."""
+    found = candidates(line, engine)
+    return found.line(0) if found.words else None
+
+
+def candidates(line: str, engine: Engine) -> Candidates:
+    """Every word that completes the last word of ``line`` (not the word itself), in order."""
     words = line.split(" ")
     current = words[-1]
     before = [word for word in words[:-1] if word]
     head = line[: len(line) - len(current)]
     if not before:
-        return _first(head, current, COMMANDS)
+        return _matching(head, current, COMMANDS)
     spec = COMMANDS.get(before[0].lower())
     kinds = () if spec is None else _kinds(spec)
     if not kinds:
-        return None
+        return Candidates(head, [])
     position = len(before) - 1
     kind = kinds[min(position, len(kinds) - 1)]
     if position >= len(kinds) and kind != "option":
-        return None
+        return Candidates(head, [])
     assert spec is not None
-    return _first(head, current, _candidates(spec, kind, current, before, engine))
+    return _matching(head, current, _candidates(spec, kind, current, before, engine))
 
 
 def _kinds(spec: Verb | AppCommand) -> tuple[str, ...]:
@@ -76,11 +94,10 @@ def _candidates(
     return []
 
 
-def _first(head: str, current: str, candidates: Iterable[str]) -> str | None:
-    for candidate in candidates:
-        if candidate.startswith(current) and candidate != current:
-            return head + candidate
-    return None
+def _matching(head: str, current: str, words: Iterable[str]) -> Candidates:
+    return Candidates(
+        head, [word for word in words if word.startswith(current) and word != current]
+    )
 
 
 def _paths(current: str) -> list[str]:

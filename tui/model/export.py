@@ -28,6 +28,6 @@ def export(engine: Engine, path: Path, name: str, clock: Clock | None) -> int:
     events = list(engine.log)
     with path.open("w", encoding="utf-8", newline="") as out:
         if path.suffix.lower() == ".csv":
-            return write_csv(events, out)
+            return write_csv(events, out, clock)
         tick_seconds = clock.tick_seconds if clock is not None else 1
         return write_trace(events, engine.now, tick_seconds, name, out)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.model.navigator import END_STEP_LIMIT, Change, Navigator
+from tui.model.navigator import Change, Navigator
 
 
 @dataclass(slots=True)
@@ -38,45 +38,34 @@ class Pacer:
 
 @dataclass(slots=True)
 class Jump:
-    """A move to ``target`` (or, when the run has no end, to where it goes quiet), in slices."""
+    """A move to ``target`` in slices (an open-ended run's end is its horizon: a tick too)."""
 
     navigator: Navigator
-    target: int | None
-    """The tick to reach; None: step event ticks until there are none (at most END_STEP_LIMIT)."""
+    target: int
     start: int = field(init=False)
     done: bool = field(init=False, default=False)
-    steps: int = field(init=False, default=0)
-    """Event ticks stepped so far (only when ``target`` is None)."""
 
     def __post_init__(self) -> None:
         self.start = self.navigator.tick
-        self.done = self.target is not None and self.start >= self.target
+        self.done = self.start >= self.target
 
     @property
     def reached(self) -> int:
         return self.navigator.tick
 
     @property
-    def fraction(self) -> float | None:
-        """How much of the way is done, from 0 to 1; None when the end is not known."""
-        if self.target is None:
-            return None
+    def fraction(self) -> float:
+        """How much of the way is done, from 0 to 1."""
         if self.target <= self.start:
             return 1.0
         return min(1.0, (self.reached - self.start) / (self.target - self.start))
 
     def advance(self, size: int) -> Change:
-        """Play one slice: ``size`` ticks toward the target (event ticks when it has none)."""
+        """Play one slice: ``size`` ticks toward the target."""
         navigator = self.navigator
         if self.done:
             return Change(navigator.tick, navigator.tick, (), forward=True)
-        if self.target is None:
-            size = min(size, END_STEP_LIMIT - self.steps)
-            change = navigator.step(size)
-            self.steps += size
-            self.done = not change.moved or self.steps >= END_STEP_LIMIT
-        else:
-            change = navigator.seek(min(self.target, navigator.tick + size))
-            # a seek stops short only at the end of the run: nothing more to wait for
-            self.done = navigator.tick >= self.target or change.after <= change.before
+        change = navigator.seek(min(self.target, navigator.tick + size))
+        # a seek stops short only at the end of the run: nothing more to wait for
+        self.done = navigator.tick >= self.target or change.after <= change.before
         return change

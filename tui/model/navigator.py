@@ -21,9 +21,6 @@ from engine.events import Event
 from engine.history import History
 from tui.model.collector import collector_paused
 
-END_STEP_LIMIT = 1_000_000
-"""Most event ticks ``last()`` walks when the run has no ``until`` (an endless run never ends)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Change:
@@ -86,11 +83,17 @@ class Navigator:
         return self.seek(0)
 
     def last(self) -> Change:
-        """The last tick: ``until`` when the run has one, else where the engine runs dry."""
+        """The last tick: ``until`` when the run has one, else its horizon (end_target)."""
+        return self.seek(self.end_target())
+
+    def end_target(self) -> int:
+        """Where ``end`` goes: ``until``, or the horizon of an open-ended run; from the horizon
+        itself, a chunk further (each press plays a bounded stretch, never "forever")."""
         history = self.history
-        if history.until is not None:
-            return self.seek(history.until)
-        return self._forward(lambda: history.forward(END_STEP_LIMIT))
+        target = history.last_tick()
+        if history.open_ended and history.tick >= target:
+            target = history.tick + history.horizon_chunk
+        return target
 
     def seek(self, tick: int) -> Change:
         history = self.history

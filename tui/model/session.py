@@ -20,6 +20,8 @@ from engine.history import History
 from engine.ticks import TimedCommand
 from tui.model.script import script_run
 
+DAY = 86_400
+"""Seconds in a day: an open-ended run's horizon grows by a day of ticks."""
 SCRIPT_SUFFIXES = (".txt",)
 """Files read as seed 001 scripts (as ``cronlapse run`` reads them); others are YAML scenarios."""
 
@@ -80,13 +82,27 @@ def make_session(
     description: str = "",
 ) -> Session:
     """A session over engine objects directly (tests, benchmarks, other front ends)."""
-    history = History(new_engine, timeline, until)
+    history = new_history(new_engine, timeline, until, clock)
     return Session(name, history, path, kind, clock, description)
 
 
+def new_history(
+    new_engine: Callable[[], Engine],
+    timeline: Sequence[TimedCommand],
+    until: int | None,
+    clock: Clock | None,
+) -> History:
+    """A history whose open-ended horizon grows a day at a time when ticks have a clock (a
+    round number on the time axis), else by the history's default chunk."""
+    if clock is None:
+        return History(new_engine, timeline, until)
+    return History(new_engine, timeline, until, horizon_chunk=max(1, DAY // clock.tick_seconds))
+
+
 def empty_session(name: str = "no scenario") -> Session:
-    """A session with nothing in it: the dashboard's state before a file has loaded."""
-    return make_session(name, Engine, (), 0, kind="empty")
+    """A session with nothing in it: the dashboard's state before a file has loaded. It has no
+    ``until``: jobs scheduled with ``:schedule`` play on like an open-ended scenario's."""
+    return make_session(name, Engine, (), None, kind="empty")
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -139,7 +155,10 @@ def _load_scenario(path: Path, source: str) -> Session:
             for error in invalid.errors
         ]
         raise LoadFailed(source, problems) from None
-    history = History(scenario.new_engine, scenario.commands, scenario.until)
+    until = scenario.until
+    if until is None and not scenario.endless:
+        until = _headless_end(scenario)
+    history = new_history(scenario.new_engine, scenario.commands, until, scenario.clock)
     name = scenario.name or path.stem
     return Session(name, history, path, "scenario", scenario.clock, scenario.description)
 
@@ -151,6 +170,18 @@ def _import_problem(problem: str) -> Problem:
         source, _, message = problem.partition(": ")
         return Problem(source, None, None, "", message)
     return Problem(match[1], int(match[2]), int(match[3]), "", match[4])
+
+
+def _headless_end(scenario) -> int:
+    """Where ``cronlapse run`` ends a scenario that has no ``until`` and runs out of work: its
+    last timeline or ``expect`` tick, or where the engine goes idle, whichever is later. The
+    dashboard ends there too (stopping at the last event would leave out an ``expect`` tick
+    after it, and the two would disagree on the run's last tick)."""
+    from engine.scenario.runner import ScenarioRunner
+
+    runner = ScenarioRunner(scenario)
+    runner.run()
+    return max(runner.processed, 0)
 
 
 def _load_script(path: Path, source: str) -> Session:

@@ -6,21 +6,40 @@ The dashboard shows wall-clock time only through the scenario's :class:`~engine.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from engine.clock import Clock
 
 
+def repeated_offset(moment: datetime) -> str:
+    """`` +02`` when ``moment``'s local time happens twice (the hour the clocks go back), else
+    empty: on a fall-back night two runs at ``Sun 02:30`` are an hour apart, and only the UTC
+    offset tells them apart (``+02`` the first pass, ``+01`` the second)."""
+    other = moment.replace(fold=1 - moment.fold)
+    offset = moment.utcoffset()
+    if offset is None or other.utcoffset() == offset:
+        return ""
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return f" {sign}{hours:02d}" + (f":{minutes:02d}" if minutes else "")
+
+
 def wall(clock: Clock | None, tick: int) -> str:
-    """``Mon 2026-03-23 14:05:00 CET`` (empty without a clock)."""
+    """``Mon 2026-03-23 14:05:00 CET`` (empty without a clock), with the UTC offset where the
+    local time repeats (:func:`repeated_offset`)."""
     if clock is None:
         return ""
     try:
-        return clock.to_datetime(tick).strftime("%a %Y-%m-%d %H:%M:%S %Z")
+        moment = clock.to_datetime(tick)
     except (OverflowError, ValueError):
         return "(out of range)"
+    return moment.strftime("%a %Y-%m-%d %H:%M:%S %Z") + repeated_offset(moment)
 
 
 def compact(clock: Clock | None, tick: int) -> str:
-    """``Mon 03-23 14:05 CET`` (seconds shown when ticks are shorter than a minute)."""
+    """``Mon 03-23 14:05 CET`` (seconds shown when ticks are shorter than a minute; the UTC
+    offset where the local time repeats)."""
     if clock is None:
         return ""
     try:
@@ -29,18 +48,20 @@ def compact(clock: Clock | None, tick: int) -> str:
         return "(out of range)"
     return moment.strftime(
         "%a %m-%d %H:%M %Z" if clock.tick_seconds >= 60 else "%a %m-%d %H:%M:%S %Z"
-    )
+    ) + repeated_offset(moment)
 
 
 def short(clock: Clock | None, tick: int) -> str:
-    """A table cell: ``Mon 14:05`` with minute ticks or longer, ``14:05:07`` with shorter."""
+    """A table cell: ``Mon 14:05`` with minute ticks or longer, ``14:05:07`` with shorter;
+    ``Sun 02:30 +02`` where the local time repeats."""
     if clock is None:
         return ""
     try:
         moment = clock.to_datetime(tick)
     except (OverflowError, ValueError):
         return "?"
-    return moment.strftime("%a %H:%M" if clock.tick_seconds >= 60 else "%H:%M:%S")
+    fmt = "%a %H:%M" if clock.tick_seconds >= 60 else "%H:%M:%S"
+    return moment.strftime(fmt) + repeated_offset(moment)
 
 
 def span(ticks: int, clock: Clock | None) -> str:

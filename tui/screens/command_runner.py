@@ -15,8 +15,9 @@ from engine.commands import Outcome
 from engine.scenario.checks import StatusQuery
 from engine.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
-from tui.model.completion import complete
+from tui.model.completion import Candidates, candidates
 from tui.model.export import default_export_path, export
+from tui.model.timefmt import wall
 from tui.screens.compare import open_compare
 from tui.screens.prompt import PromptScreen
 
@@ -93,9 +94,23 @@ class CommandRunner:
         return True, ""
 
     def _goto(self, args: tuple[str, ...]) -> tuple[bool, str]:
-        screen = self.screen
-        screen.seek(parse_target(" ".join(args), screen.navigator.tick, screen.session.clock))
+        self.screen.seek(self.target(" ".join(args)))
         return True, ""
+
+    def target(self, text: str) -> int:
+        """The tick ``text`` names; :class:`TargetError` when it is not in the run, saying why
+        (before tick 0 as :func:`parse_target` says, or after the run's ``until``)."""
+        screen = self.screen
+        tick = parse_target(text, screen.navigator.tick, screen.session.clock)
+        until = screen.navigator.history.until
+        if until is not None and tick > until:
+            clock = screen.session.clock
+            when = f" ({wall(clock, tick)})" if clock is not None else ""
+            raise TargetError(
+                f"{text.strip()} is tick {tick:,}{when}, after the end of the run at tick "
+                f"{until:,} (its clock.until)"
+            )
+        return tick
 
     def _redo(self, args: tuple[str, ...]) -> tuple[bool, str]:
         change = self.screen.navigator.redo()
@@ -128,9 +143,8 @@ class CommandRunner:
     # --------------------------------------------------------------- prompts
 
     def check_target(self, text: str) -> str | None:
-        screen = self.screen
         try:
-            parse_target(text, screen.navigator.tick, screen.session.clock)
+            self.target(text)
         except TargetError as error:
             return str(error)
         return None
@@ -143,7 +157,7 @@ class CommandRunner:
 
         def done(value: str | None) -> None:
             if value:
-                screen.seek(parse_target(value, screen.navigator.tick, screen.session.clock))
+                screen.seek(self.target(value))
 
         screen.app.push_screen(
             PromptScreen(
@@ -184,7 +198,7 @@ class CommandRunner:
         return True, f"exported {count:,} attempts up to tick {screen.navigator.tick} to {path}"
 
 
-def complete_path(text: str) -> str | None:
-    """A path completed from the file system (for the export and open prompts)."""
-    completed = complete(f"open {text}", None)  # type: ignore[arg-type]
-    return completed.removeprefix("open ") if completed else None
+def complete_path(text: str) -> Candidates:
+    """Paths that complete ``text`` from the file system (for the export and open prompts)."""
+    found = candidates(f"open {text}", None)  # type: ignore[arg-type]
+    return Candidates(found.head.removeprefix("open "), found.words)

@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Footer
 
 from tui.messages import PaneChosen, RowSelected
-from tui.model.completion import complete
+from tui.model.completion import Candidates, candidates
 from tui.model.jump import Jump
 from tui.model.navigator import Change, Navigator
 from tui.model.session import Session
@@ -224,6 +224,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.speed,
             note,
             None if jump is None else Progress(jump.target, jump.fraction),
+            open_ended=history.open_ended,
         )
 
     def _redraw_detail(self) -> None:
@@ -278,8 +279,8 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
 
     # -------------------------------------------------------- command line
 
-    def _complete(self, line: str) -> str | None:
-        return complete(line, self.navigator.engine)
+    def _complete(self, line: str) -> Candidates:
+        return candidates(line, self.navigator.engine)
 
     def action_command(self) -> None:
         self.command_bar.open("command")

@@ -63,6 +63,9 @@ def commands_table() -> Table:
     return table
 
 
+CLOSE_HINT = "esc, ? or q closes this help"
+
+
 class HelpScreen(ModalScreen[None]):
     """Keys on the left, commands on the right; any of esc, ? or q closes it."""
 
@@ -75,8 +78,12 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
 
     def compose(self):
-        with VerticalScroll(id="help-box"):
-            yield Static(Text("cronlapse: keys and commands", style="bold"), id="help-title")
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "Help"
+            box.border_subtitle = CLOSE_HINT
+            title = Text("cronlapse: keys and commands", style="bold")
+            title.append(f"   {CLOSE_HINT}", style="dim")
+            yield Static(title, id="help-title")
             yield Static(keys_table(self.sections), id="help-keys")
             yield Static(
                 Text.assemble(

@@ -74,12 +74,14 @@ class PlaybackMixin:
         self.seek(0)
 
     def action_last(self) -> None:
-        until = self.navigator.history.until
-        if until is None:
-            self.stop_jump()
-            self.start_jump(None)
-        else:
-            self.seek(until)
+        target = self.navigator.end_target()
+        self.seek(target)
+        if self.navigator.history.open_ended:
+            self.notify(  # type: ignore[attr-defined]
+                f"An open-ended run: end goes to its horizon, tick {target:,}, "
+                "which grows as the run plays on.",
+                timeout=4,
+            )
 
     def seek(self, tick: int) -> None:
         """Go to ``tick``; far ahead, as a jump that plays in the background (start_jump)."""

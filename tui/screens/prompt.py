@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.widgets.command_bar import CommandInput, LineSuggester
+from tui.widgets.command_bar import CommandInput, Completer, candidate_list
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -25,7 +25,7 @@ class PromptScreen(ModalScreen[str | None]):
         value: str = "",
         *,
         check: Callable[[str], str | None] | None = None,
-        complete: Callable[[str], str | None] | None = None,
+        complete: Completer | None = None,
         blink: bool = True,
         prompt_id: str = "prompt",
     ) -> None:
@@ -33,8 +33,7 @@ class PromptScreen(ModalScreen[str | None]):
         self.title_text = title
         self.hint = hint
         self.check = check
-        suggester = LineSuggester(complete) if complete is not None else None
-        self.input = CommandInput(value=value, suggester=suggester, id="prompt-input")
+        self.input = CommandInput(value=value, completer=complete, id="prompt-input")
         self.input.cursor_blink = blink
         self.error = Static("", id="prompt-error")
 
@@ -62,6 +61,10 @@ class PromptScreen(ModalScreen[str | None]):
             self.error.update(f"[b red]✗[/] {problem.replace('[', chr(92) + '[')}")
             return
         self.dismiss(value)
+
+    def on_command_input_listed(self, message: CommandInput.Listed) -> None:
+        message.stop()
+        self.error.update(candidate_list(message.words, message.index))
 
     def on_command_bar_closed(self, event) -> None:
         event.stop()

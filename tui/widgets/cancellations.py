@@ -25,12 +25,12 @@ class CancellationsTable(VirtualTable):
     KIND = "occurrence"
     EMPTY = "nothing cancelled or failed"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Job", 12, flex=True),
-        Column("Sched", 7, right=True),
-        Column("State", 9),
+        Column("Job", 6, flex=True),
+        Column("Sched", 5, right=True),
+        Column("State", 6),
         Column("Tries", 5, right=True),
-        Column("Reason", 9),
-        Column("Cause", 12, flex=True),
+        Column("Reason", 9, prose=True),
+        Column("Cause", 12, flex=True, prose=True),
     )
 
     def make_rows(self):

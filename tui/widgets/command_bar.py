@@ -1,7 +1,9 @@
 """The command line at the bottom: ``:`` for engine commands, ``/`` to filter a table.
 
-It completes as one types (the suggestion shows greyed; tab or → accepts it) and shows what went
-wrong under the line instead of raising: a typo, a rejected command, anything.
+It completes as one types (the first candidate shows greyed; → accepts it). Tab completes too, and
+lists every candidate under the line; tab again cycles through them. What went wrong shows under
+the line instead of raising (a typo, a rejected command, anything), and the line that failed
+stays, selected: type to replace it, or → to fix it.
 """
 
 from __future__ import annotations
@@ -16,33 +18,75 @@ from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
+from tui.model.completion import Candidates
+
+Completer = Callable[[str], Candidates]
+"""The ways to complete a line's last word (see :func:`tui.model.completion.candidates`)."""
+LISTED = 12
+"""Candidates listed under the line at most (the count of the others follows)."""
+
+
+def safe_candidates(completer: Completer, value: str) -> Candidates:
+    """Completion is a convenience: a failure in it never breaks typing."""
+    try:
+        return completer(value)
+    except Exception:
+        return Candidates(value, [])
+
 
 class LineSuggester(Suggester):
-    """Asks a function for the completed line; never cached, since the engine changes."""
+    """Suggests the first candidate; never cached, since the engine changes."""
 
-    def __init__(self, complete: Callable[[str], str | None]) -> None:
+    def __init__(self, completer: Completer) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
-        self._complete = complete
+        self._completer = completer
 
     async def get_suggestion(self, value: str) -> str | None:
-        try:
-            return self._complete(value)
-        except Exception:  # completion is a convenience: never let it break typing
-            return None
+        found = safe_candidates(self._completer, value)
+        return found.line(0) if found.words else None
 
 
 class CommandInput(Input):
+    """An input line whose tab completes, lists the candidates and cycles through them."""
+
     BINDINGS: ClassVar[list[Binding]] = [
-        Binding("tab", "accept_suggestion", "Complete", show=False, priority=True),
+        Binding("tab", "complete", "Complete", show=False, priority=True),
         Binding("escape", "close", "Close", show=False),
         Binding("up", "history(-1)", "Previous", show=False),
         Binding("down", "history(1)", "Next", show=False),
     ]
 
-    def action_accept_suggestion(self) -> None:
-        if self._suggestion and self._suggestion != self.value:
-            self.value = self._suggestion
-            self.cursor_position = len(self.value)
+    @dataclass
+    class Listed(Message):
+        """Tab found these candidates; ``index`` is the one now in the line."""
+
+        words: list[str]
+        index: int
+
+    def __init__(self, *args, completer: Completer | None = None, **kwargs) -> None:
+        suggester = LineSuggester(completer) if completer is not None else None
+        super().__init__(*args, suggester=suggester, **kwargs)
+        self.completer = completer
+        self._cycle: tuple[Candidates, int] | None = None
+        """The candidates tab last listed and the one it put in the line."""
+
+    def action_complete(self) -> None:
+        """The next candidate when the line is still the one tab left, else the first."""
+        if self.completer is None:
+            return
+        cycle = self._cycle
+        if cycle is not None and self.value == cycle[0].line(cycle[1]):
+            found, index = cycle[0], (cycle[1] + 1) % len(cycle[0].words)
+        else:
+            found, index = safe_candidates(self.completer, self.value), 0
+        if not found.words:
+            self._cycle = None
+            self.post_message(self.Listed([], 0))
+            return
+        self._cycle = (found, index)
+        self.value = found.line(index)
+        self.cursor_position = len(self.value)
+        self.post_message(self.Listed(found.words, index))
 
     def action_close(self) -> None:
         self.post_message(CommandBar.Closed())
@@ -65,12 +109,10 @@ class CommandBar(Vertical):
     class Closed(Message):
         pass
 
-    def __init__(self, complete: Callable[[str], str | None], *, blink: bool = True) -> None:
+    def __init__(self, complete: Completer, *, blink: bool = True) -> None:
         super().__init__(id="command-bar")
         self.mode = "command"
-        self.input = CommandInput(
-            placeholder="", suggester=LineSuggester(self._suggest), id="command-input"
-        )
+        self.input = CommandInput(placeholder="", completer=self._suggest, id="command-input")
         self.input.cursor_blink = blink
         self.message = Static("", id="command-message")
         self.prompt = Static(":", id="command-prompt")
@@ -84,8 +126,12 @@ class CommandBar(Vertical):
             yield self.input
         yield self.message
 
-    def _suggest(self, value: str) -> str | None:
-        return self._complete(value) if self.mode == "command" else None
+    def _suggest(self, value: str) -> Candidates:
+        return self._complete(value) if self.mode == "command" else Candidates(value, [])
+
+    def on_command_input_listed(self, message: CommandInput.Listed) -> None:
+        message.stop()
+        self.message.update(candidate_list(message.words, message.index))
 
     def open(self, mode: str, value: str = "") -> None:
         self.mode = mode
@@ -112,7 +158,11 @@ class CommandBar(Vertical):
         return self.has_class("-open")
 
     def show_error(self, text: str) -> None:
+        """Say what went wrong; the line stays, selected, so that typing replaces it. Toasts go:
+        they sit in the bottom right corner, over the message."""
+        self.app.clear_notifications()
         self.message.update(f"[b red]✗[/] {_escape(text)}")
+        self.input.select_all()
 
     def show_ok(self, text: str) -> None:
         self.message.update(f"[green]✓[/] {_escape(text)}")
@@ -131,6 +181,20 @@ class CommandBar(Vertical):
         value = self._history[self._recall] if self._recall < len(self._history) else ""
         self.input.value = value
         self.input.cursor_position = len(value)
+
+
+def candidate_list(words: list[str], index: int) -> str:
+    """``tab: etl  report  flaky  +4 more`` with the one in the line highlighted (markup)."""
+    if len(words) < 2:
+        return ""
+    first = max(0, min(index - LISTED // 2, len(words) - LISTED))
+    shown = [
+        f"[reverse]{_escape(word)}[/]" if number == index else _escape(word)
+        for number, word in enumerate(words[first : first + LISTED], start=first)
+    ]
+    hidden = len(words) - len(shown)
+    more = f"  [dim]+{hidden} more[/]" if hidden else ""
+    return f"[dim]tab:[/] {'  '.join(shown)}{more}"
 
 
 def _escape(text: str) -> str:

@@ -20,9 +20,9 @@ class EventsTable(VirtualTable):
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("Tick", 6, right=True),
         Column("Time", 9, clock=True),
-        Column("Event", 14),
-        Column("Subject", 14),
-        Column("Detail", 10, flex=True),
+        Column("Event", 9),
+        Column("Subject", 9),
+        Column("Detail", 10, flex=True, prose=True),
     )
 
     def make_rows(self) -> EventRows:

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.cells import tick_text
+from tui.cells import occurrence_name
 from tui.model.rows import notification_rows
 from tui.states import DIM, state_text
 from tui.widgets.virtual_table import Column, VirtualTable
@@ -17,12 +17,11 @@ class NotificationsTable(VirtualTable):
     KIND = "notification"
     EMPTY = "no notification queued"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Job", 12, flex=True),
-        Column("Sched", 7, right=True),
-        Column("Event", 9),
+        Column("Run", 6, flex=True),
+        Column("Event", 5),
         Column("Channel", 7),
-        Column("Target", 12, flex=True),
-        Column("State", 9),
+        Column("Target", 6, flex=True),
+        Column("State", 5),
         Column("Tries", 5, right=True),
     )
 
@@ -34,11 +33,10 @@ class NotificationsTable(VirtualTable):
         assert engine is not None
         notification = engine.outbox[key]
         job_id, scheduled, attempt, happening, channel, target = key
-        name = Text(job_id)
+        name = Text(occurrence_name(job_id, scheduled))
         name.append(f" #{attempt}", style=DIM)
         return [
             name,
-            tick_text(scheduled),
             Text(happening),
             Text(channel),
             Text(target),

@@ -26,12 +26,12 @@ class OccurrencesTable(VirtualTable):
     KIND = "occurrence"
     EMPTY = "no occurrence has fallen due yet"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Job", 12, flex=True),
-        Column("Sched", 7, right=True),
+        Column("Job", 6, flex=True),
+        Column("Sched", 5, right=True),
         Column("Time", 9, clock=True),
-        Column("State", 9),
-        Column("Try", 5, right=True),
-        Column("Worker", 7),
+        Column("State", 6),
+        Column("Try", 3, right=True),
+        Column("Worker", 6),
         Column("Pri", 4, right=True),
         Column("Waited", 6, right=True),
     )

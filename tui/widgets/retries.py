@@ -17,8 +17,8 @@ class RetriesTable(VirtualTable):
     KIND = "occurrence"
     EMPTY = "no occurrence waits for a retry"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Job", 12, flex=True),
-        Column("Sched", 7, right=True),
+        Column("Job", 6, flex=True),
+        Column("Sched", 5, right=True),
         Column("Next", 4, right=True),
         Column("Eligible", 8, right=True),
         Column("In", 5, right=True),

@@ -13,26 +13,25 @@ from tui.model.timefmt import compact, wall
 
 
 class Progress(NamedTuple):
-    """A jump under way: where it goes (None: to where the run goes quiet) and how far it is."""
+    """A jump under way: where it goes and how far it is."""
 
-    target: int | None
-    fraction: float | None
+    target: int
+    fraction: float
 
     def label(self, short: bool = False) -> str:
         """``jump to 10,080: 43%``; short, ``43%`` (the header's middle says the tick)."""
-        percent = "" if self.fraction is None else f"{int(self.fraction * 100)}%"
+        percent = f"{int(self.fraction * 100)}%"
         if short:
-            return percent or "jump"
-        if self.target is None:
-            return "jump to the end"
-        return f"jump to {self.target:,}: {percent}" if percent else f"jump to {self.target:,}"
+            return percent
+        return f"jump to {self.target:,}: {percent}"
 
 
 class StatusHeader(Widget):
     """One line: name on the left, tick and time in the middle, play state on the right.
 
     Laid out by hand (a Rich table per step costs more than the step). When the line does not
-    fit, it gets shorter in steps: a compact time, no "cronlapse", no speed, then a cut name.
+    fit, it gets shorter in steps: a compact time, no "cronlapse", a shorter jump progress, no
+    time, then a cut name. The play state and the speed always show.
     """
 
     DEFAULT_CSS = "StatusHeader { height: 1; }"
@@ -53,7 +52,9 @@ class StatusHeader(Widget):
         speed: int,
         note: str = "",
         progress: Progress | None = None,
+        open_ended: bool = False,
     ) -> None:
+        """``open_ended``: ``last`` is a horizon that grows as the run plays (shown as ``N+``)."""
         state = (
             name,
             tick,
@@ -64,6 +65,7 @@ class StatusHeader(Widget):
             speed,
             note,
             progress,
+            open_ended,
         )
         if state != self._state:
             self._state = state
@@ -71,24 +73,26 @@ class StatusHeader(Widget):
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note, progress = self._state
-        for brand, time, show_speed in (
+        name, tick, last, full, short, playing, speed, note, progress, open_ended = self._state
+        # play state and speed always show; the progress label is the last to get shorter
+        for brand, time, long_progress in (
             (True, full, True),
             (True, short, True),
             (False, short, True),
             (False, short, False),
+            (False, "", False),
         ):
             left = Text("cronlapse " if brand else "", style="bold")
             left.append(name, style="bold cyan")
             middle = Text("tick ", style="dim")
             middle.append(f"{tick:,}", style="bold")
-            middle.append(f" / {last:,}", style="dim")
+            middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
             if time:
                 middle.append(f"  {time}")
             right = Text()
             if progress is not None:
                 # narrow: a shorter label, so that how to stop it always shows
-                right.append(f"» {progress.label(short=not show_speed)}", style="bold yellow")
+                right.append(f"» {progress.label(short=not long_progress)}", style="bold yellow")
                 right.append("  esc stops", style="dim")
             else:
                 if note:
@@ -96,8 +100,7 @@ class StatusHeader(Widget):
                 right.append(
                     "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
                 )
-                if show_speed:
-                    right.append(f"  {speed}/s", style="dim")
+                right.append(f"  {speed}/s", style="dim")
             if left.cell_len + middle.cell_len + right.cell_len + 4 <= width:
                 break
         else:

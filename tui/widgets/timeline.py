@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from engine.clock import Clock
 from engine.core import Engine
+from tui.cells import fit
 from tui.messages import RowSelected
 from tui.model.lanes import Lanes
 from tui.model.navigator import Change
@@ -26,6 +27,9 @@ from tui.model.rows import natural_key
 from tui.states import DIM, JOB_PALETTE, TICK, job_colour, style_of
 
 LABEL = 8
+"""The narrowest lane label (with the space after the id); it widens to the longest worker id,
+up to ``LABEL_MAX``, and longer ids are cut in the middle (:func:`tui.cells.fit`)."""
+LABEL_MAX = 17
 SCALES = (1, 2, 5, 10, 15, 30, 60, 120, 240, 480, 1440)
 _IDLE = Style(color="grey35")
 _DOWN = Style(color="red", dim=True)
@@ -58,6 +62,8 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.clock: Clock | None = None
         self.scale_index = 0
         self.lane_ids: list[str] = []
+        self.label = LABEL
+        self._lane_set: set[str] = set()
         self.cursor = 0
         self.border_title = "Timeline"
         self._style_base: Style | None = None
@@ -89,8 +95,13 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _after_update(self) -> None:
         engine = self.engine
-        if engine is not None and len(engine.workers) != len(self.lane_ids):
+        # Compared as sets, not counts: another file (or a reload after a rename) may bring the
+        # same number of workers under other ids, and a lane for a gone worker cannot be drawn.
+        if engine is not None and engine.workers.keys() != self._lane_set:
             self.lane_ids = sorted(engine.workers, key=natural_key)
+            self._lane_set = set(self.lane_ids)
+            longest = max(map(len, self.lane_ids), default=0)
+            self.label = max(LABEL, min(LABEL_MAX, longest + 1))
         self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.lane_ids) + 1)
         self.border_subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
@@ -130,7 +141,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _window(self, width: int) -> tuple[int, int]:
         """(first tick shown, number of columns)."""
-        columns = max(1, width - LABEL - 1)
+        columns = max(1, width - self.label - 1)
         now = self.engine.now if self.engine is not None else 0
         scale = self.scale
         # The last column holds now; columns start at multiples of the scale so that bars do
@@ -153,28 +164,32 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         label_style = base + style_of(self.engine.workers[worker_id].state)
         if row == self.cursor and self.has_focus:
             label_style += self.get_component_rich_style("timeline--cursor")
-        segments = [Segment(worker_id[: LABEL - 1].ljust(LABEL), label_style), Segment(" ", base)]
+        name = fit(worker_id, self.label - 1).plain.ljust(self.label)
+        segments = [Segment(name, label_style), Segment(" ", base)]
         segments += self._lane(worker_id, start, columns, base)
         return Strip(segments).adjust_cell_length(width, base)
 
     def _axis(self, start: int, columns: int, width: int, base: Style) -> Strip:
+        """The ruler: ``|tick`` every ten columns and ``▼`` over the current tick. A label that
+        ``▼`` would fall inside is left out (one that starts there keeps its number: ``▼40``)."""
         cells = [" "] * columns
+        now_column = -1
+        if self.engine is not None:
+            now_column = (self.engine.now - start) // self.scale
         step = 10
         for column in range(0, columns, step):
             tick = start + column * self.scale
-            if tick < 0:
-                continue
             label = f"|{tick}"
+            if column < now_column < column + len(label):
+                continue
             for offset, char in enumerate(label):
                 if column + offset < columns:
                     cells[column + offset] = char
-        if self.engine is not None:
-            now_column = (self.engine.now - start) // self.scale
-            if 0 <= now_column < columns:
-                cells[now_column] = "▼"
+        if 0 <= now_column < columns:
+            cells[now_column] = "▼"
         title = "tick"
         segments = [
-            Segment(title.rjust(LABEL) + " ", base + DIM),
+            Segment(title.rjust(self.label) + " ", base + DIM),
             Segment("".join(cells), base + TICK),
         ]
         return Strip(segments).adjust_cell_length(width, base)

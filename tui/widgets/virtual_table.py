@@ -22,6 +22,7 @@ from textual.strip import Strip
 
 from engine.clock import Clock
 from engine.core import Engine
+from tui.cells import fit
 from tui.messages import RowSelected
 from tui.model.indexes import text_matcher
 from tui.model.navigator import Change
@@ -30,12 +31,15 @@ from tui.model.navigator import Change
 class Column(NamedTuple):
     label: str
     width: int
+    """The least width it is shown at; it grows to its content where there is room."""
     right: bool = False
     """Right-aligned (numbers)."""
     flex: bool = False
-    """Takes the width left over (at least ``width``)."""
+    """Takes the width left over once every column has its content's width."""
     clock: bool = False
     """Shows wall-clock time: hidden when the run has no clock."""
+    prose: bool = False
+    """Free text, cut at its end; other cells are ids, cut in the middle (:func:`tui.cells.fit`)."""
 
 
 class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
@@ -84,6 +88,9 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._shown: list[int] = []
         """Indices of the columns that fit, in order."""
         self._laid_out_for = -1
+        self._content = [len(column.label) for column in self.COLUMNS]
+        """The widest cell drawn in each column since the last rebuild (grows only, so that
+        columns do not jump as rows scroll by)."""
 
     # ------------------------------------------------------------ the model
 
@@ -107,6 +114,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         """A new engine (a file opened or reloaded): recompute the rows."""
         self.engine, self.clock = engine, clock
         self._laid_out_for = -1
+        self._content = [len(column.label) for column in self.COLUMNS]
         self.rows.rebuild(engine)
         self._refilter()
         self._after_update()
@@ -226,7 +234,12 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
     # -------------------------------------------------------------- drawing
 
     def _layout(self, width: int) -> list[int]:
-        """Column widths that fit ``width``; columns that do not fit are dropped from the right."""
+        """Column widths that fit ``width``, sized to their content.
+
+        Every column that fits at its least width is shown (the rest are dropped from the
+        right); the room left is shared out evenly toward each column's content width, ids and
+        words first, then prose (a long detail never starves an id), and what remains goes to
+        the flexible columns."""
         if width == self._laid_out_for:
             return self._widths
         shown: list[int] = []
@@ -242,6 +255,19 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             widths.append(column.width)
             used += need
         spare = width - used
+        for prose in (False, True):
+            wants = [
+                max(0, self._content[number] - widths[i]) * (self.COLUMNS[number].prose == prose)
+                for i, number in enumerate(shown)
+            ]
+            while spare > 0 and any(wants):
+                wanting = [i for i, want in enumerate(wants) if want]
+                share = max(1, spare // len(wanting))
+                for i in wanting:
+                    grant = min(share, wants[i], spare)
+                    widths[i] += grant
+                    wants[i] -= grant
+                    spare -= grant
         flexible = [i for i, number in enumerate(shown) if self.COLUMNS[number].flex]
         for position, i in enumerate(flexible):
             share = spare // (len(flexible) - position)
@@ -249,6 +275,19 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             spare -= share
         self._shown, self._widths, self._laid_out_for = shown, widths, width
         return widths
+
+    def _measure(self, cells: list[Text]) -> None:
+        """Note the widths of a row's cells; a cell wider than any before in its column lays the
+        table out again (once drawing is done: it cannot change under the lines being drawn)."""
+        content = self._content
+        grew = False
+        for number, cell in enumerate(cells[: len(content)]):
+            if cell.cell_len > content[number]:
+                content[number] = cell.cell_len
+                grew = True
+        if grew and self._laid_out_for != -1:
+            self._laid_out_for = -1
+            self.call_later(self.refresh)
 
     def _strip(self, cells: list[Text], width: int, style: Style) -> Strip:
         """One row as segments, cell by cell (plain cells skip Rich's text layout: this runs
@@ -263,8 +302,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             cell = cells[number] if number < len(cells) else _EMPTY
             length = cell.cell_len
             if length > cell_width:
-                cell = cell.copy()
-                cell.truncate(cell_width, overflow="ellipsis")
+                cell = fit(cell, cell_width, middle=not self.COLUMNS[number].prose)
                 length = cell.cell_len
             pad = Segment(" " * (cell_width - length)) if length < cell_width else None
             if pad is not None and self.COLUMNS[number].right:
@@ -324,7 +362,9 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             style = self._painted(
                 "virtual-table--cursor" if self.has_focus else "virtual-table--cursor-blurred"
             )
-        return self._strip(self.row_cells(key), width, style)
+        cells = self.row_cells(key)
+        self._measure(cells)
+        return self._strip(cells, width, style)
 
 
 _SPACE = Segment(" ")

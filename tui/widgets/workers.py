@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.cells import bar, tick_text
+from tui.cells import bar, occurrence_name, tick_text
 from tui.model.rows import worker_rows
 from tui.states import state_text
 from tui.widgets.virtual_table import Column, VirtualTable
@@ -18,8 +18,8 @@ class WorkersTable(VirtualTable):
     EMPTY = "no worker registered yet"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("Worker", 6, flex=True),
-        Column("State", 8),
-        Column("Running", 11, flex=True),
+        Column("State", 5),
+        Column("Running", 7, flex=True),
         Column("Busy", 8),
         Column("Since", 5, right=True),
     )
@@ -39,7 +39,7 @@ class WorkersTable(VirtualTable):
         if worker.running is not None:
             occurrence = engine.occurrences.get(worker.running)
             attempt = occurrence.running_attempt if occurrence is not None else None
-            running = Text(f"{worker.running[0]}@{worker.running[1]}")
+            running = Text(occurrence_name(*worker.running))
             if attempt is not None:
                 running.append(f" #{attempt.number}", style="dim")
         lifetime = engine.now - worker.registered
