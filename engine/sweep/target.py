@@ -28,6 +28,7 @@ _TARGET = re.compile(r"\s*(\S+?)\s*(<=|>=|==|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*\Z
 @dataclass(frozen=True, slots=True)
 class Target:
     text: str
+    """As written, spaced the one way (``p95_wait <= 30``)."""
     metric: str
     comparison: str
     bound: float
@@ -50,7 +51,7 @@ def parse_target(text: str) -> Target:
         )
     metric, comparison, bound = matched.groups()
     parse_metric(metric)
-    return Target(text, metric, comparison, float(bound))
+    return Target(f"{metric} {comparison} {bound}", metric, comparison, float(bound))
 
 
 def cheapest(target: Target, rows: Sequence[Row], metrics: Sequence[str]) -> Row | None:

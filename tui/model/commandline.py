@@ -42,6 +42,12 @@ APP_COMMANDS: dict[str, AppCommand] = {
         AppCommand("speed", "speed N", "play speed in event ticks per second", ("text",)),
         AppCommand("redo", "redo", "bring back the future the last command replaced"),
         AppCommand("compare", "compare", "the future the last command replaced beside this one"),
+        AppCommand(
+            "sweep",
+            "sweep KEY=VALUES... [metric=M,...] [target=EXPR] [replicas=N] | sweep | sweep stop",
+            "play the file many ways in the background (workers, policies, seeds)",
+            ("text",),
+        ),
         AppCommand("filter", "filter TEXT", "filter the focused table (words, !word)", ("text",)),
         AppCommand("open", "open PATH", "open a scenario or a script", ("path",)),
         AppCommand("reload", "reload", "reload the file from disk"),

@@ -11,8 +11,11 @@ and three settings: ``metric=p95_wait,failed``, ``target=p95_wait<=30`` and ``re
 
 from __future__ import annotations
 
+import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from engine.scenario import ScenarioInvalid
@@ -46,8 +49,15 @@ class SweepState:
 
 
 class SweepRun:
-    def __init__(self, path: Path, words: list[str], processes: int = 2) -> None:
+    def __init__(
+        self,
+        path: Path,
+        words: list[str],
+        processes: int = 2,
+        on_finish: Callable[[SweepState], None] | None = None,
+    ) -> None:
         self.path = path
+        self._on_finish = on_finish
         variations, metrics, target, replicas = _read_words(words)
         try:
             self._variants, self._tasks = plan_tasks(
@@ -70,6 +80,7 @@ class SweepRun:
         self._thread = threading.Thread(target=self._play, name="sweep", daemon=True)
 
     def start(self) -> None:
+        _start_resource_tracker()
         self._thread.start()
 
     def cancel(self) -> None:
@@ -90,6 +101,8 @@ class SweepRun:
         finally:
             with self._lock:
                 self._finished = True
+            if self._on_finish is not None:
+                self._on_finish(self.snapshot())
 
     def snapshot(self) -> SweepState:
         with self._lock:
@@ -104,6 +117,21 @@ class SweepRun:
         return SweepState(
             self.keys, self.metrics, rows, done, len(self._tasks), finished, self.target, answer
         )
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with the process's real stderr.
+
+    The first process a pool spawns starts the tracker, which hands ``sys.stderr``'s file
+    descriptor to it; while a Textual app runs, ``sys.stderr`` is Textual's capture object, whose
+    descriptor is not one, and the spawn fails. Called on the app's own thread, so nothing is
+    printed meanwhile."""
+    captured = sys.stderr
+    sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured
 
 
 def _read_words(words: list[str]) -> tuple[list[Variation], tuple[str, ...], Target | None, int]:

@@ -20,6 +20,7 @@ from tui.model.export import default_export_path, export
 from tui.model.timefmt import wall
 from tui.screens.compare import open_compare
 from tui.screens.prompt import PromptScreen
+from tui.screens.sweep import open_sweep
 
 if TYPE_CHECKING:
     from tui.screens.dashboard import DashboardScreen
@@ -36,6 +37,7 @@ class CommandRunner:
             "speed": self._speed,
             "redo": self._redo,
             "compare": lambda args: open_compare(screen),
+            "sweep": lambda args: open_sweep(screen, args),
             "filter": self._filter,
             "open": self._open,
             "reload": lambda args: self._done(screen.app.action_reload),

@@ -21,6 +21,7 @@ from tui.model.completion import Candidates, candidates
 from tui.model.jump import Jump
 from tui.model.navigator import Change, Navigator
 from tui.model.session import Session
+from tui.model.sweep_run import SweepRun
 from tui.screens.command_runner import CommandRunner
 from tui.screens.playback import FREEZE_EVENTS, PlaybackMixin
 from tui.widgets.cancellations import CancellationsTable
@@ -99,6 +100,8 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         self._filter_target: VirtualTable | None = None
         self._unfrozen_events = 0
         self._focus_pending: str | None = None
+        self.sweep_run: SweepRun | None = None
+        """The last ``:sweep`` (it plays on in the background when its screen is closed)."""
 
     # ------------------------------------------------------------- layout
 
