@@ -79,7 +79,8 @@ def read_channels(reader: Reader, node) -> dict[str, ChannelConfig]:
         if fields is None:
             continue
         if len(fields) != 1:
-            reader.error(value, path, "expected exactly one of 'webhook', 'slack' or 'email'")
+            if fields or not value.entries:  # an unknown kind alone is reported already
+                reader.error(value, path, "expected exactly one of 'webhook', 'slack' or 'email'")
             continue
         ((kind, settings),) = fields.items()
         channel = _READERS[kind](reader, key.text, settings, path_key(path, kind))
@@ -194,6 +195,7 @@ def unknown_targets(notify: object, channels: dict[str, ChannelConfig]) -> list[
             names = ", ".join(sorted(channels)) or "none: the server's config defines no channel"
             problems.append((path, f"unknown channel {to!r}: expected one of {names}"))
         elif channel.kind.value != kind.lower():
-            message = f"channel {to!r} is a {channel.kind.value} channel, not {kind.lower()}"
+            is_a = "an" if channel.kind is Channel.EMAIL else "a"
+            message = f"channel {to!r} is {is_a} {channel.kind.value} channel, not {kind.lower()}"
             problems.append((path, message))
     return problems
