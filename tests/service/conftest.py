@@ -161,6 +161,8 @@ class WebhookReceiver:
 
     def __init__(self) -> None:
         self.received: list[Received] = []
+        self.arrived = 0
+        """Requests that came in, answered or still held at the gate."""
         self.lock = threading.Lock()
         self.status: Callable[[Received], int] = lambda _request: 200
         self.gate = threading.Event()
@@ -172,6 +174,8 @@ class WebhookReceiver:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 request = Received(self.path, self.headers.get("Idempotency-Key"), body, 0)
+                with receiver.lock:
+                    receiver.arrived += 1
                 receiver.gate.wait()
                 status = receiver.status(request)
                 with receiver.lock:
