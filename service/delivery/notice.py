@@ -84,7 +84,7 @@ def due_notices(live: LiveService) -> dict[NotificationKey, Notice]:
 _HAPPENED = {
     "succeeded": "succeeded",
     "failed": "failed",
-    "retries_exhausted": "failed for good: its retries are exhausted",
+    "retries_exhausted": "exhausted its retries",
     "timed_out": "timed out",
     "cancelled": "was cancelled",
 }

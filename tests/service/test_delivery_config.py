@@ -3,6 +3,7 @@ the 422 a job gets for a subscription that names no configured channel of its ki
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from service.delivery.channels import (
     WebhookChannel,
     unknown_targets,
 )
-from tests.service.conftest import Server
+from tests.service.conftest import ROOT, Server
 
 CHANNELS = """\
 channels:
@@ -149,3 +150,18 @@ def test_the_api_refuses_unknown_channels_and_accepts_configured_ones(make_serve
                 "message": "channel 'oncall-mail' is an email channel, not slack",
             }
         ]
+
+
+def test_the_docs_example_config_loads(tmp_path: Path) -> None:
+    section = re.search(
+        r"^## Notifications\n(.*?)^## ", (ROOT / "docs/service.md").read_text(), re.S | re.M
+    )
+    assert section is not None
+    block = re.search(r"```yaml\n(.*?)```", section.group(1), re.S)
+    assert block is not None
+    channels = load(tmp_path, block.group(1)).channels
+    assert {name: channel.kind.value for name, channel in channels.items()} == {
+        "ops-hook": "webhook",
+        "team-slack": "slack",
+        "oncall-mail": "email",
+    }

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from service.delivery.channels import EmailChannel, SlackChannel, WebhookChannel
 from service.delivery.notice import Notice, idempotency_key
 from service.delivery.slack import slack_text
@@ -132,7 +134,7 @@ def test_a_stalled_mail_server_never_delays_webhooks(
         return recorder.reports
 
     reports = asyncio.run(run())
-    assert [key for key, _ in reports[: len(hooks)]] == [n.key for n in hooks]
+    assert {key for key, _ in reports[: len(hooks)]} == {n.key for n in hooks}
     assert [key for key, _ in reports[len(hooks) :]] == [n.key for n in emails], "in queue order"
     assert all(delivered for _, delivered in reports)
 
@@ -160,3 +162,25 @@ def test_a_try_in_flight_or_reported_is_not_started_again(webhooks: WebhookRecei
         return len(webhooks.requests())
 
     assert asyncio.run(run()) == 3
+
+
+@pytest.mark.parametrize(
+    ("event", "attempt", "text"),
+    [
+        ("succeeded", 1, ":white_check_mark: Job backup succeeded: its run of"),
+        ("failed", 2, ":warning: Job backup failed: its run of"),
+        ("retries_exhausted", 3, ":x: Job backup exhausted its retries: its run of"),
+        ("timed_out", 1, ":hourglass: Job backup timed out: its run of"),
+        ("cancelled", 0, ":no_entry_sign: Job backup was cancelled: its run of"),
+    ],
+)
+def test_slack_text_says_what_happened(event: str, attempt: int, text: str) -> None:
+    sent = notice(SlackChannel("team", "http://127.0.0.1:9/x"), event=event, attempt=attempt)
+    assert slack_text(sent) == (
+        f"{text} 2026-12-01T09:00:00Z, attempt {attempt} (at 2026-12-01T09:00:03Z)."
+    )
+
+
+def test_slack_text_escapes_what_slack_reads_as_markup() -> None:
+    sent = notice(SlackChannel("team", "http://127.0.0.1:9/x"), job="a<b>&c")
+    assert "Job a&lt;b&gt;&amp;c succeeded" in slack_text(sent)
