@@ -6,7 +6,8 @@ when the try ends, :attr:`Deliveries.report` journals its outcome as a ``deliver
 the engine then marks the notification DELIVERED, DEAD, or due again after its backoff. Until
 that report is applied the notice is still due, so it is remembered as reported, not tried twice.
 
-Webhook and Slack tries run at once, each in a task of its own. Email has its own queue and one
+Webhook and Slack tries run at once, each in a task of its own (at most :data:`HTTP_AT_ONCE`
+sending together). Email has its own queue and one
 sender working through it, as seed 003 asks ("a dedicated queue so emails can be sent"): a slow
 or stalled mail server holds up the next email, never a webhook or a Slack message.
 
@@ -34,13 +35,17 @@ log = logging.getLogger("cronlapse.serve")
 
 Report = Callable[[Notice, bool], None]
 """Called when a try has ended: was the notification delivered."""
+HTTP_AT_ONCE = 64
+"""Webhook and Slack tries sending at once; the others wait their turn (a burst of due
+notifications must not open thousands of connections, nor count a wait for one as a failure)."""
 
 
 class Deliveries:
     """The tries in flight, and the email queue with its sender."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, http_at_once: int = HTTP_AT_ONCE) -> None:
         self.report = report
+        self.sending = asyncio.Semaphore(http_at_once)
         self.tasks: dict[NotificationKey, asyncio.Task] = {}
         """Webhook and Slack tries in flight."""
         self.mail: asyncio.Queue[Notice] = asyncio.Queue()
@@ -81,7 +86,8 @@ class Deliveries:
         await self.http.aclose()
 
     async def _try(self, notice: Notice) -> None:
-        delivered = await self._send(notice)
+        async with self.sending:
+            delivered = await self._send(notice)
         del self.tasks[notice.key]
         self._ended(notice, delivered)
 

@@ -163,6 +163,9 @@ class WebhookReceiver:
         self.received: list[Received] = []
         self.arrived = 0
         """Requests that came in, answered or still held at the gate."""
+        self.held = 0
+        self.most_held = 0
+        """The most requests in the receiver at once."""
         self.lock = threading.Lock()
         self.status: Callable[[Received], int] = lambda _request: 200
         self.gate = threading.Event()
@@ -176,7 +179,11 @@ class WebhookReceiver:
                 request = Received(self.path, self.headers.get("Idempotency-Key"), body, 0)
                 with receiver.lock:
                     receiver.arrived += 1
+                    receiver.held += 1
+                    receiver.most_held = max(receiver.most_held, receiver.held)
                 receiver.gate.wait()
+                with receiver.lock:
+                    receiver.held -= 1
                 status = receiver.status(request)
                 with receiver.lock:
                     receiver.received.append(dataclasses.replace(request, status=status))

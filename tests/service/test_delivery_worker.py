@@ -184,3 +184,24 @@ def test_slack_text_says_what_happened(event: str, attempt: int, text: str) -> N
 def test_slack_text_escapes_what_slack_reads_as_markup() -> None:
     sent = notice(SlackChannel("team", "http://127.0.0.1:9/x"), job="a<b>&c")
     assert "Job a&lt;b&gt;&amp;c succeeded" in slack_text(sent)
+
+
+def test_webhook_tries_send_a_bounded_number_at_once(webhooks: WebhookReceiver) -> None:
+    hook = WebhookChannel("ops-hook", webhooks.url("/hook"))
+    notices = [notice(hook, job=f"j{number}") for number in range(8)]
+    webhooks.gate.clear()
+
+    async def run() -> None:
+        recorder = Recorder()
+        deliveries = Deliveries(recorder, http_at_once=3)
+        deliveries.sync({n.key: n for n in notices})
+        while webhooks.arrived < 3:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # room for a fourth request to arrive, if one could
+        webhooks.gate.set()
+        await recorder.until(len(notices))
+        await deliveries.close()
+
+    asyncio.run(run())
+    assert webhooks.most_held == 3
+    assert len(webhooks.requests()) == len(notices)
