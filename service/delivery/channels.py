@@ -192,8 +192,9 @@ def unknown_targets(notify: object, channels: dict[str, ChannelConfig]) -> list[
         path = f"notify[{index}].to"
         channel = channels.get(to)
         if channel is None:
-            names = ", ".join(sorted(channels)) or "none: the server's config defines no channel"
-            problems.append((path, f"unknown channel {to!r}: expected one of {names}"))
+            names = ", ".join(sorted(channels))
+            known = f"expected one of {names}" if names else "the server's config defines none"
+            problems.append((path, f"unknown channel {to!r}: {known}"))
         elif channel.kind.value != kind.lower():
             is_a = "an" if channel.kind is Channel.EMAIL else "a"
             message = f"channel {to!r} is {is_a} {channel.kind.value} channel, not {kind.lower()}"

@@ -126,6 +126,9 @@ def test_a_subscription_names_a_configured_channel_of_its_kind(tmp_path: Path) -
         ("notify[2].to", "channel 'ops-hook' is a webhook channel, not slack"),
     ]
     assert unknown_targets("not a list", channels) == []
+    assert unknown_targets(notify[:1], {}) == [
+        ("notify[0].to", "unknown channel 'ops-hook': the server's config defines none")
+    ]
 
 
 def test_the_api_refuses_unknown_channels_and_accepts_configured_ones(make_server) -> None:
