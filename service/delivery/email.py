@@ -7,6 +7,7 @@ mail system that drops repeated Message-IDs shows it once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -41,9 +42,11 @@ def build_message(channel: EmailChannel, notice: Notice) -> EmailMessage:
 
 
 async def send_email(channel: EmailChannel, notice: Notice) -> bool:
-    """Send the message; the server's acceptance is a delivery (errors raise)."""
-    await aiosmtplib.send(
-        build_message(channel, notice),
+    """Send the message; the server's acceptance is a delivery (errors raise).
+
+    The connection is closed without a QUIT when the try fails or is cancelled: a stop must not
+    wait on a stalled server (aiosmtplib's ``send`` says QUIT on the way out, however it ends)."""
+    client = aiosmtplib.SMTP(
         hostname=channel.host,
         port=channel.port,
         username=channel.username,
@@ -52,4 +55,11 @@ async def send_email(channel: EmailChannel, notice: Notice) -> bool:
         use_tls=False,
         timeout=TIMEOUT,
     )
+    try:
+        await client.connect()
+        await client.send_message(build_message(channel, notice))
+        with contextlib.suppress(aiosmtplib.SMTPException, OSError):
+            await client.quit()
+    finally:
+        client.close()
     return True

@@ -205,3 +205,31 @@ def test_webhook_tries_send_a_bounded_number_at_once(webhooks: WebhookReceiver) 
     asyncio.run(run())
     assert webhooks.most_held == 3
     assert len(webhooks.requests()) == len(notices)
+
+
+def test_a_stop_does_not_wait_on_a_stalled_mail_server(
+    mailbox: MailReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No SMTP timeout at all: only a close that abandons the connection can end this.
+    monkeypatch.setattr("service.delivery.email.TIMEOUT", None)
+    mail = EmailChannel(
+        "oncall", "127.0.0.1", "cron@example.com", ("ops@example.com",), mailbox.port
+    )
+    sent = notice(mail)
+    mailbox.gate.clear()
+
+    async def run() -> list[tuple[tuple, bool]]:
+        recorder = Recorder()
+        deliveries = Deliveries(recorder)
+        deliveries.sync({sent.key: sent})
+        await asyncio.to_thread(mailbox.waiting.wait)
+        closing = asyncio.get_running_loop().create_task(deliveries.close())
+        await asyncio.wait([closing], timeout=HANG_GUARD)
+        stopped = closing.done()
+        mailbox.gate.set()
+        await closing
+        assert stopped, "the stop waited on the stalled server"
+        return recorder.reports
+
+    assert asyncio.run(run()) == [], "a cancelled try is not reported: a restart sends it again"
+    assert not mailbox.messages
