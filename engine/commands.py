@@ -65,6 +65,15 @@ class Complete:
 
 
 @value
+class ReportDelivery:
+    """How one delivery try of a notification ended, as whoever delivered it reports
+    (reported delivery): ``key`` is the notification's idempotency key."""
+
+    key: tuple[str, int, int, str, str, str]
+    delivered: bool
+
+
+@value
 class Advance:
     """Move time to ``to``: every tick before it is processed, tick ``to`` is not yet."""
 
@@ -147,6 +156,7 @@ Command = (
     | ScheduleJob
     | Dispatch
     | Complete
+    | ReportDelivery
     | Advance
     | ScriptFailure
     | ModifyJob

@@ -43,6 +43,7 @@ from engine.commands import (
     Outcome,
     PauseJob,
     RegisterWorker,
+    ReportDelivery,
     Result,
     ResumeJob,
     ScheduleJob,
@@ -138,6 +139,8 @@ class Engine(JournaledPart):
                 return Result(Outcome.OK, self.dispatch())
             case Complete(job_id, scheduled, attempt, succeeded):
                 return self.attempts.complete(job_id, scheduled, attempt, succeeded)
+            case ReportDelivery(key, delivered):
+                return self.notifications.report(key, delivered)
             case ScheduleJob(spec):
                 return self.schedule(spec)
             case RegisterWorker(worker_id):

@@ -2,19 +2,27 @@
 
 Each notification is identified by an idempotency key (job, scheduled tick, attempt, happening,
 channel, target) and is delivered at most once: the outbox refuses a second notification with the
-same key, and a delivered one is never tried again. The engine sends nothing over a network; a
-delivery try fails exactly when the policy scripts its channel as down at that tick.
+same key, and a delivered one is never tried again. The engine sends nothing over a network.
+
+How a try ends depends on the policy's delivery mode. Simulated: a try fails exactly when the
+policy scripts its channel as down at that tick. Reported (the service): the engine only says when
+a try is due (PENDING, ``next_try`` reached); whoever delivers for real ends the try with a
+:class:`~engine.commands.ReportDelivery`, and a retry's jitter is drawn from a generator seeded by
+the key and the try's number, so each key backs off the same way whatever else happens.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine import events as ev
+from engine.commands import Outcome, Result
 from engine.journal import JournaledPart
 from engine.model import Channel, NotifyOn, Occurrence
+from engine.policies import DeliveryMode
 from engine.records import BOOKKEEPING, IDENTITY, journaled
 from engine.timers import TimerKind
 
@@ -102,15 +110,47 @@ class Outbox(JournaledPart):
             engine.timers.add(now, TimerKind.NOTIFICATION_TRY, key)
 
     def try_delivery(self, key: NotificationKey) -> None:
+        """A try falls due: simulated, it ends at once; reported, it waits for its report."""
+        engine = self._engine
+        notification = self.records[key]
+        if (
+            notification.state is not NotificationState.PENDING
+            or notification.next_try != engine.now
+        ):
+            return
+        policy = engine.policy.notifications
+        if policy.delivery is DeliveryMode.SIMULATED:
+            delivered = not policy.is_down(Channel(notification.channel), engine.now)
+            self._end_try(notification, delivered, engine.rng)
+
+    def report(self, key: NotificationKey, delivered: bool) -> Result:
+        """End the due try of ``key`` as its deliverer reports (reported delivery only)."""
+        engine = self._engine
+        if engine.policy.notifications.delivery is not DeliveryMode.REPORTED:
+            return Result(Outcome.CONFLICT, message="delivery is simulated: tries are not reported")
+        notification = self.records.get(key)
+        if notification is None:
+            return Result(Outcome.NOT_FOUND, message=f"no notification {key!r}")
+        if notification.state is not NotificationState.PENDING:
+            state = notification.state.value.lower()
+            return Result(Outcome.CONFLICT, message=f"the notification is already {state}")
+        assert notification.next_try is not None
+        if notification.next_try > engine.now:
+            message = f"the notification's next try is not due before tick {notification.next_try}"
+            return Result(Outcome.CONFLICT, message=message)
+        tries = notification.tries + 1
+        self._end_try(notification, delivered, random.Random(f"{key!r}/{tries}"))
+        return Result(Outcome.OK)
+
+    def _end_try(self, notification: Notification, delivered: bool, rng: random.Random) -> None:
+        """Count the try, then DELIVERED, DEAD after the last allowed try, or retry later."""
         engine = self._engine
         now = engine.now
-        notification = self.records[key]
-        if notification.state is not NotificationState.PENDING or notification.next_try != now:
-            return
+        key = notification.key
         engine.journal.touch(notification)
         notification.tries += 1
         policy = engine.policy.notifications
-        if not policy.is_down(Channel(notification.channel), now):
+        if delivered:
             notification.state = NotificationState.DELIVERED
             notification.delivered_at = now
             notification.next_try = None
@@ -120,7 +160,7 @@ class Outbox(JournaledPart):
             notification.next_try = None
             engine.log.add(ev.NotificationDeadLettered, now, key, notification.tries)
         else:
-            delay = max(1, policy.backoff.delay(notification.tries, engine.rng))
+            delay = max(1, policy.backoff.delay(notification.tries, rng))
             notification.next_try = now + delay
             engine.log.add(
                 ev.NotificationRetried, now, key, notification.tries, notification.next_try

@@ -72,6 +72,16 @@ class RunningJobChanges(Enum):
     (for what-ifs that change a job whose runs pile up behind a long one)."""
 
 
+class DeliveryMode(Enum):
+    """Who decides how a notification's delivery try ends."""
+
+    SIMULATED = "simulated"
+    """The engine: a try fails exactly when an outage scripts its channel down."""
+    REPORTED = "reported"
+    """Whoever delivers for real (the service): a try ends only by a ReportDelivery command,
+    and the engine's timer only says when the next try is due."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelOutage:
     """A notification channel that fails every delivery during ticks ``[start, end)``."""
@@ -89,6 +99,7 @@ class NotificationPolicy:
         default_factory=lambda: Backoff(BackoffKind.EXPONENTIAL, base=1, cap=60)
     )
     outages: tuple[ChannelOutage, ...] = ()
+    delivery: DeliveryMode = DeliveryMode.SIMULATED
 
     def is_down(self, channel: Channel, tick: int) -> bool:
         return any(o.channel is channel and o.start <= tick < o.end for o in self.outages)

@@ -30,6 +30,7 @@ from engine.queries import list_occurrences
 from engine.status_words import STATUSES
 from service.auth import Token
 from service.codec import InputInvalid, Problem
+from service.delivery.channels import unknown_targets
 from service.executors import AttemptKey, Executors
 from service.inputs import Inputs
 from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
@@ -169,12 +170,17 @@ class Api:
             return error(422, problem.message, [Problem(problem.path, problem.message)])
 
     def unknown_run(self, body: dict) -> Response | None:
+        """422 for an executor or a notification channel that the config does not define."""
         run = body.get("run")
         names = self.live.config.executors
+        problems = [
+            Problem(path, message)
+            for path, message in unknown_targets(body.get("notify"), self.live.config.channels)
+        ]
         if isinstance(run, str) and run not in names:
             message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
-            return error(422, "invalid request body", [Problem("run", message)])
-        return None
+            problems.insert(0, Problem("run", message))
+        return error(422, "invalid request body", problems) if problems else None
 
     # ------------------------------------------------------------- handlers
 

@@ -16,6 +16,10 @@ Two keys are the service's own, read here rather than by the engine:
 
 Keys that only mean something in a simulation (a scripted failure, a simulated duration) are
 refused: a real job's attempts end when its executor says so.
+
+One input is the service's own rather than the vocabulary's: ``delivery``, how one delivery try
+of a notification ended (:mod:`service.delivery`), read here into the engine's
+:class:`~engine.commands.ReportDelivery`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.clock import Clock
-from engine.commands import Command
+from engine.commands import Command, ReportDelivery
 from engine.model import CatchUp
 from engine.scenario.command_reader import CommandReader
 from engine.scenario.errors import Problems
@@ -45,6 +49,18 @@ DOWNTIME = "downtime"
 """The verb of a restart after downtime: ``{"since": tick}`` (see :mod:`service.live`)."""
 LIVE_VERBS = ("schedule", "modify", "cancel", "delete", "complete", "register", "drain")
 """The vocabulary's verbs the service journals."""
+DELIVERY = "delivery"
+"""The verb of a delivery try's end: the notification's key as ``job``, ``scheduled``,
+``attempt``, ``event``, ``channel`` and ``to``, and ``ok`` (did the receiver take it)."""
+DELIVERY_FIELDS = {
+    "job": str,
+    "scheduled": int,
+    "attempt": int,
+    "event": str,
+    "channel": str,
+    "to": str,
+    "ok": bool,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +88,8 @@ class Decoded:
 
 def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -> Decoded:
     """The command ``args`` give ``verb`` at ``tick``; :class:`InputInvalid` lists every problem."""
+    if verb == DELIVERY:
+        return _read_delivery(args)
     fields = dict(args)
     problems: list[Problem] = []
     run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
@@ -94,3 +112,17 @@ def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -
     if problems or command is None:
         raise InputInvalid(problems or [Problem("", f"expected the arguments of {verb}")])
     return Decoded(command, run)  # type: ignore[arg-type]
+
+
+def _read_delivery(args: Mapping[str, object]) -> Decoded:
+    """A delivery report: exactly the key's fields and ``ok``, each of its type."""
+    problems = [
+        Problem(name, f"expected a {kind.__name__}")
+        for name, kind in DELIVERY_FIELDS.items()
+        if type(args.get(name)) is not kind
+    ]
+    problems += [Problem(name, "unknown key") for name in args if name not in DELIVERY_FIELDS]
+    if problems:
+        raise InputInvalid(problems)
+    key = tuple(args[name] for name in DELIVERY_FIELDS if name != "ok")
+    return Decoded(ReportDelivery(key, bool(args["ok"])), None)  # type: ignore[arg-type]

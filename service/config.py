@@ -1,4 +1,5 @@
-"""The server's config file (YAML): executors, worker slots, snapshots and the catch-up grace.
+"""The server's config file (YAML): executors, notification channels, worker slots, snapshots
+and the catch-up grace.
 
 Read with the scenario loader's safe YAML and typed readers, so a mistake is reported as
 ``file:line:column: field: what was expected`` and every mistake of the file at once::
@@ -11,9 +12,14 @@ Read with the scenario loader's safe YAML and typed readers, so a mistake is rep
         argv: [/usr/local/bin/backup, --quiet]   # run without a shell
       hook:
         url: http://127.0.0.1:9000/hook          # POST with an Idempotency-Key header
+    channels:                                    # where notifications go (service.delivery)
+      ops-hook:
+        webhook: {url: http://127.0.0.1:9000/notify}
 
 ``noop`` is built in (it succeeds at once). Executors are the service's security boundary: the
-API can only name one of these, never define a command line.
+API can only name one of these, never define a command line. Channels are the same for
+notifications: a job's subscription names one, and its endpoint and credentials stay here
+(:mod:`service.delivery.channels`).
 """
 
 from __future__ import annotations
@@ -24,9 +30,10 @@ from urllib.parse import urlsplit
 from engine.scenario.errors import Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, parse_yaml, read_text
+from service.delivery.channels import ChannelConfig, read_channels
 
 NOOP = "noop"
-CONFIG_KEYS = ("workers", "snapshot_every", "misfire_grace", "executors")
+CONFIG_KEYS = ("workers", "snapshot_every", "misfire_grace", "executors", "channels")
 EXECUTOR_KEYS = ("argv", "url")
 
 
@@ -45,6 +52,8 @@ class Config:
     snapshot_every: int = 10_000
     misfire_grace: int = 60
     executors: dict[str, Executor] = field(default_factory=lambda: {NOOP: Executor(NOOP)})
+    channels: dict[str, ChannelConfig] = field(default_factory=dict)
+    """Notification channels by name: a job's ``notify[].to`` names one."""
 
 
 class ConfigInvalid(ValueError):
@@ -85,7 +94,8 @@ def _read(reader: Reader, node) -> Config | None:
     executors = {NOOP: Executor(NOOP)}
     if "executors" in fields:
         executors.update(_executors(reader, fields["executors"]))
-    return Config(workers, snapshot_every, grace, executors)
+    channels = read_channels(reader, fields["channels"]) if "channels" in fields else {}
+    return Config(workers, snapshot_every, grace, executors, channels)
 
 
 def _executors(reader: Reader, node) -> dict[str, Executor]:

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine import events as ev
+from engine.backoff import Backoff, BackoffKind, Jitter
 from engine.commands import Outcome, PauseJob, Result, ResumeJob
 from engine.core import Engine
-from engine.policies import CompletionMode
+from engine.notifications import NotificationKey, NotificationState
+from engine.policies import CompletionMode, DeliveryMode, NotificationPolicy
 from engine.presets import seed_003_policy
 from engine.ticks import Phase, TickDriver, TimedCommand
 from service.clock import ENGINE_CLOCK, LiveClock
@@ -47,9 +49,18 @@ from service.journal_store import JournalStore
 
 log = logging.getLogger("cronlapse.serve")
 
-SERVICE_POLICY = dataclasses.replace(seed_003_policy(), completion=CompletionMode.REPORTED)
+NOTIFICATION_POLICY = NotificationPolicy(
+    max_tries=8,
+    backoff=Backoff(BackoffKind.EXPONENTIAL, base=5, cap=300, jitter=Jitter.FULL),
+    delivery=DeliveryMode.REPORTED,
+)
+"""Real deliveries: eight tries, about ten minutes of backoff at most (5 s doubling up to 5
+minutes, full jitter), each try ended by its deliverer's report (:mod:`service.delivery`)."""
+SERVICE_POLICY = dataclasses.replace(
+    seed_003_policy(), completion=CompletionMode.REPORTED, notifications=NOTIFICATION_POLICY
+)
 """Seed 003's choices (the ``seed-003`` preset, :mod:`engine.presets`), with attempts that end
-when their executor reports."""
+when their executor reports and notification tries that end when their deliverer reports."""
 RECENT_RUNS = 10
 """Runs a job view shows besides its next ones."""
 _PHASE = Phase.AFTER_DISPATCH
@@ -116,6 +127,9 @@ class LiveService:
         self.background: BackgroundWriter | None = None
         """Writes snapshots without stopping the server (:mod:`service.snapshots`); None: the
         snapshot is written in line."""
+        self.pending: dict[NotificationKey, None] = {}
+        """The outbox's PENDING notifications (kept from the engine's events), so finding the
+        ones due costs their number, not the whole outbox's."""
 
     @property
     def engine(self) -> Engine:
@@ -130,6 +144,11 @@ class LiveService:
         if saved is not None:
             with collector_paused():
                 self.state = pickle.loads(saved[1])
+        self.pending = {
+            key: None
+            for key, notification in self.engine.outbox.items()
+            if notification.state is NotificationState.PENDING
+        }
         replayed = 0
         for row in self.store.rows_after(self.state.seq):
             try:
@@ -270,11 +289,17 @@ class LiveService:
         return _OK
 
     def _consume_events(self) -> None:
-        """Note the runs the new events touched, then drop the events (nothing reads them)."""
+        """Note the runs the new events touched and the notifications queued or ended, then drop
+        the events (nothing else reads them)."""
         log_ = self.engine.log
         recent = self.state.recent
+        pending = self.pending
         for event in log_:
-            if isinstance(event, ev.OccurrenceEvent):
+            if isinstance(event, ev.NotificationQueued):
+                pending[event.key] = None
+            elif isinstance(event, ev.NotificationDelivered | ev.NotificationDeadLettered):
+                pending.pop(event.key, None)
+            elif isinstance(event, ev.OccurrenceEvent):
                 runs = recent.setdefault(event.job_id, {})
                 runs.pop(event.scheduled, None)
                 runs[event.scheduled] = None

@@ -13,6 +13,7 @@ from service.api import Api
 from service.auth import TOKEN_ENV, load_token
 from service.clock import Anchor, LiveClock
 from service.config import ConfigInvalid, load_config
+from service.delivery.attach import attach_deliveries
 from service.journal_store import JournalStore
 from service.live import LiveService
 from service.snapshots import BackgroundSnapshots
@@ -62,7 +63,9 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         f"cronlapse serve: authenticate with {how}\n"
     )
     out.flush()
-    app = Api(live, token).app()
+    api = Api(live, token)
+    app = api.app()
+    attach_deliveries(app, live, api.inputs)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except SystemExit:

@@ -6,17 +6,27 @@ contacts anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email import message_from_bytes
+from email import policy as email_policy
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 import pytest
+from aiosmtpd.controller import Controller
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-0123456789"
@@ -130,3 +140,120 @@ def server(make_server) -> Server:
 def client(server: Server) -> Iterator[httpx.Client]:
     with server.client() as http:
         yield http
+
+
+# ------------------------------------------------------------- notification receivers (loopback)
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request a webhook receiver took, and the status it answered."""
+
+    path: str
+    key: str | None
+    body: dict
+    status: int
+
+
+class WebhookReceiver:
+    """An HTTP server on 127.0.0.1 that records every POST; ``status(request)`` picks the answer
+    (200 by default) and ``gate``, when cleared, holds every answer until it is set."""
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.arrived = 0
+        """Requests that came in, answered or still held at the gate."""
+        self.held = 0
+        self.most_held = 0
+        """The most requests in the receiver at once."""
+        self.lock = threading.Lock()
+        self.status: Callable[[Received], int] = lambda _request: 200
+        self.gate = threading.Event()
+        self.gate.set()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                request = Received(self.path, self.headers.get("Idempotency-Key"), body, 0)
+                with receiver.lock:
+                    receiver.arrived += 1
+                    receiver.held += 1
+                    receiver.most_held = max(receiver.most_held, receiver.held)
+                receiver.gate.wait()
+                with receiver.lock:
+                    receiver.held -= 1
+                status = receiver.status(request)
+                with receiver.lock:
+                    receiver.received.append(dataclasses.replace(request, status=status))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def requests(self, path: str | None = None) -> list[Received]:
+        with self.lock:
+            return [r for r in self.received if path is None or r.path == path]
+
+    def close(self) -> None:
+        self.gate.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class MailReceiver:
+    """An SMTP server (aiosmtpd) on 127.0.0.1 that records every message; ``gate``, when
+    cleared, stalls every DATA command until it is set."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.waiting = threading.Event()
+        """Set when a DATA command is held at the gate."""
+        self.controller = Controller(self, hostname="127.0.0.1", port=free_port())
+        self.controller.start()
+
+    @property
+    def port(self) -> int:
+        return self.controller.port
+
+    async def handle_DATA(self, _server, _session, envelope) -> str:
+        if not self.gate.is_set():
+            self.waiting.set()
+            await asyncio.to_thread(self.gate.wait)
+        self.messages.append(message_from_bytes(envelope.content, policy=email_policy.default))
+        return "250 OK"
+
+    def close(self) -> None:
+        self.gate.set()
+        self.controller.stop()
+
+
+@pytest.fixture
+def webhooks() -> Iterator[WebhookReceiver]:
+    receiver = WebhookReceiver()
+    try:
+        yield receiver
+    finally:
+        receiver.close()
+
+
+@pytest.fixture
+def mailbox() -> Iterator[MailReceiver]:
+    receiver = MailReceiver()
+    try:
+        yield receiver
+    finally:
+        receiver.close()

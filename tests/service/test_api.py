@@ -125,7 +125,8 @@ def test_put_amends_and_cancels_the_next_run(client: httpx.Client) -> None:
     assert client.put("/job/amend", json={"cancel_next": True, "priority": 1}).status_code == 422
     assert client.put("/job/amend", json={}).status_code == 422
     hook = {"on": ["succeeded", "failed"], "channel": "webhook", "to": "http://127.0.0.1:9/x"}
-    assert client.put("/job/amend", json={"notify": [hook]}).status_code == 204
+    unconfigured = client.put("/job/amend", json={"notify": [hook]})
+    assert unconfigured.status_code == 422 and "notify[0].to" in unconfigured.text
     wrong = client.put("/job/amend", json={"notify": [{**hook, "channel": "pager"}]})
     assert wrong.status_code == 422 and "notify[0].channel" in wrong.text
 
