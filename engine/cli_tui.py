@@ -7,8 +7,8 @@ The dashboard (package ``tui``, which needs Textual) is imported inside the hand
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,14 +18,19 @@ SOURCE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def bundled_scenarios() -> Path:
-    """Where the bundled scenarios are: the ``cronlapse_scenarios`` package data of an install
-    (``pip install .`` copies them there; an editable install points at ``scenarios/``), else
-    the source tree's ``scenarios/``."""
-    try:
-        found = resources.files("cronlapse_scenarios") / DEMO_NAME
-    except ModuleNotFoundError:
+    """Where the bundled scenarios are: the source tree's ``scenarios/`` (a clone, an editable
+    install), else the ``cronlapse_scenarios`` package data that ``pip install .`` copies.
+
+    The package is looked up by its search path rather than ``importlib.resources``: an editable
+    install adds its finder's hook to a namespace package's path, which ``resources`` refuses."""
+    if (SOURCE_SCENARIOS / DEMO_NAME).is_file():
         return SOURCE_SCENARIOS
-    return Path(str(found)).resolve().parent if found.is_file() else SOURCE_SCENARIOS
+    spec = importlib.util.find_spec("cronlapse_scenarios")
+    locations = spec.submodule_search_locations if spec is not None else None
+    for location in locations or ():
+        if (Path(location) / DEMO_NAME).is_file():
+            return Path(location).resolve()
+    return SOURCE_SCENARIOS
 
 
 DEMO = bundled_scenarios() / DEMO_NAME
