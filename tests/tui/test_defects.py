@@ -373,14 +373,27 @@ expect:
 """
 
 
+LATE_SCRIPT = "INIT 2 1\nSUBMIT a 1 3 2 0\nTICK 20\nSUBMIT b 5 2 1 0\n"
+"""A script with a line after its last TICK: it acts at the tick the clock rests at."""
+WRITTEN = {"ends.yaml": ENDS_YAML, "late.txt": LATE_SCRIPT}
+
+
 @pytest.mark.parametrize(
-    "name", ["ends.yaml", "seed-000-example-2.yaml", "seed-000-example-3.yaml", "worker-crash.yaml"]
+    "name",
+    [
+        "ends.yaml",
+        "late.txt",
+        "seed-000-example-2.yaml",
+        "seed-000-example-3.yaml",
+        "worker-crash.yaml",
+        "seed-001-aging-cascade.txt",
+    ],
 )
 def test_run_and_the_dashboard_agree_on_the_last_tick(name: str, tmp_path: Path, capsys) -> None:
     path = SCENARIOS / name
-    if name == "ends.yaml":
+    if name in WRITTEN:
         path = tmp_path / name
-        path.write_text(ENDS_YAML, encoding="utf-8")
+        path.write_text(WRITTEN[name], encoding="utf-8")
     assert cli.main(["run", str(path)]) == 0
     summary = re.search(r"Jobs \(at tick (\d+)\)", capsys.readouterr().out)
     assert summary is not None
