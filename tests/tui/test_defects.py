@@ -20,6 +20,7 @@ from tui.model.rows import natural_key
 from tui.model.session import load_session
 from tui.model.timefmt import compact, short, wall
 from tui.screens.prompt import PromptScreen
+from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
 
@@ -398,3 +399,22 @@ def test_run_and_the_dashboard_agree_on_the_last_tick(name: str, tmp_path: Path,
     summary = re.search(r"Jobs \(at tick (\d+)\)", capsys.readouterr().out)
     assert summary is not None
     assert load_session(path).history.last_tick() == int(summary.group(1))
+
+
+@given(
+    width=st.integers(1, 200),
+    content=st.lists(st.integers(0, 60), min_size=8, max_size=8),
+)
+def test_columns_fit_the_width_and_get_their_content_where_there_is_room(width, content):
+    table = OccurrencesTable()
+    table.clock = CLOCK
+    table._content = list(content)
+    widths = table._layout(width)
+    columns = [table.COLUMNS[number] for number in table._shown]
+    assert sum(widths) + max(0, len(widths) - 1) <= width
+    assert all(w >= column.width for w, column in zip(widths, columns, strict=True))
+    wanted = [
+        max(column.width, content[n]) for n, column in zip(table._shown, columns, strict=True)
+    ]
+    if sum(wanted) + len(wanted) - 1 <= width:
+        assert all(w >= want for w, want in zip(widths, wanted, strict=True))
