@@ -188,7 +188,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
         else:
             out.writelines(line + "\n" for line in loaded.output)
-            print_summary(run_stats(loaded.engine.log, loaded.engine.now), out)
+            print_summary(run_stats(loaded.engine.log, _script_end(loaded)), out)
         found = Checker(loaded.engine).violations()
         err.writelines(_violation_lines(loaded.source, found))
         return VIOLATION if found else 0
@@ -213,6 +213,15 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     found = checker.violations(runner.processed)
     err.writelines(_violation_lines(loaded.source, found))
     return VIOLATION if found else 0
+
+
+def _script_end(run: ScriptRun) -> int:
+    """A script's last processed tick, as the dashboard ends it: the protocol's clock rests at
+    the *start* of ``engine.now`` (``TICK n`` processes the ticks before it), unless a line after
+    the last ``TICK`` did something at that tick."""
+    log = run.engine.log
+    last_event = log[len(log) - 1].tick if len(log) else 0
+    return max(run.engine.now - 1, last_event, 0)
 
 
 def _violation_lines(source: str, found: list[Violation]) -> list[str]:

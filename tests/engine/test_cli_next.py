@@ -95,5 +95,9 @@ def test_invalid_settings_print_one_line_naming_the_option() -> None:
         assert expected in err[0]
 
 
-def test_a_schedule_that_ends_prints_what_there_is() -> None:
-    assert run("0 0 1 1 *", "--from", "9999-06-01T00:00:00") == (0, [], [])
+def test_a_schedule_that_ends_prints_what_there_is_and_says_why() -> None:
+    note = (
+        "cronlapse next: no more fire times: the schedule does not fire again before the end of "
+        "year 9999 (printed 0 of 5)"
+    )
+    assert run("0 0 1 1 *", "--from", "9999-06-01T00:00:00") == (0, [], [note])

@@ -20,6 +20,7 @@ from tui.model.rows import natural_key
 from tui.model.session import load_session
 from tui.model.timefmt import compact, short, wall
 from tui.screens.prompt import PromptScreen
+from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
 
@@ -373,15 +374,47 @@ expect:
 """
 
 
+LATE_SCRIPT = "INIT 2 1\nSUBMIT a 1 3 2 0\nTICK 20\nSUBMIT b 5 2 1 0\n"
+"""A script with a line after its last TICK: it acts at the tick the clock rests at."""
+WRITTEN = {"ends.yaml": ENDS_YAML, "late.txt": LATE_SCRIPT}
+
+
 @pytest.mark.parametrize(
-    "name", ["ends.yaml", "seed-000-example-2.yaml", "seed-000-example-3.yaml", "worker-crash.yaml"]
+    "name",
+    [
+        "ends.yaml",
+        "late.txt",
+        "seed-000-example-2.yaml",
+        "seed-000-example-3.yaml",
+        "worker-crash.yaml",
+        "seed-001-aging-cascade.txt",
+    ],
 )
 def test_run_and_the_dashboard_agree_on_the_last_tick(name: str, tmp_path: Path, capsys) -> None:
     path = SCENARIOS / name
-    if name == "ends.yaml":
+    if name in WRITTEN:
         path = tmp_path / name
-        path.write_text(ENDS_YAML, encoding="utf-8")
+        path.write_text(WRITTEN[name], encoding="utf-8")
     assert cli.main(["run", str(path)]) == 0
     summary = re.search(r"Jobs \(at tick (\d+)\)", capsys.readouterr().out)
     assert summary is not None
     assert load_session(path).history.last_tick() == int(summary.group(1))
+
+
+@given(
+    width=st.integers(1, 200),
+    content=st.lists(st.integers(0, 60), min_size=8, max_size=8),
+)
+def test_columns_fit_the_width_and_get_their_content_where_there_is_room(width, content):
+    table = OccurrencesTable()
+    table.clock = CLOCK
+    table._content = list(content)
+    widths = table._layout(width)
+    columns = [table.COLUMNS[number] for number in table._shown]
+    assert sum(widths) + max(0, len(widths) - 1) <= width
+    assert all(w >= column.width for w, column in zip(widths, columns, strict=True))
+    wanted = [
+        max(column.width, content[n]) for n, column in zip(table._shown, columns, strict=True)
+    ]
+    if sum(wanted) + len(wanted) - 1 <= width:
+        assert all(w >= want for w, want in zip(widths, wanted, strict=True))

@@ -104,10 +104,10 @@ class PlaybackMixin:
         """The jump playing in the background, if any."""
         return self._jump
 
-    def start_jump(self, target: int | None) -> None:
-        """Play to ``target`` (None: until the run goes quiet) a slice at a time on the app's
-        loop. The header shows the progress at once; the views' rows follow every slice, and
-        the screen repaints them when the jump ends or the user looks (catch_up)."""
+    def start_jump(self, target: int) -> None:
+        """Play to ``target`` a slice at a time on the app's loop. The header shows the
+        progress at once; the views' rows follow every slice, and the screen repaints them when
+        the jump ends or the user looks (catch_up)."""
         jump = self._jump = Jump(self.navigator, target)
         self.stop_playing()
         self._redraw_header()
