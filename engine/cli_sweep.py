@@ -20,7 +20,6 @@ from typing import Any, TextIO
 
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import read_text
-from engine.sweep import report
 from engine.sweep.evaluate import Outcome, Task
 from engine.sweep.executors import run_dask, run_inline, run_local
 from engine.sweep.keys import Variation, VaryError, parse_variation
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for variant in sweep.variants
         if outcomes[variant.index]
     ]
-    status = sweep.report(rows, args, out)
+    status = sweep.print_results(rows, args, out)
     if interrupted:
         err.write(
             f"cronlapse sweep: interrupted; {len(rows)} of {len(sweep.variants)} variants shown\n"
@@ -159,7 +158,9 @@ class _Sweep:
             return run_inline(self.tasks)
         return run_local(self.tasks, min(processes, len(self.tasks)))
 
-    def report(self, rows: list[Row], args: argparse.Namespace, out: TextIO) -> int:
+    def print_results(self, rows: list[Row], args: argparse.Namespace, out: TextIO) -> int:
+        from engine.sweep import report  # Rich: only once there is something to print
+
         keys = [variation.key.text for variation in self.variations]
         answer = cheapest(self.target, rows, self.metrics) if self.target else None
         if args.csv:
