@@ -1,0 +1,217 @@
+"""The dashboard attached to a live service: its journal replayed into a history, followed at
+the head, rewound, a what-if kept local, and real commands sent through the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.core import Engine
+from engine.model import OccurrenceState
+from engine.records import values
+from service.clock import Anchor, LiveClock
+from service.config import Config
+from service.journal_store import JournalStore
+from service.live import LiveService
+from tui.model.live import LiveSource, Mode, open_live
+from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
+
+START = 1_000_000
+TABLES = ("jobs", "workers", "occurrences", "outbox")
+
+
+class Wall:
+    """A wall clock the test moves (the service's and the viewer's: one machine)."""
+
+    def __init__(self) -> None:
+        self.now = float(START)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def serve(db: Path, wall: Wall, **config: int) -> LiveService:
+    """The service in-process, as ``cronlapse serve`` opens it, on a clock the test moves."""
+    store = JournalStore(f"sqlite:///{db}")
+    saved = store.get_meta("clock")
+    clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), 1.0, wall)
+    store.set_meta("clock", clock.anchor.dumps())
+    live = LiveService(store, clock, Config(**config))
+    live.open()
+    return live
+
+
+def complete_running(live: LiveService, ok: bool = True) -> None:
+    for job_id, scheduled in list(live.engine.by_state[OccurrenceState.RUNNING]):
+        attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+        assert attempt is not None
+        args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": ok}
+        live.submit("complete", args)
+
+
+def tables(engine: Engine) -> dict:
+    return {
+        table: {key: values(record) for key, record in getattr(engine, table).items()}
+        for table in TABLES
+    }
+
+
+def caught_up(source: LiveSource) -> LiveSource:
+    """Every row read, and the history at the live head."""
+    while source.poll()[1]:
+        pass
+    source.navigator.seek(source.head)
+    return source
+
+
+# ------------------------------------------------------------------ the source
+
+
+STEP = st.one_of(
+    st.tuples(st.just("schedule"), st.integers(0, 4), st.integers(1, 40)),
+    st.tuples(st.just("wait"), st.integers(1, 90), st.just(0)),
+    st.tuples(st.just("complete"), st.booleans(), st.just(0)),
+    st.tuples(st.just("cancel"), st.integers(0, 4), st.just(0)),
+    st.tuples(st.just("delete"), st.integers(0, 4), st.just(0)),
+    st.tuples(st.just("modify"), st.integers(0, 4), st.integers(1, 40)),
+    st.tuples(st.just("poll"), st.just(0), st.just(0)),
+    st.tuples(st.just("rewind"), st.integers(1, 100), st.just(0)),
+    st.tuples(st.just("restart"), st.integers(0, 400), st.just(0)),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(STEP, max_size=30))
+def test_the_replayed_journal_is_the_services_state(steps) -> None:
+    """Whatever the service did, and however the viewer polled and moved meanwhile, the history
+    at the service's tick has the service's jobs, workers, runs and outbox, record for record."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        db = Path(directory) / "live.db"
+        wall = Wall()
+        live = serve(db, wall, workers=2, misfire_grace=60)
+        source = open_live(f"sqlite:///{db}", wall)
+        for verb, number, value in steps:
+            if verb == "schedule":
+                live.submit("schedule", {"id": f"j{number}", "every": value, "max_retries": 1})
+            elif verb == "wait":
+                wall.now += number
+                live.advance_clock()
+            elif verb == "complete":
+                complete_running(live, ok=bool(number))
+            elif verb == "modify":
+                live.submit("modify", {"job": f"j{number}", "every": value, "priority": "high"})
+            elif verb == "poll":
+                source.poll()
+            elif verb == "rewind":
+                source.navigator.seek(source.navigator.tick - number)
+            elif verb == "restart":  # a downtime past the grace journals its catch-up
+                live.store.close()
+                wall.now += number
+                live = serve(db, wall, workers=2, misfire_grace=60)
+            elif f"j{number}" in live.engine.jobs:
+                live.submit(verb, {"job": f"j{number}"})
+        caught_up(source)
+        source.navigator.seek(live.engine.now)
+        assert source.navigator.tick == live.engine.now
+        assert tables(source.history.engine) == tables(live.engine)
+        live.store.close()
+        source.reader.close()
+
+
+def test_new_rows_are_picked_up_and_the_clock_moves_the_head(tmp_path: Path) -> None:
+    wall = Wall()
+    live = serve(tmp_path / "a.db", wall, workers=1)
+    source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
+    assert source.head == START
+    assert not source.history.engine.jobs
+    wall.now += 7  # the journal is idle: the head moves with the service's clock
+    source.poll()
+    assert source.head == START + 7 == source.history.until
+    live.submit("schedule", {"id": "a", "every": 10, "first": "+3"})
+    changes, read = source.poll()
+    assert read == 1 and not changes  # the row's tick is ahead of the history: nothing undone
+    source.navigator.seek(source.head)
+    assert "a" in source.history.engine.jobs
+    wall.now += 3
+    live.advance_clock()
+    source.poll()
+    source.navigator.seek(source.head)
+    assert source.history.engine.occurrence_state("a", START + 10) is OccurrenceState.RUNNING
+
+
+def test_a_row_for_a_tick_already_played_moves_back_takes_it_and_returns(tmp_path: Path) -> None:
+    wall = Wall()
+    live = serve(tmp_path / "a.db", wall, workers=1)
+    source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
+    live.submit("schedule", {"id": "a", "every": 5, "first": "+1"})
+    wall.now += 20
+    live.advance_clock()
+    caught_up(source)
+    played = source.navigator.tick
+    complete_running(live)  # reported at the service's tick, behind the viewer's head
+    wall.now += 2
+    changes, _ = source.poll()
+    assert [change.forward for change in changes] == [False, True]
+    assert source.navigator.tick == played
+    source.navigator.seek(live.engine.now)
+    assert tables(source.history.engine) == tables(live.engine)
+
+
+def test_modes_follow_the_head_rewind_and_a_local_what_if(tmp_path: Path) -> None:
+    from engine.commands import PauseJob
+
+    wall = Wall()
+    live = serve(tmp_path / "a.db", wall, workers=1)
+    live.submit("schedule", {"id": "a", "every": 5})
+    wall.now += 30
+    live.advance_clock()
+    source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
+    assert source.mode() is Mode.LIVE
+    source.following = False
+    source.navigator.seek(START + 10)
+    assert source.mode() is Mode.REWOUND and source.behind() == 20
+    source.navigator.apply(PauseJob("a"))
+    assert source.mode() is Mode.WHAT_IF
+    changes = source.drop_what_if()
+    assert [change.forward for change in changes] == [False]
+    assert source.mode() is Mode.REWOUND
+    source.navigator.seek(live.engine.now)
+    assert tables(source.history.engine) == tables(live.engine)  # the what-if left no trace
+
+
+def test_opening_reads_a_long_journal_in_slices_with_progress(tmp_path: Path) -> None:
+    wall = Wall()
+    live = serve(tmp_path / "a.db", wall, workers=1)
+    for number in range(25):
+        live.submit("schedule", {"id": f"j{number}", "at": "+1000"})
+    source = open_live(f"sqlite:///{tmp_path / 'a.db'}", wall)
+    progress = []
+    while source.poll(limit=10)[1]:
+        progress.append(source.loaded)
+    assert progress == [10 / 26, 20 / 26, 1.0]  # the register row, then 25 jobs
+    assert source.seq == source.total == 26
+
+
+def test_the_journal_is_opened_read_only(tmp_path: Path) -> None:
+    with pytest.raises(JournalUnreadable, match="no such database file"):
+        JournalReader(f"sqlite:///{tmp_path / 'missing.db'}")
+    assert not (tmp_path / "missing.db").exists()
+    (tmp_path / "other.db").write_bytes(b"")
+    with pytest.raises(JournalUnreadable, match="cannot read a service journal"):
+        JournalReader(f"sqlite:///{tmp_path / 'other.db'}")
+    live = serve(tmp_path / "a.db", Wall())
+    reader = JournalReader(f"sqlite:///{tmp_path / 'a.db'}")
+    with pytest.raises(Exception, match="readonly"), reader.db.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM journal")
+    assert reader.last_seq() == live.store.last_seq()
+
+
+def test_the_clock_key_is_the_servers() -> None:
+    from service.server import CLOCK_KEY as SERVER_KEY
+
+    assert CLOCK_KEY == SERVER_KEY
