@@ -18,6 +18,8 @@ from service.live import LiveService
 from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
+ADDRESS_KEY = "address"
+"""Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
 
 
 class ServeError(Exception):
@@ -62,6 +64,7 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         f"cronlapse serve: authenticate with {how}\n"
     )
     out.flush()
+    live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     app = Api(live, token).app()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

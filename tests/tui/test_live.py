@@ -16,8 +16,13 @@ from service.clock import Anchor, LiveClock
 from service.config import Config
 from service.journal_store import JournalStore
 from service.live import LiveService
+from tests.service.conftest import TOKEN, Server
+from tui.live_app import live_app
 from tui.model.live import LiveSource, Mode, open_live
 from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
+from tui.screens.live import POLL_SECONDS
+from tui.widgets.occurrences import OccurrencesTable
+from tui.widgets.status_header import StatusHeader
 
 START = 1_000_000
 TABLES = ("jobs", "workers", "occurrences", "outbox")
@@ -215,3 +220,95 @@ def test_the_clock_key_is_the_servers() -> None:
     from service.server import CLOCK_KEY as SERVER_KEY
 
     assert CLOCK_KEY == SERVER_KEY
+
+
+# ------------------------------------------------------------- the dashboard
+
+
+async def until(pilot, condition, what: str) -> None:
+    """Let the app run until ``condition()`` holds (the server and the polls take their time)."""
+    for _ in range(600):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def occurrence_rows(app) -> list[str]:
+    table = app.dashboard.query_one(OccurrencesTable)
+    index = table.index
+    return [table.row_text(index.key_at(row)) for row in range(len(index))]
+
+
+def header(app) -> str:
+    return app.dashboard.query_one(StatusHeader).summary
+
+
+async def type_command(pilot, line: str) -> None:
+    """Type ``line`` on the command line and press enter (as tests/tui/test_commands.py does)."""
+    pilot.app.dashboard.command_bar.open("command", line)
+    await pilot.press("enter")
+
+
+def journal_verbs(server: Server) -> list[tuple[str, dict]]:
+    store = JournalStore(f"sqlite:///{server.db}")
+    try:
+        return [(row.verb, row.args) for row in store.rows_after(0)]
+    finally:
+        store.close()
+
+
+async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CRONLAPSE_TOKEN", raising=False)
+    server = Server(tmp_path, "workers: 2\n", speed="10", token=TOKEN)
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n", encoding="utf-8")
+    server.start()
+    try:
+        app = live_app(f"sqlite:///{server.db}", None, str(token_file), blink=False)
+        assert app.api.base_url == server.url  # the server wrote where it listens
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = app.dashboard
+            await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+            with server.client() as http:
+                assert http.post("/job", json={"id": "pilot", "every": 3600}).status_code == 201
+            await until(
+                pilot,
+                lambda: any("pilot" in row and "SUCCEEDED" in row for row in occurrence_rows(app)),
+                "the run in the occurrences table",
+            )
+
+            await pilot.press("left")
+            assert "REWOUND" in header(app)
+            await type_command(pilot, "delete pilot")
+            await until(pilot, lambda: "WHAT-IF" in header(app), "the what-if")
+            assert screen.navigator.engine.jobs["pilot"].deleted  # locally
+            await pilot.pause(3 * POLL_SECONDS)  # following went on meanwhile
+            with server.client() as http:
+                assert http.get("/job/pilot").status_code == 200
+            assert "delete" not in [verb for verb, _ in journal_verbs(server)]
+
+            await pilot.press("end")
+            await until(pilot, lambda: "● LIVE" in header(app), "back at the live head")
+            assert not screen.navigator.engine.jobs["pilot"].deleted
+            await type_command(pilot, "schedule real-one at=+1000 priority=high")
+            await until(pilot, lambda: screen.answers, "the API's answer")
+            assert screen.answers == ["schedule: POST /job: 201 created real-one"]
+            with server.client() as http:
+                assert http.get("/job/real-one").json()["priority"] == "high"
+            assert ("schedule", {"id": "real-one", "at": "+1000", "priority": "high"}) in (
+                journal_verbs(server)
+            )
+            await until(
+                pilot, lambda: "real-one" in screen.navigator.engine.jobs, "the journaled command"
+            )
+
+            await type_command(pilot, "down w1")  # no such request: refused, nothing sent
+            assert "has no such request" in str(screen.command_bar.message.render())
+            await type_command(pilot, "delete nobody")
+            await until(pilot, lambda: len(screen.answers) == 2, "the API's refusal")
+            assert screen.answers[1] == "delete: DELETE /job/nobody: 404 no job 'nobody'"
+    finally:
+        server.kill()

@@ -22,6 +22,8 @@ from service.journal_store import Row, journal, meta
 CLOCK_KEY = "clock"
 """The ``meta`` key under which ``cronlapse serve`` keeps its clock's anchor (service.server's
 ``CLOCK_KEY``; not imported, to leave uvicorn unloaded)."""
+ADDRESS_KEY = "address"
+"""The ``meta`` key under which it says where it listens (service.server's ``ADDRESS_KEY``)."""
 
 
 class JournalUnreadable(Exception):

@@ -53,6 +53,7 @@ class StatusHeader(Widget):
         speed: int,
         note: str = "",
         progress: Progress | None = None,
+        note_style: str = "yellow",
     ) -> None:
         state = (
             name,
@@ -64,6 +65,7 @@ class StatusHeader(Widget):
             speed,
             note,
             progress,
+            note_style,
         )
         if state != self._state:
             self._state = state
@@ -71,7 +73,7 @@ class StatusHeader(Widget):
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note, progress = self._state
+        name, tick, last, full, short, playing, speed, note, progress, note_style = self._state
         for brand, time, show_speed in (
             (True, full, True),
             (True, short, True),
@@ -92,7 +94,7 @@ class StatusHeader(Widget):
                 right.append("  esc stops", style="dim")
             else:
                 if note:
-                    right.append(f"{note}  ", style="yellow")
+                    right.append(f"{note}  ", style=note_style)
                 right.append(
                     "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
                 )
