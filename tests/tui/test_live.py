@@ -17,10 +17,11 @@ from service.config import Config
 from service.journal_store import JournalStore
 from service.live import LiveService
 from tests.service.conftest import TOKEN, Server
-from tui.live_app import live_app
+from tui.live_app import LiveDashboardApp, live_app
 from tui.model.live import LiveSource, Mode, open_live
+from tui.model.live_api import ServiceApi
 from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
-from tui.screens.live import POLL_SECONDS
+from tui.screens.live import OPEN_ROWS, POLL_SECONDS
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 
@@ -312,3 +313,86 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
             assert screen.answers[1] == "delete: DELETE /job/nobody: 404 no job 'nobody'"
     finally:
         server.kill()
+
+
+def recorded_service(directory: Path) -> tuple[str, Wall]:
+    """A journal the test wrote: a job every 5 ticks, two of its runs reported, on a fixed clock."""
+    wall = Wall()
+    live = serve(directory / "a.db", wall, workers=1)
+    live.submit("schedule", {"id": "a", "every": 5, "first": "+1"})
+    for _ in range(3):
+        wall.now += 5
+        live.advance_clock()
+        complete_running(live)
+    wall.now += 2
+    live.store.close()
+    return f"sqlite:///{directory / 'a.db'}", wall
+
+
+def still_app(directory: Path) -> LiveDashboardApp:
+    """The dashboard on a recorded journal whose clock stands still: the same screen each run."""
+    url, wall = recorded_service(directory)
+    return LiveDashboardApp(
+        open_live(url, wall), ServiceApi("http://127.0.0.1:9", None), blink=False
+    )
+
+
+class TestHeader:
+    def test_live(self, snap_compare, tmp_path: Path) -> None:
+        async def at_the_head(pilot) -> None:
+            await until(pilot, lambda: "● LIVE" in header(pilot.app), "the live head")
+
+        app = still_app(tmp_path)
+        assert snap_compare(app, terminal_size=(110, 24), run_before=at_the_head)
+
+    def test_what_if(self, snap_compare, tmp_path: Path) -> None:
+        async def a_what_if(pilot) -> None:
+            await until(pilot, lambda: "● LIVE" in header(pilot.app), "the live head")
+            await pilot.press("left", "left")
+            await type_command(pilot, "pause a")
+            await until(pilot, lambda: "WHAT-IF" in header(pilot.app), "the what-if")
+
+        app = still_app(tmp_path)
+        assert snap_compare(app, terminal_size=(110, 24), run_before=a_what_if)
+
+
+async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_path: Path) -> None:
+    app = still_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        head = app.dashboard.navigator.tick
+        await pilot.press("left")
+        behind = head - app.dashboard.navigator.tick
+        assert f"REWOUND {behind} ticks behind" in header(app)
+        await pilot.press("end")
+        assert "● LIVE" in header(app) and app.dashboard.navigator.tick == head
+
+
+async def test_opening_a_journal_shows_how_far_the_reading_has_got(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, wall = recorded_service(tmp_path)
+    live = serve(tmp_path / "a.db", wall, workers=1)
+    for number in range(2 * OPEN_ROWS):
+        live.submit("schedule", {"id": f"j{number}", "at": "+100000"})
+    live.store.close()
+    notes: list[str] = []
+    show = StatusHeader.show
+
+    def noting(self, *args, **kwargs) -> None:
+        notes.append(args[6])
+        show(self, *args, **kwargs)
+
+    monkeypatch.setattr(StatusHeader, "show", noting)
+    app = LiveDashboardApp(open_live(url, wall), ServiceApi("http://127.0.0.1:9", None))
+    async with app.run_test(size=(110, 24)) as pilot:
+        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        assert len(app.dashboard.navigator.engine.jobs) == 2 * OPEN_ROWS + 1
+    readings = list(dict.fromkeys(note for note in notes if note.startswith("reading")))
+    # a slice at a time, the header redrawn after each: 1,000 of 2,009 rows, 2,000, all
+    assert readings == [
+        "reading the journal 0%",
+        "reading the journal 49%",
+        "reading the journal 99%",
+        "reading the journal 100%",
+    ]
