@@ -3,12 +3,15 @@ the head, rewound, a what-if kept local, and real commands sent through the API.
 
 from __future__ import annotations
 
+import argparse
+import io
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine import cli_tui
 from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.records import values
@@ -16,10 +19,11 @@ from service.clock import Anchor, LiveClock
 from service.config import Config
 from service.journal_store import JournalStore
 from service.live import LiveService
-from tests.service.conftest import TOKEN, Server
+from tests.service.conftest import TOKEN, Server, free_port
 from tui.live_app import LiveDashboardApp, live_app
+from tui.model.commandline import CommandError
 from tui.model.live import LiveSource, Mode, open_live
-from tui.model.live_api import ServiceApi
+from tui.model.live_api import ServiceApi, api_request, find_token
 from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
 from tui.screens.live import OPEN_ROWS, POLL_SECONDS
 from tui.widgets.occurrences import OccurrencesTable
@@ -396,3 +400,100 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
         "reading the journal 99%",
         "reading the journal 100%",
     ]
+
+
+# ------------------------------------------------------------ words and requests
+
+
+@pytest.mark.parametrize(
+    ("line", "method", "path", "body"),
+    [
+        (
+            "schedule x every=60 first=09:00 priority=high",
+            "POST",
+            "/job",
+            {"id": "x", "every": 60, "first": "09:00", "priority": "high"},
+        ),
+        (
+            "schedule x at=+5 timeout=none",
+            "POST",
+            "/job",
+            {"id": "x", "at": "+5", "timeout": "none"},
+        ),
+        (
+            "schedule x notify=\"[{on: [failed], channel: slack, to: '#ops'}]\"",
+            "POST",
+            "/job",
+            {"id": "x", "notify": [{"on": ["failed"], "channel": "slack", "to": "#ops"}]},
+        ),
+        ("modify x priority=5 payload=hi", "PUT", "/job/x", {"priority": 5, "payload": "hi"}),
+        ("cancel x", "PUT", "/job/x", {"cancel_next": True}),
+        ("delete x", "DELETE", "/job/x", None),
+    ],
+)
+def test_a_command_line_is_the_api_request_with_the_same_keys(line, method, path, body) -> None:
+    request = api_request(line)
+    assert request is not None
+    assert (request.method, request.path, request.body) == (method, path, body)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("down w1", "the service's API has no such request"),
+        ("cancel x 20", "the service cancels a job's next run only"),
+        ("delete", "delete: expected delete JOB"),
+        ("schedule x every=1 every=2", "every is given twice"),
+        ("schedule 'x", "cannot split the line into words"),
+    ],
+)
+def test_a_command_the_api_cannot_take_is_refused_before_sending(line, message) -> None:
+    with pytest.raises(CommandError, match=message):
+        api_request(line)
+
+
+def test_dashboard_commands_and_queries_stay_on_screen() -> None:
+    assert api_request("goto +10") is None
+    assert api_request("status x 10") is None
+
+
+def test_the_token_is_the_servers_and_none_is_ever_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    monkeypatch.delenv("CRONLAPSE_TOKEN", raising=False)
+    assert find_token(db, None) is None
+    assert not (tmp_path / "a.db.token").exists()
+    (tmp_path / "a.db.token").write_text("beside\n")
+    assert find_token(db, None) == "beside"
+    (tmp_path / "given").write_text("given\n")
+    assert find_token(db, str(tmp_path / "given")) == "given"
+    monkeypatch.setenv("CRONLAPSE_TOKEN", "from-env")
+    assert find_token(db, str(tmp_path / "given")) == "from-env"
+
+
+async def test_an_unreachable_service_is_an_answer_not_a_crash() -> None:
+    request = api_request("delete x")
+    assert request is not None
+    accepted, text = await ServiceApi(f"http://127.0.0.1:{free_port()}", None).send(request)
+    assert not accepted and text.startswith("delete: DELETE /job/x: cannot reach the service")
+
+
+def test_tui_takes_a_database_instead_of_a_file(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    cli_tui.add_parsers(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["tui", "--db", "sqlite:///x.db", "--url", "http://h:1"])
+    assert (args.file, args.db, args.url, args.token_file) == (
+        None,
+        "sqlite:///x.db",
+        "http://h:1",
+        None,
+    )
+    for words in (["tui"], ["tui", "a.yaml", "--db", "sqlite:///x.db"]):
+        err = io.StringIO()
+        assert cli_tui.run(parser.parse_args(words), io.StringIO(), err) == 2
+        assert "give a FILE, or --db URL for a live service (not both)" in err.getvalue()
+    err = io.StringIO()
+    missing = parser.parse_args(["tui", "--db", f"sqlite:///{tmp_path / 'none.db'}"])
+    assert cli_tui.run(missing, io.StringIO(), err) == 2
+    assert err.getvalue() == f"cronlapse tui: {tmp_path / 'none.db'}: no such database file\n"

@@ -114,7 +114,8 @@ class ServiceApi:
                     request.method, request.path, json=request.body, headers=headers
                 )
         except httpx.HTTPError as error:
-            return False, f"{request}: cannot reach the service at {self.base_url}: {error}"
+            reason = f"cannot reach the service at {self.base_url}: {error}"
+            return False, f"{request.verb}: {request}: {reason}"
         return answer.is_success, describe(request, answer)
 
 
