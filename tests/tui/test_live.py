@@ -377,7 +377,7 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
 ) -> None:
     url, wall = recorded_service(tmp_path)
     live = serve(tmp_path / "a.db", wall, workers=1)
-    for number in range(2 * OPEN_ROWS):
+    for number in range(30 * OPEN_ROWS):
         live.submit("schedule", {"id": f"j{number}", "at": "+100000"})
     live.store.close()
     notes: list[str] = []
@@ -391,15 +391,11 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     app = LiveDashboardApp(open_live(url, wall), ServiceApi("http://127.0.0.1:9", None))
     async with app.run_test(size=(110, 24)) as pilot:
         await until(pilot, lambda: "● LIVE" in header(app), "the live head")
-        assert len(app.dashboard.navigator.engine.jobs) == 2 * OPEN_ROWS + 1
+        assert len(app.dashboard.navigator.engine.jobs) == 30 * OPEN_ROWS + 1
     readings = list(dict.fromkeys(note for note in notes if note.startswith("reading")))
-    # a slice at a time, the header redrawn after each: 1,000 of 2,009 rows, 2,000, all
-    assert readings == [
-        "reading the journal 0%",
-        "reading the journal 49%",
-        "reading the journal 99%",
-        "reading the journal 100%",
-    ]
+    # a slice at a time, the header redrawn after each
+    percents = [int(note.removeprefix("reading the journal ").rstrip("%")) for note in readings]
+    assert len(percents) >= 3 and percents == sorted(percents) and percents[-1] == 100
 
 
 # ------------------------------------------------------------ words and requests

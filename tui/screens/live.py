@@ -16,23 +16,26 @@ The same screen as for a scenario (every pane, key and command), over a
 from __future__ import annotations
 
 import asyncio
+import time
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from tui.model.commandline import CommandError
+from tui.model.jump import Pacer
 from tui.model.live import LiveSource, Mode
 from tui.model.live_api import ApiRequest, ServiceApi, api_request
 from tui.model.navigator import Change
 from tui.model.session import Session
 from tui.screens.dashboard import DashboardScreen
-from tui.screens.playback import YIELD_SECONDS
+from tui.screens.playback import SLICE_SECONDS, YIELD_SECONDS
 from tui.widgets.command_bar import CommandBar
 from tui.widgets.status_header import Progress, StatusHeader
 
 POLL_SECONDS = 0.25
 """How often new journal rows and the clock are read: the head is never a second behind."""
-OPEN_ROWS = 1_000
-"""Rows read per slice while opening (a few tens of milliseconds of decoding)."""
+OPEN_ROWS = 64
+"""Rows read in the first slice while opening; then as many as take about SLICE_SECONDS."""
+MOST_OPEN_ROWS = 20_000
 MODE_STYLES = {Mode.LIVE: "bold green", Mode.REWOUND: "yellow", Mode.WHAT_IF: "bold magenta"}
 
 
@@ -56,11 +59,16 @@ class LiveDashboardScreen(DashboardScreen):
         self.run_worker(self._open(), group="live-open")
 
     async def _open(self) -> None:
-        """Read the journal in slices, then go to the live head and follow it."""
+        """Read the journal in slices of about SLICE_SECONDS (reading a row is the scenario
+        readers' work, a fraction of a millisecond), then go to the live head and follow it."""
+        pacer = Pacer(SLICE_SECONDS, size=OPEN_ROWS, largest=MOST_OPEN_ROWS)
         while True:
-            read = self._poll(OPEN_ROWS)
+            started = time.perf_counter()
+            wanted = pacer.size
+            read = self._poll(wanted)
+            pacer.record(time.perf_counter() - started)
             self._redraw_header()
-            if read < OPEN_ROWS:
+            if read < wanted:
                 break
             await asyncio.sleep(YIELD_SECONDS)
         self.opening = False
