@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import cli_tui
+from engine.commands import PauseJob
 from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.records import values
@@ -90,14 +91,16 @@ STEP = st.one_of(
     st.tuples(st.just("poll"), st.just(0), st.just(0)),
     st.tuples(st.just("rewind"), st.integers(1, 100), st.just(0)),
     st.tuples(st.just("restart"), st.integers(0, 400), st.just(0)),
+    st.tuples(st.just("what-if"), st.integers(0, 4), st.integers(0, 100)),
 )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(STEP, max_size=30))
 def test_the_replayed_journal_is_the_services_state(steps) -> None:
-    """Whatever the service did, and however the viewer polled and moved meanwhile, the history
-    at the service's tick has the service's jobs, workers, runs and outbox, record for record."""
+    """Whatever the service did, and however the viewer polled, moved and tried what-ifs
+    meanwhile, the history (the what-if dropped) at the service's tick has the service's jobs,
+    workers, runs and outbox, record for record."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as directory:
@@ -119,6 +122,10 @@ def test_the_replayed_journal_is_the_services_state(steps) -> None:
                 source.poll()
             elif verb == "rewind":
                 source.navigator.seek(source.navigator.tick - number)
+            elif verb == "what-if":  # rewound, a local command on top of the real run
+                source.following = False
+                source.navigator.seek(source.navigator.tick - value)
+                source.navigator.apply(PauseJob(f"j{number}"))
             elif verb == "restart":  # a downtime past the grace journals its catch-up
                 live.store.close()
                 wall.now += number
@@ -126,6 +133,7 @@ def test_the_replayed_journal_is_the_services_state(steps) -> None:
             elif f"j{number}" in live.engine.jobs:
                 live.submit(verb, {"job": f"j{number}"})
         caught_up(source)
+        source.drop_what_if()
         source.navigator.seek(live.engine.now)
         assert source.navigator.tick == live.engine.now
         assert tables(source.history.engine) == tables(live.engine)
@@ -172,9 +180,28 @@ def test_a_row_for_a_tick_already_played_moves_back_takes_it_and_returns(tmp_pat
     assert tables(source.history.engine) == tables(live.engine)
 
 
-def test_modes_follow_the_head_rewind_and_a_local_what_if(tmp_path: Path) -> None:
-    from engine.commands import PauseJob
+def test_a_restart_after_downtime_is_read_from_the_real_state_not_a_what_if(
+    tmp_path: Path,
+) -> None:
+    wall = Wall()
+    live = serve(tmp_path / "a.db", wall, workers=1, misfire_grace=60)
+    live.submit("schedule", {"id": "a", "every": 10, "first": "+10", "catch_up": "skip"})
+    wall.now += 5
+    live.submit("schedule", {"id": "b", "at": "+1000"})  # the service's engine is at START + 5
+    source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
+    source.navigator.seek(START + 4)
+    assert source.navigator.apply(PauseJob("a"))[0].accepted  # in the what-if, "a" is paused
+    live.store.close()
+    wall.now += 200
+    live = serve(tmp_path / "a.db", wall, workers=1, misfire_grace=60)  # journals a downtime
+    caught_up(source)
+    assert source.mode() is Mode.WHAT_IF  # kept across the downtime
+    source.drop_what_if()
+    source.navigator.seek(live.engine.now)
+    assert tables(source.history.engine) == tables(live.engine)
 
+
+def test_modes_follow_the_head_rewind_and_a_local_what_if(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
     live.submit("schedule", {"id": "a", "every": 5})

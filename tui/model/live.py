@@ -146,9 +146,15 @@ class LiveSource:
         self.history.extend(batch)
 
     def _downtime(self, since: int, tick: int, changes: list[Change]) -> None:
-        """The commands of a restart after downtime, read from the state at ``since``."""
+        """The commands of a restart after downtime, read from the real state at ``since``: a
+        what-if is set aside meanwhile (its commands are applied again afterwards)."""
+        kept = list(self.history.user_commands)
+        changes += self.drop_what_if()
         changes.append(self.navigator.seek(since))
         self._extend(downtime_commands(self.navigator.engine, since, tick), changes)
+        for timed in kept:
+            changes.append(self.navigator.seek(timed.tick))
+            changes.append(self.navigator.apply(timed.command)[1])
 
     # ------------------------------------------------------------------ what-if
 
