@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy.engine import make_url
 
 from service.clock import ENGINE_CLOCK
@@ -34,6 +36,14 @@ class LiveDashboardApp(DashboardApp):
 
     def make_dashboard(self, session: Session) -> DashboardScreen:
         return LiveDashboardScreen(session, self.source, self.api, blink=self.blink)
+
+    def open_path(self, path: str | Path, keep_tick: bool = False) -> bool:
+        """A live dashboard shows its one service: a file opens in a dashboard of its own."""
+        self.notify(
+            f"this dashboard watches a live service: open {path} with `cronlapse tui FILE`",
+            severity="warning",
+        )
+        return False
 
 
 def live_app(

@@ -399,6 +399,15 @@ async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_pa
         assert "● LIVE" in header(app) and app.dashboard.navigator.tick == head
 
 
+async def test_a_file_does_not_replace_the_live_service(tmp_path: Path, scenario_file) -> None:
+    app = still_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await type_command(pilot, f"open {scenario_file}")
+        await pilot.pause()
+        assert app.dashboard.session.kind == "live" and "● LIVE" in header(app)
+
+
 async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
