@@ -32,7 +32,7 @@ def extend_from(history: History, known: int, upto: int) -> None:
     history.extend(chunk)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     order=st.sampled_from(ORDERS),
     span_cost=SPAN_COSTS,

@@ -26,7 +26,7 @@ from tui.model.commandline import CommandError
 from tui.model.live import LiveSource, Mode, open_live
 from tui.model.live_api import ServiceApi, api_request, find_token
 from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
-from tui.screens.live import OPEN_ROWS, POLL_SECONDS
+from tui.screens.live import POLL_SECONDS
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 
@@ -414,10 +414,10 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, wall = recorded_service(tmp_path)
-    live = serve(tmp_path / "a.db", wall, workers=1)
-    for number in range(30 * OPEN_ROWS):
-        live.submit("schedule", {"id": f"j{number}", "at": "+100000"})
-    live.store.close()
+    store = JournalStore(url)  # the rows a service writes, in one transaction (faster)
+    rows = [(int(wall.now), 2, "schedule", {"id": f"j{n}", "at": "+1000"}) for n in range(1920)]
+    store.append_many(rows)
+    store.close()
     notes: list[str] = []
     show = StatusHeader.show
 
@@ -429,7 +429,7 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     app = LiveDashboardApp(open_live(url, wall), ServiceApi("http://127.0.0.1:9", None))
     async with app.run_test(size=(110, 24)) as pilot:
         await until(pilot, lambda: "● LIVE" in header(app), "the live head")
-        assert len(app.dashboard.navigator.engine.jobs) == 30 * OPEN_ROWS + 1
+        assert len(app.dashboard.navigator.engine.jobs) == 1920 + 1
     readings = list(dict.fromkeys(note for note in notes if note.startswith("reading")))
     # a slice at a time, the header redrawn after each
     percents = [int(note.removeprefix("reading the journal ").rstrip("%")) for note in readings]
