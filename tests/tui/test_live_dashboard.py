@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.exc import OperationalError
 
 from engine import cli_tui
 from engine.commands import PauseJob
@@ -399,6 +400,29 @@ async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_pa
         assert f"REWOUND {behind} ticks behind" in header(app)
         await pilot.press("end")
         assert "● LIVE" in header(app) and app.dashboard.navigator.tick == head
+
+
+async def test_a_journal_that_cannot_be_read_is_said_once_and_following_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = still_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        reader = app.source.reader
+        read = reader.rows_after
+
+        def locked(seq: int, limit: int):
+            raise OperationalError("SELECT", {}, Exception("database is locked"))
+
+        monkeypatch.setattr(reader, "rows_after", locked)
+        await pilot.pause(4 * POLL_SECONDS)
+        said = [n.message for n in app._notifications if "cannot read the journal" in n.message]
+        assert len(said) == 1 and "database is locked" in said[0]
+        monkeypatch.setattr(reader, "rows_after", read)
+        wall = app.source.wall
+        wall.now += 3
+        await until(pilot, lambda: "1,000,020" in header(app), "following again")
+        assert "● LIVE" in header(app)
 
 
 async def test_a_file_does_not_replace_the_live_service(tmp_path: Path, scenario_file) -> None:
