@@ -254,6 +254,44 @@ class History:
         self._forget_recording_after(changed - 1)
         self._seek(tick)
 
+    @property
+    def user_commands(self) -> Sequence[TimedCommand]:
+        """The user's commands in force, in tick order (a what-if on a live service's run)."""
+        return self._user
+
+    def drop_user_commands(self) -> bool:
+        """Forget the user's commands (and the future they set aside): the run is the timeline's
+        alone again. The history moves back to before the first of them; False if none."""
+        if not self._user:
+            return False
+        first = self._user[0].tick
+        if self._tick >= first:
+            self._seek(first - 1)
+        self._journal.drop_head()
+        self._user.clear()
+        self._branch = None
+        self._forget_recording_after(first - 1)
+        return True
+
+    def extend(self, timeline: Sequence[TimedCommand]) -> None:
+        """Append to the timeline commands that happened since (a live journal's new rows).
+
+        They come in tick order, at or after the timeline's last command and after the current
+        tick (move back first): what was recorded from their first tick on is forgotten."""
+        if not timeline:
+            return
+        ticks = [timed.tick for timed in timeline]
+        last = self._scenario_ticks[-1] if self._scenario_ticks else ticks[0]
+        if ticks[0] <= self._tick or ticks[0] < last or ticks != sorted(ticks):
+            raise ValueError(
+                f"commands at ticks {ticks[0]}..{ticks[-1]} do not follow the timeline "
+                f"(its last command at {last}, the history at {self._tick})"
+            )
+        self._journal.drop_head()
+        self._scenario.extend(timeline)
+        self._scenario_ticks.extend(ticks)
+        self._forget_recording_after(ticks[0] - 1)
+
     # ------------------------------------------------------------- internals
 
     def _next_command_tick(self, after: int) -> int | None:

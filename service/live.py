@@ -45,7 +45,7 @@ from engine.ticks import Phase, TickDriver, TimedCommand
 from service.clock import ENGINE_CLOCK, LiveClock
 from service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input
 from service.config import Config
-from service.journal_store import JournalStore
+from service.journal_store import JournalStore, Row
 
 log = logging.getLogger("cronlapse.serve")
 
@@ -113,6 +113,37 @@ def fresh_state() -> LiveState:
     return LiveState(TickDriver(Engine(SERVICE_POLICY)))
 
 
+def row_command(row: Row) -> TimedCommand | None:
+    """The engine command a journal row applies, at its tick, as the service applies it (and as
+    a :class:`~engine.history.History`'s timeline holds it, to replay the journal elsewhere).
+
+    None for a clock reading (time passing, which a replay plays anyway) and for a change of
+    executor alone; a downtime's commands depend on the state (:func:`downtime_commands`).
+    :class:`InputInvalid` when the row no longer reads."""
+    if row.verb == CLOCK:
+        return None
+    decoded = read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+    return None if decoded.command is None else TimedCommand(row.tick, _PHASE, decoded.command)
+
+
+def pausable_jobs(engine: Engine) -> list[str]:
+    """The jobs a downtime pauses: not deleted, not paused, with runs to come."""
+    return [
+        job_id
+        for job_id, job in engine.jobs.items()
+        if not job.deleted and job.paused_through is None and job.next_due is not None
+    ]
+
+
+def downtime_commands(engine: Engine, since: int, tick: int) -> list[TimedCommand]:
+    """A downtime from ``since`` to ``tick`` for ``engine`` as it is at ``since``: every job with
+    runs to come paused at ``since`` and resumed at ``tick``, where the engine's resume applies
+    each job's catch_up rule to the runs that fell due in between."""
+    jobs = pausable_jobs(engine)
+    pauses = [TimedCommand(since, _PHASE, PauseJob(job_id)) for job_id in jobs]
+    return pauses + [TimedCommand(tick, _PHASE, ResumeJob(job_id)) for job_id in jobs]
+
+
 class LiveService:
     """Journals inputs, applies them, replays them on open, and keeps snapshots."""
 
@@ -172,7 +203,7 @@ class LiveService:
 
     def _catch_up(self) -> None:
         since, now = self.engine.now, self.clock.now()
-        if now - since > self.config.misfire_grace and self._pausable():
+        if now - since > self.config.misfire_grace and pausable_jobs(self.engine):
             self._journal(now, DOWNTIME, {"since": since}, None)
 
     def _match_workers(self) -> None:
@@ -269,22 +300,10 @@ class LiveService:
         elif verb == "modify" and decoded.run is not None:
             self.state.runs[str(args["job"])] = decoded.run
 
-    def _pausable(self) -> list[str]:
-        return [
-            job_id
-            for job_id, job in self.engine.jobs.items()
-            if not job.deleted and job.paused_through is None and job.next_due is not None
-        ]
-
     def _downtime(self, since: int, tick: int) -> Result:
-        """Pause every job with runs to come at ``since``, resume it at ``tick``: the engine's
-        resume applies each job's catch_up rule to the runs that fell due in between."""
         driver = self.state.driver
-        jobs = self._pausable()
-        for job_id in jobs:
-            driver.apply(TimedCommand(since, _PHASE, PauseJob(job_id)))
-        for job_id in jobs:
-            driver.apply(TimedCommand(tick, _PHASE, ResumeJob(job_id)))
+        for timed in downtime_commands(self.engine, since, tick):
+            driver.apply(timed)
         driver.finish(tick)
         return _OK
 

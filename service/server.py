@@ -19,6 +19,8 @@ from service.live import LiveService
 from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
+ADDRESS_KEY = "address"
+"""Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
 
 
 class ServeError(Exception):
@@ -63,6 +65,7 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         f"cronlapse serve: authenticate with {how}\n"
     )
     out.flush()
+    live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     api = Api(live, token)
     app = api.app()
     attach_deliveries(app, live, api.inputs)

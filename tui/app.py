@@ -68,12 +68,16 @@ class DashboardApp(App[int]):
                 session = load_session(self.path)
             except LoadFailed as failed:
                 self.failed = failed
-        self.dashboard = DashboardScreen(session or empty_session(), blink=self.blink)
+        self.dashboard = self.make_dashboard(session or empty_session())
         self.push_screen(self.dashboard)
         if self.failed is not None:
             self.push_screen(ErrorScreen(self.failed))
         if self.watch_file:
             self.set_interval(WATCH_SECONDS, self.check_file)
+
+    def make_dashboard(self, session: Session) -> DashboardScreen:
+        """The main screen for ``session`` (the live dashboard brings its own)."""
+        return DashboardScreen(session, blink=self.blink)
 
     async def on_event(self, event: events.Event) -> None:
         """Input first brings the dashboard's views up to a jump that plays in the background:

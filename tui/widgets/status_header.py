@@ -53,6 +53,7 @@ class StatusHeader(Widget):
         note: str = "",
         progress: Progress | None = None,
         open_ended: bool = False,
+        note_style: str = "yellow",
     ) -> None:
         """``open_ended``: ``last`` is a horizon that grows as the run plays (shown as ``N+``)."""
         state = (
@@ -66,6 +67,7 @@ class StatusHeader(Widget):
             note,
             progress,
             open_ended,
+            note_style,
         )
         if state != self._state:
             self._state = state
@@ -73,7 +75,9 @@ class StatusHeader(Widget):
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note, progress, open_ended = self._state
+        name, tick, last, full, short, playing, speed, note, progress, open_ended, note_style = (
+            self._state
+        )
         # play state and speed always show; the progress label is the last to get shorter
         for brand, time, long_progress in (
             (True, full, True),
@@ -96,7 +100,7 @@ class StatusHeader(Widget):
                 right.append("  esc stops", style="dim")
             else:
                 if note:
-                    right.append(f"{note}  ", style="yellow")
+                    right.append(f"{note}  ", style=note_style)
                 right.append(
                     "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
                 )

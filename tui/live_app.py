@@ -1,0 +1,63 @@
+"""``cronlapse tui --db URL``: the dashboard attached to a running service's journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from service.clock import ENGINE_CLOCK
+from tui.app import DashboardApp
+from tui.model.live import LiveSource, open_live
+from tui.model.live_api import ServiceApi, find_token
+from tui.model.live_journal import ADDRESS_KEY
+from tui.model.session import Session
+from tui.screens.dashboard import DashboardScreen
+from tui.screens.live import LiveDashboardScreen
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+"""Where ``cronlapse serve`` listens by default."""
+
+
+class LiveDashboardApp(DashboardApp):
+    """The dashboard over ``source``, sending commands at the live head to ``api``."""
+
+    def __init__(self, source: LiveSource, api: ServiceApi, *, blink: bool = True) -> None:
+        session = Session(
+            f"live {_short(source.reader.url)}",
+            source.history,
+            kind="live",
+            clock=ENGINE_CLOCK,
+            description=f"the service journaled in {source.reader.url}, at {api.base_url}",
+        )
+        super().__init__(session=session, watch=False, blink=blink)
+        self.source = source
+        self.api = api
+
+    def make_dashboard(self, session: Session) -> DashboardScreen:
+        return LiveDashboardScreen(session, self.source, self.api, blink=self.blink)
+
+    def open_path(self, path: str | Path, keep_tick: bool = False) -> bool:
+        """A live dashboard shows its one service: a file opens in a dashboard of its own."""
+        self.notify(
+            f"this dashboard watches a live service: open {path} with `cronlapse tui FILE`",
+            severity="warning",
+        )
+        return False
+
+
+def live_app(
+    db: str, url: str | None, token_file: str | None, *, blink: bool = True
+) -> LiveDashboardApp:
+    """The app for the service journaled in ``db``: its API at ``url``, else where the server
+    said it listens (``meta``), else the default; JournalUnreadable if ``db`` is no journal."""
+    source = open_live(db)
+    address = url or source.reader.meta(ADDRESS_KEY) or DEFAULT_URL
+    return LiveDashboardApp(source, ServiceApi(address, find_token(db, token_file)), blink=blink)
+
+
+def _short(url: str) -> str:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        return parsed.database.rsplit("/", 1)[-1]
+    return parsed.render_as_string(hide_password=True)

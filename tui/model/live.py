@@ -1,0 +1,175 @@
+"""Watching a running service: its journal replayed into a history the dashboard steps through.
+
+The service journals its inputs and its engine is deterministic, so its state is a function of
+the rows (see docs/service.md). Each row becomes the engine command the service applied, by the
+service's own reading (:func:`service.live.row_command`, :func:`service.live.downtime_commands`),
+appended to the timeline of one :class:`~engine.history.History`: the real run, which the user
+rewinds and steps through as through a scenario's. Nothing is replayed twice: rows read once are
+commands in the timeline, and the history plays them when the user (or the live head) gets there.
+
+Following the head. :meth:`LiveSource.poll` reads the rows after the last one read (one query by
+key) and the service's clock (its anchor in ``meta``: wall time to ticks, as the service reads
+it), so the head moves with the clock even when the journal is idle. The head is the history's
+``until``: nothing plays past it, since only the journal knows what comes next. A row may arrive
+for a tick the history has already played (it was committed just after the clock was read): the
+history moves back before it, takes it, and comes back, and the views follow each move.
+
+The user's commands while rewound are the history's user branch: a local what-if, never sent.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import Callable
+
+from engine.core import Engine
+from engine.history import History
+from engine.ticks import TimedCommand
+from service.codec import DOWNTIME, InputInvalid
+from service.journal_store import Row
+from service.live import SERVICE_POLICY, downtime_commands, row_command
+from tui.model.live_journal import JournalReader
+from tui.model.navigator import Change, Navigator
+
+log = logging.getLogger("cronlapse.tui")
+
+POLL_ROWS = 2_000
+"""Rows read per poll: opening a long journal takes many polls, each a short slice of work."""
+
+
+class Mode(enum.Enum):
+    """What the screen shows of the service."""
+
+    LIVE = "LIVE"
+    """The live head, following it: commands go to the service."""
+    REWOUND = "REWOUND"
+    """Behind the head, in the real history: the head moves on meanwhile."""
+    WHAT_IF = "WHAT-IF"
+    """A local branch of the user's commands, never sent."""
+
+
+def service_engine() -> Engine:
+    return Engine(SERVICE_POLICY)
+
+
+class LiveSource:
+    """One service's journal as a growing history, and where the live head is."""
+
+    def __init__(self, reader: JournalReader, wall: Callable[[], float] = time.time) -> None:
+        self.reader = reader
+        self.wall = wall
+        self.history = History(service_engine, (), until=0)
+        self.navigator = Navigator(self.history)
+        self.seq = 0
+        """The last journal row read."""
+        self.total = reader.last_seq()
+        """The journal's rows when it was opened (for the progress of the first read)."""
+        self.last_row_tick = 0
+        self.skipped = 0
+        """Rows that no longer read (logged and left out, as the service's replay does)."""
+        self.following = True
+        """The user is at the live head and stays there as it moves."""
+        self.anchor = reader.anchor()
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def head(self) -> int:
+        """The live tick: the service's clock now, never before the last row."""
+        clock = 0 if self.anchor is None else self.anchor.tick_at(self.wall())
+        return max(clock, self.last_row_tick)
+
+    @property
+    def loaded(self) -> float:
+        """How much of the journal as it was at opening has been read, from 0 to 1."""
+        return 1.0 if self.total <= 0 else min(1.0, self.seq / self.total)
+
+    def mode(self) -> Mode:
+        if self.history.user_commands:
+            return Mode.WHAT_IF
+        return Mode.LIVE if self.following else Mode.REWOUND
+
+    def behind(self) -> int:
+        """Ticks between the history's tick and the live head."""
+        return max(0, self.history.until - self.history.tick)  # type: ignore[operator]
+
+    # ----------------------------------------------------------------- polling
+
+    def poll(self, limit: int = POLL_ROWS) -> tuple[list[Change], int]:
+        """Read up to ``limit`` new rows into the timeline and move the head to the clock.
+
+        Returns the moves the history made on the way (views absorb them; the history ends
+        where it was) and the number of rows read. Moving to the new head is the caller's."""
+        rows = self.reader.rows_after(self.seq, limit)
+        self.anchor = self.reader.anchor()
+        if rows:
+            self.last_row_tick = max(self.last_row_tick, rows[-1].tick)
+        history = self.history
+        history.until = max(history.until or 0, self.head)
+        changes: list[Change] = []
+        if rows:
+            if self.seq == 0:  # the first rows: nothing happens before them, skip to them
+                changes.append(self.navigator.seek(rows[0].tick - 1))
+            start = self.navigator.tick
+            self._take(rows, changes)
+            if self.navigator.tick != start:
+                changes.append(self.navigator.seek(start))
+        return changes, len(rows)
+
+    def _take(self, rows: list[Row], changes: list[Change]) -> None:
+        batch: list[TimedCommand] = []
+        for row in rows:
+            if row.verb == DOWNTIME:
+                self._extend(batch, changes)
+                batch = []
+                self._downtime(int(row.args["since"]), row.tick, changes)
+            else:
+                try:
+                    timed = row_command(row)
+                except InputInvalid as error:
+                    log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
+                    self.skipped += 1
+                    timed = None
+                if timed is not None:
+                    batch.append(timed)
+            self.seq = row.seq
+        self._extend(batch, changes)
+
+    def _extend(self, batch: list[TimedCommand], changes: list[Change]) -> None:
+        """Append to the timeline, moving back before the first command if it was played."""
+        if not batch:
+            return
+        if self.navigator.tick >= batch[0].tick:
+            changes.append(self.navigator.seek(batch[0].tick - 1))
+        self.history.extend(batch)
+
+    def _downtime(self, since: int, tick: int, changes: list[Change]) -> None:
+        """The commands of a restart after downtime, read from the real state at ``since``: a
+        what-if is set aside meanwhile (its commands are applied again afterwards)."""
+        kept = list(self.history.user_commands)
+        changes += self.drop_what_if()
+        changes.append(self.navigator.seek(since))
+        self._extend(downtime_commands(self.navigator.engine, since, tick), changes)
+        for timed in kept:
+            changes.append(self.navigator.seek(timed.tick))
+            changes.append(self.navigator.apply(timed.command)[1])
+
+    # ------------------------------------------------------------------ what-if
+
+    def drop_what_if(self) -> list[Change]:
+        """Give up the user's local branch: the history is the service's alone again."""
+        user = self.history.user_commands
+        if not user:
+            return []
+        changes = []
+        if self.navigator.tick >= user[0].tick:
+            changes.append(self.navigator.seek(user[0].tick - 1))
+        self.history.drop_user_commands()
+        return changes
+
+
+def open_live(url: str, wall: Callable[[], float] = time.time) -> LiveSource:
+    """The source for the service database at ``url``; JournalUnreadable says why not."""
+    return LiveSource(JournalReader(url), wall)
