@@ -9,9 +9,12 @@ Snapshots are the engine's state pickled at a journal position. Unpickling runs 
 whoever wrote the bytes, so it is only safe because this database is the server's own (nothing
 else writes to it); never point a server at a database someone else can write.
 
-SQLite is the embedded default. It runs in WAL mode with ``synchronous=FULL``: a commit is on disk
-when it returns, so an acknowledged input survives a power cut as well as a killed process.
-Everything goes through SQLAlchemy Core, so another backend needs no second code path.
+SQLite is the embedded default; PostgreSQL is the other backend. On both a commit is durable when
+it returns, so an acknowledged input survives a power cut as well as a killed process. Everything
+goes through SQLAlchemy Core: the one place the backends differ is how a connection is opened
+(:mod:`service.db`). The tables are created and changed by the numbered steps of
+:mod:`service.migrations`, applied when a store opens; the queries here use the tables as the
+latest step defines them.
 """
 
 from __future__ import annotations
@@ -21,51 +24,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sqlalchemy import (
-    BigInteger,
-    Column,
-    Float,
-    Integer,
-    LargeBinary,
-    MetaData,
-    SmallInteger,
-    String,
-    Table,
-    Text,
-    create_engine,
-    delete,
-    event,
-    func,
-    insert,
-    select,
-)
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
-from sqlalchemy.engine import make_url
 
-metadata = MetaData()
-journal = Table(
-    "journal",
-    metadata,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
-    Column("tick", BigInteger, nullable=False),
-    Column("phase", SmallInteger, nullable=False),
-    Column("verb", String(32), nullable=False),
-    Column("args", Text, nullable=False),
-    Column("wall", Float, nullable=False),
-)
-snapshots = Table(
-    "snapshots",
-    metadata,
-    Column("seq", Integer, primary_key=True),
-    Column("wall", Float, nullable=False),
-    Column("state", LargeBinary, nullable=False),
-)
-meta = Table(
-    "meta",
-    metadata,
-    Column("key", String(64), primary_key=True),
-    Column("value", Text, nullable=False),
-)
+from service.db import open_database
+from service.migrations import migrate
+from service.migrations.v001_journal import journal, meta, snapshots
 
 SNAPSHOTS_KEPT = 2
 """Older snapshots are deleted: the latest is enough, the one before it is a spare."""
@@ -89,14 +53,8 @@ class JournalStore:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        sqlite = make_url(url).get_backend_name() == "sqlite"
-        # Commits run on a worker thread (see service.inputs); the pool hands a connection to
-        # one thread at a time, so SQLite's own same-thread check is not needed.
-        arguments = {"check_same_thread": False} if sqlite else {}
-        self.db: SqlEngine = create_engine(url, connect_args=arguments)
-        if sqlite:
-            event.listen(self.db, "connect", _sqlite_pragmas)
-        metadata.create_all(self.db)
+        self.db: SqlEngine = open_database(url)
+        migrate(self.db)
 
     def close(self) -> None:
         self.db.dispose()
@@ -172,11 +130,3 @@ class JournalStore:
         with self.db.begin() as conn:
             conn.execute(delete(meta).where(meta.c.key == key))
             conn.execute(insert(meta).values(key=key, value=value))
-
-
-def _sqlite_pragmas(connection, _record) -> None:
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.close()

@@ -13,8 +13,10 @@ from service.api import Api
 from service.auth import TOKEN_ENV, load_token
 from service.clock import Anchor, LiveClock
 from service.config import ConfigInvalid, load_config
+from service.db import UnsupportedDatabase, shown
 from service.journal_store import JournalStore
 from service.live import LiveService
+from service.migrations import SchemaTooNew
 from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
@@ -33,8 +35,8 @@ def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
     try:
         store = JournalStore(db)
         saved = store.get_meta(CLOCK_KEY)
-    except (ArgumentError, SQLAlchemyError) as error:
-        raise ServeError(f"cannot open the database {db}: {error}") from None
+    except (ArgumentError, SQLAlchemyError, UnsupportedDatabase, SchemaTooNew) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
     clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
     store.set_meta(CLOCK_KEY, clock.anchor.dumps())
     live = LiveService(store, clock, config)
@@ -57,7 +59,7 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         else f'-H "Authorization: Bearer $(cat {token.source})"'
     )
     out.write(
-        f"cronlapse serve: listening on http://{host}:{port} (journal {db}, "
+        f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
         f"{live.state.seq} inputs, tick {live.engine.now})\n"
         f"cronlapse serve: authenticate with {how}\n"
     )

@@ -12,9 +12,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.journal_store import JournalStore
-from tests.service.conftest import Server
+from tests.service.conftest import BACKENDS, Server
 
 ROUNDS = 3
 WRITERS = 3
@@ -24,6 +25,7 @@ RECORD = (
     '"$CRONLAPSE_IDEMPOTENCY_KEY" >> runs.txt'
 )
 """The executor: one line per execution (a short append is atomic), by a shell that starts fast."""
+pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 
 
 def _config(directory: Path) -> str:
@@ -138,7 +140,7 @@ def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
             client.post("/job", json={"id": f"j{number}", "every": 3600, "first": "+600"})
         before = _all_answers(client)
     server.stop()  # SIGTERM: uvicorn shuts down cleanly, then dies of the signal it caught
-    store = JournalStore(f"sqlite:///{server.db}")
+    store = JournalStore(server.db_url)
     saved, last = store.latest_snapshot(), store.last_seq()
     store.close()
     assert last >= 7, "2 worker registrations and 5 jobs"
