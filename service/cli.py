@@ -28,6 +28,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--speed", type=_speed, default=1.0, help="ticks per wall second (default 1)"
     )
+    parser.add_argument(
+        "--role",
+        choices=("scheduler",),
+        help=(
+            "scheduler: one of several processes on one PostgreSQL database, active only while "
+            "it holds the scheduler lock, a standby following the journal otherwise"
+        ),
+    )
     parser.set_defaults(handler=run)
     return parser
 
@@ -46,7 +54,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from service.server import ServeError, serve
 
     try:
-        return serve(args.db, args.host, args.port, args.config, args.speed, out)
+        return serve(args.db, args.host, args.port, args.config, args.speed, out, args.role)
     except ServeError as error:
         err.write(f"cronlapse serve: {error}\n")
         return 2

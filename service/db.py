@@ -13,13 +13,20 @@ both. What differs is how a connection is set up:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, create_engine, event, func, select
+from sqlalchemy import Connection, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.exc import ArgumentError
 
 SCHEMA_LOCK = 0x63726F6E  # "cron"
 """The advisory lock key migrations hold on PostgreSQL (an arbitrary constant of cronlapse's)."""
+SCHEDULER_LOCK = SCHEMA_LOCK + 1
+"""The session-level advisory lock the active scheduler holds (see service.roles.scheduler)."""
+FENCE_LOCK = SCHEMA_LOCK + 2
+"""Journal appends hold it shared for their transaction; a new scheduler takes it exclusively
+once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends already under way."""
+JOURNAL_CHANNEL = "cronlapse_journal"
+"""LISTEN/NOTIFY channel: a journal append's commit wakes whoever follows the journal."""
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
 BACKENDS = (SQLITE, POSTGRESQL)
@@ -70,6 +77,42 @@ def lock_schema(conn: Connection) -> None:
     process is the only one that migrates."""
     if backend(conn.engine) == POSTGRESQL:
         conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+
+
+def try_lock(conn: Connection, key: int) -> bool:
+    """Take the session-level advisory lock ``key`` on ``conn`` if it is free (PostgreSQL)."""
+    return bool(conn.execute(select(func.pg_try_advisory_lock(key))).scalar())
+
+
+def drain_fence(conn: Connection) -> None:
+    """Wait until every journal append under way (holding FENCE_LOCK shared) has ended."""
+    conn.execute(select(func.pg_advisory_lock(FENCE_LOCK)))
+    conn.execute(select(func.pg_advisory_unlock(FENCE_LOCK)))
+    conn.commit()
+
+
+def backend_pid(conn: Connection) -> int:
+    return int(conn.execute(select(func.pg_backend_pid())).scalar())
+
+
+def holds_fence(conn: Connection, holder: int) -> bool:
+    """Whether the session ``holder`` (a backend pid) still holds SCHEDULER_LOCK; called in an
+    append's transaction, which holds FENCE_LOCK shared until it ends."""
+    conn.execute(select(func.pg_advisory_xact_lock_shared(FENCE_LOCK)))
+    held = conn.execute(
+        text(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND mode = 'ExclusiveLock' AND classid = 0 AND objid = :key AND pid = :pid)"
+        ),
+        {"key": SCHEDULER_LOCK, "pid": holder},
+    ).scalar()
+    return bool(held)
+
+
+def notify_appended(conn: Connection) -> None:
+    """Wake the journal's followers when ``conn``'s transaction commits (PostgreSQL only)."""
+    if backend(conn.engine) == POSTGRESQL:
+        conn.execute(select(func.pg_notify(JOURNAL_CHANNEL, "")))
 
 
 def _sqlite_pragmas(connection, _record) -> None:

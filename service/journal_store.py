@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
 
-from service.db import open_database
+from service.db import holds_fence, notify_appended, open_database
 from service.migrations import migrate
 from service.migrations.v001_journal import journal, meta, snapshots
 
@@ -35,6 +35,10 @@ SNAPSHOTS_KEPT = 2
 """Older snapshots are deleted: the latest is enough, the one before it is a spare."""
 _CHUNK = 5000
 """Journal rows fetched per query during replay."""
+
+
+class Fenced(RuntimeError):
+    """An append by a scheduler that no longer holds the journal's lock: nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +55,11 @@ class Row:
 class JournalStore:
     """The journal, snapshot and meta tables of one database."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, fence: int | None = None) -> None:
         self.url = url
         self.db: SqlEngine = open_database(url)
+        self.fence = fence
+        """PostgreSQL: the advisory lock an appender must hold (see :meth:`append_many`)."""
         migrate(self.db)
 
     def close(self) -> None:
@@ -65,10 +71,17 @@ class JournalStore:
 
     def append_many(self, rows: list[tuple[int, int, str, dict]]) -> list[int]:
         """Commit several inputs ``(tick, phase, verb, args)`` in one transaction (a group
-        commit: one wait for the disk); returns their positions, in order."""
+        commit: one wait for the disk); returns their positions, in order.
+
+        A fenced store (a scheduler elected by an advisory lock) first checks, in the same
+        transaction, that no other session holds the lock: a scheduler that lost it raises
+        :class:`Fenced` and writes nothing, so two engines never append to one journal. The
+        commit wakes the processes that follow the journal (LISTEN/NOTIFY on PostgreSQL)."""
         wall = time.time()
         seqs = []
         with self.db.begin() as conn:
+            if self.fence is not None and not holds_fence(conn, self.fence):
+                raise Fenced("another scheduler holds the journal: this one appends nothing")
             for tick, phase, verb, args in rows:
                 result = conn.execute(
                     insert(journal).values(
@@ -80,6 +93,7 @@ class JournalStore:
                     )
                 )
                 seqs.append(int(result.inserted_primary_key[0]))
+            notify_appended(conn)
         return seqs
 
     def rows_after(self, seq: int) -> Iterator[Row]:

@@ -126,10 +126,32 @@ class LiveService:
     def open(self) -> int:
         """Load the latest snapshot, replay the journal after it, catch up on downtime and match
         the configured worker slots; returns the number of rows replayed."""
+        self.load_snapshot()
+        return self.take_over()
+
+    def take_over(self) -> int:
+        """Replay the journal's rows not applied yet, catch up on downtime and match the
+        configured worker slots: from here on this service journals; returns the rows
+        replayed."""
+        replayed = self.replay()
+        # Everything loaded so far lives as long as the server: the cycle collector need not
+        # walk it again on every full collection (seconds, once a server has months of runs).
+        gc.freeze()
+        self._catch_up()
+        self._match_workers()
+        return replayed
+
+    def load_snapshot(self) -> None:
+        """Start from the latest snapshot, if there is one."""
         saved = self.store.latest_snapshot()
         if saved is not None:
             with collector_paused():
                 self.state = pickle.loads(saved[1])
+
+    def replay(self) -> int:
+        """Apply the journal's rows after the state's position; writes nothing. A standby
+        scheduler calls it again and again to follow the active one's journal
+        (:mod:`service.roles.scheduler`)."""
         replayed = 0
         for row in self.store.rows_after(self.state.seq):
             try:
@@ -140,12 +162,7 @@ class LiveService:
                 self._apply(row.tick, row.verb, row.args, decoded)
             self.state.seq = row.seq
             replayed += 1
-        self.unsnapshotted = replayed
-        # Everything loaded so far lives as long as the server: the cycle collector need not
-        # walk it again on every full collection (seconds, once a server has months of runs).
-        gc.freeze()
-        self._catch_up()
-        self._match_workers()
+        self.unsnapshotted += replayed
         return replayed
 
     def _read(self, row) -> Decoded:

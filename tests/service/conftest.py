@@ -47,8 +47,11 @@ class Server:
         speed: str,
         token: str | None,
         db_url: str | None = None,
+        options: tuple[str, ...] = (),
     ) -> None:
         self.directory = directory
+        self.options = options
+        """More ``serve`` options (``--role scheduler``)."""
         self.db = directory / "cronlapse.db"
         self.db_url = db_url or f"sqlite:///{self.db}"
         """The database: the SQLite file ``db`` unless another URL is given."""
@@ -64,7 +67,8 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
+        """Start the process; unless ``wait`` is false, wait until it answers ``/health``."""
         self.port = free_port()
         self.starts += 1
         env = {key: value for key, value in os.environ.items() if key != "CRONLAPSE_TOKEN"}
@@ -73,12 +77,19 @@ class Server:
         env["PYTHONPATH"] = str(ROOT)
         command = [sys.executable, "-m", "engine", "serve", "--db", self.db_url]
         command += ["--port", str(self.port), "--config", str(self.config), "--speed", self.speed]
+        command += self.options
         log = self.directory / f"server-{self.starts}.log"
         with open(log, "wb") as output:
             self.process = subprocess.Popen(
                 command, stdout=output, stderr=subprocess.STDOUT, cwd=self.directory, env=env
             )
-        deadline = time.monotonic() + START_TIMEOUT
+        if wait:
+            self.wait_healthy()
+
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+        assert self.process is not None
+        log = self.directory / f"server-{self.starts}.log"
+        deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
                 raise AssertionError(f"the server exited:\n{log.read_text()}")
