@@ -37,7 +37,31 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         ),
     )
     parser.set_defaults(handler=run)
+    _add_worker_parser(subparsers)
     return parser
+
+
+def _add_worker_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run attempts for a scheduler on PostgreSQL (serve --role scheduler)",
+        description=(
+            "An executor process: claims the attempts the active scheduler assigns to its "
+            "slots, runs them with the config's executors, heartbeats and reports outcomes "
+            "through the database (see docs/deployment.md)."
+        ),
+    )
+    parser.add_argument("--db", required=True, help="the scheduler's postgresql:// URL")
+    parser.add_argument("--slots", type=_slots, default=1, help="attempts run at once (default 1)")
+    parser.add_argument("--config", help="YAML config: its executors (default: noop only)")
+    parser.add_argument("--name", help="this process's name (default HOST-PID)")
+    parser.set_defaults(handler=run_worker)
+
+
+def _slots(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(f"expected a number of slots from 1 to 256, got {text!r}")
+    return int(text)
 
 
 def _speed(text: str) -> float:
@@ -48,6 +72,16 @@ def _speed(text: str) -> float:
     if not 0 < value <= 1_000_000:
         raise argparse.ArgumentTypeError(f"expected a number of ticks per second, got {text!r}")
     return value
+
+
+def run_worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from service.server import ServeError, worker
+
+    try:
+        return worker(args.db, args.name, args.slots, args.config, out)
+    except ServeError as error:
+        err.write(f"cronlapse worker: {error}\n")
+        return 2
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -27,6 +27,10 @@ FENCE_LOCK = SCHEMA_LOCK + 2
 once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends already under way."""
 JOURNAL_CHANNEL = "cronlapse_journal"
 """LISTEN/NOTIFY channel: a journal append's commit wakes whoever follows the journal."""
+DISPATCH_CHANNEL = "cronlapse_dispatch"
+"""The scheduler wrote attempts for worker processes to claim."""
+REPORT_CHANNEL = "cronlapse_reports"
+"""A worker process wrote an outcome, or started."""
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
 BACKENDS = (SQLITE, POSTGRESQL)
@@ -112,7 +116,17 @@ def holds_fence(conn: Connection, holder: int) -> bool:
 def notify_appended(conn: Connection) -> None:
     """Wake the journal's followers when ``conn``'s transaction commits (PostgreSQL only)."""
     if backend(conn.engine) == POSTGRESQL:
-        conn.execute(select(func.pg_notify(JOURNAL_CHANNEL, "")))
+        notify(conn, JOURNAL_CHANNEL)
+
+
+def notify(conn: Connection, channel: str) -> None:
+    """Wake ``channel``'s listeners when ``conn``'s transaction commits (PostgreSQL)."""
+    conn.execute(select(func.pg_notify(channel, "")))
+
+
+def libpq_url(url: str) -> str:
+    """``url`` as libpq takes it, for psycopg's own connections (LISTEN)."""
+    return database_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _sqlite_pragmas(connection, _record) -> None:

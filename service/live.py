@@ -98,6 +98,12 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def is_local_slot(worker_id: str) -> bool:
+    """Whether a worker slot is the server's own (``w1``, ``w2``: the config's ``workers``), not
+    a slot of a ``cronlapse worker`` process (``NAME/1``), whose attempts that process runs."""
+    return worker_id[:1] == "w" and worker_id[1:].isdigit()
+
+
 def fresh_state() -> LiveState:
     return LiveState(TickDriver(Engine(SERVICE_POLICY)))
 
@@ -180,7 +186,9 @@ class LiveService:
             if worker_id not in workers:
                 self.submit("register", {"worker": worker_id})
         for worker_id, worker in list(workers.items()):
-            if worker_id not in wanted and not (worker.draining or worker.down):
+            if not is_local_slot(worker_id) or worker_id in wanted:
+                continue
+            if not (worker.draining or worker.down):
                 self.submit("drain", {"worker": worker_id})
 
     # ----------------------------------------------------------------- inputs

@@ -6,12 +6,16 @@ following the journal meanwhile; once elected it is the same server as without a
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import os
+from collections.abc import AsyncIterator
 from typing import TextIO
 
 import uvicorn
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from starlette.applications import Starlette
 
 from service.api import Api
 from service.auth import TOKEN_ENV, load_token
@@ -76,16 +80,32 @@ def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
     return start(LiveService(store, clock, config), speed)
 
 
+def _postgres_only(db: str, what: str) -> None:
+    try:
+        if database_url(db).get_backend_name() != POSTGRESQL:
+            raise ServeError(f"{what} needs a postgresql:// database")
+    except (ArgumentError, UnsupportedDatabase) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
+def worker(db: str, name: str | None, slots: int, config_path: str | None, out: TextIO) -> int:
+    """``cronlapse worker`` (see :mod:`service.roles.worker`)."""
+    from service.roles.worker import work
+
+    _postgres_only(db, "cronlapse worker")
+    config = _config(config_path)
+    try:
+        return work(db, name, slots, config, out)
+    except (SQLAlchemyError, SchemaTooNew) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
 def elected_service(db: str, config_path: str | None, speed: float, out: TextIO) -> LiveService:
     """Wait to be the active scheduler, following the journal; then the service, taken over."""
     from service.roles.scheduler import Election
 
-    try:
-        if database_url(db).get_backend_name() != POSTGRESQL:
-            raise ServeError("--role scheduler needs a postgresql:// database")
-    except (ArgumentError, UnsupportedDatabase) as error:
-        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
-    config = _config(config_path)
+    _postgres_only(db, "--role scheduler")
+    config = dataclasses.replace(_config(config_path), workers=0)
     election = Election(db)
     store = _store(db, fence=election.pid)
     live = LiveService(store, saved_clock(store, speed), config)
@@ -129,9 +149,28 @@ def serve(
         f"cronlapse serve: authenticate with {how}\n"
     )
     out.flush()
-    app = Api(live, token).app()
+    api = Api(live, token)
+    app = api.app()
+    if role == "scheduler":
+        _with_dispatcher(app, api, db)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
     return 0
+
+
+def _with_dispatcher(app: Starlette, api: Api, db: str) -> None:
+    """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) inside the API's
+    lifespan: it journals through the same group commit as the API's requests."""
+    from service.roles.dispatch import Dispatcher
+
+    inner = app.router.lifespan_context
+    dispatcher = Dispatcher(api.live, api.inputs, db)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(started: Starlette) -> AsyncIterator[None]:
+        async with inner(started), dispatcher.running():
+            yield
+
+    app.router.lifespan_context = lifespan

@@ -103,7 +103,13 @@ def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
         ]
         for writer in writers:
             writer.start()
-        time.sleep(chooser.uniform(0.4, 1.2))
+        # Kill mid-load: once this round has had its share of answers (a loaded machine answers
+        # slowly, and a kill before any answer tests nothing), then at a random moment.
+        floor = 5 * (round_number + 1)
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < floor and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(chooser.uniform(0.0, 0.8))
         server.kill()
         stop.set()
         for writer in writers:
