@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+import psycopg
 import uvicorn
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from starlette.applications import Starlette
@@ -96,8 +97,8 @@ def worker(db: str, name: str | None, slots: int, config_path: str | None, out: 
     config = _config(config_path)
     try:
         return work(db, name, slots, config, out)
-    except (SQLAlchemyError, SchemaTooNew) as error:
-        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+    except (SQLAlchemyError, SchemaTooNew, psycopg.Error) as error:
+        raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
 
 
 def elected_service(db: str, config_path: str | None, speed: float, out: TextIO) -> LiveService:

@@ -72,7 +72,10 @@ class Worker:
             await listener.execute(f"LISTEN {DISPATCH_CHANNEL}")
             try:
                 while True:
-                    await self.round()
+                    try:
+                        await self.round()
+                    except Exception as error:  # the database is away: the next round retries
+                        log.warning("cannot reach the database: %s", error)
                     async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
                         pass
             finally:

@@ -17,7 +17,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, inspect, select
 
 from service.db import UnsupportedDatabase, database_url, open_database, shown
 from service.journal_store import JournalStore
-from service.migrations import LATEST, SchemaTooNew, migrate, schema_version
+from service.migrations import LATEST, STEPS, SchemaTooNew, migrate, schema_version
 from service.migrations.v001_journal import meta
 from tests.service.conftest import BACKENDS, ROOT, free_port
 
@@ -84,7 +84,8 @@ def test_an_empty_database_is_migrated_to_the_latest_version(url: str) -> None:
     assert migrate(engine) == [], "a second start has nothing to do"
     with engine.connect() as conn:
         assert schema_version(conn) == LATEST
-        assert {"journal", "snapshots", "meta"} <= set(inspect(conn).get_table_names())
+        tables = {"journal", "snapshots", "meta", "workers", "dispatch"}
+        assert tables <= set(inspect(conn).get_table_names())
     engine.dispose()
 
 
@@ -96,8 +97,21 @@ def test_a_database_from_before_migrations_keeps_its_rows(url: str) -> None:
     assert store.append(6, 2, "clock", {}) == 2
     with store.db.connect() as conn:
         assert schema_version(conn) == LATEST
-        assert "snapshots" in inspect(conn).get_table_names(), "the missing table is created"
+        assert {"snapshots", "dispatch"} <= set(inspect(conn).get_table_names()), "created"
     store.close()
+
+
+def test_a_version_1_database_gets_the_later_steps_only(url: str) -> None:
+    engine = open_database(url)
+    with engine.begin() as conn:
+        STEPS[0](conn)
+        conn.execute(meta.insert().values(key="schema_version", value="1"))
+        conn.execute(text("INSERT INTO meta (key, value) VALUES ('clock', 'kept')"))
+    assert migrate(engine) == list(range(2, LATEST + 1))
+    with engine.connect() as conn:
+        assert "dispatch" in inspect(conn).get_table_names()
+        assert conn.execute(text("SELECT value FROM meta WHERE key = 'clock'")).scalar() == "kept"
+    engine.dispose()
 
 
 def test_a_database_newer_than_the_code_is_refused(url: str) -> None:

@@ -30,7 +30,7 @@ from service.config import Config
 from service.journal_store import Fenced, JournalStore
 from service.live import LiveService
 from service.roles.scheduler import Election
-from tests.service.conftest import ROOT, TOKEN, Server
+from tests.service.conftest import ROOT, TOKEN, Server, free_port
 from tests.service.test_durability import _config, _executions, _load
 
 SCHEDULER = ("--role", "scheduler")
@@ -314,6 +314,24 @@ def test_the_scheduler_role_needs_postgresql(tmp_path: Path) -> None:
     assert server.process.wait(timeout=60) == 2
     assert "--role scheduler needs a postgresql:// database" in server.output()
     assert "Traceback" not in server.output()
+
+
+def test_a_worker_needs_postgresql_and_says_so(tmp_path: Path) -> None:
+    for url, message in (
+        (f"sqlite:///{tmp_path}/x.db", "cronlapse worker needs a postgresql:// database"),
+        (f"postgresql://u:hunter2@127.0.0.1:{free_port()}/x", "cannot reach the database"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "engine", "worker", "--db", url],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"cronlapse worker: {message}"), result.stderr
+        assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
 
 
 def test_the_api_answers_on_the_active_scheduler_only(processes) -> None:
