@@ -3,7 +3,8 @@
 The engine decides everything, as in one process: which slot runs which attempt, when an
 attempt is taken back (its timeout), what a lost attempt becomes. This module only mirrors it
 into the database and journals what comes back, on the scheduler's event loop, one round at a
-time (woken by a worker's NOTIFY, or every ``ROUND_SECONDS``):
+time, woken by a worker's NOTIFY, by every journal commit (an input may have started attempts:
+they reach the workers within a round trip), or every ``ROUND_SECONDS``:
 
 1. every RUNNING attempt on a worker process's slot has a ``dispatch`` row; a row whose attempt
    is no longer running is deleted (the worker running it sees that and kills it);
@@ -34,6 +35,7 @@ from sqlalchemy.dialects.postgresql import insert
 from service.config import NOOP
 from service.db import (
     DISPATCH_CHANNEL,
+    JOURNAL_CHANNEL,
     REPORT_CHANNEL,
     libpq_url,
     notify,
@@ -87,6 +89,7 @@ class Dispatcher:
             libpq_url(self.url), autocommit=True
         ) as listener:
             await listener.execute(f"LISTEN {REPORT_CHANNEL}")
+            await listener.execute(f"LISTEN {JOURNAL_CHANNEL}")
             while True:
                 try:
                     await self.round()

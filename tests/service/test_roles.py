@@ -252,6 +252,32 @@ def test_a_dead_workers_attempt_is_lost_and_retried_elsewhere_under_its_key(
     assert executed[0][1] == executed[1][1], "both attempts carry the run's idempotency key"
 
 
+def test_a_worker_kills_the_attempt_the_engine_took_back(processes, tmp_path: Path) -> None:
+    argv = ["/bin/sh", "-c", SLOW.replace("DIR", str(tmp_path))]
+    group: Processes = processes(f"workers: 1\nexecutors:\n  slow:\n    argv: {json.dumps(argv)}\n")
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    group.worker("only").wait_ready()
+    lines = tmp_path / "slow.txt"
+    with scheduler.client() as client:
+        body = {"id": "hang", "run": "slow", "timeout": 2}
+        assert client.post("/job", json=body).status_code == 201
+        _wait_until(lambda: lines.exists() and lines.read_text().count("\n") == 1)
+        pid = int(lines.read_text().split()[2])
+        _wait_until(lambda: client.get("/job/hang").json()["status"] == "failed")
+        attempts = client.get("/job/hang").json()["runs"][0]["attempts"]
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "timed_out")]
+    _wait_until(lambda: not _alive(pid), seconds=10)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _wait_until(condition, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
