@@ -268,8 +268,10 @@ def main() -> None:
             )
         sqlite = creations_per_second(cluster, args, sqlite=True)
         postgres = creations_per_second(cluster, args, sqlite=False)
-        print(f"creations: single process SQLite {sqlite:.0f}/s; active scheduler PostgreSQL ")
-        print(f"  {postgres:.0f}/s ({postgres / sqlite:.2f}x), {args.clients} clients")
+        print(
+            f"creations ({args.clients} clients): single process, SQLite {sqlite:.0f}/s; ", end=""
+        )
+        print(f"active scheduler, PostgreSQL {postgres:.0f}/s ({postgres / sqlite:.2f}x)")
         healthy, dispatched = failover(cluster)
         print(f"failover: kill -> standby answers {healthy:.2f} s; ", end="")
         print(f"kill -> first run {dispatched:.2f} s")

@@ -69,7 +69,8 @@ class Election:
         return taken
 
     def wait(self, live: LiveService) -> None:
-        """Follow the journal into ``live`` until elected, then apply the rows left."""
+        """Follow the journal into ``live`` until elected (the rows committed meanwhile are
+        the caller's to replay: :meth:`LiveService.take_over`)."""
         while not self.try_take():
             live.replay()
             for _ in self.listener.notifies(timeout=RETRY_SECONDS, stop_after=1):
