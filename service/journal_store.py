@@ -9,9 +9,12 @@ Snapshots are the engine's state pickled at a journal position. Unpickling runs 
 whoever wrote the bytes, so it is only safe because this database is the server's own (nothing
 else writes to it); never point a server at a database someone else can write.
 
-SQLite is the embedded default. It runs in WAL mode with ``synchronous=FULL``: a commit is on disk
-when it returns, so an acknowledged input survives a power cut as well as a killed process.
-Everything goes through SQLAlchemy Core, so another backend needs no second code path.
+SQLite is the embedded default; PostgreSQL is the other backend. On both a commit is durable when
+it returns, so an acknowledged input survives a power cut as well as a killed process. Everything
+goes through SQLAlchemy Core: the one place the backends differ is how a connection is opened
+(:mod:`service.db`). The tables are created and changed by the numbered steps of
+:mod:`service.migrations`, applied when a store opens; the queries here use the tables as the
+latest step defines them.
 """
 
 from __future__ import annotations
@@ -21,56 +24,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sqlalchemy import (
-    BigInteger,
-    Column,
-    Float,
-    Integer,
-    LargeBinary,
-    MetaData,
-    SmallInteger,
-    String,
-    Table,
-    Text,
-    create_engine,
-    delete,
-    event,
-    func,
-    insert,
-    select,
-)
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
-from sqlalchemy.engine import make_url
 
-metadata = MetaData()
-journal = Table(
-    "journal",
-    metadata,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
-    Column("tick", BigInteger, nullable=False),
-    Column("phase", SmallInteger, nullable=False),
-    Column("verb", String(32), nullable=False),
-    Column("args", Text, nullable=False),
-    Column("wall", Float, nullable=False),
-)
-snapshots = Table(
-    "snapshots",
-    metadata,
-    Column("seq", Integer, primary_key=True),
-    Column("wall", Float, nullable=False),
-    Column("state", LargeBinary, nullable=False),
-)
-meta = Table(
-    "meta",
-    metadata,
-    Column("key", String(64), primary_key=True),
-    Column("value", Text, nullable=False),
-)
+from service.db import holds_fence, notify_appended, open_database
+from service.migrations import migrate
+from service.migrations.v001_journal import journal, meta, snapshots
 
 SNAPSHOTS_KEPT = 2
 """Older snapshots are deleted: the latest is enough, the one before it is a spare."""
 _CHUNK = 5000
 """Journal rows fetched per query during replay."""
+
+
+class Fenced(RuntimeError):
+    """An append by a scheduler that no longer holds the journal's lock: nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +55,12 @@ class Row:
 class JournalStore:
     """The journal, snapshot and meta tables of one database."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, fence: int | None = None) -> None:
         self.url = url
-        sqlite = make_url(url).get_backend_name() == "sqlite"
-        # Commits run on a worker thread (see service.inputs); the pool hands a connection to
-        # one thread at a time, so SQLite's own same-thread check is not needed.
-        arguments = {"check_same_thread": False} if sqlite else {}
-        self.db: SqlEngine = create_engine(url, connect_args=arguments)
-        if sqlite:
-            event.listen(self.db, "connect", _sqlite_pragmas)
-        metadata.create_all(self.db)
+        self.db: SqlEngine = open_database(url)
+        self.fence = fence
+        """PostgreSQL: the advisory lock an appender must hold (see :meth:`append_many`)."""
+        migrate(self.db)
 
     def close(self) -> None:
         self.db.dispose()
@@ -107,10 +71,17 @@ class JournalStore:
 
     def append_many(self, rows: list[tuple[int, int, str, dict]]) -> list[int]:
         """Commit several inputs ``(tick, phase, verb, args)`` in one transaction (a group
-        commit: one wait for the disk); returns their positions, in order."""
+        commit: one wait for the disk); returns their positions, in order.
+
+        A fenced store (a scheduler elected by an advisory lock) first checks, in the same
+        transaction, that no other session holds the lock: a scheduler that lost it raises
+        :class:`Fenced` and writes nothing, so two engines never append to one journal. The
+        commit wakes the processes that follow the journal (LISTEN/NOTIFY on PostgreSQL)."""
         wall = time.time()
         seqs = []
         with self.db.begin() as conn:
+            if self.fence is not None and not holds_fence(conn, self.fence):
+                raise Fenced("another scheduler holds the journal: this one appends nothing")
             for tick, phase, verb, args in rows:
                 result = conn.execute(
                     insert(journal).values(
@@ -122,6 +93,7 @@ class JournalStore:
                     )
                 )
                 seqs.append(int(result.inserted_primary_key[0]))
+            notify_appended(conn)
         return seqs
 
     def rows_after(self, seq: int) -> Iterator[Row]:
@@ -172,11 +144,3 @@ class JournalStore:
         with self.db.begin() as conn:
             conn.execute(delete(meta).where(meta.c.key == key))
             conn.execute(insert(meta).values(key=key, value=value))
-
-
-def _sqlite_pragmas(connection, _record) -> None:
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.close()

@@ -109,6 +109,12 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def is_local_slot(worker_id: str) -> bool:
+    """Whether a worker slot is the server's own (``w1``, ``w2``: the config's ``workers``), not
+    a slot of a ``cronlapse worker`` process (``NAME/1``), whose attempts that process runs."""
+    return worker_id[:1] == "w" and worker_id[1:].isdigit()
+
+
 def fresh_state() -> LiveState:
     return LiveState(TickDriver(Engine(SERVICE_POLICY)))
 
@@ -171,6 +177,23 @@ class LiveService:
     def open(self) -> int:
         """Load the latest snapshot, replay the journal after it, catch up on downtime and match
         the configured worker slots; returns the number of rows replayed."""
+        self.load_snapshot()
+        return self.take_over()
+
+    def take_over(self) -> int:
+        """Replay the journal's rows not applied yet, catch up on downtime and match the
+        configured worker slots: from here on this service journals; returns the rows
+        replayed."""
+        replayed = self.replay()
+        # Everything loaded so far lives as long as the server: the cycle collector need not
+        # walk it again on every full collection (seconds, once a server has months of runs).
+        gc.freeze()
+        self._catch_up()
+        self._match_workers()
+        return replayed
+
+    def load_snapshot(self) -> None:
+        """Start from the latest snapshot, if there is one."""
         saved = self.store.latest_snapshot()
         if saved is not None:
             with collector_paused():
@@ -180,6 +203,11 @@ class LiveService:
             for key, notification in self.engine.outbox.items()
             if notification.state is NotificationState.PENDING
         }
+
+    def replay(self) -> int:
+        """Apply the journal's rows after the state's position; writes nothing. A standby
+        scheduler calls it again and again to follow the active one's journal
+        (:mod:`service.roles.scheduler`)."""
         replayed = 0
         for row in self.store.rows_after(self.state.seq):
             try:
@@ -190,12 +218,7 @@ class LiveService:
                 self._apply(row.tick, row.verb, row.args, decoded)
             self.state.seq = row.seq
             replayed += 1
-        self.unsnapshotted = replayed
-        # Everything loaded so far lives as long as the server: the cycle collector need not
-        # walk it again on every full collection (seconds, once a server has months of runs).
-        gc.freeze()
-        self._catch_up()
-        self._match_workers()
+        self.unsnapshotted += replayed
         return replayed
 
     def _read(self, row) -> Decoded:
@@ -213,7 +236,9 @@ class LiveService:
             if worker_id not in workers:
                 self.submit("register", {"worker": worker_id})
         for worker_id, worker in list(workers.items()):
-            if worker_id not in wanted and not (worker.draining or worker.down):
+            if not is_local_slot(worker_id) or worker_id in wanted:
+                continue
+            if not (worker.draining or worker.down):
                 self.submit("drain", {"worker": worker_id})
 
     # ----------------------------------------------------------------- inputs

@@ -5,19 +5,21 @@ from __future__ import annotations
 from engine.model import OccurrenceState
 from service.config import NOOP
 from service.executors import AttemptKey, Launch
-from service.live import LiveService
+from service.live import LiveService, is_local_slot
 from service.views import iso
 
 
-def running_launches(live: LiveService) -> dict[AttemptKey, Launch]:
-    """Every RUNNING attempt, with its executor (None if the config lost it) and payload."""
+def running_launches(live: LiveService, local: bool = True) -> dict[AttemptKey, Launch]:
+    """Every RUNNING attempt on the server's own worker slots (``local``), or on the slots of
+    worker processes (not ``local``: :mod:`service.roles.dispatch`), with its executor (None if
+    the config lost it) and payload."""
     engine = live.engine
     executors = live.config.executors
     launches = {}
     for job_id, scheduled in engine.by_state[OccurrenceState.RUNNING]:
         occurrence = engine.occurrences[(job_id, scheduled)]
         attempt = occurrence.running_attempt
-        if attempt is None:
+        if attempt is None or is_local_slot(attempt.worker_id) != local:
             continue
         key = AttemptKey(job_id, scheduled, attempt.number)
         spec = engine.jobs[job_id].spec_for(scheduled)

@@ -1,55 +1,143 @@
-"""Putting the service together: config, database, token, clock, replay, then uvicorn."""
+"""Putting the service together: config, database, token, clock, replay, then uvicorn.
+
+``--role scheduler`` (PostgreSQL) first waits to be elected (:mod:`service.roles.scheduler`),
+following the journal meanwhile; once elected it is the same server as without a role.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import os
+from collections.abc import AsyncIterator
 from typing import TextIO
 
+import psycopg
 import uvicorn
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from starlette.applications import Starlette
 
 from service.api import Api
 from service.auth import TOKEN_ENV, load_token
 from service.clock import Anchor, LiveClock
-from service.config import ConfigInvalid, load_config
+from service.config import Config, ConfigInvalid, load_config
+from service.db import POSTGRESQL, UnsupportedDatabase, database_url, shown
 from service.delivery.attach import attach_deliveries
 from service.journal_store import JournalStore
 from service.live import LiveService
+from service.migrations import SchemaTooNew
 from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
 ADDRESS_KEY = "address"
 """Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
+ROLES = ("scheduler",)
 
 
 class ServeError(Exception):
     """The server cannot start; the message says why, for the user."""
 
 
-def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
-    """The live service on ``db``, replayed and caught up (not yet listening)."""
+def _config(config_path: str | None) -> Config:
     try:
-        config = load_config(config_path)
+        return load_config(config_path)
     except ConfigInvalid as error:
         raise ServeError(f"invalid config:\n{error}") from None
+
+
+def _store(db: str, fence: int | None = None) -> JournalStore:
     try:
-        store = JournalStore(db)
-        saved = store.get_meta(CLOCK_KEY)
-    except (ArgumentError, SQLAlchemyError) as error:
-        raise ServeError(f"cannot open the database {db}: {error}") from None
-    clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
-    store.set_meta(CLOCK_KEY, clock.anchor.dumps())
-    live = LiveService(store, clock, config)
-    live.open()
+        return JournalStore(db, fence)
+    except (ArgumentError, SQLAlchemyError, UnsupportedDatabase, SchemaTooNew) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
+def saved_clock(store: JournalStore, speed: float) -> LiveClock:
+    """The live clock continuing the one the journal's last server ran (read only)."""
+    saved = store.get_meta(CLOCK_KEY)
+    return LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
+
+
+def start(live: LiveService, speed: float, following: bool = False) -> LiveService:
+    """Take the journal over: resume its clock, replay (from the latest snapshot unless
+    ``live`` has been following the journal), catch up; snapshots in the background."""
+    live.clock = saved_clock(live.store, speed)
+    live.store.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
+    if following:
+        live.take_over()
+    else:
+        live.open()
     if hasattr(os, "fork"):
-        live.background = BackgroundSnapshots(db)
+        live.background = BackgroundSnapshots(live.store.url)
     return live
 
 
-def serve(db: str, host: str, port: int, config_path: str | None, speed: float, out: TextIO) -> int:
+def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
+    """The live service on ``db``, replayed and caught up (not yet listening)."""
+    config = _config(config_path)
+    store = _store(db)
+    try:
+        clock = saved_clock(store, speed)
+    except SQLAlchemyError as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+    return start(LiveService(store, clock, config), speed)
+
+
+def _postgres_only(db: str, what: str) -> None:
+    try:
+        if database_url(db).get_backend_name() != POSTGRESQL:
+            raise ServeError(f"{what} needs a postgresql:// database")
+    except (ArgumentError, UnsupportedDatabase) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
+def worker(db: str, name: str | None, slots: int, config_path: str | None, out: TextIO) -> int:
+    """``cronlapse worker`` (see :mod:`service.roles.worker`)."""
+    from service.roles.worker import work
+
+    _postgres_only(db, "cronlapse worker")
+    config = _config(config_path)
+    try:
+        return work(db, name, slots, config, out)
+    except (SQLAlchemyError, SchemaTooNew, psycopg.Error) as error:
+        raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
+
+
+def elected_service(db: str, config_path: str | None, speed: float, out: TextIO) -> LiveService:
+    """Wait to be the active scheduler, following the journal; then the service, taken over."""
+    from service.roles.scheduler import Election
+
+    _postgres_only(db, "--role scheduler")
+    config = dataclasses.replace(_config(config_path), workers=0)
+    election = Election(db)
+    store = _store(db, fence=election.pid)
+    live = LiveService(store, saved_clock(store, speed), config)
+    live.load_snapshot()
+    out.write("cronlapse serve: standby, following the journal until elected\n")
+    out.flush()
+    election.wait(live)
+    out.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
+    out.flush()
+    live = start(live, speed, following=True)
+    election.watch()
+    return live
+
+
+def serve(
+    db: str,
+    host: str,
+    port: int,
+    config_path: str | None,
+    speed: float,
+    out: TextIO,
+    role: str | None = None,
+) -> int:
     logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
-    live = open_service(db, config_path, speed)
+    if role == "scheduler":
+        live = elected_service(db, config_path, speed, out)
+    else:
+        live = open_service(db, config_path, speed)
     try:
         token = load_token(db)
     except OSError as error:
@@ -60,7 +148,7 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         else f'-H "Authorization: Bearer $(cat {token.source})"'
     )
     out.write(
-        f"cronlapse serve: listening on http://{host}:{port} (journal {db}, "
+        f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
         f"{live.state.seq} inputs, tick {live.engine.now})\n"
         f"cronlapse serve: authenticate with {how}\n"
     )
@@ -69,8 +157,26 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
     api = Api(live, token)
     app = api.app()
     attach_deliveries(app, live, api.inputs)
+    if role == "scheduler":
+        _with_dispatcher(app, api, db)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
     return 0
+
+
+def _with_dispatcher(app: Starlette, api: Api, db: str) -> None:
+    """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) inside the API's
+    lifespan: it journals through the same group commit as the API's requests."""
+    from service.roles.dispatch import Dispatcher
+
+    inner = app.router.lifespan_context
+    dispatcher = Dispatcher(api.live, api.inputs, db)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(started: Starlette) -> AsyncIterator[None]:
+        async with inner(started), dispatcher.running():
+            yield
+
+    app.router.lifespan_context = lifespan

@@ -1,7 +1,10 @@
-"""A real ``cronlapse serve`` process on a free loopback port, with a real SQLite file.
+"""A real ``cronlapse serve`` process on a free loopback port, with a real SQLite file or a
+database on a real PostgreSQL server that the suite starts itself (:mod:`tests.service.pg_cluster`).
 
 Every server a test starts is stopped by the fixture (SIGKILL in ``finally``), and nothing here
-contacts anything but 127.0.0.1.
+contacts anything but 127.0.0.1. ``backend`` is SQLite unless a test parametrises it indirectly
+(``@pytest.mark.parametrize("backend", BACKENDS, indirect=True)``): the tests that matter on
+both backends run on both without being copied.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
+from tests.service.pg_cluster import Cluster, Unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-0123456789"
 FROZEN = "0.000001"
 """A speed at which the clock does not move during a test: runs due now still run."""
 START_TIMEOUT = 30.0
+BACKENDS = ("sqlite", "postgresql")
 
 
 def free_port() -> int:
@@ -44,9 +50,21 @@ def free_port() -> int:
 class Server:
     """One database and config; the process can be started, killed and started again."""
 
-    def __init__(self, directory: Path, config: str, speed: str, token: str | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        config: str,
+        speed: str,
+        token: str | None,
+        db_url: str | None = None,
+        options: tuple[str, ...] = (),
+    ) -> None:
         self.directory = directory
+        self.options = options
+        """More ``serve`` options (``--role scheduler``)."""
         self.db = directory / "cronlapse.db"
+        self.db_url = db_url or f"sqlite:///{self.db}"
+        """The database: the SQLite file ``db`` unless another URL is given."""
         self.config = directory / "config.yaml"
         self.config.write_text(config, encoding="utf-8")
         self.speed = speed
@@ -59,21 +77,29 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
+        """Start the process; unless ``wait`` is false, wait until it answers ``/health``."""
         self.port = free_port()
         self.starts += 1
         env = {key: value for key, value in os.environ.items() if key != "CRONLAPSE_TOKEN"}
         if self.token is not None:
             env["CRONLAPSE_TOKEN"] = self.token
         env["PYTHONPATH"] = str(ROOT)
-        command = [sys.executable, "-m", "engine", "serve", "--db", f"sqlite:///{self.db}"]
+        command = [sys.executable, "-m", "engine", "serve", "--db", self.db_url]
         command += ["--port", str(self.port), "--config", str(self.config), "--speed", self.speed]
+        command += self.options
         log = self.directory / f"server-{self.starts}.log"
         with open(log, "wb") as output:
             self.process = subprocess.Popen(
                 command, stdout=output, stderr=subprocess.STDOUT, cwd=self.directory, env=env
             )
-        deadline = time.monotonic() + START_TIMEOUT
+        if wait:
+            self.wait_healthy()
+
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+        assert self.process is not None
+        log = self.directory / f"server-{self.starts}.log"
+        deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
                 raise AssertionError(f"the server exited:\n{log.read_text()}")
@@ -111,15 +137,42 @@ class Server:
         return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A PostgreSQL server for the session (one per xdist worker), stopped at the end."""
+    try:
+        cluster = Cluster()
+    except Unavailable as reason:
+        pytest.skip(str(reason))
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture
-def make_server(tmp_path: Path) -> Iterator:
-    """``make_server(config=..., speed=..., token=...)``: a started server, killed at the end."""
+def backend(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` unless parametrised (indirectly) with one of BACKENDS."""
+    return getattr(request, "param", "sqlite")
+
+
+def database_for(backend: str, request: pytest.FixtureRequest) -> str | None:
+    """A fresh database's URL on ``backend``; None for SQLite (the server's own file)."""
+    if backend == "sqlite":
+        return None
+    return request.getfixturevalue("postgres").database()
+
+
+@pytest.fixture
+def make_server(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Iterator:
+    """``make_server(config=..., speed=..., token=...)``: a started server, killed at the end,
+    each on a fresh database of the test's backend."""
     servers: list[Server] = []
 
     def make(config: str = "workers: 2\n", speed: str = FROZEN, token: str | None = TOKEN):
         directory = tmp_path / f"server{len(servers)}"
         directory.mkdir()
-        server = Server(directory, config, speed, token)
+        server = Server(directory, config, speed, token, database_for(backend, request))
         servers.append(server)
         server.start()
         return server

@@ -9,13 +9,15 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.service.conftest import FROZEN, TOKEN, Server
+from tests.service.conftest import BACKENDS, FROZEN, TOKEN, Server, database_for
 
 
-@pytest.fixture(scope="module")
-def shared(tmp_path_factory) -> Iterator[Server]:
-    """One server for the tests here that only add jobs of their own (ids differ per test)."""
-    server = Server(tmp_path_factory.mktemp("api"), "workers: 2\n", FROZEN, TOKEN)
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared(tmp_path_factory, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """One server per backend for the tests here that only add jobs of their own (ids differ
+    per test)."""
+    database = database_for(request.param, request)
+    server = Server(tmp_path_factory.mktemp("api"), "workers: 2\n", FROZEN, TOKEN, database)
     try:
         server.start()
         yield server

@@ -12,9 +12,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.journal_store import JournalStore
-from tests.service.conftest import Server
+from tests.service.conftest import BACKENDS, Server
 
 ROUNDS = 3
 WRITERS = 3
@@ -24,6 +25,7 @@ RECORD = (
     '"$CRONLAPSE_IDEMPOTENCY_KEY" >> runs.txt'
 )
 """The executor: one line per execution (a short append is atomic), by a shell that starts fast."""
+pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 
 
 def _config(directory: Path) -> str:
@@ -101,7 +103,13 @@ def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
         ]
         for writer in writers:
             writer.start()
-        time.sleep(chooser.uniform(0.4, 1.2))
+        # Kill mid-load: once this round has had its share of answers (a loaded machine answers
+        # slowly, and a kill before any answer tests nothing), then at a random moment.
+        floor = 5 * (round_number + 1)
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < floor and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(chooser.uniform(0.0, 0.8))
         server.kill()
         stop.set()
         for writer in writers:
@@ -138,7 +146,7 @@ def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
             client.post("/job", json={"id": f"j{number}", "every": 3600, "first": "+600"})
         before = _all_answers(client)
     server.stop()  # SIGTERM: uvicorn shuts down cleanly, then dies of the signal it caught
-    store = JournalStore(f"sqlite:///{server.db}")
+    store = JournalStore(server.db_url)
     saved, last = store.latest_snapshot(), store.last_seq()
     store.close()
     assert last >= 7, "2 worker registrations and 5 jobs"

@@ -1,0 +1,195 @@
+"""The active scheduler's side of the worker processes: hand out attempts, take in outcomes.
+
+The engine decides everything, as in one process: which slot runs which attempt, when an
+attempt is taken back (its timeout), what a lost attempt becomes. This module only mirrors it
+into the database and journals what comes back, on the scheduler's event loop, one round at a
+time, woken by a worker's NOTIFY, by every journal commit (an input may have started attempts:
+they reach the workers within a round trip), or every ``ROUND_SECONDS``:
+
+1. every RUNNING attempt on a worker process's slot has a ``dispatch`` row; a row whose attempt
+   is no longer running is deleted (the worker running it sees that and kills it);
+2. an outcome a worker wrote is journaled as the ``complete`` input the single process journals
+   (once: the row goes when the attempt stops running);
+3. a worker process seen for the first time has its slots ``register``-ed (``NAME/1`` ...); one
+   that heartbeats again after being lost has them ``up``-ed; one whose heartbeat is older than
+   ``LOST_AFTER`` seconds of the database's clock has them ``down``-ed: the engine marks the
+   attempt it ran LOST and retries it at once on another slot, under the same idempotency key
+   (the run's), as the simulation models a crashed worker.
+
+Outcomes are journaled before the round's downs, so a worker that finished and then died is
+credited with its result rather than run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import psycopg
+from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy.dialects.postgresql import insert
+
+from service.config import NOOP
+from service.db import (
+    DISPATCH_CHANNEL,
+    JOURNAL_CHANNEL,
+    REPORT_CHANNEL,
+    libpq_url,
+    notify,
+    open_database,
+)
+from service.executors import AttemptKey, Launch
+from service.inputs import Inputs
+from service.live import LiveService, is_local_slot
+from service.migrations.v002_dispatch import dispatch, workers
+from service.running import running_launches
+
+log = logging.getLogger("cronlapse.serve")
+ROUND_SECONDS = 0.5
+LOST_AFTER = 3.0
+"""Seconds without a heartbeat after which a worker process is taken for dead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What one round read from the database."""
+
+    outcomes: dict[AttemptKey, bool]
+    processes: dict[str, tuple[int, bool]]
+    """Worker process name -> (its slots, whether its heartbeat is fresh)."""
+
+
+class Dispatcher:
+    def __init__(self, live: LiveService, inputs: Inputs, url: str) -> None:
+        self.live = live
+        self.inputs = inputs
+        self.url = url
+        self.db = open_database(url)
+        self.written: set[AttemptKey] = set()
+        self.journaled: set[AttemptKey] = set()
+        """Attempts whose outcome is journaled or being journaled."""
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run rounds until the context ends."""
+        task = asyncio.get_running_loop().create_task(self._loop())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self.db.dispose()
+
+    async def _loop(self) -> None:
+        async with await psycopg.AsyncConnection.connect(
+            libpq_url(self.url), autocommit=True
+        ) as listener:
+            await listener.execute(f"LISTEN {REPORT_CHANNEL}")
+            await listener.execute(f"LISTEN {JOURNAL_CHANNEL}")
+            while True:
+                try:
+                    await self.round()
+                except Exception:  # the next round tries again
+                    log.exception("dispatch round failed")
+                async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
+                    pass
+
+    async def round(self) -> None:
+        remote = running_launches(self.live, local=False)
+        engine = self.live.engine
+        slots = {
+            worker_id: worker.down
+            for worker_id, worker in engine.workers.items()
+            if not is_local_slot(worker_id)
+        }
+        seen = await asyncio.to_thread(self._mirror, remote)
+        reports = []
+        for key, ok in seen.outcomes.items():
+            if key not in self.journaled:
+                self.journaled.add(key)
+                args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt}
+                reports.append(self.inputs.submit("complete", args | {"ok": ok}))
+        await asyncio.gather(*reports)  # one group commit
+        self.journaled.intersection_update(remote)
+        changes = []
+        for name, (count, fresh) in seen.processes.items():
+            for number in range(1, count + 1):
+                slot = f"{name}/{number}"
+                verb = _slot_change(slot, slots.get(slot), fresh)
+                if verb is not None:
+                    changes.append((verb, slot))
+        # A lost process's idle slots go down before its busy ones: the attempts the busy ones
+        # lose are retried at once, and must not land on a slot of the same dead process.
+        busy = {worker_id for worker_id, worker in engine.workers.items() if worker.running}
+        changes.sort(key=lambda change: change[0] == "down" and change[1] in busy)
+        await asyncio.gather(
+            *(self.inputs.submit(verb, {"worker": slot}) for verb, slot in changes)
+        )
+
+    def _mirror(self, remote: dict[AttemptKey, Launch]) -> Seen:
+        """Write the new attempts, delete the finished ones, read outcomes and processes."""
+        key_columns = tuple_(dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt)
+        with self.db.begin() as conn:
+            rows = conn.execute(
+                select(
+                    dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt, dispatch.c.outcome
+                )
+            ).all()
+            present = {AttemptKey(r.job_id, r.scheduled, r.attempt): r.outcome for r in rows}
+            gone = [key for key in present if key not in remote]
+            if gone:
+                conn.execute(
+                    delete(dispatch).where(
+                        key_columns.in_([(k.job_id, k.scheduled, k.attempt) for k in gone])
+                    )
+                )
+            new = [launch for key, launch in remote.items() if key not in present]
+            if new:
+                conn.execute(
+                    insert(dispatch).on_conflict_do_nothing(),
+                    [_row(launch, self.live) for launch in new],
+                )
+                notify(conn, DISPATCH_CHANNEL)
+            now = conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar()
+            processes = {
+                row.name: (row.slots, float(now) - row.heartbeat < LOST_AFTER)
+                for row in conn.execute(select(workers))
+            }
+        outcomes = {
+            key: outcome
+            for key, outcome in present.items()
+            if outcome is not None and key in remote
+        }
+        return Seen(outcomes, processes)
+
+
+def _slot_change(slot: str, down: bool | None, fresh: bool) -> str | None:
+    """The verb that matches the engine's slot (``down``: None if unknown) to its process."""
+    if fresh and down is None:
+        return "register"
+    if fresh and down:
+        return "up"
+    if not fresh and down is False:
+        log.warning("worker slot %s stopped heartbeating: down", slot)
+        return "down"
+    return None
+
+
+def _row(launch: Launch, live: LiveService) -> dict:
+    key = launch.key
+    occurrence = live.engine.occurrences[(key.job_id, key.scheduled)]
+    attempt = occurrence.running_attempt
+    assert attempt is not None
+    return {
+        "job_id": key.job_id,
+        "scheduled": key.scheduled,
+        "attempt": key.attempt,
+        "slot": attempt.worker_id,
+        "executor": live.state.runs.get(key.job_id, NOOP),
+        "payload": launch.payload,
+        "scheduled_at": launch.scheduled_at,
+    }

@@ -1,0 +1,370 @@
+"""``serve --role scheduler`` on PostgreSQL: one active scheduler, standbys that take over.
+
+The processes are real (``cronlapse serve`` on loopback, a PostgreSQL server the suite starts),
+and the active one is killed with SIGKILL mid-load, twice: each time the standby takes over,
+nothing acknowledged is lost, nothing runs twice but an attempt cut short by the kill (same key,
+same attempt), and the whole journal, replayed, satisfies the engine's invariants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engine import events as ev
+from engine.invariants import violations
+from service.clock import Anchor, LiveClock
+from service.config import Config
+from service.journal_store import Fenced, JournalStore
+from service.live import LiveService
+from service.roles.scheduler import Election
+from tests.service.conftest import ROOT, TOKEN, Server, free_port
+from tests.service.test_durability import _config, _executions, _load
+
+SCHEDULER = ("--role", "scheduler")
+SLOTS = 2
+
+
+class WorkerProcess:
+    """A ``cronlapse worker`` process."""
+
+    def __init__(self, directory: Path, url: str, config: Path, name: str) -> None:
+        self.log = directory / f"{name}.log"
+        self.command = [sys.executable, "-m", "engine", "worker", "--db", url, "--slots"]
+        self.command += [str(SLOTS), "--config", str(config), "--name", name]
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> WorkerProcess:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        with open(self.log, "ab") as output:
+            self.process = subprocess.Popen(
+                self.command, stdout=output, stderr=subprocess.STDOUT, env=env
+            )
+        return self
+
+    def wait_ready(self) -> None:
+        """Until the process has registered itself."""
+        deadline = time.monotonic() + 30
+        while "slots" not in self.log.read_text():
+            assert self.process is not None and self.process.poll() is None, self.log.read_text()
+            assert time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+
+@dataclass
+class Processes:
+    """Scheduler and worker processes on one database, all killed at the end."""
+
+    directory: Path
+    url: str
+    config: str
+    made: list = field(default_factory=list)
+
+    def scheduler(self, name: str) -> Server:
+        directory = self.directory / name
+        directory.mkdir()
+        self.made.append(Server(directory, self.config, "1", TOKEN, self.url, SCHEDULER))
+        return self.made[-1]
+
+    def worker(self, name: str) -> WorkerProcess:
+        server = self.made[0]
+        self.made.append(WorkerProcess(self.directory, self.url, server.config, name).start())
+        return self.made[-1]
+
+
+@pytest.fixture
+def processes(postgres, tmp_path: Path) -> Iterator:
+    """``processes(config)``: a fresh database and a :class:`Processes` on it."""
+    made: list[Processes] = []
+
+    def make(config: str) -> Processes:
+        made.append(Processes(tmp_path, postgres.database(), config))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for group in made:
+            for process in group.made:
+                process.kill()
+
+
+def _wait_for(server: Server, text: str) -> None:
+    deadline = time.monotonic() + 30
+    while text not in server.output():
+        assert server.process is not None and server.process.poll() is None, server.output()
+        assert time.monotonic() < deadline, server.output()
+        time.sleep(0.05)
+
+
+def _statuses(server: Server) -> dict[str, str]:
+    statuses, cursor = {}, None
+    with server.client() as client:
+        while True:
+            params = {"limit": 500} | ({} if cursor is None else {"cursor": cursor})
+            page = client.get("/jobs", params=params).json()
+            statuses |= {job["id"]: job["status"] for job in page["jobs"]}
+            cursor = page["next"]
+            if cursor is None:
+                return statuses
+
+
+def _replayed(url: str) -> LiveService:
+    """The whole journal replayed from its first row, with every event kept for the invariant
+    checker (the service itself drops them once read)."""
+    store = JournalStore(url)
+    live = LiveService(store, LiveClock(Anchor(0.0, 0, 1.0)), Config())
+    live._consume_events = lambda: None  # type: ignore[method-assign]
+    live.replay()
+    store.close()
+    return live
+
+
+def _kill_during_load(server: Server, prefix: str, acknowledged: list[str], kill) -> None:
+    """Post jobs to ``server`` from two threads; ``kill()`` after a second, mid-load."""
+    stop = threading.Event()
+    writers = [
+        threading.Thread(target=_load, args=(server, f"{prefix}w{w}", acknowledged, stop))
+        for w in range(2)
+    ]
+    for writer in writers:
+        writer.start()
+    time.sleep(1.0)
+    kill()
+    time.sleep(0.5)
+    stop.set()
+    for writer in writers:
+        writer.join(timeout=30)
+
+
+def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twice(
+    processes, tmp_path: Path
+) -> None:
+    """Two schedulers and three workers; SIGKILL the active scheduler, then a worker."""
+    group: Processes = processes(_config(tmp_path))
+    first, second = group.scheduler("a"), group.scheduler("b")
+    first.start()
+    second.start(wait=False)
+    _wait_for(second, "standby")
+    workers = [group.worker(f"worker{number}") for number in range(3)]
+    for worker in workers:
+        worker.wait_ready()
+    with first.client() as client:
+        for number in range(3):
+            body = {"id": f"every-{number}", "every": 2, "run": "record"}
+            assert client.post("/job", json=body).status_code == 201
+    acknowledged: list[str] = []
+    _kill_during_load(first, "a", acknowledged, first.kill)
+    killed = time.monotonic()
+    second.wait_healthy()
+    assert time.monotonic() - killed < 10, "the standby took over"
+    assert "elected scheduler" in second.output()
+    first.start(wait=False)  # back, as the standby
+    _kill_during_load(second, "b", acknowledged, workers[0].kill)
+
+    assert len(acknowledged) >= 10, "too little load to mean anything"
+    lost = {f"worker0/{number}" for number in range(1, SLOTS + 1)}
+    deadline = time.monotonic() + 60
+    while True:
+        statuses = _statuses(second)
+        assert set(acknowledged) <= set(statuses), "an acknowledged job was lost"
+        with second.client() as client:
+            slots = client.get("/workers").json()["workers"]
+        down = {slot["id"] for slot in slots if slot["state"] == "down"}
+        done = all(statuses[job_id] == "succeeded" for job_id in acknowledged)
+        if done and down == lost:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    for process in group.made:
+        process.kill()
+    time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
+
+    executions: dict[tuple[str, str], list[dict]] = {}
+    for record in _executions(tmp_path):
+        executions.setdefault((record["job"], record["scheduled"]), []).append(record)
+    assert {job for job, _ in executions} >= set(acknowledged), "every acknowledged job ran"
+    assert any(job.startswith("every-") for job, _ in executions), "the recurring jobs ran"
+    repeated = {run: records for run, records in executions.items() if len(records) > 1}
+    assert len(repeated) <= SLOTS, "only the attempts the killed worker ran may run again"
+    for records in repeated.values():
+        assert len({record["key"] for record in records}) == 1, "under the same key"
+        assert len({record["attempt"] for record in records}) == len(records), "as a retry"
+    replayed = _replayed(group.url)
+    assert set(acknowledged) <= set(replayed.engine.jobs)
+    succeeded = [event for event in replayed.engine.log if isinstance(event, ev.AttemptSucceeded)]
+    assert len(succeeded) >= len(acknowledged), "the checker sees every run's events"
+    assert violations(replayed.engine) == []
+
+
+SLOW = (
+    'echo "$CRONLAPSE_ATTEMPT $CRONLAPSE_IDEMPOTENCY_KEY $$" >> DIR/slow.txt; '
+    'if [ "$CRONLAPSE_ATTEMPT" = 1 ]; then sleep 120; fi'
+)
+"""An executor whose first attempt hangs (until the test kills it), the next one succeeds."""
+
+
+def test_a_dead_workers_attempt_is_lost_and_retried_elsewhere_under_its_key(
+    processes, tmp_path: Path
+) -> None:
+    argv = ["/bin/sh", "-c", SLOW.replace("DIR", str(tmp_path))]
+    group: Processes = processes(f"workers: 1\nexecutors:\n  slow:\n    argv: {json.dumps(argv)}\n")
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    first = group.worker("first")
+    first.wait_ready()
+    lines = tmp_path / "slow.txt"
+    try:
+        with scheduler.client() as client:
+            assert client.post("/job", json={"id": "slow", "run": "slow"}).status_code == 201
+            _wait_until(lambda: lines.exists() and lines.read_text().count("\n") == 1)
+            group.worker("second").wait_ready()
+            first.kill()
+            _wait_until(lambda: client.get("/job/slow").json()["status"] == "succeeded")
+            attempts = client.get("/job/slow").json()["runs"][0]["attempts"]
+    finally:
+        for line in lines.read_text().splitlines():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(int(line.split()[2]), signal.SIGKILL)
+    assert [(a["attempt"], a["worker"], a["outcome"]) for a in attempts] == [
+        (1, "first/1", "lost"),
+        (2, "second/1", "succeeded"),
+    ]
+    executed = [line.split()[:2] for line in lines.read_text().splitlines()]
+    assert [attempt for attempt, _ in executed] == ["1", "2"]
+    assert executed[0][1] == executed[1][1], "both attempts carry the run's idempotency key"
+
+
+def test_a_worker_kills_the_attempt_the_engine_took_back(processes, tmp_path: Path) -> None:
+    argv = ["/bin/sh", "-c", SLOW.replace("DIR", str(tmp_path))]
+    group: Processes = processes(f"workers: 1\nexecutors:\n  slow:\n    argv: {json.dumps(argv)}\n")
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    group.worker("only").wait_ready()
+    lines = tmp_path / "slow.txt"
+    with scheduler.client() as client:
+        body = {"id": "hang", "run": "slow", "timeout": 2}
+        assert client.post("/job", json=body).status_code == 201
+        _wait_until(lambda: lines.exists() and lines.read_text().count("\n") == 1)
+        pid = int(lines.read_text().split()[2])
+        _wait_until(lambda: client.get("/job/hang").json()["status"] == "failed")
+        attempts = client.get("/job/hang").json()["runs"][0]["attempts"]
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "timed_out")]
+    _wait_until(lambda: not _alive(pid), seconds=10)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_until(condition, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_scheduler_that_lost_the_lock_appends_nothing(postgres) -> None:
+    url = postgres.database()
+    old = Election(url)
+    assert old.try_take()
+    store = JournalStore(url, fence=old.pid)
+    assert store.append(1, 2, "register", {"worker": "w1"}) == 1
+    new = Election(url)
+    assert not new.try_take(), "the lock is held"
+    old.conn.close()  # as when the old scheduler's connection dies
+    old.db.dispose()
+    deadline = time.monotonic() + 10
+    while not new.try_take():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    with pytest.raises(Fenced):
+        store.append(2, 2, "register", {"worker": "w2"})
+    assert JournalStore(url, fence=new.pid).append(2, 2, "register", {"worker": "w2"}) == 2
+    assert [row.args["worker"] for row in store.rows_after(0)] == ["w1", "w2"]
+    store.close()
+
+
+def test_a_standby_follows_the_journal_before_it_is_elected(postgres) -> None:
+    url = postgres.database()
+    holder = Election(url)
+    assert holder.try_take()
+    writer = JournalStore(url, fence=holder.pid)
+    follower = LiveService(JournalStore(url), LiveClock(Anchor(0.0, 0, 1.0)), Config())
+    waiting = Election(url)
+    elected = threading.Event()
+
+    def wait() -> None:
+        waiting.wait(follower)
+        elected.set()
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    writer.append(5, 2, "register", {"worker": "w9"})
+    deadline = time.monotonic() + 10
+    while "w9" not in follower.engine.workers:
+        assert time.monotonic() < deadline, "the standby did not apply the new row"
+        time.sleep(0.05)
+    assert not elected.is_set()
+    holder.conn.close()
+    holder.db.dispose()
+    thread.join(timeout=10)
+    assert elected.is_set() and follower.state.seq == 1
+
+
+def test_the_scheduler_role_needs_postgresql(tmp_path: Path) -> None:
+    server = Server(tmp_path, "workers: 1\n", "1", TOKEN, None, SCHEDULER)
+    server.start(wait=False)
+    assert server.process is not None
+    assert server.process.wait(timeout=60) == 2
+    assert "--role scheduler needs a postgresql:// database" in server.output()
+    assert "Traceback" not in server.output()
+
+
+def test_a_worker_needs_postgresql_and_says_so(tmp_path: Path) -> None:
+    for url, message in (
+        (f"sqlite:///{tmp_path}/x.db", "cronlapse worker needs a postgresql:// database"),
+        (f"postgresql://u:hunter2@127.0.0.1:{free_port()}/x", "cannot reach the database"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "engine", "worker", "--db", url],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"cronlapse worker: {message}"), result.stderr
+        assert "Traceback" not in result.stderr and "hunter2" not in result.stderr
+
+
+def test_the_api_answers_on_the_active_scheduler_only(processes) -> None:
+    group: Processes = processes("workers: 1\n")
+    active, standby = group.scheduler("a"), group.scheduler("b")
+    active.start()
+    standby.start(wait=False)
+    _wait_for(standby, "standby")
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(standby.url + "/health", timeout=1.0)
