@@ -14,9 +14,9 @@ import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from engine.core import Engine
 from engine.invariants import Checker, Violation
 from engine.latency import latency_report
-from engine.latency_table import print_latency
 from engine.scenario import (
     Scenario,
     ScenarioInvalid,
@@ -169,7 +169,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     if isinstance(loaded, ScriptRun):
         if args.stats:
-            print_latency(latency_report(loaded.engine), out)
+            _print_latency(loaded.engine, out)
         elif args.jsonl:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
         else:
@@ -192,12 +192,19 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         printed = len(log)
     _report_rejections(runner.rejections, loaded.source, err)
     if args.stats:
-        print_latency(latency_report(runner.engine), out)
+        _print_latency(runner.engine, out)
     elif not args.jsonl:
         print_summary(run_stats(log, runner.processed), out)
     found = checker.violations(runner.processed)
     err.writelines(_violation_lines(loaded.source, found))
     return VIOLATION if found else 0
+
+
+def _print_latency(engine: Engine, out: TextIO) -> None:
+    """The latency tables; Rich is imported only here, so the engine loads without it."""
+    from engine.latency_table import print_latency
+
+    print_latency(latency_report(engine), out)
 
 
 def _violation_lines(source: str, found: list[Violation]) -> list[str]:
