@@ -7,11 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from rich.console import Console
-
 from engine.cli_scenario import INVALID, _guarded, _load, _runner, _tick
 from engine.compare import FIGURES, Threshold, compare, parse_threshold
-from engine.compare_table import comparison_tables
 from engine.core import Engine
 from engine.scenario import Scenario
 
@@ -61,6 +58,10 @@ def compare_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if engines[0] is None or engines[1] is None:
         return INVALID
     comparison = compare(engines[0], engines[1])
+    from rich.console import Console  # only when printing: the engine loads without Rich
+
+    from engine.compare_table import comparison_tables
+
     console = Console(file=out, width=None if out.isatty() else 120, highlight=False)
     console.print(f"A: {args.first} (to tick {engines[0].now})")
     console.print(f"B: {args.second} (to tick {engines[1].now})")

@@ -14,11 +14,11 @@ import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from engine.core import Engine
 from engine.importers.files import ImportProblems
 from engine.importers.recognise import import_recognised
 from engine.invariants import Checker, Violation
 from engine.latency import latency_report
-from engine.latency_table import print_latency
 from engine.scenario import (
     Scenario,
     ScenarioInvalid,
@@ -183,7 +183,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     if isinstance(loaded, ScriptRun):
         if args.stats:
-            print_latency(latency_report(loaded.engine), out)
+            _print_latency(loaded.engine, out)
         elif args.jsonl:
             out.writelines(event_json(event) + "\n" for event in loaded.engine.log)
         else:
@@ -207,7 +207,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         printed = len(log)
     _report_rejections(runner.rejections, loaded.source, err)
     if args.stats:
-        print_latency(latency_report(runner.engine), out)
+        _print_latency(runner.engine, out)
     elif not args.jsonl:
         print_summary(run_stats(log, runner.processed), out)
     found = checker.violations(runner.processed)
@@ -222,6 +222,13 @@ def _script_end(run: ScriptRun) -> int:
     log = run.engine.log
     last_event = log[len(log) - 1].tick if len(log) else 0
     return max(run.engine.now - 1, last_event, 0)
+
+
+def _print_latency(engine: Engine, out: TextIO) -> None:
+    """The latency tables; Rich is imported only here, so the engine loads without it."""
+    from engine.latency_table import print_latency
+
+    print_latency(latency_report(engine), out)
 
 
 def _violation_lines(source: str, found: list[Violation]) -> list[str]:

@@ -8,6 +8,7 @@ from engine.cli import main
 from engine.latency import METRICS, latency_report
 from engine.model import OccurrenceState
 from engine.scenario import ScenarioRunner
+from engine.scenario.stats import run_stats
 from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline
 
 BUNDLED = [
@@ -105,3 +106,11 @@ def test_stats_and_jsonl_exclude_each_other(capsys: pytest.CaptureFixture[str]) 
         main(["run", "--stats", "--jsonl", str(SCENARIOS / "worker-crash.yaml")])
     assert exit_.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_utilisation_from_the_workers_counters_is_the_logs(name: str) -> None:
+    engine = _played(name)
+    workers = run_stats(engine.log, engine.now).workers.values()
+    span = sum(engine.now - w.registered for w in workers)
+    assert latency_report(engine).utilisation == pytest.approx(sum(w.busy for w in workers) / span)
