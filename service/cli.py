@@ -50,3 +50,35 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ServeError as error:
         err.write(f"cronlapse serve: {error}\n")
         return 2
+
+
+def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cronlapse export --scenario --db URL``: a stretch of the journal as a scenario."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from service.export import ExportError, export_stretch
+
+    try:
+        stretch = export_stretch(args.db, args.start, args.end)
+    except ExportError as error:
+        err.write(f"cronlapse export: {error}\n")
+        return 2
+    except SQLAlchemyError as error:
+        err.write(f"cronlapse export: cannot read {args.db}: {error.__class__.__name__}\n")
+        return 2
+    if stretch.moved is not None:
+        err.write(
+            f"cronlapse export: the scenario starts at tick {stretch.start}, the last moment "
+            f"before --from with nothing in flight (then: {stretch.moved})\n"
+        )
+    if args.output is None:
+        out.write(stretch.text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(stretch.text)
+    except OSError as error:
+        err.write(f"cronlapse export: cannot write {args.output}: {error.strerror}\n")
+        return 2
+    out.write(f"wrote ticks {stretch.start} to {stretch.end} of {args.db} to {args.output}\n")
+    return 0
