@@ -18,6 +18,7 @@ from service.export import export_stretch
 from service.journal_store import JournalStore
 from service.live import LiveService
 from tests.service.test_live import Wall, open_live
+from tui.model.session import load_session
 
 JOBS = [
     {"id": "a", "every": 60, "max_retries": 2},
@@ -111,6 +112,18 @@ def test_the_cli_writes_the_file_check_passes_and_errors_are_one_line(tmp_path: 
     assert main(["export", "--scenario", "--db", url, "-o", str(target)]) == 0
     assert main(["check", str(target)]) == 0
     assert main(["run", str(target)]) == 0
+
+
+def test_the_dashboard_opens_it_and_plays_the_same_events(tmp_path: Path) -> None:
+    url = journal(5, prompt=True)
+    stretch = export_stretch(url, None, None)
+    target = tmp_path / "incident.yaml"
+    target.write_text(stretch.text, encoding="utf-8")
+    session = load_session(target)
+    session.history.seek(stretch.end)
+    events = [event for event in session.engine.log if event.tick > stretch.start]
+    assert events == service_events(url, stretch.start, stretch.end)
+    assert session.clock is not None and session.clock.zone.key == "UTC"
 
 
 def test_cli_errors(tmp_path: Path, capsys) -> None:
