@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_tui.add_parsers(subparsers)
     cli_import.add_parsers(subparsers)
     serve_cli.add_parser(subparsers)
+    serve_cli.add_status_parser(subparsers)
     return parser
 
 

@@ -32,6 +32,40 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
+def add_status_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "status",
+        help="a service database's jobs, workers, outbox, oldest waiting run and journal size",
+        description=(
+            "Read a service's database (read-only; safe while the server runs) and print its "
+            "jobs by status, its workers, the notification outbox, the oldest run waiting for "
+            "a worker and the journal's size."
+        ),
+    )
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=status)
+    return parser
+
+
+def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from service.journal_replay import NoJournal
+    from service.status import read_status, status_json, status_text
+
+    try:
+        found = read_status(args.db)
+    except NoJournal as error:
+        err.write(f"cronlapse status: {error}\n")
+        return 2
+    except SQLAlchemyError as error:
+        err.write(f"cronlapse status: cannot read {args.db}: {error.__class__.__name__}\n")
+        return 2
+    out.write(status_json(found) if args.json else status_text(found))
+    return 0
+
+
 def _speed(text: str) -> float:
     try:
         value = float(text)

@@ -3,12 +3,16 @@ serving it (``cronlapse export --scenario``, ``cronlapse status``).
 
 It is :class:`~service.live.LiveService`'s reading and applying of a row, exactly as a restart
 runs it, with nothing written back: no catch-up input, no worker slots matched, no snapshot. Rows
-that no longer read are skipped, as a restart skips them. The engine's generator counts the
-32-bit words it draws, so an exported stretch can continue it (``seed_skip``).
+that no longer read are skipped, as a restart skips them. Reading while a server writes is safe:
+SQLite's WAL mode lets a reader see the last committed rows without blocking the writer. (A
+snapshot is unpickled: only ever point it at a service's own database, see journal_store.)
+The engine's generator counts the 32-bit words it draws, so an exported stretch can continue
+it (``seed_skip``).
 """
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -23,7 +27,7 @@ from service.clock import Anchor, LiveClock
 from service.codec import CLOCK, DOWNTIME, InputInvalid
 from service.config import Config
 from service.journal_store import JournalStore, Row
-from service.live import LiveService
+from service.live import LiveService, collector_paused
 
 WAITING_STATES = (
     OccurrenceState.QUEUED,
@@ -72,6 +76,19 @@ class JournalReplay:
         rng = self.live.engine.rng
         rng.__class__ = CountingRandom  # same layout: only the draws are counted
         self.rows = 0
+
+    @classmethod
+    def latest(cls, store: JournalStore) -> JournalReplay:
+        """The state as of the journal's last row: its latest snapshot, then the rows after it
+        (what a restart does, without writing anything)."""
+        replay = cls(store)
+        saved = store.latest_snapshot()
+        if saved is not None:
+            with collector_paused():
+                replay.live.state = pickle.loads(saved[1])
+        for row in store.rows_after(replay.live.state.seq):
+            replay.apply(row)
+        return replay
 
     @property
     def engine(self) -> Engine:
