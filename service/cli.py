@@ -28,6 +28,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument(
         "--speed", type=_speed, default=1.0, help="ticks per wall second (default 1)"
     )
+    parser.add_argument(
+        "--log-file",
+        metavar="FILE",
+        help="append the structured logs (JSON lines) to FILE instead of standard error",
+    )
+    parser.add_argument(
+        "--metrics-public",
+        action="store_true",
+        help="serve GET /metrics without the token (for a scraper on loopback)",
+    )
     parser.set_defaults(handler=run)
     return parser
 
@@ -80,10 +90,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from service.server import ServeError, serve
 
     try:
-        return serve(args.db, args.host, args.port, args.config, args.speed, out)
+        log = err if args.log_file is None else open(args.log_file, "a", encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        err.write(f"cronlapse serve: cannot open the log file {args.log_file}: {error.strerror}\n")
+        return 2
+    try:
+        return serve(
+            args.db, args.host, args.port, args.config, args.speed, out, log, args.metrics_public
+        )
     except ServeError as error:
         err.write(f"cronlapse serve: {error}\n")
         return 2
+    finally:
+        if log is not err:
+            log.close()
 
 
 def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

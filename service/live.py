@@ -113,6 +113,9 @@ class LiveService:
         self.unsnapshotted = 0
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
+        self.on_events: list[Callable[[ev.EventLog], None]] = []
+        """Given the engine's new events after every applied input, before they are dropped
+        (structured logs, metrics); attached once the journal is replayed."""
         self.background: BackgroundWriter | None = None
         """Writes snapshots without stopping the server (:mod:`service.snapshots`); None: the
         snapshot is written in line."""
@@ -272,6 +275,8 @@ class LiveService:
     def _consume_events(self) -> None:
         """Note the runs the new events touched, then drop the events (nothing reads them)."""
         log_ = self.engine.log
+        for observer in self.on_events:
+            observer(log_)
         recent = self.state.recent
         for event in log_:
             if isinstance(event, ev.OccurrenceEvent):

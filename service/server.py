@@ -13,6 +13,7 @@ from service.api import Api
 from service.auth import TOKEN_ENV, load_token
 from service.clock import Anchor, LiveClock
 from service.config import ConfigInvalid, load_config
+from service.events_log import EventLogger
 from service.journal_store import JournalStore
 from service.live import LiveService
 from service.snapshots import BackgroundSnapshots
@@ -44,9 +45,21 @@ def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
     return live
 
 
-def serve(db: str, host: str, port: int, config_path: str | None, speed: float, out: TextIO) -> int:
+def serve(
+    db: str,
+    host: str,
+    port: int,
+    config_path: str | None,
+    speed: float,
+    out: TextIO,
+    log: TextIO | None = None,
+    metrics_public: bool = False,
+) -> int:
+    """Serve until stopped; ``log`` receives the structured logs (:mod:`service.events_log`)."""
     logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
     live = open_service(db, config_path, speed)
+    if log is not None:
+        live.on_events.append(EventLogger(log, lambda: live.engine))
     try:
         token = load_token(db)
     except OSError as error:
@@ -62,7 +75,7 @@ def serve(db: str, host: str, port: int, config_path: str | None, speed: float, 
         f"cronlapse serve: authenticate with {how}\n"
     )
     out.flush()
-    app = Api(live, token).app()
+    app = Api(live, token, metrics_public).app()
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except SystemExit:

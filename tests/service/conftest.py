@@ -34,8 +34,17 @@ def free_port() -> int:
 class Server:
     """One database and config; the process can be started, killed and started again."""
 
-    def __init__(self, directory: Path, config: str, speed: str, token: str | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        config: str,
+        speed: str,
+        token: str | None,
+        options: tuple[str, ...] = (),
+    ) -> None:
         self.directory = directory
+        self.options = options
+        """More options for ``cronlapse serve`` (``--log-file``, ``--metrics-public``)."""
         self.db = directory / "cronlapse.db"
         self.config = directory / "config.yaml"
         self.config.write_text(config, encoding="utf-8")
@@ -58,6 +67,7 @@ class Server:
         env["PYTHONPATH"] = str(ROOT)
         command = [sys.executable, "-m", "engine", "serve", "--db", f"sqlite:///{self.db}"]
         command += ["--port", str(self.port), "--config", str(self.config), "--speed", self.speed]
+        command += self.options
         log = self.directory / f"server-{self.starts}.log"
         with open(log, "wb") as output:
             self.process = subprocess.Popen(
@@ -103,13 +113,19 @@ class Server:
 
 @pytest.fixture
 def make_server(tmp_path: Path) -> Iterator:
-    """``make_server(config=..., speed=..., token=...)``: a started server, killed at the end."""
+    """``make_server(config=..., speed=..., token=..., options=...)``: a started server, killed
+    at the end."""
     servers: list[Server] = []
 
-    def make(config: str = "workers: 2\n", speed: str = FROZEN, token: str | None = TOKEN):
+    def make(
+        config: str = "workers: 2\n",
+        speed: str = FROZEN,
+        token: str | None = TOKEN,
+        options: tuple[str, ...] = (),
+    ):
         directory = tmp_path / f"server{len(servers)}"
         directory.mkdir()
-        server = Server(directory, config, speed, token)
+        server = Server(directory, config, speed, token, options)
         servers.append(server)
         server.start()
         return server
