@@ -62,8 +62,9 @@ def test_status_counts_what_the_live_service_holds(tmp_path: Path) -> None:
 def test_status_reads_a_running_servers_database_without_writing(make_server) -> None:
     server: Server = make_server(config="workers: 2\n")
     with server.client() as client:
-        for number in range(3):
-            assert client.post("/job", json={"id": f"j{number}", "every": 3600}).status_code == 201
+        for number in range(3):  # the clock stands still: nothing runs, nothing more is written
+            job = {"id": f"j{number}", "at": "+3600"}
+            assert client.post("/job", json=job).status_code == 201
     before = server.db.stat().st_mtime_ns, (server.db.parent / "cronlapse.db-wal").read_bytes()
     command = [sys.executable, "-m", "engine", "status", "--db", f"sqlite:///{server.db}"]
     found = subprocess.run(
@@ -76,7 +77,7 @@ def test_status_reads_a_running_servers_database_without_writing(make_server) ->
     after = server.db.stat().st_mtime_ns, (server.db.parent / "cronlapse.db-wal").read_bytes()
     assert after == before
     with server.client() as client:  # the server goes on
-        assert client.post("/job", json={"id": "j9"}).status_code == 201
+        assert client.post("/job", json={"id": "j9", "at": "+3600"}).status_code == 201
 
 
 def test_a_missing_database_is_one_line_and_is_not_created(tmp_path: Path, capsys) -> None:
