@@ -152,7 +152,7 @@ def status_text(status: Status) -> str:
             if running is None
             else f"  {running['job']}@{running['scheduled']} attempt {running['attempt']}"
         )
-        lines.append(f"  {worker['id']:<8}{worker['state']:<10}{doing}")
+        lines.append(f"  {worker['id']:<8}{worker['state']:<10}{doing}".rstrip())
     outbox = ", ".join(f"{count} {word}" for word, count in status.outbox.items())
     lines.append(f"outbox    {outbox}")
     for channel, counts in sorted(status.outbox_by_channel.items()):
