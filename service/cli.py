@@ -61,12 +61,12 @@ def add_status_parser(subparsers) -> argparse.ArgumentParser:
 def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from service.journal_replay import NoJournal
+    from service.journal_replay import NoJournal, UnknownInput
     from service.status import read_status, status_json, status_text
 
     try:
         found = read_status(args.db)
-    except NoJournal as error:
+    except (NoJournal, UnknownInput) as error:
         err.write(f"cronlapse status: {error}\n")
         return 2
     except SQLAlchemyError as error:

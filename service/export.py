@@ -38,7 +38,13 @@ from engine.schedules import Every, Once
 from engine.targets import TargetError, parse_target
 from service.clock import ENGINE_CLOCK
 from service.codec import CLOCK, DOWNTIME, RUN_KEY
-from service.journal_replay import JournalReplay, NoJournal, in_flight, open_journal
+from service.journal_replay import (
+    JournalReplay,
+    NoJournal,
+    UnknownInput,
+    in_flight,
+    open_journal,
+)
 from service.journal_store import JournalStore, Row
 
 SCENARIO_POLICY = {"preset": "seed-003", "completion": "reported"}
@@ -87,8 +93,11 @@ def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:
             raise ExportError(f"--from: tick {wanted} is after the journal's last input, {last}")
         if until < wanted:
             raise ExportError(f"--to: tick {until} is before the start, tick {wanted}")
-        origin, moved = _quiet_start(store, rows, wanted)
-        text = _Writer(store, url, rows, origin, until).text()
+        try:
+            origin, moved = _quiet_start(store, rows, wanted)
+            text = _Writer(store, url, rows, origin, until).text()
+        except UnknownInput as error:
+            raise ExportError(str(error)) from None
         return Stretch(text, origin, until, moved)
     finally:
         store.close()

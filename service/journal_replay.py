@@ -22,6 +22,7 @@ from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.notifications import NotificationState
 from engine.rng import TrackedRandom
+from engine.scenario.vocabulary import VERBS
 from engine.schedules import Every, Once
 from service.clock import Anchor, LiveClock
 from service.codec import CLOCK, DOWNTIME, InputInvalid
@@ -51,6 +52,10 @@ def open_journal(url: str) -> JournalStore:
     if on_disk and not Path(path).is_file():
         raise NoJournal(f"no database at {path}")
     return JournalStore(url)
+
+
+class UnknownInput(ValueError):
+    """A journal row whose verb this version cannot apply (a newer server wrote it)."""
 
 
 class CountingRandom(TrackedRandom):
@@ -103,6 +108,8 @@ class JournalReplay:
     def apply(self, row: Row) -> Result | None:
         """Apply one row as a restart does; None when it no longer reads (skipped)."""
         live = self.live
+        if row.verb not in VERBS and row.verb not in (CLOCK, DOWNTIME):
+            raise UnknownInput(f"journal row {row.seq}: unknown input {row.verb!r}")
         try:
             decoded = None if row.verb in (CLOCK, DOWNTIME) else live._read(row)
         except InputInvalid:

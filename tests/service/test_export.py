@@ -147,3 +147,18 @@ def test_cli_errors(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err == "cronlapse export: --scenario needs --db URL\n"
     assert main(["export", "--db", url]) == 2
     assert "--db, --from, --to and -o go with --scenario" in capsys.readouterr().err
+
+
+def test_an_input_this_version_cannot_apply_is_named(tmp_path: Path, capsys) -> None:
+    url = journal(2, prompt=True, steps=3)
+    store = JournalStore(url)
+    seq = store.append(1_000_100, 2, "clock", {})  # a row for the verb below to follow
+    store.db.dispose()
+    with store.db.begin() as conn:
+        conn.exec_driver_sql("UPDATE journal SET verb = 'teleport' WHERE seq = ?", (seq,))
+    store.close()
+    assert main(["export", "--scenario", "--db", url]) == 2
+    message = f"journal row {seq}: unknown input 'teleport'\n"
+    assert capsys.readouterr().err == f"cronlapse export: {message}"
+    assert main(["status", "--db", url]) == 2
+    assert capsys.readouterr().err == f"cronlapse status: {message}"
