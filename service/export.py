@@ -42,6 +42,7 @@ from service.journal_replay import (
     JournalReplay,
     NoJournal,
     UnknownInput,
+    busy,
     in_flight,
     open_journal,
 )
@@ -94,20 +95,28 @@ def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:
         if until < wanted:
             raise ExportError(f"--to: tick {until} is before the start, tick {wanted}")
         try:
-            origin, moved = _quiet_start(store, rows, wanted)
-            text = _Writer(store, url, rows, origin, until).text()
+            candidates, moved = _candidates(store, rows, wanted)
+            # The latest candidate nearly always passes the thorough check too; each one that
+            # does not costs another replay.
+            for origin in reversed(candidates):
+                writer = _Writer(store, url, rows, origin, until)
+                text = writer.text()
+                if text is not None:
+                    return Stretch(text, origin, until, moved)
+                moved = writer.refused
         except UnknownInput as error:
             raise ExportError(str(error)) from None
-        return Stretch(text, origin, until, moved)
+        raise AssertionError("the tick before the first input always qualifies")
     finally:
         store.close()
 
 
-def _quiet_start(store: JournalStore, rows: list[Row], wanted: int) -> tuple[int, str | None]:
-    """The latest tick at or before ``wanted`` where nothing is in flight, and why ``wanted``
-    itself is not one (None when it is)."""
+def _candidates(store: JournalStore, rows: list[Row], wanted: int) -> tuple[list[int], str | None]:
+    """The ticks at or before ``wanted`` where nothing is busy (the cheap check, at the end of
+    each gap between inputs), in order, and why ``wanted`` itself is not one (None when it is).
+    The first, before any input, always qualifies."""
     replay = JournalReplay(store)
-    best = min(rows[0].tick - 1, wanted)
+    ticks = [min(rows[0].tick - 1, wanted)]
     reason: str | None = None
     index = 0
     while index < len(rows) and rows[index].tick <= wanted:
@@ -119,12 +128,14 @@ def _quiet_start(store: JournalStore, rows: list[Row], wanted: int) -> tuple[int
         candidate = _gap_end(replay.engine, following, wanted)
         if candidate < tick:
             continue
-        why = in_flight(replay.engine, candidate)
-        if why is None:
-            best, reason = candidate, None
-        else:
-            reason = why
-    return best, None if best == wanted else reason or "a run falls due in between"
+        reason = busy(replay.engine)
+        if reason is None:
+            ticks.append(candidate)
+    if ticks[-1] == wanted:
+        reason = None
+    elif reason is None:
+        reason = "a run falls due before it"
+    return ticks, reason
 
 
 def _gap_end(engine: Engine, following: int | None, wanted: int) -> int:
@@ -145,8 +156,11 @@ class _Writer:
         self.store, self.url, self.rows = store, url, rows
         self.start, self.end = start, end
         self.lines: list[str] = []
+        self.refused: str | None = None
+        """Why the start does not qualify, when :meth:`text` found that it does not."""
 
-    def text(self) -> str:
+    def text(self) -> str | None:
+        """The scenario, or None if something is in flight at the start after all."""
         replay = JournalReplay(self.store)
         stretch = []
         for row in self.rows:
@@ -156,6 +170,9 @@ class _Writer:
                 stretch.append(row)
         replay.finish(self.start)
         engine = replay.engine
+        self.refused = in_flight(engine, self.start)
+        if self.refused is not None:
+            return None
         self._head(engine, replay.words)
         self._setup(engine)
         for row in stretch:

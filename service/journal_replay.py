@@ -24,12 +24,14 @@ from engine.notifications import NotificationState
 from engine.rng import TrackedRandom
 from engine.scenario.vocabulary import VERBS
 from engine.schedules import Every, Once
+from engine.timers import TimerKind
 from service.clock import Anchor, LiveClock
 from service.codec import CLOCK, DOWNTIME, InputInvalid
 from service.config import Config
 from service.journal_store import JournalStore, Row
 from service.live import LiveService, collector_paused
 
+PENDING = NotificationState.PENDING
 WAITING_STATES = (
     OccurrenceState.QUEUED,
     OccurrenceState.RUNNING,
@@ -131,20 +133,36 @@ class JournalReplay:
         return self.live._pausable()
 
 
+def busy(engine: Engine) -> str | None:
+    """What is in flight, found cheaply (None: nothing): a run waiting, running or retrying, a
+    run due that waits for a worker (the ready queue: at rest with idle workers, dispatch has
+    emptied it of stale entries), a notification being delivered (its next try is a timer)."""
+    for state in WAITING_STATES:
+        waiting = engine.by_state.get(state)
+        if waiting:
+            job_id, scheduled = next(iter(waiting))
+            return f"run {job_id}@{scheduled} is {state.name}"
+    if engine.dispatcher.ready:
+        return "a run that fell due waits for a worker"
+    for _, kind, _, key in engine.timers.heap.items:
+        if kind is TimerKind.NOTIFICATION_TRY and engine.outbox[key].state is PENDING:
+            return f"a notification of {key[0]} is still being delivered"
+    return None
+
+
 def in_flight(engine: Engine, tick: int) -> str | None:
     """Why a scenario could not start at ``tick`` from this state (None: it can), the engine
-    having applied every row up to ``tick`` and nothing falling due up to it.
+    having applied every row up to ``tick`` and nothing falling due up to it: :func:`busy`, then
+    each job (O(jobs), so only for a tick that is not busy).
 
     A scenario starts from job definitions: every run then is either finished or still to
     come, and each job's schedule, read from ``tick`` on, gives exactly the runs it has to come
     (one-time and interval schedules are rewritten from the job's next run; a calendar's is
     kept, so it must not have a run it will not make, such as one cancelled in advance).
     """
-    for state in WAITING_STATES:
-        waiting = engine.by_state.get(state)
-        if waiting:
-            job_id, scheduled = next(iter(waiting))
-            return f"run {job_id}@{scheduled} is {state.name}"
+    found = busy(engine)
+    if found is not None:
+        return found
     for job in engine.jobs.values():
         if job.deleted or job.next_due is None:
             continue
@@ -158,7 +176,4 @@ def in_flight(engine: Engine, tick: int) -> str | None:
             and schedule.first_at_or_after(tick) != job.next_due
         ):
             return f"job {job.job_id}'s schedule has a run before {job.next_due} it will not make"
-    for notification in engine.outbox.values():
-        if notification.state is NotificationState.PENDING:
-            return f"a notification of {notification.job_id} is still being delivered"
     return None

@@ -162,3 +162,21 @@ def test_an_input_this_version_cannot_apply_is_named(tmp_path: Path, capsys) -> 
     assert capsys.readouterr().err == f"cronlapse export: {message}"
     assert main(["status", "--db", url]) == 2
     assert capsys.readouterr().err == f"cronlapse status: {message}"
+
+
+def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel(tmp_path: Path) -> None:
+    wall = Wall()
+    live = open_live(tmp_path / "s.db", wall, workers=1)
+    live.submit("schedule", {"id": "cron", "cron": "*/5 * * * *"})
+    wall.now += 30
+    live.advance_clock()
+    live.submit("cancel", {"job": "cron"})  # the 1000200 run, ahead of time
+    cancelled_at = live.engine.now
+    wall.now += 60
+    live.submit("schedule", {"id": "other", "at": "+1000"})
+    live.store.close()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    stretch = export_stretch(url, str(cancelled_at + 30), None)
+    assert stretch.start < cancelled_at
+    assert stretch.moved == "job cron's schedule has a run before 1000500 it will not make"
+    assert_reproduced(url, str(cancelled_at + 30))
