@@ -106,7 +106,7 @@ def test_a_start_in_the_middle_of_a_run_moves_back_to_the_last_quiet_moment() ->
     assert stretch.moved is not None
 
 
-def test_the_cli_writes_the_file_check_passes_and_errors_are_one_line(tmp_path: Path) -> None:
+def test_the_cli_writes_a_file_that_check_and_run_accept(tmp_path: Path) -> None:
     url = journal(11, prompt=True)
     target = tmp_path / "incident.yaml"
     assert main(["export", "--scenario", "--db", url, "-o", str(target)]) == 0
