@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_explain.add_parsers(subparsers)
     cli_compare.add_parser(subparsers)
     serve_cli.add_parser(subparsers)
+    serve_cli.add_status_parser(subparsers)
     return parser
 
 

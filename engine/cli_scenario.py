@@ -80,15 +80,32 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     check.set_defaults(handler=check_command)
     export = subparsers.add_parser(
         "export",
-        help="write the worker timeline as a Perfetto trace or a CSV",
+        help="write the worker timeline as a Perfetto trace or a CSV, or a service's journal "
+        "as a scenario",
         description="Play a scenario and write its attempts: --trace as Chrome trace-event "
-        "JSON (open it in ui.perfetto.dev or chrome://tracing), --csv as one row per attempt.",
+        "JSON (open it in ui.perfetto.dev or chrome://tracing), --csv as one row per attempt. "
+        "Or, with --scenario --db URL, write a stretch of a service's journal as a scenario "
+        "that replays it (docs/incident.md).",
     )
-    export.add_argument("file", help="a .yaml scenario or a .txt script")
-    target = export.add_mutually_exclusive_group(required=True)
+    export.add_argument("file", nargs="?", help="a .yaml scenario or a .txt script")
+    target = export.add_mutually_exclusive_group()
     target.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace-event file")
     target.add_argument("--csv", metavar="OUT.csv", help="write one row per attempt")
+    target.add_argument(
+        "--scenario", action="store_true", help="write a service's journal as a scenario"
+    )
     _until_option(export)
+    export.add_argument("--db", metavar="URL", help="--scenario: the service's database URL")
+    export.add_argument(
+        "--from",
+        dest="start",
+        metavar="T",
+        help="--scenario: start at tick T, an ISO time or +N/+2h from the journal's start",
+    )
+    export.add_argument(
+        "--to", dest="end", metavar="T", help="--scenario: end at T (+N/+2h: from the start)"
+    )
+    export.add_argument("-o", dest="output", metavar="FILE", help="--scenario: write to FILE")
     export.set_defaults(handler=export_command)
 
 
@@ -298,7 +315,16 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 
 @_guarded("export")
 def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Write the attempts of a full run as a trace or a CSV file."""
+    """Write the attempts of a full run as a trace or a CSV file (or, with ``--scenario``, a
+    service's journal as a scenario: :mod:`service.cli`)."""
+    problem = _export_mode_problem(args)
+    if problem is not None:
+        err.write(f"cronlapse export: {problem}\n")
+        return INVALID
+    if args.scenario:
+        from service.cli import export_scenario
+
+        return export_scenario(args, out, err)
     loaded = _load_to_play(args, err)
     if loaded is None:
         return INVALID
@@ -329,3 +355,19 @@ def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     out.write(f"wrote {_count(count, 'attempt')} to {target}\n")
     return 0
+
+
+def _export_mode_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the mix of options given to ``export``, if anything."""
+    journal = [args.db, args.start, args.end, args.output]
+    if args.scenario:
+        if args.file is not None or args.until is not None:
+            return "--scenario reads a service's journal (--db URL, --from, --to), not a FILE"
+        return None if args.db is not None else "--scenario needs --db URL"
+    if any(value is not None for value in journal):
+        return "--db, --from, --to and -o go with --scenario"
+    if not (args.trace or args.csv):
+        return "expected --trace OUT.json, --csv OUT.csv or --scenario --db URL"
+    if args.file is None:
+        return "--trace and --csv need the FILE to play"
+    return None

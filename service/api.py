@@ -35,6 +35,8 @@ from service.executors import AttemptKey, Executors
 from service.inputs import Inputs
 from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
 from service.live import LiveService
+from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from service.metrics import Metrics
 from service.openapi import openapi_document
 from service.running import running_launches
 from service.views import job_json, job_status, run_json, workers_json
@@ -66,9 +68,12 @@ def answer(result: Result, created: dict | None = None) -> Response:
 class Api:
     """The routes, bound to one live service, its executors and its token."""
 
-    def __init__(self, live: LiveService, token: Token) -> None:
+    def __init__(self, live: LiveService, token: Token, metrics_public: bool = False) -> None:
         self.live = live
         self.token = token
+        self.metrics = Metrics()
+        self.metrics_public = metrics_public
+        """Serve /metrics without the token (``--metrics-public``: for a scraper on loopback)."""
         self.executors: Executors | None = None
         self.inputs = Inputs(live)
         self.reports: set[asyncio.Task] = set()
@@ -86,6 +91,11 @@ class Api:
             Route("/job/{id}", guard(self.delete), methods=["DELETE"]),
             Route("/job/{id}/runs", guard(self.runs), methods=["GET"]),
             Route("/workers", guard(self.workers), methods=["GET"]),
+            Route(
+                "/metrics",
+                self.metrics_text if self.metrics_public else guard(self.metrics_text),
+                methods=["GET"],
+            ),
         ]
         return Starlette(routes=routes, lifespan=self.lifespan)
 
@@ -106,6 +116,7 @@ class Api:
         live = self.live
         self.executors = executors = Executors(self._report)
         live.on_change = self._sync
+        live.on_events.append(self.metrics)
         self._sync()
         ticking = asyncio.get_running_loop().create_task(self._tick())
         try:
@@ -115,6 +126,7 @@ class Api:
             with contextlib.suppress(asyncio.CancelledError):
                 await ticking
             live.on_change = lambda: None
+            live.on_events.remove(self.metrics)
             await executors.close()
             await self.inputs.close()
             if live.background is not None:
@@ -296,6 +308,10 @@ class Api:
 
     async def workers(self, _request: Request) -> Response:
         return JSONResponse({"workers": workers_json(self.live.engine)})
+
+    async def metrics_text(self, _request: Request) -> Response:
+        text = self.metrics.text(self.live.engine)
+        return Response(text, media_type=METRICS_CONTENT_TYPE)
 
 
 class TooLarge(Exception):

@@ -36,6 +36,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "it holds the scheduler lock, a standby following the journal otherwise"
         ),
     )
+    parser.add_argument(
+        "--log-file",
+        metavar="FILE",
+        help="append the structured logs (JSON lines) to FILE instead of standard error",
+    )
+    parser.add_argument(
+        "--metrics-public",
+        action="store_true",
+        help="serve GET /metrics without the token (for a scraper on loopback)",
+    )
     parser.set_defaults(handler=run)
     _add_worker_parser(subparsers)
     return parser
@@ -64,6 +74,40 @@ def _slots(text: str) -> int:
     return int(text)
 
 
+def add_status_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "status",
+        help="a service database's jobs, workers, outbox, oldest waiting run and journal size",
+        description=(
+            "Read a service's database (read-only; safe while the server runs) and print its "
+            "jobs by status, its workers, the notification outbox, the oldest run waiting for "
+            "a worker and the journal's size."
+        ),
+    )
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=status)
+    return parser
+
+
+def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from service.journal_replay import NoJournal, UnknownInput
+    from service.status import read_status, status_json, status_text
+
+    try:
+        found = read_status(args.db)
+    except (NoJournal, UnknownInput) as error:
+        err.write(f"cronlapse status: {error}\n")
+        return 2
+    except SQLAlchemyError as error:
+        err.write(f"cronlapse status: cannot read {args.db}: {error.__class__.__name__}\n")
+        return 2
+    out.write(status_json(found) if args.json else status_text(found))
+    return 0
+
+
 def _speed(text: str) -> float:
     try:
         value = float(text)
@@ -88,7 +132,57 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from service.server import ServeError, serve
 
     try:
-        return serve(args.db, args.host, args.port, args.config, args.speed, out, args.role)
+        log = err if args.log_file is None else open(args.log_file, "a", encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        err.write(f"cronlapse serve: cannot open the log file {args.log_file}: {error.strerror}\n")
+        return 2
+    try:
+        return serve(
+            args.db,
+            args.host,
+            args.port,
+            args.config,
+            args.speed,
+            out,
+            args.role,
+            log,
+            args.metrics_public,
+        )
     except ServeError as error:
         err.write(f"cronlapse serve: {error}\n")
         return 2
+    finally:
+        if log is not err:
+            log.close()
+
+
+def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cronlapse export --scenario --db URL``: a stretch of the journal as a scenario."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from service.export import ExportError, export_stretch
+
+    try:
+        stretch = export_stretch(args.db, args.start, args.end)
+    except ExportError as error:
+        err.write(f"cronlapse export: {error}\n")
+        return 2
+    except SQLAlchemyError as error:
+        err.write(f"cronlapse export: cannot read {args.db}: {error.__class__.__name__}\n")
+        return 2
+    if stretch.moved is not None:
+        err.write(
+            f"cronlapse export: the scenario starts at tick {stretch.start}, the last moment "
+            f"before --from with nothing in flight (then: {stretch.moved})\n"
+        )
+    if args.output is None:
+        out.write(stretch.text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(stretch.text)
+    except OSError as error:
+        err.write(f"cronlapse export: cannot write {args.output}: {error.strerror}\n")
+        return 2
+    out.write(f"wrote ticks {stretch.start} to {stretch.end} of {args.db} to {args.output}\n")
+    return 0

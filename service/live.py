@@ -161,6 +161,9 @@ class LiveService:
         self.unsnapshotted = 0
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
+        self.on_events: list[Callable[[ev.EventLog], None]] = []
+        """Given the engine's new events after every applied input, before they are dropped
+        (structured logs, metrics); attached once the journal is replayed."""
         self.background: BackgroundWriter | None = None
         """Writes snapshots without stopping the server (:mod:`service.snapshots`); None: the
         snapshot is written in line."""
@@ -336,6 +339,8 @@ class LiveService:
         """Note the runs the new events touched and the notifications queued or ended, then drop
         the events (nothing else reads them)."""
         log_ = self.engine.log
+        for observer in self.on_events:
+            observer(log_)
         recent = self.state.recent
         pending = self.pending
         for event in log_:

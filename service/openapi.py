@@ -267,6 +267,19 @@ def openapi_document() -> dict:
                     }
                 }
             },
+            "/metrics": {
+                "get": {
+                    "description": "Prometheus text exposition format (docs/service.md). The "
+                    "bearer token is required unless the server runs with --metrics-public.",
+                    "responses": {
+                        "200": {
+                            "description": "the metrics",
+                            "content": {"text/plain": {"schema": {"type": "string"}}},
+                        },
+                        **_errors(401),
+                    },
+                }
+            },
             "/openapi.json": {
                 "get": {"responses": {"200": _json({"type": "object"}, "this document")}}
             },

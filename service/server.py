@@ -24,6 +24,7 @@ from service.clock import Anchor, LiveClock
 from service.config import Config, ConfigInvalid, load_config
 from service.db import POSTGRESQL, UnsupportedDatabase, database_url, shown
 from service.delivery.attach import attach_deliveries
+from service.events_log import EventLogger
 from service.journal_store import JournalStore
 from service.live import LiveService
 from service.migrations import SchemaTooNew
@@ -132,12 +133,17 @@ def serve(
     speed: float,
     out: TextIO,
     role: str | None = None,
+    log: TextIO | None = None,
+    metrics_public: bool = False,
 ) -> int:
+    """Serve until stopped; ``log`` receives the structured logs (:mod:`service.events_log`)."""
     logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
     if role == "scheduler":
         live = elected_service(db, config_path, speed, out)
     else:
         live = open_service(db, config_path, speed)
+    if log is not None:
+        live.on_events.append(EventLogger(log, lambda: live.engine))
     try:
         token = load_token(db)
     except OSError as error:
@@ -154,7 +160,7 @@ def serve(
     )
     out.flush()
     live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
-    api = Api(live, token)
+    api = Api(live, token, metrics_public)
     app = api.app()
     attach_deliveries(app, live, api.inputs)
     if role == "scheduler":

@@ -21,6 +21,7 @@ from engine.schedules import Once, Schedule
 from engine.ticks import Phase, TimedCommand
 
 Action = Command | StatusQuery
+_SKIP_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,17 +55,32 @@ class Scenario:
     """The jobs under ``jobs:`` and ``generate:``, in submission order."""
     timeline: tuple[TimelineEntry, ...]
     expectations: tuple[Expectation, ...]
+    phase: Phase = Phase.AFTER_EVENTS
+    """Where in its tick each timeline command runs (``timeline_phase``): after the tick's own
+    events (a scenario's default), or after its dispatch, each followed by another dispatch, as
+    a live service applies its inputs (an exported stretch of a service's journal)."""
+    seed_skip: int = 0
+    """32-bit words of the seeded generator drawn before tick 0 (``seed_skip``): an exported
+    stretch continues the service's generator where the service had left it."""
 
     def new_engine(self) -> Engine:
         """A fresh engine for this scenario: no workers or jobs yet, they are timeline commands."""
-        return Engine(self.policy, self.seed)
+        engine = Engine(self.policy, self.seed)
+        left = self.seed_skip
+        while left:
+            # getrandbits(32 * n) consumes exactly n words of the Mersenne Twister; in chunks,
+            # so a long skip never holds a huge integer.
+            words = min(left, _SKIP_CHUNK)
+            engine.rng.getrandbits(32 * words)
+            left -= words
+        return engine
 
     @property
     def commands(self) -> tuple[TimedCommand, ...]:
         """The timeline's engine commands, status queries left out: what a replay
-        (:class:`engine.history.History`) needs. They run after the tick's own events."""
+        (:class:`engine.history.History`) needs, each in the scenario's phase."""
         return tuple(
-            TimedCommand(entry.tick, Phase.AFTER_EVENTS, entry.action)
+            TimedCommand(entry.tick, self.phase, entry.action)
             for entry in self.timeline
             if not isinstance(entry.action, StatusQuery)
         )

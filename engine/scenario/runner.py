@@ -20,7 +20,7 @@ from engine.core import Engine
 from engine.scenario.checks import Mismatch, StatusQuery
 from engine.scenario.errors import Position
 from engine.scenario.model import Scenario, TimelineEntry
-from engine.ticks import Phase, TickDriver, TimedCommand
+from engine.ticks import TickDriver, TimedCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +135,10 @@ class ScenarioRunner:
     def _apply(self, entry: TimelineEntry) -> None:
         action = entry.action
         if isinstance(action, StatusQuery):
-            self._driver.reach(entry.tick, Phase.AFTER_EVENTS)
+            self._driver.reach(entry.tick, self.scenario.phase)
             result = action.answer(self.engine)
         else:
-            result = self._driver.apply(TimedCommand(entry.tick, Phase.AFTER_EVENTS, action))
+            result = self._driver.apply(TimedCommand(entry.tick, self.scenario.phase, action))
         if entry.expected is not None:
             self._record(entry.pos, entry.expected.verify(result))
         elif not result.accepted:

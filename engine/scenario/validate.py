@@ -23,6 +23,7 @@ from engine.scenario.settings import ClockSettings, fits, past_year_9999, read_c
 from engine.scenario.timeline import RawEntry, Reference, TimelineReader
 from engine.scenario.yaml_source import Mapping, Node, Sequence, parse_yaml, read_text
 from engine.schedules import Once
+from engine.ticks import Phase
 
 TOP_KEYS = (
     "scenario",
@@ -30,6 +31,8 @@ TOP_KEYS = (
     "clock",
     "policy",
     "seed",
+    "seed_skip",
+    "timeline_phase",
     "workers",
     "defaults",
     "jobs",
@@ -38,6 +41,9 @@ TOP_KEYS = (
     "expect",
 )
 WORKER_KEYS = ("id", "down")
+PHASES = {"after_events": Phase.AFTER_EVENTS, "after_dispatch": Phase.AFTER_DISPATCH}
+"""``timeline_phase``: where in its tick a timeline command runs (see model.Scenario.phase)."""
+MAX_SEED_SKIP = 10**10
 
 
 def load_scenario(path: str) -> Scenario:
@@ -90,6 +96,12 @@ class _Loader:
         seed: int | None = 0
         if "seed" in fields:
             seed = reader.integer(fields["seed"], "seed", 0, 2**63 - 1)
+        seed_skip: int | None = 0
+        if "seed_skip" in fields:
+            seed_skip = reader.integer(fields["seed_skip"], "seed_skip", 0, MAX_SEED_SKIP)
+        phase: Phase | None = Phase.AFTER_EVENTS
+        if "timeline_phase" in fields:
+            phase = reader.choice(fields["timeline_phase"], "timeline_phase", PHASES)
         jobs = JobReader(reader, clock.clock, clock.failed)
         defaults = self._defaults(jobs, fields.get("defaults"))
         workers, setup = self._workers(fields.get("workers"))
@@ -121,6 +133,7 @@ class _Loader:
         self._check_ticks(clock, raw, expectations)
         if reader.problems or policy is None or seed is None:
             return None
+        assert seed_skip is not None and phase is not None
         static = definitions[: len(definitions) - len(timeline.schedules)]
         return Scenario(
             source=self.source,
@@ -134,6 +147,8 @@ class _Loader:
             jobs=tuple(definition.spec for definition in static if definition.spec is not None),
             timeline=_timeline(setup, static, raw),
             expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),
+            phase=phase,
+            seed_skip=seed_skip,
         )
 
     # ------------------------------------------------------------- sections

@@ -61,7 +61,7 @@ class Server:
     ) -> None:
         self.directory = directory
         self.options = options
-        """More ``serve`` options (``--role scheduler``)."""
+        """More ``serve`` options (``--role scheduler``, ``--log-file``, ``--metrics-public``)."""
         self.db = directory / "cronlapse.db"
         self.db_url = db_url or f"sqlite:///{self.db}"
         """The database: the SQLite file ``db`` unless another URL is given."""
@@ -165,14 +165,19 @@ def database_for(backend: str, request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture
 def make_server(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Iterator:
-    """``make_server(config=..., speed=..., token=...)``: a started server, killed at the end,
-    each on a fresh database of the test's backend."""
+    """``make_server(config=..., speed=..., token=..., options=...)``: a started server, killed
+    at the end, each on a fresh database of the test's backend."""
     servers: list[Server] = []
 
-    def make(config: str = "workers: 2\n", speed: str = FROZEN, token: str | None = TOKEN):
+    def make(
+        config: str = "workers: 2\n",
+        speed: str = FROZEN,
+        token: str | None = TOKEN,
+        options: tuple[str, ...] = (),
+    ):
         directory = tmp_path / f"server{len(servers)}"
         directory.mkdir()
-        server = Server(directory, config, speed, token, database_for(backend, request))
+        server = Server(directory, config, speed, token, database_for(backend, request), options)
         servers.append(server)
         server.start()
         return server

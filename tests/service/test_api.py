@@ -218,6 +218,7 @@ def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
         "/job/{id}",
         "/job/{id}/runs",
         "/workers",
+        "/metrics",
         "/openapi.json",
     }
     json.dumps(document)

@@ -1,0 +1,182 @@
+"""``cronlapse export --scenario``: a stretch of a service's journal replays as a scenario, event
+for event, with the answers the service gave (in-process here; test_export_server.py runs a real
+server for a simulated hour)."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+from export_helpers import scenario_events, service_events
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.cli import main
+from engine.model import OccurrenceState
+from service.export import export_stretch
+from service.journal_store import JournalStore
+from service.live import LiveService
+from tests.service.test_live import Wall, open_live
+from tui.model.session import load_session
+
+JOBS = [
+    {"id": "a", "every": 60, "max_retries": 2},
+    {"id": "b", "cron": "*/2 * * * *", "priority": "high", "max_retries": 1},
+    {
+        "id": "c",
+        "at": "+300",
+        "notify": [{"on": ["succeeded", "failed"], "channel": "webhook", "to": "hook"}],
+    },
+]
+
+
+def drive(live: LiveService, wall: Wall, rng: random.Random, steps: int, prompt: bool) -> None:
+    """Random inputs as a service gets them; ``prompt``: every running attempt reports at once
+    (the stretch then has moments where nothing is in flight)."""
+    for job in JOBS:
+        live.submit("schedule", dict(job))
+    for step in range(steps):
+        wall.now += rng.choice([1, 5, 17, 30])
+        live.advance_clock()
+        running = list(live.engine.by_state.get(OccurrenceState.RUNNING, ()))
+        for job_id, scheduled in running if prompt else running[:1]:
+            attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+            assert attempt is not None
+            ok = rng.random() < 0.6
+            args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": ok}
+            live.submit("complete", args)
+        roll = rng.random()
+        if roll < 0.05:
+            live.submit("modify", {"job": "a", "every": rng.choice([30, 60, 90]), "run": "noop"})
+        elif roll < 0.1:
+            live.submit("cancel", {"job": rng.choice("abc")})
+        elif roll < 0.13:
+            live.submit("schedule", {"id": f"n{step}", "every": 45, "max_retries": 1})
+        elif roll < 0.14:
+            live.submit("delete", {"job": rng.choice("abc")})
+        elif roll < 0.15:
+            live.submit("modify", {"job": "a", "run": "noop"})
+
+
+def journal(seed: int, prompt: bool, steps: int = 120) -> str:
+    db = Path(tempfile.mkdtemp()) / "service.db"
+    wall = Wall()
+    live = open_live(db, wall, workers=2)
+    drive(live, wall, random.Random(seed), steps, prompt)
+    live.store.close()
+    return f"sqlite:///{db}"
+
+
+def assert_reproduced(url: str, start: str | None, end: str | None = None) -> int:
+    stretch = export_stretch(url, start, end)
+    expected = service_events(url, stretch.start, stretch.end)
+    events, runner = scenario_events(stretch.text, stretch.start)
+    assert runner.failures == []
+    assert events == expected
+    assert runner.rejections == []
+    return stretch.start
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), prompt=st.booleans(), at=st.floats(0, 1), to=st.floats(0, 1))
+def test_a_stretch_replays_the_services_events_exactly(
+    seed: int, prompt: bool, at: float, to: float
+) -> None:
+    url = journal(seed, prompt)
+    assert_reproduced(url, None)
+    rows = list(JournalStore(url).rows_after(0))
+    first, last = rows[0].tick, rows[-1].tick
+    start = first + int(at * (last - first))
+    assert_reproduced(url, str(start), str(start + int(to * (last - start))))
+
+
+def test_a_stretch_from_a_quiet_moment_continues_the_generator() -> None:
+    url = journal(7, prompt=True, steps=200)
+    stretch = export_stretch(url, "+2000", None)
+    assert stretch.start > 1_001_000
+    assert "seed_skip: 0\n" not in stretch.text  # retries drew jittered backoffs before it
+    assert_reproduced(url, "+2000")
+
+
+def test_a_start_in_the_middle_of_a_run_moves_back_to_the_last_quiet_moment() -> None:
+    url = journal(3, prompt=False)
+    stretch = export_stretch(url, "+800", None)
+    assert stretch.start < 1_000_000 + 800
+    assert stretch.moved is not None
+
+
+def test_the_cli_writes_a_file_that_check_and_run_accept(tmp_path: Path) -> None:
+    url = journal(11, prompt=True)
+    target = tmp_path / "incident.yaml"
+    assert main(["export", "--scenario", "--db", url, "-o", str(target)]) == 0
+    assert main(["check", str(target)]) == 0
+    assert main(["run", str(target)]) == 0
+
+
+def test_the_dashboard_opens_it_and_plays_the_same_events(tmp_path: Path) -> None:
+    url = journal(5, prompt=True)
+    stretch = export_stretch(url, None, None)
+    target = tmp_path / "incident.yaml"
+    target.write_text(stretch.text, encoding="utf-8")
+    session = load_session(target)
+    session.history.seek(stretch.end)
+    events = [event for event in session.engine.log if event.tick > stretch.start]
+    assert events == service_events(url, stretch.start, stretch.end)
+    assert session.clock is not None and session.clock.zone.key == "UTC"
+
+
+def test_cli_errors(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "missing.db"
+    assert main(["export", "--scenario", "--db", f"sqlite:///{missing}"]) == 2
+    assert capsys.readouterr().err == f"cronlapse export: no database at {missing}\n"
+    assert not missing.exists()
+    empty = f"sqlite:///{tmp_path / 'empty.db'}"
+    JournalStore(empty).close()
+    assert main(["export", "--scenario", "--db", empty]) == 2
+    assert capsys.readouterr().err == f"cronlapse export: the journal at {empty} is empty\n"
+    url = journal(1, prompt=True, steps=5)
+    assert main(["export", "--scenario", "--db", url, "--from", "yesterday"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cronlapse export: --from: ") and err.count("\n") == 1
+    assert main(["export", "--scenario", "--db", url, "--from", "+10", "--to", "5"]) == 2
+    assert "--to: tick 5 is before the start" in capsys.readouterr().err
+    assert main(["export", "--scenario", "--db", url, "--from", "+100000"]) == 2
+    assert "is after the journal's last input" in capsys.readouterr().err
+    assert main(["export", "--scenario"]) == 2
+    assert capsys.readouterr().err == "cronlapse export: --scenario needs --db URL\n"
+    assert main(["export", "--db", url]) == 2
+    assert "--db, --from, --to and -o go with --scenario" in capsys.readouterr().err
+
+
+def test_an_input_this_version_cannot_apply_is_named(tmp_path: Path, capsys) -> None:
+    url = journal(2, prompt=True, steps=3)
+    store = JournalStore(url)
+    seq = store.append(1_000_100, 2, "clock", {})  # a row for the verb below to follow
+    store.db.dispose()
+    with store.db.begin() as conn:
+        conn.exec_driver_sql("UPDATE journal SET verb = 'teleport' WHERE seq = ?", (seq,))
+    store.close()
+    assert main(["export", "--scenario", "--db", url]) == 2
+    message = f"journal row {seq}: unknown input 'teleport'\n"
+    assert capsys.readouterr().err == f"cronlapse export: {message}"
+    assert main(["status", "--db", url]) == 2
+    assert capsys.readouterr().err == f"cronlapse status: {message}"
+
+
+def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel(tmp_path: Path) -> None:
+    wall = Wall()
+    live = open_live(tmp_path / "s.db", wall, workers=1)
+    live.submit("schedule", {"id": "cron", "cron": "*/5 * * * *"})
+    wall.now += 30
+    live.advance_clock()
+    live.submit("cancel", {"job": "cron"})  # the 1000200 run, ahead of time
+    cancelled_at = live.engine.now
+    wall.now += 60
+    live.submit("schedule", {"id": "other", "at": "+1000"})
+    live.store.close()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    stretch = export_stretch(url, str(cancelled_at + 30), None)
+    assert stretch.start < cancelled_at
+    assert stretch.moved == "job cron's schedule has a run before 1000500 it will not make"
+    assert_reproduced(url, str(cancelled_at + 30))
