@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.commands import Command, Result
 from engine.core import Engine
+from engine.event_ticks import EventTicks
 from engine.events import Event
 from engine.journal import Mark
 from engine.keyframes import Keyframe
@@ -47,15 +48,6 @@ class _Branch:
 
     discarded: list[TimedCommand]
     replaced_by: TimedCommand
-
-
-@dataclass(slots=True)
-class _Recording:
-    """What the furthest run so far has seen: the ticks with events, for stepping and scrubbing."""
-
-    event_ticks: list[int] = field(default_factory=list)
-    reached: int = -1
-    """The furthest tick whose events are known."""
 
 
 class History:
@@ -80,7 +72,7 @@ class History:
         self.horizon_chunk = max(1, horizon_chunk)
         self._first_horizon = self._round_up(self._scenario_ticks[-1] if self._scenario else 0)
         """An open-ended run's first horizon: past the scenario's last command."""
-        self._recording = _Recording()
+        self._recording = EventTicks()
         self._engine = new_engine()
         self._journal = self._engine.journal
         self._driver = TickDriver(self._engine)
@@ -106,7 +98,7 @@ class History:
     @property
     def event_ticks(self) -> Sequence[int]:
         """Ticks with at least one event, as far as the run has been recorded."""
-        return self._recording.event_ticks
+        return self._recording.ticks
 
     @property
     def recorded_through(self) -> int:
@@ -160,24 +152,19 @@ class History:
         while (upcoming := self._next_event_tick_after(self._tick)) is not None:
             self.seek(upcoming)
             moved = True
-            if self._has_events(upcoming):
+            if self._recording.has_events(upcoming):
                 break
         return moved
 
-    def _has_events(self, tick: int) -> bool:
-        ticks = self._recording.event_ticks
-        index = bisect.bisect_left(ticks, tick)
-        return index < len(ticks) and ticks[index] == tick
-
     def step_back(self) -> bool:
         """Move to the previous tick with events; False at the first."""
-        index = bisect.bisect_left(self._recording.event_ticks, self._tick)
+        index = bisect.bisect_left(self._recording.ticks, self._tick)
         if index == 0:
             if self._tick == 0:
                 return False
             self.seek(0)
             return True
-        self.seek(self._recording.event_ticks[index - 1])
+        self.seek(self._recording.ticks[index - 1])
         return True
 
     def forward(self, steps: int) -> int:
@@ -189,7 +176,7 @@ class History:
 
     def back(self, steps: int) -> int:
         """Step back up to ``steps`` event ticks at once; returns how many were taken."""
-        ticks = self._recording.event_ticks
+        ticks = self._recording.ticks
         index = bisect.bisect_left(ticks, self._tick)
         target_index = max(0, index - steps)
         taken = index - target_index
@@ -218,8 +205,8 @@ class History:
         self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
         self._user = [c for c in self._user if c.tick <= tick] + [timed]
         self._branch = _Branch(future, timed) if future else None
-        self._forget_recording_after(tick - 1)
-        self._record(self._engine)
+        self._recording.forget_after(tick - 1)
+        self._recording.record(self._engine.log, self._tick)
         return result
 
     def redo_branch(self) -> bool:
@@ -251,7 +238,7 @@ class History:
         self._journal.drop_head()
         self._user.remove(branch.replaced_by)
         self._user.extend(branch.discarded)
-        self._forget_recording_after(changed - 1)
+        self._recording.forget_after(changed - 1)
         self._seek(tick)
 
     @property
@@ -270,7 +257,7 @@ class History:
         self._journal.drop_head()
         self._user.clear()
         self._branch = None
-        self._forget_recording_after(first - 1)
+        self._recording.forget_after(first - 1)
         return True
 
     def extend(self, timeline: Sequence[TimedCommand]) -> None:
@@ -290,7 +277,7 @@ class History:
         self._journal.drop_head()
         self._scenario.extend(timeline)
         self._scenario_ticks.extend(ticks)
-        self._forget_recording_after(ticks[0] - 1)
+        self._recording.forget_after(ticks[0] - 1)
 
     # ------------------------------------------------------------- internals
 
@@ -356,7 +343,7 @@ class History:
             self._play_tick(step)
             self._span_cost += 1 + len(engine.log) - events
             self._leave_restore_point()
-        self._record(engine)
+        self._recording.record(engine.log, self._tick)
 
     def _leave_restore_point(self) -> None:
         """A mark after the tick just played; at the furthest state, a keyframe every
@@ -382,29 +369,10 @@ class History:
         driver.finish(tick)
         self._tick = tick
 
-    def _record(self, engine: Engine) -> None:
-        recording = self._recording
-        if self._tick <= recording.reached:
-            return
-        log = engine.log
-        start = log.first_index_at(recording.reached + 1)
-        ticks = recording.event_ticks
-        for index in range(start, len(log)):
-            tick = log[index].tick
-            if not ticks or ticks[-1] != tick:
-                ticks.append(tick)
-        recording.reached = self._tick
-
-    def _forget_recording_after(self, tick: int) -> None:
-        recording = self._recording
-        del recording.event_ticks[bisect.bisect_right(recording.event_ticks, tick) :]
-        recording.reached = min(recording.reached, tick)
-
     def _next_event_tick_after(self, tick: int) -> int | None:
-        ticks = self._recording.event_ticks
-        index = bisect.bisect_right(ticks, tick)
-        if index < len(ticks):
-            return ticks[index]
+        known = self._recording.after(tick)
+        if known is not None:
+            return known
         engine = self._engine
         candidates = (engine.next_event_tick(), self._next_command_tick(tick))
         upcoming = [t for t in candidates if t is not None and t > tick]
