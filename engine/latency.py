@@ -1,6 +1,6 @@
 """Latency attribution: where each run's waiting went, summarised overall, per priority, per job.
 
-For every run that started, from the event log and the runs' records:
+For every run that has fallen due, from the event log and the runs' records:
 
 - **schedule lag**: from its scheduled tick to the tick it could first take a worker (waiting for
   a dependency, a pause, a late creation), or to its first start if that came sooner;
@@ -8,8 +8,11 @@ For every run that started, from the event log and the runs' records:
   retry's eligibility and its start;
 - **backoff wait**: between each failed attempt and its retry's eligibility.
 
-Each is summarised by count, p50, p95 (nearest rank: an observed value) and max. Runs that never
-started are counted as ``waiting`` but have no figures: their wait has no end yet.
+Each is summarised by count, p50, p95 (nearest rank: an observed value) and max. A run still
+waiting at ``now`` (for its first attempt, or for a worker after its backoff) counts with its
+waiting so far: leaving it out would make an overloaded fleet look fast, since the runs that wait
+longest are those that have not started. ``runs`` counts the runs that started, ``waiting`` the
+due runs that have not.
 
 The report is the metric source for other tools (a sweep, a comparison): :data:`METRICS` names
 every figure, and :meth:`LatencyReport.metric` reads one for all runs, one priority or one job.
@@ -23,6 +26,7 @@ from engine import events as ev
 from engine.core import Engine
 from engine.model import PRIORITY_LEVELS, OccurrenceState
 from engine.queries import count_occurrences
+from engine.ranges import implicit_range, runs_in
 from engine.scenario.stats import percentile
 
 S = OccurrenceState
@@ -41,7 +45,7 @@ WORST_RUNS = 10
 
 @dataclass(frozen=True, slots=True)
 class RunLatency:
-    """One started run's waiting, in ticks."""
+    """One due run's waiting, in ticks (so far, for a run that has not started)."""
 
     job_id: str
     scheduled: int
@@ -49,6 +53,7 @@ class RunLatency:
     lag: int
     wait: int
     backoff: int
+    started: bool = True
 
     @property
     def total(self) -> int:
@@ -84,7 +89,7 @@ class Latency:
     @classmethod
     def of(cls, runs: list[RunLatency]) -> Latency:
         return cls(
-            len(runs),
+            sum(run.started for run in runs),
             Summary.of([r.lag for r in runs]),
             Summary.of([r.wait for r in runs]),
             Summary.of([r.backoff for r in runs]),
@@ -174,7 +179,8 @@ def latency_report(engine: Engine, worst: int = WORST_RUNS) -> LatencyReport:
 
 
 def attribute(engine: Engine) -> list[RunLatency]:
-    """Each started run's lag, wait and backoff, in the order runs first started.
+    """Each due run's lag, wait and backoff: the started ones in the order they first started,
+    then those still waiting.
 
     Reads the log's stored fields of two event kinds without building events: on the demo
     fleet's week (160,000 events) building them was most of the cost."""
@@ -197,10 +203,45 @@ def attribute(engine: Engine) -> list[RunLatency]:
             tick, key, eligible_at = fields[0], (fields[1], fields[2]), fields[4]
             eligible[key] = eligible_at
             found[key][2] += min(eligible_at, now) - tick
-    return [
+    for key, eligible_at in eligible.items():  # a retry waiting for a worker after its backoff
+        if eligible_at < now and occurrences[key].state is S.RETRY_PENDING:
+            found[key][1] += now - eligible_at
+    started = [
         RunLatency(job_id, scheduled, priority, lag, wait, backoff)
         for (job_id, scheduled), (lag, wait, backoff, priority) in found.items()
     ]
+    return started + _still_waiting(engine)
+
+
+def _still_waiting(engine: Engine) -> list[RunLatency]:
+    """Due runs without a first attempt: records (queued or blocked), then the lazy backlogs
+    (:mod:`engine.ranges`), whose runs are counted, not materialised."""
+    now = engine.now
+    runs = []
+    for state in (S.QUEUED, S.BLOCKED):
+        for job_id, scheduled in engine.by_state[state]:
+            if scheduled <= now:
+                record = engine.occurrences[(job_id, scheduled)]
+                ready = None if state is S.BLOCKED else record.ready_since
+                runs.append(_waiting(job_id, scheduled, record.priority, ready, now))
+    for job in engine.jobs.values():
+        backlog = implicit_range(engine, job)
+        if backlog is None or backlog.state is S.CANCELLED:
+            continue
+        ready = None if backlog.state is S.BLOCKED else job.runnable_since
+        for scheduled in runs_in(engine, job, backlog.first, min(backlog.last, now)):
+            priority = job.spec_for(scheduled).priority
+            runs.append(_waiting(job.job_id, scheduled, priority, ready, now))
+    return runs
+
+
+def _waiting(job_id: str, scheduled: int, priority: int, ready: int | None, now: int) -> RunLatency:
+    """A run not started by ``now``: lagging until it could run (all along if blocked), then
+    waiting for a worker."""
+    could_run = now if ready is None else min(max(ready, scheduled), now)
+    return RunLatency(
+        job_id, scheduled, priority, could_run - scheduled, now - could_run, 0, started=False
+    )
 
 
 def _counts(engine: Engine) -> dict[str, int]:

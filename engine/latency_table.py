@@ -52,7 +52,7 @@ def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableT
         worst.add_column(name, justify="left" if name == "run" else "right")
     for run in report.worst:
         worst.add_row(
-            f"{run.job_id}@{run.scheduled}",
+            f"{run.job_id}@{run.scheduled}" + ("" if run.started else " (waiting)"),
             priority_name(run.priority),
             *(str(value) for value in (run.lag, run.wait, run.backoff, run.total)),
         )

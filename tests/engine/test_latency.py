@@ -45,6 +45,8 @@ def test_a_finished_run_is_lag_wait_backoff_and_running_end_to_end(name: str) ->
     engine = _played(name)
     report = latency_report(engine)
     for run in report.runs:
+        if not run.started:
+            continue
         record = engine.occurrences[(run.job_id, run.scheduled)]
         if record.state is not OccurrenceState.SUCCEEDED:
             continue
@@ -114,3 +116,21 @@ def test_utilisation_from_the_workers_counters_is_the_logs(name: str) -> None:
     workers = run_stats(engine.log, engine.now).workers.values()
     span = sum(engine.now - w.registered for w in workers)
     assert latency_report(engine).utilisation == pytest.approx(sum(w.busy for w in workers) / span)
+
+
+def test_runs_still_waiting_count_with_their_waiting_so_far() -> None:
+    """One worker, a ten-tick job due every tick: by tick 30 four runs have started (at 0, 10,
+    20, 30) and the runs due at 4 to 30 wait, each for as long as it has been due; y is blocked
+    on z from 5, which is lag, not waiting for a worker."""
+    scenario = inline(
+        "scenario: s\nclock: {until: 30}\nworkers: [w]\n"
+        "jobs: [{id: x, every: 1, duration: 10}, {id: z, at: 40},"
+        " {id: y, at: 5, depends_on: [z]}]\n"
+    )
+    report = latency_report(history_at(scenario, 30).engine)
+    waiting = {(run.job_id, run.scheduled): run for run in report.runs if not run.started}
+    assert report.metric("runs") == 4
+    assert report.waiting == len(waiting) == 27 + 1
+    assert [waiting[("x", tick)].wait for tick in (4, 17, 30)] == [26, 13, 0]
+    assert (waiting[("y", 5)].lag, waiting[("y", 5)].wait) == (25, 0)
+    assert report.metric("max_wait", job="x") == 27
