@@ -92,13 +92,13 @@ def _skip_around(job: Job, tick: int) -> int | None:
 
 
 def _fires_not_skipped(job: Job, schedule: Schedule, low: int, high: int) -> int:
-    total = fire_count(schedule, low, high)
+    total = _fires(schedule, low, high)
     for after, through in job.skipped:
-        total -= fire_count(schedule, max(low, after + 1), min(high, through))
+        total -= _fires(schedule, max(low, after + 1), min(high, through))
     return total
 
 
-def fire_count(schedule: Schedule, low: int, high: int) -> int:
+def _fires(schedule: Schedule, low: int, high: int) -> int:
     """How many fire ticks ``schedule`` has in ``[low, high]``."""
     if low > high:
         return 0

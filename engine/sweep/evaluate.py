@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.latency import latency_report
 from engine.scenario.errors import Problems, ScenarioError, ScenarioInvalid
 from engine.scenario.runner import ScenarioRunner
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import parse_yaml
 from engine.sweep.apply import set_value
 from engine.sweep.keys import SEED_KEY, KeyPath, Value, VaryError
-from engine.sweep.metrics import RunMeasures, parse_metric
+from engine.sweep.metrics import parse_metric
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,5 +72,5 @@ def _measure(task: Task) -> tuple[float | None, ...]:
     scenario = scenario_from_tree(tree, problems)
     runner = ScenarioRunner(scenario, until=task.until)
     runner.run()
-    run = RunMeasures(runner.engine, max(runner.processed, 0))
-    return tuple(parse_metric(name).value(run) for name in task.metrics)
+    report = latency_report(runner.engine)
+    return tuple(parse_metric(name).value(report) for name in task.metrics)

@@ -48,7 +48,8 @@ def test_utilisation_is_the_workers_busy_share() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["p95_wait", "max_wait[job=etl]", "p50_wait[priority=3]", "failed", "utilisation"]
+    "name",
+    ["p95_wait", "max_lag[job=etl]", "p50_backoff[priority=3]", "runs[priority=low]", "skipped"],
 )
 def test_known_metric_names_parse(name: str) -> None:
     assert parse_metric(name).name == name
@@ -57,10 +58,11 @@ def test_known_metric_names_parse(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("p97_wait", "unknown metric 'p97_wait'"),
+        ("p97_wait", "unknown metric 'p97_wait': expected one of p50_lag"),
         ("p95_wait[team=a]", "select by priority or job"),
         ("p95_wait[priority=urgent]", "a priority is high, medium, low or a whole number"),
-        ("utilisation[job=a]", "utilisation is the whole fleet's"),
+        ("utilisation[job=a]", "utilisation is the whole fleet's, without a selector"),
+        ("failed[priority=high]", "failed is the whole fleet's, without a selector"),
     ],
 )
 def test_unknown_metrics_say_what_is_known(name: str, message: str) -> None:
