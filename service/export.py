@@ -34,6 +34,7 @@ from engine.calendar import CronSchedule
 from engine.clock import Clock
 from engine.core import Engine
 from engine.model import Job, WorkerState
+from engine.policies import NotificationPolicy
 from engine.schedules import Every, Once
 from engine.targets import TargetError, parse_target
 from service.clock import ENGINE_CLOCK
@@ -47,9 +48,30 @@ from service.journal_replay import (
     open_journal,
 )
 from service.journal_store import JournalStore, Row
+from service.live import NOTIFICATION_POLICY
 
-SCENARIO_POLICY = {"preset": "seed-003", "completion": "reported"}
-"""service.live.SERVICE_POLICY in a scenario's words."""
+
+def _notifications(policy: NotificationPolicy) -> dict[str, object]:
+    backoff = policy.backoff
+    return {
+        "max_tries": policy.max_tries,
+        "backoff": {
+            "kind": backoff.kind.value,
+            "base": backoff.base,
+            "cap": backoff.cap,
+            "jitter": backoff.jitter.value,
+        },
+        "delivery": policy.delivery.value,
+    }
+
+
+SCENARIO_POLICY = {
+    "preset": "seed-003",
+    "completion": "reported",
+    "notifications": _notifications(NOTIFICATION_POLICY),
+}
+"""service.live.SERVICE_POLICY in a scenario's words: its delivery tries end by the journal's
+``delivery`` reports, as its attempts end by its ``complete`` reports."""
 
 
 class ExportError(ValueError):

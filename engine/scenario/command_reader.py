@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine import commands as cmd
 from engine import limits
-from engine.model import CatchUp
+from engine.model import CatchUp, Channel, NotifyOn
 from engine.scenario.checks import StatusQuery
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import INVALID, Definition, JobReader
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from engine.scenario.vocabulary import Verb
 
 OUTCOMES = {"ok": True, "fail": False, "succeeded": True, "failed": False}
+_EVENTS = {happening.value: happening.value for happening in NotifyOn}
+_CHANNELS = {channel.value: channel.value for channel in Channel}
+"""A notification key's event and channel are their names (:mod:`engine.notifications`)."""
 """How ``complete`` says an attempt ended, besides true and false."""
 
 
@@ -119,6 +122,24 @@ class CommandReader:
         if job is None or scheduled is None or attempt is None or ok is None:
             return None
         return cmd.Complete(job, scheduled, attempt, ok)
+
+    def build_delivery(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        """A notification's delivery try ended: its idempotency key's parts, and ``ok``."""
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        scheduled = self._scheduled(fields, path, tick)
+        attempt = self._attempt(fields, path)
+        event = self.reader.choice(fields["event"], path_key(path, "event"), _EVENTS)
+        channel = self.reader.choice(fields["channel"], path_key(path, "channel"), _CHANNELS)
+        to = self.reader.string(fields["to"], path_key(path, "to"), "the subscription's target")
+        ok = self._outcome(fields["ok"], path_key(path, "ok"))
+        parts = (job, scheduled, attempt, event, channel, to, ok)
+        if any(part is None for part in parts):
+            return None
+        key = (job, scheduled, attempt, event, channel, to)
+        return cmd.ReportDelivery(key, ok)  # type: ignore[arg-type]
 
     def build_fail(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)

@@ -12,6 +12,7 @@ from engine.model import Channel
 from engine.policies import (
     ChannelOutage,
     CompletionMode,
+    DeliveryMode,
     DispatchMode,
     DispatchOrder,
     NotificationPolicy,
@@ -39,7 +40,7 @@ POLICY_KEYS = (
     "scheduling_window",
 )
 BACKOFF_KEYS = ("kind", "base", "cap", "jitter")
-NOTIFICATION_KEYS = ("max_tries", "backoff", "outages")
+NOTIFICATION_KEYS = ("max_tries", "backoff", "outages", "delivery")
 OUTAGE_KEYS = ("channel", "start", "end")
 
 
@@ -202,6 +203,10 @@ def _read_notifications(reader: Reader, node: Node, path: str) -> NotificationPo
             for item_path, item in reader.items(fields["outages"], path_key(path, "outages"))
         ]
         settings["outages"] = None if None in outages else tuple(outages)
+    if "delivery" in fields:
+        settings["delivery"] = reader.choice(
+            fields["delivery"], path_key(path, "delivery"), values_of(DeliveryMode)
+        )
     if None in settings.values():
         return None
     return NotificationPolicy(**settings)  # type: ignore[arg-type]

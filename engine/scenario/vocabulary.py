@@ -40,7 +40,7 @@ class Param:
     key: str
     kind: str
     """What it is, for completion: ``job``, ``worker``, ``new`` (a new id), ``scheduled``,
-    ``attempt``, ``outcome`` or ``catch_up``."""
+    ``attempt``, ``outcome``, ``catch_up``, ``event``, ``channel`` or ``text``."""
     optional: bool = False
 
     @property
@@ -185,6 +185,25 @@ VERBS: dict[str, Verb] = {
                 Param("ok", "outcome"),
             ),
             examples=("complete etl 10 1 ok", "complete etl 10 2 fail", "complete etl 10 1 true"),
+        ),
+        Verb(
+            "delivery",
+            "report how a notification's delivery try ended (delivery: reported)",
+            cmd.ReportDelivery,
+            CommandReader.build_delivery,
+            (
+                _JOB,
+                Param("scheduled", "scheduled"),
+                Param("attempt", "attempt"),
+                Param("event", "event"),
+                Param("channel", "channel"),
+                Param("to", "text"),
+                Param("ok", "outcome"),
+            ),
+            examples=(
+                "delivery etl 10 1 failed slack ops ok",
+                "delivery etl 10 1 succeeded webhook hook fail",
+            ),
         ),
         Verb(
             "fail",
