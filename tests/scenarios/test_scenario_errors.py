@@ -305,8 +305,8 @@ CASES = [
           - {at: 10}
         """,
         "s.yaml:4:5: timeline[0]: expected one command: 'register', 'schedule', 'dispatch', "
-        "'complete', 'fail', 'modify', 'cancel', 'delete', 'pause', 'resume', 'down', 'up', "
-        "'drain' or 'status'",
+        "'complete', 'delivery', 'fail', 'modify', 'cancel', 'delete', 'pause', 'resume', "
+        "'down', 'up', 'drain' or 'status'",
         id="timeline entry without a command",
     ),
     pytest.param(
