@@ -124,6 +124,8 @@ class Attempts:
             engine.store.set_state(occurrence, job, S.SUCCEEDED)
             outbox.notify(occurrence, NotifyOn.SUCCEEDED)
             engine.dependencies.succeeded(job)
+            if job.spec.overlap is not None:
+                engine.overlap.freed(job)
             return
         if outcome is AttemptOutcome.LOST:
             occurrence.max_attempts += 1
@@ -138,6 +140,22 @@ class Attempts:
         engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
         outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         engine.dependencies.failed(job)
+        if job.spec.overlap is not None:
+            engine.overlap.freed(job)
+
+    def terminate(self, occurrence: Occurrence) -> None:
+        """End the running attempt because a newer run takes the run's place (its job's overlap
+        rule); the caller cancels the run. Its timers go stale."""
+        engine = self._engine
+        attempt = occurrence.running_attempt
+        assert attempt is not None
+        engine.journal.touch(occurrence)
+        attempt.ended = engine.now
+        attempt.outcome = AttemptOutcome.TERMINATED
+        engine.log.add(
+            ev.AttemptTerminated, engine.now, *occurrence.key, attempt.number, attempt.worker_id
+        )
+        engine.workforce.release(engine.workers[attempt.worker_id])
 
     def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
         """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""

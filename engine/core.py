@@ -67,6 +67,7 @@ from engine.model import (
 )
 from engine.notifications import Notification, Outbox
 from engine.occurrences import OccurrenceStore
+from engine.overlap import OverlapControl
 from engine.policies import DispatchMode, Policy
 from engine.rng import TrackedRandom
 from engine.timers import TimerKind, Timers
@@ -96,6 +97,7 @@ class Engine(JournaledPart):
         self.attempts = Attempts(self)
         self.dependencies = Dependencies(self)
         self.lifecycle = Lifecycle(self)
+        self.overlap = OverlapControl(self)
         for part in (
             self,
             self.store,

@@ -52,6 +52,9 @@ class Dispatcher(JournaledPart):
         engine = self._engine
         cursors = engine.cursors
         engine.journal.touch(job)
+        if job.spec.overlap is not None and not job.unmet_dependencies:
+            engine.overlap.release(job)  # a limited job's runs wait as records (engine/overlap.py)
+            return
         scheduled = job.next_due
         if scheduled is None or scheduled > cursors.created_limit(job):
             cursors.wait_for_due(job)

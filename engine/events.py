@@ -110,6 +110,40 @@ class AttemptLost(OccurrenceEvent):
 
 
 @value
+class AttemptTerminated(OccurrenceEvent):
+    """Ended because a newer run of its job took its place (the overlap rule in the
+    ``OccurrenceCancelled`` event that follows)."""
+
+    attempt: int
+    worker_id: str
+
+
+@value
+class OccurrenceSkipped(OccurrenceEvent):
+    """Fell due while its job had ``max_active`` runs active, under a rule that skips it
+    (``policy``: Forbid, Skip, or BufferOne with a run already waiting): it never runs."""
+
+    policy: str
+
+
+@value
+class OccurrenceHeld(OccurrenceEvent):
+    """Fell due while its job had ``max_active`` runs active, under a rule that buffers it
+    (``policy``): it waits for a slot. Under BufferAll (and max_active_runs) every later run of
+    the job is held with it, without an event each, until the buffer empties."""
+
+    policy: str
+
+
+@value
+class OccurrenceReleased(OccurrenceEvent):
+    """A held run took a free slot: it waits for a worker from this tick. ``emptied``: no run of
+    its job is held any more."""
+
+    emptied: bool
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""

@@ -136,6 +136,7 @@ class Lifecycle:
         self._cancel(occurrence, CancelReason.USER, None)
         if isinstance(job.spec.schedule, Once):
             engine.dependencies.failed(job)
+        engine.overlap.freed(job)
         return Result(Outcome.OK, scheduled)
 
     def delete(self, job_id: str) -> Result:
@@ -192,6 +193,10 @@ class Lifecycle:
     def _live_job(self, job_id: str) -> Job | None:
         job = self.jobs.get(job_id)
         return None if job is None or job.deleted else job
+
+    def replaced(self, occurrence: Occurrence, policy: str) -> None:
+        """A newer run of the job takes this run's slot (its overlap rule, named by ``policy``)."""
+        self._cancel(occurrence, CancelReason.REPLACED, policy)
 
     def _cancel(self, occurrence: Occurrence, reason: CancelReason, cause: str | None):
         engine = self._engine

@@ -60,6 +60,9 @@ class AttemptOutcome(Enum):
     """Still running at start + timeout: the reviewer reaped it. Counts as a failed attempt."""
     LOST = "LOST"
     """Its worker went down. Retried without counting against the occurrence's attempts."""
+    TERMINATED = "TERMINATED"
+    """Ended by its job's overlap rule (Replace, CancelOther, TerminateOther): a newer run took
+    its place, and the run is cancelled, not retried."""
 
     __hash__ = object.__hash__  # as OccurrenceState's: every attempt's end looks its event up
 
@@ -79,6 +82,9 @@ class CancelReason(Enum):
     """A job it depends on failed for good (or was deleted before succeeding)."""
     DELETED = "deleted"
     """Its job was deleted."""
+    REPLACED = "replaced"
+    """A newer run of its job took its place (its overlap rule: Replace, CancelOther,
+    TerminateOther); the cause names the rule."""
 
 
 class CatchUp(Enum):
@@ -87,6 +93,41 @@ class CatchUp(Enum):
     SKIP = "skip"
     LATEST = "latest"
     ALL = "all"
+
+
+class Overlap(Enum):
+    """What happens to a run that falls due while its job has ``max_active`` runs active, by the
+    source system's name for it (docs/semantics.md). Kubernetes' ``Allow`` and Temporal's
+    ``AllowAll`` set no rule."""
+
+    FORBID = "Forbid"
+    """Kubernetes: the new run is skipped."""
+    REPLACE = "Replace"
+    """Kubernetes: the oldest active run is cancelled and the new one takes its place."""
+    SKIP = "Skip"
+    """Temporal: as Forbid."""
+    BUFFER_ONE = "BufferOne"
+    """Temporal: the new run waits for a slot; while one waits, later ones are skipped."""
+    BUFFER_ALL = "BufferAll"
+    """Temporal: every new run waits for a slot, in order."""
+    CANCEL_OTHER = "CancelOther"
+    """Temporal: as Replace (cancellation takes effect at once in cronlapse)."""
+    TERMINATE_OTHER = "TerminateOther"
+    """Temporal: as Replace."""
+    MAX_ACTIVE_RUNS = "max_active_runs"
+    """Airflow's ``max_active_runs``: as BufferAll (what ``max_active`` alone gives)."""
+
+    __hash__ = object.__hash__
+
+
+@value
+class OverlapRule:
+    """A job's limit on its active runs and what a run falling due at the limit does. A run is
+    active from the tick it is created (falls due with a slot free) until it is final: waiting
+    for a worker, running or waiting for a retry."""
+
+    policy: Overlap
+    limit: int = 1
 
 
 class Channel(Enum):
@@ -147,6 +188,8 @@ class JobSpec:
     """Opaque data for the job's code; the engine only stores it."""
     notify: tuple[Subscription, ...] = ()
     catch_up: CatchUp = CatchUp.SKIP
+    overlap: OverlapRule | None = None
+    """The job's limit on active runs (``max_active``, ``overlap``); None: runs may overlap."""
 
 
 @value
@@ -207,6 +250,13 @@ class Job:
     cancelled_backlog: CancelledRange | None = None
     """The created runs without a record that its deletion or a cascade cancelled, as one range
     (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""
+    held: int | None = None
+    """Under a BufferOne rule: the scheduled tick of the run (a QUEUED record, not in the ready
+    queue) that waits for a slot."""
+    held_from: int | None = None
+    """Under a BufferAll rule, while runs wait for a slot: the scheduled tick of the first (its
+    ``OccurrenceHeld`` event). They stay implicit, from the cursor on, and are released one by
+    one (``OccurrenceReleased``) as slots free."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)

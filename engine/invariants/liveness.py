@@ -2,8 +2,8 @@
 
 A run *waits* from the tick it may run: its first attempt from the tick it was created (the tick
 it fell due, or its paused job's resume) or unblocked, a retry from the end of its backoff. It
-stops waiting when an attempt starts or it is cancelled; a run skipped by a resume, or not
-created because its job is paused, never waits. A worker *could take* any run (workers are
+stops waiting when an attempt starts or it is cancelled; a run skipped by a resume or an overlap rule, held
+for a slot by one, or not created because its job is paused, never waits. A worker *could take* any run (workers are
 interchangeable) when it is registered, up, not draining and runs nothing: a down worker cannot,
 a draining one runs its last attempt and goes down, and under reported completion a worker stays
 busy until its attempt is reported.
@@ -69,7 +69,11 @@ class IdleTicks:
                 self._running.add(worker_id)
                 self._idle.pop(worker_id, None)
             case (
-                ev.AttemptSucceeded() | ev.AttemptFailed() | ev.AttemptTimedOut() | ev.AttemptLost()
+                ev.AttemptSucceeded()
+                | ev.AttemptFailed()
+                | ev.AttemptTimedOut()
+                | ev.AttemptLost()
+                | ev.AttemptTerminated()
             ):
                 self._running.discard(event.worker_id)
                 if event.worker_id not in self._down:
@@ -114,11 +118,17 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
     blocked: dict[str, list[list]] = {}
     """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One event
     opens a range and one closes it; every run created in between waits only from the close."""
+    held: dict[str, list[list]] = {}
+    """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by scheduled
+    tick. A held run does not wait; each one's ``OccurrenceReleased`` says from when it does."""
     found: list[Violation] = []
 
     def since(key: Key, at: int) -> int | None:
         if key in waiting:
             return waiting[key]
+        for first, last in held.get(key[0], ()):
+            if first <= key[1] and (last is None or key[1] <= last):
+                return None
         known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
         start = known.created_at(key[1], at) if known is not None else None
         for first, unblocked in blocked.get(key[0], ()):
@@ -151,6 +161,15 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = None
                 blocked.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = None
+                held.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = event.tick
+                if event.emptied:
+                    for period in held.get(job_id, ()):
+                        if period[1] is None:
+                            period[1] = scheduled
             case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = event.tick
                 for period in blocked.get(job_id, ()):

@@ -23,7 +23,7 @@ from engine.model import PRIORITY_LEVELS, CatchUp
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader
 from engine.scenario.errors import Position, Problems
-from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, JobReader, word_node
+from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader, word_node
 from engine.scenario.model import Action
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, Node, Scalar
@@ -123,6 +123,13 @@ OPTIONS: dict[str, Option] = {
             "what resume does with missed runs",
             tuple(c.value for c in CatchUp),
         ),
+        Option(
+            "overlap",
+            "POLICY",
+            "a run due at max_active: Forbid, Replace, Skip, BufferOne, BufferAll...",
+            tuple(OVERLAP_NAMES),
+        ),
+        Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
         Option("depends_on", "A,B", "one-time jobs that must succeed first"),
         Option("fail", "N,M", "attempt numbers scripted to fail"),
         Option("hang", "N,M", "attempt numbers scripted never to end"),
@@ -164,6 +171,8 @@ VERBS: dict[str, Verb] = {
                 "schedule x cron='30 2 * * *' catch_up=latest",
                 "schedule x depends_on=once fail=1,2 failure_rate=0.5 payload=hello",
                 "schedule x priority=5000 max_attempts=3 timeout=none",
+                "schedule x every=10 duration=25 overlap=Forbid",
+                "schedule x every=10 duration=25 max_active=2",
             ),
         ),
         Verb(
