@@ -17,7 +17,7 @@ is at its limit is, by the rule's action:
 
 Costs stay per assignment: a limited job's active runs are records (at most ``limit`` of them,
 each about to be assigned), its BufferAll backlog stays implicit behind its cursor, and a skip is
-one event and one merged skip range. A limited job never has an implicit front in the ready queue;
+one event and a step of the cursor. A limited job never has an implicit front in the ready queue;
 its active runs wait there as records.
 """
 
@@ -140,14 +140,9 @@ class OverlapControl:
         engine.log.add(ev.OccurrenceReleased, engine.now, job.job_id, scheduled, emptied)
 
     def _skip(self, job: Job, scheduled: int, policy: Overlap) -> None:
-        """The cursor run never runs: one event, and a skip range that grows while runs are
-        skipped back to back (so a long run that skips many costs no more than they do)."""
+        """The cursor run never runs: one event, and the cursor moves past it (a run behind the
+        cursor without a record is no run: its state answers None, as a resume's skips do)."""
         engine = self._engine
-        last = job.skipped[-1] if job.skipped else None
-        if last is not None and job.first_fire(last[1] + 1) == scheduled:
-            job.skipped = (*job.skipped[:-1], (last[0], scheduled))
-        else:
-            job.skipped = (*job.skipped, (scheduled - 1, scheduled))
         engine.log.add(ev.OccurrenceSkipped, engine.now, job.job_id, scheduled, policy.value)
         engine.cursors.advance(job)
 

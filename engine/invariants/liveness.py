@@ -1,12 +1,13 @@
 """Liveness: under automatic dispatch no run waits while a worker that could take it is idle.
 
 A run *waits* from the tick it may run: its first attempt from the tick it was created (the tick
-it fell due, or its paused job's resume) or unblocked, a retry from the end of its backoff. It
-stops waiting when an attempt starts or it is cancelled; a run skipped by a resume or an overlap rule, held
-for a slot by one, or not created because its job is paused, never waits. A worker *could take* any run (workers are
-interchangeable) when it is registered, up, not draining and runs nothing: a down worker cannot,
-a draining one runs its last attempt and goes down, and under reported completion a worker stays
-busy until its attempt is reported.
+it fell due, or its paused job's resume) or unblocked (or released from its job's overlap buffer:
+:mod:`engine.overlap`), a retry from the end of its backoff. It stops waiting when an attempt
+starts or it is cancelled; a run skipped by a resume or an overlap rule, held for a slot by one,
+or not created because its job is paused, never waits. A worker *could take* any run (workers
+are interchangeable) when it is registered, up, not draining and runs nothing: a down worker
+cannot, a draining one runs its last attempt and goes down, and under reported completion a
+worker stays busy until its attempt is reported.
 
 Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
 run the ticks it waited. Two checks, both judged only through the tick the caller says has
