@@ -1,0 +1,123 @@
+"""The semantics scenarios (scenarios/semantics/) and the scenario keys they use: each bundled
+scenario teaches one rule of a source system and its expectations hold, with no invariant broken;
+``overlap`` and ``max_active`` read the same in a file and on the command line."""
+
+from __future__ import annotations
+
+import io
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+from scenario_helpers import problems, scenario
+
+from engine.cli_scenario import check_command
+from engine.commands import ScheduleJob
+from engine.model import Overlap, OverlapRule
+from engine.scenario import ScenarioRunner, load_scenario
+from engine.scenario.vocabulary import VERBS, read_words
+
+LIBRARY = Path(__file__).resolve().parents[2] / "scenarios" / "semantics"
+FILES = sorted(LIBRARY.glob("*.yaml"))
+
+
+def test_every_overlap_source_has_a_scenario() -> None:
+    names = {path.name for path in FILES}
+    assert {
+        "overlap-kubernetes.yaml",
+        "overlap-temporal.yaml",
+        "overlap-systemd.yaml",
+        "overlap-airflow.yaml",
+    } <= names
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
+def test_a_semantics_scenario_teaches_and_its_expectations_hold(path: Path) -> None:
+    assert path.read_text(encoding="utf-8").startswith("# "), "a header comment on what it teaches"
+    runner = ScenarioRunner(load_scenario(str(path)))
+    assert [str(failure) for failure in runner.run()] == []
+    assert runner.checked > 0
+
+
+def test_check_over_the_semantics_scenarios_finds_no_mismatch_and_no_violation() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    status = check_command(Namespace(files=[str(path) for path in FILES]), out, err)
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().endswith(" 0 mismatches\n")
+
+
+def rules(text: str) -> dict[str, OverlapRule | None]:
+    return {spec.job_id: spec.overlap for spec in scenario(text).jobs}
+
+
+def test_overlap_and_max_active_make_one_rule() -> None:
+    assert rules(
+        """
+        scenario: x
+        jobs:
+          - {id: a, every: 5, overlap: Forbid}
+          - {id: b, every: 5, overlap: bufferone, max_active: 3}
+          - {id: c, every: 5, max_active: 2}
+          - {id: d, every: 5, overlap: Allow}
+          - {id: e, every: 5, overlap: AllowAll}
+          - {id: f, every: 5}
+        """
+    ) == {
+        "a": OverlapRule(Overlap.FORBID, 1),
+        "b": OverlapRule(Overlap.BUFFER_ONE, 3),
+        "c": OverlapRule(Overlap.MAX_ACTIVE_RUNS, 2),
+        "d": None,
+        "e": None,
+        "f": None,
+    }
+
+
+def test_defaults_give_a_rule_a_job_may_complete_or_override() -> None:
+    assert rules(
+        """
+        scenario: x
+        defaults: {overlap: Skip}
+        jobs:
+          - {id: a, every: 5}
+          - {id: b, every: 5, max_active: 2}
+          - {id: c, every: 5, overlap: Replace}
+        """
+    ) == {
+        "a": OverlapRule(Overlap.SKIP, 1),
+        "b": OverlapRule(Overlap.SKIP, 2),
+        "c": OverlapRule(Overlap.REPLACE, 1),
+    }
+
+
+def test_overlap_errors_name_the_key_and_what_was_expected() -> None:
+    assert problems(
+        """
+        scenario: x
+        jobs:
+          - {id: a, every: 5, overlap: Forbidd}
+          - {id: b, every: 5, overlap: Allow, max_active: 2}
+          - {id: c, every: 5, max_active: 0}
+          - {id: d, every: 5, concurrencyPolicy: Forbid, max_active_runs: 2}
+        """
+    ) == [
+        "s.yaml:4:32: jobs[0].overlap: expected 'Allow', 'AllowAll', 'Forbid', 'Replace', "
+        "'Skip', 'BufferOne', 'BufferAll', 'CancelOther', 'TerminateOther' or "
+        "'max_active_runs', got 'Forbidd' (did you mean 'Forbid'?)",
+        "s.yaml:5:51: jobs[1].max_active: overlap Allow runs without a limit: drop "
+        "max_active: 2, or give a policy such as BufferAll or Forbid",
+        "s.yaml:6:35: jobs[2].max_active: expected a whole number from 1 to 1000000, got the "
+        "number 0",
+        "s.yaml:7:23: jobs[3].concurrencyPolicy: unknown key 'concurrencyPolicy' (did you "
+        "mean 'overlap'?)",
+        "s.yaml:7:50: jobs[3].max_active_runs: unknown key 'max_active_runs' (did you mean "
+        "'max_active'?)",
+    ]
+
+
+def test_the_command_line_reads_the_same_rule() -> None:
+    action = read_words(VERBS["schedule"], ["x", "every=10", "overlap=BufferAll"], 0, None)
+    assert isinstance(action, ScheduleJob)
+    assert action.spec.overlap == OverlapRule(Overlap.BUFFER_ALL, 1)
+    action = read_words(VERBS["schedule"], ["x", "every=10", "max_active=4"], 0, None)
+    assert isinstance(action, ScheduleJob)
+    assert action.spec.overlap == OverlapRule(Overlap.MAX_ACTIVE_RUNS, 4)
