@@ -48,6 +48,8 @@ class Attempts:
         occurrence.retry_delay = None
         engine.store.set_state(occurrence, job, S.RUNNING)
         engine.workforce.occupy(worker, key)
+        if job.spec.pool is not None:
+            engine.pools.occupy(job.spec.pool)
         engine.log.add(ev.AttemptStarted, now, job_id, scheduled, number, worker_id)
         payload = (job_id, scheduled, number)
         if self._simulated and number not in job.spec.hang_attempts:
@@ -119,6 +121,8 @@ class Attempts:
             _ATTEMPT_ENDED[outcome], now, job_id, scheduled, attempt.number, attempt.worker_id
         )
         engine.workforce.release(engine.workers[attempt.worker_id])
+        if job.spec.pool is not None:
+            engine.pools.free(job.spec.pool)
         outbox = engine.notifications
         if outcome is AttemptOutcome.SUCCEEDED:
             engine.store.set_state(occurrence, job, S.SUCCEEDED)
@@ -156,6 +160,9 @@ class Attempts:
             ev.AttemptTerminated, engine.now, *occurrence.key, attempt.number, attempt.worker_id
         )
         engine.workforce.release(engine.workers[attempt.worker_id])
+        pool = engine.jobs[occurrence.job_id].spec.pool
+        if pool is not None:
+            engine.pools.free(pool)
 
     def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
         """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""

@@ -69,6 +69,7 @@ from engine.notifications import Notification, Outbox
 from engine.occurrences import OccurrenceStore
 from engine.overlap import OverlapControl
 from engine.policies import DispatchMode, Policy
+from engine.pools import Pools, pool_problem
 from engine.rng import TrackedRandom
 from engine.timers import TimerKind, Timers
 from engine.workers import Workforce
@@ -93,6 +94,7 @@ class Engine(JournaledPart):
         self.workforce = Workforce(self)
         self.timers = Timers()
         self.notifications = Outbox(self)
+        self.pools = Pools(self) if self.policy.pools else None
         self.dispatcher = Dispatcher(self)
         self.attempts = Attempts(self)
         self.dependencies = Dependencies(self)
@@ -108,6 +110,8 @@ class Engine(JournaledPart):
             self.dispatcher,
         ):
             self.journal.register(part)
+        if self.pools is not None:
+            self.journal.register(self.pools)
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         # The parts' tables, for reading: the same objects (the journal changes them in place,
         # never replaces them), so views and hot paths skip a lookup through the part.
@@ -173,6 +177,8 @@ class Engine(JournaledPart):
             problem = past_run_time(spec.schedule, self.now)
         if problem is None and spec.depends_on:
             problem = self.dependencies.problem(spec)
+        if problem is None and spec.pool is not None:
+            problem = pool_problem(dict(self.policy.pools), spec.pool)
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         job = self.cursors.add(spec, first)

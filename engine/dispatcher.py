@@ -40,6 +40,7 @@ class Dispatcher(JournaledPart):
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.ready: ReadyQueue = make_ready_queue(engine.policy)
+        self._pools = engine.pools
 
     def containers(self) -> tuple[ReadyQueue, ...]:
         return (self.ready,)
@@ -107,11 +108,13 @@ class Dispatcher(JournaledPart):
         engine = self._engine
         workforce, attempts = engine.workforce, engine.attempts
         assignments = []
-        ready, idle = self.ready, workforce.idle
+        ready, idle, pools = self.ready, workforce.idle, self._pools
         while idle and ready:
             entry = ready.pop(engine.now)
             if entry is None:
                 break
+            if pools is not None and pools.set_aside(entry):
+                continue  # its pool is full: it waits there (engine/pools.py)
             occurrence = entry.occurrence
             if occurrence is None:
                 occurrence = self._take(entry)

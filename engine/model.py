@@ -190,6 +190,8 @@ class JobSpec:
     catch_up: CatchUp = CatchUp.SKIP
     overlap: OverlapRule | None = None
     """The job's limit on active runs (``max_active``, ``overlap``); None: runs may overlap."""
+    pool: str | None = None
+    """The policy's pool whose slots its attempts draw from (Airflow pools); None: no pool."""
 
 
 @value

@@ -11,6 +11,7 @@ from collections import Counter
 from engine import events as ev
 from engine.core import Engine
 from engine.invariants.facts import Violation
+from engine.invariants.pools import pool_violations
 from engine.model import AttemptOutcome, OccurrenceState
 
 S = OccurrenceState
@@ -23,6 +24,7 @@ def safety_violations(engine: Engine) -> list[Violation]:
     found += [Violation(now, text) for text in _index_violations(engine)]
     found += _log_violations(engine)
     found += _overlap_violations(engine)
+    found += pool_violations(engine)
     return found
 
 

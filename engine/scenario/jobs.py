@@ -49,6 +49,7 @@ SETTING_KEYS = (
     "backoff",
     "overlap",
     "max_active",
+    "pool",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -132,6 +133,7 @@ class JobReader(ScheduleReader):
             "notify": self._notify,
             "overlap": lambda n, p: reader.choice(n, p, OVERLAP_NAMES),
             "max_active": lambda n, p: limited(n, p, limits.MAX_ACTIVE),
+            "pool": lambda n, p: reader.identifier(n, p, "a pool name"),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

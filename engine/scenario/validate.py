@@ -8,10 +8,12 @@ defined later or on recurring jobs, dependency cycles, and ticks past ``clock.un
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 
 from engine import commands as cmd
+from engine.pools import pool_problem
 from engine.scenario.checks import Expectation
 from engine.scenario.errors import Problems, did_you_mean, path_index, path_key
 from engine.scenario.expect import ExpectReader
@@ -19,7 +21,14 @@ from engine.scenario.generate import read_generators
 from engine.scenario.jobs import INVALID, SETTING_KEYS, Definition, JobReader
 from engine.scenario.model import Scenario, TimelineEntry
 from engine.scenario.schema import Reader
-from engine.scenario.settings import ClockSettings, fits, past_year_9999, read_clock, read_policy
+from engine.scenario.settings import (
+    ClockSettings,
+    fits,
+    past_year_9999,
+    read_clock,
+    read_policy,
+    read_pools,
+)
 from engine.scenario.timeline import RawEntry, Reference, TimelineReader
 from engine.scenario.yaml_source import Mapping, Node, Sequence, parse_yaml, read_text
 from engine.schedules import Once
@@ -31,6 +40,7 @@ TOP_KEYS = (
     "policy",
     "seed",
     "workers",
+    "pools",
     "defaults",
     "jobs",
     "generate",
@@ -82,6 +92,9 @@ class _Loader:
         clock = read_clock(reader, fields.get("clock"))
         tick_seconds = clock.clock.tick_seconds if clock.clock is not None else 1
         policy = read_policy(reader, fields.get("policy"), tick_seconds)
+        pools = read_pools(reader, fields.get("pools"))
+        if policy is not None and pools:
+            policy = dataclasses.replace(policy, pools=tuple(pools.items()))
         seed: int | None = 0
         if "seed" in fields:
             seed = reader.integer(fields["seed"], "seed", 0, 2**63 - 1)
@@ -113,6 +126,8 @@ class _Loader:
             timeline.references + expect.references, definitions, workers + registered
         )
         self._check_dependencies(definitions)
+        if pools is not None:
+            self._check_pools(definitions, pools)
         self._check_ticks(clock, raw, expectations)
         if reader.problems or policy is None or seed is None:
             return None
@@ -227,6 +242,17 @@ class _Loader:
             if earlier is not worker and not worker.lenient:
                 message = f"duplicate worker id {worker.name!r} (first at {earlier.node.pos})"
                 self.reader.error(worker.node, worker.path, message)
+
+    def _check_pools(self, definitions: list[Definition], pools: dict[str, int]) -> None:
+        """A job's pool is one ``pools:`` defines (the engine's message, at the job's key)."""
+        for definition in definitions:
+            pool = definition.spec.pool if definition.spec is not None else None
+            problem = pool_problem(pools, pool)
+            if problem is not None:
+                node = definition.node.get("pool") if isinstance(definition.node, Mapping) else None
+                self.reader.error(
+                    node or definition.node, path_key(definition.path, "pool"), problem
+                )
 
     def _check_references(
         self, references: list[Reference], definitions: list[Definition], workers: list[_Worker]

@@ -130,6 +130,7 @@ OPTIONS: dict[str, Option] = {
             tuple(OVERLAP_NAMES),
         ),
         Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
+        Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
         Option("depends_on", "A,B", "one-time jobs that must succeed first"),
         Option("fail", "N,M", "attempt numbers scripted to fail"),
         Option("hang", "N,M", "attempt numbers scripted never to end"),
