@@ -149,8 +149,8 @@ class PoolMachine(EngineMachine):
 
 
 PoolMachine.TestCase.settings = settings(
-    max_examples=60,
-    stateful_step_count=40,
+    max_examples=40,
+    stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -28,6 +28,7 @@ def test_every_overlap_source_has_a_scenario() -> None:
         "overlap-temporal.yaml",
         "overlap-systemd.yaml",
         "overlap-airflow.yaml",
+        "pools-airflow.yaml",
     } <= names
 
 
@@ -121,3 +122,49 @@ def test_the_command_line_reads_the_same_rule() -> None:
     action = read_words(VERBS["schedule"], ["x", "every=10", "max_active=4"], 0, None)
     assert isinstance(action, ScheduleJob)
     assert action.spec.overlap == OverlapRule(Overlap.MAX_ACTIVE_RUNS, 4)
+
+
+def test_pools_are_read_into_the_policy_and_jobs_name_them() -> None:
+    read = scenario(
+        """
+        scenario: x
+        pools: {warehouse: 2, api: 1}
+        defaults: {pool: api}
+        jobs:
+          - {id: a, every: 5, pool: warehouse}
+          - {id: b, every: 5}
+        """
+    )
+    assert read.policy.pools == (("warehouse", 2), ("api", 1))
+    assert [spec.pool for spec in read.jobs] == ["warehouse", "api"]
+
+
+def test_pool_errors_name_the_key_and_what_was_expected() -> None:
+    assert problems(
+        """
+        scenario: x
+        pools: {warehouse: 0, api: many}
+        jobs:
+          - {id: a, every: 5, pool: warehous}
+        """
+    ) == [
+        "s.yaml:3:20: pools.warehouse: expected a whole number from 1 to 1000000, got the "
+        "number 0",
+        "s.yaml:3:28: pools.api: expected a whole number from 1 to 1000000, got the string "
+        "'many'",
+    ]
+    assert problems("scenario: x\npools: [a]\n") == [
+        "s.yaml:2:8: pools: expected a mapping of pool names to their slots, got a list"
+    ]
+    assert problems(
+        """
+        scenario: x
+        pools: {warehouse: 2}
+        jobs:
+          - {id: a, every: 5, pool: warehous}
+          - {id: b, every: 5, pool: [x]}
+        """
+    ) == [
+        "s.yaml:5:29: jobs[0].pool: pool 'warehous' does not exist: expected one of warehouse",
+        "s.yaml:6:29: jobs[1].pool: expected a pool name, got a list",
+    ]
