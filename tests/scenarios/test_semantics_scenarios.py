@@ -148,10 +148,8 @@ def test_pool_errors_name_the_key_and_what_was_expected() -> None:
           - {id: a, every: 5, pool: warehous}
         """
     ) == [
-        "s.yaml:3:20: pools.warehouse: expected a whole number from 1 to 1000000, got the "
-        "number 0",
-        "s.yaml:3:28: pools.api: expected a whole number from 1 to 1000000, got the string "
-        "'many'",
+        "s.yaml:3:20: pools.warehouse: expected a whole number from 1 to 1000000, got the number 0",
+        "s.yaml:3:28: pools.api: expected a whole number from 1 to 1000000, got the string 'many'",
     ]
     assert problems("scenario: x\npools: [a]\n") == [
         "s.yaml:2:8: pools: expected a mapping of pool names to their slots, got a list"
