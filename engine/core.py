@@ -71,6 +71,7 @@ from engine.overlap import OverlapControl
 from engine.policies import DispatchMode, Policy
 from engine.pools import Pools, pool_problem
 from engine.rng import TrackedRandom
+from engine.run_dependencies import RunDependencies
 from engine.timers import TimerKind, Timers
 from engine.workers import Workforce
 
@@ -98,6 +99,7 @@ class Engine(JournaledPart):
         self.dispatcher = Dispatcher(self)
         self.attempts = Attempts(self)
         self.dependencies = Dependencies(self)
+        self.run_dependencies = RunDependencies(self)
         self.lifecycle = Lifecycle(self)
         self.overlap = OverlapControl(self)
         for part in (

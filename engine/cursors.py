@@ -77,6 +77,7 @@ class JobCursors(JournaledPart):
             submission=self.submissions,
             order_key=java_order_key(spec.job_id),
             next_due=first,
+            first_run=first,
             dispatches_at_submit=self.dispatches,
             fail_attempts=spec.fail_attempts,
             gen=generation,
@@ -144,7 +145,7 @@ class JobCursors(JournaledPart):
             return None
         if not self.is_created(job, scheduled):
             return S.SCHEDULED
-        return S.BLOCKED if job.unmet_dependencies else S.QUEUED
+        return S.BLOCKED if job.unmet_dependencies or job.blocked_from is not None else S.QUEUED
 
     # --------------------------------------------------------------- walk
 

@@ -53,6 +53,9 @@ class Dispatcher(JournaledPart):
         engine = self._engine
         cursors = engine.cursors
         engine.journal.touch(job)
+        waits = job.upstream_runs and not job.unmet_dependencies
+        if waits and not engine.run_dependencies.gate(job):
+            return  # its cursor run waits for an upstream run (engine/run_dependencies.py)
         if job.spec.overlap is not None and not job.unmet_dependencies:
             engine.overlap.release(job)  # a limited job's runs wait as records (engine/overlap.py)
             return

@@ -120,10 +120,11 @@ class AttemptTerminated(OccurrenceEvent):
 
 @value
 class OccurrenceSkipped(OccurrenceEvent):
-    """Fell due while its job had ``max_active`` runs active, under a rule that skips it
-    (``policy``: Forbid, Skip, or BufferOne with a run already waiting): it never runs."""
+    """It never runs, ``because`` of a rule: an overlap rule (Forbid, Skip, or BufferOne with a
+    run already waiting) while its job had ``max_active`` runs active, or a trigger rule (such
+    as all_success) whose upstream runs were skipped."""
 
-    policy: str
+    because: str
 
 
 @value

@@ -187,12 +187,19 @@ class Lifecycle:
                 engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
                 if job.front is None:
                     job.next_due = engine.cursors.walk(job, job.next_due)
+                if job.dependents:
+                    engine.run_dependencies.changed(job)
         engine.dispatcher.release(job)
         return Result(Outcome.OK)
 
     def _live_job(self, job_id: str) -> Job | None:
         job = self.jobs.get(job_id)
         return None if job is None or job.deleted else job
+
+    def cascade(self, occurrence: Occurrence, cause: str) -> None:
+        """An upstream run failed (``cause``: the job whose failure started it): Airflow's
+        ``upstream_failed``, a cascade cancellation of this one run."""
+        self._cancel(occurrence, CancelReason.CASCADE, cause)
 
     def replaced(self, occurrence: Occurrence, policy: str) -> None:
         """A newer run of the job takes this run's slot (its overlap rule, named by ``policy``)."""
@@ -207,6 +214,9 @@ class Lifecycle:
         engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
         engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
         engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
+        job = engine.jobs[occurrence.job_id]
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
 
     def _runs(self, job: Job) -> bool:
         """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a
@@ -260,6 +270,8 @@ class Lifecycle:
         if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
             for scheduled in runs_in(engine, job, first, last):
                 engine.notifications.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
 
     def _next_cancellable(self, job: Job) -> int | None:
         """The job's earliest occurrence that has not started: materialised or the cursor's."""

@@ -130,6 +130,22 @@ class OverlapRule:
     limit: int = 1
 
 
+class TriggerRule(Enum):
+    """When a run whose job depends on recurring jobs may run, from the outcomes of its upstream
+    runs: Airflow's trigger rules, by their names (docs/semantics.md)."""
+
+    ALL_SUCCESS = "all_success"
+    ALL_FAILED = "all_failed"
+    ALL_DONE = "all_done"
+    ONE_SUCCESS = "one_success"
+    ONE_FAILED = "one_failed"
+    NONE_FAILED = "none_failed"
+    NONE_SKIPPED = "none_skipped"
+    ALWAYS = "always"
+
+    __hash__ = object.__hash__
+
+
 class Channel(Enum):
     EMAIL = "email"
     WEBHOOK = "webhook"
@@ -173,7 +189,9 @@ class JobSpec:
     duration: int = 1
     """Ticks an attempt runs when completion is simulated."""
     depends_on: tuple[str, ...] = ()
-    """One-time jobs that must have SUCCEEDED before an occurrence of this job may run."""
+    """Jobs it waits for: a one-time job must have SUCCEEDED before any run of this job may run;
+    of a recurring job, each run waits for the upstream run for its tick (its latest run at or
+    before it), judged by ``trigger_rule`` (:mod:`engine.run_dependencies`)."""
     fail_attempts: frozenset[int] = frozenset()
     """Attempt numbers (per occurrence) scripted to fail when they complete."""
     hang_attempts: frozenset[int] = frozenset()
@@ -192,6 +210,8 @@ class JobSpec:
     """The job's limit on active runs (``max_active``, ``overlap``); None: runs may overlap."""
     pool: str | None = None
     """The policy's pool whose slots its attempts draw from (Airflow pools); None: no pool."""
+    trigger_rule: TriggerRule = TriggerRule.ALL_SUCCESS
+    """How its runs judge the runs of the recurring jobs it depends on."""
 
 
 @value
@@ -224,6 +244,8 @@ class Job:
     """The earliest schedule tick whose occurrence has not been materialised; None when done."""
     dispatches_at_submit: int
     """The engine's dispatch count at submission: only later dispatches create its runs."""
+    first_run: int | None = field(default=None, metadata=IDENTITY)
+    """Its first run's tick when it was scheduled (None: no run): no run of it comes before."""
     fail_attempts: frozenset[int] = frozenset()
     """Scripted failures; starts as the spec's and may grow by later commands."""
     unmet_dependencies: int = 0
@@ -231,6 +253,8 @@ class Job:
     """Tick at which the last dependency succeeded (or submission tick when there were none)."""
     dependents: tuple[str, ...] = ()
     """Jobs that depend on this one, in submission order."""
+    upstream_runs: tuple[str, ...] = ()
+    """The recurring jobs it depends on: each of its runs waits for theirs, run by run."""
     blocked_from: int | None = None
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay

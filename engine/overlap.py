@@ -80,6 +80,8 @@ class OverlapControl:
         while True:
             if job.held is not None and self._promote_held(job, rule.limit):
                 continue
+            if job.upstream_runs and not engine.run_dependencies.gate(job):
+                return  # the cursor run waits for an upstream run
             scheduled = job.next_due
             if scheduled is None or scheduled > cursors.created_limit(job):
                 cursors.wait_for_due(job)
@@ -145,6 +147,8 @@ class OverlapControl:
         engine = self._engine
         engine.log.add(ev.OccurrenceSkipped, engine.now, job.job_id, scheduled, policy.value)
         engine.cursors.advance(job)
+        if job.dependents:
+            engine.run_dependencies.changed(job)
 
     def _replace_oldest(self, job: Job, policy: Overlap) -> None:
         """Cancel the job's oldest active run (terminating its attempt) to free its slot."""

@@ -82,7 +82,7 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
         "terminated", style_of(AttemptOutcome.TERMINATED), lambda e: f"{_attempt(e)}, replaced"
     ),
     ev.OccurrenceSkipped: Wording(
-        "skipped", style_of(S.CANCELLED), lambda e: f"{e.policy}: its job was at max_active"
+        "skipped", style_of(S.CANCELLED), lambda e: f"because of {e.because}"
     ),
     ev.OccurrenceHeld: Wording(
         "held", style_of(S.SCHEDULED), lambda e: f"{e.policy}: waits for a slot of max_active"

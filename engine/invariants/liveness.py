@@ -144,9 +144,14 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
                 return None
         known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
         start = known.created_at(key[1], at) if known is not None else None
+        # A run created while a blocked range that covers it was open waits from the range's
+        # end; a job whose runs wait on upstream runs one by one opens a range per run, so the
+        # latest such end counts, and one still open means the run does not wait yet.
         for first, unblocked in blocked.get(key[0], ()):
             if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
-                return unblocked
+                if unblocked is None:
+                    return None
+                start = unblocked
         return start
 
     def chance(key: Key, start: int, end: int) -> tuple[int, str] | None:

@@ -23,6 +23,7 @@ from engine.model import (
     Overlap,
     OverlapRule,
     Subscription,
+    TriggerRule,
 )
 from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schedule_keys import SCHEDULE_KEYS, ScheduleReader
@@ -50,6 +51,7 @@ SETTING_KEYS = (
     "overlap",
     "max_active",
     "pool",
+    "trigger_rule",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -134,6 +136,7 @@ class JobReader(ScheduleReader):
             "overlap": lambda n, p: reader.choice(n, p, OVERLAP_NAMES),
             "max_active": lambda n, p: limited(n, p, limits.MAX_ACTIVE),
             "pool": lambda n, p: reader.identifier(n, p, "a pool name"),
+            "trigger_rule": lambda n, p: reader.choice(n, p, values_of(TriggerRule)),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

@@ -282,7 +282,7 @@ class _Loader:
             self.reader.error(reference.node, reference.path, message)
 
     def _check_dependencies(self, definitions: list[Definition]) -> None:
-        """Dependencies must be one-time jobs defined before the job; cycles are spelled out.
+        """Dependencies must be jobs defined before the job; cycles are spelled out.
 
         A job with another error is checked too (with what of it could be read), so that one
         pass reports every error of the file."""
@@ -316,11 +316,6 @@ class _Loader:
                         f"{name!r} is defined after this job (line {line}): "
                         "a job can only depend on jobs defined before it"
                     )
-                    self.reader.error(node, path, message)
-                elif dependency.schedule is None or definition.lenient:
-                    continue
-                elif not isinstance(dependency.schedule, Once):
-                    message = f"{name!r} is a recurring job: only one-time jobs can be dependencies"
                     self.reader.error(node, path, message)
 
     def _check_ticks(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from engine import commands as cmd
 from engine import limits
 from engine.clock import Clock
-from engine.model import PRIORITY_LEVELS, CatchUp
+from engine.model import PRIORITY_LEVELS, CatchUp, TriggerRule
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader
 from engine.scenario.errors import Position, Problems
@@ -131,7 +131,13 @@ OPTIONS: dict[str, Option] = {
         ),
         Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
         Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
-        Option("depends_on", "A,B", "one-time jobs that must succeed first"),
+        Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),
+        Option(
+            "trigger_rule",
+            "RULE",
+            "how its runs judge their upstream runs: all_success, all_done, one_failed...",
+            tuple(rule.value for rule in TriggerRule),
+        ),
         Option("fail", "N,M", "attempt numbers scripted to fail"),
         Option("hang", "N,M", "attempt numbers scripted never to end"),
         Option("failure_rate", "F", f"chance an attempt fails: {limits.FAILURE_RATE.expected}"),

@@ -94,7 +94,7 @@ def test_forbid_and_skip_skip_every_run_that_falls_due_while_one_is_active(polic
     assert [(e.tick, e.scheduled) for e in skipped] == [
         (t, t) for t in (10, 20, 40, 50, 70, 80, 100)
     ]
-    assert {e.policy for e in skipped} == {policy.value}
+    assert {e.because for e in skipped} == {policy.value}
     assert engine.occurrence_state("j", 20) is None  # not a run: it never will be
     assert engine.occurrence_state("j", 90) is S.RUNNING
 
