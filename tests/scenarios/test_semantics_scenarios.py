@@ -29,6 +29,7 @@ def test_every_overlap_source_has_a_scenario() -> None:
         "overlap-systemd.yaml",
         "overlap-airflow.yaml",
         "pools-airflow.yaml",
+        "dependencies-airflow.yaml",
     } <= names
 
 
