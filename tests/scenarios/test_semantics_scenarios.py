@@ -21,7 +21,7 @@ LIBRARY = Path(__file__).resolve().parents[2] / "scenarios" / "semantics"
 FILES = sorted(LIBRARY.glob("*.yaml"))
 
 
-def test_every_overlap_source_has_a_scenario() -> None:
+def test_every_rule_has_a_scenario() -> None:
     names = {path.name for path in FILES}
     assert {
         "overlap-kubernetes.yaml",
@@ -30,6 +30,7 @@ def test_every_overlap_source_has_a_scenario() -> None:
         "overlap-airflow.yaml",
         "pools-airflow.yaml",
         "dependencies-airflow.yaml",
+        "trigger-rules.yaml",
     } <= names
 
 
