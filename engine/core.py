@@ -51,6 +51,7 @@ from engine.commands import (
     WorkerUp,
 )
 from engine.cursors import JobCursors
+from engine.deadlines import Deadlines
 from engine.dependencies import Dependencies
 from engine.dispatcher import Assignment, Dispatcher
 from engine.journal import JournaledPart, Mark, UndoJournal
@@ -100,6 +101,7 @@ class Engine(JournaledPart):
         self.attempts = Attempts(self)
         self.dependencies = Dependencies(self)
         self.run_dependencies = RunDependencies(self)
+        self.deadlines = Deadlines(self)
         self.lifecycle = Lifecycle(self)
         self.overlap = OverlapControl(self)
         for part in (
@@ -185,6 +187,8 @@ class Engine(JournaledPart):
             return Result(Outcome.INVALID, message=problem)
         job = self.cursors.add(spec, first)
         self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
+        if spec.deadline is not None:
+            self.deadlines.start(job)
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)
             if doomed_by is not None:
@@ -263,6 +267,8 @@ class Engine(JournaledPart):
                 attempts.timeout_reached(*payload)
             elif kind == TimerKind.BACKOFF_END:
                 attempts.backoff_ended(*payload)
+            elif kind == TimerKind.DEADLINE:
+                self.deadlines.check(*payload)
             else:
                 self.notifications.try_delivery(payload)
         if self._auto:

@@ -145,6 +145,14 @@ class OccurrenceReleased(OccurrenceEvent):
 
 
 @value
+class DeadlineMissed(OccurrenceEvent):
+    """The run had not finished ``deadline`` ticks after its scheduled tick (it waited, was
+    blocked, ran or waited for a retry): its job's ``deadline_missed`` subscribers are told."""
+
+    deadline: int
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""

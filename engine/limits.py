@@ -66,6 +66,8 @@ RETRIES = Limit(0, MAX_ATTEMPTS - 1)
 ATTEMPT = Limit(1, MAX_ATTEMPTS)
 """An attempt number: in ``fail``/``hang`` lists and in complete and fail commands."""
 FAILURE_RATE = Limit(0.0, 1.0, whole=False)
+DEADLINE = Limit(1, MAX_DURATION)
+"""``deadline``: ticks after a run's scheduled tick by which it should have finished."""
 MAX_ACTIVE = Limit(1, 10**6)
 """``max_active``: a job's active runs at once (its overlap rule's limit)."""
 
@@ -77,6 +79,7 @@ LIMITS: dict[str, Limit] = {
     "max_retries": RETRIES,
     "failure_rate": FAILURE_RATE,
     "max_active": MAX_ACTIVE,
+    "deadline": DEADLINE,
 }
 """The limited job fields by the name a file and the command line give them."""
 
@@ -99,6 +102,8 @@ def spec_problem(spec: JobSpec) -> str | None:
         fields += [("hang_attempts", ATTEMPT, n) for n in sorted(spec.hang_attempts)]
     if spec.overlap is not None:
         fields.append(("max_active", MAX_ACTIVE, spec.overlap.limit))
+    if spec.deadline is not None:
+        fields.append(("deadline", DEADLINE, spec.deadline))
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
@@ -124,4 +129,5 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and not spec.fail_attempts
         and not spec.hang_attempts
         and spec.overlap is None
+        and spec.deadline is None
     )

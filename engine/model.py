@@ -12,6 +12,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine.backoff import Backoff
+from engine.job_rules import OverlapRule, TriggerRule
 from engine.records import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.schedules import Schedule
 from engine.values import value
@@ -95,57 +96,6 @@ class CatchUp(Enum):
     ALL = "all"
 
 
-class Overlap(Enum):
-    """What happens to a run that falls due while its job has ``max_active`` runs active, by the
-    source system's name for it (docs/semantics.md). Kubernetes' ``Allow`` and Temporal's
-    ``AllowAll`` set no rule."""
-
-    FORBID = "Forbid"
-    """Kubernetes: the new run is skipped."""
-    REPLACE = "Replace"
-    """Kubernetes: the oldest active run is cancelled and the new one takes its place."""
-    SKIP = "Skip"
-    """Temporal: as Forbid."""
-    BUFFER_ONE = "BufferOne"
-    """Temporal: the new run waits for a slot; while one waits, later ones are skipped."""
-    BUFFER_ALL = "BufferAll"
-    """Temporal: every new run waits for a slot, in order."""
-    CANCEL_OTHER = "CancelOther"
-    """Temporal: as Replace (cancellation takes effect at once in cronlapse)."""
-    TERMINATE_OTHER = "TerminateOther"
-    """Temporal: as Replace."""
-    MAX_ACTIVE_RUNS = "max_active_runs"
-    """Airflow's ``max_active_runs``: as BufferAll (what ``max_active`` alone gives)."""
-
-    __hash__ = object.__hash__
-
-
-@value
-class OverlapRule:
-    """A job's limit on its active runs and what a run falling due at the limit does. A run is
-    active from the tick it is created (falls due with a slot free) until it is final: waiting
-    for a worker, running or waiting for a retry."""
-
-    policy: Overlap
-    limit: int = 1
-
-
-class TriggerRule(Enum):
-    """When a run whose job depends on recurring jobs may run, from the outcomes of its upstream
-    runs: Airflow's trigger rules, by their names (docs/semantics.md)."""
-
-    ALL_SUCCESS = "all_success"
-    ALL_FAILED = "all_failed"
-    ALL_DONE = "all_done"
-    ONE_SUCCESS = "one_success"
-    ONE_FAILED = "one_failed"
-    NONE_FAILED = "none_failed"
-    NONE_SKIPPED = "none_skipped"
-    ALWAYS = "always"
-
-    __hash__ = object.__hash__
-
-
 class Channel(Enum):
     EMAIL = "email"
     WEBHOOK = "webhook"
@@ -162,6 +112,8 @@ class NotifyOn(Enum):
     RETRIES_EXHAUSTED = "retries_exhausted"
     """An occurrence failed for good."""
     TIMED_OUT = "timed_out"
+    DEADLINE_MISSED = "deadline_missed"
+    """A run had not finished ``deadline`` ticks after its scheduled tick."""
     CANCELLED = "cancelled"
 
 
@@ -212,6 +164,9 @@ class JobSpec:
     """The policy's pool whose slots its attempts draw from (Airflow pools); None: no pool."""
     trigger_rule: TriggerRule = TriggerRule.ALL_SUCCESS
     """How its runs judge the runs of the recurring jobs it depends on."""
+    deadline: int | None = None
+    """Ticks after its scheduled tick by which a run should have finished; a run still going
+    then raises a ``deadline_missed`` notification (:mod:`engine.deadlines`)."""
 
 
 @value
@@ -255,6 +210,8 @@ class Job:
     """Jobs that depend on this one, in submission order."""
     upstream_runs: tuple[str, ...] = ()
     """The recurring jobs it depends on: each of its runs waits for theirs, run by run."""
+    deadline_next: int | None = None
+    """With a deadline: the scheduled tick of the next run whose deadline is to be checked."""
     blocked_from: int | None = None
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay

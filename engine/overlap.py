@@ -27,7 +27,8 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine import events as ev
-from engine.model import Job, Occurrence, OccurrenceState, Overlap
+from engine.job_rules import Overlap
+from engine.model import Job, Occurrence, OccurrenceState
 
 if TYPE_CHECKING:
     from engine.core import Engine

@@ -26,7 +26,8 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine import events as ev
-from engine.model import CancelReason, Job, OccurrenceState, TriggerRule
+from engine.job_rules import TriggerRule
+from engine.model import CancelReason, Job, OccurrenceState
 from engine.schedules import last_at_or_before
 
 if TYPE_CHECKING:

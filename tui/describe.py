@@ -90,6 +90,11 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
     ev.OccurrenceReleased: Wording(
         "released", style_of(S.QUEUED), lambda e: "took a free slot: waits for a worker"
     ),
+    ev.DeadlineMissed: Wording(
+        "deadline missed",
+        style_of(AttemptOutcome.TIMED_OUT),
+        lambda e: f"not finished {e.deadline} after its time",
+    ),
     ev.OccurrencesSkipped: Wording(
         "skipped", style_of(S.CANCELLED), lambda e: f"runs in ({e.after}, {e.through}] skipped"
     ),

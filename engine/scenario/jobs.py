@@ -13,18 +13,9 @@ from dataclasses import dataclass
 
 from engine import limits
 from engine.clock import Clock
+from engine.job_rules import Overlap, OverlapRule, TriggerRule
 from engine.limits import Limit
-from engine.model import (
-    PRIORITY_LEVELS,
-    CatchUp,
-    Channel,
-    JobSpec,
-    NotifyOn,
-    Overlap,
-    OverlapRule,
-    Subscription,
-    TriggerRule,
-)
+from engine.model import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
 from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schedule_keys import SCHEDULE_KEYS, ScheduleReader
 from engine.scenario.schema import Reader, is_null
@@ -52,6 +43,7 @@ SETTING_KEYS = (
     "max_active",
     "pool",
     "trigger_rule",
+    "deadline",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -137,6 +129,7 @@ class JobReader(ScheduleReader):
             "max_active": lambda n, p: limited(n, p, limits.MAX_ACTIVE),
             "pool": lambda n, p: reader.identifier(n, p, "a pool name"),
             "trigger_rule": lambda n, p: reader.choice(n, p, values_of(TriggerRule)),
+            "deadline": lambda n, p: limited(n, p, limits.DEADLINE),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from engine import commands as cmd
 from engine import limits
 from engine.clock import Clock
-from engine.model import PRIORITY_LEVELS, CatchUp, TriggerRule
+from engine.job_rules import TriggerRule
+from engine.model import PRIORITY_LEVELS, CatchUp
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader
 from engine.scenario.errors import Position, Problems
@@ -131,6 +132,7 @@ OPTIONS: dict[str, Option] = {
         ),
         Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
         Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
+        Option("deadline", "D", "ticks after its time by which a run should have finished"),
         Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),
         Option(
             "trigger_rule",

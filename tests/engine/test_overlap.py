@@ -26,14 +26,8 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import (
-    AttemptOutcome,
-    CancelReason,
-    JobSpec,
-    OccurrenceState,
-    Overlap,
-    OverlapRule,
-)
+from engine.job_rules import Overlap, OverlapRule
+from engine.model import AttemptOutcome, CancelReason, JobSpec, OccurrenceState
 from engine.policies import Policy
 from engine.schedules import Every
 

@@ -18,7 +18,8 @@ from engine.backoff import Backoff, BackoffKind
 from engine.commands import CancelOccurrence, Outcome, RegisterWorker, ScheduleJob, WorkerDown
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import JobSpec, OccurrenceState, Overlap, OverlapRule
+from engine.job_rules import Overlap, OverlapRule
+from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchOrder, Policy
 from engine.schedules import Every, Once
 

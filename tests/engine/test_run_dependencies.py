@@ -24,14 +24,8 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import (
-    CancelReason,
-    JobSpec,
-    OccurrenceState,
-    Overlap,
-    OverlapRule,
-    TriggerRule,
-)
+from engine.job_rules import Overlap, OverlapRule, TriggerRule
+from engine.model import CancelReason, JobSpec, OccurrenceState
 from engine.run_dependencies import Verdict, verdict
 from engine.schedules import Every, Once
 

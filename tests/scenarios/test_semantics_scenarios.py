@@ -13,7 +13,7 @@ from scenario_helpers import problems, scenario
 
 from engine.cli_scenario import check_command
 from engine.commands import ScheduleJob
-from engine.model import Overlap, OverlapRule
+from engine.job_rules import Overlap, OverlapRule
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.scenario.vocabulary import VERBS, read_words
 
