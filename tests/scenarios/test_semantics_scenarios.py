@@ -31,6 +31,7 @@ def test_every_rule_has_a_scenario() -> None:
         "pools-airflow.yaml",
         "dependencies-airflow.yaml",
         "trigger-rules.yaml",
+        "deadline-airflow.yaml",
     } <= names
 
 
@@ -167,4 +168,32 @@ def test_pool_errors_name_the_key_and_what_was_expected() -> None:
     ) == [
         "s.yaml:5:29: jobs[0].pool: pool 'warehous' does not exist: expected one of warehouse",
         "s.yaml:6:29: jobs[1].pool: expected a pool name, got a list",
+    ]
+
+
+def test_deadline_and_trigger_rule_keys_read_into_the_job() -> None:
+    read = scenario(
+        """
+        scenario: x
+        jobs:
+          - {id: a, every: 5}
+          - {id: b, every: 5, depends_on: [a], trigger_rule: ONE_FAILED, deadline: 3}
+        """
+    )
+    assert [(spec.trigger_rule.value, spec.deadline) for spec in read.jobs] == [
+        ("all_success", None),
+        ("one_failed", 3),
+    ]
+    assert problems(
+        """
+        scenario: x
+        jobs:
+          - {id: a, every: 5, trigger_rule: all_sucess, deadline: 0}
+        """
+    ) == [
+        "s.yaml:4:37: jobs[0].trigger_rule: expected 'all_success', 'all_failed', 'all_done', "
+        "'one_success', 'one_failed', 'none_failed', 'none_skipped' or 'always', got "
+        "'all_sucess' (did you mean 'all_success'?)",
+        "s.yaml:4:59: jobs[0].deadline: expected a whole number from 1 to 1000000000000, got "
+        "the number 0",
     ]
