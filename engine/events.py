@@ -145,6 +145,17 @@ class OccurrenceReleased(OccurrenceEvent):
 
 
 @value
+class TooManyMissedRuns(Event):
+    """A resumed job missed more runs than its ``max_missed`` (Kubernetes: "too many missed
+    start times (> 100)"): none of them runs."""
+
+    job_id: str
+    missed: int
+    """How many were counted: counting stops at ``limit + 1``."""
+    limit: int
+
+
+@value
 class DeadlineMissed(OccurrenceEvent):
     """The run had not finished ``deadline`` ticks after its scheduled tick (it waited, was
     blocked, ran or waited for a retry): its job's ``deadline_missed`` subscribers are told."""

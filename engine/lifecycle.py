@@ -20,7 +20,8 @@ The rules, which the docs repeat for users:
   "removes the job"): commands and ``get_job`` answer not found, while its runs and events stay
   in the history; its id is not reused.
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
-  the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
+  the occurrences that fell due while paused are skipped, or only the latest runs, or all run,
+  within the job's catch-up window and missed-run limit (:mod:`engine.missed_runs`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
 from engine.limits import spec_problem
+from engine.missed_runs import skip_through
 from engine.model import (
     CancelledRange,
     CancelReason,
@@ -42,7 +44,7 @@ from engine.model import (
 )
 from engine.policies import DispatchOrder, RunningJobChanges
 from engine.ranges import count_runs, implicit_range, runs_in
-from engine.schedules import Once, Schedule, last_at_or_before
+from engine.schedules import Once, Schedule
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -179,10 +181,9 @@ class Lifecycle:
         engine.journal.touch(job)
         job.paused_through = None
         engine.log.add(ev.JobResumed, engine.now, job_id, mode)
-        if mode is not CatchUp.ALL and job.next_due is not None:
-            missed = last_at_or_before(job.spec.schedule, engine.now, paused_through + 1)
-            through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
-            if through is not None and through > paused_through:
+        if job.next_due is not None:
+            through = skip_through(engine, job, mode, paused_through)
+            if through is not None:
                 job.skipped = (*job.skipped, (paused_through, through))
                 engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
                 if job.front is None:

@@ -68,6 +68,10 @@ ATTEMPT = Limit(1, MAX_ATTEMPTS)
 FAILURE_RATE = Limit(0.0, 1.0, whole=False)
 DEADLINE = Limit(1, MAX_DURATION)
 """``deadline``: ticks after a run's scheduled tick by which it should have finished."""
+CATCH_UP_WINDOW = Limit(0, MAX_DURATION)
+"""``catch_up_window``: 0 runs only a run missed at the very tick of the resume."""
+MAX_MISSED = Limit(0, 10**6)
+"""``max_missed``: Kubernetes' rule is 100; counting stops one past it."""
 MAX_ACTIVE = Limit(1, 10**6)
 """``max_active``: a job's active runs at once (its overlap rule's limit)."""
 
@@ -80,6 +84,8 @@ LIMITS: dict[str, Limit] = {
     "failure_rate": FAILURE_RATE,
     "max_active": MAX_ACTIVE,
     "deadline": DEADLINE,
+    "catch_up_window": CATCH_UP_WINDOW,
+    "max_missed": MAX_MISSED,
 }
 """The limited job fields by the name a file and the command line give them."""
 
@@ -104,6 +110,10 @@ def spec_problem(spec: JobSpec) -> str | None:
         fields.append(("max_active", MAX_ACTIVE, spec.overlap.limit))
     if spec.deadline is not None:
         fields.append(("deadline", DEADLINE, spec.deadline))
+    if spec.catch_up_window is not None:
+        fields.append(("catch_up_window", CATCH_UP_WINDOW, spec.catch_up_window))
+    if spec.max_missed is not None:
+        fields.append(("max_missed", MAX_MISSED, spec.max_missed))
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
@@ -130,4 +140,6 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and not spec.hang_attempts
         and spec.overlap is None
         and spec.deadline is None
+        and spec.catch_up_window is None
+        and spec.max_missed is None
     )

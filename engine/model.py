@@ -164,6 +164,12 @@ class JobSpec:
     """The policy's pool whose slots its attempts draw from (Airflow pools); None: no pool."""
     trigger_rule: TriggerRule = TriggerRule.ALL_SUCCESS
     """How its runs judge the runs of the recurring jobs it depends on."""
+    catch_up_window: int | None = None
+    """On resume, missed runs scheduled more than this many ticks before are skipped
+    (Temporal's catch-up window, Kubernetes' startingDeadlineSeconds)."""
+    max_missed: int | None = None
+    """On resume, more missed runs than this (within the window) and none runs (Kubernetes:
+    100)."""
     deadline: int | None = None
     """Ticks after its scheduled tick by which a run should have finished; a run still going
     then raises a ``deadline_missed`` notification (:mod:`engine.deadlines`)."""

@@ -90,6 +90,11 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
     ev.OccurrenceReleased: Wording(
         "released", style_of(S.QUEUED), lambda e: "took a free slot: waits for a worker"
     ),
+    ev.TooManyMissedRuns: Wording(
+        "too many missed",
+        style_of(S.CANCELLED),
+        lambda e: f"{e.missed} missed runs, over {e.limit}: none runs",
+    ),
     ev.DeadlineMissed: Wording(
         "deadline missed",
         style_of(AttemptOutcome.TIMED_OUT),

@@ -44,6 +44,8 @@ SETTING_KEYS = (
     "pool",
     "trigger_rule",
     "deadline",
+    "catch_up_window",
+    "max_missed",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -130,6 +132,8 @@ class JobReader(ScheduleReader):
             "pool": lambda n, p: reader.identifier(n, p, "a pool name"),
             "trigger_rule": lambda n, p: reader.choice(n, p, values_of(TriggerRule)),
             "deadline": lambda n, p: limited(n, p, limits.DEADLINE),
+            "catch_up_window": lambda n, p: limited(n, p, limits.CATCH_UP_WINDOW),
+            "max_missed": lambda n, p: limited(n, p, limits.MAX_MISSED),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

@@ -132,6 +132,8 @@ OPTIONS: dict[str, Option] = {
         ),
         Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
         Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
+        Option("catch_up_window", "W", "on resume, runs missed more than W ticks ago are skipped"),
+        Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
         Option("deadline", "D", "ticks after its time by which a run should have finished"),
         Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),
         Option(
