@@ -32,6 +32,7 @@ def test_every_rule_has_a_scenario() -> None:
         "dependencies-airflow.yaml",
         "trigger-rules.yaml",
         "deadline-airflow.yaml",
+        "missed-runs-after-a-pause.yaml",
     } <= names
 
 
