@@ -20,6 +20,7 @@ from engine.scenario.expect import ExpectReader
 from engine.scenario.generate import read_generators
 from engine.scenario.jobs import INVALID, SETTING_KEYS, Definition, JobReader
 from engine.scenario.model import Scenario, TimelineEntry
+from engine.scenario.outages import outage_entries, read_outages
 from engine.scenario.schema import Reader
 from engine.scenario.settings import (
     ClockSettings,
@@ -41,6 +42,7 @@ TOP_KEYS = (
     "seed",
     "workers",
     "pools",
+    "scheduler_down",
     "defaults",
     "jobs",
     "generate",
@@ -105,6 +107,7 @@ class _Loader:
         timeline = TimelineReader(reader, jobs, defaults)
         raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
         definitions += timeline.schedules
+        outages = read_outages(reader, fields.get("scheduler_down"))
         once = {
             definition.job_id: definition.schedule
             for definition in definitions
@@ -142,7 +145,7 @@ class _Loader:
             seed=seed,
             workers=tuple(worker.name for worker in workers),
             jobs=tuple(definition.spec for definition in static if definition.spec is not None),
-            timeline=_timeline(setup, static, raw),
+            timeline=_timeline(setup + outage_entries(outages, definitions, raw), static, raw),
             expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),
         )
 

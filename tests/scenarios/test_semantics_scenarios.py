@@ -12,7 +12,7 @@ import pytest
 from scenario_helpers import problems, scenario
 
 from engine.cli_scenario import check_command
-from engine.commands import ScheduleJob
+from engine.commands import PauseJob, ResumeJob, ScheduleJob
 from engine.job_rules import Overlap, OverlapRule
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.scenario.vocabulary import VERBS, read_words
@@ -33,6 +33,7 @@ def test_every_rule_has_a_scenario() -> None:
         "trigger-rules.yaml",
         "deadline-airflow.yaml",
         "missed-runs-after-a-pause.yaml",
+        "scheduler-outage.yaml",
     } <= names
 
 
@@ -197,4 +198,49 @@ def test_deadline_and_trigger_rule_keys_read_into_the_job() -> None:
         "'all_sucess' (did you mean 'all_success'?)",
         "s.yaml:4:59: jobs[0].deadline: expected a whole number from 1 to 1000000000000, got "
         "the number 0",
+    ]
+
+
+def test_an_outage_pauses_and_resumes_the_recurring_jobs_defined_by_then() -> None:
+    read = scenario(
+        """
+        scenario: x
+        scheduler_down: [{from: 10, to: 20}, {from: 30, to: 35}]
+        jobs:
+          - {id: once, at: 15}
+          - {id: a, every: 5}
+          - {id: gone, every: 5}
+          - {id: mine, every: 5}
+        timeline:
+          - {at: 2, delete: {job: gone}}
+          - {at: 3, pause: {job: mine}}
+          - {at: 25, schedule: {id: late, every: 5}}
+        """
+    )
+    held = [
+        (entry.tick, type(entry.action).__name__, entry.action.job_id)
+        for entry in read.timeline
+        if isinstance(entry.action, PauseJob | ResumeJob) and entry.tick >= 10
+    ]
+    assert held == [
+        (10, "PauseJob", "a"),
+        (20, "ResumeJob", "a"),
+        (30, "PauseJob", "a"),
+        (30, "PauseJob", "late"),
+        (35, "ResumeJob", "a"),
+        (35, "ResumeJob", "late"),
+    ]
+
+
+def test_outage_errors_name_the_key_and_what_was_expected() -> None:
+    assert problems(
+        """
+        scenario: x
+        scheduler_down: [{from: 10, to: 5}, {from: 30, to: 40}, {from: 35, to: 50}, {from: 60}]
+        """
+    ) == [
+        "s.yaml:3:33: scheduler_down[0].to: expected a tick after 10",
+        "s.yaml:3:64: scheduler_down[2].from: expected a tick from 40 on: outages come in "
+        "order, apart",
+        "s.yaml:3:77: scheduler_down[3]: missing required key 'to'",
     ]
