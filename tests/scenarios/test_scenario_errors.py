@@ -50,8 +50,8 @@ CASES = [
         colour: red
         """,
         "s.yaml:3:1: colour: unknown key 'colour': expected 'clock', 'defaults', 'description', "
-        "'expect', 'generate', 'jobs', 'policy', 'pools', 'scenario', 'seed', 'timeline' or "
-        "'workers'",
+        "'expect', 'generate', 'jobs', 'policy', 'pools', 'scenario', 'scheduler_down', 'seed', "
+        "'timeline' or 'workers'",
         id="unknown key without a close one",
     ),
     pytest.param(
