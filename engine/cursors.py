@@ -112,6 +112,8 @@ class JobCursors(JournaledPart):
             tick, _, job_id = due.pop()
             job = self.jobs[job_id]
             if job.next_due == tick and job.paused_through is None:
+                if fallen and fallen[-1] is job:
+                    continue  # a duplicate entry (equal entries pop one after the other)
                 fallen.append(job)
         return fallen
 
