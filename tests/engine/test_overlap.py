@@ -299,3 +299,14 @@ OverlapMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestOverlapMachine = OverlapMachine.TestCase
+
+
+def test_a_limited_job_keeps_one_or_two_entries_on_the_due_heap() -> None:
+    # Each attempt end releases the job again; entries pushed twice for one tick must not
+    # multiply from run to run (they did: a job's thousandth run cost a thousand releases).
+    engine = fleet(workers=1)
+    spec = JobSpec("j", Every(0, 10), duration=5, overlap=OverlapRule(Overlap.BUFFER_ALL))
+    assert engine.apply(ScheduleJob(spec)).accepted
+    engine.advance(10_000)
+    assert len(engine.cursors.due.live()) <= 2
+    assert len(starts(engine)) == 1000
