@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.job_rules import Overlap
 from engine.model import Job, Occurrence, OccurrenceState
+from engine.schedules import last_at_or_before
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -103,6 +104,8 @@ class OverlapControl:
                 engine.log.add(
                     ev.OccurrenceHeld, engine.now, job.job_id, scheduled, rule.policy.value
                 )
+            elif self._skip_backlog(job, scheduled, action):
+                continue
             elif action is Action.REPLACE:
                 self._replace_oldest(job, rule.policy)
             else:
@@ -150,6 +153,29 @@ class OverlapControl:
         engine.cursors.advance(job)
         if job.dependents:
             engine.run_dependencies.changed(job)
+
+    def _skip_backlog(self, job: Job, scheduled: int, action: Action) -> bool:
+        """Several runs due at once at the limit (a dispatch after a long wait under manual
+        dispatch, a resume that catches up): those that can never run are skipped as one range
+        (``OccurrencesSkipped``), not one by one: all of them, or all but the latest under
+        Replace (each would replace the one before). Whether it skipped any."""
+        engine = self._engine
+        limit = engine.cursors.created_limit(job)
+        second = job.first_fire(scheduled + 1)
+        if second is None or second > limit:
+            return False  # one run due: its own event
+        through = limit
+        if action is Action.REPLACE:
+            latest = last_at_or_before(job.spec.schedule, limit, second)
+            if latest is None or not job.fires_at(latest):
+                return False
+            through = latest - 1
+        job.skipped = (*job.skipped, (scheduled - 1, through))
+        engine.log.add(ev.OccurrencesSkipped, engine.now, job.job_id, scheduled - 1, through)
+        job.next_due = engine.cursors.walk(job, scheduled)
+        if job.dependents:
+            engine.run_dependencies.changed(job)
+        return True
 
     def _replace_oldest(self, job: Job, policy: Overlap) -> None:
         """Cancel the job's oldest active run (terminating its attempt) to free its slot."""

@@ -109,6 +109,19 @@ class DeadlineMachine(EngineMachine):
         deadline = data.draw(st.none() | st.integers(1, 12), label="deadline")
         return dataclasses.replace(spec, deadline=deadline)
 
+    def largest_safe_jump(self) -> int:
+        """A deadline costs one timer per run, created or not (docs/semantics.md): a jump is
+        bounded to ~100 runs of the fastest job with a deadline, as automatic dispatch bounds
+        it for every job."""
+        intervals = [
+            job.spec.schedule.interval
+            for job in self.engine.jobs.values()
+            if isinstance(job.spec.schedule, Every)
+            and job.spec.deadline is not None
+            and job.deadline_next is not None
+        ]
+        return min([super().largest_safe_jump()] + [100 * interval for interval in intervals])
+
     def teardown(self) -> None:
         keys = [
             (e.job_id, e.scheduled) for e in self.engine.log if isinstance(e, ev.DeadlineMissed)

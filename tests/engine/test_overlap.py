@@ -19,6 +19,7 @@ from engine.backoff import Backoff, BackoffKind
 from engine.commands import (
     CancelOccurrence,
     DeleteJob,
+    Dispatch,
     Outcome,
     RegisterWorker,
     ScheduleJob,
@@ -28,7 +29,7 @@ from engine.core import Engine
 from engine.invariants import violations
 from engine.job_rules import Overlap, OverlapRule
 from engine.model import AttemptOutcome, CancelReason, JobSpec, OccurrenceState
-from engine.policies import Policy
+from engine.policies import CompletionMode, DispatchMode, Policy
 from engine.schedules import Every
 
 S = OccurrenceState
@@ -310,3 +311,29 @@ def test_a_limited_job_keeps_one_or_two_entries_on_the_due_heap() -> None:
     engine.advance(10_000)
     assert len(engine.cursors.due.live()) <= 2
     assert len(starts(engine)) == 1000
+
+
+@pytest.mark.parametrize("policy", [Overlap.FORBID, Overlap.BUFFER_ONE, Overlap.REPLACE])
+def test_many_runs_due_at_once_at_the_limit_are_skipped_as_one_range(policy) -> None:
+    # Under manual dispatch a billion runs fall due before the next dispatch creates them:
+    # they are skipped as one range (all but the latest under Replace), not one by one.
+    engine = Engine(Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED))
+    engine.apply(RegisterWorker("w1"))
+    spec = JobSpec("j", Every(0, 1), overlap=OverlapRule(policy))
+    assert engine.apply(ScheduleJob(spec)).accepted
+    assert engine.apply(Dispatch()).accepted  # run 0 starts and holds the slot
+    engine.advance(10**9)
+    assert engine.apply(Dispatch()).accepted
+    ranges = [(e.after, e.through) for e in of(engine, ev.OccurrencesSkipped)]
+    if policy is Overlap.REPLACE:
+        assert ranges == [(0, 10**9 - 1)]
+        assert engine.occurrence_state("j", 10**9) is S.RUNNING  # run 0 was terminated
+        assert engine.occurrence_state("j", 0) is S.CANCELLED
+    elif policy is Overlap.BUFFER_ONE:
+        assert ranges == [(1, 10**9)]
+        assert engine.occurrence_state("j", 1) is S.QUEUED  # held
+    else:
+        assert ranges == [(0, 10**9)]
+    assert engine.occurrence_state("j", 5) is None
+    assert len(engine.log) < 20
+    assert violations(engine) == []
