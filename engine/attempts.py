@@ -48,6 +48,8 @@ class Attempts:
         occurrence.retry_delay = None
         engine.store.set_state(occurrence, job, S.RUNNING)
         engine.workforce.occupy(worker, key)
+        if job.spec.pool is not None:
+            engine.pools.occupy(job.spec.pool)
         engine.log.add(ev.AttemptStarted, now, job_id, scheduled, number, worker_id)
         payload = (job_id, scheduled, number)
         if self._simulated and number not in job.spec.hang_attempts:
@@ -119,11 +121,15 @@ class Attempts:
             _ATTEMPT_ENDED[outcome], now, job_id, scheduled, attempt.number, attempt.worker_id
         )
         engine.workforce.release(engine.workers[attempt.worker_id])
+        if job.spec.pool is not None:
+            engine.pools.free(job.spec.pool)
         outbox = engine.notifications
         if outcome is AttemptOutcome.SUCCEEDED:
             engine.store.set_state(occurrence, job, S.SUCCEEDED)
             outbox.notify(occurrence, NotifyOn.SUCCEEDED)
             engine.dependencies.succeeded(job)
+            if job.spec.overlap is not None:
+                engine.overlap.freed(job)
             return
         if outcome is AttemptOutcome.LOST:
             occurrence.max_attempts += 1
@@ -138,6 +144,25 @@ class Attempts:
         engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
         outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         engine.dependencies.failed(job)
+        if job.spec.overlap is not None:
+            engine.overlap.freed(job)
+
+    def terminate(self, occurrence: Occurrence) -> None:
+        """End the running attempt because a newer run takes the run's place (its job's overlap
+        rule); the caller cancels the run. Its timers go stale."""
+        engine = self._engine
+        attempt = occurrence.running_attempt
+        assert attempt is not None
+        engine.journal.touch(occurrence)
+        attempt.ended = engine.now
+        attempt.outcome = AttemptOutcome.TERMINATED
+        engine.log.add(
+            ev.AttemptTerminated, engine.now, *occurrence.key, attempt.number, attempt.worker_id
+        )
+        engine.workforce.release(engine.workers[attempt.worker_id])
+        pool = engine.jobs[occurrence.job_id].spec.pool
+        if pool is not None:
+            engine.pools.free(pool)
 
     def _retry(self, occurrence: Occurrence, attempt: Attempt, lost: bool) -> None:
         """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""

@@ -52,6 +52,7 @@ from engine.commands import (
     WorkerUp,
 )
 from engine.cursors import JobCursors
+from engine.deadlines import Deadlines
 from engine.dependencies import Dependencies
 from engine.dispatcher import Assignment, Dispatcher
 from engine.journal import JournaledPart, Mark, UndoJournal
@@ -68,8 +69,11 @@ from engine.model import (
 )
 from engine.notifications import Notification, Outbox
 from engine.occurrences import OccurrenceStore
+from engine.overlap import OverlapControl
 from engine.policies import DispatchMode, Policy
+from engine.pools import Pools, pool_problem
 from engine.rng import TrackedRandom
+from engine.run_dependencies import RunDependencies
 from engine.timers import TimerKind, Timers
 from engine.workers import Workforce
 
@@ -93,10 +97,14 @@ class Engine(JournaledPart):
         self.workforce = Workforce(self)
         self.timers = Timers()
         self.notifications = Outbox(self)
+        self.pools = Pools(self) if self.policy.pools else None
         self.dispatcher = Dispatcher(self)
         self.attempts = Attempts(self)
         self.dependencies = Dependencies(self)
+        self.run_dependencies = RunDependencies(self)
+        self.deadlines = Deadlines(self)
         self.lifecycle = Lifecycle(self)
+        self.overlap = OverlapControl(self)
         for part in (
             self,
             self.store,
@@ -107,6 +115,8 @@ class Engine(JournaledPart):
             self.dispatcher,
         ):
             self.journal.register(part)
+        if self.pools is not None:
+            self.journal.register(self.pools)
         self._auto = self.policy.dispatch is DispatchMode.AUTO
         # The parts' tables, for reading: the same objects (the journal changes them in place,
         # never replaces them), so views and hot paths skip a lookup through the part.
@@ -174,10 +184,14 @@ class Engine(JournaledPart):
             problem = past_run_time(spec.schedule, self.now)
         if problem is None and spec.depends_on:
             problem = self.dependencies.problem(spec)
+        if problem is None and spec.pool is not None:
+            problem = pool_problem(dict(self.policy.pools), spec.pool)
         if problem is not None:
             return Result(Outcome.INVALID, message=problem)
         job = self.cursors.add(spec, first)
         self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
+        if spec.deadline is not None:
+            self.deadlines.start(job)
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)
             if doomed_by is not None:
@@ -256,6 +270,8 @@ class Engine(JournaledPart):
                 attempts.timeout_reached(*payload)
             elif kind == TimerKind.BACKOFF_END:
                 attempts.backoff_ended(*payload)
+            elif kind == TimerKind.DEADLINE:
+                self.deadlines.check(*payload)
             else:
                 self.notifications.try_delivery(payload)
         if self._auto:

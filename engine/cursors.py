@@ -77,6 +77,7 @@ class JobCursors(JournaledPart):
             submission=self.submissions,
             order_key=java_order_key(spec.job_id),
             next_due=first,
+            first_run=first,
             dispatches_at_submit=self.dispatches,
             fail_attempts=spec.fail_attempts,
             gen=generation,
@@ -111,6 +112,8 @@ class JobCursors(JournaledPart):
             tick, _, job_id = due.pop()
             job = self.jobs[job_id]
             if job.next_due == tick and job.paused_through is None:
+                if fallen and fallen[-1] is job:
+                    continue  # a duplicate entry (equal entries pop one after the other)
                 fallen.append(job)
         return fallen
 
@@ -144,7 +147,7 @@ class JobCursors(JournaledPart):
             return None
         if not self.is_created(job, scheduled):
             return S.SCHEDULED
-        return S.BLOCKED if job.unmet_dependencies else S.QUEUED
+        return S.BLOCKED if job.unmet_dependencies or job.blocked_from is not None else S.QUEUED
 
     # --------------------------------------------------------------- walk
 

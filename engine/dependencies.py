@@ -1,6 +1,7 @@
 """Dependency gating and cascading cancellation (seed 001).
 
-A job may depend on one-time jobs. Its occurrences that fall due while a dependency has not
+A job may depend on one-time jobs (here) and on recurring ones (run by run:
+:mod:`engine.run_dependencies`). Its occurrences that fall due while a dependency has not
 succeeded are BLOCKED; when the last one succeeds they become QUEUED and age from that tick. The
 blocked runs are one range per job, never a record each (``Job.blocked_from``): one
 ``OccurrenceBlocked`` when the first falls due, one ``OccurrenceUnblocked`` for them all. When
@@ -34,11 +35,8 @@ class Dependencies:
         """Why ``spec``'s dependencies cannot be accepted, or None."""
         jobs = self._engine.jobs
         for dependency_id in spec.depends_on:
-            dependency = jobs.get(dependency_id)
-            if dependency is None:
+            if dependency_id not in jobs:
                 return f"unknown dependency {dependency_id!r}"
-            if not isinstance(dependency.spec.schedule, Once):
-                return f"dependency {dependency_id!r} must be a one-time job"
         return None
 
     def link(self, job: Job) -> str | None:
@@ -50,6 +48,9 @@ class Dependencies:
             dependency = engine.jobs[dependency_id]
             engine.journal.touch(dependency)
             dependency.dependents = (*dependency.dependents, job.job_id)
+            if not isinstance(dependency.spec.schedule, Once):
+                job.upstream_runs = (*job.upstream_runs, dependency_id)
+                continue  # judged run by run (engine/run_dependencies.py)
             occurrence = self.only_occurrence(dependency)
             state = occurrence.state if occurrence is not None else None
             if (state is S.FAILED or state is S.CANCELLED) and cancel_doomed:
@@ -69,6 +70,9 @@ class Dependencies:
     def succeeded(self, job: Job) -> None:
         """``job``'s run succeeded: a dependent whose last dependency it was becomes runnable."""
         engine = self._engine
+        if not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
+            return
         for dependent_id in job.dependents:
             dependent = engine.jobs[dependent_id]
             engine.journal.touch(dependent)
@@ -85,10 +89,14 @@ class Dependencies:
             engine.dispatcher.release(dependent)
 
     def failed(self, root: Job) -> None:
-        """``root`` (one-time) can never succeed now: cancel its dependents, level by level."""
+        """``root`` (one-time) can never succeed now: cancel its dependents, level by level.
+        A recurring ``root``'s failed run is an outcome its dependents judge run by run."""
         if not root.dependents:
             return
         engine = self._engine
+        if not isinstance(root.spec.schedule, Once):
+            engine.run_dependencies.changed(root)
+            return
         seen = {root.job_id}
         level = [root]
         while level:

@@ -40,6 +40,7 @@ class Dispatcher(JournaledPart):
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.ready: ReadyQueue = make_ready_queue(engine.policy)
+        self._pools = engine.pools
 
     def containers(self) -> tuple[ReadyQueue, ...]:
         return (self.ready,)
@@ -52,6 +53,12 @@ class Dispatcher(JournaledPart):
         engine = self._engine
         cursors = engine.cursors
         engine.journal.touch(job)
+        waits = job.upstream_runs and not job.unmet_dependencies
+        if waits and not engine.run_dependencies.gate(job):
+            return  # its cursor run waits for an upstream run (engine/run_dependencies.py)
+        if job.spec.overlap is not None and not job.unmet_dependencies:
+            engine.overlap.release(job)  # a limited job's runs wait as records (engine/overlap.py)
+            return
         scheduled = job.next_due
         if scheduled is None or scheduled > cursors.created_limit(job):
             cursors.wait_for_due(job)
@@ -104,11 +111,13 @@ class Dispatcher(JournaledPart):
         engine = self._engine
         workforce, attempts = engine.workforce, engine.attempts
         assignments = []
-        ready, idle = self.ready, workforce.idle
+        ready, idle, pools = self.ready, workforce.idle, self._pools
         while idle and ready:
             entry = ready.pop(engine.now)
             if entry is None:
                 break
+            if pools is not None and pools.set_aside(entry):
+                continue  # its pool is full: it waits there (engine/pools.py)
             occurrence = entry.occurrence
             if occurrence is None:
                 occurrence = self._take(entry)

@@ -110,6 +110,60 @@ class AttemptLost(OccurrenceEvent):
 
 
 @value
+class AttemptTerminated(OccurrenceEvent):
+    """Ended because a newer run of its job took its place (the overlap rule in the
+    ``OccurrenceCancelled`` event that follows)."""
+
+    attempt: int
+    worker_id: str
+
+
+@value
+class OccurrenceSkipped(OccurrenceEvent):
+    """It never runs, ``because`` of a rule: an overlap rule (Forbid, Skip, or BufferOne with a
+    run already waiting) while its job had ``max_active`` runs active, or a trigger rule (such
+    as all_success) whose upstream runs were skipped."""
+
+    because: str
+
+
+@value
+class OccurrenceHeld(OccurrenceEvent):
+    """Fell due while its job had ``max_active`` runs active, under a rule that buffers it
+    (``policy``): it waits for a slot. Under BufferAll (and max_active_runs) every later run of
+    the job is held with it, without an event each, until the buffer empties."""
+
+    policy: str
+
+
+@value
+class OccurrenceReleased(OccurrenceEvent):
+    """A held run took a free slot: it waits for a worker from this tick. ``emptied``: no run of
+    its job is held any more."""
+
+    emptied: bool
+
+
+@value
+class TooManyMissedRuns(Event):
+    """A resumed job missed more runs than its ``max_missed`` (Kubernetes: "too many missed
+    start times (> 100)"): none of them runs."""
+
+    job_id: str
+    missed: int
+    """How many were counted: counting stops at ``limit + 1``."""
+    limit: int
+
+
+@value
+class DeadlineMissed(OccurrenceEvent):
+    """The run had not finished ``deadline`` ticks after its scheduled tick (it waited, was
+    blocked, ran or waited for a retry): its job's ``deadline_missed`` subscribers are told."""
+
+    deadline: int
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""

@@ -20,7 +20,8 @@ The rules, which the docs repeat for users:
   "removes the job"): commands and ``get_job`` answer not found, while its runs and events stay
   in the history; its id is not reused.
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
-  the occurrences that fell due while paused are skipped, or only the latest runs, or all run.
+  the occurrences that fell due while paused are skipped, or only the latest runs, or all run,
+  within the job's catch-up window and missed-run limit (:mod:`engine.missed_runs`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.commands import MODIFIABLE_FIELDS, Outcome, Result
 from engine.limits import spec_problem
+from engine.missed_runs import skip_through
 from engine.model import (
     CancelledRange,
     CancelReason,
@@ -42,7 +44,7 @@ from engine.model import (
 )
 from engine.policies import DispatchOrder, RunningJobChanges
 from engine.ranges import count_runs, implicit_range, runs_in
-from engine.schedules import Once, Schedule, last_at_or_before
+from engine.schedules import Once, Schedule
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -136,6 +138,7 @@ class Lifecycle:
         self._cancel(occurrence, CancelReason.USER, None)
         if isinstance(job.spec.schedule, Once):
             engine.dependencies.failed(job)
+        engine.overlap.freed(job)
         return Result(Outcome.OK, scheduled)
 
     def delete(self, job_id: str) -> Result:
@@ -178,20 +181,30 @@ class Lifecycle:
         engine.journal.touch(job)
         job.paused_through = None
         engine.log.add(ev.JobResumed, engine.now, job_id, mode)
-        if mode is not CatchUp.ALL and job.next_due is not None:
-            missed = last_at_or_before(job.spec.schedule, engine.now, paused_through + 1)
-            through = missed if mode is CatchUp.SKIP or missed is None else missed - 1
-            if through is not None and through > paused_through:
+        if job.next_due is not None:
+            through = skip_through(engine, job, mode, paused_through)
+            if through is not None:
                 job.skipped = (*job.skipped, (paused_through, through))
                 engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
                 if job.front is None:
                     job.next_due = engine.cursors.walk(job, job.next_due)
+                if job.dependents:
+                    engine.run_dependencies.changed(job)
         engine.dispatcher.release(job)
         return Result(Outcome.OK)
 
     def _live_job(self, job_id: str) -> Job | None:
         job = self.jobs.get(job_id)
         return None if job is None or job.deleted else job
+
+    def cascade(self, occurrence: Occurrence, cause: str) -> None:
+        """An upstream run failed (``cause``: the job whose failure started it): Airflow's
+        ``upstream_failed``, a cascade cancellation of this one run."""
+        self._cancel(occurrence, CancelReason.CASCADE, cause)
+
+    def replaced(self, occurrence: Occurrence, policy: str) -> None:
+        """A newer run of the job takes this run's slot (its overlap rule, named by ``policy``)."""
+        self._cancel(occurrence, CancelReason.REPLACED, policy)
 
     def _cancel(self, occurrence: Occurrence, reason: CancelReason, cause: str | None):
         engine = self._engine
@@ -202,6 +215,9 @@ class Lifecycle:
         engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
         engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
         engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
+        job = engine.jobs[occurrence.job_id]
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
 
     def _runs(self, job: Job) -> bool:
         """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a
@@ -255,6 +271,8 @@ class Lifecycle:
         if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
             for scheduled in runs_in(engine, job, first, last):
                 engine.notifications.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
 
     def _next_cancellable(self, job: Job) -> int | None:
         """The job's earliest occurrence that has not started: materialised or the cursor's."""

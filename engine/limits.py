@@ -16,6 +16,8 @@ Why these numbers:
 - **max_attempts** is 1 to 1001 (``max_retries`` 0 to 1000): more retries than any backoff lets
   happen within a run, and attempt numbers stay short enough to read in a table.
 - **failure_rate** is a probability, 0 to 1.
+- **max_active** is 1 to a million: a job with more runs active at once than that has no limit
+  worth the name.
 """
 
 from __future__ import annotations
@@ -64,6 +66,14 @@ RETRIES = Limit(0, MAX_ATTEMPTS - 1)
 ATTEMPT = Limit(1, MAX_ATTEMPTS)
 """An attempt number: in ``fail``/``hang`` lists and in complete and fail commands."""
 FAILURE_RATE = Limit(0.0, 1.0, whole=False)
+DEADLINE = Limit(1, MAX_DURATION)
+"""``deadline``: ticks after a run's scheduled tick by which it should have finished."""
+CATCH_UP_WINDOW = Limit(0, MAX_DURATION)
+"""``catch_up_window``: 0 runs only a run missed at the very tick of the resume."""
+MAX_MISSED = Limit(0, 10**6)
+"""``max_missed``: Kubernetes' rule is 100; counting stops one past it."""
+MAX_ACTIVE = Limit(1, 10**6)
+"""``max_active``: a job's active runs at once (its overlap rule's limit)."""
 
 LIMITS: dict[str, Limit] = {
     "priority": PRIORITY,
@@ -72,6 +82,10 @@ LIMITS: dict[str, Limit] = {
     "max_attempts": ATTEMPTS,
     "max_retries": RETRIES,
     "failure_rate": FAILURE_RATE,
+    "max_active": MAX_ACTIVE,
+    "deadline": DEADLINE,
+    "catch_up_window": CATCH_UP_WINDOW,
+    "max_missed": MAX_MISSED,
 }
 """The limited job fields by the name a file and the command line give them."""
 
@@ -92,6 +106,14 @@ def spec_problem(spec: JobSpec) -> str | None:
         fields += [("fail_attempts", ATTEMPT, n) for n in sorted(spec.fail_attempts)]
     if spec.hang_attempts:
         fields += [("hang_attempts", ATTEMPT, n) for n in sorted(spec.hang_attempts)]
+    if spec.overlap is not None:
+        fields.append(("max_active", MAX_ACTIVE, spec.overlap.limit))
+    if spec.deadline is not None:
+        fields.append(("deadline", DEADLINE, spec.deadline))
+    if spec.catch_up_window is not None:
+        fields.append(("catch_up_window", CATCH_UP_WINDOW, spec.catch_up_window))
+    if spec.max_missed is not None:
+        fields.append(("max_missed", MAX_MISSED, spec.max_missed))
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
@@ -116,4 +138,8 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and (timeout is None or (type(timeout) is int and TIMEOUT.low <= timeout <= TIMEOUT.high))
         and not spec.fail_attempts
         and not spec.hang_attempts
+        and spec.overlap is None
+        and spec.deadline is None
+        and spec.catch_up_window is None
+        and spec.max_missed is None
     )

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine.backoff import Backoff
+from engine.job_rules import OverlapRule, TriggerRule
 from engine.records import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.schedules import Schedule
 from engine.values import value
@@ -60,6 +61,9 @@ class AttemptOutcome(Enum):
     """Still running at start + timeout: the reviewer reaped it. Counts as a failed attempt."""
     LOST = "LOST"
     """Its worker went down. Retried without counting against the occurrence's attempts."""
+    TERMINATED = "TERMINATED"
+    """Ended by its job's overlap rule (Replace, CancelOther, TerminateOther): a newer run took
+    its place, and the run is cancelled, not retried."""
 
     __hash__ = object.__hash__  # as OccurrenceState's: every attempt's end looks its event up
 
@@ -79,6 +83,9 @@ class CancelReason(Enum):
     """A job it depends on failed for good (or was deleted before succeeding)."""
     DELETED = "deleted"
     """Its job was deleted."""
+    REPLACED = "replaced"
+    """A newer run of its job took its place (its overlap rule: Replace, CancelOther,
+    TerminateOther); the cause names the rule."""
 
 
 class CatchUp(Enum):
@@ -105,6 +112,8 @@ class NotifyOn(Enum):
     RETRIES_EXHAUSTED = "retries_exhausted"
     """An occurrence failed for good."""
     TIMED_OUT = "timed_out"
+    DEADLINE_MISSED = "deadline_missed"
+    """A run had not finished ``deadline`` ticks after its scheduled tick."""
     CANCELLED = "cancelled"
 
 
@@ -132,7 +141,9 @@ class JobSpec:
     duration: int = 1
     """Ticks an attempt runs when completion is simulated."""
     depends_on: tuple[str, ...] = ()
-    """One-time jobs that must have SUCCEEDED before an occurrence of this job may run."""
+    """Jobs it waits for: a one-time job must have SUCCEEDED before any run of this job may run;
+    of a recurring job, each run waits for the upstream run for its tick (its latest run at or
+    before it), judged by ``trigger_rule`` (:mod:`engine.run_dependencies`)."""
     fail_attempts: frozenset[int] = frozenset()
     """Attempt numbers (per occurrence) scripted to fail when they complete."""
     hang_attempts: frozenset[int] = frozenset()
@@ -147,6 +158,21 @@ class JobSpec:
     """Opaque data for the job's code; the engine only stores it."""
     notify: tuple[Subscription, ...] = ()
     catch_up: CatchUp = CatchUp.SKIP
+    overlap: OverlapRule | None = None
+    """The job's limit on active runs (``max_active``, ``overlap``); None: runs may overlap."""
+    pool: str | None = None
+    """The policy's pool whose slots its attempts draw from (Airflow pools); None: no pool."""
+    trigger_rule: TriggerRule = TriggerRule.ALL_SUCCESS
+    """How its runs judge the runs of the recurring jobs it depends on."""
+    catch_up_window: int | None = None
+    """On resume, missed runs scheduled more than this many ticks before are skipped
+    (Temporal's catch-up window, Kubernetes' startingDeadlineSeconds)."""
+    max_missed: int | None = None
+    """On resume, more missed runs than this (within the window) and none runs (Kubernetes:
+    100)."""
+    deadline: int | None = None
+    """Ticks after its scheduled tick by which a run should have finished; a run still going
+    then raises a ``deadline_missed`` notification (:mod:`engine.deadlines`)."""
 
 
 @value
@@ -179,6 +205,8 @@ class Job:
     """The earliest schedule tick whose occurrence has not been materialised; None when done."""
     dispatches_at_submit: int
     """The engine's dispatch count at submission: only later dispatches create its runs."""
+    first_run: int | None = field(default=None, metadata=IDENTITY)
+    """Its first run's tick when it was scheduled (None: no run): no run of it comes before."""
     fail_attempts: frozenset[int] = frozenset()
     """Scripted failures; starts as the spec's and may grow by later commands."""
     unmet_dependencies: int = 0
@@ -186,6 +214,10 @@ class Job:
     """Tick at which the last dependency succeeded (or submission tick when there were none)."""
     dependents: tuple[str, ...] = ()
     """Jobs that depend on this one, in submission order."""
+    upstream_runs: tuple[str, ...] = ()
+    """The recurring jobs it depends on: each of its runs waits for theirs, run by run."""
+    deadline_next: int | None = None
+    """With a deadline: the scheduled tick of the next run whose deadline is to be checked."""
     blocked_from: int | None = None
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
@@ -207,6 +239,13 @@ class Job:
     cancelled_backlog: CancelledRange | None = None
     """The created runs without a record that its deletion or a cascade cancelled, as one range
     (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""
+    held: int | None = None
+    """Under a BufferOne rule: the scheduled tick of the run (a QUEUED record, not in the ready
+    queue) that waits for a slot."""
+    held_from: int | None = None
+    """Under a BufferAll rule, while runs wait for a slot: the scheduled tick of the first (its
+    ``OccurrenceHeld`` event). They stay implicit, from the cursor on, and are released one by
+    one (``OccurrenceReleased``) as slots free."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)

@@ -124,6 +124,9 @@ class Policy:
     scheduling_window: int | None = None
     """Seed 003's status words: a run not created yet is ``scheduled`` from this many ticks
     before its time (two minutes), ``created`` before that (see :mod:`engine.status_words`)."""
+    pools: tuple[tuple[str, int], ...] = ()
+    """Airflow pools: ``(name, slots)``; a job in a pool runs only while one of its slots is
+    free (see :mod:`engine.pools`)."""
 
     def __post_init__(self) -> None:
         if self.order is DispatchOrder.AGING and (self.aging_step is None or self.aging_step < 1):
@@ -132,6 +135,8 @@ class Policy:
             raise ValueError("An execution limit is at least one tick")
         if self.scheduling_window is not None and self.scheduling_window < 0:
             raise ValueError("A scheduling window is not negative")
+        if any(slots < 1 for _, slots in self.pools):
+            raise ValueError("A pool has at least one slot")
 
 
 def make_ready_queue(policy: Policy) -> ReadyQueue:

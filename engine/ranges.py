@@ -45,7 +45,7 @@ def implicit_range(engine: Engine, job: Job) -> ImplicitRange | None:
     first = job.next_due
     if first is None or not engine.is_created(job, first):
         return None
-    state = S.BLOCKED if job.unmet_dependencies else S.QUEUED
+    state = S.BLOCKED if job.unmet_dependencies or job.blocked_from is not None else S.QUEUED
     return ImplicitRange(job, first, engine.cursors.created_limit(job), state)
 
 

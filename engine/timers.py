@@ -17,6 +17,8 @@ class TimerKind(IntEnum):
     """The reviewer's check: an attempt still running at start + timeout is timed out."""
     BACKOFF_END = 2
     NOTIFICATION_TRY = 3
+    DEADLINE = 4
+    """A run's deadline (``JobSpec.deadline``): checked after the tick's attempts ended."""
 
 
 class Timers(JournaledPart):

@@ -15,7 +15,7 @@ from typing import Any
 from rich.style import Style
 
 from engine import events as ev
-from engine.model import AttemptOutcome, OccurrenceState, WorkerState
+from engine.model import AttemptOutcome, CancelReason, OccurrenceState, WorkerState
 from engine.notifications import NotificationState
 from tui.states import JOB_CHANGED, JOB_STATUS, PLAIN, style_of
 
@@ -44,6 +44,8 @@ def _notification(key: tuple) -> str:
 
 
 def _cancelled(event: ev.OccurrenceCancelled) -> str:
+    if event.reason is CancelReason.REPLACED:
+        return f"replaced by a newer run ({event.cause})"
     if event.cause:
         return f"{event.reason.value}: {event.cause} failed first"
     return event.reason.value
@@ -76,6 +78,28 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
     ev.OccurrenceCancelled: Wording("cancelled", style_of(S.CANCELLED), _cancelled),
     ev.AttemptTimedOut: Wording("timed out", style_of(AttemptOutcome.TIMED_OUT), _attempt),
     ev.AttemptLost: Wording("lost", style_of(AttemptOutcome.LOST), _attempt),
+    ev.AttemptTerminated: Wording(
+        "terminated", style_of(AttemptOutcome.TERMINATED), lambda e: f"{_attempt(e)}, replaced"
+    ),
+    ev.OccurrenceSkipped: Wording(
+        "skipped", style_of(S.CANCELLED), lambda e: f"because of {e.because}"
+    ),
+    ev.OccurrenceHeld: Wording(
+        "held", style_of(S.SCHEDULED), lambda e: f"{e.policy}: waits for a slot of max_active"
+    ),
+    ev.OccurrenceReleased: Wording(
+        "released", style_of(S.QUEUED), lambda e: "took a free slot: waits for a worker"
+    ),
+    ev.TooManyMissedRuns: Wording(
+        "too many missed",
+        style_of(S.CANCELLED),
+        lambda e: f"{e.missed} missed runs, over {e.limit}: none runs",
+    ),
+    ev.DeadlineMissed: Wording(
+        "deadline missed",
+        style_of(AttemptOutcome.TIMED_OUT),
+        lambda e: f"not finished {e.deadline} after its time",
+    ),
     ev.OccurrencesSkipped: Wording(
         "skipped", style_of(S.CANCELLED), lambda e: f"runs in ({e.after}, {e.through}] skipped"
     ),

@@ -30,6 +30,7 @@ _ATTEMPT = {
     AttemptOutcome.FAILED: _OCCURRENCE[OccurrenceState.FAILED],
     AttemptOutcome.TIMED_OUT: Style(color="bright_red"),
     AttemptOutcome.LOST: _OCCURRENCE[OccurrenceState.RETRY_PENDING],
+    AttemptOutcome.TERMINATED: _OCCURRENCE[OccurrenceState.CANCELLED],
 }
 
 _WORKER = {

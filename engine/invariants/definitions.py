@@ -12,7 +12,7 @@ modification's own tick a run may have been created just before it or just after
   from the tick it fell due (or its resume) to that tick, under manual dispatch at any later tick
   (only a dispatch creates it); a cancelled run may have been created by the cancel itself;
 - behind the cursor of a job still producing runs, every tick of the current schedule (from the
-  tick after the last schedule change) was created, or skipped by a resume.
+  tick after the last schedule change) was created, or skipped by a resume or an overlap rule.
 
 A definition nobody observed (see :class:`engine.invariants.Checker`) accepts any run.
 """
@@ -167,6 +167,9 @@ def _walk_behind_cursor(
         skip = next((t for a, t in known.skipped if a < tick <= t), None)
         if skip is not None:
             tick = schedule.first_at_or_after(skip + 1)
+            continue
+        if tick in known.skipped_runs:
+            tick = schedule.first_at_or_after(tick + 1)
             continue
         if (job.job_id, tick) not in engine.occurrences:
             text = f"{job.job_id}@{tick} fell behind the cursor without being created"

@@ -41,6 +41,8 @@ class JobFacts:
     definitions: list[Definition]
     skipped: list[tuple[int, int]] = field(default_factory=list)
     """Ranges ``(after, through]`` a resume skipped."""
+    skipped_runs: set[int] = field(default_factory=set)
+    """Runs an overlap rule skipped (``OccurrenceSkipped``), one event each."""
     pauses: list[list[int | None]] = field(default_factory=list)
     """``[paused at, resumed at or None]``, in order."""
 
@@ -93,6 +95,8 @@ def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
                 job_id in jobs
             ):
                 jobs[job_id].skipped.append((after, through))
+            case ev.OccurrenceSkipped(job_id=job_id, scheduled=scheduled) if job_id in jobs:
+                jobs[job_id].skipped_runs.add(scheduled)
             case ev.JobPaused(job_id=job_id) if job_id in jobs:
                 jobs[job_id].pauses.append([event.tick, None])
             case ev.JobResumed(job_id=job_id) if job_id in jobs and jobs[job_id].pauses:

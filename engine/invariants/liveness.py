@@ -1,12 +1,14 @@
 """Liveness: under automatic dispatch no run waits while a worker that could take it is idle.
 
-A run *waits* from the tick it may run: its first attempt from the tick it was created (the tick
-it fell due, or its paused job's resume) or unblocked, a retry from the end of its backoff. It
-stops waiting when an attempt starts or it is cancelled; a run skipped by a resume, or not
-created because its job is paused, never waits. A worker *could take* any run (workers are
-interchangeable) when it is registered, up, not draining and runs nothing: a down worker cannot,
-a draining one runs its last attempt and goes down, and under reported completion a worker stays
-busy until its attempt is reported.
+A run *waits* from the tick it may run (for a job in a pool, while its pool has a slot free:
+:mod:`engine.invariants.pools`): its first attempt from the tick it was created (the tick
+it fell due, or its paused job's resume) or unblocked (or released from its job's overlap buffer:
+:mod:`engine.overlap`), a retry from the end of its backoff. It stops waiting when an attempt
+starts or it is cancelled; a run skipped by a resume or an overlap rule, held for a slot by one,
+or not created because its job is paused, never waits. A worker *could take* any run (workers
+are interchangeable) when it is registered, up, not draining and runs nothing: a down worker
+cannot, a draining one runs its last attempt and goes down, and under reported completion a
+worker stays busy until its attempt is reported.
 
 Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
 run the ticks it waited. Two checks, both judged only through the tick the caller says has
@@ -24,10 +26,13 @@ does not record, so neither check applies (seed 000).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
+from functools import partial
 
 from engine import events as ev
 from engine.core import Engine
 from engine.invariants.facts import Facts, Violation
+from engine.invariants.pools import PoolTicks
 from engine.model import OccurrenceState
 from engine.policies import DispatchMode
 
@@ -69,7 +74,11 @@ class IdleTicks:
                 self._running.add(worker_id)
                 self._idle.pop(worker_id, None)
             case (
-                ev.AttemptSucceeded() | ev.AttemptFailed() | ev.AttemptTimedOut() | ev.AttemptLost()
+                ev.AttemptSucceeded()
+                | ev.AttemptFailed()
+                | ev.AttemptTimedOut()
+                | ev.AttemptLost()
+                | ev.AttemptTerminated()
             ):
                 self._running.discard(event.worker_id)
                 if event.worker_id not in self._down:
@@ -82,13 +91,20 @@ class IdleTicks:
                 if worker_id not in self._running:
                     self._idle[worker_id] = None
 
-    def first(self, start: int, end: int) -> tuple[int, str] | None:
-        """The first tick in ``[start, end]`` at whose end a worker was idle, and that worker."""
+    def first(
+        self, start: int, end: int, free: Callable[[int, int], int | None] | None = None
+    ) -> tuple[int, str] | None:
+        """The first tick in ``[start, end]`` at whose end a worker was idle, and that worker;
+        with ``free``, the first such tick ``free(from, to)`` accepts (a pool's free slot)."""
         if start > end:
             return None
         index = bisect.bisect_left(self.ends, start)
-        if index < len(self.ends) and self.starts[index] <= end:
-            return max(self.starts[index], start), self.workers[index]
+        while index < len(self.ends) and self.starts[index] <= end:
+            low, high = max(self.starts[index], start), min(self.ends[index], end)
+            tick = low if free is None else free(low, high)
+            if tick is not None:
+                return tick, self.workers[index]
+            index += 1
         return None
 
     def _close(self, through: int) -> None:
@@ -109,26 +125,44 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
     if engine.policy.dispatch is not DispatchMode.AUTO:
         return []
     idle = IdleTicks()
+    pools = PoolTicks(engine)
     waiting: dict[Key, int | None] = {}
     """Runs the log has told about: since when each waits (None: it does not)."""
     blocked: dict[str, list[list]] = {}
     """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One event
     opens a range and one closes it; every run created in between waits only from the close."""
+    held: dict[str, list[list]] = {}
+    """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by scheduled
+    tick. A held run does not wait; each one's ``OccurrenceReleased`` says from when it does."""
     found: list[Violation] = []
 
     def since(key: Key, at: int) -> int | None:
         if key in waiting:
             return waiting[key]
+        for first, last in held.get(key[0], ()):
+            if first <= key[1] and (last is None or key[1] <= last):
+                return None
         known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
         start = known.created_at(key[1], at) if known is not None else None
+        # A run created while a blocked range that covers it was open waits from the range's
+        # end; a job whose runs wait on upstream runs one by one opens a range per run, so the
+        # latest such end counts, and one still open means the run does not wait yet.
         for first, unblocked in blocked.get(key[0], ()):
             if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
-                return unblocked
+                if unblocked is None:
+                    return None
+                start = unblocked
         return start
+
+    def chance(key: Key, start: int, end: int) -> tuple[int, str] | None:
+        """The first tick in ``[start, end]`` at which the run could have been taken: a worker
+        idle and, for a pooled job, a slot of its pool free."""
+        pool = pools.pool_of.get(key[0])
+        return idle.first(start, end, None if pool is None else partial(pools.first_free, pool))
 
     def stopped(key: Key, tick: int) -> None:
         start = since(key, tick)
-        hit = idle.first(start, min(tick - 1, through)) if start is not None else None
+        hit = chance(key, start, min(tick - 1, through)) if start is not None else None
         if hit is not None:
             text = (
                 f"{key[0]}@{key[1]} waited at the end of the tick while {hit[1]} was idle "
@@ -139,6 +173,7 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
 
     for event in engine.log:
         idle.advance(event.tick)
+        pools.advance(event.tick)
         match event:
             case ev.AttemptStarted(job_id=job_id, scheduled=scheduled):
                 stopped((job_id, scheduled), event.tick)
@@ -151,16 +186,27 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = None
                 blocked.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = None
+                held.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = event.tick
+                if event.emptied:
+                    for period in held.get(job_id, ()):
+                        if period[1] is None:
+                            period[1] = scheduled
             case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
                 waiting[(job_id, scheduled)] = event.tick
                 for period in blocked.get(job_id, ()):
                     if period[1] is None:
                         period[1] = event.tick
         idle.read(event)
+        pools.read(event)
     idle.finish(through)
+    pools.finish(through)
     for key in _still_waiting(engine):
         start = since(key, engine.now)
-        hit = idle.first(start, through) if start is not None else None
+        hit = chance(key, start, through) if start is not None else None
         if hit is not None:
             text = (
                 f"{key[0]}@{key[1]} still waits at the end (it could run from tick {start}), "

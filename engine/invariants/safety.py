@@ -11,6 +11,7 @@ from collections import Counter
 from engine import events as ev
 from engine.core import Engine
 from engine.invariants.facts import Violation
+from engine.invariants.pools import pool_violations
 from engine.model import AttemptOutcome, OccurrenceState
 
 S = OccurrenceState
@@ -22,6 +23,8 @@ def safety_violations(engine: Engine) -> list[Violation]:
     found += [Violation(now, text) for text in _worker_violations(engine)]
     found += [Violation(now, text) for text in _index_violations(engine)]
     found += _log_violations(engine)
+    found += _overlap_violations(engine)
+    found += pool_violations(engine)
     return found
 
 
@@ -97,7 +100,11 @@ def _log_violations(engine: Engine) -> list[Violation]:
                 running[key] = event.attempt
                 busy[worker_id] = key
             case (
-                ev.AttemptSucceeded() | ev.AttemptFailed() | ev.AttemptTimedOut() | ev.AttemptLost()
+                ev.AttemptSucceeded()
+                | ev.AttemptFailed()
+                | ev.AttemptTimedOut()
+                | ev.AttemptLost()
+                | ev.AttemptTerminated()
             ):
                 running.pop((event.job_id, event.scheduled), None)
                 busy.pop(event.worker_id, None)
@@ -110,3 +117,40 @@ def _log_violations(engine: Engine) -> list[Violation]:
                 if delivered[key] > 1:
                     found.append(Violation(event.tick, f"notification {key} delivered twice"))
     return found
+
+
+def _overlap_violations(engine: Engine) -> list[Violation]:
+    """A job with an overlap rule never has more than its limit of runs active now, nor, at
+    any tick of the log, more than its limit of runs running at once."""
+    found = []
+    for job_id, job in engine.jobs.items():
+        rule = job.spec.overlap
+        if rule is not None and engine.overlap.active(job) > rule.limit:
+            text = f"{job_id} has {engine.overlap.active(job)} active runs, over {rule.limit}"
+            found.append(Violation(engine.now, text))
+    running: dict[str, set[int]] = {}
+    for event in engine.log:
+        if not isinstance(event, ev.OccurrenceEvent):
+            continue
+        job = engine.jobs.get(event.job_id)
+        rule = job.spec.overlap if job is not None else None
+        if rule is None:
+            continue
+        runs = running.setdefault(event.job_id, set())
+        if isinstance(event, ev.AttemptStarted):
+            runs.add(event.scheduled)
+            if len(runs) > rule.limit:
+                text = f"{event.job_id} runs {len(runs)} at once, over its limit {rule.limit}"
+                found.append(Violation(event.tick, text))
+        elif isinstance(event, _ATTEMPT_ENDS):
+            runs.discard(event.scheduled)
+    return found
+
+
+_ATTEMPT_ENDS = (
+    ev.AttemptSucceeded,
+    ev.AttemptFailed,
+    ev.AttemptTimedOut,
+    ev.AttemptLost,
+    ev.AttemptTerminated,
+)

@@ -91,6 +91,11 @@ KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
     "retries": ("max_retries",),
     "end": ("until",),
     "stop": ("until",),
+    "concurrencypolicy": ("overlap",),
+    "concurrency_policy": ("overlap",),
+    "overlap_policy": ("overlap",),
+    "max_active_runs": ("max_active",),
+    "concurrency": ("max_active",),
 }
 """Words from other schedulers' files that no edit distance leads to the key meant, with the
 keys each may mean, most likely first; the first one valid where the word was written wins."""

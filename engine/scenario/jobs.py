@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from engine import limits
 from engine.clock import Clock
+from engine.job_rules import Overlap, OverlapRule, TriggerRule
 from engine.limits import Limit
 from engine.model import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
 from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
@@ -38,6 +39,13 @@ SETTING_KEYS = (
     "hang",
     "failure_rate",
     "backoff",
+    "overlap",
+    "max_active",
+    "pool",
+    "trigger_rule",
+    "deadline",
+    "catch_up_window",
+    "max_missed",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -48,6 +56,14 @@ INVALID = object()
 """A setting whose value was wrong (already reported); distinct from a legitimate None."""
 _NULL = object()
 _FIELD_NAMES = {"max_retries": "max_attempts", "fail": "fail_attempts", "hang": "hang_attempts"}
+_ALLOW = object()
+"""``overlap: Allow`` (Kubernetes) or ``AllowAll`` (Temporal): runs may overlap, no rule."""
+OVERLAP_NAMES: dict[str, object] = {
+    "Allow": _ALLOW,
+    "AllowAll": _ALLOW,
+    **{policy.value: policy for policy in Overlap},
+}
+"""The ``overlap`` values, as the source systems spell them (read ignoring case)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +127,13 @@ class JobReader(ScheduleReader):
             "failure_rate": lambda n, p: limited(n, p, limits.FAILURE_RATE),
             "backoff": lambda n, p: read_backoff(reader, n, p),
             "notify": self._notify,
+            "overlap": lambda n, p: reader.choice(n, p, OVERLAP_NAMES),
+            "max_active": lambda n, p: limited(n, p, limits.MAX_ACTIVE),
+            "pool": lambda n, p: reader.identifier(n, p, "a pool name"),
+            "trigger_rule": lambda n, p: reader.choice(n, p, values_of(TriggerRule)),
+            "deadline": lambda n, p: limited(n, p, limits.DEADLINE),
+            "catch_up_window": lambda n, p: limited(n, p, limits.CATCH_UP_WINDOW),
+            "max_missed": lambda n, p: limited(n, p, limits.MAX_MISSED),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 
@@ -138,6 +161,7 @@ class JobReader(ScheduleReader):
         schedule = self.schedule(fields, path, now)
         settings = dict(defaults)
         settings.update(self.settings(fields, path))
+        self._overlap_rule(settings, node, path)
         read: list[str | None] = []
         if "depends_on" in fields:
             read = self.job_ids(fields["depends_on"], path_key(path, "depends_on"))
@@ -151,6 +175,28 @@ class JobReader(ScheduleReader):
         ):
             spec = JobSpec(job_id, schedule, depends_on=depends_on, **settings)  # type: ignore[arg-type]
         return Definition(job_id, spec, now, node, path, lenient, depends_on, schedule)
+
+    def _overlap_rule(self, settings: dict[str, object], node: Node, path: str) -> None:
+        """Combine ``overlap`` and ``max_active`` (the job's or the defaults') into the one
+        JobSpec field: ``max_active`` alone is Airflow's max_active_runs, a policy alone has a
+        limit of one, Allow and AllowAll set no rule."""
+        policy = settings.pop("overlap", None)
+        limit = settings.pop("max_active", None)
+        if policy is INVALID or limit is INVALID:
+            settings["overlap"] = INVALID
+        elif policy is _ALLOW:
+            if limit is not None:
+                given = isinstance(node, Mapping) and node.get("max_active") is not None
+                self.reader.error(
+                    _value(node, "max_active"),
+                    path_key(path, "max_active") if given else path,
+                    f"overlap Allow runs without a limit: drop max_active: {limit}, or give a "
+                    "policy such as BufferAll or Forbid",
+                )
+                settings["overlap"] = INVALID
+        elif policy is not None or limit is not None:
+            rule = OverlapRule(policy or Overlap.MAX_ACTIVE_RUNS, limit or 1)  # type: ignore[arg-type]
+            settings["overlap"] = rule
 
     def job_ids(self, node: Node, path: str) -> list[str | None]:
         """A list of job ids (or ``a,b``) in the order given, None for each wrong one (and

@@ -23,7 +23,7 @@ from engine.policies import (
 from engine.presets import PRESETS
 from engine.scenario.errors import path_key
 from engine.scenario.schema import Reader, is_null
-from engine.scenario.yaml_source import Node, Scalar
+from engine.scenario.yaml_source import Mapping, Node, Scalar
 
 CLOCK_KEYS = ("epoch", "timezone", "tick", "until")
 POLICY_KEYS = (
@@ -230,3 +230,24 @@ def _read_outage(reader: Reader, node: Node, path: str) -> ChannelOutage | None:
     if channel is None or start is None or end is None:
         return None
     return ChannelOutage(channel, start, end)  # type: ignore[arg-type]
+
+
+MAX_POOL_SLOTS = 10**6
+
+
+def read_pools(reader: Reader, node: Node | None) -> dict[str, int] | None:
+    """``pools: {name: slots, ...}`` (Airflow pools); None after reporting a problem."""
+    if node is None:
+        return {}
+    if not isinstance(node, Mapping):
+        reader.expected(node, "pools", "a mapping of pool names to their slots")
+        return None
+    pools: dict[str, int | None] = {}
+    for key, value in node.entries:
+        name = reader.identifier(key, "pools", "a pool name")
+        slots = reader.integer(value, path_key("pools", key.text), 1, MAX_POOL_SLOTS)
+        if name is not None:
+            pools[name] = slots
+    if None in pools.values() or len(pools) < len(node.entries):
+        return None
+    return pools  # type: ignore[return-value]

@@ -20,6 +20,7 @@ _ENDINGS: dict[type, AttemptOutcome] = {
     ev.AttemptFailed: AttemptOutcome.FAILED,
     ev.AttemptTimedOut: AttemptOutcome.TIMED_OUT,
     ev.AttemptLost: AttemptOutcome.LOST,
+    ev.AttemptTerminated: AttemptOutcome.TERMINATED,
 }
 
 

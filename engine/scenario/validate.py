@@ -8,18 +8,28 @@ defined later or on recurring jobs, dependency cycles, and ticks past ``clock.un
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 
 from engine import commands as cmd
+from engine.pools import pool_problem
 from engine.scenario.checks import Expectation
 from engine.scenario.errors import Problems, did_you_mean, path_index, path_key
 from engine.scenario.expect import ExpectReader
 from engine.scenario.generate import read_generators
 from engine.scenario.jobs import INVALID, SETTING_KEYS, Definition, JobReader
 from engine.scenario.model import Scenario, TimelineEntry
+from engine.scenario.outages import outage_entries, read_outages
 from engine.scenario.schema import Reader
-from engine.scenario.settings import ClockSettings, fits, past_year_9999, read_clock, read_policy
+from engine.scenario.settings import (
+    ClockSettings,
+    fits,
+    past_year_9999,
+    read_clock,
+    read_policy,
+    read_pools,
+)
 from engine.scenario.timeline import RawEntry, Reference, TimelineReader
 from engine.scenario.yaml_source import Mapping, Node, Sequence, parse_yaml, read_text
 from engine.schedules import Once
@@ -34,6 +44,8 @@ TOP_KEYS = (
     "seed_skip",
     "timeline_phase",
     "workers",
+    "pools",
+    "scheduler_down",
     "defaults",
     "jobs",
     "generate",
@@ -93,6 +105,9 @@ class _Loader:
         clock = read_clock(reader, fields.get("clock"))
         tick_seconds = clock.clock.tick_seconds if clock.clock is not None else 1
         policy = read_policy(reader, fields.get("policy"), tick_seconds)
+        pools = read_pools(reader, fields.get("pools"))
+        if policy is not None and pools:
+            policy = dataclasses.replace(policy, pools=tuple(pools.items()))
         seed: int | None = 0
         if "seed" in fields:
             seed = reader.integer(fields["seed"], "seed", 0, 2**63 - 1)
@@ -109,6 +124,7 @@ class _Loader:
         timeline = TimelineReader(reader, jobs, defaults)
         raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
         definitions += timeline.schedules
+        outages = read_outages(reader, fields.get("scheduler_down"))
         once = {
             definition.job_id: definition.schedule
             for definition in definitions
@@ -130,6 +146,8 @@ class _Loader:
             timeline.references + expect.references, definitions, workers + registered
         )
         self._check_dependencies(definitions)
+        if pools is not None:
+            self._check_pools(definitions, pools)
         self._check_ticks(clock, raw, expectations)
         if reader.problems or policy is None or seed is None:
             return None
@@ -145,7 +163,7 @@ class _Loader:
             seed=seed,
             workers=tuple(worker.name for worker in workers),
             jobs=tuple(definition.spec for definition in static if definition.spec is not None),
-            timeline=_timeline(setup, static, raw),
+            timeline=_timeline(setup + outage_entries(outages, definitions, raw), static, raw),
             expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),
             phase=phase,
             seed_skip=seed_skip,
@@ -248,6 +266,17 @@ class _Loader:
                 message = f"duplicate worker id {worker.name!r} (first at {earlier.node.pos})"
                 self.reader.error(worker.node, worker.path, message)
 
+    def _check_pools(self, definitions: list[Definition], pools: dict[str, int]) -> None:
+        """A job's pool is one ``pools:`` defines (the engine's message, at the job's key)."""
+        for definition in definitions:
+            pool = definition.spec.pool if definition.spec is not None else None
+            problem = pool_problem(pools, pool)
+            if problem is not None:
+                node = definition.node.get("pool") if isinstance(definition.node, Mapping) else None
+                self.reader.error(
+                    node or definition.node, path_key(definition.path, "pool"), problem
+                )
+
     def _check_references(
         self, references: list[Reference], definitions: list[Definition], workers: list[_Worker]
     ) -> None:
@@ -276,7 +305,7 @@ class _Loader:
             self.reader.error(reference.node, reference.path, message)
 
     def _check_dependencies(self, definitions: list[Definition]) -> None:
-        """Dependencies must be one-time jobs defined before the job; cycles are spelled out.
+        """Dependencies must be jobs defined before the job; cycles are spelled out.
 
         A job with another error is checked too (with what of it could be read), so that one
         pass reports every error of the file."""
@@ -310,11 +339,6 @@ class _Loader:
                         f"{name!r} is defined after this job (line {line}): "
                         "a job can only depend on jobs defined before it"
                     )
-                    self.reader.error(node, path, message)
-                elif dependency.schedule is None or definition.lenient:
-                    continue
-                elif not isinstance(dependency.schedule, Once):
-                    message = f"{name!r} is a recurring job: only one-time jobs can be dependencies"
                     self.reader.error(node, path, message)
 
     def _check_ticks(

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from engine import commands as cmd
 from engine import limits
 from engine.clock import Clock
+from engine.job_rules import TriggerRule
 from engine.model import PRIORITY_LEVELS, CatchUp
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader
 from engine.scenario.errors import Position, Problems
-from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, JobReader, word_node
+from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader, word_node
 from engine.scenario.model import Action
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, Node, Scalar
@@ -123,7 +124,24 @@ OPTIONS: dict[str, Option] = {
             "what resume does with missed runs",
             tuple(c.value for c in CatchUp),
         ),
-        Option("depends_on", "A,B", "one-time jobs that must succeed first"),
+        Option(
+            "overlap",
+            "POLICY",
+            "a run due at max_active: Forbid, Replace, Skip, BufferOne, BufferAll...",
+            tuple(OVERLAP_NAMES),
+        ),
+        Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
+        Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
+        Option("catch_up_window", "W", "on resume, runs missed more than W ticks ago are skipped"),
+        Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
+        Option("deadline", "D", "ticks after its time by which a run should have finished"),
+        Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),
+        Option(
+            "trigger_rule",
+            "RULE",
+            "how its runs judge their upstream runs: all_success, all_done, one_failed...",
+            tuple(rule.value for rule in TriggerRule),
+        ),
         Option("fail", "N,M", "attempt numbers scripted to fail"),
         Option("hang", "N,M", "attempt numbers scripted never to end"),
         Option("failure_rate", "F", f"chance an attempt fails: {limits.FAILURE_RATE.expected}"),
@@ -164,6 +182,8 @@ VERBS: dict[str, Verb] = {
                 "schedule x cron='30 2 * * *' catch_up=latest",
                 "schedule x depends_on=once fail=1,2 failure_rate=0.5 payload=hello",
                 "schedule x priority=5000 max_attempts=3 timeout=none",
+                "schedule x every=10 duration=25 overlap=Forbid",
+                "schedule x every=10 duration=25 max_active=2",
             ),
         ),
         Verb(

@@ -126,7 +126,7 @@ def test_create_returns_the_id_with_201_and_get_finds_it() -> None:
         (JobSpec("x", Once(1), timeout=0), Outcome.INVALID),
         (JobSpec("x", Once(1), failure_rate=1.5), Outcome.INVALID),
         (JobSpec("x", Once(1), depends_on=("ghost",)), Outcome.INVALID),
-        (JobSpec("x", Once(1), depends_on=("recurring",)), Outcome.INVALID),
+        (JobSpec("x", Once(1), pool="ghost"), Outcome.INVALID),
     ],
 )
 def test_create_rejections_change_nothing(spec: JobSpec, outcome: Outcome) -> None:

@@ -21,6 +21,7 @@ _ENDS = {
     ev.AttemptFailed: "FAILED",
     ev.AttemptTimedOut: "TIMED_OUT",
     ev.AttemptLost: "LOST",
+    ev.AttemptTerminated: "TERMINATED",
 }
 
 

@@ -17,6 +17,7 @@ _REASONS = {
     CancelReason.USER: ("user", "a cancel command"),
     CancelReason.CASCADE: ("cascade", ""),
     CancelReason.DELETED: ("deleted", "its job was deleted"),
+    CancelReason.REPLACED: ("replaced", "a newer run took its place"),
 }
 
 

@@ -37,6 +37,7 @@ _ENDS = {
     "FAILED": ("✗", Style(color="white", bgcolor="red", bold=True)),
     "TIMED_OUT": ("✗", Style(color="white", bgcolor="red", bold=True)),
     "LOST": ("!", Style(color="black", bgcolor="dark_orange", bold=True)),
+    "TERMINATED": ("✗", Style(color="black", bgcolor="grey62", bold=True)),
 }
 
 
