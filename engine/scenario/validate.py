@@ -9,12 +9,12 @@ defined later or on recurring jobs, dependency cycles, and ticks past ``clock.un
 from __future__ import annotations
 
 import dataclasses
-from collections import deque
 from dataclasses import dataclass
 
 from engine import commands as cmd
 from engine.pools import pool_problem
 from engine.scenario.checks import Expectation
+from engine.scenario.cycles import shortest_cycle
 from engine.scenario.errors import Problems, did_you_mean, path_index, path_key
 from engine.scenario.expect import ExpectReader
 from engine.scenario.generate import read_generators
@@ -326,7 +326,7 @@ class _Loader:
                     continue
                 cycle = None
                 if definition.job_id is not None:
-                    cycle = _cycle(definitions, order, definition.job_id, name)
+                    cycle = shortest_cycle(definitions, order, definition.job_id, name)
                 if cycle is not None:
                     if frozenset(cycle) not in cycles:
                         cycles.add(frozenset(cycle))
@@ -355,31 +355,6 @@ class _Loader:
                 problems.add(pos, section, message)
             elif clock.clock is not None and not fits(clock.clock, tick):
                 problems.add(pos, section, past_year_9999(clock.clock, tick))
-
-
-def _cycle(
-    definitions: list[Definition], order: dict[str, int], start: str, first: str
-) -> list[str] | None:
-    """The shortest way ``start -> first -> ... -> start``, if ``first`` leads back to ``start``."""
-    if first == start:
-        return [start, start]
-    parents = {first: start}
-    queue = deque([first])
-    while queue:
-        current = queue.popleft()
-        index = order.get(current)
-        if index is None:
-            continue
-        for dependency in definitions[index].dependencies:
-            if dependency == start:
-                chain = [current]
-                while chain[-1] != first:
-                    chain.append(parents[chain[-1]])
-                return [start, *reversed(chain), start]
-            if dependency not in parents:
-                parents[dependency] = current
-                queue.append(dependency)
-    return None
 
 
 def _timeline(
