@@ -46,6 +46,12 @@ NAMES: dict[type[ev.Event], str] = {
     ev.OccurrenceFailed: "run.failed",
     ev.OccurrenceCancelled: "run.cancelled",
     ev.OccurrencesSkipped: "runs.skipped",
+    ev.OccurrenceSkipped: "run.skipped",
+    ev.OccurrenceHeld: "run.held",
+    ev.OccurrenceReleased: "run.released",
+    ev.AttemptTerminated: "run.terminated",
+    ev.TooManyMissedRuns: "runs.too_many_missed",
+    ev.DeadlineMissed: "run.deadline_missed",
     ev.BacklogCancelled: "runs.cancelled",
     ev.NotificationQueued: "notification.queued",
     ev.NotificationDelivered: "notification.delivered",
@@ -66,6 +72,8 @@ WARNINGS = frozenset(
         ev.OccurrenceFailed,
         ev.NotificationDeadLettered,
         ev.WorkerWentDown,
+        ev.TooManyMissedRuns,
+        ev.DeadlineMissed,
     }
 )
 _RENAMED = {"job_id": "job", "worker_id": "worker"}

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from engine import events as ev
 from engine.model import OccurrenceState
+from service.codec import DELIVERY
+from service.delivery.attach import delivery_input
+from service.delivery.notice import due_notices
 from service.events_log import NAMES, EventLogger
 from service.live import LiveService
 from tests.service.test_live import Wall, complete_running, open_live
@@ -45,6 +48,8 @@ def test_one_line_per_state_change_with_its_fields(tmp_path: Path) -> None:
     wall.now += 30  # past the backoff (at most 5 s), within the time limit
     live.advance_clock()
     complete_running(live, ok=False)
+    for notice in due_notices(live).values():  # the deliverer reports its try
+        assert live.submit(DELIVERY, delivery_input(notice, True)).accepted
     names = [line["event"] for line in lines(out)]
     assert names == [
         "job.created",

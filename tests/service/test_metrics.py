@@ -7,6 +7,9 @@ import math
 import re
 from pathlib import Path
 
+from service.codec import DELIVERY
+from service.delivery.attach import delivery_input
+from service.delivery.notice import due_notices
 from service.metrics import LAG_BUCKETS, Metrics
 from tests.service.test_live import Wall, complete_running, open_live
 
@@ -107,6 +110,10 @@ def test_metrics_count_what_the_engine_did(tmp_path: Path) -> None:
     assert samples[("cronlapse_retry_pending", ())] == 1
     assert samples[("cronlapse_queue_depth", ())] == 0
     delivered = (("channel", "webhook"), ("outcome", "delivered"))
+    assert samples.get(("cronlapse_notifications_total", delivered), 0) == 0  # not reported yet
+    for notice in due_notices(live).values():
+        assert live.submit(DELIVERY, delivery_input(notice, True)).accepted
+    samples = parse(metrics.text(live.engine))
     assert samples[("cronlapse_notifications_total", delivered)] == 1
     assert samples[("cronlapse_dispatch_lag_seconds_count", ())] == 2
     assert samples[("cronlapse_dispatch_lag_seconds_sum", ())] == 7
