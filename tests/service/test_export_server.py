@@ -13,7 +13,7 @@ from engine import events as ev
 from engine.cli import main
 from service.export import export_stretch
 from service.journal_store import JournalStore
-from tests.service.conftest import Server
+from tests.service.conftest import Received, Server, WebhookReceiver
 
 SPEED = 300
 """Ticks per wall second: an hour in 12 seconds."""
@@ -25,6 +25,8 @@ executors:
   ok: {argv: [/bin/true]}
   bad: {argv: [/bin/false]}
   flaky: {argv: [/bin/sh, -c, 'test "$CRONLAPSE_ATTEMPT" -gt 1']}
+channels:
+  ops: {webhook: {url: '%s'}}
 """
 NOTIFY = [{"on": ["failed", "retries_exhausted"], "channel": "webhook", "to": "ops"}]
 
@@ -71,8 +73,19 @@ def _hour(server: Server) -> None:
         _wait_ticks(client, HOUR - 2100)
 
 
-def test_an_exported_hour_replays_the_services_events_exactly(make_server, tmp_path: Path) -> None:
-    server = make_server(config=CONFIG, speed=str(SPEED))
+def test_an_exported_hour_replays_the_services_events_exactly(
+    make_server, webhooks: WebhookReceiver, tmp_path: Path
+) -> None:
+    tried: set[str | None] = set()
+
+    def first_try_fails(request: Received) -> int:
+        """Each notification's first try is refused: its retry and its delivery are journaled."""
+        first = request.key not in tried
+        tried.add(request.key)
+        return 500 if first else 200
+
+    webhooks.status = first_try_fails
+    server = make_server(config=CONFIG % webhooks.url("/hook"), speed=str(SPEED))
     _hour(server)
     server.stop()
     url = f"sqlite:///{server.db}"
@@ -93,7 +106,7 @@ def test_an_exported_hour_replays_the_services_events_exactly(make_server, tmp_p
     kinds = {type(event) for event in events}
     assert {ev.AttemptSucceeded, ev.AttemptFailed, ev.RetryScheduled, ev.OccurrenceFailed} <= kinds
     assert {ev.JobModified, ev.OccurrenceCancelled, ev.JobDeleted} <= kinds
-    assert ev.NotificationQueued in kinds
+    assert {ev.NotificationQueued, ev.NotificationRetried, ev.NotificationDelivered} <= kinds
 
     # The second half hour alone, from the last quiet moment before it.
     stretch = export_stretch(url, str(rows[0].tick + HOUR // 2), None)
