@@ -56,7 +56,7 @@ def verdict(rule: TriggerRule, outcomes: list[str]) -> Verdict:
     if rule is R.ALL_SUCCESS:
         if failed:
             return Verdict.UPSTREAM_FAILED
-        if skipped:
+        if skipped and not pending:  # a pending upstream may still fail, which comes first
             return Verdict.SKIP
     elif rule is R.ALL_FAILED:
         if success or skipped:
