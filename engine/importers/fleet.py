@@ -128,6 +128,10 @@ def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
         fleet.zones.add(cronjob.timezone or "UTC")
 
 
+KUBERNETES_MAX_MISSED = 100
+"""The CronJob controller starts nothing after more than 100 missed schedules."""
+
+
 def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     keys: dict[str, object] = {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
     keys["duration"] = duration
@@ -136,6 +140,14 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         keys["timeout"] = cronjob.timeout_minutes
     if cronjob.images:
         keys["payload"] = " ".join(cronjob.images)
+    if cronjob.concurrency != "Allow":
+        keys["overlap"] = cronjob.concurrency
+    # The CronJob controller after missed schedules: the latest only, if within the starting
+    # deadline, and none after more than 100 (docs/semantics.md).
+    keys["catch_up"] = "latest"
+    if cronjob.starting_deadline_minutes is not None:
+        keys["catch_up_window"] = cronjob.starting_deadline_minutes
+    keys["max_missed"] = KUBERNETES_MAX_MISSED
     where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
     comments = [
         f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
@@ -163,6 +175,7 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             keys["timeout"] = timer.timeout_minutes
         if timer.persistent:
             keys["catch_up"] = "latest"
+        keys["overlap"] = "Forbid"  # a unit still active is not started again
         if timer.command is not None:
             keys["payload"] = timer.command
         comments = [
@@ -170,8 +183,7 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             f"{timer.path}:{schedule.line}: {schedule.source}",
             *([f"runs as {timer.user}"] if timer.user else []),
             *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
-            "systemd does not start a unit that is still active; cronlapse runs may overlap: "
-            "not yet supported",
+            "overlap: Forbid: systemd does not start a unit that is still active",
             *timer.notes,
         ]
         fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments)))

@@ -9,9 +9,10 @@ counterpart in cronlapse yet is reported by name, never dropped silently:
 - ``spec.suspend: true``: the job is paused from the start;
 - ``spec.jobTemplate.spec.backoffLimit``: retries (Kubernetes' default is 6);
 - ``spec.jobTemplate.spec.activeDeadlineSeconds``: the run's timeout, in whole minutes (ticks);
-- ``spec.concurrencyPolicy`` other than ``Allow``, ``spec.startingDeadlineSeconds``,
-  ``parallelism`` and ``completions`` above 1: reported (overlap and missed-run rules are not
-  modelled yet); the history limits only say how many finished Jobs are kept: noted.
+- ``spec.concurrencyPolicy``: ``overlap`` (Forbid, Replace); ``spec.startingDeadlineSeconds``:
+  ``catch_up_window`` in minutes, beside the controller's own rules (``catch_up: latest``,
+  ``max_missed: 100``); ``parallelism`` and ``completions`` above 1: reported (one pod per run
+  is modelled); the history limits only say how many finished Jobs are kept: noted.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ class CronJob:
     images: tuple[str, ...]
     notes: tuple[str, ...]
     """What was read but is not modelled, each naming its field."""
+    concurrency: str = "Allow"
+    """``spec.concurrencyPolicy``: the scenario's ``overlap`` (Forbid, Replace) unless Allow."""
+    starting_deadline_minutes: int | None = None
+    """``spec.startingDeadlineSeconds`` rounded up to the scenario's minute ticks."""
 
 
 @dataclass(slots=True)
@@ -136,10 +141,7 @@ class _Reader:
         policy = _text(spec.get("concurrencyPolicy")) or "Allow"
         if policy not in ("Allow", "Forbid", "Replace"):
             self.error(spec.get("concurrencyPolicy") or spec, "expected Allow, Forbid or Replace")
-        elif policy != "Allow":
-            notes.append(f"spec.concurrencyPolicy: {policy} is not modelled yet: runs may overlap")
-        if spec.get("startingDeadlineSeconds") is not None:
-            notes.append("spec.startingDeadlineSeconds: missed-run rules are not modelled yet")
+        starting = self.count(spec.get("startingDeadlineSeconds"), None, 10**12)
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
             if spec.get(limit) is not None:
                 notes.append(f"spec.{limit}: how many finished Jobs are kept; no effect on runs")
@@ -168,6 +170,8 @@ class _Reader:
             timeout_minutes=None if deadline is None else max(1, math.ceil(deadline / 60)),
             images=_images(template),
             notes=tuple(notes),
+            concurrency=policy,
+            starting_deadline_minutes=None if starting is None else math.ceil(starting / 60),
         )
 
     def schedule(self, node: Node | None, spec: Mapping) -> str | None:

@@ -10,6 +10,8 @@ from import_helpers import cronlapse
 from engine import events as ev
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import parse_manifest, read_manifest
+from engine.job_rules import Overlap, OverlapRule
+from engine.model import CatchUp
 from engine.scenario import ScenarioRunner, load_scenario
 
 BATCH = Path(__file__).parent / "corpus" / "k8s" / "batch.yaml"
@@ -35,11 +37,10 @@ def test_the_job_template_gives_retries_and_timeout() -> None:
 def test_what_is_not_modelled_is_reported_field_by_field() -> None:
     nightly, warmer, cleanup = read_manifest(str(BATCH)).cronjobs
     assert [note.split(":")[0] for note in nightly.notes] == [
-        "spec.concurrencyPolicy",
-        "spec.startingDeadlineSeconds",
         "spec.successfulJobsHistoryLimit",
         "spec.failedJobsHistoryLimit",
     ]
+    assert (nightly.concurrency, nightly.starting_deadline_minutes) == ("Forbid", 10)
     assert warmer.notes == ()
     assert cleanup.notes == ("spec.jobTemplate.spec.parallelism: one pod per run is modelled",)
     text = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: x}\nspec:\n"
@@ -50,6 +51,22 @@ def test_what_is_not_modelled_is_reported_field_by_field() -> None:
         "spec.paused: not modelled",
         "spec.jobTemplate.spec.ttlSecondsAfterFinished: not modelled",
     )
+
+
+def test_concurrency_policy_and_starting_deadline_become_the_scenarios_rules(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "batch.yaml"
+    assert cronlapse("import", "k8s", str(BATCH), "-o", str(output))[0] == 0
+    jobs = {spec.job_id: spec for spec in load_scenario(str(output)).jobs}
+    nightly, warmer = jobs["nightly-report"], jobs["cache-warmer"]
+    assert (nightly.overlap, nightly.catch_up_window, nightly.max_missed) == (
+        OverlapRule(Overlap.FORBID),
+        10,
+        100,
+    )
+    assert warmer.catch_up is CatchUp.LATEST and warmer.catch_up_window is None
+    assert warmer.max_missed == 100
 
 
 def test_the_scenario_runs_the_cronjobs_at_their_times_and_keeps_the_suspended_one_paused(
