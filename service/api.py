@@ -18,6 +18,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,20 +27,21 @@ from starlette.routing import Route
 
 from engine.commands import Outcome, Result
 from engine.model import PRIORITY_LEVELS
-from engine.queries import list_occurrences
 from engine.status_words import STATUSES
 from service.auth import Token
 from service.codec import InputInvalid, Problem
+from service.config import Config
 from service.delivery.channels import unknown_targets
 from service.executors import AttemptKey, Executors
+from service.inbox import Unanswered
 from service.inputs import Inputs
 from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
 from service.live import LiveService
 from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from service.metrics import Metrics
 from service.openapi import openapi_document
+from service.reads import JobFilter, LiveReads, Reads
 from service.running import running_launches
-from service.views import job_json, job_status, run_json, workers_json
 
 log = logging.getLogger("cronlapse.serve")
 
@@ -65,19 +67,31 @@ def answer(result: Result, created: dict | None = None) -> Response:
     return error(result.outcome.value, result.message)
 
 
-class Api:
-    """The routes, bound to one live service, its executors and its token."""
+class Routes:
+    """The routes and handlers, over where reads come from and where writes go.
 
-    def __init__(self, live: LiveService, token: Token, metrics_public: bool = False) -> None:
-        self.live = live
+    The single process (:class:`Api`) reads its engine and writes through its group commit;
+    an API process (``serve --role api``, :mod:`service.roles.api`) reads the read model and
+    writes through the inbox. The handlers, their checks and their answers are the same."""
+
+    def __init__(
+        self,
+        reads: Reads,
+        checks: Reads,
+        commands: Commands,
+        config: Config,
+        token: Token,
+        metrics_public: bool = False,
+    ) -> None:
+        self.reads = reads
+        self.checks = checks
+        """Where a write's target is checked (a PUT or DELETE of an unknown job is 404): the
+        primary database, even when reads come from a replica that may lag."""
+        self.commands = commands
+        self.config = config
         self.token = token
-        self.metrics = Metrics()
         self.metrics_public = metrics_public
         """Serve /metrics without the token (``--metrics-public``: for a scraper on loopback)."""
-        self.executors: Executors | None = None
-        self.inputs = Inputs(live)
-        self.reports: set[asyncio.Task] = set()
-        """Executor reports on their way to the journal (kept so they are not collected)."""
 
     def app(self) -> Starlette:
         guard = self.guarded
@@ -99,6 +113,10 @@ class Api:
         ]
         return Starlette(routes=routes, lifespan=self.lifespan)
 
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette):
+        yield
+
     # ------------------------------------------------------------- plumbing
 
     def guarded(self, handler: Handler) -> Handler:
@@ -110,6 +128,171 @@ class Api:
             return await handler(request)
 
         return check
+
+    async def body(self, request: Request) -> dict:
+        """The request's JSON object; :class:`BodyError` (422) or :class:`TooLarge` (413)."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise TooLarge
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY_BYTES:
+                raise TooLarge
+        value = parse_body(bytes(data))
+        if not isinstance(value, dict):
+            raise BodyError("", "expected a JSON object")
+        return value
+
+    async def submit(self, verb: str, args: dict, created: dict | None = None) -> Response:
+        try:
+            return answer(await self.commands.submit(verb, args), created)
+        except InputInvalid as invalid:
+            return error(422, "invalid request body", invalid.problems)
+        except Unanswered as unanswered:
+            return error(unanswered.status, unanswered.message)
+
+    async def read_body(self, request: Request) -> dict | Response:
+        try:
+            return await self.body(request)
+        except TooLarge:
+            return error(413, f"the body is larger than {MAX_BODY_BYTES // 1024} KiB")
+        except BodyError as problem:
+            return error(422, problem.message, [Problem(problem.path, problem.message)])
+
+    def unknown_run(self, body: dict) -> Response | None:
+        """422 for an executor or a notification channel that the config does not define."""
+        run = body.get("run")
+        names = self.config.executors
+        problems = [
+            Problem(path, message)
+            for path, message in unknown_targets(body.get("notify"), self.config.channels)
+        ]
+        if isinstance(run, str) and run not in names:
+            message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
+            problems.insert(0, Problem("run", message))
+        return error(422, "invalid request body", problems) if problems else None
+
+    # ------------------------------------------------------------- handlers
+
+    async def health(self, _request: Request) -> Response:
+        return JSONResponse({"status": "ok", "tick": await self.reads.tick()})
+
+    async def openapi(self, _request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    async def create(self, request: Request) -> Response:
+        body = await self.read_body(request)
+        if isinstance(body, Response):
+            return body
+        refused = self.unknown_run(body)
+        if refused is not None:
+            return refused
+        if "id" not in body:
+            body = {"id": f"job-{uuid.uuid4().hex[:12]}", **body}
+        return await self.submit("schedule", body, {"id": body["id"]})
+
+    async def get_job(self, request: Request) -> Response:
+        job = await self.reads.job(request.path_params["id"])
+        if job is None:  # never scheduled, or deleted: seed 003's DELETE removes the job
+            return error(404, f"no job {request.path_params['id']!r}")
+        return JSONResponse(job)
+
+    async def unknown_job(self, job_id: str) -> Response | None:
+        """404 for an id that names no job (or a deleted one): answered before reading, nothing
+        is journaled."""
+        if await self.checks.exists(job_id):
+            return None
+        return error(404, f"no job {job_id!r}")
+
+    async def amend(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        unknown = await self.unknown_job(job_id)
+        if unknown is not None:
+            return unknown
+        body = await self.read_body(request)
+        if isinstance(body, Response):
+            return body
+        if "job" in body or "id" in body:
+            key = "job" if "job" in body else "id"
+            return error(422, "invalid request body", [Problem(key, "the job's id is in the URL")])
+        if "cancel_next" in body:
+            if body["cancel_next"] is not True or len(body) > 1:
+                message = "cancel_next is true, alone: amend the job in another request"
+                return error(422, "invalid request body", [Problem("cancel_next", message)])
+            return await self.submit("cancel", {"job": job_id})
+        if not body:
+            message = "expected at least one change, or cancel_next"
+            return error(422, "invalid request body", [Problem("", message)])
+        refused = self.unknown_run(body)
+        if refused is not None:
+            return refused
+        return await self.submit("modify", {"job": job_id, **body})
+
+    async def delete(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        return await self.unknown_job(job_id) or await self.submit("delete", {"job": job_id})
+
+    async def list_jobs(self, request: Request) -> Response:
+        query = request.query_params
+        problems = []
+        status = query.get("status")
+        if status is not None and status not in STATUSES:
+            problems.append(Problem("status", f"expected one of {', '.join(STATUSES)}"))
+        priority = query.get("priority")
+        wanted_priority = None
+        if priority is not None:
+            wanted_priority = PRIORITY_LEVELS.get(priority)
+            if wanted_priority is None:
+                try:
+                    wanted_priority = int(priority)
+                except ValueError:
+                    message = "expected high, medium, low or a whole number"
+                    problems.append(Problem("priority", message))
+        start, limit = _paging(query, problems)
+        if problems:
+            return error(422, "invalid query", problems)
+        wanted = JobFilter(status, wanted_priority, query.get("run"))
+        page = await self.reads.jobs(start, limit, wanted)
+        return JSONResponse({"jobs": page.items, "next": page.next})
+
+    async def runs(self, request: Request) -> Response:
+        job_id = request.path_params["id"]
+        problems: list[Problem] = []
+        start, limit = _paging(request.query_params, problems)
+        if problems:
+            return error(422, "invalid query", problems)
+        page = await self.reads.runs(job_id, start, limit)
+        if page is None:
+            return error(404, f"no job {job_id!r}")
+        return JSONResponse({"runs": page.items, "next": page.next})
+
+    async def workers(self, _request: Request) -> Response:
+        return JSONResponse({"workers": await self.reads.workers()})
+
+    async def metrics_text(self, _request: Request) -> Response:
+        return Response(await self.reads.metrics(), media_type=METRICS_CONTENT_TYPE)
+
+
+class Api(Routes):
+    """The single process's API (and the active scheduler's): one live engine, read in memory
+    and written through the group commit, with its executors and its clock."""
+
+    def __init__(
+        self,
+        live: LiveService,
+        token: Token,
+        metrics_public: bool = False,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.live = live
+        self.metrics = Metrics() if metrics is None else metrics
+        self.executors: Executors | None = None
+        self.inputs = Inputs(live)
+        self.reports: set[asyncio.Task] = set()
+        """Executor reports on their way to the journal (kept so they are not collected)."""
+        reads = LiveReads(live, self.metrics)
+        super().__init__(reads, reads, self.inputs, live.config, token, metrics_public)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette):
@@ -152,166 +335,11 @@ class Api:
         self.reports.add(task)
         task.add_done_callback(self.reports.discard)
 
-    async def body(self, request: Request) -> dict:
-        """The request's JSON object; :class:`BodyError` (422) or :class:`TooLarge` (413)."""
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            raise TooLarge
-        data = bytearray()
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > MAX_BODY_BYTES:
-                raise TooLarge
-        value = parse_body(bytes(data))
-        if not isinstance(value, dict):
-            raise BodyError("", "expected a JSON object")
-        return value
 
-    async def submit(self, verb: str, args: dict, created: dict | None = None) -> Response:
-        try:
-            return answer(await self.inputs.submit(verb, args), created)
-        except InputInvalid as invalid:
-            return error(422, "invalid request body", invalid.problems)
-
-    async def read_body(self, request: Request) -> dict | Response:
-        try:
-            return await self.body(request)
-        except TooLarge:
-            return error(413, f"the body is larger than {MAX_BODY_BYTES // 1024} KiB")
-        except BodyError as problem:
-            return error(422, problem.message, [Problem(problem.path, problem.message)])
-
-    def unknown_run(self, body: dict) -> Response | None:
-        """422 for an executor or a notification channel that the config does not define."""
-        run = body.get("run")
-        names = self.live.config.executors
-        problems = [
-            Problem(path, message)
-            for path, message in unknown_targets(body.get("notify"), self.live.config.channels)
-        ]
-        if isinstance(run, str) and run not in names:
-            message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
-            problems.insert(0, Problem("run", message))
-        return error(422, "invalid request body", problems) if problems else None
-
-    # ------------------------------------------------------------- handlers
-
-    async def health(self, _request: Request) -> Response:
-        return JSONResponse({"status": "ok", "tick": self.live.engine.now})
-
-    async def openapi(self, _request: Request) -> Response:
-        return JSONResponse(openapi_document())
-
-    async def create(self, request: Request) -> Response:
-        body = await self.read_body(request)
-        if isinstance(body, Response):
-            return body
-        refused = self.unknown_run(body)
-        if refused is not None:
-            return refused
-        if "id" not in body:
-            body = {"id": f"job-{uuid.uuid4().hex[:12]}", **body}
-        return await self.submit("schedule", body, {"id": body["id"]})
-
-    async def get_job(self, request: Request) -> Response:
-        job = self.live.engine.cursors.live(request.path_params["id"])
-        if job is None:  # never scheduled, or deleted: seed 003's DELETE removes the job
-            return error(404, f"no job {request.path_params['id']!r}")
-        return JSONResponse(job_json(self.live.state, job))
-
-    def unknown_job(self, job_id: str) -> Response | None:
-        """404 for an id that names no job (or a deleted one): answered before reading, nothing
-        is journaled."""
-        if self.live.engine.cursors.live(job_id) is not None:
-            return None
-        return error(404, f"no job {job_id!r}")
-
-    async def amend(self, request: Request) -> Response:
-        job_id = request.path_params["id"]
-        unknown = self.unknown_job(job_id)
-        if unknown is not None:
-            return unknown
-        body = await self.read_body(request)
-        if isinstance(body, Response):
-            return body
-        if "job" in body or "id" in body:
-            key = "job" if "job" in body else "id"
-            return error(422, "invalid request body", [Problem(key, "the job's id is in the URL")])
-        if "cancel_next" in body:
-            if body["cancel_next"] is not True or len(body) > 1:
-                message = "cancel_next is true, alone: amend the job in another request"
-                return error(422, "invalid request body", [Problem("cancel_next", message)])
-            return await self.submit("cancel", {"job": job_id})
-        if not body:
-            message = "expected at least one change, or cancel_next"
-            return error(422, "invalid request body", [Problem("", message)])
-        refused = self.unknown_run(body)
-        if refused is not None:
-            return refused
-        return await self.submit("modify", {"job": job_id, **body})
-
-    async def delete(self, request: Request) -> Response:
-        job_id = request.path_params["id"]
-        return self.unknown_job(job_id) or await self.submit("delete", {"job": job_id})
-
-    async def list_jobs(self, request: Request) -> Response:
-        query = request.query_params
-        problems = []
-        status = query.get("status")
-        if status is not None and status not in STATUSES:
-            problems.append(Problem("status", f"expected one of {', '.join(STATUSES)}"))
-        priority = query.get("priority")
-        wanted_priority = None
-        if priority is not None:
-            wanted_priority = PRIORITY_LEVELS.get(priority)
-            if wanted_priority is None:
-                try:
-                    wanted_priority = int(priority)
-                except ValueError:
-                    message = "expected high, medium, low or a whole number"
-                    problems.append(Problem("priority", message))
-        start, limit = _paging(query, problems)
-        if problems:
-            return error(422, "invalid query", problems)
-        state = self.live.state
-        engine = state.engine
-        run = query.get("run")
-        order = state.order
-        items = []
-        position = start
-        while position < len(order) and len(items) < limit:
-            job = engine.jobs[order[position]]
-            position += 1
-            if (
-                not job.deleted
-                and (wanted_priority is None or job.spec.priority == wanted_priority)
-                and (run is None or state.runs.get(job.job_id, "noop") == run)
-                and (status is None or job_status(state, job) == status)
-            ):
-                items.append(job_json(state, job, detail=False))
-        more = position < len(order)
-        return JSONResponse({"jobs": items, "next": str(position) if more else None})
-
-    async def runs(self, request: Request) -> Response:
-        job_id = request.path_params["id"]
-        problems: list[Problem] = []
-        start, limit = _paging(request.query_params, problems)
-        if problems:
-            return error(422, "invalid query", problems)
-        engine = self.live.engine
-        if engine.cursors.live(job_id) is None:
-            return error(404, f"no job {job_id!r}")
-        page = list_occurrences(engine, job_id=job_id, offset=start, limit=limit)
-        following = str(start + len(page.items)) if page.more else None
-        runs = [run_json(engine, row) for row in page.items]
-        return JSONResponse({"runs": runs, "next": following})
-
-    async def workers(self, _request: Request) -> Response:
-        return JSONResponse({"workers": workers_json(self.live.engine)})
-
-    async def metrics_text(self, _request: Request) -> Response:
-        text = self.metrics.text(self.live.engine)
-        return Response(text, media_type=METRICS_CONTENT_TYPE)
+class Commands(Protocol):
+    async def submit(self, verb: str, args: dict) -> Result:
+        """The engine's answer to one input; raises InputInvalid (or Unanswered)."""
+        ...
 
 
 class TooLarge(Exception):

@@ -30,11 +30,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--role",
-        choices=("scheduler",),
+        choices=("scheduler", "api"),
         help=(
             "scheduler: one of several processes on one PostgreSQL database, active only while "
-            "it holds the scheduler lock, a standby following the journal otherwise"
+            "it holds the scheduler lock, a standby following the journal otherwise; api: a "
+            "stateless API process writing to the inbox and reading the read model"
         ),
+    )
+    parser.add_argument(
+        "--read-db",
+        metavar="URL",
+        help="--role api: answer GETs from this database (a streaming replica of --db)",
     )
     parser.add_argument(
         "--log-file",
@@ -147,6 +153,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             args.role,
             log,
             args.metrics_public,
+            args.read_db,
         )
     except ServeError as error:
         err.write(f"cronlapse serve: {error}\n")

@@ -31,6 +31,10 @@ DISPATCH_CHANNEL = "cronlapse_dispatch"
 """The scheduler wrote attempts for worker processes to claim."""
 REPORT_CHANNEL = "cronlapse_reports"
 """A worker process wrote an outcome, or started."""
+INBOX_CHANNEL = "cronlapse_inbox"
+"""An API process wrote a command to the inbox."""
+ANSWER_CHANNEL = "cronlapse_answers"
+"""The active scheduler answered inbox rows (the payload: their positions, comma-separated)."""
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
 BACKENDS = (SQLITE, POSTGRESQL)
@@ -119,9 +123,9 @@ def notify_appended(conn: Connection) -> None:
         notify(conn, JOURNAL_CHANNEL)
 
 
-def notify(conn: Connection, channel: str) -> None:
+def notify(conn: Connection, channel: str, payload: str = "") -> None:
     """Wake ``channel``'s listeners when ``conn``'s transaction commits (PostgreSQL)."""
-    conn.execute(select(func.pg_notify(channel, "")))
+    conn.execute(select(func.pg_notify(channel, payload)))
 
 
 def libpq_url(url: str) -> str:

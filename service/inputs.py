@@ -9,6 +9,11 @@ the last applied input: nothing changes it during a commit) and accepting reques
 Order is kept: one batch at a time, its inputs applied in the order they arrived, all at one
 tick (the clock's when the batch is taken, never before the engine's), so a replay builds the
 same state. An input the readers refuse is answered 422 and never journaled.
+
+The active scheduler (a :class:`~service.live.LiveService` with a publisher) applies a batch
+first and then journals it in one transaction with the read model it changed and the answers of
+the inbox rows it came from (:mod:`service.inbox`); a failed commit ends the process, whose
+engine is then ahead of the journal. Its own reads may see a batch during that commit.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 
 from engine.commands import Result
 from service.codec import CLOCK, InputInvalid
+from service.inbox import encode_answer
 from service.live import LiveService
 
 log = logging.getLogger("cronlapse.serve")
@@ -31,6 +37,8 @@ class _Waiting:
     verb: str
     args: dict
     answer: asyncio.Future
+    inbox: int | None
+    """The inbox row the input came from, whose answer is journaled with it."""
 
 
 class Inputs:
@@ -41,10 +49,10 @@ class Inputs:
         self.waiting: list[_Waiting] = []
         self.draining: asyncio.Task | None = None
 
-    async def submit(self, verb: str, args: dict) -> Result:
+    async def submit(self, verb: str, args: dict, inbox: int | None = None) -> Result:
         """The engine's answer once the input is committed and applied; raises InputInvalid."""
         loop = asyncio.get_running_loop()
-        waiting = _Waiting(verb, args, loop.create_future())
+        waiting = _Waiting(verb, args, loop.create_future(), inbox)
         self.waiting.append(waiting)
         if self.draining is None:
             self.draining = loop.create_task(self._drain())
@@ -71,6 +79,7 @@ class Inputs:
         live = self.live
         tick = live.now()
         accepted = []
+        refused = []
         for waiting in batch:
             if waiting.verb == CLOCK and live.clock_due() is None:
                 _answer(waiting.answer, None)
@@ -78,9 +87,14 @@ class Inputs:
             try:
                 decoded = live.read(waiting.verb, waiting.args, tick)
             except InputInvalid as invalid:
-                _answer(waiting.answer, invalid)
+                refused.append((waiting, invalid))
                 continue
             accepted.append((waiting, decoded))
+        if live.publisher is not None:
+            await self._publish(tick, accepted, refused)
+            return
+        for waiting, invalid in refused:
+            _answer(waiting.answer, invalid)
         if not accepted:
             return
         rows = [(tick, _PHASE, waiting.verb, waiting.args) for waiting, _ in accepted]
@@ -98,6 +112,46 @@ class Inputs:
                 _answer(waiting.answer, failure)
             else:
                 _answer(waiting.answer, result)
+
+    async def _publish(
+        self,
+        tick: int,
+        accepted: list[tuple[_Waiting, object]],
+        refused: list[tuple[_Waiting, InputInvalid]],
+    ) -> None:
+        """Apply, then journal with the read model and the inbox's answers (scheduler)."""
+        live = self.live
+        answers: list[tuple[_Waiting, object]] = list(refused)
+        for waiting, decoded in accepted:
+            try:
+                result: object = live.apply_uncommitted(
+                    tick,
+                    waiting.verb,
+                    waiting.args,
+                    decoded,  # type: ignore[arg-type]
+                )
+            except Exception as failure:
+                log.exception("applying %s failed", waiting.verb)
+                result = failure
+            answers.append((waiting, result))
+        written = {
+            waiting.inbox: encode_answer(value)  # type: ignore[arg-type]
+            for waiting, value in answers
+            if waiting.inbox is not None
+        }
+        rows = [(tick, _PHASE, waiting.verb, waiting.args) for waiting, _ in accepted]
+        if rows or written:
+            try:
+                seqs = await asyncio.to_thread(live.commit_published, rows, written)
+            except Exception as failure:
+                if rows:
+                    live.diverged(failure)
+                answers = [(waiting, failure) for waiting, _ in answers]
+            else:
+                if seqs:
+                    live.settle(seqs[-1], len(seqs))
+        for waiting, value in answers:
+            _answer(waiting.answer, value)
 
 
 def _answer(future: asyncio.Future, value: object) -> None:

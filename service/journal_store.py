@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
 
 from service.db import holds_fence, notify_appended, open_database
@@ -69,14 +69,20 @@ class JournalStore:
         """Commit one input; returns its position. Returns only once the row is durable."""
         return self.append_many([(tick, phase, verb, args)])[0]
 
-    def append_many(self, rows: list[tuple[int, int, str, dict]]) -> list[int]:
+    def append_many(
+        self,
+        rows: list[tuple[int, int, str, dict]],
+        extra: Callable[[Connection, list[int]], None] | None = None,
+    ) -> list[int]:
         """Commit several inputs ``(tick, phase, verb, args)`` in one transaction (a group
         commit: one wait for the disk); returns their positions, in order.
 
         A fenced store (a scheduler elected by an advisory lock) first checks, in the same
         transaction, that no other session holds the lock: a scheduler that lost it raises
         :class:`Fenced` and writes nothing, so two engines never append to one journal. The
-        commit wakes the processes that follow the journal (LISTEN/NOTIFY on PostgreSQL)."""
+        commit wakes the processes that follow the journal (LISTEN/NOTIFY on PostgreSQL).
+        ``extra(conn, seqs)`` writes more in the same transaction (the scheduler's read model
+        and inbox answers: :mod:`service.roles.publish`)."""
         wall = time.time()
         seqs = []
         with self.db.begin() as conn:
@@ -93,6 +99,8 @@ class JournalStore:
                     )
                 )
                 seqs.append(int(result.inserted_primary_key[0]))
+            if extra is not None:
+                extra(conn, seqs)
             notify_appended(conn)
         return seqs
 

@@ -29,10 +29,13 @@ import contextlib
 import dataclasses
 import gc
 import logging
+import os
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NoReturn, Protocol
+
+from sqlalchemy import Connection
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind, Jitter
@@ -65,6 +68,8 @@ RECENT_RUNS = 10
 """Runs a job view shows besides its next ones."""
 _PHASE = Phase.AFTER_DISPATCH
 _OK = Result(Outcome.OK)
+DIVERGED_EXIT = 4
+"""The exit status of a scheduler whose applied inputs could not be journaled."""
 
 
 class BackgroundWriter(Protocol):
@@ -74,6 +79,19 @@ class BackgroundWriter(Protocol):
 
     def wait(self) -> None:
         """Until the snapshot being written, if any, is written."""
+        ...
+
+
+class Publisher(Protocol):
+    """What the active scheduler writes with its journal rows (:mod:`service.roles.publish`):
+    the read model and the inbox's answers, in the journal's own transaction."""
+
+    def applied(self, verb: str, args: dict) -> None:
+        """An input was applied (and will be journaled with the next write)."""
+        ...
+
+    def write(self, conn: Connection, seq: int, answers: dict[int, str]) -> None:
+        """Write, in ``conn``'s transaction, what changed up to journal position ``seq``."""
         ...
 
 
@@ -170,6 +188,10 @@ class LiveService:
         self.pending: dict[NotificationKey, None] = {}
         """The outbox's PENDING notifications (kept from the engine's events), so finding the
         ones due costs their number, not the whole outbox's."""
+        self.publisher: Publisher | None = None
+        """The active scheduler's read model and inbox answers. When set, an input is applied
+        first and journaled with what it changed in one transaction (a failed commit ends the
+        process: its engine is ahead of its journal); otherwise it is journaled, then applied."""
 
     @property
     def engine(self) -> Engine:
@@ -188,6 +210,11 @@ class LiveService:
         configured worker slots: from here on this service journals; returns the rows
         replayed."""
         replayed = self.replay()
+        if self.publisher is not None:  # the read model as of this row, checked at election
+            try:
+                self.commit_published([], {})
+            except Exception as error:
+                self.diverged(error)
         # Everything loaded so far lives as long as the server: the cycle collector need not
         # walk it again on every full collection (seconds, once a server has months of runs).
         gc.freeze()
@@ -253,9 +280,7 @@ class LiveService:
     def submit(self, verb: str, args: dict) -> Result:
         """Read, journal, then apply one input now; :class:`InputInvalid` journals nothing."""
         tick = self.now()
-        decoded = self.read(verb, args, tick)
-        seq = self.store.append(tick, int(_PHASE), verb, args)
-        return self.apply_committed(seq, tick, verb, args, decoded)
+        return self._journal(tick, verb, args, self.read(verb, args, tick))
 
     def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
         """What an input does at ``tick`` (None for a clock reading); :class:`InputInvalid`."""
@@ -275,8 +300,7 @@ class LiveService:
         tick = self.clock_due()
         if tick is None:
             return False
-        seq = self.store.append(tick, int(_PHASE), CLOCK, {})
-        self.apply_committed(seq, tick, CLOCK, {}, None)
+        self._journal(tick, CLOCK, {}, None)
         return True
 
     def apply_committed(
@@ -284,19 +308,58 @@ class LiveService:
     ) -> Result:
         """Apply an input the journal holds at position ``seq`` (committed: never before)."""
         result = self._apply(tick, verb, args, decoded)
+        self.settle(seq, 1)
+        return result
+
+    def apply_uncommitted(
+        self, tick: int, verb: str, args: dict, decoded: Decoded | None
+    ) -> Result:
+        """Apply an input that :meth:`commit_published` journals next (publisher set)."""
+        assert self.publisher is not None
+        result = self._apply(tick, verb, args, decoded)
+        self.publisher.applied(verb, args)
+        return result
+
+    def commit_published(
+        self, rows: list[tuple[int, int, str, dict]], answers: dict[int, str]
+    ) -> list[int]:
+        """Journal inputs already applied, with the read model and the inbox's answers."""
+        publisher = self.publisher
+        assert publisher is not None
+
+        def publish(conn: Connection, seqs: list[int]) -> None:
+            publisher.write(conn, seqs[-1] if seqs else self.state.seq, answers)
+
+        return self.store.append_many(rows, publish)
+
+    def diverged(self, error: BaseException) -> NoReturn:
+        """Applied inputs could not be journaled: this engine is ahead of the journal. Exit, so
+        that a standby (or a restart) replays the journal and nothing unjournaled is served."""
+        log.critical("applied inputs could not be journaled (%s): exiting", error)
+        os._exit(DIVERGED_EXIT)
+
+    def settle(self, seq: int, applied: int) -> None:
+        """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
         self.state.seq = seq
-        self.unsnapshotted += 1
+        self.unsnapshotted += applied
         if self.unsnapshotted >= self.config.snapshot_every:
             if self.background is None:
                 self.snapshot()
             elif self.background.start(self.state):
                 self.unsnapshotted = 0
         self.on_change()
-        return result
 
     def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
-        seq = self.store.append(tick, int(_PHASE), verb, args)
-        return self.apply_committed(seq, tick, verb, args, decoded)
+        if self.publisher is None:
+            seq = self.store.append(tick, int(_PHASE), verb, args)
+            return self.apply_committed(seq, tick, verb, args, decoded)
+        result = self.apply_uncommitted(tick, verb, args, decoded)
+        try:
+            seqs = self.commit_published([(tick, int(_PHASE), verb, args)], {})
+        except Exception as error:
+            self.diverged(error)
+        self.settle(seqs[0], 1)
+        return result
 
     def _apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
         state = self.state

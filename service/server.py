@@ -1,7 +1,9 @@
 """Putting the service together: config, database, token, clock, replay, then uvicorn.
 
 ``--role scheduler`` (PostgreSQL) first waits to be elected (:mod:`service.roles.scheduler`),
-following the journal meanwhile; once elected it is the same server as without a role.
+following the journal meanwhile; once elected it is the same server as without a role, which
+also keeps the read model, answers the inbox and hands attempts to worker processes.
+``--role api`` (PostgreSQL) is a stateless API process (:mod:`service.roles.api`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from starlette.applications import Starlette
 
 from service.api import Api
-from service.auth import TOKEN_ENV, load_token
+from service.auth import TOKEN_ENV, Token, load_token
 from service.clock import Anchor, LiveClock
 from service.config import Config, ConfigInvalid, load_config
 from service.db import POSTGRESQL, UnsupportedDatabase, database_url, shown
@@ -27,13 +29,14 @@ from service.delivery.attach import attach_deliveries
 from service.events_log import EventLogger
 from service.journal_store import JournalStore
 from service.live import LiveService
+from service.metrics import Metrics
 from service.migrations import SchemaTooNew
 from service.snapshots import BackgroundSnapshots
 
 CLOCK_KEY = "clock"
 ADDRESS_KEY = "address"
 """Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
-ROLES = ("scheduler",)
+ROLES = ("scheduler", "api")
 
 
 class ServeError(Exception):
@@ -105,8 +108,13 @@ def worker(db: str, name: str | None, slots: int, config_path: str | None, out: 
         raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
 
 
-def elected_service(db: str, config_path: str | None, speed: float, out: TextIO) -> LiveService:
-    """Wait to be the active scheduler, following the journal; then the service, taken over."""
+def elected_service(
+    db: str, config_path: str | None, speed: float, out: TextIO, metrics: Metrics
+) -> LiveService:
+    """Wait to be the active scheduler, following the journal; then the service, taken over,
+    publishing its read model and inbox answers with every journal write."""
+    from service.read_model import ReadModel
+    from service.roles.publish import Publication
     from service.roles.scheduler import Election
 
     _postgres_only(db, "--role scheduler")
@@ -120,6 +128,9 @@ def elected_service(db: str, config_path: str | None, speed: float, out: TextIO)
     election.wait(live)
     out.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
     out.flush()
+    read_model = ReadModel(live, metrics)
+    live.on_events.append(read_model)
+    live.publisher = Publication(live, read_model)
     live = start(live, speed, following=True)
     election.watch()
     return live
@@ -135,54 +146,104 @@ def serve(
     role: str | None = None,
     log: TextIO | None = None,
     metrics_public: bool = False,
+    read_db: str | None = None,
 ) -> int:
     """Serve until stopped; ``log`` receives the structured logs (:mod:`service.events_log`)."""
     logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
+    if read_db is not None and role != "api":
+        raise ServeError("--read-db is an option of --role api")
+    if role == "api":
+        return _serve_api(db, read_db, host, port, config_path, out, metrics_public)
+    metrics = Metrics()
     if role == "scheduler":
-        live = elected_service(db, config_path, speed, out)
+        live = elected_service(db, config_path, speed, out, metrics)
     else:
         live = open_service(db, config_path, speed)
     if log is not None:
         live.on_events.append(EventLogger(log, lambda: live.engine))
-    try:
-        token = load_token(db)
-    except OSError as error:
-        raise ServeError(f"cannot create the token file: {error}") from None
-    how = (
-        f"the token in ${TOKEN_ENV}"
-        if token.source == TOKEN_ENV
-        else f'-H "Authorization: Bearer $(cat {token.source})"'
-    )
+    token = _token(db)
     out.write(
         f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
         f"{live.state.seq} inputs, tick {live.engine.now})\n"
-        f"cronlapse serve: authenticate with {how}\n"
+        f"cronlapse serve: authenticate with {_how(token)}\n"
     )
     out.flush()
     live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
-    api = Api(live, token, metrics_public)
+    api = Api(live, token, metrics_public, metrics)
     app = api.app()
     attach_deliveries(app, live, api.inputs)
     if role == "scheduler":
-        _with_dispatcher(app, api, db)
+        _with_scheduler_tasks(app, api, db)
+    _run(app, host, port)
+    return 0
+
+
+def _token(db: str) -> Token:
+    try:
+        return load_token(db)
+    except OSError as error:
+        raise ServeError(f"cannot create the token file: {error}") from None
+
+
+def _how(token: Token) -> str:
+    if token.source == TOKEN_ENV:
+        return f"the token in ${TOKEN_ENV}"
+    return f'-H "Authorization: Bearer $(cat {token.source})"'
+
+
+def _run(app: Starlette, host: str, port: int) -> None:
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
+
+
+def _serve_api(
+    db: str,
+    read_db: str | None,
+    host: str,
+    port: int,
+    config_path: str | None,
+    out: TextIO,
+    metrics_public: bool,
+) -> int:
+    """``serve --role api`` (see :mod:`service.roles.api`)."""
+    from service.roles.api import ApiRole
+
+    _postgres_only(db, "--role api")
+    if read_db is not None:
+        _postgres_only(read_db, "--read-db")
+    config = _config(config_path)
+    _store(db).close()  # the schema, migrated if this is the first process on the database
+    token = _token(db)
+    app = ApiRole(db, read_db, config, token, metrics_public).app()
+    replica = "" if read_db is None else f", reads from {shown(read_db)}"
+    out.write(
+        f"cronlapse serve: API process listening on http://{host}:{port} "
+        f"(inbox {shown(db)}{replica})\n"
+        f"cronlapse serve: authenticate with {_how(token)}\n"
+    )
+    out.flush()
+    _run(app, host, port)
     return 0
 
 
-def _with_dispatcher(app: Starlette, api: Api, db: str) -> None:
-    """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) inside the API's
-    lifespan: it journals through the same group commit as the API's requests."""
+def _with_scheduler_tasks(app: Starlette, api: Api, db: str) -> None:
+    """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) and the inbox's
+    reader (:mod:`service.roles.inbox_reader`) inside the API's lifespan: both journal through
+    the same group commit as the API's requests."""
     from service.roles.dispatch import Dispatcher
+    from service.roles.inbox_reader import InboxReader
 
     inner = app.router.lifespan_context
     dispatcher = Dispatcher(api.live, api.inputs, db)
+    fence = api.live.store.fence
+    assert fence is not None
+    reader = InboxReader(api.inputs, db, fence)
 
     @contextlib.asynccontextmanager
     async def lifespan(started: Starlette) -> AsyncIterator[None]:
-        async with inner(started), dispatcher.running():
+        async with inner(started), dispatcher.running(), reader.running():
             yield
 
     app.router.lifespan_context = lifespan

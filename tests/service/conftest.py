@@ -151,6 +151,26 @@ def postgres() -> Iterator[Cluster]:
 
 
 @pytest.fixture
+def processes(postgres, tmp_path: Path) -> Iterator:
+    """``processes(config)``: a fresh database and a
+    :class:`~tests.service.role_processes.Processes` on it; every process killed at the end."""
+    from tests.service.role_processes import Processes
+
+    made: list[Processes] = []
+
+    def make(config: str) -> Processes:
+        made.append(Processes(tmp_path, postgres.database(), config))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for group in made:
+            for process in group.made:
+                process.kill()
+
+
+@pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     """``sqlite`` unless parametrised (indirectly) with one of BACKENDS."""
     return getattr(request, "param", "sqlite")

@@ -1,0 +1,51 @@
+"""``serve --role api``: a stateless API process on PostgreSQL.
+
+It holds no engine and no state of its own: the same routes and handlers as the single process
+(:class:`~service.api.Routes`), with writes going to the inbox (:mod:`service.inbox`), answered by
+the active scheduler in the transaction that journals them, and reads answered from the read
+model (:mod:`service.stored_reads`) that the scheduler keeps in the same transactions. Any number
+of them may run, on any machine; killing one loses nothing but its requests in flight (a write
+whose answer it had not sent is applied or not, as with any dropped connection).
+
+With ``--read-db URL`` (a streaming replica of the database) the GETs are answered there and
+only writes, and the existence check before a PUT or DELETE, go to the primary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from starlette.applications import Starlette
+
+from service.api import Routes
+from service.auth import Token
+from service.config import Config
+from service.inbox import Inbox
+from service.stored_reads import StoredReads
+
+
+class ApiRole(Routes):
+    def __init__(
+        self,
+        db: str,
+        read_db: str | None,
+        config: Config,
+        token: Token,
+        metrics_public: bool = False,
+    ) -> None:
+        self.inbox = Inbox(db)
+        self.primary = StoredReads(db)
+        self.replica = None if read_db is None else StoredReads(read_db)
+        reads = self.primary if self.replica is None else self.replica
+        super().__init__(reads, self.primary, self.inbox, config, token, metrics_public)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette):
+        await self.inbox.start()
+        try:
+            yield
+        finally:
+            await self.inbox.close()
+            self.primary.close()
+            if self.replica is not None:
+                self.replica.close()

@@ -1,0 +1,68 @@
+"""Scheduler, API and worker processes on one PostgreSQL database, for the role tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.service.conftest import ROOT, TOKEN, Server
+
+SCHEDULER = ("--role", "scheduler")
+SLOTS = 2
+
+
+class WorkerProcess:
+    """A ``cronlapse worker`` process."""
+
+    def __init__(self, directory: Path, url: str, config: Path, name: str) -> None:
+        self.log = directory / f"{name}.log"
+        self.command = [sys.executable, "-m", "engine", "worker", "--db", url, "--slots"]
+        self.command += [str(SLOTS), "--config", str(config), "--name", name]
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> WorkerProcess:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        with open(self.log, "ab") as output:
+            self.process = subprocess.Popen(
+                self.command, stdout=output, stderr=subprocess.STDOUT, env=env
+            )
+        return self
+
+    def wait_ready(self) -> None:
+        """Until the process has registered itself."""
+        deadline = time.monotonic() + 30
+        while "slots" not in self.log.read_text():
+            assert self.process is not None and self.process.poll() is None, self.log.read_text()
+            assert time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+
+@dataclass
+class Processes:
+    """Scheduler and worker processes on one database, all killed at the end."""
+
+    directory: Path
+    url: str
+    config: str
+    made: list = field(default_factory=list)
+
+    def scheduler(self, name: str) -> Server:
+        directory = self.directory / name
+        directory.mkdir()
+        self.made.append(Server(directory, self.config, "1", TOKEN, self.url, SCHEDULER))
+        return self.made[-1]
+
+    def worker(self, name: str) -> WorkerProcess:
+        server = self.made[0]
+        self.made.append(WorkerProcess(self.directory, self.url, server.config, name).start())
+        return self.made[-1]

@@ -1,0 +1,153 @@
+"""``serve --role api``: stateless API processes on the inbox and the read model.
+
+Real processes on loopback and a PostgreSQL server the suite starts: an API process answers
+exactly what the active scheduler (the single process's code) answers, for writes and reads,
+a write that no scheduler takes is withdrawn and refused with a 503 naming why, and a job id
+stays taken across API processes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.service.conftest import FROZEN, TOKEN, Server
+from tests.service.role_processes import Processes
+from tests.service.test_durability import _all_answers
+
+API = ("--role", "api")
+NOOP = "workers: 1\n"
+
+
+def _api(group: Processes, name: str, options: tuple[str, ...] = ()) -> Server:
+    directory = group.directory / name
+    directory.mkdir()
+    server = Server(directory, group.config, FROZEN, TOKEN, group.url, API + options)
+    group.made.append(server)
+    return server
+
+
+def _writes(client: httpx.Client) -> list[tuple[int, str]]:
+    """A sequence of writes covering every answer a write can get; each answer's status and
+    body (a generated id blanked)."""
+    answers = []
+    requests = [
+        ("POST", "/job", {"id": "nightly", "cron": "0 3 * * *", "priority": "high"}),
+        ("POST", "/job", {"id": "nightly", "every": 5}),
+        ("POST", "/job", {"id": "now"}),
+        ("POST", "/job", {"every": "often"}),
+        ("POST", "/job", {"id": "x", "run": "nope"}),
+        ("POST", "/job", {"id": "late", "every": 600, "payload": "n=1"}),
+        ("PUT", "/job/nightly", {"priority": "low", "max_retries": 2}),
+        ("PUT", "/job/nightly", {"cancel_next": True}),
+        ("PUT", "/job/nightly", {"cancel_next": True, "priority": 1}),
+        ("PUT", "/job/missing", {"priority": 1}),
+        ("PUT", "/job/late", {"every": -1}),
+        ("DELETE", "/job/late", None),
+        ("DELETE", "/job/late", None),
+        ("POST", "/job", {"id": "late"}),
+        ("POST", "/job", {"every": 60}),
+    ]
+    for method, path, body in requests:
+        answer = client.request(method, path, json=body)
+        text = answer.text
+        if answer.status_code == 201 and "job-" in text:
+            text = '{"id":"job-"}'
+        answers.append((answer.status_code, text))
+    return answers
+
+
+def test_an_api_process_answers_as_the_scheduler_does(processes, tmp_path: Path) -> None:
+    group: Processes = processes(NOOP)
+    scheduler = group.scheduler("scheduler")
+    scheduler.start()
+    group.worker("worker").wait_ready()
+    api = _api(group, "api")
+    api.start()
+    with api.client() as through_api:
+        answered = _writes(through_api)
+    with scheduler.client() as direct:
+        assert answered[0] == (201, '{"id":"nightly"}')
+        deadline = time.monotonic() + 30
+        while True:
+            expected = _all_answers(direct)
+            with api.client() as through_api:
+                got = _all_answers(through_api)
+            if got == expected:
+                break
+            assert time.monotonic() < deadline, (got, expected)
+            time.sleep(0.1)
+    statuses = [status for status, _ in answered]
+    assert statuses == [201, 409, 201, 422, 422, 201, 204, 204, 422, 404, 422, 204, 404, 409, 201]
+    assert {job["id"] for job in got["jobs"]} >= {"nightly", "now"}
+    assert "late" not in {job["id"] for job in got["jobs"]}
+    assert got["each"]["now"]["runs"][0]["attempts"][0]["outcome"] == "succeeded"
+    with api.client() as through_api, scheduler.client() as direct:
+        for path in ("/jobs?limit=1", "/jobs?limit=1&cursor=1", "/jobs?status=created"):
+            assert through_api.get(path).json() == direct.get(path).json()
+        for path in ("/job/late", "/job/late/runs", "/jobs?limit=0"):
+            assert through_api.get(path).status_code == direct.get(path).status_code
+            assert through_api.get(path).json() == direct.get(path).json()
+        assert through_api.get("/jobs", headers={"Authorization": "Bearer no"}).status_code == 401
+        assert through_api.post("/job", content=b"x" * 1_100_000).status_code == 413
+
+
+def test_the_same_writes_get_the_same_answers_as_the_single_process(processes, make_server) -> None:
+    group: Processes = processes(NOOP)
+    group.scheduler("scheduler").start()
+    api = _api(group, "api")
+    api.start()
+    single: Server = make_server(config=NOOP)
+    with api.client() as through_api, single.client() as direct:
+        assert _writes(through_api) == _writes(direct)
+
+
+def test_a_write_no_scheduler_takes_is_withdrawn_with_a_503(processes) -> None:
+    group: Processes = processes(NOOP)
+    api = _api(group, "api")
+    api.start()
+    with api.client() as client:
+        answer = client.post("/job", json={"id": "orphan"})
+        assert answer.status_code == 503
+        assert "no scheduler took the command" in answer.json()["message"]
+        assert "nothing was applied" in answer.json()["message"]
+        scheduler = group.scheduler("scheduler")
+        scheduler.start()
+        assert client.get("/job/orphan").status_code == 404
+        assert client.post("/job", json={"id": "orphan"}).status_code == 201
+        assert client.get("/job/orphan").status_code == 200
+    assert "Traceback" not in api.output()
+
+
+def test_a_job_id_is_taken_once_across_api_processes(processes) -> None:
+    group: Processes = processes(NOOP)
+    group.scheduler("scheduler").start()
+    apis = [_api(group, f"api{number}") for number in range(2)]
+    for api in apis:
+        api.start()
+    statuses: list[int] = []
+
+    def post(server: Server) -> None:
+        with server.client() as client:
+            for number in range(10):
+                answer = client.post("/job", json={"id": f"same-{number}", "every": 60})
+                statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=post, args=(api,)) for api in apis for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(statuses) == [201] * 10 + [409] * 30
+
+
+def test_the_api_role_needs_postgresql(tmp_path: Path) -> None:
+    server = Server(tmp_path, NOOP, "1", TOKEN, None, API)
+    server.start(wait=False)
+    assert server.process is not None
+    assert server.process.wait(timeout=60) == 2
+    assert "--role api needs a postgresql:// database" in server.output()
+    assert "Traceback" not in server.output()
