@@ -2,8 +2,9 @@
 
 Real processes on loopback and a PostgreSQL server the suite starts: an API process answers
 exactly what the active scheduler (the single process's code) answers, for writes and reads,
-a write that no scheduler takes is withdrawn and refused with a 503 naming why, and a job id
-stays taken across API processes.
+a write that no scheduler takes is withdrawn and refused with a 503 naming why, a job id
+stays taken across API processes, and the issue's kill test: API processes, schedulers and
+workers killed mid-run lose nothing and run nothing twice.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from pathlib import Path
 
 import httpx
 
+from engine.invariants import violations
 from tests.service.conftest import FROZEN, TOKEN, Server
-from tests.service.role_processes import Processes
-from tests.service.test_durability import _all_answers
+from tests.service.role_processes import SLOTS, Processes
+from tests.service.test_durability import _all_answers, _config, _executions, _load
+from tests.service.test_roles import _replayed, _statuses, _wait_for
 
 API = ("--role", "api")
 NOOP = "workers: 1\n"
@@ -151,3 +154,78 @@ def test_the_api_role_needs_postgresql(tmp_path: Path) -> None:
     assert server.process.wait(timeout=60) == 2
     assert "--role api needs a postgresql:// database" in server.output()
     assert "Traceback" not in server.output()
+
+
+def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path: Path) -> None:
+    """The issue's shape, scaled to the suite's time: two API processes, two schedulers and
+    three workers; jobs posted through both API processes for a few seconds (hundreds, not
+    5,000), recurring ones among them; SIGKILL the active scheduler, then a worker, then an API
+    process, each mid-load."""
+    group: Processes = processes(_config(tmp_path))
+    first, second = group.scheduler("a"), group.scheduler("b")
+    first.start()
+    second.start(wait=False)
+    _wait_for(second, "standby")
+    workers = [group.worker(f"worker{number}") for number in range(3)]
+    for worker in workers:
+        worker.wait_ready()
+    apis = [_api(group, f"api{number}") for number in range(2)]
+    for api in apis:
+        api.start()
+    with apis[1].client() as client:
+        for number in range(3):
+            body = {"id": f"every-{number}", "every": 2, "run": "record"}
+            assert client.post("/job", json=body).status_code == 201
+    acknowledged: list[str] = []
+    stop = threading.Event()
+    writers = [
+        threading.Thread(target=_load, args=(api, f"api{n}w{w}", acknowledged, stop))
+        for n, api in enumerate(apis)
+        for w in range(2)
+    ]
+    for writer in writers:
+        writer.start()
+    time.sleep(1.5)
+    first.kill()
+    second.wait_healthy()
+    assert "elected scheduler" in second.output()
+    time.sleep(1.0)
+    workers[0].kill()
+    time.sleep(1.0)
+    apis[1].kill()
+    time.sleep(1.0)
+    stop.set()
+    for writer in writers:
+        writer.join(timeout=60)
+
+    assert len(acknowledged) >= 20, "too little load to mean anything"
+    assert any(job.startswith("api1") for job in acknowledged), "both API processes wrote"
+    lost = {f"worker0/{number}" for number in range(1, SLOTS + 1)}
+    deadline = time.monotonic() + 90
+    while True:
+        statuses = _statuses(apis[0])
+        assert set(acknowledged) <= set(statuses), "an acknowledged job was lost"
+        with apis[0].client() as client:
+            slots = client.get("/workers").json()["workers"]
+        down = {slot["id"] for slot in slots if slot["state"] == "down"}
+        if all(statuses[job] == "succeeded" for job in acknowledged) and down == lost:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    for process in group.made:
+        process.kill()
+    time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
+
+    executions: dict[tuple[str, str], list[dict]] = {}
+    for record in _executions(tmp_path):
+        executions.setdefault((record["job"], record["scheduled"]), []).append(record)
+    assert {job for job, _ in executions} >= set(acknowledged), "every acknowledged job ran"
+    assert any(job.startswith("every-") for job, _ in executions), "the recurring jobs ran"
+    repeated = {run: records for run, records in executions.items() if len(records) > 1}
+    assert len(repeated) <= SLOTS, "only the attempts the killed worker ran may run again"
+    for records in repeated.values():
+        assert len({record["key"] for record in records}) == 1, "under the same key"
+        assert len({record["attempt"] for record in records}) == len(records), "as a retry"
+    replayed = _replayed(group.url)
+    assert set(acknowledged) <= set(replayed.engine.jobs)
+    assert violations(replayed.engine) == []
