@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from engine.invariants import violations
+from service.journal_store import JournalStore
 from tests.service.conftest import FROZEN, TOKEN, Server
 from tests.service.role_processes import SLOTS, Processes
 from tests.service.test_durability import _all_answers, _config, _executions, _load
@@ -229,3 +230,38 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
     replayed = _replayed(group.url)
     assert set(acknowledged) <= set(replayed.engine.jobs)
     assert violations(replayed.engine) == []
+
+
+def test_gets_come_from_the_read_db_and_writes_go_to_the_primary(processes, postgres) -> None:
+    """``--read-db``: here another database standing in for a replica (no streaming replica is
+    started), so a GET answered from it is seen to come from there: it knows no job the primary
+    took."""
+    group: Processes = processes(NOOP)
+    group.scheduler("scheduler").start()
+    elsewhere = postgres.database()
+    JournalStore(elsewhere).close()  # the schema a replica would have
+    api = _api(group, "api", ("--read-db", elsewhere))
+    api.start()
+    plain = _api(group, "plain")
+    plain.start()
+    assert "reads from" in api.output()
+    with api.client() as client, plain.client() as direct:
+        assert client.post("/job", json={"id": "kept", "every": 60}).status_code == 201
+        assert direct.get("/job/kept").status_code == 200, "the write went to the primary"
+        assert client.get("/job/kept").status_code == 404, "the GET went to the read db"
+        assert client.get("/jobs").json() == {"jobs": [], "next": None}
+        assert client.put("/job/kept", json={"priority": 1}).status_code == 204, (
+            "a write's check reads the primary"
+        )
+    same = _api(group, "same", ("--read-db", group.url))
+    same.start()
+    with same.client() as client, plain.client() as direct:
+        assert client.get("/jobs").json() == direct.get("/jobs").json()
+
+
+def test_read_db_is_an_option_of_the_api_role(tmp_path: Path) -> None:
+    server = Server(tmp_path, NOOP, "1", TOKEN, None, ("--read-db", "sqlite:///x.db"))
+    server.start(wait=False)
+    assert server.process is not None
+    assert server.process.wait(timeout=60) == 2
+    assert "--read-db is an option of --role api" in server.output()
