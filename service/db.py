@@ -25,6 +25,9 @@ SCHEDULER_LOCK = SCHEMA_LOCK + 1
 FENCE_LOCK = SCHEMA_LOCK + 2
 """Journal appends hold it shared for their transaction; a new scheduler takes it exclusively
 once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends already under way."""
+OUTBOX_LOCK = SCHEMA_LOCK + 3
+"""The session-level advisory lock of the process that delivers notifications (the outbox
+claim, see service.roles.outbox)."""
 JOURNAL_CHANNEL = "cronlapse_journal"
 """LISTEN/NOTIFY channel: a journal append's commit wakes whoever follows the journal."""
 DISPATCH_CHANNEL = "cronlapse_dispatch"

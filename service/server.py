@@ -171,9 +171,10 @@ def serve(
     live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     api = Api(live, token, metrics_public, metrics)
     app = api.app()
-    attach_deliveries(app, live, api.inputs)
     if role == "scheduler":
-        _with_scheduler_tasks(app, api, db)
+        _with_scheduler_tasks(app, api, db, out)
+    else:
+        attach_deliveries(app, live, api.inputs)
     _run(app, host, port)
     return 0
 
@@ -216,7 +217,7 @@ def _serve_api(
     config = _config(config_path)
     _store(db).close()  # the schema, migrated if this is the first process on the database
     token = _token(db)
-    app = ApiRole(db, read_db, config, token, metrics_public).app()
+    app = ApiRole(db, read_db, config, token, out, metrics_public).app()
     replica = "" if read_db is None else f", reads from {shown(read_db)}"
     out.write(
         f"cronlapse serve: API process listening on http://{host}:{port} "
@@ -228,22 +229,32 @@ def _serve_api(
     return 0
 
 
-def _with_scheduler_tasks(app: Starlette, api: Api, db: str) -> None:
+def _with_scheduler_tasks(app: Starlette, api: Api, db: str, out: TextIO) -> None:
     """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) and the inbox's
     reader (:mod:`service.roles.inbox_reader`) inside the API's lifespan: both journal through
-    the same group commit as the API's requests."""
+    the same group commit as the API's requests. It also claims the outbox
+    (:mod:`service.roles.outbox`): it delivers notifications while it holds the claim."""
+    from service.inbox import Inbox
     from service.roles.dispatch import Dispatcher
     from service.roles.inbox_reader import InboxReader
+    from service.roles.outbox import OutboxClaim
 
     inner = app.router.lifespan_context
     dispatcher = Dispatcher(api.live, api.inputs, db)
     fence = api.live.store.fence
     assert fence is not None
     reader = InboxReader(api.inputs, db, fence)
+    inbox = Inbox(db)
+    claim = OutboxClaim(db, api.config.channels, inbox, out)
 
     @contextlib.asynccontextmanager
     async def lifespan(started: Starlette) -> AsyncIterator[None]:
         async with inner(started), dispatcher.running(), reader.running():
-            yield
+            await inbox.start()
+            try:
+                async with claim.running():
+                    yield
+            finally:
+                await inbox.close()
 
     app.router.lifespan_context = lifespan

@@ -50,7 +50,7 @@ def attach_deliveries(app: Starlette, live: LiveService, inputs: Inputs) -> None
                 task = asyncio.get_running_loop().create_task(submitted)
                 reports.add(task)
                 task.add_done_callback(reports.discard)
-                task.add_done_callback(lambda done: _journaled(deliveries, notice, done))
+                task.add_done_callback(lambda done: journaled(deliveries, notice, done))
 
             deliveries = Deliveries(report)
             previous = live.on_change
@@ -73,7 +73,7 @@ def attach_deliveries(app: Starlette, live: LiveService, inputs: Inputs) -> None
     app.router.lifespan_context = lifespan
 
 
-def _journaled(deliveries: Deliveries, notice: Notice, task: asyncio.Task) -> None:
+def journaled(deliveries: Deliveries, notice: Notice, task: asyncio.Task) -> None:
     """A report that did not reach the journal leaves its notice free to be tried again."""
     if task.cancelled():
         return

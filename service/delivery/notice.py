@@ -9,6 +9,7 @@ keys it has seen takes each notification once; an email carries it in its ``Mess
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.notifications import NotificationKey, NotificationState
@@ -74,11 +75,17 @@ def due_notices(live: LiveService) -> dict[NotificationKey, Notice]:
         next_try = notification.next_try
         pending = notification.state is NotificationState.PENDING
         if pending and next_try is not None and next_try <= now:
-            channel = channels.get(notification.target)
-            if channel is not None and channel.kind.value != notification.channel:
-                channel = None
+            channel = channel_for(channels, key)
             due[key] = Notice(key, channel, notification.created, notification.tries + 1)
     return due
+
+
+def channel_for(
+    channels: Mapping[str, ChannelConfig], key: NotificationKey
+) -> ChannelConfig | None:
+    """The configured channel a notification goes to (None: the config no longer has it)."""
+    channel = channels.get(key[5])
+    return channel if channel is not None and channel.kind.value == key[4] else None
 
 
 _HAPPENED = {

@@ -9,6 +9,9 @@
   runs and workers, as JSON the API sends unchanged. The active scheduler keeps it in the same
   transaction as the journal rows that changed it, so a read never sees a write that is not
   journaled, nor misses one that was answered.
+- ``due_notices``: the notifications whose next delivery try has come, also kept by the active
+  scheduler with its journal, for whichever process holds the outbox claim to deliver
+  (:mod:`service.roles.outbox`).
 """
 
 from __future__ import annotations
@@ -63,6 +66,19 @@ view_meta = Table(
     schema,
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+due_notices = Table(
+    "due_notices",
+    schema,
+    Column("job_id", String(200), primary_key=True),
+    Column("scheduled", BigInteger, primary_key=True, autoincrement=False),
+    Column("attempt", Integer, primary_key=True, autoincrement=False),
+    Column("event", String(32), primary_key=True),
+    Column("channel", String(32), primary_key=True),
+    Column("target", String(200), primary_key=True),
+    Column("created", BigInteger, nullable=False),
+    Column("try_number", Integer, nullable=False),
 )
 
 

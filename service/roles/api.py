@@ -7,6 +7,9 @@ model (:mod:`service.stored_reads`) that the scheduler keeps in the same transac
 of them may run, on any machine; killing one loses nothing but its requests in flight (a write
 whose answer it had not sent is applied or not, as with any dropped connection).
 
+It also claims the outbox: while it holds the claim, it delivers the notifications
+(:mod:`service.roles.outbox`).
+
 With ``--read-db URL`` (a streaming replica of the database) the GETs are answered there and
 only writes, and the existence check before a PUT or DELETE, go to the primary.
 """
@@ -14,6 +17,7 @@ only writes, and the existence check before a PUT or DELETE, go to the primary.
 from __future__ import annotations
 
 import contextlib
+from typing import TextIO
 
 from starlette.applications import Starlette
 
@@ -21,6 +25,7 @@ from service.api import Routes
 from service.auth import Token
 from service.config import Config
 from service.inbox import Inbox
+from service.roles.outbox import OutboxClaim
 from service.stored_reads import StoredReads
 
 
@@ -31,9 +36,11 @@ class ApiRole(Routes):
         read_db: str | None,
         config: Config,
         token: Token,
+        out: TextIO,
         metrics_public: bool = False,
     ) -> None:
         self.inbox = Inbox(db)
+        self.claim = OutboxClaim(db, config.channels, self.inbox, out)
         self.primary = StoredReads(db)
         self.replica = None if read_db is None else StoredReads(read_db)
         reads = self.primary if self.replica is None else self.replica
@@ -43,7 +50,8 @@ class ApiRole(Routes):
     async def lifespan(self, _app: Starlette):
         await self.inbox.start()
         try:
-            yield
+            async with self.claim.running():
+                yield
         finally:
             await self.inbox.close()
             self.primary.close()

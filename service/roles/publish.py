@@ -1,21 +1,28 @@
-"""What the active scheduler writes with its journal rows: the read model and inbox answers.
+"""What the active scheduler writes with its journal rows: read model, inbox answers, due notices.
 
 A :class:`Publication` is the scheduler's :class:`~service.live.Publisher`. Every journal
 transaction of the active scheduler also writes, through it, the answers of the inbox rows it
-applied (NOTIFYing ``cronlapse_answers`` with their positions) and the read model those rows
-changed (:class:`~service.read_model.ReadModel`). Its first write after an election checks that
+applied (NOTIFYing ``cronlapse_answers`` with their positions), the read model those rows
+changed (:class:`~service.read_model.ReadModel`) and the notifications now due for delivery
+(``due_notices``, what changed since the last write), which the process holding the outbox
+claim delivers (:mod:`service.roles.outbox`). Its first write after an election checks that
 the read model is as of the journal's last row, and rebuilds it otherwise (a database that a
 single process ran, or one migrated from before the read model).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, bindparam, update
+from sqlalchemy import Connection, and_, bindparam, delete, insert, update
 
+from engine.notifications import NotificationKey
 from service.db import ANSWER_CHANNEL, notify
+from service.delivery.notice import due_notices
 from service.live import LiveService
+from service.migrations.v003_inbox import due_notices as due_table
 from service.migrations.v003_inbox import inbox
 from service.read_model import ReadModel
+
+KEY_COLUMNS = ("job_id", "scheduled", "attempt", "event", "channel", "target")
 
 NOTIFY_BYTES = 7000
 """A NOTIFY payload's budget (PostgreSQL's limit is 8000 bytes)."""
@@ -27,6 +34,8 @@ class Publication:
         self.read_model = read_model
         self.checked = False
         """Whether the stored read model was found to match the journal."""
+        self.due: dict[NotificationKey, tuple[int, int]] = {}
+        """The due notices as written: key -> (created, try number)."""
 
     def applied(self, verb: str, args: dict) -> None:
         self.read_model.applied(verb, args)
@@ -35,6 +44,7 @@ class Publication:
         if not self.checked:
             if self.read_model.stored_seq(conn) != self.live.state.seq:
                 self.read_model.rebuild(conn)
+            conn.execute(delete(due_table))
             self.checked = True
         if answers:
             conn.execute(
@@ -46,6 +56,23 @@ class Publication:
             for payload in _payloads([str(row) for row in answers]):
                 notify(conn, ANSWER_CHANNEL, payload)
         self.read_model.write(conn, seq)
+        self._write_due(conn)
+
+    def _write_due(self, conn: Connection) -> None:
+        due = {key: (n.time, n.try_number) for key, n in due_notices(self.live).items()}
+        gone = [key for key, was in self.due.items() if due.get(key) != was]
+        new = [key for key, now in due.items() if self.due.get(key) != now]
+        for key in gone:
+            parts = zip(KEY_COLUMNS, key, strict=True)
+            conn.execute(delete(due_table).where(and_(*(due_table.c[n] == p for n, p in parts))))
+        if new:
+            rows = [
+                dict(zip(KEY_COLUMNS, key, strict=True))
+                | {"created": due[key][0], "try_number": due[key][1]}
+                for key in new
+            ]
+            conn.execute(insert(due_table), rows)
+        self.due = due
 
 
 def _payloads(rows: list[str]) -> list[str]:
