@@ -10,8 +10,9 @@ serve`` processes and ``cronlapse worker`` processes.
   first and the last ``complete`` row's commit time in the journal. Yardsticks in the same run:
   the single process (``serve`` without a role, its own slots, as many as one worker's) on
   SQLite and on PostgreSQL.
-- **creations per second**: ``POST /job`` from ``--clients`` threads to the active scheduler, and
-  to the single process on SQLite.
+- **creations per second**: ``POST /job`` from ``--clients`` threads to the single process on
+  SQLite (the yardstick), to the active scheduler, and to 1 and 2 API processes
+  (``serve --role api``: the inbox, answered by the scheduler), the clients shared among them.
 - **failover**: a job every tick runs on one worker; the active scheduler is SIGKILLed; the time
   until the standby answers ``/health`` and until the first run it dispatches starts.
 
@@ -114,16 +115,21 @@ def _healthy(url: str, timeout: float = 60) -> float:
         time.sleep(0.02)
 
 
-def _post(url: str, bodies: list[dict], clients: int) -> float:
-    """POST every body from ``clients`` threads; returns creations per second."""
+def _post(url: str | list[str], bodies: list[dict], clients: int) -> float:
+    """POST every body from ``clients`` threads (spread over the URLs); returns creations per
+    second."""
+    urls = [url] if isinstance(url, str) else url
     chunks = [bodies[number::clients] for number in range(clients)]
 
-    def send(chunk: list[dict]) -> None:
-        with httpx.Client(base_url=url, headers=HEADERS, timeout=60) as client:
+    def send(target: str, chunk: list[dict]) -> None:
+        with httpx.Client(base_url=target, headers=HEADERS, timeout=60) as client:
             for body in chunk:
                 assert client.post("/job", json=body).status_code == 201
 
-    threads = [threading.Thread(target=send, args=(chunk,)) for chunk in chunks]
+    threads = [
+        threading.Thread(target=send, args=(urls[number % len(urls)], chunk))
+        for number, chunk in enumerate(chunks)
+    ]
     began = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -206,6 +212,24 @@ def creations_per_second(cluster: Cluster, args: argparse.Namespace, sqlite: boo
             processes.kill()
 
 
+def api_creations_per_second(cluster: Cluster, args: argparse.Namespace, apis: int) -> float:
+    """Creations through ``apis`` API processes in front of one active scheduler."""
+    with tempfile.TemporaryDirectory() as name:
+        directory = Path(name)
+        processes = Processes(directory)
+        try:
+            config = _config(directory, 1, args.work)
+            db = cluster.database()
+            _healthy(processes.serve("scheduler", db, config, "--role", "scheduler"))
+            urls = [processes.serve(f"api{n}", db, config, "--role", "api") for n in range(apis)]
+            for url in urls:
+                _healthy(url)
+            bodies = [{"id": f"c-{number}", "every": 86400} for number in range(args.creations)]
+            return _post(urls, bodies, args.clients)
+        finally:
+            processes.kill()
+
+
 def failover(cluster: Cluster) -> tuple[float, float]:
     """Seconds from the active scheduler's SIGKILL to the standby's /health, and to the
     start of the first run the standby dispatched."""
@@ -251,32 +275,43 @@ def main() -> None:
     parser.add_argument("--work", type=float, default=0.1, help="seconds each run takes")
     parser.add_argument("--creations", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--creations-only", action="store_true", help="measure the creations alone")
     args = parser.parse_args()
     cluster = Cluster().start()
     try:
         print(f"runs: {args.runs} of {args.work} s each; {args.slots} slots per worker process")
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
-        single = runs_per_second(cluster, None, args, sqlite=True)
-        print(f"  single process, SQLite ({args.slots} slots): {single:7.1f} runs/s  (1.00x)")
-        rate = runs_per_second(cluster, None, args)
-        print(f"  single process, PostgreSQL ({args.slots} slots): {rate:7.1f} runs/s")
-        for workers in (1, 2, 4, 8):
-            rate = runs_per_second(cluster, workers, args)
-            print(
-                f"  scheduler + {workers} worker(s), PostgreSQL: {rate:7.1f} runs/s  "
-                f"({rate / single:.2f}x)"
-            )
+        if not args.creations_only:
+            _runs_table(cluster, args)
         sqlite = creations_per_second(cluster, args, sqlite=True)
         postgres = creations_per_second(cluster, args, sqlite=False)
         print(
             f"creations ({args.clients} clients): single process, SQLite {sqlite:.0f}/s; ", end=""
         )
         print(f"active scheduler, PostgreSQL {postgres:.0f}/s ({postgres / sqlite:.2f}x)")
+        for apis in (1, 2):
+            rate = api_creations_per_second(cluster, args, apis)
+            print(f"  through {apis} API process(es): {rate:.0f}/s ({rate / sqlite:.2f}x)")
+        if args.creations_only:
+            return
         healthy, dispatched = failover(cluster)
         print(f"failover: kill -> standby answers {healthy:.2f} s; ", end="")
         print(f"kill -> first run {dispatched:.2f} s")
     finally:
         cluster.stop()
+
+
+def _runs_table(cluster: Cluster, args: argparse.Namespace) -> None:
+    single = runs_per_second(cluster, None, args, sqlite=True)
+    print(f"  single process, SQLite ({args.slots} slots): {single:7.1f} runs/s  (1.00x)")
+    rate = runs_per_second(cluster, None, args)
+    print(f"  single process, PostgreSQL ({args.slots} slots): {rate:7.1f} runs/s")
+    for workers in (1, 2, 4, 8):
+        rate = runs_per_second(cluster, workers, args)
+        print(
+            f"  scheduler + {workers} worker(s), PostgreSQL: {rate:7.1f} runs/s  "
+            f"({rate / single:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

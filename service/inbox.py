@@ -39,6 +39,7 @@ ANSWER_SECONDS = 30.0
 """How long a write waits for its answer in all (then 504)."""
 RECHECK_SECONDS = 0.5
 """A waiting write reads its row at least this often (a NOTIFY lost with a connection)."""
+EARLY_KEPT = 10_000
 
 
 class Unanswered(Exception):
@@ -79,6 +80,8 @@ class Inbox:
         self.db = open_database(url)
         self.arrived: dict[int, asyncio.Event] = {}
         """The writes waiting here, by inbox position: set when their answer is notified."""
+        self.early: dict[int, None] = {}
+        """Answers notified before their write was waited for (the last EARLY_KEPT)."""
         self.listening: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -104,24 +107,37 @@ class Inbox:
                         ready.set_result(None)
                     async for note in listener.notifies():
                         for seq in note.payload.split(","):
-                            arrived = self.arrived.get(int(seq)) if seq.isdigit() else None
-                            if arrived is not None:
-                                arrived.set()
+                            if seq.isdigit():
+                                self._notified(int(seq))
             except psycopg.Error as error:  # the waits re-read their rows meanwhile
                 log.warning("inbox listener: %s; reconnecting", error)
                 if not ready.done():
                     ready.set_result(None)
                 await asyncio.sleep(RECHECK_SECONDS)
 
+    def _notified(self, seq: int) -> None:
+        arrived = self.arrived.get(seq)
+        if arrived is not None:
+            arrived.set()
+            return
+        self.early[seq] = None
+        if len(self.early) > EARLY_KEPT:
+            del self.early[next(iter(self.early))]
+
     async def submit(self, verb: str, args: dict) -> Result:
         """The scheduler's answer to ``verb``; raises InputInvalid or Unanswered."""
         seq = await asyncio.to_thread(self._write, verb, args)
         arrived = self.arrived[seq] = asyncio.Event()
+        if self.early.pop(seq, 0) is None:
+            arrived.set()
         loop = asyncio.get_running_loop()
         started = loop.time()
         withdrawable = True
         try:
             while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(arrived.wait(), RECHECK_SECONDS)
+                arrived.clear()
                 text = await asyncio.to_thread(self._take_answer, seq)
                 if text is not None:
                     return decode_answer(text)
@@ -141,9 +157,6 @@ class Inbox:
                         f"the scheduler took the command but did not answer within "
                         f"{ANSWER_SECONDS:g} s: it may still be applied; read it back to see",
                     )
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(arrived.wait(), RECHECK_SECONDS)
-                arrived.clear()
         finally:
             del self.arrived[seq]
 

@@ -1,7 +1,9 @@
 """Schemathesis against the served document: no 500s, and every answer as the document says.
 
 Each operation gets a bounded number of generated requests, valid and invalid, against one real
-server (the cases of one operation share it, so they also meet the jobs earlier cases made).
+server (the cases of one operation share it, so they also meet the jobs earlier cases made):
+the single process on SQLite, and an API process (``serve --role api``) in front of a
+scheduler on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
 
 from service.openapi import openapi_document
 from tests.service.conftest import TOKEN, Server
+from tests.service.role_processes import SCHEDULER
 
 CHECKS = [
     not_a_server_error,
@@ -44,15 +47,26 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def shared_server(tmp_path_factory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["single", "api"])
+def shared_server(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Server]:
     directory: Path = tmp_path_factory.mktemp("schemathesis")
-    server = Server(directory, "workers: 2\n", "1", TOKEN)
+    if request.param == "single":
+        servers = [Server(directory, "workers: 2\n", "1", TOKEN)]
+    else:
+        url = request.getfixturevalue("postgres").database()
+        (directory / "scheduler").mkdir()
+        (directory / "api").mkdir()
+        servers = [
+            Server(directory / "scheduler", "workers: 2\n", "1", TOKEN, url, SCHEDULER),
+            Server(directory / "api", "workers: 2\n", "1", TOKEN, url, ("--role", "api")),
+        ]
     try:
-        server.start()
-        yield server
+        for server in servers:
+            server.start()
+        yield servers[-1]
     finally:
-        server.kill()
+        for server in servers:
+            server.kill()
 
 
 def test_the_served_document_is_the_one_tested(shared_server: Server) -> None:
