@@ -1,9 +1,10 @@
 """The HTTP API (Starlette): seed 003's endpoints over the live engine.
 
 Every handler is a thin mapping: it reads the body (bounded: 413 over 1 MB, 422 when deeper than
-the nesting limit or not JSON), hands one input to :class:`~service.live.LiveService` (journaled
-before it is applied, so the answer is only sent once the input is durable) and maps the
-engine's :class:`~engine.commands.Outcome` onto the status it already names. Errors are
+the nesting limit or not JSON), hands one input to its :class:`Commands` (the group commit of
+:class:`~service.live.LiveService`, or the inbox of an API process: either way the answer is only
+sent once the input is durable) and maps the engine's :class:`~engine.commands.Outcome` onto the
+status it already names; reads go through a :class:`~service.reads.Reads`. Errors are
 ``{"message": ..., "errors": [{"path": ..., "message": ...}]}``; a 422 lists every field's path
 with the scenario validator's message.
 

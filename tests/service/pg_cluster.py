@@ -1,5 +1,6 @@
 """A throwaway PostgreSQL server: ``initdb`` and ``pg_ctl`` into a temporary directory, on a free
-loopback port, stopped (immediately) at the end. The tests and benchmarks/scale_out.py use it.
+loopback port, stopped (immediately) at the end, and a streaming replica of it when a test asks
+(``pg_basebackup -R``). The tests and benchmarks/scale_out.py use it.
 
 PostgreSQL refuses to run as root; as root (CI runs as root) the server runs as the ``postgres``
 user that Debian's package creates, through ``runuser``. Durability of the server itself is not
@@ -73,10 +74,7 @@ class Cluster:
             raise Unavailable(f"{command[0]} failed:\n{result.stdout}{result.stderr}")
 
     def start(self) -> Cluster:
-        if self.prefix:
-            uid = _uid("postgres")
-            assert uid is not None
-            os.chown(self.base, uid, -1)
+        self._own_base()
         self._run(
             str(self.binaries / "initdb"),
             "-D",
@@ -88,6 +86,38 @@ class Cluster:
             "UTF8",
             "--no-sync",
         )
+        return self._serve()
+
+    def replica(self) -> Cluster:
+        """A streaming replica of this server, started on a port of its own: ``pg_basebackup
+        -R`` (initdb's trust rules already let loopback replicate), then a hot standby."""
+        replica = Cluster()
+        replica._own_base()
+        replica._run(
+            _beside(self.binaries, "pg_basebackup"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "-D",
+            str(replica.data),
+            "-R",
+            "-X",
+            "stream",
+            "--checkpoint=fast",
+            "--no-sync",
+        )
+        return replica._serve()
+
+    def _own_base(self) -> None:
+        if self.prefix:
+            uid = _uid("postgres")
+            assert uid is not None
+            os.chown(self.base, uid, -1)
+
+    def _serve(self) -> Cluster:
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.base} -c fsync=off "
             "-c full_page_writes=off -c max_connections=300"
@@ -115,6 +145,17 @@ class Cluster:
             subprocess.run(stop, capture_output=True, check=False)
             self.started = False
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+def _beside(binaries: Path, name: str) -> str:
+    """``name`` from the server's own directory (through its symlinks), else ``$PATH``."""
+    for directory in (binaries, (binaries / "initdb").resolve().parent):
+        if (directory / name).exists():
+            return str(directory / name)
+    found = shutil.which(name)
+    if found is None:
+        raise Unavailable(f"no {name} beside initdb or on $PATH")
+    return found
 
 
 def _uid(user: str) -> int | None:

@@ -233,9 +233,8 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
 
 
 def test_gets_come_from_the_read_db_and_writes_go_to_the_primary(processes, postgres) -> None:
-    """``--read-db``: here another database standing in for a replica (no streaming replica is
-    started), so a GET answered from it is seen to come from there: it knows no job the primary
-    took."""
+    """``--read-db`` routing: another database stands in for a replica that has not caught up,
+    so a GET answered from it is seen to come from there: it knows no job the primary took."""
     group: Processes = processes(NOOP)
     group.scheduler("scheduler").start()
     elsewhere = postgres.database()
@@ -253,10 +252,6 @@ def test_gets_come_from_the_read_db_and_writes_go_to_the_primary(processes, post
         assert client.put("/job/kept", json={"priority": 1}).status_code == 204, (
             "a write's check reads the primary"
         )
-    same = _api(group, "same", ("--read-db", group.url))
-    same.start()
-    with same.client() as client, plain.client() as direct:
-        assert client.get("/jobs").json() == direct.get("/jobs").json()
 
 
 def test_read_db_is_an_option_of_the_api_role(tmp_path: Path) -> None:
@@ -265,3 +260,26 @@ def test_read_db_is_an_option_of_the_api_role(tmp_path: Path) -> None:
     assert server.process is not None
     assert server.process.wait(timeout=60) == 2
     assert "--read-db is an option of --role api" in server.output()
+
+
+def test_gets_from_a_streaming_replica(processes, postgres) -> None:
+    """``--read-db`` on a real streaming replica (``pg_basebackup -R``, a hot standby on a port
+    of its own): a write through the API process reaches the replica, and its GETs answer it."""
+    group: Processes = processes(NOOP)
+    group.scheduler("scheduler").start()
+    replica = postgres.replica()
+    try:
+        database = group.url.rsplit("/", 1)[1]
+        api = _api(group, "api", ("--read-db", replica.url(database)))
+        api.start()
+        plain = _api(group, "plain")
+        plain.start()
+        with api.client() as client, plain.client() as direct:
+            assert client.post("/job", json={"id": "copied", "every": 60}).status_code == 201
+            deadline = time.monotonic() + 30
+            while client.get("/job/copied").status_code != 200:
+                assert time.monotonic() < deadline, "the replica never showed the write"
+                time.sleep(0.05)
+            assert client.get("/jobs").json() == direct.get("/jobs").json()
+    finally:
+        replica.stop()
