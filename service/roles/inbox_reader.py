@@ -53,19 +53,24 @@ class InboxReader:
             self.db.dispose()
 
     async def _loop(self) -> None:
-        async with await psycopg.AsyncConnection.connect(
-            libpq_url(self.url), autocommit=True
-        ) as listener:
-            await listener.execute(f"LISTEN {INBOX_CHANNEL}")
-            rounds = 0
-            while True:
-                try:
-                    self._submit(await asyncio.to_thread(self._take, rounds % 20 == 0))
-                except Exception:  # the next round tries again
-                    log.exception("inbox round failed")
-                rounds += 1
-                async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
-                    pass
+        rounds = 0
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    libpq_url(self.url), autocommit=True
+                ) as listener:
+                    await listener.execute(f"LISTEN {INBOX_CHANNEL}")
+                    while True:
+                        try:
+                            self._submit(await asyncio.to_thread(self._take, rounds % 20 == 0))
+                        except Exception:  # the next round tries again
+                            log.exception("inbox round failed")
+                        rounds += 1
+                        async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
+                            pass
+            except psycopg.Error as error:  # the rows wait in the inbox meanwhile
+                log.warning("inbox listener: %s; reconnecting", error)
+                await asyncio.sleep(ROUND_SECONDS)
 
     def _submit(self, rows: list[tuple[int, str, dict]]) -> None:
         for seq, verb, args in rows:
