@@ -150,7 +150,7 @@ def _candidates(store: JournalStore, rows: list[Row], wanted: int) -> tuple[list
         candidate = _gap_end(replay.engine, following, wanted)
         if candidate < tick:
             continue
-        reason = busy(replay.engine)
+        reason = busy(replay.engine, replay.live.pending)
         if reason is None:
             ticks.append(candidate)
     if ticks[-1] == wanted:

@@ -13,6 +13,7 @@ it (``seed_skip``).
 from __future__ import annotations
 
 import pickle
+from collections.abc import Iterable
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -20,11 +21,10 @@ from sqlalchemy.engine import make_url
 from engine.commands import Result
 from engine.core import Engine
 from engine.model import OccurrenceState
-from engine.notifications import NotificationState
+from engine.notifications import NotificationKey, NotificationState
 from engine.rng import TrackedRandom
 from engine.scenario.vocabulary import VERBS
 from engine.schedules import Every, Once
-from engine.timers import TimerKind
 from service.clock import Anchor, LiveClock
 from service.codec import CLOCK, DOWNTIME, InputInvalid
 from service.config import Config
@@ -133,10 +133,13 @@ class JournalReplay:
         return self.live._pausable()
 
 
-def busy(engine: Engine) -> str | None:
+def busy(engine: Engine, pending: Iterable[NotificationKey] | None = None) -> str | None:
     """What is in flight, found cheaply (None: nothing): a run waiting, running or retrying, a
     run due that waits for a worker (the ready queue: at rest with idle workers, dispatch has
-    emptied it of stale entries), a notification being delivered (its next try is a timer)."""
+    emptied it of stale entries), a notification being delivered: its next try is a timer, or
+    its try was made and its report is not journaled yet (reported delivery leaves no timer
+    then). ``pending``: the keys of the PENDING notifications, if the caller keeps them
+    (:attr:`LiveService.pending`); otherwise the whole outbox is read."""
     for state in WAITING_STATES:
         waiting = engine.by_state.get(state)
         if waiting:
@@ -144,8 +147,9 @@ def busy(engine: Engine) -> str | None:
             return f"run {job_id}@{scheduled} is {state.name}"
     if engine.dispatcher.ready:
         return "a run that fell due waits for a worker"
-    for _, kind, _, key in engine.timers.heap.items:
-        if kind is TimerKind.NOTIFICATION_TRY and engine.outbox[key].state is PENDING:
+    outbox = engine.outbox
+    for key in outbox if pending is None else pending:
+        if outbox[key].state is PENDING:
             return f"a notification of {key[0]} is still being delivered"
     return None
 

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from engine.cli import main
 from engine.model import OccurrenceState
 from service.export import export_stretch
+from service.journal_replay import busy
 from service.journal_store import JournalStore
 from service.live import LiveService
-from tests.service.test_live import Wall, open_live
+from tests.service.test_live import Wall, complete_running, open_live
 from tui.model.session import load_session
 
 JOBS = [
@@ -180,3 +181,21 @@ def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel(tmp_pa
     assert stretch.start < cancelled_at
     assert stretch.moved == "job cron's schedule has a run before 1000500 it will not make"
     assert_reproduced(url, str(cancelled_at + 30))
+
+
+def test_a_notification_try_awaiting_its_report_is_in_flight(tmp_path: Path) -> None:
+    """A reported try that was made but whose end is not journaled yet has no timer left: the
+    moment is still busy, or a stretch starting there would lack the notification its report
+    ends."""
+    live = open_live(tmp_path / "s.db", Wall(), workers=1)
+    hook = [{"on": ["succeeded"], "channel": "webhook", "to": "hook"}]
+    live.submit("schedule", {"id": "told", "notify": hook})
+    complete_running(live)
+    assert list(live.pending), "the notification is queued and its try has fallen due"
+    assert busy(live.engine, live.pending) is not None
+    assert busy(live.engine) is not None
+    key = next(iter(live.pending))
+    report = dict(zip(("job", "scheduled", "attempt", "event", "channel", "to"), key, strict=True))
+    live.submit("delivery", report | {"ok": True})
+    assert busy(live.engine, live.pending) is None
+    assert busy(live.engine) is None
