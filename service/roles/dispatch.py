@@ -28,7 +28,6 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import psycopg
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.dialects.postgresql import insert
 
@@ -37,7 +36,6 @@ from service.db import (
     DISPATCH_CHANNEL,
     JOURNAL_CHANNEL,
     REPORT_CHANNEL,
-    libpq_url,
     notify,
     open_database,
 )
@@ -45,6 +43,7 @@ from service.executors import AttemptKey, Launch
 from service.inputs import Inputs
 from service.live import LiveService, is_local_slot
 from service.migrations.v002_dispatch import dispatch, workers
+from service.roles.wakeups import rounds
 from service.running import running_launches
 
 log = logging.getLogger("cronlapse.serve")
@@ -85,18 +84,8 @@ class Dispatcher:
             self.db.dispose()
 
     async def _loop(self) -> None:
-        async with await psycopg.AsyncConnection.connect(
-            libpq_url(self.url), autocommit=True
-        ) as listener:
-            await listener.execute(f"LISTEN {REPORT_CHANNEL}")
-            await listener.execute(f"LISTEN {JOURNAL_CHANNEL}")
-            while True:
-                try:
-                    await self.round()
-                except Exception:  # the next round tries again
-                    log.exception("dispatch round failed")
-                async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
-                    pass
+        channels = [REPORT_CHANNEL, JOURNAL_CHANNEL]
+        await rounds(self.url, channels, self.round, ROUND_SECONDS, "dispatch", log)
 
     async def round(self) -> None:
         remote = running_launches(self.live, local=False)

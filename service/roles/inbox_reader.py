@@ -18,13 +18,13 @@ import json
 import logging
 from collections.abc import AsyncIterator
 
-import psycopg
 from sqlalchemy import delete, func, or_, update
 
 from service.codec import InputInvalid
-from service.db import INBOX_CHANNEL, libpq_url, open_database
+from service.db import INBOX_CHANNEL, open_database
 from service.inputs import Inputs
 from service.migrations.v003_inbox import inbox
+from service.roles.wakeups import rounds
 
 log = logging.getLogger("cronlapse.serve")
 ROUND_SECONDS = 0.5
@@ -40,6 +40,8 @@ class InboxReader:
         """The election session's backend pid: this scheduler's mark on the rows it takes."""
         self.db = open_database(url)
         self.submitted: set[asyncio.Task] = set()
+        self.rounds = 0
+        """Rounds so far: every twentieth also sweeps old answered rows."""
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -53,24 +55,11 @@ class InboxReader:
             self.db.dispose()
 
     async def _loop(self) -> None:
-        rounds = 0
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(
-                    libpq_url(self.url), autocommit=True
-                ) as listener:
-                    await listener.execute(f"LISTEN {INBOX_CHANNEL}")
-                    while True:
-                        try:
-                            self._submit(await asyncio.to_thread(self._take, rounds % 20 == 0))
-                        except Exception:  # the next round tries again
-                            log.exception("inbox round failed")
-                        rounds += 1
-                        async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
-                            pass
-            except psycopg.Error as error:  # the rows wait in the inbox meanwhile
-                log.warning("inbox listener: %s; reconnecting", error)
-                await asyncio.sleep(ROUND_SECONDS)
+        await rounds(self.url, [INBOX_CHANNEL], self._round, ROUND_SECONDS, "inbox", log)
+
+    async def _round(self) -> None:
+        self.rounds += 1
+        self._submit(await asyncio.to_thread(self._take, self.rounds % 20 == 1))
 
     def _submit(self, rows: list[tuple[int, str, dict]]) -> None:
         for seq, verb, args in rows:

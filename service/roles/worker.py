@@ -25,15 +25,15 @@ import os
 import socket
 from typing import TextIO
 
-import psycopg
 from sqlalchemy import and_, func, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert
 
 from service.config import Config
-from service.db import DISPATCH_CHANNEL, REPORT_CHANNEL, libpq_url, notify, open_database
+from service.db import DISPATCH_CHANNEL, REPORT_CHANNEL, notify, open_database
 from service.executors import AttemptKey, Executors, Launch
 from service.migrations import migrate
 from service.migrations.v002_dispatch import dispatch, workers
+from service.roles.wakeups import rounds
 
 log = logging.getLogger("cronlapse.worker")
 ROUND_SECONDS = 0.5
@@ -66,21 +66,11 @@ class Worker:
         await asyncio.to_thread(self._register)
         out.write(f"cronlapse worker: {self.name}, {len(self.slots)} slots\n")
         out.flush()
-        async with await psycopg.AsyncConnection.connect(
-            libpq_url(self.url), autocommit=True
-        ) as listener:
-            await listener.execute(f"LISTEN {DISPATCH_CHANNEL}")
-            try:
-                while True:
-                    try:
-                        await self.round()
-                    except Exception as error:  # the database is away: the next round retries
-                        log.warning("cannot reach the database: %s", error)
-                    async for _ in listener.notifies(timeout=ROUND_SECONDS, stop_after=1):
-                        pass
-            finally:
-                await self.executors.close()
-                self.db.dispose()
+        try:
+            await rounds(self.url, [DISPATCH_CHANNEL], self.round, ROUND_SECONDS, "worker", log)
+        finally:
+            await self.executors.close()
+            self.db.dispose()
 
     async def round(self) -> None:
         async with self.one_round:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from engine import events as ev
@@ -195,6 +196,28 @@ def test_a_worker_kills_the_attempt_the_engine_took_back(processes, tmp_path: Pa
         attempts = client.get("/job/hang").json()["runs"][0]["attempts"]
     assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "timed_out")]
     _wait_until(lambda: not _alive(pid), seconds=10)
+
+
+def test_rounds_go_on_after_the_listening_connections_are_cut(processes, tmp_path: Path) -> None:
+    """A restarted database or a proxy dropping idle connections cuts every LISTEN: the
+    scheduler's dispatcher and the workers reconnect rather than stop handing out runs."""
+    group: Processes = processes(_config(tmp_path))
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    group.worker("only").wait_ready()
+    ran = lambda job: any(record["job"] == job for record in _executions(tmp_path))  # noqa: E731
+    with scheduler.client() as client:
+        assert client.post("/job", json={"id": "before", "run": "record"}).status_code == 201
+        _wait_until(lambda: ran("before"))
+        with psycopg.connect(group.url, autocommit=True) as conn:
+            cut = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+            ).fetchall()
+        assert len(cut) >= 2, "the dispatcher's and the worker's listening connections"
+        assert client.post("/job", json={"id": "after", "run": "record"}).status_code == 201
+        _wait_until(lambda: ran("after"))
+        assert client.get("/job/after").json()["status"] == "succeeded"
 
 
 def _alive(pid: int) -> bool:
