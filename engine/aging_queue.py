@@ -18,7 +18,7 @@ runs ever queued (an array indexed by a counter grows with the length of the run
 
 The tree is a treap whose heap priorities are a fixed hash of the key: balanced in expectation,
 deterministic, and its shape depends only on the keys it holds. Every change goes through
-``_place``, which logs its inverse for the engine's restore points.
+``_place`` (a pop writes out its removal), which logs its inverse for the engine's restore points.
 """
 
 from __future__ import annotations
@@ -30,25 +30,30 @@ if TYPE_CHECKING:
 
 _MASK = (1 << 64) - 1
 
+_SUBMISSIONS = 64
+"""A node's key is ``(scheduled << 64) + submission``: one int compares faster than a tuple, and
+orders as ``(scheduled, submission)`` does while submissions stay below 2**64."""
 
-def _heap_priority(key: tuple[int, int]) -> int:
-    """SplitMix64 of the key: a fixed, well-spread priority, so the treap needs no generator."""
-    z = (key[0] * 0x9E3779B97F4A7C15 + key[1] * 0xD1B54A32D192ED03) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+
+def _key(entry: ReadyEntry) -> int:
+    return (entry.scheduled << _SUBMISSIONS) + entry.submission
 
 
 class _Node:
     __slots__ = ("a", "best", "entry", "heap", "key", "left", "right")
 
-    def __init__(self, key: tuple[int, int], entry: ReadyEntry, step: int) -> None:
+    def __init__(self, key: int, entry: ReadyEntry, a: int) -> None:
         self.key = key
         self.entry = entry
-        self.a = entry.priority * step - entry.ready_since
-        self.best = self.a
+        self.a = a
+        self.best = a
         """The largest ``a`` in this subtree."""
-        self.heap = _heap_priority(key)
+        # The heap priority: SplitMix64 of (scheduled, submission), a fixed, well-spread value,
+        # so the treap needs no generator (written out here: one call fewer per node).
+        z = (entry.scheduled * 0x9E3779B97F4A7C15 + entry.submission * 0xD1B54A32D192ED03) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        self.heap = z ^ (z >> 31)
         self.left: _Node | None = None
         self.right: _Node | None = None
 
@@ -64,7 +69,7 @@ def _refresh(node: _Node) -> None:
     node.best = best
 
 
-def _split(node: _Node | None, key: tuple[int, int]) -> tuple[_Node | None, _Node | None]:
+def _split(node: _Node | None, key: int) -> tuple[_Node | None, _Node | None]:
     """Split a subtree into the keys below ``key`` and those above (``key`` is not in it)."""
     if node is None:
         return None, None
@@ -90,7 +95,13 @@ def _split(node: _Node | None, key: tuple[int, int]) -> tuple[_Node | None, _Nod
     if above_tail is not None:
         above_tail.left = None
     for changed in reversed(walked):
-        _refresh(changed)
+        best = changed.a
+        left, right = changed.left, changed.right
+        if left is not None and left.best > best:
+            best = left.best
+        if right is not None and right.best > best:
+            best = right.best
+        changed.best = best
     return below, above
 
 
@@ -137,16 +148,17 @@ class AgingReadyQueue:
     def __init__(self, step: int) -> None:
         self._step = step
         self._root: _Node | None = None
-        self._nodes: dict[tuple[int, int], _Node] = {}
-        """By ``(scheduled, submission)``: one entry per run (a later push replaces)."""
+        self._nodes: dict[int, _Node] = {}
+        """By key (``(scheduled, submission)`` as one int): one entry per run (a later push
+        replaces)."""
         self.journal: list | None = None
         """Where undo steps go while the engine keeps restore points."""
 
     def push(self, entry: ReadyEntry) -> None:
-        self._place((entry.scheduled, entry.submission), entry)
+        self._place(_key(entry), entry)
 
     def remove(self, entry: ReadyEntry) -> None:
-        key = (entry.scheduled, entry.submission)
+        key = _key(entry)
         node = self._nodes.get(key)
         if node is not None and node.entry is entry:
             self._place(key, None)
@@ -169,8 +181,12 @@ class AgingReadyQueue:
             else:
                 path.append(node)
                 node = node.right
+        # What ``_place(node.key, None, path)`` does, written out: a pop is the hot path.
         entry = node.entry
-        self._place(node.key, None, path)
+        del self._nodes[node.key]
+        if self.journal is not None:
+            self.journal.append((self._place, node.key, entry))
+        self._unlink(node, path)
         return entry
 
     def __bool__(self) -> bool:
@@ -204,8 +220,8 @@ class AgingReadyQueue:
         nodes = {}
         spine: list[_Node] = []
         for entry in saved:
-            key = (entry.scheduled, entry.submission)
-            node = nodes[key] = _Node(key, entry, step)
+            key = _key(entry)
+            node = nodes[key] = _Node(key, entry, entry.priority * step - entry.ready_since)
             below = None
             while spine and spine[-1].heap < node.heap:
                 below = spine.pop()
@@ -220,19 +236,18 @@ class AgingReadyQueue:
         self._nodes = nodes
         self._root = root
 
-    def _place(
-        self, key: tuple[int, int], entry: ReadyEntry | None, path: list[_Node] | None = None
-    ) -> None:
-        """Put ``entry`` (or nothing) at ``key``; the only place the queue changes. ``path``,
-        the nodes from the root down to the one at ``key``, spares a search when known."""
+    def _place(self, key: int, entry: ReadyEntry | None) -> None:
+        """Put ``entry`` (or nothing) at ``key``; the only place the queue changes (``pop``
+        writes out its removal, with the path it found)."""
         nodes = self._nodes
         old = nodes.pop(key, None)
         if self.journal is not None:
             self.journal.append((self._place, key, old.entry if old is not None else None))
         if old is not None:
-            self._unlink(old, self._path_to(old) if path is None else path)
+            self._unlink(old, self._path_to(old))
         if entry is not None:
-            node = nodes[key] = _Node(key, entry, self._step)
+            a = entry.priority * self._step - entry.ready_since
+            node = nodes[key] = _Node(key, entry, a)
             self._link(node)
 
     def _link(self, node: _Node) -> None:

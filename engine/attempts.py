@@ -84,15 +84,16 @@ class Attempts:
     def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
         """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""
         engine = self._engine
-        attempt = self._running(job_id, scheduled, number)
-        if attempt is None:
-            return
+        occurrence = engine.occurrences[(job_id, scheduled)]
+        attempt = occurrence.running_attempt
+        if attempt is None or attempt.number != number:
+            return  # a stale timer
         job = engine.jobs[job_id]
         failed = number in job.fail_attempts or (
             job.spec.failure_rate > 0 and engine.rng.random() < job.spec.failure_rate
         )
         outcome = AttemptOutcome.FAILED if failed else AttemptOutcome.SUCCEEDED
-        self.end(engine.occurrences[(job_id, scheduled)], attempt, outcome)
+        self.end(occurrence, attempt, outcome)
 
     def timeout_reached(self, job_id: str, scheduled: int, number: int) -> None:
         attempt = self._running(job_id, scheduled, number)
@@ -124,25 +125,27 @@ class Attempts:
         if job.spec.pool is not None:
             engine.pools.free(job.spec.pool)
         outbox = engine.notifications
+        notifies = bool(job.spec.notify)  # most jobs subscribe nothing: no call to the outbox
         if outcome is AttemptOutcome.SUCCEEDED:
             engine.store.set_state(occurrence, job, S.SUCCEEDED)
-            outbox.notify(occurrence, NotifyOn.SUCCEEDED)
+            if notifies:
+                outbox.notify(occurrence, NotifyOn.SUCCEEDED)
             engine.dependencies.succeeded(job)
             if job.spec.overlap is not None:
                 engine.overlap.freed(job)
             return
         if outcome is AttemptOutcome.LOST:
             occurrence.max_attempts += 1
-        elif outcome is AttemptOutcome.TIMED_OUT:
-            outbox.notify(occurrence, NotifyOn.TIMED_OUT)
-        else:
-            outbox.notify(occurrence, NotifyOn.FAILED)
+        elif notifies:
+            timed_out = outcome is AttemptOutcome.TIMED_OUT
+            outbox.notify(occurrence, NotifyOn.TIMED_OUT if timed_out else NotifyOn.FAILED)
         if attempt.number < occurrence.max_attempts and not self._taken_back(outcome):
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
         engine.store.set_state(occurrence, job, S.FAILED)
         engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
-        outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
+        if notifies:
+            outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         engine.dependencies.failed(job)
         if job.spec.overlap is not None:
             engine.overlap.freed(job)

@@ -155,7 +155,8 @@ class JobCursors(JournaledPart):
         """Move ``next_due`` past the occurrence just materialised."""
         self._journal.touch(job)
         assert job.next_due is not None
-        job.next_due = self.walk(job, job.first_fire(job.next_due + 1))
+        candidate = job.first_fire(job.next_due + 1)
+        job.next_due = None if candidate is None else self.walk(job, candidate)
 
     def walk(self, job: Job, candidate: int | None) -> int | None:
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;

@@ -60,7 +60,9 @@ class Dispatcher(JournaledPart):
             engine.overlap.release(job)  # a limited job's runs wait as records (engine/overlap.py)
             return
         scheduled = job.next_due
-        if scheduled is None or scheduled > cursors.created_limit(job):
+        if scheduled is None or scheduled > (
+            cursors.created_through if job.paused_through is None else cursors.created_limit(job)
+        ):
             cursors.wait_for_due(job)
             return
         if job.unmet_dependencies:
@@ -70,12 +72,13 @@ class Dispatcher(JournaledPart):
                 job.blocked_from = scheduled
                 engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
             return
+        since = job.runnable_since or 0
         entry = ReadyEntry(
             job.job_id,
             scheduled,
             job.order_key,
-            job.spec_for(scheduled).priority,
-            max(scheduled, job.runnable_since or 0),
+            (job.spec_for(scheduled) if job.backlog else job.spec).priority,
+            scheduled if scheduled >= since else since,
             job.submission,
             None,
         )
@@ -141,5 +144,6 @@ class Dispatcher(JournaledPart):
         occurrence = engine.store.materialise(job, entry.scheduled, S.QUEUED)
         occurrence.ready_since = entry.ready_since
         engine.cursors.advance(job)
-        self.release(job)
+        if job.next_due is not None or job.spec.overlap is not None or job.upstream_runs:
+            self.release(job)  # else it has no run left to release (a one-time job's, mostly)
         return occurrence

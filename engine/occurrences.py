@@ -71,7 +71,7 @@ class OccurrenceStore(JournaledPart):
     def materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         """Give the run at ``scheduled`` a record, with the definition it was created under."""
         journal = self._journal
-        spec = job.spec_for(scheduled)
+        spec = job.spec_for(scheduled) if job.backlog else job.spec
         occurrence = Occurrence(
             key=(job.job_id, scheduled),
             state=state,

@@ -120,8 +120,13 @@ class ScriptSession:
         self.policy: Policy | None = None
         """The policy INIT chose (None before INIT)."""
         self.result = ScriptResult()
-        self.commands: list[TimedCommand] = []
-        """Every engine command the accepted lines amounted to, where they ran."""
+        self._applied: list[Command] = []
+        self._applied_at: list[int] = []
+        """The accepted commands and their ticks, kept apart: a timed command per line would be
+        one more object per job for the cycle collector to walk, and only a replay needs them
+        (see ``commands``)."""
+        self._once: Once | None = None
+        """The schedule of the jobs submitted at the current clock, shared by them (a value)."""
         self._driver: TickDriver | None = None
         self._pending_failures: dict[str, set[int]] = {}
         self._commands: dict[str, Callable[[list[str]], None]] = {
@@ -146,6 +151,14 @@ class ScriptSession:
             handler(tokens)
         except ScriptError as error:
             self.result.errors.append(f"line {number}: {error}")
+
+    @property
+    def commands(self) -> list[TimedCommand]:
+        """Every engine command the accepted lines amounted to, where they ran."""
+        return [
+            TimedCommand(tick, Phase.BEFORE_EVENTS, command)
+            for tick, command in zip(self._applied_at, self._applied, strict=True)
+        ]
 
     def _init(self, tokens: list[str]) -> None:
         if self.engine is not None:
@@ -184,9 +197,12 @@ class ScriptSession:
         if any(dependency not in engine.jobs for dependency in dependencies):
             self.result.output.append(f"BADDEP {job_id}")
             return
+        once = self._once
+        if once is None or once.at != engine.now:
+            once = self._once = Once(engine.now)
         spec = JobSpec(
             job_id,
-            Once(engine.now),
+            once,
             max_attempts=max_attempts,
             priority=priority,
             duration=duration,
@@ -239,12 +255,13 @@ class ScriptSession:
         self.result.output.append("IDLE" if running is None else running[0])
 
     def _run(self, command: Command) -> Result:
-        """Apply ``command`` at the start of the current tick, and record that it did."""
+        """Apply ``command`` at the start of the current tick (where the engine rests between
+        two lines), and record that it did."""
         assert self.engine is not None and self._driver is not None
-        timed = TimedCommand(self.engine.now, Phase.BEFORE_EVENTS, command)
-        result = self._driver.apply(timed)
+        result = self._driver.apply_now(command)
         if result.accepted:
-            self.commands.append(timed)
+            self._applied.append(command)
+            self._applied_at.append(self.engine.now)
         return result
 
     def _ready_engine(self) -> Engine:
