@@ -31,8 +31,10 @@ from __future__ import annotations
 
 from engine import events as ev
 from engine.attempts import Attempts
+from engine.backfill import Backfills
 from engine.commands import (
     Advance,
+    BackfillJob,
     CancelOccurrence,
     Command,
     Complete,
@@ -105,6 +107,7 @@ class Engine(JournaledPart):
         self.deadlines = Deadlines(self)
         self.lifecycle = Lifecycle(self)
         self.overlap = OverlapControl(self)
+        self.backfills = Backfills(self)
         for part in (
             self,
             self.store,
@@ -167,6 +170,8 @@ class Engine(JournaledPart):
                 return self.lifecycle.pause(job_id)
             case ResumeJob(job_id, catch_up):
                 return self.lifecycle.resume(job_id, catch_up)
+            case BackfillJob():
+                return self.backfills.start(command)
             case WorkerDown(worker_id):
                 return self.workforce.down(worker_id)
             case WorkerUp(worker_id):

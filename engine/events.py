@@ -163,6 +163,34 @@ class DeadlineMissed(OccurrenceEvent):
 
 
 @value
+class BackfillStarted(Event):
+    """A backfill of the job's logical ticks in ``[first, last]`` began: it will create up to
+    ``runs`` runs (those of the range that do not exist yet), in ``order``."""
+
+    job_id: str
+    first: int
+    last: int
+    order: str
+    runs: int
+
+
+@value
+class RunBackfilled(OccurrenceEvent):
+    """A backfill created this run, for its logical tick (a run of the job like any other)."""
+
+
+@value
+class BackfillRunExists(OccurrenceEvent):
+    """A backfill found this run already there (or left to the job's schedule): not created
+    twice."""
+
+
+@value
+class BackfillFinished(Event):
+    job_id: str
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""

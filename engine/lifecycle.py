@@ -148,6 +148,10 @@ class Lifecycle:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if self._runs(job):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+        if job.backfill is not None:
+            engine.journal.touch(job)
+            job.backfill = None  # its runs are cancelled below; it creates no more
+            engine.log.add(ev.BackfillFinished, engine.now, job_id)
         self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
         engine.log.add(ev.JobDeleted, engine.now, job_id)
@@ -218,6 +222,8 @@ class Lifecycle:
         job = engine.jobs[occurrence.job_id]
         if job.dependents and not isinstance(job.spec.schedule, Once):
             engine.run_dependencies.changed(job)
+        if job.backfill is not None:
+            engine.backfills.ended(job, occurrence.scheduled)
 
     def _runs(self, job: Job) -> bool:
         """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a

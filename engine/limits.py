@@ -74,6 +74,9 @@ MAX_MISSED = Limit(0, 10**6)
 """``max_missed``: Kubernetes' rule is 100; counting stops one past it."""
 MAX_ACTIVE = Limit(1, 10**6)
 """``max_active``: a job's active runs at once (its overlap rule's limit)."""
+BACKFILL_RUNS = Limit(1, 10**6)
+"""A backfill's ``max_runs``: the runs in its range it may take on (default 10,000)."""
+DEFAULT_BACKFILL_RUNS = 10_000
 
 LIMITS: dict[str, Limit] = {
     "priority": PRIORITY,

@@ -96,6 +96,25 @@ class CatchUp(Enum):
     ALL = "all"
 
 
+class BackfillOrder(Enum):
+    """How a backfill creates its runs: all at once, or each once the one before is final
+    (Airflow's default run order for ``dags backfill``)."""
+
+    PARALLEL = "parallel"
+    SEQUENTIAL = "sequential"
+
+
+@value
+class Backfill:
+    """A backfill under way (:mod:`engine.backfill`): its next logical tick to create, the
+    range's last, and, in order, the run it waits to end."""
+
+    next: int | None
+    last: int
+    order: BackfillOrder
+    waiting_for: int | None = None
+
+
 class Channel(Enum):
     EMAIL = "email"
     WEBHOOK = "webhook"
@@ -246,6 +265,8 @@ class Job:
     """Under a BufferAll rule, while runs wait for a slot: the scheduled tick of the first (its
     ``OccurrenceHeld`` event). They stay implicit, from the cursor on, and are released one by
     one (``OccurrenceReleased``) as slots free."""
+    backfill: Backfill | None = None
+    """A backfill under way: the logical ticks it still has to create (engine/backfill.py)."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
