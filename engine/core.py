@@ -76,6 +76,7 @@ from engine.policies import DispatchMode, Policy
 from engine.pools import Pools, pool_problem
 from engine.rng import TrackedRandom
 from engine.run_dependencies import RunDependencies
+from engine.start_deadlines import StartDeadlines
 from engine.timers import TimerKind, Timers
 from engine.workers import Workforce
 
@@ -105,6 +106,7 @@ class Engine(JournaledPart):
         self.dependencies = Dependencies(self)
         self.run_dependencies = RunDependencies(self)
         self.deadlines = Deadlines(self)
+        self.start_deadlines = StartDeadlines(self)
         self.lifecycle = Lifecycle(self)
         self.overlap = OverlapControl(self)
         self.backfills = Backfills(self)
@@ -197,6 +199,8 @@ class Engine(JournaledPart):
         self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
         if spec.deadline is not None:
             self.deadlines.start(job)
+        if spec.start_deadline is not None:
+            self.start_deadlines.start(job)
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)
             if doomed_by is not None:
@@ -277,6 +281,8 @@ class Engine(JournaledPart):
                 attempts.backoff_ended(*payload)
             elif kind == TimerKind.DEADLINE:
                 self.deadlines.check(*payload)
+            elif kind == TimerKind.START_DEADLINE:
+                self.start_deadlines.check(*payload)
             else:
                 self.notifications.try_delivery(payload)
         if self._auto:

@@ -191,6 +191,14 @@ class BackfillFinished(Event):
 
 
 @value
+class RunExpired(OccurrenceEvent):
+    """It had not started ``start_deadline`` ticks after its scheduled tick, still waiting for
+    a worker: it never runs (cancelled, reason ``expired``)."""
+
+    start_deadline: int
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""

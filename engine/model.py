@@ -86,6 +86,9 @@ class CancelReason(Enum):
     REPLACED = "replaced"
     """A newer run of its job took its place (its overlap rule: Replace, CancelOther,
     TerminateOther); the cause names the rule."""
+    EXPIRED = "expired"
+    """It had not started ``start_deadline`` ticks after its scheduled tick (Celery's
+    ``expires``)."""
 
 
 class CatchUp(Enum):
@@ -192,6 +195,9 @@ class JobSpec:
     deadline: int | None = None
     """Ticks after its scheduled tick by which a run should have finished; a run still going
     then raises a ``deadline_missed`` notification (:mod:`engine.deadlines`)."""
+    start_deadline: int | None = None
+    """Ticks after its scheduled tick by which a run must have started; one still waiting for a
+    worker then expires (:mod:`engine.start_deadlines`)."""
 
 
 @value
@@ -237,6 +243,8 @@ class Job:
     """The recurring jobs it depends on: each of its runs waits for theirs, run by run."""
     deadline_next: int | None = None
     """With a deadline: the scheduled tick of the next run whose deadline is to be checked."""
+    start_next: int | None = None
+    """With a start deadline: the scheduled tick of the next run whose start is to be checked."""
     blocked_from: int | None = None
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay

@@ -57,6 +57,7 @@ NAMES: dict[type[ev.Event], str] = {
     ev.RunBackfilled: "run.backfilled",
     ev.BackfillRunExists: "run.backfill_found",
     ev.BackfillFinished: "backfill.finished",
+    ev.RunExpired: "run.expired",
     ev.NotificationQueued: "notification.queued",
     ev.NotificationDelivered: "notification.delivered",
     ev.NotificationRetried: "notification.retried",

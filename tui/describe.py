@@ -115,6 +115,11 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
         "exists", style_of(S.SCHEDULED), lambda e: "the backfill found it: not created twice"
     ),
     ev.BackfillFinished: Wording("backfill done", JOB_CHANGED, lambda e: "every run created"),
+    ev.RunExpired: Wording(
+        "expired",
+        style_of(S.CANCELLED),
+        lambda e: f"not started {e.start_deadline} after its time: never runs",
+    ),
     ev.BacklogCancelled: Wording(
         "backlog cancelled",
         style_of(S.CANCELLED),

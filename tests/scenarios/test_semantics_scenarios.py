@@ -35,6 +35,7 @@ def test_every_rule_has_a_scenario() -> None:
         "missed-runs-after-a-pause.yaml",
         "scheduler-outage.yaml",
         "backfill-airflow.yaml",
+        "worker-shortage.yaml",
     } <= names
 
 
