@@ -111,6 +111,8 @@ EXTRAS = (
     {"notify": (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)},
     {"depends_on": ("a",)},
     {"depends_on": ("b", "c")},
+    {"start_deadline": 2},
+    {"start_deadline": 0, "catch_up": CatchUp.ALL},
 )
 """The rarer parts of a definition, a few combinations of them."""
 
