@@ -10,7 +10,12 @@ Each variant gives every job one rule and is played in the same run, in-process,
 - pools: every job in one of four pools of 200 slots (800 in all, the workers 1,000);
 - dependencies: each job after the first 100 depends on one of them, run by run (all_success);
 - deadline: ``deadline: 60`` on every job (one timer per run);
-- catch-up: ``catch_up_window`` and ``max_missed`` (they act only on resume: the hooks' cost).
+- catch-up: ``catch_up_window`` and ``max_missed`` (they act only on resume: the hooks' cost);
+- start deadline: ``start_deadline: 60`` on every job (one timer per run; runs that wait longer
+  for a worker expire).
+
+Backfill is a command, not a rule on every job: a job without one pays a comparison where its
+runs end, which the yardstick includes.
 
 Each variant is timed in CPU seconds (time.process_time), the best of ``--repeat`` plays, and
 reported per assignment (attempt started) and as a ratio to the yardstick's cost per assignment,
@@ -58,6 +63,7 @@ def fleet(rule: str, days: int) -> str:
             "dependencies": f", depends_on: [j{n % 100:04}]" if n >= 100 else "",
             "deadline": ", deadline: 60",
             "catch-up": ", catch_up: latest, catch_up_window: 60, max_missed: 100",
+            "start deadline": ", start_deadline: 60",
         }[rule]
         first = generator.randrange(every)
         duration = generator.randint(1, 30)
@@ -85,7 +91,8 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=7)
     arguments = parser.parse_args()
     rows = []
-    for rule in ("", "overlap", "buffer", "pools", "dependencies", "deadline", "catch-up"):
+    rules = ("", "overlap", "buffer", "pools", "dependencies", "deadline", "catch-up")
+    for rule in (*rules, "start deadline"):
         text = fleet(rule, arguments.days)
         runs = [play(text) for _ in range(arguments.repeat)]
         seconds = min(run[0] for run in runs)

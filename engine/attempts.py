@@ -133,6 +133,8 @@ class Attempts:
             engine.dependencies.succeeded(job)
             if job.spec.overlap is not None:
                 engine.overlap.freed(job)
+            if job.backfill is not None:
+                engine.backfills.ended(job, scheduled)
             return
         if outcome is AttemptOutcome.LOST:
             occurrence.max_attempts += 1
@@ -149,6 +151,8 @@ class Attempts:
         engine.dependencies.failed(job)
         if job.spec.overlap is not None:
             engine.overlap.freed(job)
+        if job.backfill is not None:
+            engine.backfills.ended(job, scheduled)
 
     def terminate(self, occurrence: Occurrence) -> None:
         """End the running attempt because a newer run takes the run's place (its job's overlap

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import TextIO
 
-from engine import cli_compare, cli_explain, cli_import, cli_next, cli_scenario, cli_sweep, cli_tui
+from engine import (
+    cli_backfill,
+    cli_compare,
+    cli_explain,
+    cli_import,
+    cli_next,
+    cli_scenario,
+    cli_sweep,
+    cli_tui,
+)
 from engine.facades.script import execute_script
 from service import cli as serve_cli
 
@@ -63,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_import.add_parsers(subparsers)
     cli_sweep.add_parser(subparsers)
     cli_explain.add_parsers(subparsers)
+    cli_backfill.add_parser(subparsers)
     cli_compare.add_parser(subparsers)
     serve_cli.add_parser(subparsers)
     serve_cli.add_status_parser(subparsers)

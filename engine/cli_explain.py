@@ -17,8 +17,14 @@ from typing import Any, TextIO
 from engine import explain_dst
 from engine.cli_scenario import INVALID, Handler, _guarded, _load
 from engine.explain import explain_run, plain
+from engine.explain_missed import MissedQuestionError, explain_missed, render
 from engine.history import History
-from engine.scenario import Scenario
+from engine.importers.files import ImportProblems
+from engine.importers.recognise import import_recognised
+from engine.scenario import Scenario, ScenarioInvalid, is_script
+from engine.scenario.errors import Problems
+from engine.scenario.validate import scenario_from_tree
+from engine.scenario.yaml_source import Node, parse_yaml, read_text
 from engine.targets import TargetError, parse_target
 
 
@@ -127,11 +133,98 @@ def _named_run(
     return job_id, tick
 
 
+def _missed_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--job", required=True, metavar="ID", help="a recurring job of the file")
+    parser.add_argument(
+        "--outage",
+        required=True,
+        metavar="FROM..TO",
+        help="when the scheduler is down: ticks, times or ISO times as the dashboard's g reads "
+        "them (5..95, 02:00..04:30, 2026-03-24T02:00..+2h; TO counts from FROM)",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        metavar="W",
+        help="Kubernetes' startingDeadlineSeconds and Temporal's catch-up window, in ticks "
+        "(default: the job's catch_up_window; Temporal's own default is a year)",
+    )
+    parser.add_argument("file", help="a .yaml scenario, or a crontab, manifest or timer")
+
+
+@_guarded("explain missed")
+def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print which of the job's missed runs each system's rule starts after the outage."""
+    name = "cronlapse explain missed"
+    loaded = _tree(args.file, err)
+    if loaded is None:
+        return INVALID
+    tree, scenario = loaded
+    if args.window is not None and args.window < 0:
+        err.write(f"{name}: --window {args.window}: expected a number of ticks from 0\n")
+        return INVALID
+    try:
+        start, end = _outage(args.outage, scenario)
+        answer = explain_missed(tree, scenario.source, args.job, start, end, args.window)
+    except TargetError as error:
+        err.write(f"{name}: --outage {args.outage}: {error}\n")
+        return INVALID
+    except MissedQuestionError as error:
+        err.write(f"{name}: {error}\n")
+        return INVALID
+    except ScenarioInvalid as invalid:
+        err.writelines(f"{error}\n" for error in invalid.errors)
+        return INVALID
+    out.write(render(answer))
+    return 0
+
+
+def _tree(path: str, err: TextIO) -> tuple[Node, Scenario] | None:
+    """The file's parsed document (a crontab, manifest or timer imported first) and the scenario
+    it is as it stands; None after printing its problems."""
+    if is_script(path):
+        err.write(f"{path}: explain missed reads a .yaml scenario, not a seed 001 script\n")
+        return None
+    try:
+        imported = import_recognised(path)
+        if imported is not None:
+            err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
+        text = imported.text if imported is not None else read_text(path)
+        tree = parse_yaml(text, Problems(path))
+        return tree, scenario_from_tree(tree, Problems(path))
+    except ImportProblems as problems:
+        err.writelines(f"{problem}\n" for problem in problems.problems)
+    except ScenarioInvalid as invalid:
+        err.writelines(f"{error}\n" for error in invalid.errors)
+    return None
+
+
+def _outage(text: str, scenario: Scenario) -> tuple[int, int]:
+    """``FROM..TO`` as two ticks; TO may count from FROM (``+2h``)."""
+    first, dots, last = text.partition("..")
+    if not dots or not first.strip() or not last.strip():
+        raise TargetError("expected FROM..TO, e.g. 5..95 or 02:00..04:30")
+    start = parse_target(first, 0, scenario.clock)
+    end = parse_target(last, start, scenario.clock)
+    if start >= end:
+        raise TargetError(f"expected FROM before TO, got {start}..{end}")
+    if scenario.until is not None and end > scenario.until:
+        raise TargetError(f"ends at {end}, after the scenario does (clock.until: {scenario.until})")
+    return start, end
+
+
 SUBCOMMANDS = (
     Subcommand(
         "run",
         "why a run is where it is: waits, retries, faults, cancellation, DST",
         _run_arguments,
         explain_run_command,
+    ),
+    Subcommand(
+        "missed",
+        "which missed runs each system's rule (Kubernetes, Airflow, Temporal, systemd) starts "
+        "after a scheduler outage",
+        _missed_arguments,
+        explain_missed_command,
     ),
 )

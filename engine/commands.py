@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from engine.model import CatchUp, JobSpec
+from engine.limits import DEFAULT_BACKFILL_RUNS
+from engine.model import BackfillOrder, CatchUp, JobSpec
 from engine.values import value
 
 
@@ -133,6 +134,18 @@ class ResumeJob:
 
 
 @value
+class BackfillJob:
+    """Create the job's runs whose logical (scheduled) ticks fall in ``[first, last]`` and that
+    do not exist, in ``order``; refused when the range holds more than ``max_runs`` runs."""
+
+    job_id: str
+    first: int
+    last: int
+    order: BackfillOrder = BackfillOrder.PARALLEL
+    max_runs: int = DEFAULT_BACKFILL_RUNS
+
+
+@value
 class WorkerDown:
     """The worker crashes: its running attempt is LOST and retried elsewhere."""
 
@@ -164,6 +177,7 @@ Command = (
     | DeleteJob
     | PauseJob
     | ResumeJob
+    | BackfillJob
     | WorkerDown
     | WorkerUp
     | DrainWorker

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 from engine import events as ev
 from engine.attempts import Attempts
+from engine.backfill import Backfills
 from engine.commands import (
     Advance,
+    BackfillJob,
     CancelOccurrence,
     Command,
     Complete,
@@ -74,6 +76,7 @@ from engine.policies import DispatchMode, Policy
 from engine.pools import Pools, pool_problem
 from engine.rng import TrackedRandom
 from engine.run_dependencies import RunDependencies
+from engine.start_deadlines import StartDeadlines
 from engine.timers import TimerKind, Timers
 from engine.workers import Workforce
 
@@ -103,8 +106,10 @@ class Engine(JournaledPart):
         self.dependencies = Dependencies(self)
         self.run_dependencies = RunDependencies(self)
         self.deadlines = Deadlines(self)
+        self.start_deadlines = StartDeadlines(self)
         self.lifecycle = Lifecycle(self)
         self.overlap = OverlapControl(self)
+        self.backfills = Backfills(self)
         for part in (
             self,
             self.store,
@@ -167,6 +172,8 @@ class Engine(JournaledPart):
                 return self.lifecycle.pause(job_id)
             case ResumeJob(job_id, catch_up):
                 return self.lifecycle.resume(job_id, catch_up)
+            case BackfillJob():
+                return self.backfills.start(command)
             case WorkerDown(worker_id):
                 return self.workforce.down(worker_id)
             case WorkerUp(worker_id):
@@ -192,6 +199,8 @@ class Engine(JournaledPart):
         self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
         if spec.deadline is not None:
             self.deadlines.start(job)
+        if spec.start_deadline is not None:
+            self.start_deadlines.start(job)
         if spec.depends_on:
             doomed_by = self.dependencies.link(job)
             if doomed_by is not None:
@@ -272,6 +281,8 @@ class Engine(JournaledPart):
                 attempts.backoff_ended(*payload)
             elif kind == TimerKind.DEADLINE:
                 self.deadlines.check(*payload)
+            elif kind == TimerKind.START_DEADLINE:
+                self.start_deadlines.check(*payload)
             else:
                 self.notifications.try_delivery(payload)
         if self._auto:

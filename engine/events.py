@@ -1,16 +1,15 @@
 """Typed events, named in the past tense, and the append-only log that holds them.
 
-The event log is the engine's output: the dashboard's tables, the headless run's lines, the seed
-001 protocol's output and the exports are all views over it. An event's sequence number is its
-position in the log.
+The event log (:mod:`engine.event_log`) is the engine's output: the dashboard's tables, the
+headless run's lines, the seed 001 protocol's output and the exports are all views over it. An
+event's sequence number is its position in the log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import overload
-
+from engine.event_log import EventLog as EventLog  # re-exported: the log of these events
+from engine.event_log import EventRecords as EventRecords
+from engine.event_log import register_kinds
 from engine.model import CancelReason, CatchUp
 from engine.values import value
 
@@ -164,6 +163,42 @@ class DeadlineMissed(OccurrenceEvent):
 
 
 @value
+class BackfillStarted(Event):
+    """A backfill of the job's logical ticks in ``[first, last]`` began: it will create up to
+    ``runs`` runs (those of the range that do not exist yet), in ``order``."""
+
+    job_id: str
+    first: int
+    last: int
+    order: str
+    runs: int
+
+
+@value
+class RunBackfilled(OccurrenceEvent):
+    """A backfill created this run, for its logical tick (a run of the job like any other)."""
+
+
+@value
+class BackfillRunExists(OccurrenceEvent):
+    """A backfill found this run already there (or left to the job's schedule): not created
+    twice."""
+
+
+@value
+class BackfillFinished(Event):
+    job_id: str
+
+
+@value
+class RunExpired(OccurrenceEvent):
+    """It had not started ``start_deadline`` ticks after its scheduled tick, still waiting for
+    a worker: it never runs (cancelled, reason ``expired``)."""
+
+    start_deadline: int
+
+
+@value
 class OccurrencesSkipped(Event):
     """A resumed job's occurrences scheduled in ``(after, through]`` fell due while it was paused
     and will never run."""
@@ -258,135 +293,4 @@ class NotificationDeadLettered(NotificationEvent):
     tries: int
 
 
-def _kinds() -> list[type[Event]]:
-    """Every concrete event class, each given its ``code``: its index in this list."""
-    kinds: list[type[Event]] = []
-    pending = [Event]
-    while pending:
-        kind = pending.pop(0)
-        kinds.append(kind)
-        pending.extend(kind.__subclasses__())
-    for code, kind in enumerate(kinds):
-        kind.code = code  # type: ignore[attr-defined]
-    return kinds
-
-
-EVENT_KINDS = _kinds()
-_CODES = {kind.__name__: code for code, kind in enumerate(EVENT_KINDS)}
-
-
-class EventLog:
-    """Append-only list of events; ``mark()`` and ``since(mark)`` give a command's own events.
-
-    Why events are stored as fields and built when read: the engine writes an event for
-    everything that happens, and a headless run or a facade reads few of them. The log keeps each
-    event's class as a one-byte code and its fields as a tuple: a tuple of ints and strings costs
-    less to make than an event object, and Python's cycle collector stops tracking it once it has
-    seen it, where an event object is walked at every full collection for as long as the log
-    holds it (on seed 000's maximum workload the events were a quarter of the objects it
-    walked). Reading builds a new, equal event each time: compare events with ``==``, never
-    ``is``.
-    """
-
-    __slots__ = ("_fields", "_kinds")
-
-    def __init__(self) -> None:
-        self._kinds = bytearray()
-        self._fields: list[tuple] = []
-
-    def add(self, kind: type[Event], *fields: object) -> None:
-        """Append the event ``kind(*fields)``."""
-        self._kinds.append(kind.code)  # type: ignore[attr-defined]
-        self._fields.append(fields)
-
-    def append(self, event: Event) -> None:
-        self.add(type(event), *(getattr(event, name) for name in event.__match_args__))
-
-    def mark(self) -> int:
-        return len(self._fields)
-
-    def since(self, mark: int) -> list[Event]:
-        return self[mark:]
-
-    def stored_since(self, mark: int) -> Iterator[tuple[type[Event], tuple]]:
-        """The events after ``mark`` as stored: each one's class and its fields in the class's
-        field order. For readers of many events that need a few fields of some kinds (the
-        seed 001 protocol prints four kinds of a run's events), without building every event."""
-        return zip(
-            map(EVENT_KINDS.__getitem__, self._kinds[mark:]), self._fields[mark:], strict=True
-        )
-
-    def truncate(self, length: int) -> None:
-        """Forget the events after the first ``length`` (a rewind)."""
-        del self._kinds[length:]
-        del self._fields[length:]
-
-    def first_index_at(self, tick: int) -> int:
-        """Index of the first event at or after ``tick``: events are appended in tick order."""
-        fields = self._fields
-        low, high = 0, len(fields)
-        while low < high:
-            middle = (low + high) // 2
-            if fields[middle][0] < tick:
-                low = middle + 1
-            else:
-                high = middle
-        return low
-
-    def records(self, start: int, stop: int) -> EventRecords:
-        """Events ``start`` to ``stop`` as stored, for the journal to keep."""
-        return EventRecords(self._kinds[start:stop], self._fields[start:stop])
-
-    def extend_records(self, records: EventRecords) -> None:
-        """Append events kept before (a return to a later state)."""
-        self._kinds += records.kinds
-        self._fields += records.fields
-
-    def __len__(self) -> int:
-        return len(self._fields)
-
-    def __getstate__(self) -> tuple[list[str], list[tuple]]:
-        """Pickled with the classes' names, not their codes: a snapshot written by one version
-        of cronlapse reads back right in a later one whose event classes are numbered anew."""
-        return [EVENT_KINDS[code].__name__ for code in self._kinds], self._fields
-
-    def __setstate__(self, state: tuple[list[str], list[tuple]]) -> None:
-        names, self._fields = state
-        self._kinds = bytearray(_CODES[name] for name in names)
-
-    def __iter__(self) -> Iterator[Event]:
-        return map(_build, self._kinds, self._fields)
-
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Event]: ...
-
-    def __getitem__(self, index: int | slice) -> Event | list[Event]:
-        if isinstance(index, slice):
-            return list(map(_build, self._kinds[index], self._fields[index]))
-        return _build(self._kinds[index], self._fields[index])
-
-
-@dataclass(slots=True)
-class EventRecords:
-    """A stretch of the log as stored: the events' codes and their fields."""
-
-    kinds: bytearray
-    fields: list[tuple]
-
-    def extend(self, later: EventRecords) -> None:
-        self.kinds += later.kinds
-        self.fields += later.fields
-
-    def truncate(self, length: int) -> None:
-        del self.kinds[length:]
-        del self.fields[length:]
-
-    def slice(self, start: int, stop: int) -> EventRecords:
-        return EventRecords(self.kinds[start:stop], self.fields[start:stop])
-
-
-def _build(code: int, fields: tuple) -> Event:
-    return EVENT_KINDS[code](*fields)
+EVENT_KINDS = register_kinds(Event)

@@ -128,18 +128,30 @@ class Lifecycle:
             )
         if state not in _CANCELLABLE:
             return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
-        occurrence = engine.occurrences.get((job_id, scheduled))
+        self._cancel_run(job, scheduled, state, CancelReason.USER)
+        return Result(Outcome.OK, scheduled)
+
+    def expire(self, job: Job, scheduled: int) -> None:
+        """The run waited for a worker past its job's ``start_deadline``: it never runs."""
+        engine = self._engine
+        deadline = job.spec.start_deadline
+        engine.log.add(ev.RunExpired, engine.now, job.job_id, scheduled, deadline)
+        self._cancel_run(job, scheduled, S.QUEUED, CancelReason.EXPIRED)
+
+    def _cancel_run(self, job: Job, scheduled: int, state: S, reason: CancelReason) -> None:
+        """Cancel a waiting run, giving an implicit one its record first."""
+        engine = self._engine
+        occurrence = engine.occurrences.get((job.job_id, scheduled))
         if occurrence is None:
             occurrence = engine.store.materialise(job, scheduled, state)
             if scheduled == job.next_due:
                 engine.dispatcher.take_front(job)
                 engine.cursors.advance(job)
                 engine.dispatcher.release(job)
-        self._cancel(occurrence, CancelReason.USER, None)
+        self._cancel(occurrence, reason, None)
         if isinstance(job.spec.schedule, Once):
             engine.dependencies.failed(job)
         engine.overlap.freed(job)
-        return Result(Outcome.OK, scheduled)
 
     def delete(self, job_id: str) -> Result:
         engine = self._engine
@@ -148,6 +160,10 @@ class Lifecycle:
             return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
         if self._runs(job):
             return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+        if job.backfill is not None:
+            engine.journal.touch(job)
+            job.backfill = None  # its runs are cancelled below; it creates no more
+            engine.log.add(ev.BackfillFinished, engine.now, job_id)
         self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
         engine.log.add(ev.JobDeleted, engine.now, job_id)
@@ -218,6 +234,8 @@ class Lifecycle:
         job = engine.jobs[occurrence.job_id]
         if job.dependents and not isinstance(job.spec.schedule, Once):
             engine.run_dependencies.changed(job)
+        if job.backfill is not None:
+            engine.backfills.ended(job, occurrence.scheduled)
 
     def _runs(self, job: Job) -> bool:
         """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a

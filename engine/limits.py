@@ -74,6 +74,11 @@ MAX_MISSED = Limit(0, 10**6)
 """``max_missed``: Kubernetes' rule is 100; counting stops one past it."""
 MAX_ACTIVE = Limit(1, 10**6)
 """``max_active``: a job's active runs at once (its overlap rule's limit)."""
+START_DEADLINE = Limit(0, MAX_DURATION)
+"""``start_deadline``: 0 lets a run start only at its own tick."""
+BACKFILL_RUNS = Limit(1, 10**6)
+"""A backfill's ``max_runs``: the runs in its range it may take on (default 10,000)."""
+DEFAULT_BACKFILL_RUNS = 10_000
 
 LIMITS: dict[str, Limit] = {
     "priority": PRIORITY,
@@ -86,6 +91,7 @@ LIMITS: dict[str, Limit] = {
     "deadline": DEADLINE,
     "catch_up_window": CATCH_UP_WINDOW,
     "max_missed": MAX_MISSED,
+    "start_deadline": START_DEADLINE,
 }
 """The limited job fields by the name a file and the command line give them."""
 
@@ -114,6 +120,8 @@ def spec_problem(spec: JobSpec) -> str | None:
         fields.append(("catch_up_window", CATCH_UP_WINDOW, spec.catch_up_window))
     if spec.max_missed is not None:
         fields.append(("max_missed", MAX_MISSED, spec.max_missed))
+    if spec.start_deadline is not None:
+        fields.append(("start_deadline", START_DEADLINE, spec.start_deadline))
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
@@ -142,4 +150,5 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and spec.deadline is None
         and spec.catch_up_window is None
         and spec.max_missed is None
+        and spec.start_deadline is None
     )

@@ -86,6 +86,9 @@ class CancelReason(Enum):
     REPLACED = "replaced"
     """A newer run of its job took its place (its overlap rule: Replace, CancelOther,
     TerminateOther); the cause names the rule."""
+    EXPIRED = "expired"
+    """It had not started ``start_deadline`` ticks after its scheduled tick (Celery's
+    ``expires``)."""
 
 
 class CatchUp(Enum):
@@ -94,6 +97,25 @@ class CatchUp(Enum):
     SKIP = "skip"
     LATEST = "latest"
     ALL = "all"
+
+
+class BackfillOrder(Enum):
+    """How a backfill creates its runs: all at once, or each once the one before is final
+    (Airflow's default run order for ``dags backfill``)."""
+
+    PARALLEL = "parallel"
+    SEQUENTIAL = "sequential"
+
+
+@value
+class Backfill:
+    """A backfill under way (:mod:`engine.backfill`): its next logical tick to create, the
+    range's last, and, in order, the run it waits to end."""
+
+    next: int | None
+    last: int
+    order: BackfillOrder
+    waiting_for: int | None = None
 
 
 class Channel(Enum):
@@ -173,6 +195,9 @@ class JobSpec:
     deadline: int | None = None
     """Ticks after its scheduled tick by which a run should have finished; a run still going
     then raises a ``deadline_missed`` notification (:mod:`engine.deadlines`)."""
+    start_deadline: int | None = None
+    """Ticks after its scheduled tick by which a run must have started; one still waiting for a
+    worker then expires (:mod:`engine.start_deadlines`)."""
 
 
 @value
@@ -218,6 +243,8 @@ class Job:
     """The recurring jobs it depends on: each of its runs waits for theirs, run by run."""
     deadline_next: int | None = None
     """With a deadline: the scheduled tick of the next run whose deadline is to be checked."""
+    start_next: int | None = None
+    """With a start deadline: the scheduled tick of the next run whose start is to be checked."""
     blocked_from: int | None = None
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
@@ -246,6 +273,8 @@ class Job:
     """Under a BufferAll rule, while runs wait for a slot: the scheduled tick of the first (its
     ``OccurrenceHeld`` event). They stay implicit, from the cursor on, and are released one by
     one (``OccurrenceReleased``) as slots free."""
+    backfill: Backfill | None = None
+    """A backfill under way: the logical ticks it still has to create (engine/backfill.py)."""
     front: ReadyEntry | None = field(default=None, compare=False, repr=False)
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)

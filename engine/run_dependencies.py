@@ -86,10 +86,20 @@ class RunDependencies:
         self._engine = engine
 
     def upstream_tick(self, upstream: Job, tick: int) -> int | None:
-        """The upstream job's run for ``tick``: its latest run at or before it."""
-        if upstream.first_run is None:
+        """The upstream job's run for ``tick``: its latest run at or before it. Before its first
+        scheduled run, only a run a backfill created (or is to create) counts."""
+        first = upstream.first_run
+        if first is not None and tick >= first:
+            return last_at_or_before(upstream.spec.schedule, tick, first)
+        earlier = last_at_or_before(upstream.spec.schedule, tick, 0)
+        if earlier is None:
             return None
-        return last_at_or_before(upstream.spec.schedule, tick, upstream.first_run)
+        engine = self._engine
+        if (upstream.job_id, earlier) in engine.occurrences:
+            return earlier
+        if upstream.backfill is not None and engine.backfills.pending(upstream, earlier):
+            return earlier
+        return None
 
     def outcome(self, upstream: Job, tick: int) -> str:
         engine = self._engine
@@ -107,6 +117,8 @@ class RunDependencies:
                 cascade = upstream.cancelled_backlog.reason is CancelReason.CASCADE
             return "upstream_failed" if cascade else "skipped"
         if state is None:
+            if upstream.backfill is not None and engine.backfills.pending(upstream, tick):
+                return "pending"  # its backfill is still to create it
             return "skipped"  # a run the cursor passed without a record: skipped
         return "pending"
 
@@ -119,7 +131,7 @@ class RunDependencies:
             scheduled = job.next_due
             if scheduled is None or scheduled > cursors.created_limit(job):
                 return True
-            judged = self._judge(job, scheduled)
+            judged = self.judge(job, scheduled)
             if judged is Verdict.WAIT:
                 if job.blocked_from is None:
                     job.blocked_from = scheduled
@@ -138,7 +150,7 @@ class RunDependencies:
             else:
                 occurrence = engine.store.materialise(job, scheduled, S.QUEUED)
                 cursors.advance(job)
-                engine.lifecycle.cascade(occurrence, self._root_cause(job, scheduled))
+                engine.lifecycle.cascade(occurrence, self.root_cause(job, scheduled))
 
     def changed(self, upstream: Job) -> None:
         """A run of ``upstream`` reached an outcome: judge again the jobs waiting on it."""
@@ -151,8 +163,10 @@ class RunDependencies:
                 and not dependent.unmet_dependencies
             ):
                 engine.dispatcher.release(dependent)
+            if dependent.backfill is not None:
+                engine.backfills.upstream_changed(dependent)
 
-    def _judge(self, job: Job, scheduled: int) -> Verdict:
+    def judge(self, job: Job, scheduled: int) -> Verdict:
         jobs = self._engine.jobs
         outcomes = []
         for upstream_id in job.upstream_runs:
@@ -162,7 +176,7 @@ class RunDependencies:
                 outcomes.append(self.outcome(upstream, tick))
         return verdict(job.spec.trigger_rule, outcomes)
 
-    def _root_cause(self, job: Job, scheduled: int) -> str:
+    def root_cause(self, job: Job, scheduled: int) -> str:
         """The job whose failure started the cascade: the first failed upstream, or the cause it
         was itself cancelled for."""
         engine = self._engine

@@ -19,6 +19,9 @@ class TimerKind(IntEnum):
     NOTIFICATION_TRY = 3
     DEADLINE = 4
     """A run's deadline (``JobSpec.deadline``): checked after the tick's attempts ended."""
+    START_DEADLINE = 5
+    """A run's start deadline (``JobSpec.start_deadline``): checked before the tick's dispatch,
+    after its attempts ended (a worker they free may not take an expired run)."""
 
 
 class Timers(JournaledPart):

@@ -103,6 +103,23 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
     ev.OccurrencesSkipped: Wording(
         "skipped", style_of(S.CANCELLED), lambda e: f"runs in ({e.after}, {e.through}] skipped"
     ),
+    ev.BackfillStarted: Wording(
+        "backfill",
+        JOB_CHANGED,
+        lambda e: f"{e.order}: {e.runs} runs for [{e.first}, {e.last}] to create",
+    ),
+    ev.RunBackfilled: Wording(
+        "backfilled", style_of(S.QUEUED), lambda e: "created by a backfill for its logical time"
+    ),
+    ev.BackfillRunExists: Wording(
+        "exists", style_of(S.SCHEDULED), lambda e: "the backfill found it: not created twice"
+    ),
+    ev.BackfillFinished: Wording("backfill done", JOB_CHANGED, lambda e: "every run created"),
+    ev.RunExpired: Wording(
+        "expired",
+        style_of(S.CANCELLED),
+        lambda e: f"not started {e.start_deadline} after its time: never runs",
+    ),
     ev.BacklogCancelled: Wording(
         "backlog cancelled",
         style_of(S.CANCELLED),

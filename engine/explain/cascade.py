@@ -26,6 +26,13 @@ def cancellation(context: Context, job_id: str, scheduled: int) -> Line | None:
         return section("Cancelled", [line(f"by a cancel command{at}")])
     if row.cancel_reason is CancelReason.DELETED:
         return section("Cancelled", [line(f"its job {job_id} was deleted{at}")])
+    if row.cancel_reason is CancelReason.EXPIRED:
+        deadline = context.engine.jobs[job_id].spec.start_deadline
+        text = f"expired{at}: not started {deadline} ticks after its time (start_deadline)"
+        return section("Cancelled", [line(text)])
+    if row.cancel_reason is CancelReason.REPLACED:
+        text = f"a newer run took its place{at} (overlap: {row.cancel_cause})"
+        return section("Cancelled", [line(text)])
     root = row.cancel_cause or "?"
     path = _path(context, root, job_id)
     tree = _chain(context, path, job_id)

@@ -5,6 +5,8 @@ cover the run's life from its scheduled tick to now (or to its end) without over
 
 - *paused*: its job was paused (a run caught up on resume waited from its tick to the resume);
 - *waiting for a dependency*: it fell due before the jobs it depends on had succeeded;
+- *before its backfill*: a run a backfill created, from its logical tick to the backfill (the
+  other phases count from there);
 - *schedule lag*: the rest of the time before it could take a worker (created late: manual
   dispatch, a late resume);
 - *waiting for a worker*: ready, no worker free for it (before each attempt);
@@ -32,9 +34,11 @@ class Phases:
     worker: int = 0
     backoff: int = 0
     running: int = 0
+    backfill: int = 0
 
     def named(self) -> list[tuple[str, int]]:
         return [
+            ("before its backfill", self.backfill),
             ("schedule lag", self.schedule_lag),
             ("waiting for a dependency", self.dependency),
             ("paused", self.paused),
@@ -53,13 +57,14 @@ def phases(context: Context, job_id: str, scheduled: int, ready: int | None) -> 
     first = starts[0] if starts else None
     end = next((e.tick for e in run if isinstance(e, _FINAL)), now)
     before = min(first if first is not None else end, end)
-    paused = _overlap(_paused_spans(job_events, now), scheduled, before)
+    since = next((e.tick for e in run if isinstance(e, ev.RunBackfilled)), scheduled)
+    paused = _overlap(_paused_spans(job_events, now), since, before)
     dependency = 0
     if _had_dependencies(context, job_id):
-        dependency = max(0, min(ready if ready is not None else before, before) - scheduled)
+        dependency = max(0, min(ready if ready is not None else before, before) - since)
         dependency = max(0, dependency - paused)
     worker = max(0, before - ready) if ready is not None else 0
-    lag = max(0, before - scheduled - paused - dependency - worker)
+    lag = max(0, before - since - paused - dependency - worker)
     running = backoff = 0
     waiting_since: int | None = None
     started: int | None = None
@@ -80,7 +85,7 @@ def phases(context: Context, job_id: str, scheduled: int, ready: int | None) -> 
         running += now - started
     if waiting_since is not None and end == now:
         worker += max(0, now - waiting_since)
-    return Phases(lag, dependency, paused, worker, backoff, running)
+    return Phases(lag, dependency, paused, worker, backoff, running, since - scheduled)
 
 
 def phase_lines(context: Context, found: Phases) -> Line:

@@ -17,6 +17,7 @@ from engine.explain.holds import holds
 from engine.explain.lines import Line, Tag, line, section
 from engine.explain.phases import phase_lines, phases
 from engine.explain.retry import retries
+from engine.explain.skipped import backfilled, skipped
 from engine.history import History
 from engine.model import OccurrenceState
 
@@ -36,6 +37,9 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
     record = engine.occurrences.get((job_id, scheduled))
     title = f"{job_id}@{scheduled} is {state.value} at {context.at(context.now)}"
     parts: list[Line] = [line(f"scheduled for {context.at(scheduled)}")]
+    backfill = backfilled(context, job_id, scheduled)
+    if backfill is not None:
+        parts.append(backfill)
     parts.append(
         phase_lines(
             context, phases(context, job_id, scheduled, _ready(history, job_id, scheduled, state))
@@ -96,6 +100,9 @@ def _not_due(context: Context, job_id: str, scheduled: int, state: S | None) -> 
         text = f"{job_id} has no run at {context.at(scheduled)}"
     fire = job.first_fire(scheduled + 1 if state is S.SCHEDULED else scheduled)
     rows = [line(f"its schedule: {job.spec.schedule.describe()}")]
+    why = skipped(context, job_id, scheduled) if state is None else None
+    if why is not None:
+        rows.insert(0, why)
     if fire is not None:
         rows.append(line(f"its next fire time from there: {context.at(fire)}"))
     calendar_part = calendar(context, job_id, scheduled) if state is S.SCHEDULED else None

@@ -85,7 +85,8 @@ def _schedule_violation(
     """The run lies in a schedule in force at its tick (or, cancelled early, at the cancel)."""
     job_id, scheduled = occurrence.key
     earliest = min(scheduled, facts.cancelled_at.get(occurrence.key, scheduled))
-    holding = [w for w in windows if w.overlaps(earliest, scheduled)]
+    created = facts.backfilled_at.get(occurrence.key, scheduled)  # a backfill's: its own tick
+    holding = [w for w in windows if w.overlaps(earliest, created)]
     if not holding:
         text = f"{job_id}@{scheduled} falls before its job was scheduled (tick {windows[0].start})"
         return [Violation(scheduled, text)]
@@ -133,6 +134,7 @@ def _values_violation(
     job_id, scheduled = occurrence.key
     earliest = min(scheduled, facts.cancelled_at.get(occurrence.key, scheduled))
     latest = known.created_at(scheduled, engine.now) if auto else None
+    latest = facts.backfilled_at.get(occurrence.key, latest)
     if latest is None:
         latest = engine.now
     definitions = known.definitions

@@ -78,12 +78,15 @@ class Facts:
     jobs: dict[str, JobFacts]
     cancelled_at: dict[tuple[str, int], int]
     """When each cancelled occurrence was cancelled."""
+    backfilled_at: dict[tuple[str, int], int] = field(default_factory=dict)
+    """When a backfill created each run it created (after its logical tick)."""
 
 
 def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
     """One pass over the log; ``specs`` holds the definitions observed by log index."""
     jobs: dict[str, JobFacts] = {}
     cancelled_at: dict[tuple[str, int], int] = {}
+    backfilled_at: dict[tuple[str, int], int] = {}
     for index, event in enumerate(engine.log):
         match event:
             case ev.JobScheduled(job_id=job_id):
@@ -103,8 +106,10 @@ def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
                 jobs[job_id].pauses[-1][1] = event.tick
             case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
                 cancelled_at[(job_id, scheduled)] = event.tick
+            case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                backfilled_at[(job_id, scheduled)] = event.tick
     for job_id, known in jobs.items():
         job = engine.jobs.get(job_id)
         if job is not None:
             known.definitions[-1].spec = job.spec
-    return Facts(jobs, cancelled_at)
+    return Facts(jobs, cancelled_at, backfilled_at)

@@ -181,6 +181,8 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
                 stopped((job_id, scheduled), event.tick)
             case ev.BacklogCancelled(job_id=job_id, first=first):
                 stopped((job_id, first), event.tick)
+            case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = event.tick
             case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
                 waiting[(job_id, scheduled)] = eligible_at
             case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):

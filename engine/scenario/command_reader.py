@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine import commands as cmd
 from engine import limits
-from engine.model import CatchUp, Channel, NotifyOn
+from engine.model import BackfillOrder, CatchUp, Channel, NotifyOn
 from engine.scenario.checks import StatusQuery
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import INVALID, Definition, JobReader
@@ -189,6 +189,34 @@ class CommandReader:
             if catch_up is None:
                 return None
         return None if job is None else cmd.ResumeJob(job, catch_up)  # type: ignore[arg-type]
+
+    def build_backfill(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
+        """The job's runs for the logical ticks from ``from`` to ``to``, in ``order``."""
+        fields = self._fields(verb, node, path)
+        if fields is None:
+            return None
+        job = self._id(fields, "job", path, tick, lenient)
+        clock = self.jobs.clock
+        first = self.jobs.time(fields["from"], path_key(path, "from"), tick, clock)
+        last = self.jobs.time(fields["to"], path_key(path, "to"), tick, clock)
+        order: BackfillOrder | None = BackfillOrder.PARALLEL
+        if "order" in fields:
+            order = self.reader.choice(
+                fields["order"], path_key(path, "order"), values_of(BackfillOrder)
+            )
+        max_runs: int | float | None = limits.DEFAULT_BACKFILL_RUNS
+        if "max_runs" in fields:
+            max_runs = self.jobs.limited(
+                fields["max_runs"], path_key(path, "max_runs"), limits.BACKFILL_RUNS
+            )
+        if first is not None and last is not None and last < first:
+            self.reader.error(
+                fields["to"], path_key(path, "to"), f"expected a tick from {first} on"
+            )
+            return None
+        if job is None or first is None or last is None or order is None or max_runs is None:
+            return None
+        return cmd.BackfillJob(job, first, last, order, int(max_runs))
 
     def build_status(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Built:
         fields = self._fields(verb, node, path)

@@ -46,6 +46,7 @@ SETTING_KEYS = (
     "deadline",
     "catch_up_window",
     "max_missed",
+    "start_deadline",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -134,6 +135,7 @@ class JobReader(ScheduleReader):
             "deadline": lambda n, p: limited(n, p, limits.DEADLINE),
             "catch_up_window": lambda n, p: limited(n, p, limits.CATCH_UP_WINDOW),
             "max_missed": lambda n, p: limited(n, p, limits.MAX_MISSED),
+            "start_deadline": lambda n, p: limited(n, p, limits.START_DEADLINE),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

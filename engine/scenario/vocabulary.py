@@ -41,14 +41,15 @@ class Param:
     key: str
     kind: str
     """What it is, for completion: ``job``, ``worker``, ``new`` (a new id), ``scheduled``,
-    ``attempt``, ``outcome``, ``catch_up``, ``event``, ``channel`` or ``text``."""
+    ``attempt``, ``outcome``, ``catch_up``, ``event``, ``channel``, ``text``, ``time``,
+    ``order`` or ``count``."""
     optional: bool = False
 
     @property
     def label(self) -> str:
-        return {"id": "JOB", "ok": "ok|fail", "catch_up": "skip|latest|all"}.get(
-            self.key, self.key.upper()
-        )
+        labels = {"id": "JOB", "ok": "ok|fail", "catch_up": "skip|latest|all"}
+        labels["order"] = "parallel|sequential"
+        return labels.get(self.key, self.key.upper())
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ OPTIONS: dict[str, Option] = {
         Option("catch_up_window", "W", "on resume, runs missed more than W ticks ago are skipped"),
         Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
         Option("deadline", "D", "ticks after its time by which a run should have finished"),
+        Option("start_deadline", "N", "ticks after its time by which a run must have started"),
         Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),
         Option(
             "trigger_rule",
@@ -278,6 +280,24 @@ VERBS: dict[str, Verb] = {
             CommandReader.build_resume,
             (_JOB, Param("catch_up", "catch_up", optional=True)),
             examples=("resume etl", "resume etl latest"),
+        ),
+        Verb(
+            "backfill",
+            "create a job's runs for the logical times from FROM to TO (Airflow, Temporal)",
+            cmd.BackfillJob,
+            CommandReader.build_backfill,
+            (
+                _JOB,
+                Param("from", "time"),
+                Param("to", "time"),
+                Param("order", "order", optional=True),
+                Param("max_runs", "count", optional=True),
+            ),
+            examples=(
+                "backfill etl 0 10",
+                "backfill etl 0 10 sequential",
+                "backfill job=etl from=-12 to=+0 order=parallel max_runs=100",
+            ),
         ),
         Verb(
             "down",

@@ -33,6 +33,7 @@ from engine.calendar import CronSchedule
 from engine.clock import Clock
 from engine.commands import (
     Advance,
+    BackfillJob,
     CancelOccurrence,
     Command,
     Complete,
@@ -51,7 +52,15 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import CatchUp, Channel, JobSpec, NotifyOn, OccurrenceState, Subscription
+from engine.model import (
+    BackfillOrder,
+    CatchUp,
+    Channel,
+    JobSpec,
+    NotifyOn,
+    OccurrenceState,
+    Subscription,
+)
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Every, Once, Schedule
 
@@ -102,6 +111,8 @@ EXTRAS = (
     {"notify": (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)},
     {"depends_on": ("a",)},
     {"depends_on": ("b", "c")},
+    {"start_deadline": 2},
+    {"start_deadline": 0, "catch_up": CatchUp.ALL},
 )
 """The rarer parts of a definition, a few combinations of them."""
 
@@ -184,6 +195,14 @@ STEPS = {
         st.booleans(),
     ),
     "dispatch": st.tuples(st.just("dispatch")),
+    "backfill": st.tuples(
+        st.just("backfill"),
+        targets,
+        st.integers(-40, 2),
+        st.integers(-1, 40),
+        st.sampled_from(BackfillOrder),
+        st.sampled_from((50, 50, 2)),
+    ),
 }
 """Every command, as an abstract step."""
 
@@ -252,6 +271,10 @@ def command_of(step: tuple, engine: Engine) -> Command:
             return complete_of(engine, index, skew, succeeded)
         case ("dispatch",):
             return Dispatch()
+        case ("backfill", index, back, length, order, max_runs):
+            first = max(0, now + back)
+            last = first + length if back > 0 or length < 0 else min(now, first + length)
+            return BackfillJob(target(engine, index), first, last, order, max_runs)
         case ("advance", step_by):
             return Advance(now + step_by)
     raise AssertionError(step)

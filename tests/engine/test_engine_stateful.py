@@ -37,6 +37,7 @@ from engine.calendar import CronSchedule
 from engine.clock import Clock
 from engine.commands import (
     Advance,
+    BackfillJob,
     CancelOccurrence,
     Command,
     Complete,
@@ -59,6 +60,7 @@ from engine.invariants import violations
 from engine.journal import Mark
 from engine.model import (
     PRIORITY_LEVELS,
+    BackfillOrder,
     CatchUp,
     Channel,
     JobSpec,
@@ -401,6 +403,20 @@ class EngineMachine(RuleBasedStateMachine):
             result = self.run(ResumeJob(job_id, catch_up))
             if not self.engine.jobs[job_id].deleted:
                 assert result.accepted == (job_id in paused)
+
+    @rule(
+        data=st.data(),
+        back=st.integers(0, 60),
+        length=st.integers(0, 60),
+        order=st.sampled_from(BackfillOrder),
+    )
+    def backfill(self, data: st.DataObject, back: int, length: int, order: BackfillOrder) -> None:
+        ids = self.job_ids()
+        if ids:
+            job_id = data.draw(st.sampled_from(ids))
+            now = self.engine.now
+            first = max(0, now - back)
+            self.run(BackfillJob(job_id, first, min(now, first + length), order, max_runs=100))
 
     @rule(data=st.data(), attempt=st.integers(0, 3))
     def script_failure(self, data: st.DataObject, attempt: int) -> None:

@@ -295,7 +295,7 @@ CASES = [
         """,
         "s.yaml:4:5: timeline[0]: expected one command: 'register', 'schedule', 'dispatch', "
         "'complete', 'delivery', 'fail', 'modify', 'cancel', 'delete', 'pause', 'resume', "
-        "'down', 'up', 'drain' or 'status'",
+        "'backfill', 'down', 'up', 'drain' or 'status'",
         id="timeline entry without a command",
     ),
     pytest.param(

@@ -34,6 +34,8 @@ def test_every_rule_has_a_scenario() -> None:
         "deadline-airflow.yaml",
         "missed-runs-after-a-pause.yaml",
         "scheduler-outage.yaml",
+        "backfill-airflow.yaml",
+        "worker-shortage.yaml",
     } <= names
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from engine.core import Engine
-from engine.model import CatchUp
+from engine.model import BackfillOrder, CatchUp
 from engine.scenario.vocabulary import OPTIONS, Verb
 from tui.model.commandline import COMMANDS, AppCommand
 from tui.model.rows import natural_key
@@ -83,6 +83,8 @@ def _candidates(
         return ["ok", "fail"]
     if kind == "catch_up":
         return [c.value for c in CatchUp]
+    if kind == "order":
+        return [order.value for order in BackfillOrder]
     if kind == "option" and isinstance(spec, Verb):
         key, equals, _ = current.partition("=")
         if equals:

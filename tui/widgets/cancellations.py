@@ -18,6 +18,7 @@ _REASONS = {
     CancelReason.CASCADE: ("cascade", ""),
     CancelReason.DELETED: ("deleted", "its job was deleted"),
     CancelReason.REPLACED: ("replaced", "a newer run took its place"),
+    CancelReason.EXPIRED: ("expired", "not started by its start_deadline"),
 }
 
 
