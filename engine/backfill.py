@@ -148,6 +148,8 @@ class Backfills:
                 )
                 if verdict is Verdict.WAIT:
                     break  # judged again when an upstream run ends
+                if verdict is Verdict.RUN and _at_limit(engine, job):
+                    break  # the end of one of its active runs frees a slot
                 self._create(job, tick, verdict)
                 if backfill.order is BackfillOrder.SEQUENTIAL and verdict is Verdict.RUN:
                     following = job.first_fire(tick + 1)
@@ -177,11 +179,16 @@ class Backfills:
         engine.dispatcher.push_ready(occurrence)
 
     def ended(self, job: Job, scheduled: int) -> None:
-        """A run of ``job`` became final: the next run of a sequential backfill waiting for it."""
+        """A run of ``job`` became final: the next run of a sequential backfill waiting for it,
+        or, under an overlap rule, the runs a full limit held back."""
         backfill = job.backfill
-        if backfill is not None and backfill.waiting_for == scheduled:
+        if backfill is None:
+            return
+        if backfill.waiting_for == scheduled:
             self._engine.journal.touch(job)
             job.backfill = Backfill(backfill.next, backfill.last, backfill.order)
+            self.pump(job)
+        elif backfill.waiting_for is None and job.spec.overlap is not None:
             self.pump(job)
 
     def upstream_changed(self, job: Job) -> None:
@@ -199,3 +206,11 @@ class Backfills:
             and backfill.next <= tick <= backfill.last
             and job.fires_at(tick)
         )
+
+
+def _at_limit(engine: Engine, job: Job) -> bool:
+    """Whether the job's overlap rule has no slot for one more active run: a backfill waits
+    for one (Airflow's backfill under ``max_active_runs``), whatever the rule's action, because
+    the action (skip, hold, replace) is meant for a run falling due, not one asked for."""
+    rule = job.spec.overlap
+    return rule is not None and engine.overlap.active(job) >= rule.limit

@@ -3,6 +3,8 @@ the range that do not exist, created in parallel or in order, through the engine
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +26,7 @@ from engine.commands import (
 from engine.core import Engine
 from engine.history import History
 from engine.invariants import violations
+from engine.job_rules import Overlap, OverlapRule
 from engine.model import BackfillOrder, Job, JobSpec, OccurrenceState
 from engine.schedules import Every, Once
 from engine.ticks import Phase, TimedCommand
@@ -244,3 +247,26 @@ def test_rewinding_past_a_backfill_restores_the_state(
     assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
     history.seek(120)
     assert state_fingerprint(history.engine) == after
+
+
+@pytest.mark.parametrize("policy", [Overlap.FORBID, Overlap.REPLACE, Overlap.BUFFER_ALL])
+@pytest.mark.parametrize("order", [PARALLEL, SEQUENTIAL])
+def test_a_backfill_waits_for_a_slot_under_the_jobs_overlap_limit(
+    policy: Overlap, order: BackfillOrder
+) -> None:
+    """Airflow's backfill keeps max_active_runs: the backfilled runs take the job's slots one at a
+    time, each waiting for a free one rather than being skipped or taking another's place (a run
+    falling due later may still replace one under Replace, as any active run), and the limit
+    holds at every tick."""
+    engine = skipped_for_a_while(overlap=OverlapRule(policy, 1))
+    assert engine.apply(BackfillJob("etl", 0, 40, order)).accepted
+    engine.advance(130)
+    assert backfilled(engine) == [10, 20, 30, 40]
+    runs = started(engine)
+    ended = {S.SUCCEEDED, S.CANCELLED} if policy is Overlap.REPLACE else {S.SUCCEEDED}
+    assert all(engine.occurrence_state("etl", t) in ended for t in (10, 20, 30, 40))
+    if policy is not Overlap.REPLACE:
+        assert all(t in runs for t in (10, 20, 30, 40)), "each started: none skipped"
+    spans = sorted((runs[t], runs[t] + 3) for t in runs)
+    assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert violations(engine) == []
