@@ -216,8 +216,8 @@ def test_rounds_go_on_after_the_listening_connections_are_cut(processes, tmp_pat
             ).fetchall()
         assert len(cut) >= 2, "the dispatcher's and the worker's listening connections"
         assert client.post("/job", json={"id": "after", "run": "record"}).status_code == 201
-        _wait_until(lambda: ran("after"))
-        assert client.get("/job/after").json()["status"] == "succeeded"
+        _wait_until(lambda: client.get("/job/after").json()["status"] == "succeeded")
+        assert ran("after")
 
 
 def _alive(pid: int) -> bool:
