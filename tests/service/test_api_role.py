@@ -18,9 +18,14 @@ import httpx
 from engine.invariants import violations
 from service.journal_store import JournalStore
 from tests.service.conftest import FROZEN, TOKEN, Server
-from tests.service.role_processes import SLOTS, Processes
-from tests.service.test_durability import _all_answers, _config, _executions, _load
-from tests.service.test_roles import _replayed, _statuses, _wait_for
+from tests.service.role_processes import Processes
+from tests.service.test_durability import _all_answers, _config, _load
+from tests.service.test_roles import (
+    _check_each_run_ran_once_but_the_killed_workers,
+    _replayed,
+    _wait_for,
+    _wait_until_done,
+)
 
 API = ("--role", "api")
 NOOP = "workers: 1\n"
@@ -203,33 +208,11 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
 
     assert len(acknowledged) >= 20, "too little load to mean anything"
     assert any(job.startswith("api1") for job in acknowledged), "both API processes wrote"
-    lost = {f"worker0/{number}" for number in range(1, SLOTS + 1)}
-    deadline = time.monotonic() + 90
-    while True:
-        statuses = _statuses(apis[0])
-        assert set(acknowledged) <= set(statuses), "an acknowledged job was lost"
-        assert set(yearly) <= set(statuses), "a job created before the kills was lost"
-        with apis[0].client() as client:
-            slots = client.get("/workers").json()["workers"]
-        down = {slot["id"] for slot in slots if slot["state"] == "down"}
-        if all(statuses[job] == "succeeded" for job in acknowledged) and down == lost:
-            break
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    _wait_until_done(apis[0], acknowledged, killed_worker="worker0", also=yearly)
     for process in group.made:
         process.kill()
     time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
-
-    executions: dict[tuple[str, str], list[dict]] = {}
-    for record in _executions(tmp_path):
-        executions.setdefault((record["job"], record["scheduled"]), []).append(record)
-    assert {job for job, _ in executions} >= set(acknowledged), "every acknowledged job ran"
-    assert any(job.startswith("every-") for job, _ in executions), "the recurring jobs ran"
-    repeated = {run: records for run, records in executions.items() if len(records) > 1}
-    assert len(repeated) <= SLOTS, "only the attempts the killed worker ran may run again"
-    for records in repeated.values():
-        assert len({record["key"] for record in records}) == 1, "under the same key"
-        assert len({record["attempt"] for record in records}) == len(records), "as a retry"
+    _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
     replayed = _replayed(group.url)
     assert set(acknowledged) | set(yearly) <= set(replayed.engine.jobs)
     assert violations(replayed.engine) == []
