@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from engine_steps import add, run
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
@@ -12,7 +13,6 @@ from test_engine_stateful import EngineMachine
 from engine import events as ev
 from engine.commands import DeleteJob, Outcome, PauseJob, RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.invariants import violations
 from engine.model import Channel, JobSpec, NotifyOn, Subscription
 from engine.schedules import Every, Once
 
@@ -26,18 +26,8 @@ def fleet(workers: int = 1) -> Engine:
     return engine
 
 
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    result = engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields)))  # type: ignore[arg-type]
-    assert result.accepted, result.message
-
-
 def missed(engine: Engine) -> list[tuple[int, str, int]]:
     return [(e.tick, e.job_id, e.scheduled) for e in engine.log if isinstance(e, ev.DeadlineMissed)]
-
-
-def run(engine: Engine, through: int) -> None:
-    engine.advance(through + 1)
-    assert violations(engine) == []
 
 
 def test_a_run_waiting_past_its_deadline_raises_an_alert_once() -> None:

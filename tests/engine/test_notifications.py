@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from engine_steps import add
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.commands import CancelOccurrence, DeleteJob, RegisterWorker, ScheduleJob
+from engine.commands import CancelOccurrence, DeleteJob, RegisterWorker
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import Channel, JobSpec, NotifyOn, Subscription
+from engine.model import Channel, NotifyOn, Subscription
 from engine.notifications import NotificationState
 from engine.policies import ChannelOutage, NotificationPolicy, Policy
 from engine.schedules import Every, Once
@@ -32,10 +33,6 @@ def make(notifications: NotificationPolicy | None = None, workers: int = 1) -> E
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).accepted
     return engine
-
-
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    assert engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields))).accepted  # type: ignore[arg-type]
 
 
 def queued(engine: Engine) -> list[tuple[int, tuple]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from engine_steps import add, run
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
@@ -17,7 +18,6 @@ from engine import events as ev
 from engine.backoff import Backoff, BackoffKind
 from engine.commands import CancelOccurrence, Outcome, RegisterWorker, ScheduleJob, WorkerDown
 from engine.core import Engine
-from engine.invariants import violations
 from engine.job_rules import Overlap, OverlapRule
 from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchOrder, Policy
@@ -33,18 +33,8 @@ def fleet(workers: int, pools: dict[str, int], **policy: object) -> Engine:
     return engine
 
 
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    result = engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields)))  # type: ignore[arg-type]
-    assert result.accepted, result.message
-
-
 def starts(engine: Engine) -> list[tuple[int, str, int]]:
     return [(e.tick, e.job_id, e.scheduled) for e in engine.log if isinstance(e, ev.AttemptStarted)]
-
-
-def run(engine: Engine, through: int) -> None:
-    engine.advance(through + 1)
-    assert violations(engine) == []
 
 
 def test_a_full_pool_makes_its_runs_wait_though_workers_are_idle() -> None:

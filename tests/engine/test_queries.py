@@ -5,6 +5,7 @@ with paging; implicit (untouched) QUEUED occurrences of a backlog are listed too
 from __future__ import annotations
 
 import pytest
+from engine_steps import add
 
 from engine.commands import (
     CancelOccurrence,
@@ -13,11 +14,10 @@ from engine.commands import (
     Dispatch,
     PauseJob,
     RegisterWorker,
-    ScheduleJob,
     WorkerDown,
 )
 from engine.core import Engine
-from engine.model import AttemptOutcome, JobSpec, OccurrenceState, WorkerState
+from engine.model import AttemptOutcome, OccurrenceState, WorkerState
 from engine.policies import CompletionMode, DispatchMode, Policy
 from engine.queries import job_view, list_jobs, list_occurrences, occurrence_row, worker_rows
 from engine.schedules import Every, Once
@@ -30,10 +30,6 @@ def make(workers: int = 1, **policy: object) -> Engine:
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).accepted
     return engine
-
-
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    assert engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields))).accepted  # type: ignore[arg-type]
 
 
 def rows(page) -> list[tuple[str, int, OccurrenceState]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from engine_steps import add, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
@@ -20,10 +21,8 @@ from engine.commands import (
     PauseJob,
     RegisterWorker,
     ResumeJob,
-    ScheduleJob,
 )
 from engine.core import Engine
-from engine.invariants import violations
 from engine.job_rules import Overlap, OverlapRule, TriggerRule
 from engine.model import CancelReason, JobSpec, OccurrenceState
 from engine.run_dependencies import Verdict, verdict
@@ -38,16 +37,6 @@ def fleet(workers: int = 3) -> Engine:
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).accepted
     return engine
-
-
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    result = engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields)))  # type: ignore[arg-type]
-    assert result.accepted, result.message
-
-
-def run(engine: Engine, through: int) -> None:
-    engine.advance(through + 1)
-    assert violations(engine) == []
 
 
 def started(engine: Engine, job_id: str) -> list[tuple[int, int]]:

@@ -8,6 +8,7 @@ tick, and a late completion report for it is rejected like any stale report.
 from __future__ import annotations
 
 import pytest
+from engine_steps import add
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind
@@ -17,12 +18,11 @@ from engine.commands import (
     ModifyJob,
     Outcome,
     RegisterWorker,
-    ScheduleJob,
     WorkerDown,
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import AttemptOutcome, JobSpec, OccurrenceState
+from engine.model import AttemptOutcome, OccurrenceState
 from engine.policies import CompletionMode, DispatchMode, Policy
 from engine.schedules import Every, Once
 
@@ -35,10 +35,6 @@ def make(workers: int = 1, **policy: object) -> Engine:
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).accepted
     return engine
-
-
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    assert engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields))).accepted  # type: ignore[arg-type]
 
 
 def log_after_setup(engine: Engine) -> list[ev.Event]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from engine_steps import add
+
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind
 from engine.commands import (
@@ -17,13 +19,12 @@ from engine.commands import (
     Outcome,
     PauseJob,
     RegisterWorker,
-    ScheduleJob,
     WorkerDown,
     WorkerUp,
 )
 from engine.core import Engine
 from engine.invariants import violations
-from engine.model import AttemptOutcome, JobSpec, OccurrenceState, WorkerState
+from engine.model import AttemptOutcome, OccurrenceState, WorkerState
 from engine.policies import CompletionMode, DispatchMode, Policy
 from engine.queries import worker_rows
 from engine.schedules import Every, Once
@@ -36,10 +37,6 @@ def make(workers: int = 1, **policy: object) -> Engine:
     for n in range(1, workers + 1):
         assert engine.apply(RegisterWorker(f"w{n}")).accepted
     return engine
-
-
-def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:
-    assert engine.apply(ScheduleJob(JobSpec(job_id, schedule, **fields))).accepted  # type: ignore[arg-type]
 
 
 def at(engine: Engine, tick: int, command):
