@@ -85,34 +85,29 @@ def test_the_pick_is_the_best_by_the_definition(step: int, ops: list[tuple]) -> 
         assert len(queue) == len(held)
         assert bool(queue) == bool(held)
         assert set(queue.snapshot()) == set(held.values())
-        check_tree(queue, step)
+        check_structure(queue, step)
 
 
-def check_tree(queue: AgingReadyQueue, step: int) -> None:
-    """The treap's own invariants: keys in order, heap priorities, each ``best`` the largest
-    ``a`` of its subtree, and the index naming exactly the nodes of the tree."""
-
-    def walk(node, low, high) -> tuple[int, int]:
-        """(count, largest a) of the subtree; keys strictly between low and high."""
-        if node is None:
-            return 0, None
-        assert (low is None or low < node.key) and (high is None or node.key < high)
-        assert node.a == node.entry.priority * step - node.entry.ready_since
-        assert queue._nodes[node.key] is node
-        count, best = 1, node.a
-        for child, child_low, child_high in (
-            (node.left, low, node.key),
-            (node.right, node.key, high),
-        ):
-            if child is not None:
-                assert child.heap <= node.heap
-            n, b = walk(child, child_low, child_high)
-            count += n
-            best = best if b is None else max(best, b)
-        assert node.best == best
-        return count, best
-
-    assert walk(queue._root, None, None)[0] == len(queue._nodes)
+def check_structure(queue: AgingReadyQueue, step: int) -> None:
+    """The queue's own invariants: every entry in the group of its ``a`` under its key, each
+    group a heap, each bucket's values sorted and its heads its groups' smallest keys, and every
+    bucket reachable from the heap of tops."""
+    groups: dict[int, list[int]] = {}
+    for key, held in queue._entries.items():
+        assert key == (held.scheduled << 64) + held.submission
+        groups.setdefault(held.priority * step - held.ready_since, []).append(key)
+    assert {a: sorted(keys) for a, keys in queue._groups.items()} == {
+        a: sorted(keys) for a, keys in groups.items()
+    }
+    for group in queue._groups.values():
+        assert all(group[(i - 1) // 2] <= group[i] for i in range(1, len(group)))
+    buckets: dict[int, list[int]] = {}
+    for a in sorted(groups):
+        buckets.setdefault(a // step, []).append(a)
+    assert {q: values for q, (values, _) in queue._buckets.items()} == buckets
+    for values, heads in queue._buckets.values():
+        assert heads == [min(groups[a]) for a in values]
+    assert queue._topped == {-q for q in queue._tops} >= set(queue._buckets)
 
 
 def test_removing_an_entry_no_longer_held_changes_nothing() -> None:
@@ -142,7 +137,7 @@ def test_undo_steps_return_the_queue_to_its_contents(
         function(*arguments)
     assert queue.snapshot() == saved
     assert len(queue) == len(saved)
-    check_tree(queue, step)
+    check_structure(queue, step)
     twin = AgingReadyQueue(step)
     twin.restore(saved)
     for now in range(0, 300, 7):
@@ -174,7 +169,7 @@ def test_snapshot_and_restore_keep_the_order_and_the_entries() -> None:
         queue.pop(100)
     queue.restore(saved)
     assert queue.snapshot() == saved
-    check_tree(queue, 3)
+    check_structure(queue, 3)
     assert queue.pop(100) is brute_best(entries, 3, 100)
 
 
