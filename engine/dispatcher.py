@@ -21,7 +21,9 @@ from engine.values import value
 if TYPE_CHECKING:
     from engine.core import Engine
 
-S = OccurrenceState
+QUEUED, RETRY_PENDING = OccurrenceState.QUEUED, OccurrenceState.RETRY_PENDING
+"""Read once: in Python 3.11 an enum member read through its class costs a tenth of a
+microsecond (the enum metaclass's ``__getattr__`` hook)."""
 
 
 @value
@@ -109,11 +111,11 @@ class Dispatcher(JournaledPart):
             )
         )
 
-    def assign(self) -> list[Assignment]:
-        """The best ready runs to the idle workers, until one or the other runs out."""
+    def assign(self, assignments: list[Assignment] | None = None) -> None:
+        """The best ready runs to the idle workers, until one or the other runs out; each
+        attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
         engine = self._engine
-        workforce, attempts = engine.workforce, engine.attempts
-        assignments = []
+        workforce, start = engine.workforce, engine.attempts.start
         ready, idle, pools = self.ready, workforce.idle, self._pools
         while idle and ready:
             entry = ready.pop(engine.now)
@@ -126,12 +128,15 @@ class Dispatcher(JournaledPart):
                 occurrence = self._take(entry)
                 if occurrence is None:
                     continue
-            elif occurrence.state is not S.QUEUED and occurrence.state is not S.RETRY_PENDING:
+            elif occurrence.state is not QUEUED and occurrence.state is not RETRY_PENDING:
                 continue
             worker = workforce.take_idle()
             assert worker is not None
-            assignments.append(attempts.start(occurrence, worker))
-        return assignments
+            number = start(occurrence, worker)
+            if assignments is not None:
+                assignments.append(
+                    Assignment(entry.job_id, entry.scheduled, number, worker.worker_id)
+                )
 
     def _take(self, entry: ReadyEntry) -> Occurrence | None:
         """Materialise the front ``entry`` stands for (None if it is no longer the front)."""
@@ -141,7 +146,7 @@ class Dispatcher(JournaledPart):
             return None
         engine.journal.touch(job)
         job.front = None
-        occurrence = engine.store.materialise(job, entry.scheduled, S.QUEUED)
+        occurrence = engine.store.materialise(job, entry.scheduled, QUEUED)
         occurrence.ready_since = entry.ready_since
         engine.cursors.advance(job)
         if job.next_due is not None or job.spec.overlap is not None or job.upstream_runs:

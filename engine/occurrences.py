@@ -72,19 +72,22 @@ class OccurrenceStore(JournaledPart):
         """Give the run at ``scheduled`` a record, with the definition it was created under."""
         journal = self._journal
         spec = job.spec_for(scheduled) if job.backlog else job.spec
-        occurrence = Occurrence(
-            key=(job.job_id, scheduled),
-            state=state,
-            max_attempts=spec.max_attempts,
-            priority=spec.priority,
-            ready_since=max(scheduled, job.runnable_since or 0),
-            duration=spec.duration,
-            timeout=spec.timeout if spec.timeout is not None else self._execution_limit,
-            gen=journal.generation,
-            born=journal.generation,
+        key = (spec.job_id, scheduled)
+        since = job.runnable_since or 0
+        occurrence = Occurrence(  # positional: a keyword call costs a third more
+            key,
+            state,
+            spec.max_attempts,
+            spec.priority,
+            scheduled if scheduled >= since else since,
+            spec.duration,
+            spec.timeout if spec.timeout is not None else self._execution_limit,
         )
-        self.records[occurrence.key] = occurrence
-        self.index.add(occurrence.key, state)
+        generation = journal.generation
+        if generation:
+            occurrence.gen = occurrence.born = generation
+        self.records[key] = occurrence
+        self.index.add(key, state)
         if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
