@@ -14,6 +14,7 @@ one has created nothing yet (``dispatches`` counts them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.journal import JournaledPart, UndoJournal
@@ -99,15 +100,18 @@ class JobCursors(JournaledPart):
 
     # ------------------------------------------------------------ creation
 
-    def create_due(self, now: int) -> list[Job]:
+    def create_due(self, now: int) -> Sequence[Job]:
         """Create what fell due through ``now``; the jobs whose cursor run just fell due."""
         self.created_through = now
         if self.undispatched_submissions:
             # Counted only when it matters, so that settling a tick twice changes nothing.
             self.dispatches += 1
             self.undispatched_submissions = False
-        fallen = []
         due = self.due
+        top = due.peek()
+        if top is None or top[0] > now:
+            return ()  # what most ticks create
+        fallen = []
         while due and due.peek()[0] <= now:
             tick, _, job_id = due.pop()
             job = self.jobs[job_id]

@@ -19,7 +19,8 @@ added later is journaled by declaring itself, not by editing this module.
 The record tables and the event log only grow, so rolling back truncates them. The cost of a
 rollback is proportional to what changed since the mark, never to the size of the state, and a
 mark costs a few microseconds, so the history can leave one after every tick it plays. Without
-marks (the facades) the engine pays one comparison per change.
+marks (the facades) ``touch`` is a built-in that does nothing, and containers test one attribute
+per change.
 
 Far jumps. Undo information is kept for a *window* of generations only (the caller forgets what
 is older, see ``forget_window_before_span``); beyond it the journal jumps between *keyframes*
@@ -32,22 +33,18 @@ the keyframes ahead.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import islice, pairwise
 from typing import Any, Protocol
 
 from engine.events import EventLog, EventRecords
 from engine.keyframes import Keyframe, Span, Timeline, close_span, end_values
-from engine.records import changed_field, values
 from engine.rng import TrackedRandom
+from engine.write_check import WriteChecker
 
 UNSAVED = -1
 """The ``gen`` of a record just restored: no generation has saved it, so its next change saves."""
-
-
-class UnjournaledWrite(AssertionError):
-    """A record changed in a generation that had not saved it: a rollback would miss the change.
-    Only raised in the debug mode (``UndoJournal.check``)."""
 
 
 class Container(Protocol):
@@ -113,14 +110,19 @@ class UndoJournal:
         the last is the start of the span the engine is in."""
         self._born_values: dict[int, dict[int, tuple[Any, tuple]]] = {}
         """Spans closed in this window, by index: their born records' values at the span's end
-        (kept when the furthest state is left, see ``leave_frontier``)."""
+        (kept when the furthest state is left: ``leave_frontier``)."""
         self.check = False
-        """Debug mode, for tests: at every mark, rollback and jump, raise
-        :class:`UnjournaledWrite` naming the record and the field if a record changed in the
+        """Debug mode, for tests (:mod:`engine.write_check`): at every mark, rollback and jump,
+        raise ``UnjournaledWrite`` naming the record and the field if a record changed in the
         generation that ends without ``touch`` first. It compares every record with its values
         at the generation's start, so it sees changes in place too (a job's ``open``, an
         attempt's outcome). Off (the default) it costs one test per mark."""
-        self._shadow: dict[int, tuple[Any, tuple]] | None = None
+        self._checker = WriteChecker()
+        self.touch: Callable[[Any], object] = id
+        """Called with a record before each change to it (a dozen times per run). Until a first
+        generation opens there is nothing to save, so it is the built-in ``id``, the cheapest
+        call that takes a record and changes nothing (a facade never opens one); ``mark()`` makes
+        it :meth:`_save_first`."""
         self._parts: list[JournaledPart] = []
         self._tables: list[tuple[str, dict]] = []
         self._containers: list[Container] = []
@@ -130,8 +132,8 @@ class UndoJournal:
         self._tables.extend(part.tables())
         self._containers.extend(part.containers())
 
-    def touch(self, record: Any) -> None:
-        """Save ``record`` before its first change in the current generation."""
+    def _save_first(self, record: Any) -> None:
+        """``touch`` once a generation is open: save ``record`` before its first change in it."""
         if record.gen != self.generation:
             self.saves[-1].append((record, record.save()))
             record.gen = self.generation
@@ -154,6 +156,7 @@ class UndoJournal:
     def _open(self, previous: Mark | None) -> Mark:
         if self.check:
             self._check_writes()
+        self.touch = self._save_first
         opened = self.generation
         self.generation = self._next_id
         self._next_id += 1
@@ -372,27 +375,8 @@ class UndoJournal:
         self.rng.setstate(mark.rng_state)
 
     def _check_writes(self, verify: bool = True) -> None:
-        """Debug mode: check the generation that ends (see ``check``), then remember every
-        record's values for the next one. ``verify=False`` only remembers (after a rollback,
-        whose restores are journaled writes)."""
-        generation = self.generation
-        shadow = self._shadow if verify else None
-        for kind, table in self._tables if shadow is not None else ():
-            for key, record in table.items():
-                before = shadow.get(id(record))
-                if record.gen == generation or before is None or before[0] is not record:
-                    continue
-                if values(record) != before[1]:
-                    name, old, new = changed_field(record, before[1])  # type: ignore[misc]
-                    raise UnjournaledWrite(
-                        f"{kind} {key!r}: field {name!r} changed from {old!r} to {new!r} "
-                        f"in generation {generation}, which had not saved it (no touch)"
-                    )
-        self._shadow = {
-            id(record): (record, values(record))
-            for _, table in self._tables
-            for record in table.values()
-        }
+        """Debug mode: check the generation that ends (see ``check``)."""
+        self._checker.check(self._tables, self.generation, verify)
 
     def _journal_into(self, undo: list | None) -> None:
         """Send every container's undo steps to ``undo`` (None: keep none, e.g. while undoing)."""

@@ -133,18 +133,19 @@ def _plainly_valid(spec: JobSpec) -> bool:
     """The common case at the cost of a few comparisons (every job scheduled passes here, and
     seed 000's workloads schedule a hundred thousand): plain values within the limits and no
     scripted attempts. Anything else takes the path that finds the message."""
+    priority, duration, attempts = spec.priority, spec.duration, spec.max_attempts
     timeout, rate = spec.timeout, spec.failure_rate
     return (
-        type(spec.priority) is int
-        and PRIORITY.low <= spec.priority <= PRIORITY.high
-        and type(spec.duration) is int
-        and DURATION.low <= spec.duration <= DURATION.high
-        and type(spec.max_attempts) is int
-        and ATTEMPTS.low <= spec.max_attempts <= ATTEMPTS.high
+        type(priority) is int
+        and _PRIORITY_LOW <= priority <= _PRIORITY_HIGH
+        and type(duration) is int
+        and _DURATION_LOW <= duration <= _DURATION_HIGH
+        and type(attempts) is int
+        and _ATTEMPTS_LOW <= attempts <= _ATTEMPTS_HIGH
         and (type(rate) is float or type(rate) is int)
-        and FAILURE_RATE.low <= rate <= FAILURE_RATE.high
-        and (timeout is None or (type(timeout) is int and TIMEOUT.low <= timeout <= TIMEOUT.high))
-        and not spec.fail_attempts
+        and _RATE_LOW <= rate <= _RATE_HIGH
+        and (timeout is None or (type(timeout) is int and _TIMEOUT_LOW <= timeout <= _TIMEOUT_HIGH))
+        and (not spec.fail_attempts or _plain_attempts(spec.fail_attempts))
         and not spec.hang_attempts
         and spec.overlap is None
         and spec.deadline is None
@@ -152,3 +153,17 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and spec.max_missed is None
         and spec.start_deadline is None
     )
+
+
+def _plain_attempts(numbers: frozenset[int]) -> bool:
+    return all(type(n) is int and _ATTEMPT_LOW <= n <= _ATTEMPT_HIGH for n in numbers)
+
+
+# The limits' bounds as module names for the check above: a global is read faster than an
+# attribute of one, and every job is checked.
+_PRIORITY_LOW, _PRIORITY_HIGH = PRIORITY.low, PRIORITY.high
+_DURATION_LOW, _DURATION_HIGH = DURATION.low, DURATION.high
+_ATTEMPTS_LOW, _ATTEMPTS_HIGH = ATTEMPTS.low, ATTEMPTS.high
+_ATTEMPT_LOW, _ATTEMPT_HIGH = ATTEMPT.low, ATTEMPT.high
+_RATE_LOW, _RATE_HIGH = FAILURE_RATE.low, FAILURE_RATE.high
+_TIMEOUT_LOW, _TIMEOUT_HIGH = TIMEOUT.low, TIMEOUT.high

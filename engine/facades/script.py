@@ -81,8 +81,8 @@ def _integer(tokens: list[str], index: int, name: str, minimum: int | None = Non
     if index >= len(tokens):
         raise ScriptError(f"missing {name}")
     token = tokens[index]
-    # ASCII digits are the common case, told by two string methods; a sign, other digits
-    # (str.isdigit accepts "²") or anything else goes through the pattern.
+    # ASCII digits, the common case, without the pattern; the pattern for a sign (and against
+    # the other digits str.isdigit takes, such as "²")
     if not (token.isdigit() and token.isascii()) and not _INTEGER.match(token):
         raise ScriptError(f"{name} must be an integer, got {token!r}")
     value = int(token)

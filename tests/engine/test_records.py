@@ -9,11 +9,11 @@ import pytest
 
 from engine.commands import Advance, RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.journal import UnjournaledWrite
 from engine.model import Attempt, AttemptOutcome, Job, JobSpec, Occurrence, OccurrenceState, Worker
 from engine.notifications import Notification
 from engine.records import BOOKKEEPING, IDENTITY, Journal, copy_rule, journal_of, journaled, kind
 from engine.schedules import Every
+from engine.write_check import UnjournaledWrite
 
 
 @journaled
