@@ -98,7 +98,7 @@ def _not_due(context: Context, job_id: str, scheduled: int, state: S | None) -> 
         text = f"{job_id}@{scheduled} is SCHEDULED: it falls due at {context.at(scheduled)}"
     else:
         text = f"{job_id} has no run at {context.at(scheduled)}"
-    fire = job.first_fire(scheduled + 1 if state is S.SCHEDULED else scheduled)
+    fire = job.first_fire(scheduled + 1)  # the tick itself may be a fire time a rule skipped
     rows = [line(f"its schedule: {job.spec.schedule.describe()}")]
     why = skipped(context, job_id, scheduled) if state is None else None
     if why is not None:

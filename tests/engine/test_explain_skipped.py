@@ -45,3 +45,10 @@ def test_a_backfilled_run_says_when_the_backfill_created_it() -> None:
 def test_a_tick_nothing_skipped_says_nothing_of_skipping() -> None:
     answer = why("backfill-airflow.yaml", "report", 240, 239)
     assert "skipped" not in answer
+
+
+def test_a_skipped_tick_names_the_fire_time_after_it_not_itself() -> None:
+    # Tick 50 is a fire time of cleanup (every 10) that the resume skipped: its next fire time
+    # from there is 60, not 50 again.
+    answer = why("scheduler-outage.yaml", "cleanup", 50, 100)
+    assert "its next fire time from there: tick 60" in answer
