@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import events as ev
-from engine.commands import Outcome, Result
+from engine.commands import DONE, Outcome, Result
 from engine.model import Attempt, AttemptOutcome, NotifyOn, Occurrence, OccurrenceState, Worker
 from engine.policies import CompletionMode, OnTimeout
 from engine.timers import TimerKind
@@ -78,7 +78,7 @@ class Attempts:
         assert occurrence is not None
         outcome = AttemptOutcome.SUCCEEDED if succeeded else AttemptOutcome.FAILED
         self.end(occurrence, running, outcome)
-        return Result(Outcome.OK)
+        return DONE
 
     def lose(self, key: tuple[str, int]) -> None:
         """The worker running ``key``'s attempt went down."""

@@ -47,6 +47,10 @@ class Result:
         return self.outcome in _ACCEPTED
 
 
+DONE = Result(Outcome.OK)
+"""The answer of a command that succeeded with nothing to say: one value, shared."""
+
+
 @value
 class RegisterWorker:
     worker_id: str

@@ -25,6 +25,9 @@ MAX_INTERVAL = 1_000_000_000
 MAX_RETRIES = 10
 MAX_ATTEMPT = MAX_RETRIES + 1
 
+_DISPATCH = Dispatch()
+"""Every dispatch call sends this one value (commands are immutable)."""
+
 SEED_000_POLICY = Policy(
     order=DispatchOrder.FIFO,
     dispatch=DispatchMode.MANUAL,
@@ -113,7 +116,7 @@ class CronJobScheduler:
         _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return []
-        assignments = self._run(Dispatch()).value
+        assignments = self._run(_DISPATCH).value
         return [f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in assignments]
 
     def complete_job(
