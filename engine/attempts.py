@@ -135,7 +135,8 @@ class Attempts:
             engine.store.set_state(occurrence, job, S.SUCCEEDED)
             if notifies:
                 outbox.notify(occurrence, NotifyOn.SUCCEEDED)
-            engine.dependencies.succeeded(job)
+            if job.dependents:  # most jobs have none: no call
+                engine.dependencies.succeeded(job)
             if job.spec.overlap is not None:
                 engine.overlap.freed(job)
             if job.backfill is not None:
@@ -153,7 +154,8 @@ class Attempts:
         engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
         if notifies:
             outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
-        engine.dependencies.failed(job)
+        if job.dependents:
+            engine.dependencies.failed(job)
         if job.spec.overlap is not None:
             engine.overlap.freed(job)
         if job.backfill is not None:
