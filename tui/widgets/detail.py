@@ -65,14 +65,17 @@ class DetailPane(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def text(self) -> str:
         """What the pane shows, as plain text (for tests)."""
+        self._render_lines(hidden=True)
         return "\n".join("".join(s.text for s in line).rstrip() for line in self._lines)
 
     def on_resize(self) -> None:
         self._render_lines()
 
-    def _render_lines(self) -> None:
+    def _render_lines(self, hidden: bool = False) -> None:
+        """Lay the description out, unless the pane is hidden (one pane at a time in a small
+        terminal): then when it is shown (a resize), or when asked (``hidden``)."""
         width = max(10, self.scrollable_content_region.width)
-        if self._rendered_for == (width,):
+        if self._rendered_for == (width,) or not (self.display or hidden):
             return
         console = self.app.console
         options = console.options.update_width(width)

@@ -228,7 +228,12 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         end = start + columns * scale
         registered = engine.workers[worker_id].registered
         now = engine.now
-        chars = ["·" if registered <= start + c * scale <= now else " " for c in range(columns)]
+        chars = [" "] * columns
+        # idle dots from the first column at or after its registration up to now
+        first_idle = max(0, -((start - registered) // scale))
+        last_idle = min(columns - 1, (now - start) // scale)
+        if first_idle <= last_idle:
+            chars[first_idle : last_idle + 1] = "·" * (last_idle + 1 - first_idle)
         keys: list[str] = ["idle"] * columns
         for outage in self.lanes.down_between(worker_id, start, end):
             first = max(0, (outage.start - start) // scale)
