@@ -71,7 +71,7 @@ from tui.model.navigator import Change
 from tui.model.session import Session, load_session, make_session
 from tui.screens.dashboard import DashboardScreen
 from tui.screens.playback import SPEEDS
-from tui.widgets.status_header import StatusHeader
+from tui.widgets.status_header import Progress, StatusHeader
 
 DEMO = Path(__file__).resolve().parents[1] / "scenarios" / "demo.yaml"
 
@@ -266,9 +266,11 @@ class EndWatch:
         def timed_render(header: StatusHeader):
             state = header._state
             now = time.perf_counter()
-            if state and state[-1] is not None and not watch.progress_at:
+            # found by type: the header's state has gained fields before (its note's style)
+            progress = next((part for part in state if isinstance(part, Progress)), None)
+            if progress is not None and not watch.progress_at:
                 watch.progress_at = now
-            if state and state[1] == watch.target and state[-1] is None and not watch.landed_at:
+            if state and state[1] == watch.target and progress is None and not watch.landed_at:
                 watch.landed_at = now
             return render(header)
 
