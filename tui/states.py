@@ -7,6 +7,8 @@ light themes.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.style import Style
 from rich.text import Text
 
@@ -97,8 +99,10 @@ def state_text(state: object, label: str | None = None) -> Text:
     return Text(label or name, style=style_of(state))
 
 
+@lru_cache(maxsize=4096)
 def job_colour(job_id: str) -> str:
-    """A colour for a job that does not change between runs (no ``hash()``, which is salted)."""
+    """A colour for a job that does not change between runs (no ``hash()``, which is salted);
+    remembered, since the timeline asks for it once per bar on every repaint."""
     total = 0
     for char in job_id:
         total = (total * 31 + ord(char)) & 0xFFFFFFFF

@@ -3,7 +3,8 @@
 Each column is ``scale`` ticks; the right edge is the current tick. A bar is an attempt, in its
 job's colour with the job id written in it where it fits; its last cell is a red ✗ when the
 attempt failed or timed out and an orange ! when its worker was lost. ╳ marks a worker that was
-down, · an idle one. Only the visible lanes are drawn, from :class:`~tui.model.lanes.Lanes`.
+down, · an idle one. Only the visible lanes are drawn, from :class:`~tui.model.lanes.Lanes`, and
+a move repaints only the lanes that changed (:mod:`tui.widgets.screen_lines`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tui.model.lanes import Lanes
 from tui.model.navigator import Change
 from tui.model.rows import natural_key
 from tui.states import DIM, JOB_PALETTE, TICK, job_colour, style_of
+from tui.widgets.screen_lines import ScreenLines, set_virtual_size
 
 LABEL = 8
 """The narrowest lane label (with the space after the id); it widens to the longest worker id,
@@ -57,6 +59,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        self._drawn = ScreenLines()  # before super(): Textual refreshes in __init__
         super().__init__(id=id, classes=classes)
         self.lanes = Lanes()
         self.engine: Engine | None = None
@@ -69,6 +72,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.border_title = "Timeline"
         self._style_base: Style | None = None
         self._style_map: dict[str, Style] = {}
+        self._subtitle = ""
 
     @property
     def scale(self) -> int:
@@ -104,9 +108,12 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
             longest = max(map(len, self.lane_ids), default=0)
             self.label = max(LABEL, min(LABEL_MAX, longest + 1))
         self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.lane_ids) + 1)
-        self.border_subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
-        self.refresh()
+        region = self.scrollable_content_region
+        set_virtual_size(self, Size(region.width, len(self.lane_ids) + 1))
+        subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
+        if subtitle != self._subtitle:  # setting it repaints the whole widget
+            self._subtitle = self.border_subtitle = subtitle
+        self._drawn.repaint(self, region.height, self._mark(), self._render_line_at)
 
     # --------------------------------------------------------------- actions
 
@@ -138,6 +145,16 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
     def on_resize(self) -> None:
         self._after_update()
 
+    def refresh(self, *regions, **kwargs):
+        """Any repaint may show another state (a zoom, the cursor, the theme): drop the drawn
+        lanes (a move repaints its changed lines without this)."""
+        self._drawn.clear()
+        return super().refresh(*regions, **kwargs)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()
+
     # -------------------------------------------------------------- drawing
 
     def _window(self, width: int) -> tuple[int, int]:
@@ -150,7 +167,14 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         first = (now // scale + 1 - columns) * scale
         return max(0, first), columns
 
+    def _mark(self) -> tuple:
+        """What every drawn lane depends on besides the run."""
+        return (round(self.scroll_y), self.scrollable_content_region.width, self.has_focus)
+
     def render_line(self, y: int) -> Strip:
+        return self._drawn.line(y, self._mark(), self._render_line_at)
+
+    def _render_line_at(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base = self.rich_style
         if self.engine is None:
@@ -204,7 +228,12 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         end = start + columns * scale
         registered = engine.workers[worker_id].registered
         now = engine.now
-        chars = ["·" if registered <= start + c * scale <= now else " " for c in range(columns)]
+        chars = [" "] * columns
+        # idle dots from the first column at or after its registration up to now
+        first_idle = max(0, -((start - registered) // scale))
+        last_idle = min(columns - 1, (now - start) // scale)
+        if first_idle <= last_idle:
+            chars[first_idle : last_idle + 1] = "·" * (last_idle + 1 - first_idle)
         keys: list[str] = ["idle"] * columns
         for outage in self.lanes.down_between(worker_id, start, end):
             first = max(0, (outage.start - start) // scale)

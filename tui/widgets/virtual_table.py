@@ -3,8 +3,9 @@
 Textual's DataTable measures every cell when rows are added, which takes seconds for tens of
 thousands of rows. This widget is a Line API :class:`ScrollView`: its model is an index of keys
 (see :mod:`tui.model.indexes`) and ``render_line`` formats the few keys that are visible, from
-the engine's current state. A step updates the index from the step's events and repaints; nothing
-is rebuilt. The header row stays put while the rows scroll.
+the engine's current state. A step updates the index from the step's events and repaints the lines
+that changed (:mod:`tui.widgets.screen_lines`); nothing is rebuilt. The header row stays put while
+the rows scroll.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tui.cells import fit
 from tui.messages import RowSelected
 from tui.model.indexes import text_matcher
 from tui.model.navigator import Change
+from tui.widgets.screen_lines import ScreenLines, set_virtual_size
 
 
 class Column(NamedTuple):
@@ -73,7 +75,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
     EMPTY: ClassVar[str] = "nothing here yet"
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        self._drawn: dict[tuple, Strip] = {}
+        self._drawn = ScreenLines()
         self._styles: dict[str | None, Style] = {}
         super().__init__(id=id, classes=classes)
         self.rows = self.make_rows()
@@ -88,6 +90,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._shown: list[int] = []
         """Indices of the columns that fit, in order."""
         self._laid_out_for = -1
+        self._titles: tuple[str, str] | None = None
         self._content = [len(column.label) for column in self.COLUMNS]
         """The widest cell drawn in each column since the last rebuild (grows only, so that
         columns do not jump as rows scroll by)."""
@@ -159,10 +162,11 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
                 position = min(self._cursor_row, count - 1)
             self._cursor_row = position
             self.cursor_key = index.key_at(position)
-        self.virtual_size = Size(self.scrollable_content_region.width, count + 1)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, count + 1))
         self._scroll_to_cursor()
         self._update_titles()
-        self.refresh()
+        region = self.scrollable_content_region
+        self._drawn.repaint(self, region.height, self._mark(), self._render_line_at)
         if self.cursor_key != previous:
             self.post_message(RowSelected(self, self.KIND, self.cursor_key))
 
@@ -172,11 +176,12 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         title = f"{self.TITLE} [dim]{total:,}[/]"
         if self.follow:
             title += " [dim]⇣[/]"
-        self.border_title = title
-        if self.filter_text:
-            self.border_subtitle = f"/{self.filter_text}  {shown:,} of {total:,}"
-        else:
-            self.border_subtitle = ""
+        subtitle = f"/{self.filter_text}  {shown:,} of {total:,}" if self.filter_text else ""
+        # set only when they change: setting either repaints the whole widget
+        if (title, subtitle) != self._titles:
+            self._titles = (title, subtitle)
+            self.border_title = title
+            self.border_subtitle = subtitle
 
     def _scroll_to_cursor(self) -> None:
         visible = max(1, self.scrollable_content_region.height - 1)
@@ -314,17 +319,23 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             if pad is not None and not self.COLUMNS[number].right:
                 segments.append(pad)
             used += cell_width + (1 if position else 0)
-        strip = Strip(segments, used)
         if used < width:
-            strip = strip.extend_cell_length(width)
-        return strip.apply_style(style)
+            segments.append(Segment(" " * (width - used)))
+            used = width
+        # one Strip, styled as built: each Strip Textual makes carries seven caches of its own
+        return Strip(Segment.apply_style(segments, style), used)
 
     def refresh(self, *regions, **kwargs):
         """Any repaint may show other rows or another state (or focus, or theme): drop the
-        drawn rows and the styles."""
-        self._drawn = {}
+        drawn rows and the styles (a move repaints its changed lines without this)."""
+        self._drawn.clear()
         self._styles = {}
         return super().refresh(*regions, **kwargs)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()
+        self._styles = {}
 
     def _painted(self, component: str | None = None) -> Style:
         """The widget's style, plus a component's, worked out once per repaint: ``rich_style``
@@ -337,14 +348,16 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             self._styles[component] = style
         return style
 
+    def _mark(self) -> tuple:
+        """What every drawn line depends on besides its row."""
+        return (round(self.scroll_y), self.scrollable_content_region.width, self.has_focus)
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        return self._drawn.line(y, self._mark(), self._render_line_at)
+
+    def _render_line_at(self, y: int) -> Strip:
         row = round(self.scroll_y) + y - 1 if y else -1
-        mark = (row, width, self.has_focus)
-        drawn = self._drawn.get(mark)
-        if drawn is None:
-            drawn = self._drawn[mark] = self._render_row(y, row, width)
-        return drawn
+        return self._render_row(y, row, self.scrollable_content_region.width)
 
     def _render_row(self, y: int, row: int, width: int) -> Strip:
         if y == 0:
