@@ -12,6 +12,7 @@ tick collapse into one fire, and fire times before the epoch are ignored.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ NICKNAMES = {
 _PROBE_START = datetime(2000, 1, 1, tzinfo=UTC)
 
 _MICROSECOND = timedelta(microseconds=1)
+FIRE_TICKS_CACHED = 16_384
+"""Cron answers remembered (:func:`_first_fire_tick`): a few MB at most."""
 _SECOND = timedelta(seconds=1)
 _DAY = timedelta(days=1)
 
@@ -167,20 +170,27 @@ class CronSchedule:
         object.__setattr__(self, "cron", parse_schedule_expression(self.expression))
 
     def first_at_or_after(self, tick: int) -> int | None:
-        # Fire times mapping to tick t or later are those after tick t-1's instant; at tick 0,
-        # those at or after the epoch (fire times are whole seconds, so one microsecond before).
-        if tick > 0:
-            after = self.clock.to_datetime(tick - 1)
-        else:
-            after = self.clock.epoch.astimezone(UTC) - _MICROSECOND
-        fire = next(_fire_times_after(self.cron, self.clock.zone, after), None)
-        return None if fire is None else self.clock.to_tick_ceil(fire)
+        return _first_fire_tick(self, tick)
 
     def contains(self, tick: int) -> bool:
         return tick >= 0 and self.first_at_or_after(tick) == tick
 
     def describe(self) -> str:
         return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key})"
+
+
+@functools.lru_cache(maxsize=FIRE_TICKS_CACHED)
+def _first_fire_tick(schedule: CronSchedule, tick: int) -> int | None:
+    """:meth:`CronSchedule.first_at_or_after`, remembered: each answer is a fresh cronsim walk,
+    and the same questions come again and again (the API's next runs of every job on one
+    expression, a status query's binary search), so a fleet on a few expressions pays once."""
+    # Fire times mapping to tick t or later are those after tick t-1's instant; at tick 0,
+    # those at or after the epoch (fire times are whole seconds, so one microsecond before).
+    clock = schedule.clock
+    start = clock.epoch.astimezone(UTC) - _MICROSECOND
+    after = clock.to_datetime(tick - 1) if tick > 0 else start
+    fire = next(_fire_times_after(schedule.cron, clock.zone, after), None)
+    return None if fire is None else clock.to_tick_ceil(fire)
 
 
 def _fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:

@@ -92,8 +92,10 @@ def last_at_or_before(schedule: Schedule, tick: int, lower: int) -> int | None:
 def next_fire_times(schedule: Schedule, from_tick: int, n: int) -> list[int]:
     """The first ``n`` fire ticks at or after ``from_tick`` (fewer if the schedule ends)."""
     ticks: list[int] = []
-    tick = schedule.first_at_or_after(from_tick)
-    while tick is not None and len(ticks) < n:
+    tick = schedule.first_at_or_after(from_tick) if n > 0 else None
+    while tick is not None:
         ticks.append(tick)
+        if len(ticks) == n:
+            break
         tick = schedule.first_at_or_after(tick + 1)
     return ticks

@@ -13,7 +13,7 @@ both. What differs is how a connection is set up:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, create_engine, event, func, select, text
+from sqlalchemy import ColumnElement, Connection, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.exc import ArgumentError
@@ -128,7 +128,12 @@ def notify_appended(conn: Connection) -> None:
 
 def notify(conn: Connection, channel: str, payload: str = "") -> None:
     """Wake ``channel``'s listeners when ``conn``'s transaction commits (PostgreSQL)."""
-    conn.execute(select(func.pg_notify(channel, payload)))
+    conn.execute(select(wake_up(channel, payload)))
+
+
+def wake_up(channel: str, payload: str = "") -> ColumnElement:
+    """The SQL that NOTIFYs ``channel`` at commit, to select or return with another statement."""
+    return func.pg_notify(channel, payload)
 
 
 def libpq_url(url: str) -> str:

@@ -29,7 +29,7 @@ from sqlalchemy import delete, func, insert
 
 from engine.commands import Outcome, Result
 from service.codec import InputInvalid, Problem
-from service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, notify, open_database
+from service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, open_database, wake_up
 from service.migrations.v003_inbox import inbox
 
 log = logging.getLogger("cronlapse.serve")
@@ -164,9 +164,9 @@ class Inbox:
         with self.db.begin() as conn:
             created = func.extract("epoch", func.clock_timestamp())
             values = {"verb": verb, "args": json.dumps(args, separators=(",", ":"))}
-            written = conn.execute(insert(inbox).values(created=created, **values))
-            seq = written.inserted_primary_key[0]
-            notify(conn, INBOX_CHANNEL)
+            # The row and the scheduler's wake-up (sent at commit) in one round trip.
+            written = insert(inbox).values(created=created, **values)
+            seq = conn.execute(written.returning(inbox.c.seq, wake_up(INBOX_CHANNEL))).scalar()
         return int(seq)
 
     def _take_answer(self, seq: int) -> str | None:

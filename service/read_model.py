@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, insert, select, tuple_
 
 from engine import events as ev
 from engine.model import Job
@@ -33,9 +33,12 @@ from engine.ranges import implicit_range, runs_in
 from service.live import LiveService
 from service.metrics import Metrics
 from service.migrations.v003_inbox import view_jobs, view_meta, view_runs
-from service.views import job_json, job_status, run_json, workers_json
+from service.views import job_json, run_json, with_runs, workers_json
 
 METRICS_SECONDS = 1.0
+KEYS_PER_DELETE = 5_000
+"""Runs deleted per statement: one round trip for a transaction's runs, within the bound
+parameters a statement may carry (PostgreSQL's 65,535; two a run)."""
 SEQ_KEY = "seq"
 TICK_KEY = "tick"
 WORKERS_KEY = "workers"
@@ -118,12 +121,11 @@ class ReadModel:
         rows += [self._run_row(job_id, tick, False) for job_id, tick in runs]
         rows = [row for row in rows if row is not None]
         if rows:
-            for job_id, ticks in _by_job(rows).items():
-                conn.execute(
-                    delete(view_runs).where(
-                        view_runs.c.job_id == job_id, view_runs.c.scheduled.in_(ticks)
-                    )
-                )
+            keys = [(row["job_id"], row["scheduled"]) for row in rows]
+            run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
+            for first in range(0, len(keys), KEYS_PER_DELETE):
+                chunk = keys[first : first + KEYS_PER_DELETE]
+                conn.execute(delete(view_runs).where(run_key.in_(chunk)))
             conn.execute(insert(view_runs), rows)
         meta = {SEQ_KEY: str(seq), TICK_KEY: str(engine.now)}
         meta[WORKERS_KEY] = dumps(workers_json(engine))
@@ -141,15 +143,17 @@ class ReadModel:
             for tick in (job.next_due - window + 1, job.next_due):
                 if tick > engine.now:
                     heapq.heappush(self.due, (tick, job.job_id))
+        summary = job_json(state, job, detail=False)
+        detail = with_runs(state, job, summary)
         return {
             "job_id": job.job_id,
             "position": self.positions[job.job_id],
             "deleted": job.deleted,
-            "status": job_status(state, job),
+            "status": summary["status"],
             "priority": job.spec.priority,
-            "run": state.runs.get(job.job_id, "noop"),
-            "summary": dumps(job_json(state, job, detail=False)),
-            "detail": dumps(job_json(state, job)),
+            "run": summary["run"],
+            "summary": dumps(summary),
+            "detail": dumps(detail),
         }
 
     def _implicit_rows(self, job: Job) -> list[dict | None]:
@@ -172,10 +176,3 @@ class ReadModel:
             return None
         view = dumps(run_json(engine, row))
         return {"job_id": job_id, "scheduled": tick, "implicit": implicit, "view": view}
-
-
-def _by_job(rows: list[dict]) -> dict[str, list[int]]:
-    found: dict[str, list[int]] = {}
-    for row in rows:
-        found.setdefault(row["job_id"], []).append(row["scheduled"])
-    return found

@@ -81,9 +81,12 @@ def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
         "catch_up": spec.catch_up.value,
         "next_runs": [iso(tick) for tick in next_runs(state.engine, job)],
     }
-    if detail:
-        view["runs"] = recent_runs(state, job)
-    return view
+    return with_runs(state, job, view) if detail else view
+
+
+def with_runs(state: LiveState, job: Job, summary: dict) -> dict:
+    """A job's detail: its summary and its recent runs (the read model builds both at once)."""
+    return summary | {"runs": recent_runs(state, job)}
 
 
 def workers_json(engine: Engine) -> list[dict]:

@@ -11,6 +11,7 @@ from cronsim import CronSim
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import calendar
 from engine.calendar import (
     CronSchedule,
     ScheduleError,
@@ -462,3 +463,22 @@ def test_real_time_jobs_fire_when_the_local_wall_clock_matches(
     low = data.draw(st.integers(0, WINDOW // size), label="low")
     high = low + 4 * 3_600 // size
     assert walk(schedule, low, high) == real_time_oracle(schedule, low, high)
+
+
+def test_jobs_on_one_expression_share_its_cron_walks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API shows every job's next runs: a thousand jobs on one expression cost the walks
+    of one, not a thousand (each walk builds a cronsim iterator)."""
+    walks = []
+    real = calendar._fire_times_after
+
+    def counted(*args):
+        walks.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(calendar, "_fire_times_after", counted)
+    calendar._first_fire_tick.cache_clear()
+    clock = Clock.parse("2026-01-01T00:00:00", "Europe/Berlin", 60)
+    schedules = [CronSchedule("0 3 1 1 *", clock) for _ in range(1_000)]
+    answers = {tuple(next_fire_times(schedule, 10, 5)) for schedule in schedules}
+    assert len(answers) == 1 and len(next(iter(answers))) == 5
+    assert len(walks) == 5

@@ -163,11 +163,10 @@ def test_the_api_role_needs_postgresql(tmp_path: Path) -> None:
 
 
 def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path: Path) -> None:
-    """The issue's shape, scaled to the suite's time: two API processes, two schedulers and
-    three workers; 1,000 jobs created through both API processes (yearly ones, due after the
-    test; the issue's 5,000 cost two and a half minutes of the suite), then jobs posted for a
-    few seconds more, recurring ones among them, while the active scheduler, then a worker, then
-    an API process are SIGKILLed."""
+    """The issue's test: two API processes, two schedulers and three workers; 5,000 jobs
+    created through both API processes (yearly ones, due after the test), then jobs posted for
+    a few seconds more, recurring ones among them, while the active scheduler, then a worker,
+    then an API process are SIGKILLed."""
     group: Processes = processes(_config(tmp_path))
     first, second = group.scheduler("a"), group.scheduler("b")
     first.start()
@@ -218,32 +217,34 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
     assert violations(replayed.engine) == []
 
 
-YEARLY_JOBS = 1_000
+YEARLY_JOBS = 5_000
+YEARLY_THREADS = 8
+"""Client threads per API process creating them: enough in flight that the scheduler's group
+commits carry many at a time."""
 
 
 def _create_yearly(apis: list[Server], count: int) -> list[str]:
-    """``count`` jobs due each 1 January, posted through every API process from two threads
-    each; the ids acknowledged (all of them: nothing is killed yet)."""
+    """``count`` jobs due each 1 January, posted through every API process from
+    ``YEARLY_THREADS`` threads each; the ids acknowledged (all of them: nothing is killed yet)."""
     created: list[str] = []
-    per_thread = count // (2 * len(apis))
+    senders = [api for api in apis for _ in range(YEARLY_THREADS)]
 
-    def post(api: Server, prefix: str) -> None:
+    def post(api: Server, ids: range) -> None:
         with api.client() as client:
-            for number in range(per_thread):
-                body = {"id": f"{prefix}-{number}", "cron": "0 3 1 1 *", "run": "record"}
+            for number in ids:
+                body = {"id": f"yearly-{number}", "cron": "0 3 1 1 *", "run": "record"}
                 assert client.post("/job", json=body).status_code == 201
                 created.append(body["id"])
 
     threads = [
-        threading.Thread(target=post, args=(api, f"yearly{n}t{t}"))
-        for n, api in enumerate(apis)
-        for t in range(2)
+        threading.Thread(target=post, args=(api, range(n, count, len(senders))))
+        for n, api in enumerate(senders)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=240)
-    assert len(created) == per_thread * 2 * len(apis) == count
+    assert len(created) == count
     return created
 
 
