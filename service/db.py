@@ -13,6 +13,8 @@ both. What differs is how a connection is set up:
 
 from __future__ import annotations
 
+import sqlite3
+
 from sqlalchemy import ColumnElement, Connection, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine import Engine as SqlEngine
@@ -39,6 +41,8 @@ INBOX_CHANNEL = "cronlapse_inbox"
 ANSWER_CHANNEL = "cronlapse_answers"
 """The active scheduler answered inbox rows (the payload: their positions, comma-separated)."""
 SQLITE = "sqlite"
+SQLITE_NEEDED = (3, 35)
+"""The first SQLite with ``RETURNING`` (2021)."""
 POSTGRESQL = "postgresql"
 BACKENDS = (SQLITE, POSTGRESQL)
 
@@ -57,6 +61,12 @@ def database_url(url: str) -> URL:
         )
     if backend == POSTGRESQL:
         parsed = parsed.set(drivername="postgresql+psycopg")
+    elif sqlite3.sqlite_version_info < SQLITE_NEEDED:
+        raise UnsupportedDatabase(
+            f"this Python's SQLite is {sqlite3.sqlite_version}; cronlapse needs "
+            f"{'.'.join(map(str, SQLITE_NEEDED))} or later (a journal append returns its "
+            "rows' positions with RETURNING)"
+        )
     return parsed
 
 

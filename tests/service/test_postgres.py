@@ -7,6 +7,7 @@ migrations themselves.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -159,6 +160,15 @@ def test_a_plain_postgresql_url_uses_psycopg_and_other_databases_are_refused() -
     with pytest.raises(UnsupportedDatabase, match="expected a sqlite:/// or postgresql:// URL"):
         database_url("mysql://u@h/db")
     assert shown("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
+
+
+def test_an_sqlite_without_returning_is_refused_with_the_version_needed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 34, 1))
+    monkeypatch.setattr(sqlite3, "sqlite_version", "3.34.1")
+    with pytest.raises(UnsupportedDatabase, match=r"SQLite is 3\.34\.1; cronlapse needs 3\.35"):
+        database_url("sqlite:///x.db")
 
 
 def test_serve_names_an_unreachable_database_without_its_password(tmp_path: Path) -> None:
