@@ -342,14 +342,19 @@ class History:
             events = len(engine.log)
             self._play_tick(step)
             self._span_cost += 1 + len(engine.log) - events
-            self._leave_restore_point()
+            self._leave_restore_point(last=step == self.until)
         self._recording.record(engine.log, self._tick)
 
-    def _leave_restore_point(self) -> None:
+    def _leave_restore_point(self, last: bool = False) -> None:
         """A mark after the tick just played; at the furthest state, a keyframe every
-        ``SPAN_COST``, after which the window keeps the last span and this one."""
+        ``SPAN_COST``, after which the window keeps the last span and this one.
+
+        The ``last`` tick of a bounded run is a keyframe too: the first step back from the end
+        would otherwise take it (about 10 ms at seed 000's sizes) before undoing a tick, and a
+        recording that reaches its end has just spent far more than that."""
         journal, marks = self._journal, self._marks
-        if self._span_cost < self.span_cost_limit or journal.head is not None:
+        due = self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0)
+        if not due or journal.head is not None:
             marks.append((self._tick, self._engine.mark(marks[-1][1])))
             return
         marks.append((self._tick, journal.keyframe(self._tick, marks[-1][1]).mark))

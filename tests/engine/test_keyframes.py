@@ -118,3 +118,15 @@ def test_the_history_keeps_the_restore_points_of_two_spans_only():
     assert len(history.engine.journal.keyframes) > TICKS // (2 * span_cost)
     assert len(history._marks) <= 2 * span_cost + 1
     assert len(history.engine.journal.generations) <= 2 * span_cost + 2
+
+
+def test_the_end_of_a_bounded_run_is_a_keyframe_so_the_first_step_back_takes_none():
+    history = busy_history(span_cost=10_000)
+    history.seek(TICKS)
+    journal = history.engine.journal
+    assert journal.keyframes[-1].label == TICKS
+    count = len(journal.keyframes)
+    history.step_back()
+    assert len(journal.keyframes) == count
+    history.seek(TICKS)
+    assert history.engine.now == TICKS and len(journal.keyframes) == count
