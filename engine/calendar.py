@@ -159,7 +159,8 @@ class CronSchedule:
     """A cron expression (or nickname) read in ``clock``'s zone, firing at engine ticks.
 
     Each query starts cronsim at the requested time, so it costs a handful of steps whatever
-    the distance from the epoch.
+    the distance from the epoch; answers are remembered across schedules with the same
+    expression and clock (:func:`_first_fire_tick`).
     """
 
     expression: str
@@ -187,8 +188,7 @@ def _first_fire_tick(schedule: CronSchedule, tick: int) -> int | None:
     # Fire times mapping to tick t or later are those after tick t-1's instant; at tick 0,
     # those at or after the epoch (fire times are whole seconds, so one microsecond before).
     clock = schedule.clock
-    start = clock.epoch.astimezone(UTC) - _MICROSECOND
-    after = clock.to_datetime(tick - 1) if tick > 0 else start
+    after = clock.to_datetime(tick - 1) if tick > 0 else clock.epoch.astimezone(UTC) - _MICROSECOND
     fire = next(_fire_times_after(schedule.cron, clock.zone, after), None)
     return None if fire is None else clock.to_tick_ceil(fire)
 
