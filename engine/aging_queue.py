@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from engine.ready import ReadyEntry
+from engine.ready_entry import PRIORITY, READY_SINCE, SCHEDULED, SUBMISSION, ReadyEntry
 
 _SUBMISSIONS = 64
 """A key is ``(scheduled << 64) + submission``: one int compares faster than a tuple, and orders
@@ -43,7 +41,7 @@ as ``(scheduled, submission)`` does while submissions stay below 2**64."""
 
 
 def _key(entry: ReadyEntry) -> int:
-    return (entry.scheduled << _SUBMISSIONS) + entry.submission
+    return (entry[SCHEDULED] << _SUBMISSIONS) + entry[SUBMISSION]
 
 
 class AgingReadyQueue:
@@ -99,7 +97,7 @@ class AgingReadyQueue:
         entry = self._entries.pop(best)
         if self.journal is not None:
             self.journal.append((self._place, best, entry))
-        self._ungroup(best, entry.priority * step - entry.ready_since)
+        self._ungroup(best, entry[PRIORITY] * step - entry[READY_SINCE])
         return entry
 
     def __bool__(self) -> bool:
@@ -137,10 +135,10 @@ class AgingReadyQueue:
         if self.journal is not None:
             self.journal.append((self._place, key, old))
         if old is not None:
-            self._ungroup(key, old.priority * step - old.ready_since)
+            self._ungroup(key, old[PRIORITY] * step - old[READY_SINCE])
         if entry is not None:
             entries[key] = entry
-            self._group(key, entry.priority * step - entry.ready_since)
+            self._group(key, entry[PRIORITY] * step - entry[READY_SINCE])
 
     def _group(self, key: int, a: int) -> None:
         group = self._groups.get(a)

@@ -15,7 +15,8 @@ from engine import events as ev
 from engine.journal import JournaledPart
 from engine.model import Job, Occurrence, OccurrenceState
 from engine.policies import make_ready_queue
-from engine.ready import ReadyEntry, ReadyQueue
+from engine.ready import ReadyQueue
+from engine.ready_entry import OCCURRENCE, ReadyEntry
 from engine.values import value
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class Dispatcher(JournaledPart):
                 engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
             return
         since = job.runnable_since or 0
-        entry = ReadyEntry(
+        entry = (
             job.job_id,
             scheduled,
             job.order_key,
@@ -100,7 +101,7 @@ class Dispatcher(JournaledPart):
         """A run with a record may run now (a retry after its backoff, a materialised one)."""
         job = self._engine.jobs[occurrence.job_id]
         self.ready.push(
-            ReadyEntry(
+            (
                 occurrence.job_id,
                 occurrence.scheduled,
                 job.order_key,
@@ -123,7 +124,7 @@ class Dispatcher(JournaledPart):
                 break
             if pools is not None and pools.set_aside(entry):
                 continue  # its pool is full: it waits there (engine/pools.py)
-            occurrence = entry.occurrence
+            occurrence = entry[OCCURRENCE]
             if occurrence is None:
                 occurrence = self._take(entry)
                 if occurrence is None:
@@ -135,19 +136,20 @@ class Dispatcher(JournaledPart):
             number = start(occurrence, worker)
             if assignments is not None:
                 assignments.append(
-                    Assignment(entry.job_id, entry.scheduled, number, worker.worker_id)
+                    Assignment(occurrence.job_id, occurrence.scheduled, number, worker.worker_id)
                 )
 
     def _take(self, entry: ReadyEntry) -> Occurrence | None:
         """Materialise the front ``entry`` stands for (None if it is no longer the front)."""
         engine = self._engine
-        job = engine.jobs[entry.job_id]
+        job_id, scheduled, _, _, ready_since, _, _ = entry
+        job = engine.jobs[job_id]
         if job.front is not entry:
             return None
         engine.journal.touch(job)
         job.front = None
-        occurrence = engine.store.materialise(job, entry.scheduled, QUEUED)
-        occurrence.ready_since = entry.ready_since
+        occurrence = engine.store.materialise(job, scheduled, QUEUED)
+        occurrence.ready_since = ready_since
         engine.cursors.advance(job)
         if job.next_due is not None or job.spec.overlap is not None or job.upstream_runs:
             self.release(job)  # else it has no run left to release (a one-time job's, mostly)

@@ -18,7 +18,7 @@ from engine.schedules import Schedule
 from engine.values import value
 
 if TYPE_CHECKING:
-    from engine.ready import ReadyEntry
+    from engine.ready_entry import ReadyEntry
 
 
 class OccurrenceState(Enum):

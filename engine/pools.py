@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from engine.journal import JournaledPart
 from engine.model import OccurrenceState
 from engine.policies import make_ready_queue
-from engine.ready import ReadyEntry, ReadyQueue
+from engine.ready import ReadyQueue
+from engine.ready_entry import JOB_ID, OCCURRENCE, ReadyEntry
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -52,7 +53,7 @@ class Pools(JournaledPart):
 
     def set_aside(self, entry: ReadyEntry) -> bool:
         """Whether ``entry``'s pool is full; if it is, the entry waits in the pool's queue."""
-        pool = self._engine.jobs[entry.job_id].spec.pool
+        pool = self._engine.jobs[entry[JOB_ID]].spec.pool
         if pool is None or self.running[pool] < self.slots[pool]:
             return False
         self.waiting[pool].push(entry)
@@ -77,9 +78,9 @@ class Pools(JournaledPart):
     def _still_ready(self, entry: ReadyEntry) -> bool:
         """An entry set aside may have gone stale meanwhile (its front withdrawn, its run
         cancelled): only a valid one goes back."""
-        occurrence = entry.occurrence
+        occurrence = entry[OCCURRENCE]
         if occurrence is None:
-            return self._engine.jobs[entry.job_id].front is entry
+            return self._engine.jobs[entry[JOB_ID]].front is entry
         return occurrence.state is S.QUEUED or occurrence.state is S.RETRY_PENDING
 
 

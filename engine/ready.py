@@ -7,25 +7,8 @@ The heap serves the fifo and priority orders; the aging order's queue is in
 from __future__ import annotations
 
 from engine.aging_queue import AgingReadyQueue
-from engine.model import Occurrence
+from engine.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
 from engine.undo_heap import UndoHeap
-from engine.values import value
-
-
-@value
-class ReadyEntry:
-    """An occurrence that may run now: either materialised, or the implicit front of its job."""
-
-    job_id: str
-    scheduled: int
-    order_key: bytes
-    priority: int
-    ready_since: int
-    submission: int
-    """The job's submission position: with ``scheduled``, the order in which runs fell due
-    (the aging order's tie-break)."""
-    occurrence: Occurrence | None
-    """None for a job's implicit front: nothing is created until a worker takes it."""
 
 
 class HeapReadyQueue:
@@ -51,9 +34,9 @@ class HeapReadyQueue:
     def push(self, entry: ReadyEntry) -> None:
         self._seq += 1
         if self._key:
-            item = (-entry.priority, entry.scheduled, entry.order_key, self._seq, entry)
+            item = (-entry[PRIORITY], entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
         else:
-            item = (entry.scheduled, entry.order_key, self._seq, entry)
+            item = (entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
         self._heap.push(item)
 
     def remove(self, entry: ReadyEntry) -> None:

@@ -11,6 +11,13 @@ pattern matching, ``FrozenInstanceError`` on assignment, ``dataclasses.replace``
 the ``__init__`` for one that stores each field through its slot's descriptor, fetched once when
 the class is made. The generated ``__init__`` takes the same parameters with the same defaults,
 and runs ``__post_init__`` if the class has one.
+
+A wide value (``WIDE`` fields or more: a job definition has 21) is built faster still. A call of a
+slot's descriptor costs about 0.1 µs, a plain ``self.field = ...`` on a class without a
+``__setattr__`` of its own a fifth of that; so its ``__init__`` turns the object into a private
+subclass that adds nothing but the default ``__setattr__``, assigns the fields plainly, and turns
+it back (a job definition: 3.0 µs to 1.2 µs). Below ``WIDE`` fields the two class changes cost
+more than they save.
 """
 
 from __future__ import annotations
@@ -19,6 +26,9 @@ import dataclasses
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+WIDE = 8
+"""From this many fields on, ``__init__`` assigns through the unfrozen builder class."""
 
 
 def value(cls: type[T]) -> type[T]:
@@ -30,7 +40,7 @@ def value(cls: type[T]) -> type[T]:
 
 def _fast_init(cls: type) -> Any:
     namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING}
-    parameters, body = [], []
+    parameters, defaults, stores, plain = [], [], [], []
     for field in dataclasses.fields(cls):
         name = field.name
         if field.kw_only or not field.init:
@@ -42,10 +52,24 @@ def _fast_init(cls: type) -> Any:
         elif field.default_factory is not dataclasses.MISSING:
             namespace[f"_factory_{name}"] = field.default_factory
             parameters.append(f"{name}=MISSING")
-            body.append(f"    if {name} is MISSING: {name} = _factory_{name}()")
+            defaults.append(f"    if {name} is MISSING: {name} = _factory_{name}()")
         else:
             parameters.append(name)
-        body.append(f"    _set_{name}(self, {name})")
+        stores.append(f"    _set_{name}(self, {name})")
+        plain.append(f"        self.{name} = {name}")
+    body = defaults + stores
+    if len(stores) >= WIDE:
+        namespace["_cls"], namespace["_builder"] = cls, _builder(cls)
+        namespace["_set_class"] = object.__setattr__
+        body = [
+            *defaults,
+            "    if type(self) is _cls:",
+            '        _set_class(self, "__class__", _builder)',
+            *plain,
+            "        self.__class__ = _cls",
+            "    else:  # a subclass that did not define its own __init__",
+            *("    " + line for line in stores),
+        ]
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     source = f"def __init__(self, {', '.join(parameters)}):\n" + "\n".join(body or ["    pass"])
@@ -54,6 +78,23 @@ def _fast_init(cls: type) -> Any:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__ = cls.__init__.__doc__
     return init
+
+
+def _builder(cls: type) -> type:
+    """A subclass of ``cls`` with the same layout and the default attribute assignment (both
+    hooks: ``__setattr__`` and ``__delattr__`` fill one type slot), so that a plain assignment
+    takes the fast path."""
+    return type(
+        f"_{cls.__name__}Builder",
+        (cls,),
+        {
+            "__slots__": (),
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+            "__qualname__": f"_{cls.__qualname__}Builder",
+        },
+    )
 
 
 def _slot(cls: type, name: str) -> Any:

@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.notifications import NotificationState
+from engine.ready_entry import SCHEDULED
 from engine.status_words import STATUSES, job_word
 from service.journal_replay import JournalReplay, open_journal
 from service.journal_store import JournalStore, journal, snapshots
@@ -69,7 +70,7 @@ def oldest_waiting(engine: Engine) -> Waiting | None:
     """The earliest-scheduled run that is due and waits for a worker: a job's implicit front or
     a created run that is QUEUED (a retry waits for its backoff first, not for a worker)."""
     scheduled: list[tuple[int, str]] = [
-        (job.front.scheduled, job.job_id)
+        (job.front[SCHEDULED], job.job_id)
         for job in engine.jobs.values()
         if job.front is not None and not job.deleted
     ]

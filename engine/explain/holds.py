@@ -14,7 +14,7 @@ from engine.model import OccurrenceState, WorkerState
 from engine.policies import DispatchOrder
 from engine.queries import implicit_front
 from engine.ranges import implicit_range, runs_in
-from engine.ready import ReadyEntry
+from engine.ready_entry import Waiting
 
 S = OccurrenceState
 SHOWN_AHEAD = 5
@@ -138,7 +138,7 @@ def _ahead(context: Context, job_id: str, scheduled: int) -> Line:
     return line(title, *children)
 
 
-def _order_words(context: Context, entry: ReadyEntry) -> str:
+def _order_words(context: Context, entry: Waiting) -> str:
     policy = context.engine.policy
     if policy.order is DispatchOrder.FIFO:
         return "earlier scheduled ticks first"
@@ -152,14 +152,14 @@ def _order_words(context: Context, entry: ReadyEntry) -> str:
     )
 
 
-def _entry_words(context: Context, entry: ReadyEntry) -> str:
+def _entry_words(context: Context, entry: Waiting) -> str:
     words = f"{entry.job_id}@{entry.scheduled} priority {entry.priority}"
     if context.engine.policy.order is DispatchOrder.AGING:
         words += f", aged {_aged(context, entry)}"
     return words
 
 
-def _aged(context: Context, entry: ReadyEntry) -> int:
+def _aged(context: Context, entry: Waiting) -> int:
     step = context.engine.policy.aging_step or 1
     return entry.priority + (context.now - entry.ready_since) // step
 
@@ -173,14 +173,15 @@ def _ranker(context: Context):
     return lambda e: (-_aged(context, e), e.scheduled, e.submission)
 
 
-def _valid(context: Context) -> list[ReadyEntry]:
+def _valid(context: Context) -> list[Waiting]:
     """The ready queue's entries that stand for a waiting run, each once."""
     engine = context.engine
-    found: dict[tuple[str, int], ReadyEntry] = {}
-    for entry in engine.dispatcher.ready.contents():
+    found: dict[tuple[str, int], Waiting] = {}
+    for held in engine.dispatcher.ready.contents():
+        entry = Waiting._make(held)
         occurrence = entry.occurrence
         if occurrence is None:
-            if engine.jobs[entry.job_id].front is not entry:
+            if engine.jobs[entry.job_id].front is not held:
                 continue
         elif occurrence.state not in (S.QUEUED, S.RETRY_PENDING):
             continue
@@ -188,7 +189,7 @@ def _valid(context: Context) -> list[ReadyEntry]:
     return list(found.values())
 
 
-def _entry_of(context: Context, job_id: str, scheduled: int) -> ReadyEntry | None:
+def _entry_of(context: Context, job_id: str, scheduled: int) -> Waiting | None:
     return next(
         (e for e in _valid(context) if e.job_id == job_id and e.scheduled == scheduled), None
     )

@@ -21,18 +21,18 @@ from engine.invariants import violations
 from engine.model import JobSpec
 from engine.ordering import java_order_key
 from engine.policies import DispatchOrder, Policy
-from engine.ready import ReadyEntry
+from engine.ready_entry import Waiting
 from engine.schedules import Every, Once
 
 
-def entry(scheduled: int, submission: int, priority: int, ready_since: int) -> ReadyEntry:
+def entry(scheduled: int, submission: int, priority: int, ready_since: int) -> Waiting:
     job_id = f"j{submission}"
-    return ReadyEntry(
+    return Waiting(
         job_id, scheduled, java_order_key(job_id), priority, ready_since, submission, None
     )
 
 
-def brute_best(entries: list[ReadyEntry], step: int, now: int) -> ReadyEntry:
+def brute_best(entries: list[Waiting], step: int, now: int) -> Waiting:
     """The best entry by the definition, scanning them all."""
     return min(
         entries,
@@ -65,7 +65,7 @@ operations = st.lists(
 @given(st.integers(1, 7), operations)
 def test_the_pick_is_the_best_by_the_definition(step: int, ops: list[tuple]) -> None:
     queue = AgingReadyQueue(step)
-    held: dict[tuple[int, int], ReadyEntry] = {}
+    held: dict[tuple[int, int], Waiting] = {}
     now = 0
     for op in ops:
         if op[0] == "push":

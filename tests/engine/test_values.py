@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 from engine import events as ev
-from engine.values import value
+from engine.values import WIDE, value
 
 
 @value
@@ -99,3 +99,44 @@ def test_a_pickled_log_names_its_event_classes_and_reads_back_equal() -> None:
     data = pickle.dumps(log)
     assert b"AttemptStarted" in data and b"JobDeleted" in data
     assert list(pickle.loads(data)) == list(log)
+
+
+@value
+class Wide:
+    """At least ``WIDE`` fields: built through the private builder class."""
+
+    a: int
+    b: str
+    c: int = 3
+    d: tuple[int, ...] = dataclasses.field(default_factory=tuple)
+    e: int = 5
+    f: int = 6
+    g: int = 7
+    h: int = 8
+
+
+class WideSubclass(Wide):
+    """Not a value of its own: it inherits ``Wide``'s ``__init__``."""
+
+    __slots__ = ("extra",)
+
+
+def test_a_wide_value_is_built_as_its_own_class_and_stays_frozen() -> None:
+    assert len(dataclasses.fields(Wide)) >= WIDE
+    wide = Wide(1, "x", h=9)
+    assert type(wide) is Wide
+    assert (wide.a, wide.b, wide.c, wide.d, wide.h) == (1, "x", 3, (), 9)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        wide.a = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del wide.a
+    assert hash(wide) == hash(Wide(1, "x", h=9)) and wide == Wide(1, "x", h=9)
+    assert dataclasses.replace(wide, c=4) == Wide(1, "x", 4, h=9)
+    assert type(pickle.loads(pickle.dumps(wide))) is Wide
+    assert pickle.loads(pickle.dumps(wide)) == wide
+
+
+def test_a_subclass_of_a_wide_value_keeps_its_class_and_its_fields() -> None:
+    child = WideSubclass(1, "y")
+    assert type(child) is WideSubclass
+    assert (child.a, child.b, child.h) == (1, "y", 8)
