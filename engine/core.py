@@ -29,6 +29,9 @@ queue entry per job. Blocked and cancelled runs are ranges (see :mod:`engine.ran
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engine import events as ev
 from engine.attempts import Attempts
 from engine.backfill import Backfills
@@ -94,6 +97,35 @@ _ATTEMPT_END, _TIMEOUT, _BACKOFF_END = (
 _DEADLINE, _START_DEADLINE = TimerKind.DEADLINE, TimerKind.START_DEADLINE
 
 
+def _dispatch(engine: Engine, _: Dispatch) -> Result:
+    return Result(Outcome.OK, engine.dispatch())
+
+
+_HANDLERS: dict[type, Callable[[Engine, Any], Result]] = {
+    ScheduleJob: lambda engine, c: engine.schedule(c.spec),
+    Complete: lambda engine, c: engine.attempts.complete(
+        c.job_id, c.scheduled, c.attempt, c.succeeded
+    ),
+    Dispatch: _dispatch,
+    Advance: lambda engine, c: engine.advance(c.to),
+    ReportDelivery: lambda engine, c: engine.notifications.report(c.key, c.delivered),
+    RegisterWorker: lambda engine, c: engine.workforce.register(c.worker_id),
+    ScriptFailure: lambda engine, c: engine.script_failure(c.job_id, c.attempt),
+    ModifyJob: lambda engine, c: engine.lifecycle.modify(c.job_id, dict(c.changes)),
+    CancelOccurrence: lambda engine, c: engine.lifecycle.cancel(c.job_id, c.scheduled),
+    DeleteJob: lambda engine, c: engine.lifecycle.delete(c.job_id),
+    PauseJob: lambda engine, c: engine.lifecycle.pause(c.job_id),
+    ResumeJob: lambda engine, c: engine.lifecycle.resume(c.job_id, c.catch_up),
+    BackfillJob: lambda engine, c: engine.backfills.start(c),
+    WorkerDown: lambda engine, c: engine.workforce.down(c.worker_id),
+    WorkerUp: lambda engine, c: engine.workforce.up(c.worker_id),
+    DrainWorker: lambda engine, c: engine.workforce.drain(c.worker_id),
+}
+"""Each command's handler, by the command's exact class: one dictionary lookup, where a
+``match`` over the classes tried them in turn (0.5 to 1 µs for the commands the facades send
+most, more for the ones further down)."""
+
+
 class Engine(JournaledPart):
     """The one scheduling engine behind every facade, scenario and view."""
 
@@ -156,40 +188,10 @@ class Engine(JournaledPart):
 
     def apply(self, command: Command) -> Result:
         """Apply one command; a rejected command changes nothing."""
-        match command:  # the commands the facades send most often first
-            case ScheduleJob(spec):
-                return self.schedule(spec)
-            case Complete(job_id, scheduled, attempt, succeeded):
-                return self.attempts.complete(job_id, scheduled, attempt, succeeded)
-            case Dispatch():
-                return Result(Outcome.OK, self.dispatch())
-            case Advance(to):
-                return self.advance(to)
-            case ReportDelivery(key, delivered):
-                return self.notifications.report(key, delivered)
-            case RegisterWorker(worker_id):
-                return self.workforce.register(worker_id)
-            case ScriptFailure(job_id, attempt):
-                return self.script_failure(job_id, attempt)
-            case ModifyJob(job_id, changes):
-                return self.lifecycle.modify(job_id, dict(changes))
-            case CancelOccurrence(job_id, scheduled):
-                return self.lifecycle.cancel(job_id, scheduled)
-            case DeleteJob(job_id):
-                return self.lifecycle.delete(job_id)
-            case PauseJob(job_id):
-                return self.lifecycle.pause(job_id)
-            case ResumeJob(job_id, catch_up):
-                return self.lifecycle.resume(job_id, catch_up)
-            case BackfillJob():
-                return self.backfills.start(command)
-            case WorkerDown(worker_id):
-                return self.workforce.down(worker_id)
-            case WorkerUp(worker_id):
-                return self.workforce.up(worker_id)
-            case DrainWorker(worker_id):
-                return self.workforce.drain(worker_id)
-        raise TypeError(f"not a command: {command!r}")
+        handler = _HANDLERS.get(type(command))
+        if handler is None:
+            raise TypeError(f"not a command: {command!r}")
+        return handler(self, command)
 
     def schedule(self, spec: JobSpec) -> Result:
         if spec.job_id in self.jobs:
