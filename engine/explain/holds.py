@@ -178,7 +178,7 @@ def _valid(context: Context) -> list[Waiting]:
     engine = context.engine
     found: dict[tuple[str, int], Waiting] = {}
     for held in engine.dispatcher.ready.contents():
-        entry = Waiting._make(held)
+        entry = Waiting(*held)
         occurrence = entry.occurrence
         if occurrence is None:
             if engine.jobs[entry.job_id].front is not held:
