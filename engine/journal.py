@@ -328,7 +328,9 @@ class UndoJournal:
         saves = self.saves[bisect.bisect_left(self.generations, start) :]
         opened = self.timeline.keyframes[index].mark
         events = self.log.records(opened.log_length, len(self.log))
-        return close_span(saves, start, [t for _, t in self._tables], opened.table_lengths), events
+        tables = [table for _, table in self._tables]
+        span = close_span(saves, start, tables, opened.table_lengths, self.timeline.generations)
+        return span, events
 
     def _restore_span_start(self, start: int) -> None:
         """Put the records that existed at the window keyframe ``start`` back to their values

@@ -26,7 +26,8 @@ def timeline_of(count: int) -> Timeline:
     timeline = Timeline()
     for index in range(count):
         mark = Mark(index, (), None, index, ())
-        span = Span({index - 1: ("before", index - 1)}, {index - 1: ("after", index - 1)}, ([],))
+        before = {-1: {index - 1: ("before", index - 1)}}
+        span = Span(before, {index - 1: ("after", index - 1)}, ([],))
         timeline.add(
             Keyframe(index, mark, ()), span if index else None, EventRecords(bytearray(), [])
         )
@@ -39,7 +40,7 @@ def test_a_cover_is_the_spans_between_two_keyframes_in_few_merged_ones(data, cou
     low = data.draw(st.integers(0, count - 1))
     high = data.draw(st.integers(low, count - 1))
     spans = timeline.cover(low, high)
-    keys = [key for span in spans for key in span.before]
+    keys = [key for span in spans for key, _ in span.changed()]
     assert sorted(keys) == list(range(low, high))  # each span once
     assert len(spans) <= 2 * (FANOUT - 1) * len(timeline.levels)
 
@@ -50,15 +51,18 @@ def test_truncating_keeps_the_merged_spans_of_what_is_kept(count, keep):
     kept = keep.draw(st.integers(1, count))
     timeline.truncate(kept)
     assert len(timeline.keyframes) == kept
-    keys = [key for span in timeline.cover(0, kept - 1) for key in span.before]
+    keys = [key for span in timeline.cover(0, kept - 1) for key, _ in span.changed()]
     assert sorted(keys) == list(range(kept - 1))
 
 
 def test_a_merged_span_keeps_the_earliest_value_before_and_the_latest_after():
-    first = Span({1: ("a", 1)}, {1: ("a", 2)}, ([("k1", "r1")],))
-    second = Span({1: ("a", 2), 2: ("b", 1)}, {1: ("a", 3), 2: ("b", 2)}, ([("k2", "r2")],))
+    first = Span({-1: {1: ("a", 1)}}, {1: ("a", 2)}, ([("k1", "r1")],))
+    second = Span(
+        {-1: {1: ("a", 2)}, 0: {2: ("b", 1)}}, {1: ("a", 3), 2: ("b", 2)}, ([("k2", "r2")],)
+    )
     merged = merge([first, second])
-    assert merged.before == {1: ("a", 1), 2: ("b", 1)}
+    assert merged.before == {-1: {1: ("a", 1)}, 0: {2: ("b", 1)}}
+    assert first.before == {-1: {1: ("a", 1)}}  # merging copies: the spans keep their own
     assert merged.after == {1: ("a", 3), 2: ("b", 2)}
     assert merged.born == ([("k1", "r1"), ("k2", "r2")],)
 
