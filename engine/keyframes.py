@@ -72,8 +72,10 @@ class Span:
     after: dict[int, Saved]
     """By record id: the same records with their values at its end."""
 
-    born: tuple[list, ...]
-    """Per table, the ``(key, record)`` items made in the span, in order."""
+    born: tuple[dict, ...]
+    """Per table, the records made in the span by their keys, in the order they were made (a
+    dictionary, not a list of pairs: a forward jump merges it into the table without hashing
+    the keys again, and it is the smaller of the two)."""
 
     def changed(self) -> Iterator[tuple[int, Saved]]:
         """Every ``(record id, value before)`` of the span, whatever its birth."""
@@ -98,8 +100,11 @@ def merge(spans: list[Span]) -> Span:
 
 def births(spans: list[Span]) -> tuple[list, ...]:
     """The records born in consecutive ``spans``, per table, in order."""
-    tables = range(len(spans[0].born))
-    return tuple([item for span in spans for item in span.born[table]] for table in tables)
+    joined: list[dict] = [{} for _ in spans[0].born]
+    for span in spans:
+        for table, items in zip(joined, span.born, strict=True):
+            table.update(items)
+    return tuple(joined)
 
 
 def close_span(
@@ -138,15 +143,15 @@ def end_values(span: Span, since: list[list]) -> dict[int, Saved]:
     return {
         id(record): earliest.get(id(record)) or (record, record.save())
         for items in span.born
-        for _, record in items
+        for record in items.values()
     }
 
 
-def table_tail(table: dict, length: int) -> list:
+def table_tail(table: dict, length: int) -> dict:
     """The items of ``table`` after its first ``length``, in order (O(what is after))."""
     tail = list(islice(reversed(table.items()), len(table) - length))
     tail.reverse()
-    return tail
+    return dict(tail)
 
 
 class Timeline:

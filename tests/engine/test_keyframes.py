@@ -27,7 +27,7 @@ def timeline_of(count: int) -> Timeline:
     for index in range(count):
         mark = Mark(index, (), None, index, ())
         before = {-1: {index - 1: ("before", index - 1)}}
-        span = Span(before, {index - 1: ("after", index - 1)}, ([],))
+        span = Span(before, {index - 1: ("after", index - 1)}, ({},))
         timeline.add(
             Keyframe(index, mark, ()), span if index else None, EventRecords(bytearray(), [])
         )
@@ -56,15 +56,16 @@ def test_truncating_keeps_the_merged_spans_of_what_is_kept(count, keep):
 
 
 def test_a_merged_span_keeps_the_earliest_value_before_and_the_latest_after():
-    first = Span({-1: {1: ("a", 1)}}, {1: ("a", 2)}, ([("k1", "r1")],))
+    first = Span({-1: {1: ("a", 1)}}, {1: ("a", 2)}, ({"k1": "r1"},))
     second = Span(
-        {-1: {1: ("a", 2)}, 0: {2: ("b", 1)}}, {1: ("a", 3), 2: ("b", 2)}, ([("k2", "r2")],)
+        {-1: {1: ("a", 2)}, 0: {2: ("b", 1)}}, {1: ("a", 3), 2: ("b", 2)}, ({"k2": "r2"},)
     )
     merged = merge([first, second])
     assert merged.before == {-1: {1: ("a", 1)}, 0: {2: ("b", 1)}}
     assert first.before == {-1: {1: ("a", 1)}}  # merging copies: the spans keep their own
     assert merged.after == {1: ("a", 3), 2: ("b", 2)}
-    assert merged.born == ([("k1", "r1"), ("k2", "r2")],)
+    assert merged.born == ({"k1": "r1", "k2": "r2"},)
+    assert list(merged.born[0]) == ["k1", "k2"]  # in the order they were made
 
 
 JOBS = 10
