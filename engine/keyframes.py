@@ -77,25 +77,27 @@ class Span:
     dictionary, not a list of pairs: a forward jump merges it into the table without hashing
     the keys again, and it is the smaller of the two)."""
 
-    def changed(self) -> Iterator[tuple[int, Saved]]:
-        """Every ``(record id, value before)`` of the span, whatever its birth."""
-        return _changed(self.before)
-
 
 def merge(spans: list[Span]) -> Span:
     """One span for consecutive ``spans``: earliest ``before``, latest ``after``, all births."""
     before: dict[int, dict[int, Saved]] = {}
     for span in reversed(spans):
         for birth, group in span.before.items():
-            merged = before.get(birth)
-            if merged is None:
-                before[birth] = dict(group)  # a copy: the span keeps its own
-            else:
-                merged.update(group)
+            _merge_group(before, birth, group)
     after: dict[int, Saved] = {}
     for span in spans:
         after.update(span.after)
     return Span(before, after, births(spans))
+
+
+def _merge_group(groups: dict[int, dict[int, Saved]], birth: int, group: dict[int, Saved]) -> None:
+    """Merge ``group`` into ``groups[birth]``, its values winning; a copy, never the span's own
+    dictionary, is what ``groups`` keeps."""
+    merged = groups.get(birth)
+    if merged is None:
+        groups[birth] = dict(group)
+    else:
+        merged.update(group)
 
 
 def births(spans: list[Span]) -> tuple[dict, ...]:
@@ -223,11 +225,7 @@ class Timeline:
                 if birth < low:
                     existing.update(group)
                 else:
-                    waiting = unborn.get(birth)
-                    if waiting is None:
-                        unborn[birth] = dict(group)
-                    else:
-                        waiting.update(group)
+                    _merge_group(unborn, birth, group)
         return list(existing.values())
 
     def values_forward(self, low: int, high: int) -> tuple[list[Saved], list[Span]]:

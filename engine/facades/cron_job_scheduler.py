@@ -14,7 +14,7 @@ import re
 from engine.commands import Command, Complete, Dispatch, RegisterWorker, Result, ScheduleJob
 from engine.core import Engine
 from engine.model import JobSpec
-from engine.ordering import JAVA_ASCII_WHITESPACE, java_is_blank, java_length
+from engine.ordering import java_is_blank, java_length
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.schedules import Every, Once
 from engine.ticks import TickDriver
@@ -54,11 +54,7 @@ def _valid_id(value: str) -> bool:
     Surrogate code points are refused too: Python holds a surrogate pair and the character it
     encodes as two different strings, Java as one, so two ids Java cannot tell apart could exist."""
     if value.isascii():  # nearly every id: Java's length is the length, no surrogate can occur
-        return (
-            len(value) <= MAX_ID_LENGTH
-            and "," not in value
-            and bool(value.strip(JAVA_ASCII_WHITESPACE))
-        )
+        return len(value) <= MAX_ID_LENGTH and "," not in value and not java_is_blank(value)
     return (
         not java_is_blank(value)
         and java_length(value) <= MAX_ID_LENGTH

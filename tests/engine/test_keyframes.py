@@ -40,7 +40,7 @@ def test_a_cover_is_the_spans_between_two_keyframes_in_few_merged_ones(data, cou
     low = data.draw(st.integers(0, count - 1))
     high = data.draw(st.integers(low, count - 1))
     spans = timeline.cover(low, high)
-    keys = [key for span in spans for key, _ in span.changed()]
+    keys = [key for span in spans for group in span.before.values() for key in group]
     assert sorted(keys) == list(range(low, high))  # each span once
     assert len(spans) <= 2 * (FANOUT - 1) * len(timeline.levels)
 
@@ -51,7 +51,7 @@ def test_truncating_keeps_the_merged_spans_of_what_is_kept(count, keep):
     kept = keep.draw(st.integers(1, count))
     timeline.truncate(kept)
     assert len(timeline.keyframes) == kept
-    keys = [key for span in timeline.cover(0, kept - 1) for key, _ in span.changed()]
+    keys = [key for span in timeline.cover(0, kept - 1) for g in span.before.values() for key in g]
     assert sorted(keys) == list(range(kept - 1))
 
 
