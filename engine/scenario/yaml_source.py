@@ -205,7 +205,12 @@ def _compose(text: str, problems: Problems, single: bool) -> list[Node | None]:
     if len(text) > MAX_BYTES:
         message = f"the text is longer than {MAX_BYTES:,} characters: too large for a scenario"
         raise ScenarioInvalid([ScenarioError(source, None, "", message)])
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # the reader checks every character here, before any parsing
+    except yaml.reader.ReaderError as error:
+        pos = _offset_position(text, error.position)
+        message = f"character #x{error.character:04x} is not allowed in YAML"
+        raise ScenarioInvalid([ScenarioError(source, pos, "", message)]) from None
     try:
         if single:
             nodes = [loader.get_single_node()]
@@ -219,10 +224,6 @@ def _compose(text: str, problems: Problems, single: bool) -> list[Node | None]:
         ) from None
     except yaml.MarkedYAMLError as error:
         raise ScenarioInvalid([_syntax_error(error, source)]) from None
-    except yaml.reader.ReaderError as error:
-        pos = _offset_position(text, error.position)
-        message = f"character #x{ord(error.character):04x} is not allowed in YAML"
-        raise ScenarioInvalid([ScenarioError(source, pos, "", message)]) from None
     finally:
         loader.dispose()
     for mark, message in loader.refusals:

@@ -83,6 +83,15 @@ def test_text_that_is_not_utf8_is_refused_with_its_position(tmp_path: Path) -> N
     assert str(caught.value) == f"{path}:2:17: not UTF-8 text: byte 0xe9 cannot be decoded"
 
 
+def test_a_control_character_is_refused_with_its_position(tmp_path: Path) -> None:
+    """PyYAML's reader refuses it while the loader is made, before any parsing starts."""
+    path = tmp_path / "control.yaml"
+    path.write_text('scenario: x\ndescription: "a\bb"\n')
+    with pytest.raises(ScenarioInvalid) as caught:
+        load_scenario(str(path))
+    assert str(caught.value) == f"{path}:2:16: character #x0008 is not allowed in YAML"
+
+
 def test_a_missing_file_is_an_error_not_a_traceback() -> None:
     with pytest.raises(ScenarioInvalid) as caught:
         load_scenario("/nonexistent/scenario.yaml")

@@ -89,6 +89,19 @@ def test_bodies_that_are_not_a_json_object_or_too_deep_are_422(client: httpx.Cli
     assert client.post("/job", json=deep).json()["message"].startswith("the body nests deeper")
 
 
+def test_control_characters_in_short_forms_are_422_not_a_hang(client: httpx.Client) -> None:
+    """A short form (``"a,b"`` for a list) is read as YAML would read it typed; YAML refuses
+    control characters, and that refusal is the field's problem, answered at once."""
+    for body in (
+        {"id": "ctl-1", "every": 60, "depends_on": "\b"},
+        {"id": "ctl-2", "every": 60, "depends_on": "a,\x01"},
+        {"id": "ctl-3", "cron": "0 3 * * *\x07"},
+    ):
+        answer = client.post("/job", json=body, timeout=10)
+        assert answer.status_code == 422, (body, answer.text)
+        assert client.get(f"/job/{body['id']}").status_code == 404
+
+
 def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:
     payload = "x" * (1024 * 1024)
     answer = client.post("/job", json={"id": "big", "payload": payload})
