@@ -68,7 +68,7 @@ def decode_answer(text: str) -> Result:
     if "invalid" in answer:
         raise InputInvalid([Problem(p["path"], p["message"]) for p in answer["invalid"]])
     if "failed" in answer:
-        raise Unanswered(503, f"the scheduler could not journal the command: {answer['failed']}")
+        raise Unanswered(503, f"the scheduler failed on the command: {answer['failed']}")
     return Result(Outcome[answer["outcome"]], message=answer["message"])
 
 

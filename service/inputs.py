@@ -8,7 +8,8 @@ the last applied input: nothing changes it during a commit) and accepting reques
 
 Order is kept: one batch at a time, its inputs applied in the order they arrived, all at one
 tick (the clock's when the batch is taken, never before the engine's), so a replay builds the
-same state. An input the readers refuse is answered 422 and never journaled.
+same state. An input the readers refuse is answered 422 and never journaled; one whose reading
+fails otherwise (a bug) is answered with that failure alone, and the rest of its batch goes on.
 
 The active scheduler (a :class:`~service.live.LiveService` with a publisher) applies a batch
 first and then journals it in one transaction with the read model it changed and the answers of
@@ -79,7 +80,7 @@ class Inputs:
         live = self.live
         tick = live.now()
         accepted = []
-        refused = []
+        refused: list[tuple[_Waiting, Exception]] = []
         for waiting in batch:
             if waiting.verb == CLOCK and live.clock_due() is None:
                 _answer(waiting.answer, None)
@@ -88,6 +89,10 @@ class Inputs:
                 decoded = live.read(waiting.verb, waiting.args, tick)
             except InputInvalid as invalid:
                 refused.append((waiting, invalid))
+                continue
+            except Exception as failure:  # a bug in a reader: this input fails, the batch goes on
+                log.exception("reading %s failed", waiting.verb)
+                refused.append((waiting, failure))
                 continue
             accepted.append((waiting, decoded))
         if live.publisher is not None:
@@ -117,7 +122,7 @@ class Inputs:
         self,
         tick: int,
         accepted: list[tuple[_Waiting, object]],
-        refused: list[tuple[_Waiting, InputInvalid]],
+        refused: list[tuple[_Waiting, Exception]],
     ) -> None:
         """Apply, then journal with the read model and the inbox's answers (scheduler)."""
         live = self.live
