@@ -27,7 +27,6 @@ deleted) at the start. A job's dependencies on jobs that finished before the sta
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from engine.calendar import CronSchedule
@@ -37,6 +36,7 @@ from engine.model import Job, WorkerState
 from engine.policies import NotificationPolicy
 from engine.schedules import Every, Once
 from engine.targets import TargetError, parse_target
+from engine.yaml_text import flow
 from service.clock import ENGINE_CLOCK
 from service.codec import CLOCK, DOWNTIME, RUN_KEY
 from service.journal_replay import (
@@ -211,14 +211,14 @@ class _Writer:
             "# Ticks are the service's: Unix seconds (UTC). The jobs and workers are as they were",
             f"# at tick {self.start} ({start}); the timeline is the journal's inputs up to tick",
             f"# {self.end} ({end}), each with the answer the service gave.",
-            f"scenario: {_dump(f'service journal {start} to {end}')}",
+            f"scenario: {flow(f'service journal {start} to {end}')}",
             "description: "
-            + _dump(
+            + flow(
                 f"The journal of {self.url} from tick {self.start} to {self.end}; "
                 "a headless run reproduces the service's events of that stretch."
             ),
             f"clock: {{timezone: UTC, tick: 1, until: {self.end}}}",
-            f"policy: {_dump(SCENARIO_POLICY)}",
+            f"policy: {flow(SCENARIO_POLICY)}",
             f"seed: {engine.seed}",
             f"seed_skip: {words}",
             "timeline_phase: after_dispatch",
@@ -226,7 +226,7 @@ class _Writer:
 
     def _setup(self, engine: Engine) -> None:
         workers = list(engine.workers.values())
-        self.lines.append("workers: " + _dump([worker.worker_id for worker in workers]))
+        self.lines.append("workers: " + flow([worker.worker_id for worker in workers]))
         self.lines.append("timeline:")
         for worker in workers:
             if worker.state is WorkerState.DRAINING:
@@ -263,7 +263,7 @@ class _Writer:
         self._entry(row.tick, row.verb, args, answer)
 
     def _entry(self, tick: int, verb: str, args: dict, answer: str) -> None:
-        self.lines.append(f"  - {_dump({'at': tick, verb: args, 'expect': answer})}")
+        self.lines.append(f"  - {flow({'at': tick, verb: args, 'expect': answer})}")
 
 
 def _to_come(job: Job) -> bool:
@@ -312,11 +312,6 @@ def _job_keys(job: Job, first: int | None, kept: set[str]) -> dict[str, object]:
     if depends:
         keys["depends_on"] = depends
     return keys
-
-
-def _dump(value: object) -> str:
-    """JSON, which YAML 1.2 reads back exactly: every string quoted, every mapping in flow."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
 def _iso(tick: int, clock: Clock = ENGINE_CLOCK) -> str:
