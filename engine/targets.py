@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from engine.clock import Clock, ClockError, parse_time
+from engine.digits import is_digits
 
 _RELATIVE = re.compile(r"([+-])\s*(\d+)\s*([smhdw]?)\Z")
 _TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\Z")
@@ -32,7 +33,7 @@ def parse_target(text: str, now: int, clock: Clock | None) -> int:
     value = text.strip()
     if not value:
         raise TargetError("type a tick, +N/-N, +2h, a time such as 14:30 or 2026-03-24T09:00")
-    if value.isdigit():
+    if is_digits(value):
         return int(value)
     relative = _RELATIVE.match(value)
     if relative is not None:

@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.commands import Outcome, Result
+from engine.digits import is_digits
 from engine.model import PRIORITY_LEVELS
 from engine.status_words import STATUSES
 from service.auth import Token
@@ -133,7 +134,7 @@ class Routes:
     async def body(self, request: Request) -> dict:
         """The request's JSON object; :class:`BodyError` (422) or :class:`TooLarge` (413)."""
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if is_digits(declared) and int(declared) > MAX_BODY_BYTES:
             raise TooLarge
         data = bytearray()
         async for chunk in request.stream():
@@ -350,10 +351,10 @@ class TooLarge(Exception):
 def _paging(query, problems: list[Problem]) -> tuple[int, int]:
     """``cursor`` (an opaque position from a previous page's ``next``) and ``limit``."""
     cursor, limit = query.get("cursor", "0"), query.get("limit", "50")
-    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
+    if not is_digits(cursor) or len(cursor) > 18:
         problems.append(Problem("cursor", "expected the next value of a previous page"))
         cursor = "0"
-    if not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit[:6] or 0) <= PAGE_LIMIT:
+    if not is_digits(limit) or not 1 <= int(limit[:6]) <= PAGE_LIMIT:
         problems.append(Problem("limit", f"expected a whole number from 1 to {PAGE_LIMIT}"))
         limit = "50"
     return int(cursor), int(limit)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from engine.digits import is_digits
+
 DEFAULT_DB = "sqlite:///cronlapse.db"
 
 
@@ -75,7 +77,7 @@ def _add_worker_parser(subparsers) -> None:
 
 
 def _slots(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 256:
+    if not is_digits(text) or not 1 <= int(text) <= 256:
         raise argparse.ArgumentTypeError(f"expected a number of slots from 1 to 256, got {text!r}")
     return int(text)
 

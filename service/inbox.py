@@ -28,6 +28,7 @@ import psycopg
 from sqlalchemy import delete, func, insert
 
 from engine.commands import Outcome, Result
+from engine.digits import is_digits
 from service.codec import InputInvalid, Problem
 from service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, open_database, wake_up
 from service.migrations.v003_inbox import inbox
@@ -107,7 +108,7 @@ class Inbox:
                         ready.set_result(None)
                     async for note in listener.notifies():
                         for seq in note.payload.split(","):
-                            if seq.isdigit():
+                            if is_digits(seq):
                                 self._notified(int(seq))
             except psycopg.Error as error:  # the waits re-read their rows meanwhile
                 log.warning("inbox listener: %s; reconnecting", error)

@@ -41,6 +41,7 @@ from engine import events as ev
 from engine.backoff import Backoff, BackoffKind, Jitter
 from engine.commands import Outcome, PauseJob, Result, ResumeJob
 from engine.core import Engine
+from engine.digits import is_digits
 from engine.notifications import NotificationKey, NotificationState
 from engine.policies import CompletionMode, DeliveryMode, NotificationPolicy
 from engine.presets import seed_003_policy
@@ -130,7 +131,7 @@ def collector_paused() -> Iterator[None]:
 def is_local_slot(worker_id: str) -> bool:
     """Whether a worker slot is the server's own (``w1``, ``w2``: the config's ``workers``), not
     a slot of a ``cronlapse worker`` process (``NAME/1``), whose attempts that process runs."""
-    return worker_id[:1] == "w" and worker_id[1:].isdigit()
+    return worker_id[:1] == "w" and is_digits(worker_id[1:])
 
 
 def fresh_state() -> LiveState:

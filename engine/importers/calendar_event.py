@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from engine.digits import is_digits
+
 SPECIAL = {
     "minutely": "*-*-* *:*:00",
     "hourly": "*-*-* *:00:00",
@@ -223,7 +225,7 @@ def _from_the_end(text: str, column: int) -> frozenset[int]:
     for part in text.split(","):
         start, _, step = part.partition("/")
         if step:
-            if not start.isdigit() or not step.isdigit() or int(step) == 0:
+            if not is_digits(start) or not is_digits(step) or int(step) == 0:
                 raise CalendarError(f"day ~{part!r}: expected ~N/STEP", column)
             days.update(range(int(start), 0, -int(step)))
         else:
@@ -242,7 +244,7 @@ def _time(token: str, column: int) -> tuple[frozenset[int], frozenset[int], froz
     if len(parts) == 3:
         second_column = minute_column + len(parts[1]) + 1
         whole, _, fraction = parts[2].partition(".")
-        if fraction and not fraction.isdigit():
+        if fraction and not is_digits(fraction):
             raise CalendarError(f"second {parts[2]!r}: expected 0-59", second_column)
         found = _component(whole, 0, 59, "second", second_column)
         values = frozenset(range(60)) if found is None else found

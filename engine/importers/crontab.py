@@ -22,6 +22,7 @@ from pathlib import Path
 
 from engine.calendar import ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
+from engine.digits import is_digits
 from engine.importers.files import ImportProblems, read_text
 
 _ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
@@ -86,7 +87,7 @@ def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> C
             continue
         description, comments = _description(comments), []
         variable = _ENVIRONMENT.match(raw)
-        if variable and not line[0].isdigit() and not line.startswith(("*", "@")):
+        if variable and not is_digits(line[0]) and not line.startswith(("*", "@")):
             name, value = variable.group(1), _unquote(variable.group(2))
             crontab.environment[name] = value
             if name == "CRON_TZ":

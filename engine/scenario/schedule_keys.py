@@ -12,6 +12,7 @@ import dataclasses
 
 from engine.calendar import CronSchedule, ScheduleError, daily, monthly, weekly
 from engine.clock import Clock, ClockError, parse_zone
+from engine.digits import is_digits
 from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import MAX_TICK, Reader
 from engine.scenario.settings import strip_field
@@ -115,7 +116,7 @@ class ScheduleReader:
         if isinstance(value, int) and not is_relative(text):
             return self.reader.tick(node, path)
         words = text if isinstance(value, int) else value
-        if clock is None and not is_relative(words) and not words.strip().isdigit():
+        if clock is None and not is_relative(words) and not is_digits(words.strip()):
             self._no_clock(node, path, "a time of day or an ISO time")
             return None
         try:
@@ -170,7 +171,7 @@ class ScheduleReader:
         if key == "weekly":
             return weekly([day.strip() for day in when.split(",")], at)
         day = when.strip()
-        return monthly(int(day) if day.isdigit() else day, at)
+        return monthly(int(day) if is_digits(day) else day, at)
 
     def _no_clock(self, node: Node, path: str, what: str) -> None:
         if not self.clock_failed:  # a wrong clock is reported already, at itself

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import commands as cmd
+from engine.digits import is_digits
 from engine.model import OccurrenceState
 from engine.scenario.checks import (
     OUTCOME_NAMES,
@@ -118,7 +119,7 @@ class TimelineReader(CommandReader):
     def _assignment(self, node: Node, path: str) -> str | None:
         text = node.value if isinstance(node, Scalar) else None
         parts = text.split(",") if isinstance(text, str) else []
-        if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit():
+        if len(parts) != 4 or not is_digits(parts[1]) or not is_digits(parts[2]):
             self.reader.expected(
                 node, path, '"job,scheduled,attempt,worker" such as "report,10,1,w-a"'
             )

@@ -19,6 +19,8 @@ from decimal import Decimal, InvalidOperation
 
 import yaml
 
+from engine.digits import is_digits
+
 MAX_VALUES = 10_000
 """Values one key may take: a typo such as ``1..1000000`` should not start a million runs."""
 
@@ -108,7 +110,7 @@ def parse_key(text: str) -> KeyPath:
 
 
 def _selector(key: str, selector: str) -> Step:
-    if selector.isdigit():
+    if is_digits(selector):
         return Item(int(selector))
     name, equals, value = selector.partition("=")
     if equals and re.fullmatch(_NAME, name) and value:

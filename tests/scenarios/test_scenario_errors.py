@@ -440,6 +440,18 @@ CASES = [
         "s.yaml:4:54: generate[0].spread.duration[1]: expected a maximum >= 5, got 1",
         id="empty spread",
     ),
+    pytest.param(
+        """
+        scenario: x
+        clock: {epoch: "2026-01-01T00:00:00", tick: 60}
+        jobs:
+          - {id: a, monthly: "²@09:00"}
+        """,
+        "s.yaml:5:22: jobs[0].monthly: day-of-month field '²' is invalid: expected 1-31 or L (the"
+        " last day of the month), as a single value, a range a-b, a step */n or a-b/n, or a"
+        " comma-separated list",
+        id="a digit str.isdigit takes and int refuses",
+    ),
 ]
 
 

@@ -160,6 +160,7 @@ def test_text_matcher_needs_every_word_and_refuses_bang_words() -> None:
 
 def test_natural_order_puts_w2_before_w10() -> None:
     assert sorted(["w10", "w2", "w1"], key=natural_key) == ["w1", "w2", "w10"]
+    assert sorted(["w²", "w2"], key=natural_key) == ["w2", "w²"], "only 0-9 are read as numbers"
 
 
 SCRIPT = """\

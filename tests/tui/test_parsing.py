@@ -160,6 +160,8 @@ def test_go_to_targets(text, tick) -> None:
         ("25:00", CLOCK, "not a time of day"),
         ("tomorrow", CLOCK, "ISO 8601"),
         ("12:00", None, "no clock"),
+        ("²", CLOCK, "ISO 8601"),  # str.isdigit is true of it, int refuses it
+        ("²", None, "no clock"),
     ],
 )
 def test_bad_go_to_targets_say_why(text, clock, message) -> None:

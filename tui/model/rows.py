@@ -45,7 +45,7 @@ def natural_key(text: str) -> tuple:
     parts: list = []
     number = ""
     for char in text:
-        if char.isdigit():
+        if "0" <= char <= "9":
             number += char
             continue
         if number:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.clock import Clock
 from engine.core import Engine
+from engine.digits import is_digits
 from engine.history import History
 from engine.ticks import TimedCommand
 from tui.model.script import script_run
@@ -211,6 +212,6 @@ def _script_problem(source: str, error: str) -> Problem:
     """``line N: message`` from the protocol as a positioned problem."""
     head, _, message = error.partition(": ")
     number = head.removeprefix("line ")
-    if number.isdigit():
+    if is_digits(number):
         return Problem(source, int(number), 1, "", message)
     return Problem(source, None, None, "", error)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from pathlib import Path
 
+from engine.digits import is_digits
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import read_text
 from engine.sweep.evaluate import Outcome
@@ -163,6 +164,6 @@ def _read_words(words: list[str]) -> tuple[list[Variation], tuple[str, ...], Tar
 
 
 def _replicas(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 100:
+    if not is_digits(text) or not 1 <= int(text) <= 100:
         raise SweepProblem(f"replicas={text}: expected a whole number from 1 to 100")
     return int(text)

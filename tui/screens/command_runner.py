@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.commands import Outcome
+from engine.digits import is_digits
 from engine.scenario.checks import StatusQuery
 from engine.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
@@ -135,7 +136,7 @@ class CommandRunner:
         from tui.screens.playback import SPEEDS
 
         screen = self.screen
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or not is_digits(args[0]):
             return False, f"speed: expected one of {', '.join(map(str, SPEEDS))}"
         wanted = int(args[0])
         screen.speed_index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - wanted))
