@@ -63,13 +63,13 @@ def compare_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.compare_table import comparison_tables
 
     console = Console(file=out, width=None if out.isatty() else 120, highlight=False)
-    console.print(f"A: {args.first} (to tick {engines[0].now})")
-    console.print(f"B: {args.second} (to tick {engines[1].now})")
+    console.print(f"A: {args.first} (to tick {engines[0].now})", markup=False)
+    console.print(f"B: {args.second} (to tick {engines[1].now})", markup=False)
     console.print(comparison_tables(comparison, "A", "B"))
     crossed = [reason for t in thresholds if (reason := t.crossed(comparison)) is not None]
     for threshold in thresholds:
         reason = threshold.crossed(comparison)
-        console.print(f"{'CROSSED' if reason else 'ok'}: {reason or threshold}")
+        console.print(f"{'CROSSED' if reason else 'ok'}: {reason or threshold}", markup=False)
     return CROSSED if crossed else 0
 
 

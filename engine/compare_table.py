@@ -25,7 +25,10 @@ def comparison_tables(comparison: Comparison, first: str, second: str) -> Render
             moved.add_column(name, justify="left" if name == "run" else "right")
         for run in comparison.moved[:RUNS_SHOWN]:
             moved.add_row(
-                f"{run.job_id}@{run.scheduled}", str(run.before), str(run.after), f"{run.by:+d}"
+                Text(f"{run.job_id}@{run.scheduled}"),
+                str(run.before),
+                str(run.after),
+                f"{run.by:+d}",
             )
         parts += [Text(title, style="bold"), moved, Text("")]
     for title, keys in (("Dropped", comparison.dropped), ("Added", comparison.added)):

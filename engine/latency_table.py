@@ -46,13 +46,13 @@ def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableT
     per_job = Table()
     _columns(per_job, "job")
     for job_id, group in longest[:jobs]:
-        per_job.add_row(job_id, *_cells(group))
+        per_job.add_row(Text(job_id), *_cells(group))
     worst = Table()
     for name in ("run", "priority", "lag", "wait", "backoff", "total"):
         worst.add_column(name, justify="left" if name == "run" else "right")
     for run in report.worst:
         worst.add_row(
-            f"{run.job_id}@{run.scheduled}" + ("" if run.started else " (waiting)"),
+            Text(f"{run.job_id}@{run.scheduled}" + ("" if run.started else " (waiting)")),
             priority_name(run.priority),
             *(str(value) for value in (run.lag, run.wait, run.backoff, run.total)),
         )

@@ -127,7 +127,7 @@ class DashboardApp(App[int]):
         if stamp == self._stamp or stamp is None:
             return False
         if self.open_path(self.path, keep_tick=True):
-            self.notify(f"{self.path.name} changed on disk: reloaded", timeout=3)
+            self.notify(f"{self.path.name} changed on disk: reloaded", timeout=3, markup=False)
         return True
 
     # -------------------------------------------------------------- actions
@@ -137,7 +137,7 @@ class DashboardApp(App[int]):
             self.notify("Nothing to reload: no file is open.", severity="warning")
             return
         if self.open_path(self.path, keep_tick=True):
-            self.notify(f"Reloaded {self.path.name}", timeout=2)
+            self.notify(f"Reloaded {self.path.name}", timeout=2, markup=False)
 
     def action_open(self) -> None:
         from tui.screens.command_runner import complete_path

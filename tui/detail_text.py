@@ -104,7 +104,7 @@ def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> Ren
             length = (ended if ended is not None else engine.now) - attempt.started
             table.add_row(
                 str(attempt.number),
-                attempt.worker_id,
+                Text(attempt.worker_id),
                 Text(str(attempt.started), style=TICK),
                 Text("" if ended is None else str(ended), style=TICK),
                 str(length),
@@ -202,7 +202,7 @@ def worker(
         for item in reversed(spans):
             outcome = item.outcome or "RUNNING"
             table.add_row(
-                f"{item.job_id}@{item.scheduled}",
+                Text(f"{item.job_id}@{item.scheduled}"),
                 str(item.attempt),
                 Text(str(item.start), style=TICK),
                 Text("" if item.end is None else str(item.end), style=TICK),

@@ -42,6 +42,7 @@ class LiveDashboardApp(DashboardApp):
         self.notify(
             f"this dashboard watches a live service: open {path} with `cronlapse tui FILE`",
             severity="warning",
+            markup=False,
         )
         return False
 

@@ -91,6 +91,7 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     """The per-job and per-worker tables, drawn with rich in plain text when ``out`` is a file."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
     jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
@@ -99,7 +100,7 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     shown = list(stats.jobs.items())[:SUMMARY_ROWS]
     for job_id, job in shown:
         jobs.add_row(
-            job_id,
+            Text(job_id),  # data, not markup: an id may hold "[/b]"
             *_job_cells(
                 job.runs, job.successes, job.failures, job.retries, job.cancellations, job.waits
             ),
@@ -125,7 +126,7 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
         workers.add_column(name, justify="left" if name == "worker" else "right")
     for worker_id, worker in stats.workers.items():
         share = worker.utilisation(stats.now)
-        workers.add_row(worker_id, str(worker.busy), "-" if share is None else f"{share:.1%}")
+        workers.add_row(Text(worker_id), str(worker.busy), "-" if share is None else f"{share:.1%}")
     console.print(workers)
 
 

@@ -78,6 +78,29 @@ def test_run_prints_one_line_per_event_then_the_summary(small: Path) -> None:
     assert "w-a" in summary and "Workers" in summary
 
 
+BRACKETS = """\
+scenario: "brackets [/b]"
+workers: ["[red]w1"]
+jobs:
+  - {id: "[/b]etl", every: 10, duration: 3}
+  - {id: "x[", at: 2, duration: 1}
+clock: {until: 30}
+"""
+
+
+@pytest.mark.parametrize("option", [(), ("--stats",)], ids=["summary", "stats"])
+def test_ids_that_look_like_markup_are_printed_as_they_are(tmp_path: Path, option) -> None:
+    """The tables are drawn with Rich, which would read ``[/b]`` as a closing tag (and raise)
+    and ``[red]`` as a colour: ids go in as text."""
+    path = tmp_path / "brackets.yaml"
+    path.write_text(BRACKETS, encoding="utf-8")
+    status, out, err = call("run", str(path), *option)
+    assert (status, err) == (0, "")
+    assert "[/b]etl" in out and "x[" in out
+    if not option:
+        assert "[red]w1" in out
+
+
 def test_run_jsonl_prints_one_object_per_event_and_no_table(small: Path) -> None:
     status, out, _ = call("run", str(small), "--jsonl")
     records = [json.loads(line) for line in out.splitlines()]

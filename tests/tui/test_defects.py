@@ -418,3 +418,34 @@ def test_columns_fit_the_width_and_get_their_content_where_there_is_room(width, 
     ]
     if sum(wanted) + len(wanted) - 1 <= width:
         assert all(w >= want for w, want in zip(widths, wanted, strict=True))
+
+
+BRACKETS_YAML = """\
+scenario: "brackets [/b]"
+workers: ["[red]w1"]
+jobs:
+  - {id: "[/b]etl", every: 10, duration: 3}
+clock: {until: 30}
+"""
+
+
+async def test_text_that_looks_like_markup_is_shown_as_typed_not_read(tmp_path: Path) -> None:
+    """A filter, a job id in the why screen's title and a command's answer are text: read as
+    Textual markup, ``[/b]`` raised MarkupError (and took the dashboard down)."""
+    path = tmp_path / "brackets.yaml"
+    path.write_text(BRACKETS_YAML, encoding="utf-8")
+    app = DashboardApp(path, watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.dashboard.seek(25)
+        await pilot.press("slash", *"[/b]e", "enter")
+        await pilot.pause()
+        table = app.dashboard.query_one(OccurrencesTable)
+        assert table.filter_text == "[/b]e" and len(table.index) == 3
+        assert "/[/b]e  3 of 3" in "\n".join(screen_lines(app))
+        await pilot.press("w")
+        await pilot.pause()
+        assert "Why? [/b]etl@20" in "\n".join(screen_lines(app))
+        await pilot.press("escape", "colon", *"pause [/b]etl", "enter")
+        await pilot.pause()
+        assert any("[/b]etl" in line for line in screen_lines(app)), "the answer, as a toast"
+        assert "[red]w1" in "\n".join(pane_text(app, "workers"))

@@ -176,7 +176,8 @@ class CommandRunner:
         def done(value: str | None) -> None:
             if value:
                 ok, text = self.export(value)
-                screen.notify(text, severity="information" if ok else "error", timeout=5)
+                severity = "information" if ok else "error"
+                screen.notify(text, severity=severity, timeout=5, markup=False)
 
         screen.app.push_screen(
             PromptScreen(

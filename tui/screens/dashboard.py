@@ -315,7 +315,7 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             bar.close()
             self.pane(self.active_pane).focus()
             if text:
-                self.notify(text, timeout=4)
+                self.notify(text, timeout=4, markup=False)
         else:
             bar.show_error(text)
 

@@ -91,7 +91,7 @@ class LiveDashboardScreen(DashboardScreen):
             changes, read = self.source.poll() if limit is None else self.source.poll(limit)
         except SQLAlchemyError as error:
             if not self._poll_failed:  # said once, not four times a second
-                self.notify(f"cannot read the journal: {error}", severity="error")
+                self.notify(f"cannot read the journal: {error}", severity="error", markup=False)
             self._poll_failed = True
             return 0
         self._poll_failed = False
@@ -187,7 +187,7 @@ class LiveDashboardScreen(DashboardScreen):
         if accepted:
             bar.close()
             self.pane(self.active_pane).focus()
-            self.notify(text, timeout=4)
+            self.notify(text, timeout=4, markup=False)
             self.follow()  # the journaled row, at once
         else:
             bar.show_error(text)

@@ -61,7 +61,9 @@ class PlaybackMixin:
         except Exception as error:  # an engine bug must not take the dashboard down
             self.stop_playing()
             self.notify(  # type: ignore[attr-defined]
-                f"the engine failed: {type(error).__name__}: {error}", severity="error"
+                f"the engine failed: {type(error).__name__}: {error}",
+                severity="error",
+                markup=False,
             )
             return False
         return self.apply(change)
@@ -125,7 +127,9 @@ class PlaybackMixin:
                     change = jump.advance(pacer.size)
                 except Exception as error:  # as in move(): report, never raise
                     self.notify(  # type: ignore[attr-defined]
-                        f"the engine failed: {type(error).__name__}: {error}", severity="error"
+                        f"the engine failed: {type(error).__name__}: {error}",
+                        severity="error",
+                        markup=False,
                     )
                     break
                 self.absorb(change)

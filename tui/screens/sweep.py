@@ -15,6 +15,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -77,7 +78,7 @@ class SweepScreen(ModalScreen[None]):
 
     def compose(self):
         with VerticalScroll(id="sweep-box") as box:
-            box.border_title = f"Sweep of {self.run.path.name} (the file on disk)"
+            box.border_title = Content(f"Sweep of {self.run.path.name} (the file on disk)")
             box.border_subtitle = "esc closes; the sweep plays on"
             yield Static(id="sweep-body")
 

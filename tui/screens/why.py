@@ -14,6 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -77,7 +78,7 @@ class WhyScreen(ModalScreen[None]):
 
     def compose(self):
         with VerticalScroll(id="why-box") as box:
-            box.border_title = self.title_text
+            box.border_title = Content(self.title_text)  # a job id is text, not markup
             box.border_subtitle = "esc closes"
             yield Static(self.body, id="why-body")
 

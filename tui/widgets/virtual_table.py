@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -181,7 +182,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
         if (title, subtitle) != self._titles:
             self._titles = (title, subtitle)
             self.border_title = title
-            self.border_subtitle = subtitle
+            self.border_subtitle = Content(subtitle)  # the typed filter is text, not markup
 
     def _scroll_to_cursor(self) -> None:
         visible = max(1, self.scrollable_content_region.height - 1)
