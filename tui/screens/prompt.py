@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.widgets.command_bar import CommandInput, Completer, candidate_list
+from tui.widgets.command_bar import CommandInput, Completer, candidate_list, escape_markup
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -58,7 +58,7 @@ class PromptScreen(ModalScreen[str | None]):
             except Exception as error:  # the check is user-facing: report, never raise
                 problem = f"{type(error).__name__}: {error}"
         if problem:
-            self.error.update(f"[b red]✗[/] {problem.replace('[', chr(92) + '[')}")
+            self.error.update(f"[b red]✗[/] {escape_markup(problem)}")
             return
         self.dismiss(value)
 

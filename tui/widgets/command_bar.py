@@ -161,11 +161,11 @@ class CommandBar(Vertical):
         """Say what went wrong; the line stays, selected, so that typing replaces it. Toasts go:
         they sit in the bottom right corner, over the message."""
         self.app.clear_notifications()
-        self.message.update(f"[b red]✗[/] {_escape(text)}")
+        self.message.update(f"[b red]✗[/] {escape_markup(text)}")
         self.input.select_all()
 
     def show_ok(self, text: str) -> None:
-        self.message.update(f"[green]✓[/] {_escape(text)}")
+        self.message.update(f"[green]✓[/] {escape_markup(text)}")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -189,7 +189,7 @@ def candidate_list(words: list[str], index: int) -> str:
         return ""
     first = max(0, min(index - LISTED // 2, len(words) - LISTED))
     shown = [
-        f"[reverse]{_escape(word)}[/]" if number == index else _escape(word)
+        f"[reverse]{escape_markup(word)}[/]" if number == index else escape_markup(word)
         for number, word in enumerate(words[first : first + LISTED], start=first)
     ]
     hidden = len(words) - len(shown)
@@ -197,5 +197,7 @@ def candidate_list(words: list[str], index: int) -> str:
     return f"[dim]tab:[/] {'  '.join(shown)}{more}"
 
 
-def _escape(text: str) -> str:
+def escape_markup(text: str) -> str:
+    """``text`` shown as it is inside markup: every ``[`` escaped, so that nothing in it opens
+    or closes a tag (Textual's own ``escape`` leaves ``[/b`` without its ``]`` as it is)."""
     return text.replace("[", r"\[")
