@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from engine import limits
 from engine.backfill import BackfillError, plan
-from engine.cli_scenario import INVALID, _guarded, _load
+from engine.cli_scenario import INVALID, _guarded, _load, past_the_end
 from engine.clock import Clock
 from engine.commands import BackfillJob
 from engine.history import History
@@ -73,8 +73,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{NAME}: {error}\n")
         return INVALID
     at = last if at is None else at
-    if scenario.until is not None and at > scenario.until:
-        err.write(f"{NAME}: tick {at} is after the scenario ends (clock.until: {scenario.until})\n")
+    problem = past_the_end(at, scenario)
+    if problem is not None:
+        err.write(f"{NAME}: {problem}\n")
         return INVALID
     history = History(scenario.new_engine, scenario.commands, scenario.until)
     history.seek(at)

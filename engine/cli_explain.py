@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine import explain_dst
-from engine.cli_scenario import INVALID, Handler, _guarded, _load
+from engine.cli_scenario import INVALID, Handler, _guarded, _load, past_the_end
 from engine.explain import explain_run, plain
 from engine.explain_missed import MissedQuestionError, explain_missed, render
 from engine.history import History
@@ -83,6 +83,10 @@ def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
             f"{scenario.source}: recurring jobs never run out of work, so this run has no end: "
             "pass --at TICK to say when to ask\n"
         )
+        return INVALID
+    problem = past_the_end(at, scenario)
+    if problem is not None:
+        err.write(f"cronlapse explain run: --at {args.at}: {problem}\n")
         return INVALID
     history.seek(at)
     named = _named_run(args.run, scenario, history, err)

@@ -118,6 +118,16 @@ def _until_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def past_the_end(tick: int, scenario: Scenario) -> str | None:
+    """Why a scenario cannot be played to ``tick``, or None. Played past its ``clock.until``
+    or to a tick no scenario may name, a recurring job would make runs until memory ran out."""
+    if scenario.until is not None and tick > scenario.until:
+        return f"tick {tick} is after the scenario ends (clock.until: {scenario.until})"
+    if tick > MAX_TICK:
+        return f"tick {tick} is after the last tick a scenario may name ({MAX_TICK})"
+    return None
+
+
 def _tick(text: str) -> int:
     try:
         value = int(text)

@@ -64,6 +64,18 @@ def test_an_endless_scenario_needs_at(cli, tmp_path) -> None:
     assert status == 0 and out.startswith("x@0 is SUCCEEDED at tick 12")
 
 
+def test_at_after_the_end_is_refused_before_anything_plays(cli, tmp_path) -> None:
+    """Played there, a recurring job would make runs until memory ran out (a MemoryError, after
+    minutes, was the answer)."""
+    status, out, err = cli("explain", "run", f"extract@{10**6}", DST, "--at", str(10**23))
+    assert (status, out) == (2, "")
+    assert "is after the scenario ends (clock.until: " in err and err.count("\n") == 1
+    path = tmp_path / "endless.yaml"
+    path.write_text("scenario: e\nworkers: [w]\njobs: [{id: x, every: 5}]\n")
+    status, _, err = cli("explain", "run", "x@0", str(path), "--at", str(10**23))
+    assert status == 2 and "after the last tick a scenario may name (10" in err
+
+
 def test_a_script_is_refused_with_a_reason(cli) -> None:
     status, _, err = cli("explain", "run", "a@0", str(SCENARIOS / "seed-001-aging-cascade.txt"))
     assert status == 2 and "explain reads a .yaml scenario" in err
