@@ -140,12 +140,12 @@ def _tick(text: str) -> int:
     return value
 
 
-def _guarded(name: str) -> Callable[[Handler], Handler]:
+def guarded(name: str) -> Callable[[Handler], Handler]:
     """Turn an unexpected exception into one line on ``err`` and exit status 70."""
 
     def wrap(handler: Handler) -> Handler:
         @functools.wraps(handler)
-        def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        def checked(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             try:
                 return handler(args, out, err)
             except BrokenPipeError:  # the reader left (``| head``): nothing more to say
@@ -154,7 +154,7 @@ def _guarded(name: str) -> Callable[[Handler], Handler]:
                 err.write(f"cronlapse {name}: internal error: {type(error).__name__}: {error}\n")
                 return INTERNAL_ERROR
 
-        return guarded
+        return checked
 
     return wrap
 
@@ -202,7 +202,7 @@ def _load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun
     return loaded
 
 
-@_guarded("run")
+@guarded("run")
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the event log (or the script's output), then the summary."""
     loaded = _load_to_play(args, err)
@@ -274,7 +274,7 @@ def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) ->
         )
 
 
-@_guarded("check")
+@guarded("check")
 def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print every mismatch and invariant violation of every file, then one count line."""
     invalid = checked = mismatches = violations = 0
@@ -323,7 +323,7 @@ def _count(number: int, one: str, many: str | None = None) -> str:
     return f"{number} {one if number == 1 else many or one + 's'}"
 
 
-@_guarded("export")
+@guarded("export")
 def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Write the attempts of a full run as a trace or a CSV file (or, with ``--scenario``, a
     service's journal as a scenario: :mod:`service.cli`)."""

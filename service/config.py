@@ -25,12 +25,11 @@ notifications: a job's subscription names one, and its endpoint and credentials 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from engine.scenario.errors import Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, parse_yaml, read_text
-from service.delivery.channels import ChannelConfig, read_channels
+from service.delivery.channels import ChannelConfig, read_channels, read_http_url
 
 NOOP = "noop"
 CONFIG_KEYS = ("workers", "snapshot_every", "misfire_grace", "executors", "channels")
@@ -119,10 +118,8 @@ def _executors(reader: Reader, node) -> dict[str, Executor]:
             if argv is not None:
                 executors[key.text] = Executor(key.text, argv=argv)
             continue
-        url = reader.string(fields["url"], path_key(path, "url"), "an http(s) URL")
-        if url is not None and urlsplit(url).scheme not in ("http", "https"):
-            reader.expected(fields["url"], path_key(path, "url"), "an http:// or https:// URL")
-        elif url is not None:
+        url = read_http_url(reader, fields["url"], path_key(path, "url"))
+        if url is not None:
             executors[key.text] = Executor(key.text, url=url)
     return executors
 

@@ -24,6 +24,8 @@ from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping
 
+HTTP_URL = "an http:// or https:// URL"
+
 KINDS = tuple(channel.value for channel in Channel)
 WEBHOOK_KEYS = ("url", "headers")
 SLACK_KEYS = ("url",)
@@ -89,10 +91,19 @@ def read_channels(reader: Reader, node) -> dict[str, ChannelConfig]:
     return channels
 
 
-def _url(reader: Reader, node, path: str) -> str | None:
-    url = reader.string(node, path, "an http:// or https:// URL")
-    if url is not None and urlsplit(url).scheme not in ("http", "https"):
-        reader.expected(node, path, "an http:// or https:// URL")
+def read_http_url(reader: Reader, node, path: str) -> str | None:
+    """An http(s) URL with a host, or None once reported: another scheme, no host, or one that
+    ``urlsplit`` refuses (``http://[::1``, a port out of range) would fail only at delivery."""
+    url = reader.string(node, path, HTTP_URL)
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:
+        valid = False
+    if not valid:
+        reader.expected(node, path, HTTP_URL)
         return None
     return url
 
@@ -101,7 +112,7 @@ def _webhook(reader: Reader, name: str, node, path: str) -> WebhookChannel | Non
     fields = reader.mapping(node, path, WEBHOOK_KEYS, required=("url",))
     if fields is None or "url" not in fields:
         return None
-    url = _url(reader, fields["url"], path_key(path, "url"))
+    url = read_http_url(reader, fields["url"], path_key(path, "url"))
     headers: list[tuple[str, str]] | None = []
     if "headers" in fields:
         headers = _headers(reader, fields["headers"], path_key(path, "headers"))
@@ -125,7 +136,7 @@ def _slack(reader: Reader, name: str, node, path: str) -> SlackChannel | None:
     fields = reader.mapping(node, path, SLACK_KEYS, required=("url",))
     if fields is None or "url" not in fields:
         return None
-    url = _url(reader, fields["url"], path_key(path, "url"))
+    url = read_http_url(reader, fields["url"], path_key(path, "url"))
     return None if url is None else SlackChannel(name, url)
 
 

@@ -35,6 +35,8 @@ def test_every_mistake_is_named_by_line_and_field(tmp_path: Path) -> None:
         "  ftp: {url: 'ftp://host/x'}\n"
         "  both: {argv: [x], url: 'http://h'}\n"
         "  shell: {argv: 'rm -rf /'}\n"
+        "  v6: {url: 'http://[::1'}\n"
+        "  nohost: {url: 'https:///x'}\n"
         "wrokers: 2\n"
     )
     with pytest.raises(ConfigInvalid) as raised:
@@ -49,7 +51,11 @@ def test_every_mistake_is_named_by_line_and_field(tmp_path: Path) -> None:
         f"{path}:6:9: executors.both: expected exactly one of 'argv' or 'url'",
         f"{path}:7:17: executors.shell.argv: expected a list of words such as "
         "[/usr/bin/env, backup], got the string 'rm -rf /'",
-        f"{path}:8:1: wrokers: unknown key 'wrokers' (did you mean 'workers'?)",
+        f"{path}:8:13: executors.v6.url: expected an http:// or https:// URL, "
+        "got the string 'http://[::1'",
+        f"{path}:9:17: executors.nohost.url: expected an http:// or https:// URL, "
+        "got the string 'https:///x'",
+        f"{path}:10:1: wrokers: unknown key 'wrokers' (did you mean 'workers'?)",
     ]
 
 
