@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -26,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from engine import limits
 from engine.commands import Outcome, Result
 from engine.digits import is_digits
 from engine.model import PRIORITY_LEVELS
@@ -37,7 +39,7 @@ from service.delivery.channels import unknown_targets
 from service.executors import AttemptKey, Executors
 from service.inbox import Unanswered
 from service.inputs import Inputs
-from service.json_nodes import MAX_BODY_BYTES, BodyError, parse_body
+from service.json_nodes import MAX_BODY_BYTES, NUL, NUL_REFUSED, BodyError, parse_body
 from service.live import LiveService
 from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from service.metrics import Metrics
@@ -49,6 +51,8 @@ log = logging.getLogger("cronlapse.serve")
 
 Handler = Callable[[Request], Awaitable[Response]]
 PAGE_LIMIT = 500
+_INTEGER = re.compile(r"-?[0-9]{1,12}")
+"""A priority in a query: plain digits (``int`` also reads ``1_000`` and other scripts' digits)."""
 CLOCK_INTERVAL = 0.02
 """Seconds between readings of the live clock."""
 
@@ -127,6 +131,9 @@ class Routes:
                 response = error(401, "missing or wrong bearer token")
                 response.headers["WWW-Authenticate"] = "Bearer"
                 return response
+            job_id = request.path_params.get("id", "")
+            if NUL in job_id:  # no job has one (bodies refuse it), and PostgreSQL cannot hold it
+                return error(404, f"no job {job_id!r}")
             return await handler(request)
 
         return check
@@ -246,15 +253,20 @@ class Routes:
         if priority is not None:
             wanted_priority = PRIORITY_LEVELS.get(priority)
             if wanted_priority is None:
-                try:
-                    wanted_priority = int(priority)
-                except ValueError:
-                    message = "expected high, medium, low or a whole number"
+                number = int(priority) if _INTEGER.fullmatch(priority) else None
+                if number is None or limits.PRIORITY.problem(number) is not None:
+                    low, high = limits.PRIORITY.low, limits.PRIORITY.high
+                    message = f"expected high, medium, low or a whole number from {low} to {high}"
                     problems.append(Problem("priority", message))
+                else:
+                    wanted_priority = number
+        run = query.get("run")
+        if run is not None and NUL in run:
+            problems.append(Problem("run", NUL_REFUSED))
         start, limit = _paging(query, problems)
         if problems:
             return error(422, "invalid query", problems)
-        wanted = JobFilter(status, wanted_priority, query.get("run"))
+        wanted = JobFilter(status, wanted_priority, run)
         page = await self.reads.jobs(start, limit, wanted)
         return JSONResponse({"jobs": page.items, "next": page.next})
 

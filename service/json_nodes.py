@@ -17,12 +17,14 @@ import json
 from dataclasses import dataclass
 from itertools import count
 
-from engine.scenario.errors import Position
+from engine.scenario.errors import Position, path_index, path_key
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 
 MAX_BODY_BYTES = 1024 * 1024
 """Largest request body accepted (413 above): a job document is a few hundred bytes."""
 MAX_DEPTH = 32
+NUL = "\x00"
+NUL_REFUSED = "text must not hold the NUL character (U+0000)"
 """Deepest nesting accepted in a body: a job's deepest key (``notify[0].on[0]``) is 4 levels."""
 
 
@@ -48,7 +50,31 @@ def parse_body(data: bytes) -> object:
         raise BodyError("", f"invalid JSON: {error.msg} at character {error.pos}") from None
     if _depth(value) > MAX_DEPTH:
         raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels")
+    where = _nul_path(value)
+    if where is not None:
+        raise BodyError(where, NUL_REFUSED)
     return value
+
+
+def _nul_path(value: object) -> str | None:
+    """Where the first string (a key or a value) holding NUL is, or None. PostgreSQL cannot
+    store one in text or JSON: accepted, it failed the scheduler's journal commit, which ends
+    the scheduler process."""
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if NUL in item:
+                return path
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                where = path_key(path, key)
+                if NUL in key:
+                    return where
+                stack.append((child, where))
+        elif isinstance(item, list):
+            stack.extend((child, path_index(path, i)) for i, child in enumerate(item))
+    return None
 
 
 def _refuse_constant(name: str) -> object:

@@ -102,6 +102,35 @@ def test_control_characters_in_short_forms_are_422_not_a_hang(client: httpx.Clie
         assert client.get(f"/job/{body['id']}").status_code == 404
 
 
+def test_nul_anywhere_is_refused_before_it_reaches_the_database(client: httpx.Client) -> None:
+    """PostgreSQL cannot store U+0000 in text or JSON: a body or a filter holding it is 422, an
+    id 404, and the server answers the next request as before."""
+    for body, path in (
+        ({"id": "nul\x00", "every": 60}, "id"),
+        ({"every": 60, "payload": "x\x00y"}, "payload"),
+        ({"every": 60, "depends_on": ["a\x00"]}, "depends_on[0]"),
+        ({"every": 60, "nul\x00key": 1}, "nul\x00key"),
+    ):
+        answer = client.post("/job", json=body)
+        assert answer.status_code == 422, body
+        assert answer.json()["errors"] == [
+            {"path": path, "message": "text must not hold the NUL character (U+0000)"}
+        ]
+    assert client.get("/jobs", params={"run": "a\x00"}).status_code == 422
+    for method in ("GET", "PUT", "DELETE"):
+        assert client.request(method, "/job/a%00b", json={}).status_code == 404, method
+    assert client.get("/job/a%00b/runs").status_code == 404
+    assert client.post("/job", json={"id": "after-nul", "every": 60}).status_code == 201
+
+
+def test_a_priority_filter_outside_the_engines_range_is_422(client: httpx.Client) -> None:
+    for priority in ("99999999999999999999", "-2147483649", "1_000", "٣"):
+        answer = client.get("/jobs", params={"priority": priority})
+        assert answer.status_code == 422, priority
+        assert answer.json()["errors"][0]["path"] == "priority"
+    assert client.get("/jobs", params={"priority": "-2147483648"}).status_code == 200
+
+
 def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:
     payload = "x" * (1024 * 1024)
     answer = client.post("/job", json={"id": "big", "payload": payload})
