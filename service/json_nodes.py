@@ -23,9 +23,10 @@ from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 MAX_BODY_BYTES = 1024 * 1024
 """Largest request body accepted (413 above): a job document is a few hundred bytes."""
 MAX_DEPTH = 32
+"""Deepest nesting accepted in a body: a job's deepest key (``notify[0].on[0]``) is 4 levels."""
 NUL = "\x00"
 NUL_REFUSED = "text must not hold the NUL character (U+0000)"
-"""Deepest nesting accepted in a body: a job's deepest key (``notify[0].on[0]``) is 4 levels."""
+"""Refused in any string of a request: PostgreSQL cannot store it in text or JSON."""
 
 
 @dataclass(frozen=True, slots=True)
