@@ -1,4 +1,4 @@
-"""Any command line is parsed or refused with a message: never a crash, never half a command.
+"""Any command line is parsed to its command or refused with a message, never a crash.
 
 Words are drawn from what a user types (each verb's own keys, values YAML reads as numbers,
 lists, mappings or dates, and stray quotes, brackets and control characters), so that most lines
