@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 S = OccurrenceState
 
+_WALK_COST = 10
+"""About how many records a scan reads in the time one step of a walk over a job's runs takes
+(measured on an ``Every`` schedule: 0.045 µs a record against 0.44 µs a step)."""
+
 
 @value
 class ImplicitRange:
@@ -76,6 +80,11 @@ def count_runs(
         low = through + 1
     total += _fires_not_skipped(job, job.spec.schedule, max(low, job.spec_since), last)
     if recorded is None:
+        if total * _WALK_COST <= len(engine.occurrences):
+            # Few runs in the range against the engine's records: look each run up rather than
+            # read every other job's records (else a cascade over many jobs, and the dashboard's
+            # table of cancellations, cost the number of jobs times the number of records).
+            return sum(1 for _ in runs_in(engine, job, first, last))
         recorded = (tick for job_id, tick in engine.occurrences if job_id == job.job_id)
     for tick in recorded:
         if first <= tick <= last and job.fires_at(tick) and _skip_around(job, tick) is None:

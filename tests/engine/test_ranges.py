@@ -34,7 +34,7 @@ from engine.model import (
     Subscription,
 )
 from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.queries import count_occurrences, list_occurrences, occurrence_row
+from engine.queries import cancelled_range, count_occurrences, list_occurrences, occurrence_row
 from engine.ranges import count_runs, implicit_range, runs_in
 from engine.scenario.checks import StateCount
 from engine.scenario.stats import run_stats
@@ -285,3 +285,63 @@ def test_ranges_agree_with_the_status_query_the_listing_and_the_counts(
         engine.apply(command(engine, step))
         assert_views_agree(engine)
     assert violations(engine) == []
+
+
+def _engine_lines(action) -> int:
+    """Lines of engine code executed by ``action()``: a count of work that, unlike time, does
+    not depend on the machine."""
+    import sys
+    from pathlib import Path
+
+    engine_dir = str(Path(ev.__file__).parent)
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if not frame.f_code.co_filename.startswith(engine_dir):
+            return None
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        action()
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+def _many_records_then_delete(other_jobs_runs: int) -> tuple[int, int]:
+    """An engine whose other jobs have about ``other_jobs_runs`` records, one job with a small
+    backlog deleted there and its cancelled range read: the engine lines that took, and the
+    cancelled runs."""
+    engine = Engine(Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED))
+    engine.apply(RegisterWorker("w"))
+    engine.apply(ScheduleJob(JobSpec("busy", Every(0, 1), duration=1)))
+    engine.advance(other_jobs_runs)
+    assert len(engine.occurrences) >= other_jobs_runs - 1
+    start = engine.now
+    engine.apply(ScheduleJob(JobSpec("late", Every(start, 1), priority=-1)))
+    engine.advance(start + 5)
+    # "late" never ran: its runs wait as one range (the worker always takes "busy" first).
+    assert implicit_range(engine, engine.jobs["late"]) is not None
+
+    def delete_and_read() -> None:
+        assert engine.apply(DeleteJob("late")).accepted
+        assert cancelled_range(engine, "late") is not None
+
+    lines = _engine_lines(delete_and_read)
+    view = cancelled_range(engine, "late")
+    assert view is not None
+    return lines, view.runs
+
+
+def test_deleting_a_job_costs_its_own_runs_not_every_record_in_the_engine() -> None:
+    """Counting a deleted job's cancelled range subtracts the records inside it; finding them
+    must not read every other job's records (a cascade over many jobs was quadratic, and so
+    was the dashboard's table of cancellations)."""
+    few_lines, few_runs = _many_records_then_delete(200)
+    many_lines, many_runs = _many_records_then_delete(20_000)
+    assert few_runs == many_runs
+    assert many_lines < few_lines * 1.5, (few_lines, many_lines)
