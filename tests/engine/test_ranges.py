@@ -7,6 +7,9 @@ notifications and the run summary must be the ones the same runs would give as r
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -290,9 +293,6 @@ def test_ranges_agree_with_the_status_query_the_listing_and_the_counts(
 def _engine_lines(action) -> int:
     """Lines of engine code executed by ``action()``: a count of work that, unlike time, does
     not depend on the machine."""
-    import sys
-    from pathlib import Path
-
     engine_dir = str(Path(ev.__file__).parent)
     lines = 0
 
