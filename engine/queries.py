@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 
 from engine.core import Engine
 from engine.model import Attempt, CancelReason, Job, Occurrence, OccurrenceState, WorkerState
-from engine.ranges import ImplicitRange, count_runs, implicit_range, runs_in
+from engine.ranges import ImplicitRange, RecordTicks, count_runs, implicit_range, runs_in
 from engine.schedules import next_fire_times
 
 S = OccurrenceState
@@ -168,12 +168,9 @@ def count_occurrences(
     is due or has a record), implicit ones included; arithmetic per range where it can be."""
     keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
     total = len(keys) if job_id is None else sum(1 for key in keys if key[0] == job_id)
-    recorded: dict[str, list[int]] = {}
-    for record_job, tick in engine.occurrences:
-        recorded.setdefault(record_job, []).append(tick)
+    records = RecordTicks(engine)
     for waiting in _ranges(engine, state, job_id):
-        ticks = recorded.get(waiting.job.job_id, [])
-        total += count_runs(engine, waiting.job, waiting.first, waiting.last, ticks)
+        total += count_runs(engine, waiting.job, waiting.first, waiting.last, records)
     return total
 
 

@@ -14,7 +14,7 @@ one schedule step per run; counting them is arithmetic for ``Every`` schedules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from engine.model import Job, OccurrenceState
@@ -66,11 +66,31 @@ def runs_in(engine: Engine, job: Job, first: int, last: int) -> Iterator[int]:
         tick = job.first_fire(tick + 1)
 
 
+class RecordTicks:
+    """The scheduled ticks of each job's records, read from every record once, and only when a
+    count first needs them: a caller counting many ranges passes one, so that a count that must
+    subtract the records of a long range reads the engine's records once, not once a range."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._by_job: dict[str, list[int]] | None = None
+
+    def of(self, job_id: str) -> list[int]:
+        if self._by_job is None:
+            self._by_job = {}
+            for record_job, tick in self._engine.occurrences:
+                self._by_job.setdefault(record_job, []).append(tick)
+        return self._by_job.get(job_id, [])
+
+
 def count_runs(
-    engine: Engine, job: Job, first: int, last: int, recorded: Iterable[int] | None = None
+    engine: Engine, job: Job, first: int, last: int, records: RecordTicks | None = None
 ) -> int:
     """``len(list(runs_in(...)))``, by arithmetic per definition and skip range where it can.
-    ``recorded``: the scheduled ticks of the job's records, if known (else every record is read)."""
+
+    The runs with a record are subtracted. When the range has few runs against the engine's
+    records, each run is looked up; else the job's records are read from ``records`` (made
+    here if not given): a scan of every record."""
     total = 0
     low = first
     for through, spec in job.backlog:
@@ -79,14 +99,11 @@ def count_runs(
         total += _fires_not_skipped(job, spec.schedule, low, min(last, through))
         low = through + 1
     total += _fires_not_skipped(job, job.spec.schedule, max(low, job.spec_since), last)
-    if recorded is None:
-        if total * _WALK_COST <= len(engine.occurrences):
-            # Few runs in the range against the engine's records: look each run up rather than
-            # read every other job's records (else a cascade over many jobs, and the dashboard's
-            # table of cancellations, cost the number of jobs times the number of records).
-            return sum(1 for _ in runs_in(engine, job, first, last))
-        recorded = (tick for job_id, tick in engine.occurrences if job_id == job.job_id)
-    for tick in recorded:
+    if total * _WALK_COST <= len(engine.occurrences):
+        # Else a cascade over many jobs, the dashboard's table of cancellations and the
+        # service's queue depth would cost the number of jobs times the number of records.
+        return sum(1 for _ in runs_in(engine, job, first, last))
+    for tick in (records or RecordTicks(engine)).of(job.job_id):
         if first <= tick <= last and job.fires_at(tick) and _skip_around(job, tick) is None:
             total -= 1
     return total

@@ -345,3 +345,25 @@ def test_deleting_a_job_costs_its_own_runs_not_every_record_in_the_engine() -> N
     many_lines, many_runs = _many_records_then_delete(20_000)
     assert few_runs == many_runs
     assert many_lines < few_lines * 1.5, (few_lines, many_lines)
+
+
+def test_counting_the_queued_runs_costs_the_ranges_not_every_record() -> None:
+    """The service samples the queue depth every second (``cronlapse_queue_depth``): a count
+    that read every record would make a long-running scheduler slower by the hour."""
+
+    def engine_with(other_jobs_runs: int) -> Engine:
+        engine = Engine(Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED))
+        engine.apply(RegisterWorker("w"))
+        engine.apply(ScheduleJob(JobSpec("busy", Every(0, 1), duration=1)))
+        engine.advance(other_jobs_runs)
+        start = engine.now
+        engine.apply(ScheduleJob(JobSpec("late", Every(start, 1), priority=-1)))
+        engine.advance(start + 5)
+        return engine
+
+    few, many = engine_with(200), engine_with(20_000)
+    counts: list[int] = []
+    few_lines = _engine_lines(lambda: counts.append(count_occurrences(few, state=S.QUEUED)))
+    many_lines = _engine_lines(lambda: counts.append(count_occurrences(many, state=S.QUEUED)))
+    assert counts[0] == counts[1] > 0
+    assert many_lines < few_lines * 1.5, (few_lines, many_lines)
