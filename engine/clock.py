@@ -108,6 +108,15 @@ class Clock:
         instant = self.epoch.astimezone(UTC) + timedelta(seconds=tick * self.tick_seconds)
         return instant.astimezone(self.zone)
 
+    def names(self, tick: int) -> bool:
+        """Whether the clock can name ``tick``: a date stops at the year 9999, a tick need not
+        (an interval of 10**14 ticks is a schedule like any other)."""
+        try:
+            self.to_datetime(tick)
+        except OverflowError:
+            return False
+        return True
+
     def to_tick_ceil(self, moment: datetime) -> int:
         """The first tick at or after ``moment``: a time between two ticks happens at the next one.
 

@@ -27,6 +27,7 @@ from typing import TextIO
 
 from engine import events as ev
 from engine.core import Engine
+from service.clock import ENGINE_CLOCK
 from service.views import iso
 
 NAMES: dict[type[ev.Event], str] = {
@@ -110,7 +111,8 @@ def log_record(event: ev.Event, engine: Engine | None = None) -> dict[str, objec
     if engine is not None and kind in (ev.JobScheduled, ev.JobModified):
         job = engine.jobs.get(str(record["job"]))
         due = None if job is None else job.next_due
-        record["next_run"] = None if due is None else iso(due)
+        named = due is not None and ENGINE_CLOCK.names(due)
+        record["next_run"] = iso(due) if named else None  # past the year 9999: none to name
     return record
 
 

@@ -7,6 +7,8 @@ in UTC, with the tick alongside.
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 from engine.core import Engine
 from engine.model import PRIORITY_LEVELS, Job
 from engine.queries import OccurrenceRow, implicit_front, occurrence_row, worker_rows
@@ -28,9 +30,12 @@ def priority_value(priority: int) -> str | int:
 
 
 def next_runs(engine: Engine, job: Job, count: int = NEXT_RUNS) -> list[int]:
+    """The job's next runs that a date can name: an interval may take them past the year 9999,
+    where the API has no time to write."""
     if job.deleted or job.next_due is None:
         return []
-    return next_fire_times(job.spec.schedule, max(engine.now + 1, job.next_due), count)
+    ticks = next_fire_times(job.spec.schedule, max(engine.now + 1, job.next_due), count)
+    return list(takewhile(ENGINE_CLOCK.names, ticks))
 
 
 def job_status(state: LiveState, job: Job) -> str:

@@ -27,6 +27,8 @@ class Context:
         """A tick as people read it: ``1560 (2026-03-29 03:00 +02:00)`` when there is a clock."""
         if self.clock is None:
             return f"tick {tick}"
+        if not self.clock.names(tick):
+            return f"tick {tick} (past the year 9999)"
         moment = self.clock.to_datetime(tick)
         return f"tick {tick} ({moment:%a %Y-%m-%d %H:%M} {_offset(moment.strftime('%z'))})"
 

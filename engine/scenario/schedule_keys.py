@@ -15,7 +15,7 @@ from engine.clock import Clock, ClockError, parse_zone
 from engine.digits import is_digits
 from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import MAX_TICK, Reader
-from engine.scenario.settings import strip_field
+from engine.scenario.settings import past_year_9999, strip_field
 from engine.scenario.yaml_source import Node, Scalar
 from engine.schedules import Every, Once, Schedule
 from engine.targets import TargetError, is_relative, parse_target
@@ -114,7 +114,7 @@ class ScheduleReader:
             self.reader.expected(node, path, "a tick, +N, +2h, a time such as 14:30 or an ISO time")
             return None
         if isinstance(value, int) and not is_relative(text):
-            return self.reader.tick(node, path)
+            return self._named(node, path, self.reader.tick(node, path), clock)
         words = text if isinstance(value, int) else value
         if clock is None and not is_relative(words) and not is_digits(words.strip()):
             self._no_clock(node, path, "a time of day or an ISO time")
@@ -126,6 +126,13 @@ class ScheduleReader:
             return None
         if tick > MAX_TICK:
             self.reader.error(node, path, f"{words} is tick {tick}: expected at most {MAX_TICK}")
+            return None
+        return self._named(node, path, tick, clock)
+
+    def _named(self, node: Node, path: str, tick: int | None, clock: Clock | None) -> int | None:
+        """``tick``, unless the clock cannot name it: every view shows a run's time as a date."""
+        if tick is not None and clock is not None and not clock.names(tick):
+            self.reader.error(node, path, past_year_9999(clock, tick))
             return None
         return tick
 

@@ -83,18 +83,9 @@ def read_clock(reader: Reader, node: Node | None) -> ClockSettings:
         culprit = fields.get(error.field, node)
         reader.error(culprit, path_key("clock", error.field), strip_field(error))
         return ClockSettings(None, until, failed=True)
-    if until is not None and not fits(clock, until):
+    if until is not None and not clock.names(until):
         reader.error(fields["until"], "clock.until", past_year_9999(clock, until))
     return ClockSettings(clock, until)
-
-
-def fits(clock: Clock, tick: int) -> bool:
-    """Whether ``tick`` is a time the clock can name (datetime stops at the year 9999)."""
-    try:
-        clock.to_datetime(tick)
-    except OverflowError:
-        return False
-    return True
 
 
 def past_year_9999(clock: Clock, tick: int) -> str:

@@ -24,7 +24,6 @@ from engine.scenario.outages import outage_entries, read_outages
 from engine.scenario.schema import Reader
 from engine.scenario.settings import (
     ClockSettings,
-    fits,
     past_year_9999,
     read_clock,
     read_policy,
@@ -353,7 +352,7 @@ class _Loader:
             if until is not None and tick > until:
                 message = f"tick {tick} is after clock.until ({until}): it would never be reached"
                 problems.add(pos, section, message)
-            elif clock.clock is not None and not fits(clock.clock, tick):
+            elif clock.clock is not None and not clock.clock.names(tick):
                 problems.add(pos, section, past_year_9999(clock.clock, tick))
 
 

@@ -76,6 +76,34 @@ def test_at_after_the_end_is_refused_before_anything_plays(cli, tmp_path) -> Non
     assert status == 2 and "after the last tick a scenario may name (10" in err
 
 
+FAR_SCENARIO = """\
+scenario: far
+clock: {epoch: "2026-01-05T00:00:00", tick: 60, until: 100}
+workers: [w1]
+jobs:
+  - {id: far, every: 100000000000000, first: 10}
+"""
+
+
+def test_a_next_fire_time_past_the_year_9999_is_named_by_its_tick(cli, tmp_path) -> None:
+    """A date stops at the year 9999; a schedule's next fire time need not (it was an
+    OverflowError, reported as an internal error)."""
+    path = tmp_path / "far.yaml"
+    path.write_text(FAR_SCENARIO)
+    status, out, err = cli("explain", "run", "far@50", str(path))
+    assert (status, err) == (0, "")
+    assert "its next fire time from there: tick 100000000000010 (past the year 9999)" in out
+
+
+def test_a_first_run_past_the_year_9999_is_refused_where_it_is_written(cli, tmp_path) -> None:
+    path = tmp_path / "far.yaml"
+    path.write_text(FAR_SCENARIO.replace("first: 10}", "first: 100000000000000}"))
+    status, _, err = cli("run", str(path))
+    assert status != 0
+    assert f"{path}:5:46: jobs[0].first: tick 100000000000000 with 60-second ticks" in err
+    assert "is past the year 9999" in err
+
+
 def test_a_script_is_refused_with_a_reason(cli) -> None:
     status, _, err = cli("explain", "run", "a@0", str(SCENARIOS / "seed-001-aging-cascade.txt"))
     assert status == 2 and "explain reads a .yaml scenario" in err

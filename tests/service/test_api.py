@@ -131,6 +131,23 @@ def test_a_priority_filter_outside_the_engines_range_is_422(client: httpx.Client
     assert client.get("/jobs", params={"priority": "-2147483648"}).status_code == 200
 
 
+def test_runs_past_the_year_9999_are_not_listed_and_times_there_are_refused(
+    client: httpx.Client,
+) -> None:
+    """An interval may put a job's next run past what a date can say (schemathesis found a job
+    whose listing was a 500 for everyone after it was made): such runs are left out of
+    ``next_runs``, and a first run there is refused."""
+    made = client.post("/job", json={"id": "far", "every": 70368744177665, "first": -674})
+    assert made.status_code == 201, made.text
+    assert client.get("/job/far").json()["next_runs"] == []
+    assert client.get("/jobs").status_code == 200
+    for body in ({"id": "at", "at": 10**14}, {"id": "first", "every": 60, "first": 10**14}):
+        answer = client.post("/job", json=body)
+        assert answer.status_code == 422, answer.text
+        error = answer.json()["errors"][0]
+        assert error["path"] in ("at", "first") and "past the year 9999" in error["message"]
+
+
 def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:
     payload = "x" * (1024 * 1024)
     answer = client.post("/job", json={"id": "big", "payload": payload})
