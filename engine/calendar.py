@@ -188,7 +188,13 @@ def _first_fire_tick(schedule: CronSchedule, tick: int) -> int | None:
     # Fire times mapping to tick t or later are those after tick t-1's instant; at tick 0,
     # those at or after the epoch (fire times are whole seconds, so one microsecond before).
     clock = schedule.clock
-    after = clock.to_datetime(tick - 1) if tick > 0 else clock.epoch.astimezone(UTC) - _MICROSECOND
+    if tick <= 0:
+        after = clock.epoch.astimezone(UTC) - _MICROSECOND
+    else:
+        try:
+            after = clock.to_datetime(tick - 1)
+        except OverflowError:
+            return None  # past the year 9999, where fire times end
     fire = next(_fire_times_after(schedule.cron, clock.zone, after), None)
     return None if fire is None else clock.to_tick_ceil(fire)
 

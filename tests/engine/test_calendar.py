@@ -482,3 +482,13 @@ def test_jobs_on_one_expression_share_its_cron_walks(monkeypatch: pytest.MonkeyP
     answers = {tuple(next_fire_times(schedule, 10, 5)) for schedule in schedules}
     assert len(answers) == 1 and len(next(iter(answers))) == 5
     assert len(walks) == 5
+
+
+@pytest.mark.parametrize("tick", [10**14, 10**15])
+def test_a_tick_past_the_year_9999_has_no_fire_time(tick: int) -> None:
+    """A date stops at the year 9999, and so does a calendar schedule: asked about a tick the
+    clock cannot name, it answers, where it raised OverflowError (``cronlapse explain run
+    extract@100000000000000`` was an internal error)."""
+    schedule = CronSchedule("30 2 * * *", Clock.parse("2026-03-23T00:00:00", "Europe/Berlin", 60))
+    assert schedule.first_at_or_after(tick) is None
+    assert not schedule.contains(tick)
