@@ -39,6 +39,11 @@ def parse_zone(name: str, field: str = "timezone") -> ZoneInfo:
         ) from None
 
 
+_FIRST_INSTANT = datetime(1, 1, 2, tzinfo=UTC)
+"""The earliest epoch: schedules look a moment before the epoch (a cron run due at tick 0),
+and the day before it is the margin that keeps that look inside the calendar."""
+
+
 def parse_time(text: str, zone: ZoneInfo, field: str = "epoch") -> datetime:
     """An ISO 8601 time as an aware datetime in ``zone``.
 
@@ -54,15 +59,23 @@ def parse_time(text: str, zone: ZoneInfo, field: str = "epoch") -> datetime:
             "expected an ISO 8601 time such as 2026-03-28T00:00:00 or "
             f"2026-03-28T00:00:00+01:00, got {text!r}",
         ) from None
+    out_of_range = ClockError(
+        field, f"{text} is out of range: expected a time from 0001-01-02 to 9999-12-31 (UTC)"
+    )
     try:
-        if parsed.tzinfo is not None:
-            return parsed.astimezone(zone)
-        local = parsed.replace(tzinfo=zone, fold=0)
-        exists = local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) == parsed
+        local = (
+            parsed.replace(tzinfo=zone, fold=0)
+            if parsed.tzinfo is None
+            else parsed.astimezone(zone)
+        )
+        instant = local.astimezone(UTC)
+        exists = (
+            parsed.tzinfo is not None or instant.astimezone(zone).replace(tzinfo=None) == parsed
+        )
     except OverflowError:
-        raise ClockError(
-            field, f"{text} is out of range: expected a time in years 1-9999"
-        ) from None
+        raise out_of_range from None
+    if instant < _FIRST_INSTANT:
+        raise out_of_range
     if not exists:
         raise ClockError(
             field,

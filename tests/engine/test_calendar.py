@@ -492,3 +492,8 @@ def test_a_tick_past_the_year_9999_has_no_fire_time(tick: int) -> None:
     schedule = CronSchedule("30 2 * * *", Clock.parse("2026-03-23T00:00:00", "Europe/Berlin", 60))
     assert schedule.first_at_or_after(tick) is None
     assert not schedule.contains(tick)
+
+
+def test_a_clock_from_the_first_day_it_can_name_has_a_first_fire_time() -> None:
+    schedule = CronSchedule("0 0 * * *", Clock.parse("0001-01-02T00:00:00", "UTC", 60))
+    assert schedule.first_at_or_after(0) == 0

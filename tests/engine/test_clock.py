@@ -96,7 +96,11 @@ def test_a_local_time_in_a_repeated_hour_means_the_first_pass() -> None:
         (None, "Europe", 1, "timezone", "IANA name"),
         ("yesterday", "UTC", 1, "epoch", "ISO 8601"),
         ("2026-03-29T02:30:00", "Europe/Berlin", 1, "epoch", "does not exist in Europe/Berlin"),
-        ("0001-01-01T00:00:00", "Europe/Berlin", 1, "epoch", "years 1-9999"),
+        ("0001-01-01T00:00:00", "Europe/Berlin", 1, "epoch", "from 0001-01-02 to 9999-12-31"),
+        ("0001-01-01T00:00:00", "UTC", 1, "epoch", "from 0001-01-02 to 9999-12-31"),
+        ("0001-01-01T23:59:59+00:00", "UTC", 1, "epoch", "from 0001-01-02 to 9999-12-31"),
+        ("9999-12-31T23:00:00-05:00", "UTC", 1, "epoch", "from 0001-01-02 to 9999-12-31"),
+        ("9999-12-31T23:00:00+00:00", "Asia/Tokyo", 1, "epoch", "from 0001-01-02 to 9999-12-31"),
         (None, "UTC", 0, "tick", "positive whole number of seconds"),
         (None, "UTC", -5, "tick", "positive whole number of seconds"),
         (None, "UTC", 1.5, "tick", "positive whole number of seconds"),
@@ -112,6 +116,12 @@ def test_invalid_settings_name_the_field_and_what_was_expected(
     assert str(caught.value).startswith(f"{field}: ")
     assert expected in str(caught.value)
     assert isinstance(caught.value, ValueError)
+
+
+def test_the_first_day_of_the_calendar_is_left_as_margin() -> None:
+    """Schedules look a moment before the epoch (a cron run due exactly at tick 0): a clock
+    starting on 0001-01-01 made ``cronlapse run`` an internal error (OverflowError)."""
+    assert Clock.parse("0001-01-02T00:00:00", "UTC").to_datetime(0).year == 1
 
 
 def test_a_naive_epoch_is_refused() -> None:
