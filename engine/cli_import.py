@@ -48,7 +48,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ImportProblems as error:
         problems += error.problems
     if problems or fleet is None:
-        err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
+        # An option's problem is found by its own check and again when the scenario is loaded.
+        err.writelines(f"cronlapse import: {problem}\n" for problem in dict.fromkeys(problems))
         return 1
     err.writelines(f"cronlapse import: not imported: {reason}\n" for reason in fleet.skipped)
     if args.output is None:

@@ -27,7 +27,6 @@ from engine.scenario import (
     check_script,
     is_script,
     load_scenario,
-    parse_scenario,
     run_script_file,
 )
 from engine.scenario.export import write_csv, write_trace
@@ -166,7 +165,7 @@ def _load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
         imported = import_recognised(path)
         if imported is not None:
             err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
-            return parse_scenario(imported.text, path)
+            return imported.scenario
         return run_script_file(path) if is_script(path) else load_scenario(path)
     except ImportProblems as problems:
         err.writelines(f"{problem}\n" for problem in problems.problems)

@@ -15,8 +15,9 @@ from pathlib import Path
 from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import CronJob, read_manifest
-from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
+from engine.importers.scenario_text import Horizon, ImportedJob, job_lines, scenario_text
 from engine.importers.systemd import Timer, read_timer
+from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
 """A Monday."""
@@ -47,6 +48,8 @@ class ImportedFleet:
     jobs: int
     skipped: tuple[str, ...]
     """``file:line: why`` for what could not be imported."""
+    scenario: Scenario
+    """The text, loaded: an import that would not load is refused."""
 
 
 @dataclass(slots=True)
@@ -90,7 +93,37 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     horizon = Horizon(options.start, zone, options.days)
     workers = max(len(fleet.jobs), 1)
     text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
-    return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped))
+    source = paths[0] if len(paths) == 1 else "<import>"
+    try:
+        scenario = parse_scenario(text, source)
+    except ScenarioInvalid as invalid:
+        raise ImportProblems(_load_problems(invalid, text, fleet.jobs, options)) from None
+    return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+def _load_problems(
+    invalid: ScenarioInvalid, text: str, jobs: list[ImportedJob], options: ImportOptions
+) -> list[str]:
+    """The problems of a scenario that would not load, at their source: a job's at the line it
+    came from, the clock's at the option that set it. Each importer checks what its format
+    allows; these are the rest (a February 30th, a run past the year 9999)."""
+    job_at = dict(zip(job_lines(text), jobs, strict=True))
+    problems = []
+    for error in invalid.errors:
+        job = None if error.pos is None else job_at.get(error.pos.line)
+        if job is not None:
+            key = error.path.rpartition(".")[2]
+            problems.append(f"{job.origin}: cannot be simulated: {key}: {error.message}")
+        elif error.path == "clock.epoch":
+            problems.append(f"--from: {error.message}")
+        elif error.path == "clock.until":
+            problems.append(
+                f"--days: {options.days} days from {options.start} run past the year 9999: "
+                "expected fewer days or an earlier --from"
+            )
+        else:
+            problems.append(f"the scenario it would write: {error}")
+    return problems
 
 
 def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
@@ -115,7 +148,8 @@ def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> Import
         comments.insert(0, entry.description)
     if entry.user is not None:
         comments.append(f"runs as {entry.user}")
-    return ImportedJob(_program(entry.command), keys, tuple(comments))
+    origin = f"{crontab.path}:{entry.line}: {entry.source}"
+    return ImportedJob(_program(entry.command), keys, tuple(comments), origin)
 
 
 def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
@@ -154,7 +188,8 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         f"{str(cronjob.suspended).lower()})",
         *cronjob.notes,
     ]
-    return ImportedJob(cronjob.name, keys, tuple(comments))
+    origin = f"{path}:{cronjob.line}: CronJob {cronjob.name}"
+    return ImportedJob(cronjob.name, keys, tuple(comments), origin)
 
 
 def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
@@ -186,7 +221,8 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             "overlap: Forbid: systemd does not start a unit that is still active",
             *timer.notes,
         ]
-        fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments)))
+        origin = f"{timer.path}:{schedule.line}: {schedule.source}"
+        fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
 
 
 _SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})

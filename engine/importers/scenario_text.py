@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine.yaml_text import escaped, flow
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
+_JOB_LINE = "  - {id: "
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class ImportedJob:
     """The scenario job's keys besides ``id``, in the order to write them."""
     comments: tuple[str, ...]
     """Lines to write above the job."""
+    origin: str
+    """``file:line: setting`` where it came from, for a problem the scenario finds in it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +59,20 @@ def scenario_text(
     for job_id, job in zip(ids, jobs, strict=True):
         lines += [f"  # {escaped(comment)}" for comment in job.comments]
         keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
-        lines.append(f"  - {{id: {_quote(job_id)}, {keys}}}")
+        lines.append(f"{_JOB_LINE}{_quote(job_id)}, {keys}}}")
     if paused:
         lines.append("timeline:")
         lines += [f"  - {{at: 0, pause: {{job: {_quote(ids[index])}}}}}" for index in paused]
     return "\n".join(lines) + "\n"
+
+
+def job_lines(text: str) -> list[int]:
+    """The line number of each job in a :func:`scenario_text`, in order: each is one line."""
+    return [
+        number
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.startswith(_JOB_LINE)
+    ]
 
 
 def unique_ids(names: Iterable[str]) -> list[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,8 @@ _NOTED_KEYS = {
     "FixedRandomDelay": "cronlapse always draws one delay per timer (as if yes)",
 }
 _SERVICE_KEYS = ("Description", "ExecStart", "User", "RuntimeMaxSec")
+_UNIT_NAME = re.compile(r"[A-Za-z0-9:_.\\@-]+\.[a-z]+")
+"""systemd.unit(5)'s unit names: a name of those characters and a type suffix, no directory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +229,10 @@ class _Reader:
 
     def span(self, setting: Setting) -> float | None:
         seconds = parse_timespan(setting.value)
-        if seconds is None:
-            self.error(setting, "expected a time span such as 90, 5min or 1h 30min")
+        problem = span_problem(seconds)
+        if problem is not None:
+            self.error(setting, problem)
+            return None
         return seconds
 
     def boolean(self, setting: Setting) -> bool | None:
@@ -235,6 +240,20 @@ class _Reader:
         if value is None:
             self.error(setting, "expected true or false (yes/no, on/off, 1/0)")
         return value
+
+
+MAX_SPAN_SECONDS = 1000 * 31_557_600
+"""A thousand years: longer spans are refused where they are written, before their minutes
+are counted (a span of 400 digits is infinite as a float)."""
+
+
+def span_problem(seconds: float | None) -> str | None:
+    """What is wrong with a parsed time span, None if nothing."""
+    if seconds is None:
+        return "expected a time span such as 90, 5min or 1h 30min"
+    if seconds > MAX_SPAN_SECONDS:
+        return "too long: expected a time span of at most 1000 years"
+    return None
 
 
 def _later(schedule: TimerSchedule, minutes: int, cron: str | None = None) -> TimerSchedule:
@@ -246,8 +265,17 @@ def _later(schedule: TimerSchedule, minutes: int, cron: str | None = None) -> Ti
 
 def _add_service(timer: Timer, settings: list[Setting]) -> None:
     """Fill in what the activated service says, if it is next to the timer."""
-    unit = next((s.value for s in settings if s.section == "Timer" and s.key == "Unit"), None)
-    path = Path(timer.path).with_name(unit or f"{timer.name}.service")
+    unit = next((s for s in settings if s.section == "Timer" and s.key == "Unit"), None)
+    if unit is not None and unit.value and not _UNIT_NAME.fullmatch(unit.value):
+        raise ImportProblems(
+            [
+                f"{unit.where(timer.path)}: Unit=: expected a unit name such as backup.service, "
+                f"got {unit.value!r}"
+            ]
+        )
+    path = Path(timer.path).with_name(
+        unit.value if unit and unit.value else f"{timer.name}.service"
+    )
     if not path.is_file():
         timer.notes.append(f"{path.name}: not found next to the timer; the job has no command")
         return
@@ -261,9 +289,10 @@ def _add_service(timer: Timer, settings: list[Setting]) -> None:
         timer.user = values["User"].value
     if "RuntimeMaxSec" in values:
         seconds = parse_timespan(values["RuntimeMaxSec"].value)
-        if seconds is None:
+        problem = span_problem(seconds)
+        if seconds is None or problem is not None:
             where = values["RuntimeMaxSec"].where(str(path))
-            raise ImportProblems([f"{where}: RuntimeMaxSec=: expected a time span"])
+            raise ImportProblems([f"{where}: RuntimeMaxSec=: {problem}"])
         timer.timeout_minutes = max(1, math.ceil(seconds / 60))
     others = sorted({s.key for s in service if s.key not in _SERVICE_KEYS})
     if others:

@@ -119,3 +119,68 @@ def test_any_text_is_read_or_refused_with_problems_never_a_crash(parse: object, 
         parse(text)  # type: ignore[operator]
     except ImportProblems as problems:
         assert problems.problems and all(":" in problem for problem in problems.problems)
+
+
+_PAST_9999 = "tick 5259600 with 60-second ticks is past the year 9999"
+_FAR = [
+    (
+        "crontab",
+        "0 3 * * * /bin/x\n",
+        ["--from", "9999-12-25T00:00:00"],
+        "--days: 7 days from 9999-12-25T00:00:00 run past the year 9999: expected fewer days "
+        "or an earlier --from",
+    ),
+    (
+        "crontab",
+        "0 3 * * * /bin/x\n",
+        ["--from", "0001-01-01T00:00:00"],
+        "--from: 0001-01-01T00:00:00 is out of range: expected a time from 0001-01-02",
+    ),
+    (
+        "crontab",
+        "CRON_TZ=Europe/Berlin\n0 3 * * * /bin/x\n",
+        ["--from", "2026-03-29T02:30:00"],
+        "--from: 2026-03-29T02:30:00 does not exist in Europe/Berlin",
+    ),
+    (
+        "systemd",
+        "[Timer]\nOnCalendar=*-02-30 00:00\n",
+        [],
+        "{source}:2: OnCalendar=*-02-30 00:00: cannot be simulated: cron: day-of-month field "
+        "'30' never occurs in month field '2'",
+    ),
+    (
+        "systemd",
+        "[Timer]\nOnBootSec=10y\n",
+        ["--from", "9995-01-01T00:00:00"],
+        f"{{source}}:2: OnBootSec=10y: cannot be simulated: at: {_PAST_9999}",
+    ),
+    (
+        "systemd",
+        "[Timer]\nOnBootSec=" + "9" * 400 + "y\n",
+        [],
+        "{source}:2:11: OnBootSec=: too long: expected a time span of at most 1000 years",
+    ),
+    (
+        "systemd",
+        "[Timer]\nOnCalendar=daily\nUnit=a/b\n",
+        [],
+        "{source}:3:6: Unit=: expected a unit name such as backup.service, got 'a/b'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "options", "problem"), _FAR)
+def test_an_import_the_scenario_could_not_run_is_refused_at_its_source(
+    tmp_path: Path, kind: str, text: str, options: list[str], problem: str
+) -> None:
+    """What the importer reads can be valid where it came from and still not fit a scenario (a
+    February 30th, a first run past the year 9999, a clock that starts in a skipped hour): the
+    import names the file, line and option, where it wrote a scenario that did not load or
+    ended in a traceback."""
+    source, output = tmp_path / f"input.{kind}", tmp_path / "out.yaml"
+    source.write_text(text)
+    status, out, err = cronlapse("import", kind, str(source), "-o", str(output), *options)
+    assert (status, out, output.exists()) == (1, "", False)
+    assert err.startswith(f"cronlapse import: {problem.format(source=source)}"), err
+    assert err.count("\n") == 1, err  # once, though the option is checked twice

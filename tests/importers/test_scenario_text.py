@@ -14,7 +14,7 @@ ANY_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=20)
 
 
 def _scenario(title: str, comment: str, payload: str) -> str:
-    job = ImportedJob("job", {"cron": "0 3 * * *", "payload": payload}, (comment,))
+    job = ImportedJob("job", {"cron": "0 3 * * *", "payload": payload}, (comment,), "crontab:1")
     return scenario_text(title, [comment], HORIZON, 1, [job])
 
 

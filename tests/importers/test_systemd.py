@@ -179,7 +179,10 @@ def test_a_bad_service_is_reported_at_its_own_place(tmp_path: Path) -> None:
     status, out, err = cronlapse("import", "systemd", str(tmp_path / "job.timer"))
     assert (status, out) == (1, "")
     where = f"{tmp_path / 'job.service'}:2:15"
-    assert err == f"cronlapse import: {where}: RuntimeMaxSec=: expected a time span\n"
+    assert err == (
+        f"cronlapse import: {where}: RuntimeMaxSec=: expected a time span such as 90, 5min or "
+        "1h 30min\n"
+    )
 
 
 @pytest.mark.parametrize(

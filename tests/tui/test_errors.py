@@ -95,3 +95,16 @@ def test_load_failures_carry_positions(broken_file: Path) -> None:
         assert positions == [(4, 22), (5, 22)]
     else:
         raise AssertionError("the broken scenario loaded")
+
+
+def test_an_import_that_cannot_be_simulated_is_a_problem_at_its_line(tmp_path: Path) -> None:
+    timer = tmp_path / "feb.timer"
+    timer.write_text("[Timer]\nOnCalendar=*-02-30 00:00\n")
+    try:
+        load_session(timer)
+    except LoadFailed as failed:
+        [problem] = failed.problems
+        assert (problem.source, problem.line) == (str(timer), 2)
+        assert problem.message.startswith("OnCalendar=*-02-30 00:00: cannot be simulated: cron:")
+    else:
+        raise AssertionError("a February 30th loaded")

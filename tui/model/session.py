@@ -134,14 +134,11 @@ def _load_scenario(path: Path, source: str) -> Session:
     from engine.importers.files import ImportProblems
     from engine.importers.recognise import import_recognised
     from engine.scenario.errors import ScenarioInvalid
-    from engine.scenario.validate import load_scenario, parse_scenario
+    from engine.scenario.validate import load_scenario
 
     try:
         imported = import_recognised(source)  # a crontab, a manifest or a timer
-        if imported is None:
-            scenario = load_scenario(source)
-        else:
-            scenario = parse_scenario(imported.text, source)
+        scenario = load_scenario(source) if imported is None else imported.scenario
     except ImportProblems as problems:
         raise LoadFailed(source, [_import_problem(p) for p in problems.problems]) from None
     except ScenarioInvalid as invalid:
@@ -165,12 +162,14 @@ def _load_scenario(path: Path, source: str) -> Session:
 
 
 def _import_problem(problem: str) -> Problem:
-    """An importer's ``file:line:column: message`` as a positioned problem."""
-    match = re.fullmatch(r"(.*?):(\d+):(\d+): (.*)", problem, re.DOTALL)
+    """An importer's ``file:line:column: message`` (or ``file:line: message``) as a positioned
+    problem."""
+    match = re.fullmatch(r"(.*?):(\d+)(?::(\d+))?: (.*)", problem, re.DOTALL)
     if match is None:
         source, _, message = problem.partition(": ")
         return Problem(source, None, None, "", message)
-    return Problem(match[1], int(match[2]), int(match[3]), "", match[4])
+    column = None if match[3] is None else int(match[3])
+    return Problem(match[1], int(match[2]), column, "", match[4])
 
 
 def _headless_end(scenario) -> int:
