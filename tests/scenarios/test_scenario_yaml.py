@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scenario_helpers import problems, scenario
 
 from engine.scenario import ScenarioInvalid, load_scenario, yaml_source
-from engine.scenario.errors import Problems
-from engine.scenario.yaml_source import Mapping, Scalar, Sequence, parse_yaml
+from engine.scenario.errors import Position, Problems
+from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml
 
 BILLION_LAUGHS = """\
 scenario: lol
@@ -155,3 +158,51 @@ def test_an_unreadable_number_is_an_error_not_a_crash() -> None:
     assert problems("scenario: x\nseed: !!int seven\n") == [
         "s.yaml:2:7: seed: 'seven' is not a valid int"
     ]
+
+
+_YAML_PIECES = st.sampled_from(
+    [
+        *("\n", "  ", "- ", ": ", "a", "b", "é", "1", "-2.5", "true", "on", "null", "~"),
+        *("'q'", '"d\\u00e9"', "[", "]", "{", "}", ", ", "#c", "&x ", "*x", "!!str ", "|\n  "),
+        *(">\n  ", "key: ", "- {id: a, every: 5}", "---\n", "\t", "? ", "!t "),
+    ]
+)
+
+
+def _parsed(text: str) -> tuple[list[Node] | None, list[str]]:
+    problems_found = Problems("t.yaml")
+    try:
+        nodes = yaml_source.parse_yaml_documents(text, problems_found)
+    except ScenarioInvalid as invalid:
+        return None, [str(error) for error in invalid.errors]
+    return [_without_empty_positions(node) for node in nodes], [
+        str(error) for error in problems_found.errors
+    ]
+
+
+def _without_empty_positions(node: Node) -> Node:
+    """The node with the position of each empty value left out: the two parsers place a value
+    that is not written (``? a``, a document of only a comment) on either side of the gap."""
+    if isinstance(node, Scalar):
+        empty = node.text == "" and node.value is None
+        return replace(node, pos=Position(0, 0)) if empty else node
+    if isinstance(node, Mapping):
+        entries = tuple((key, _without_empty_positions(value)) for key, value in node.entries)
+        return replace(node, entries=entries)
+    return replace(node, items=tuple(_without_empty_positions(item) for item in node.items))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_YAML_PIECES, max_size=30).map("".join))
+def test_libyamls_parser_reads_every_text_as_pyyamls_does(text: str) -> None:
+    """Files are parsed by libyaml (six times faster) and, when it refuses one, by PyYAML's own
+    parser, whose message is shown. Where PyYAML reads a file, libyaml must read it the same,
+    positions included; libyaml also reads a few files PyYAML wrongly refuses (a tab after a
+    value, a plain scalar over lines in a flow list), as YAML allows."""
+    assert len(yaml_source._LOADERS) == 2, "PyYAML without libyaml: nothing to compare"
+    fast = _parsed(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yaml_source, "_LOADERS", (yaml_source._PythonLoader,))
+        reference = _parsed(text)
+    if reference[0] is not None or fast[0] is None:
+        assert fast == reference
