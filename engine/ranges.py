@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from engine.calendar import CronSchedule
 from engine.model import Job, OccurrenceState
 from engine.schedules import Every, Once, Schedule
 from engine.values import value
@@ -135,6 +136,8 @@ def _fires(schedule: Schedule, low: int, high: int) -> int:
         return 0
     if isinstance(schedule, Every):
         return (high - first) // schedule.interval + 1
+    if isinstance(schedule, CronSchedule):
+        return sum(1 for _ in schedule.fire_ticks(low, high))
     count = 0
     tick: int | None = first
     while tick is not None and tick <= high:
