@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # before benchmarks/, whose service.py would shadow the package
 
+from benchmarks.timing import best  # noqa: E402
 from engine.model import OccurrenceState  # noqa: E402
 from service.clock import Anchor, LiveClock  # noqa: E402
 from service.config import Config  # noqa: E402
@@ -50,15 +50,6 @@ def build(url: str, jobs: int, hours: int) -> int:
     rows = live.store.last_seq()
     live.store.close()
     return rows
-
-
-def best(repeat: int, action) -> float:
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def replay(url: str) -> None:

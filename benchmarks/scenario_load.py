@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
+from benchmarks.timing import best  # noqa: E402
 from engine.importers.fleet import ImportOptions, import_fleet  # noqa: E402
 from engine.scenario import parse_scenario  # noqa: E402
 
@@ -33,15 +33,6 @@ def crontab(jobs: int) -> str:
     return "".join(
         f"{n % 60} {n % 24} * * {n % 7} /usr/local/bin/job-{n} --quiet\n" for n in range(jobs)
     )
-
-
-def best(repeat: int, action) -> float:
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def main() -> None:
