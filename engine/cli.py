@@ -81,21 +81,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+INTERNAL_ERROR = 70
+"""The exit status of a bug in cronlapse (sysexits' EX_SOFTWARE), said in one line."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", cli_tui.open_default)
+    words = ("cronlapse", args.command, getattr(args, "explain_command", None))
+    name = " ".join(word for word in words if word)
     try:
         return handler(args, sys.stdout, sys.stderr)
     except KeyboardInterrupt:  # Ctrl-C: the user knows why it stopped, so one line will do
-        name = f"cronlapse {args.command}" if args.command else "cronlapse"
         sys.stderr.write(f"{name}: interrupted\n")
         return INTERRUPTED
     except BrokenPipeError:  # the reader left (``| head``): nothing more to say
         _silence_stdout()
         return 0
+    except Exception as error:  # the promise is: no traceback, ever, from any command
+        sys.stderr.write(f"{name}: internal error: {type(error).__name__}: {error}\n")
+        return INTERNAL_ERROR
 
 
 def _silence_stdout() -> None:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from engine import limits
 from engine.backfill import BackfillError, plan
-from engine.cli_scenario import INVALID, _load, guarded, past_the_end
+from engine.cli_scenario import INVALID, _load, past_the_end
 from engine.clock import Clock
 from engine.commands import BackfillJob
 from engine.history import History
@@ -55,7 +55,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
     return parser
 
 
-@guarded("backfill")
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the plan; 2 with one line on ``err`` for anything that does not name one."""
     loaded = _load(args.file, err)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from engine.cli_scenario import INVALID, _load, _runner, _tick, guarded
+from engine.cli_scenario import INVALID, _load, _runner, _tick
 from engine.compare import FIGURES, Threshold, compare, parse_threshold
 from engine.core import Engine
 from engine.scenario import Scenario
@@ -41,7 +41,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=compare_command)
 
 
-@guarded("compare")
 def compare_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     thresholds: list[Threshold] = []
     for figure in FIGURES:

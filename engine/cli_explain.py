@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine import explain_dst
-from engine.cli_scenario import INVALID, Handler, _load, guarded, past_the_end
+from engine.cli_scenario import INVALID, Handler, _load, past_the_end
 from engine.explain import explain_run, plain
 from engine.explain_missed import MissedQuestionError, explain_missed, render
 from engine.history import History
@@ -64,7 +64,6 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", metavar="T", help="ask at tick T (default: the end of the run)")
 
 
-@guarded("explain run")
 def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the answer about one run at ``--at`` (default: where the run ends)."""
     scenario = _scenario(args.file, err)
@@ -156,7 +155,6 @@ def _missed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a .yaml scenario, or a crontab, manifest or timer")
 
 
-@guarded("explain missed")
 def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print which of the job's missed runs each system's rule starts after the outage."""
     name = "cronlapse explain missed"

@@ -40,7 +40,6 @@ MISMATCH = 1
 VIOLATION = 1
 """``run``'s status when the checker found a violation: the run printed what the engine did, and
 the engine broke a guarantee (a wrong result, like a mismatch, not a crash)."""
-INTERNAL_ERROR = 70
 
 Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
@@ -139,25 +138,6 @@ def _tick(text: str) -> int:
     return value
 
 
-def guarded(name: str) -> Callable[[Handler], Handler]:
-    """Turn an unexpected exception into one line on ``err`` and exit status 70."""
-
-    def wrap(handler: Handler) -> Handler:
-        @functools.wraps(handler)
-        def checked(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-            try:
-                return handler(args, out, err)
-            except BrokenPipeError:  # the reader left (``| head``): nothing more to say
-                return 0
-            except Exception as error:  # the promise is: no traceback, ever
-                err.write(f"cronlapse {name}: internal error: {type(error).__name__}: {error}\n")
-                return INTERNAL_ERROR
-
-        return checked
-
-    return wrap
-
-
 def _load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
     """The scenario or played script at ``path`` (a crontab, manifest or timer is imported);
     None after printing its problems."""
@@ -201,7 +181,6 @@ def _load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun
     return loaded
 
 
-@guarded("run")
 def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the event log (or the script's output), then the summary."""
     loaded = _load_to_play(args, err)
@@ -273,7 +252,6 @@ def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) ->
         )
 
 
-@guarded("check")
 def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print every mismatch and invariant violation of every file, then one count line."""
     invalid = checked = mismatches = violations = 0
@@ -322,7 +300,6 @@ def _count(number: int, one: str, many: str | None = None) -> str:
     return f"{number} {one if number == 1 else many or one + 's'}"
 
 
-@guarded("export")
 def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Write the attempts of a full run as a trace or a CSV file (or, with ``--scenario``, a
     service's journal as a scenario: :mod:`service.cli`)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from engine.cli_scenario import guarded
 from engine.digits import is_digits
 
 DEFAULT_DB = "sqlite:///cronlapse.db"
@@ -99,7 +98,6 @@ def add_status_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-@guarded("status")
 def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -128,7 +126,6 @@ def _speed(text: str) -> float:
     return value
 
 
-@guarded("worker")
 def run_worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from service.server import ServeError, worker
 
@@ -139,7 +136,6 @@ def run_worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
 
 
-@guarded("serve")
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from service.server import ServeError, serve
 
@@ -169,7 +165,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             log.close()
 
 
-@guarded("export")
 def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cronlapse export --scenario --db URL``: a stretch of the journal as a scenario."""
     from sqlalchemy.exc import SQLAlchemyError

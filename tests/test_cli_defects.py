@@ -160,3 +160,39 @@ def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) 
         check=True,
     )
     assert found.stdout == f"{tmp_path / 'site' / 'cronlapse_scenarios' / 'demo.yaml'} True\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "module", "function"),
+    [
+        (
+            ["run", str(SCENARIOS / "seed-000-example-1.yaml")],
+            "engine.cli_scenario",
+            "print_summary",
+        ),
+        (["import", "crontab", "x.crontab"], "engine.cli_import", "import_fleet"),
+        (["next", "@daily"], "engine.cli_next", "fire_times"),
+        (
+            ["explain", "dst", "--cron", "0 3 * * *", "--tz", "UTC", "--year", "2026"],
+            "engine.explain_dst",
+            "explain",
+        ),
+    ],
+)
+def test_every_command_reports_an_internal_error_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    module: str,
+    function: str,
+) -> None:
+    """Each command, not only those that scenario files reach: ``cronlapse import`` showed a
+    ValueError's traceback for a timer's ``Unit=a/b``."""
+
+    def explode(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(f"{module}.{function}", explode)
+    assert main(argv) == 70
+    name = " ".join(argv[:2]) if argv[0] == "explain" else argv[0]
+    assert capsys.readouterr().err == f"cronlapse {name}: internal error: RuntimeError: boom\n"

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli_scenario
 from engine.cli_scenario import add_parsers
 from engine.workers import Workforce
 
@@ -254,19 +253,6 @@ def test_export_to_an_unwritable_place_is_an_error(tmp_path: Path) -> None:
     status, _, err = call("export", str(LIBRARY / "worker-crash.yaml"), "--csv", str(target))
     assert status == 2
     assert err == f"cronlapse export: cannot write {target}: No such file or directory\n"
-
-
-def test_an_internal_error_is_one_line_not_a_traceback(
-    monkeypatch: pytest.MonkeyPatch, small: Path
-) -> None:
-    def explode(*_: object) -> None:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(cli_scenario, "print_summary", explode)
-    assert call("run", str(small))[0::2] == (
-        70,
-        "cronlapse run: internal error: RuntimeError: boom\n",
-    )
 
 
 def test_until_must_be_a_tick() -> None:
