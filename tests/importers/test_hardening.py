@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from import_helpers import cronlapse
 
@@ -14,6 +14,7 @@ from engine.importers.crontab import parse_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import parse_manifest
 from engine.importers.systemd import parse_timer
+from engine.scenario import parse_scenario
 
 KINDS = {"crontab": "crontab", "k8s": "Kubernetes manifest", "systemd": "systemd timer"}
 
@@ -184,3 +185,40 @@ def test_an_import_the_scenario_could_not_run_is_refused_at_its_source(
     assert (status, out, output.exists()) == (1, "", False)
     assert err.startswith(f"cronlapse import: {problem.format(source=source)}"), err
     assert err.count("\n") == 1, err  # once, though the option is checked twice
+
+
+_STARTS = st.sampled_from(
+    [
+        "2026-01-05T00:00:00",
+        "2026-03-29T02:30:00",
+        "2026-10-25T02:30:00",
+        "0001-01-02T00:00:00",
+        "9999-12-25T00:00:00",
+        "2026-01-05T00:00:00+14:00",
+    ]
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    kind=st.sampled_from(sorted(KINDS)),
+    text=st.lists(_PIECES, max_size=40).map("".join),
+    start=_STARTS,
+    days=st.sampled_from([1, 7, 3660]),
+    duration=st.sampled_from([1, 90, 10**6]),
+)
+def test_an_import_either_says_why_not_or_writes_a_scenario_that_loads(
+    tmp_path: Path, kind: str, text: str, start: str, days: int, duration: int
+) -> None:
+    source, output = tmp_path / f"input.{kind}", tmp_path / "out.yaml"
+    source.write_text(text)
+    output.unlink(missing_ok=True)
+    options = ["--from", start, "--days", str(days), "--duration", str(duration)]
+    status, _, err = cronlapse("import", kind, str(source), "-o", str(output), *options)
+    assert status in (0, 1), err
+    if status == 0:
+        parse_scenario(output.read_text(), str(output))
+    else:
+        assert err.startswith("cronlapse import: ") and not output.exists(), err
