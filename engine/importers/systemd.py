@@ -229,7 +229,7 @@ class _Reader:
 
     def span(self, setting: Setting) -> float | None:
         seconds = parse_timespan(setting.value)
-        problem = span_problem(seconds)
+        problem = _span_problem(seconds)
         if problem is not None:
             self.error(setting, problem)
             return None
@@ -242,16 +242,16 @@ class _Reader:
         return value
 
 
-MAX_SPAN_SECONDS = 1000 * 31_557_600
+_MAX_SPAN_SECONDS = 1000 * 31_557_600
 """A thousand years: longer spans are refused where they are written, before their minutes
 are counted (a span of 400 digits is infinite as a float)."""
 
 
-def span_problem(seconds: float | None) -> str | None:
+def _span_problem(seconds: float | None) -> str | None:
     """What is wrong with a parsed time span, None if nothing."""
     if seconds is None:
         return "expected a time span such as 90, 5min or 1h 30min"
-    if seconds > MAX_SPAN_SECONDS:
+    if seconds > _MAX_SPAN_SECONDS:
         return "too long: expected a time span of at most 1000 years"
     return None
 
@@ -289,7 +289,7 @@ def _add_service(timer: Timer, settings: list[Setting]) -> None:
         timer.user = values["User"].value
     if "RuntimeMaxSec" in values:
         seconds = parse_timespan(values["RuntimeMaxSec"].value)
-        problem = span_problem(seconds)
+        problem = _span_problem(seconds)
         if seconds is None or problem is not None:
             where = values["RuntimeMaxSec"].where(str(path))
             raise ImportProblems([f"{where}: RuntimeMaxSec=: {problem}"])
