@@ -131,16 +131,9 @@ def _fires(schedule: Schedule, low: int, high: int) -> int:
         return 0
     if isinstance(schedule, Once):
         return 1 if low <= schedule.at <= high else 0
-    first = schedule.first_at_or_after(low)
-    if first is None or first > high:
-        return 0
     if isinstance(schedule, Every):
-        return (high - first) // schedule.interval + 1
+        first = schedule.first_at_or_after(low)
+        return 0 if first > high else (high - first) // schedule.interval + 1
     if isinstance(schedule, CronSchedule):
         return sum(1 for _ in schedule.fire_ticks(low, high))
-    count = 0
-    tick: int | None = first
-    while tick is not None and tick <= high:
-        count += 1
-        tick = schedule.first_at_or_after(tick + 1)
-    return count
+    raise TypeError(f"not a schedule kind the engine has: {schedule!r}")
