@@ -106,7 +106,11 @@ def parse_schedule_expression(expression: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def _accepted(expression: str) -> bool:
+    """Whether cronsim takes the expression. Remembered: a fleet repeats a few expressions over
+    thousands of jobs (a generated 10k-job scenario checks 11 expressions 9,000 times), and
+    cronsim's parse is most of what checking one costs."""
     try:
         CronSim(expression, _PROBE_START)
     except CronSimError:
