@@ -284,8 +284,9 @@ class Engine(JournaledPart):
 
     def begin_tick(self) -> None:
         """Run the engine's own events of the current tick (see the module docstring)."""
-        attempts = self.attempts
-        for kind, payload in self.timers.due(self.now):
+        attempts, pop_due, now = self.attempts, self.timers.pop_due, self.now
+        while (timer := pop_due(now)) is not None:
+            _, kind, _, payload = timer
             if kind is _ATTEMPT_END:
                 attempts.duration_over(*payload)
             elif kind is _TIMEOUT:

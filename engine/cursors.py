@@ -107,18 +107,24 @@ class JobCursors(JournaledPart):
             # Counted only when it matters, so that settling a tick twice changes nothing.
             self.dispatches += 1
             self.undispatched_submissions = False
-        due = self.due
-        top = due.peek()
-        if top is None or top[0] > now:
+        pop_through = self.due.pop_through
+        entry = pop_through(now)
+        if entry is None:
             return ()  # what most ticks create
         fallen = []
-        while due and due.peek()[0] <= now:
-            tick, _, job_id = due.pop()
-            job = self.jobs[job_id]
-            if job.next_due == tick and job.paused_through is None:
-                if fallen and fallen[-1] is job:
-                    continue  # a duplicate entry (equal entries pop one after the other)
+        jobs = self.jobs
+        while entry is not None:
+            tick, _, job_id = entry
+            job = jobs[job_id]
+            # A stale entry is skipped, and so is a duplicate (equal entries pop one after the
+            # other).
+            if (
+                job.next_due == tick
+                and job.paused_through is None
+                and not (fallen and fallen[-1] is job)
+            ):
                 fallen.append(job)
+            entry = pop_through(now)
         return fallen
 
     def next_due_tick(self) -> int | None:
@@ -166,7 +172,7 @@ class JobCursors(JournaledPart):
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
         skip ranges and backlog definitions the cursor has passed are dropped."""
         self._journal.touch(job)
-        records = self._store.records
+        records, job_id = self._store.records, job.spec.job_id
         while candidate is not None:
             if job.backlog and candidate > job.backlog[0][0]:
                 job.backlog = job.backlog[1:]
@@ -178,7 +184,7 @@ class JobCursors(JournaledPart):
                 else:
                     job.skipped = job.skipped[1:]
                 continue
-            if (job.job_id, candidate) not in records:
+            if (job_id, candidate) not in records:
                 return candidate
             candidate = job.first_fire(candidate + 1)
         return None

@@ -76,11 +76,12 @@ class Dispatcher(JournaledPart):
                 engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
             return
         since = job.runnable_since or 0
+        spec = job.spec
         entry = (
-            job.job_id,
+            spec.job_id,  # the job's own ``job_id`` is a property: a call per release
             scheduled,
             job.order_key,
-            (job.spec_for(scheduled) if job.backlog else job.spec).priority,
+            (job.spec_for(scheduled) if job.backlog else spec).priority,
             scheduled if scheduled >= since else since,
             job.submission,
             None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
@@ -31,6 +31,12 @@ class Timers(JournaledPart):
     def __init__(self) -> None:
         self.heap = UndoHeap()
         self.sequence = 0
+        self.pop_due: Callable[[int], tuple[int, TimerKind, int, Any] | None] = (
+            self.heap.pop_through
+        )
+        """``pop_due(now)``: the first timer set for ``now`` or earlier, taken off the heap, or
+        None. Handlers may set more meanwhile, so the engine calls it until None. The heap's own
+        method, bound once: a method here calling it would be a second call per timer."""
 
     def containers(self) -> tuple[UndoHeap, ...]:
         return (self.heap,)
@@ -44,13 +50,6 @@ class Timers(JournaledPart):
     def add(self, tick: int, kind: TimerKind, payload: Any) -> None:
         self.sequence += 1
         self.heap.push((tick, kind, self.sequence, payload))
-
-    def due(self, now: int) -> Iterator[tuple[TimerKind, Any]]:
-        """Pop the timers set for ``now`` or earlier, in order (handlers may add more)."""
-        heap = self.heap
-        while heap and heap.peek()[0] <= now:
-            _, kind, _, payload = heap.pop()
-            yield kind, payload
 
     def next_tick(self) -> int | None:
         entry = self.heap.peek()
