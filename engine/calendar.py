@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
@@ -197,8 +197,81 @@ class CronSchedule:
                 previous = tick
                 yield tick
 
+    def count_fire_ticks(self, low: int, high: int) -> int:
+        """``len(list(self.fire_ticks(low, high)))``, without walking every fire.
+
+        A day whose UTC offset holds from its first fire to its last fires once at each time of
+        day the expression names. So once such a day has been walked whole, a later one whose
+        first fire is at the same time of day counts as that day did, and the walk restarts
+        after its last fire: a backlog of minutely runs costs a cronsim start a day, and a walk
+        only of its first days and its DST changes. With ticks longer than a minute two fires
+        can fall in one tick, so those clocks are walked fire by fire."""
+        clock = self.clock
+        if clock.tick_seconds > 60 or low > high:
+            return sum(1 for _ in self.fire_ticks(low, high))
+        try:  # the fires from tick ``low`` on are those after the instant of tick low - 1
+            after = clock.to_datetime(low - 1) if low > 0 else clock.epoch - _MICROSECOND
+        except OverflowError:
+            return 0  # past the year 9999, where fire times end
+        zone = clock.zone
+        fires = _fire_times_after(self.cron, zone, after)
+        fire = next(fires, None)
+        count, previous, model = 0, low - 1, None
+        previous_day: date | None = None  # the first day is entered part-way: never a model
+        while fire is not None:
+            day = fire.date()
+            starts_like_model = model is not None and (fire.hour, fire.minute) == model.first
+            if starts_like_model and day != previous_day:
+                last = fire.replace(hour=model.last[0], minute=model.last[1])
+                last_tick = clock.to_tick_ceil(last)
+                if last_tick <= high and _steady(fire, last, zone):
+                    count, previous, previous_day = count + model.fires, last_tick, day
+                    fires = _fire_times_after(self.cron, zone, last)
+                    fire = next(fires, None)
+                    continue
+            first, last, walked = fire, fire, 0
+            while fire is not None and fire.date() == day:
+                tick = clock.to_tick_ceil(fire)
+                if tick > high:
+                    return count
+                if tick > previous:  # fire times within one tick are one fire
+                    count, previous, walked = count + 1, tick, walked + 1
+                last = fire
+                fire = next(fires, None)
+            whole = previous_day is not None and day != previous_day
+            worth_skipping = walked >= _DAY_WORTH_SKIPPING and fire is not None
+            if whole and worth_skipping and _steady(first, last, zone):
+                model = _FiringDay((first.hour, first.minute), (last.hour, last.minute), walked)
+            previous_day = day
+        return count
+
     def describe(self) -> str:
         return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key})"
+
+
+_DAY_WORTH_SKIPPING = 4
+"""Fires a day must have for counting to skip days like it: skipping a day starts cronsim
+anew, which costs about what walking four fires does."""
+
+
+@dataclass(frozen=True, slots=True)
+class _FiringDay:
+    """A day walked whole at one UTC offset: the local times of its first and last fire, and
+    how many fires it had (:meth:`CronSchedule.count_fire_ticks`)."""
+
+    first: tuple[int, int]
+    last: tuple[int, int]
+    fires: int
+
+
+def _steady(start: datetime, end: datetime, zone: ZoneInfo) -> bool:
+    """Whether the UTC offset is the same from ``start`` to ``end`` (within a day).
+
+    Read from the instants: a wall time the clocks skip, made by ``replace``, carries the
+    offset from before the jump, and converting it to its own zone would not move it."""
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
+    offset = _offset(start, zone)
+    return _offset(end, zone) == offset and _offset_change(start, end, zone, offset) is None
 
 
 @functools.lru_cache(maxsize=FIRE_TICKS_CACHED)

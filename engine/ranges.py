@@ -9,7 +9,8 @@ A job has at most one implicit range at a time (see :mod:`engine.core`, "Lazy oc
 
 A range's runs are the job's schedule ticks in ``[first, last]`` (under the definition each was
 created with) that were not skipped on resume and have no record of their own. Walking them costs
-one schedule step per run; counting them is arithmetic for ``Every`` schedules.
+one schedule step per run; counting them is arithmetic for ``Every`` schedules, and for cron
+schedules a walk of the days unlike those already walked (``CronSchedule.count_fire_ticks``).
 """
 
 from __future__ import annotations
@@ -135,5 +136,5 @@ def _fires(schedule: Schedule, low: int, high: int) -> int:
         first = schedule.first_at_or_after(low)
         return 0 if first > high else (high - first) // schedule.interval + 1
     if isinstance(schedule, CronSchedule):
-        return sum(1 for _ in schedule.fire_ticks(low, high))
+        return schedule.count_fire_ticks(low, high)
     raise TypeError(f"not a schedule kind the engine has: {schedule!r}")

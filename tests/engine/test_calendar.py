@@ -510,3 +510,74 @@ def test_a_tick_past_the_year_9999_has_no_fire_time(tick: int) -> None:
 def test_a_clock_from_the_first_day_it_can_name_has_a_first_fire_time() -> None:
     schedule = CronSchedule("0 0 * * *", Clock.parse("0001-01-02T00:00:00", "UTC", 60))
     assert schedule.first_at_or_after(0) == 0
+
+
+# Santiago changes its clocks at midnight: a day there can start in a skipped or repeated hour.
+COUNT_WINDOW_STARTS = [
+    *WINDOW_STARTS,
+    ("America/Santiago", "2026-04-02"),
+    ("America/Santiago", "2026-09-04"),
+]
+DAYS = 86_400
+# Hours whose last run falls in a skipped or repeated hour (02:00 in Berlin and New York,
+# midnight in Santiago) as well as around them.
+count_expressions = st.tuples(
+    st.sampled_from(["0", "30", "*/15", "*/7", "*", "0,30", "5-10"]),
+    st.sampled_from(["*", "0-1", "0-2", "1-2", "1-3", "2", "*/3", "22-23", "23", "0,23"]),
+    st.sampled_from(["*", "*", "*", "L", "1", "4-6", "31"]),
+    st.sampled_from(["*", "*", "*", "mon-fri", "sun", "0,6"]),
+).map(lambda f: f"{f[0]} {f[1]} {f[2]} * {f[3]}")
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(
+    start=st.sampled_from(COUNT_WINDOW_STARTS),
+    tick=st.sampled_from([1, 7, 30, 60, 90, 3600]),
+    expression=count_expressions,
+    data=st.data(),
+)
+def test_a_count_of_fire_ticks_is_the_length_of_their_walk(
+    start: tuple[str, str], tick: int, expression: str, data: st.DataObject
+) -> None:
+    """A backlog's count skips whole days that are like a day already walked; it must give what
+    walking every fire gives, over spans of several days across DST changes (a day of a
+    change, a day ending in one, one starting in a skipped hour)."""
+    schedule = CronSchedule(expression, Clock.parse(f"{start[1]}T00:00:00", start[0], tick))
+    low = data.draw(st.integers(0, 2 * DAYS // tick), label="low")
+    high = low + data.draw(st.integers(-1, 5 * DAYS // tick), label="span")
+    assert schedule.count_fire_ticks(low, high) == sum(1 for _ in schedule.fire_ticks(low, high))
+
+
+@pytest.mark.parametrize("start", COUNT_WINDOW_STARTS)
+@pytest.mark.parametrize(
+    "expression", ["*/15 0-2 * * *", "* 0-1 * * *", "*/30 22-23 * * *", "5-10 2 * * *"]
+)
+def test_a_count_across_a_dst_change_is_the_length_of_the_walk(
+    start: tuple[str, str], expression: str
+) -> None:
+    """The days the properties above reach rarely: a whole day walked, then a day whose last
+    run is in the hour the clocks skip or repeat (its count must not be a plain day's)."""
+    schedule = CronSchedule(expression, Clock.parse(f"{start[1]}T00:00:00", start[0], 60))
+    high = 5 * DAYS // 60
+    assert schedule.count_fire_ticks(1, high) == sum(1 for _ in schedule.fire_ticks(1, high))
+
+
+def test_a_year_of_minutely_runs_is_counted_a_day_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Complexity, not time: counting a year of ``* * * * *`` in Berlin starts cronsim about
+    once a day (plus the walked days: the first two and the two DST changes), where walking it
+    steps cronsim once a fire (525,600)."""
+    schedule = CronSchedule("* * * * *", Clock.parse("2026-01-01T00:00:00", "Europe/Berlin", 60))
+    starts = 0
+    original = calendar._fire_times_after
+
+    def counted(*arguments):
+        nonlocal starts
+        starts += 1
+        return original(*arguments)
+
+    monkeypatch.setattr(calendar, "_fire_times_after", counted)
+    fires = schedule.count_fire_ticks(1, 365 * 1440)
+    assert fires == 365 * 1440  # a minutely job keeps to real time: 1,440 fires every day
+    assert starts < 400
