@@ -10,7 +10,6 @@ go to ``err`` as one line each, never a traceback.
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -203,7 +202,8 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     log = runner.engine.log
     checker = Checker(runner.engine)
     clock = loaded.clock
-    line = functools.partial(event_json, clock=clock) if args.jsonl else EventFormatter(clock).line
+    formatter = EventFormatter(clock)
+    line = formatter.json if args.jsonl else formatter.line
     printed = 0
     for _ in runner.steps():
         checker.observe()

@@ -6,8 +6,9 @@ it is imported; this module knows them only by those numbers, so it imports none
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress, count
 from typing import Any, overload
 
 EVENT_KINDS: list[type] = []
@@ -68,6 +69,19 @@ class EventLog:
         return zip(
             map(EVENT_KINDS.__getitem__, self._kinds[mark:]), self._fields[mark:], strict=True
         )
+
+    def select(self, kinds: Iterable[type], start: int = 0) -> Iterator[tuple[int, Any]]:
+        """The events of ``kinds`` (exact classes) from index ``start`` on, each with its index.
+
+        For the readers of the whole log that want a few kinds (the exactly-once checker reads
+        it several times): the others are passed over in C, by their codes, and never built."""
+        codes = frozenset(kind.code for kind in kinds)  # type: ignore[attr-defined]
+        stored, fields = self._kinds, self._fields
+        if start:
+            stored, fields = stored[start:], fields[start:]
+        wanted = map(codes.__contains__, stored)
+        for index, code, values in compress(zip(count(start), stored, fields), wanted):
+            yield index, EVENT_KINDS[code](*values)
 
     def truncate(self, length: int) -> None:
         """Forget the events after the first ``length`` (a rewind)."""

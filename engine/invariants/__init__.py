@@ -50,10 +50,8 @@ class Checker:
             self._specs = {i: spec for i, spec in self._specs.items() if i < len(log)}
             self._read = len(log)
         latest: dict[str, int] = {}
-        for index in range(self._read, len(log)):
-            event = log[index]
-            if isinstance(event, ev.JobScheduled | ev.JobModified):
-                latest[event.job_id] = index
+        for index, event in log.select((ev.JobScheduled, ev.JobModified), self._read):
+            latest[event.job_id] = index
         for job_id, index in latest.items():
             job = self.engine.jobs.get(job_id)
             if job is not None:

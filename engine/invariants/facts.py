@@ -82,12 +82,25 @@ class Facts:
     """When a backfill created each run it created (after its logical tick)."""
 
 
+_FACT_KINDS = (
+    ev.JobScheduled,
+    ev.JobModified,
+    ev.OccurrencesSkipped,
+    ev.OccurrenceSkipped,
+    ev.JobPaused,
+    ev.JobResumed,
+    ev.OccurrenceCancelled,
+    ev.RunBackfilled,
+)
+"""The events the facts come from: a few a job, where a run logs its attempts by the million."""
+
+
 def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
     """One pass over the log; ``specs`` holds the definitions observed by log index."""
     jobs: dict[str, JobFacts] = {}
     cancelled_at: dict[tuple[str, int], int] = {}
     backfilled_at: dict[tuple[str, int], int] = {}
-    for index, event in enumerate(engine.log):
+    for index, event in engine.log.select(_FACT_KINDS):
         match event:
             case ev.JobScheduled(job_id=job_id):
                 jobs[job_id] = JobFacts([Definition(event.tick, None, specs.get(index))])

@@ -171,9 +171,11 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             found.append(Violation(hit[0], text))
         waiting[key] = None
 
+    pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
     for event in engine.log:
         idle.advance(event.tick)
-        pools.advance(event.tick)
+        if pooled:
+            pools.advance(event.tick)
         match event:
             case ev.AttemptStarted(job_id=job_id, scheduled=scheduled):
                 stopped((job_id, scheduled), event.tick)
@@ -203,9 +205,11 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
                     if period[1] is None:
                         period[1] = event.tick
         idle.read(event)
-        pools.read(event)
+        if pooled:
+            pools.read(event)
     idle.finish(through)
-    pools.finish(through)
+    if pooled:
+        pools.finish(through)
     for key in _still_waiting(engine):
         start = since(key, engine.now)
         hit = chance(key, start, through) if start is not None else None

@@ -6,6 +6,7 @@ a change here. Rich is imported inside :func:`print_summary` only: the engine ne
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import fields
 from enum import Enum
@@ -28,7 +29,7 @@ class EventFormatter:
 
     def line(self, event: ev.Event) -> str:
         """``t=12 AttemptStarted report@10 attempt 1 on w-a``."""
-        values = {f.name: getattr(event, f.name) for f in fields(event) if f.name != "tick"}
+        values = {name: getattr(event, name) for name in _field_names(type(event))[1:]}
         parts = [f"t={event.tick}"]
         if self.clock is not None:
             parts.append(self._wall_time(event.tick))
@@ -52,12 +53,30 @@ class EventFormatter:
         parts += [f"{name}={_plain(value)}" for name, value in values.items() if value is not None]
         return " ".join(parts)
 
+    def json(self, event: ev.Event) -> str:
+        """One JSON object with a ``type`` and the event's fields, in declaration order; with a
+        clock, ``time`` (ISO 8601 with UTC offset) follows ``tick``."""
+        record: dict[str, object] = {"type": type(event).__name__, "tick": event.tick}
+        if self.clock is not None:
+            record["time"] = self._wall_time(event.tick)
+        for name in _field_names(type(event))[1:]:
+            record[name] = _json_value(getattr(event, name))
+        return json.dumps(record, ensure_ascii=False)
+
     def _wall_time(self, tick: int) -> str:
         # Consecutive events mostly share a tick; formatting a datetime is the slow part.
         if self._time[0] != tick:
             assert self.clock is not None
             self._time = (tick, self.clock.format(tick))
         return self._time[1]
+
+
+@functools.cache
+def _field_names(kind: type[ev.Event]) -> tuple[str, ...]:
+    """An event class's fields in declaration order, ``tick`` first (every event's first)."""
+    names = tuple(f.name for f in fields(kind))
+    assert names[0] == "tick", kind
+    return names
 
 
 def _plain(value: object) -> object:
@@ -69,14 +88,9 @@ def _plain(value: object) -> object:
 
 
 def event_json(event: ev.Event, clock: Clock | None = None) -> str:
-    """One JSON object with a ``type`` and the event's fields, in declaration order; with a
-    clock, ``time`` (ISO 8601 with UTC offset) follows ``tick``."""
-    record: dict[str, object] = {"type": type(event).__name__}
-    for f in fields(event):
-        record[f.name] = _json_value(getattr(event, f.name))
-        if f.name == "tick" and clock is not None:
-            record["time"] = clock.format(event.tick)
-    return json.dumps(record, ensure_ascii=False)
+    """:meth:`EventFormatter.json` of one event (a run's lines share a formatter instead: its
+    wall times are formatted once a tick)."""
+    return EventFormatter(clock).json(event)
 
 
 def _json_value(value: object) -> object:

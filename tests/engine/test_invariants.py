@@ -28,6 +28,7 @@ from engine.commands import (
 )
 from engine.core import Engine
 from engine.invariants import Checker, violations
+from engine.job_rules import Overlap, OverlapRule
 from engine.model import (
     Attempt,
     AttemptOutcome,
@@ -207,6 +208,14 @@ def _retry_forgotten(engine: Engine) -> None:
     assert occurrence.state is S.RETRY_PENDING
 
 
+def _overlap_exceeded(engine: Engine) -> None:
+    # o may have one run active (Forbid); the log says two of its runs started and ran at once.
+    spec = JobSpec("o", Every(13, 1), duration=5, overlap=OverlapRule(Overlap.FORBID))
+    assert engine.apply(ScheduleJob(spec)).accepted
+    engine.log.append(ev.AttemptStarted(13, "o", 13, 1, "w3"))
+    engine.log.append(ev.AttemptStarted(13, "o", 14, 1, "w4"))
+
+
 @pytest.mark.parametrize(
     ("corrupt", "expected"),
     [
@@ -230,6 +239,7 @@ def _retry_forgotten(engine: Engine) -> None:
         (_worker_left_idle, ["tick 14: c@14 waited at the end of the tick while w2 was idle"]),
         (_run_forgotten, ["tick 29: c@20 still waits at the end (it could run from tick 20)"]),
         (_retry_forgotten, ["tick 29: r@14 still waits at the end (it could run from tick 17)"]),
+        (_overlap_exceeded, ["tick 13: o runs 2 at once, over its limit 1"]),
     ],
     ids=lambda value: getattr(value, "__name__", "")[1:] or None,
 )

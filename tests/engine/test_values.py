@@ -83,6 +83,18 @@ def test_the_event_log_builds_equal_events_and_round_trips_a_stretch() -> None:
     assert log[2] == ev.WorkerRegistered(5, "w") and len(log) == 3
 
 
+def test_a_selection_of_the_log_is_its_events_of_those_kinds_with_their_indices() -> None:
+    log = ev.EventLog()
+    log.add(ev.WorkerRegistered, 0, "w")
+    log.add(ev.AttemptStarted, 1, "a", 0, 1, "w")
+    log.add(ev.JobDeleted, 3, "b")
+    log.add(ev.AttemptStarted, 4, "b", 2, 1, "w")
+    kinds = (ev.AttemptStarted, ev.JobDeleted)
+    assert list(log.select(kinds)) == [(i, e) for i, e in enumerate(log) if type(e) in kinds]
+    assert list(log.select([ev.AttemptStarted], start=2)) == [(3, log[3])]
+    assert list(log.select([ev.JobScheduled])) == []
+
+
 def test_stored_events_of_plain_fields_leave_the_cycle_collector() -> None:
     """The point of storing fields: after one collection the collector no longer walks them."""
     log = ev.EventLog()
