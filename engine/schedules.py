@@ -8,6 +8,7 @@ monthly in a time zone) live in :mod:`engine.calendar` and follow the same proto
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 from engine.values import value
@@ -23,6 +24,11 @@ class Schedule(Protocol):
 
     def contains(self, tick: int) -> bool:
         """Whether ``tick`` is one of the schedule's fire ticks."""
+        ...
+
+    def fire_ticks(self, low: int, high: int) -> Iterator[int]:
+        """The fire ticks in ``[low, high]``, increasing: those ``first_at_or_after`` gives
+        walked from ``low``, for a reader of a long stretch (a cron schedule walks once)."""
         ...
 
     def describe(self) -> str:
@@ -41,6 +47,9 @@ class Once:
 
     def contains(self, tick: int) -> bool:
         return tick == self.at
+
+    def fire_ticks(self, low: int, high: int) -> Iterator[int]:
+        return iter((self.at,) if low <= self.at <= high else ())
 
     def describe(self) -> str:
         return f"once at {self.at}"
@@ -65,6 +74,10 @@ class Every:
 
     def contains(self, tick: int) -> bool:
         return tick >= self.first and (tick - self.first) % self.interval == 0
+
+    def fire_ticks(self, low: int, high: int) -> Iterator[int]:
+        first = self.first_at_or_after(low)
+        return iter(range(first, high + 1, self.interval) if first is not None else ())
 
     def describe(self) -> str:
         return f"every {self.interval} from {self.first}"

@@ -44,3 +44,20 @@ def test_the_tracked_generator_draws_exactly_as_random_and_knows_when_it_did():
     tracked.setstate(plain.getstate())
     assert not tracked.drawn
     assert tracked.random() == plain.random()
+
+
+@given(
+    schedule=st.one_of(
+        st.builds(Once, st.integers(0, 60)),
+        st.builds(Every, st.integers(0, 60), st.integers(1, 15)),
+    ),
+    low=st.integers(0, 80),
+    span=st.integers(-1, 80),
+)
+def test_fire_ticks_are_the_walk_of_first_at_or_after(schedule, low, span):
+    high = low + span
+    walked, tick = [], schedule.first_at_or_after(low)
+    while tick is not None and tick <= high:
+        walked.append(tick)
+        tick = schedule.first_at_or_after(tick + 1)
+    assert list(schedule.fire_ticks(low, high)) == walked
