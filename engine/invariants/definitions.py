@@ -20,7 +20,7 @@ A definition nobody observed (see :class:`engine.invariants.Checker`) accepts an
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -50,22 +50,28 @@ def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
     for occurrence in engine.occurrences.values():
         runs.setdefault(occurrence.job_id, []).append(occurrence)
     auto = engine.policy.dispatch is DispatchMode.AUTO
-    walks = _SharedWalks(engine.now)
+    histories = []
     for job_id, job in engine.jobs.items():
         known = facts.jobs.get(job_id)
         if known is None or not known.definitions:
             found.append(Violation(engine.now, f"job {job_id} has no JobScheduled event"))
             continue
         windows = _schedule_windows(known.definitions)
-        missing, walked = _walk_behind_cursor(
-            engine, job, known, windows[-1], len(windows) > 1, walks
-        )
+        histories.append((job, known, windows, _behind_cursor(job, known, windows)))
+    walks = _SharedWalks(
+        (stretch.schedule, low, high)
+        for *_, stretch in histories
+        if stretch is not None
+        for low, high in stretch.segments
+    )
+    limit = engine.policy.execution_limit
+    for job, known, windows, stretch in histories:
+        missing, walked = _walk_behind_cursor(engine, job, known, stretch, walks)
         found += missing
-        limit = engine.policy.execution_limit
         values = [
             _spec_values(d.spec, limit) if d.spec is not None else None for d in known.definitions
         ]
-        for occurrence in runs.get(job_id, ()):
+        for occurrence in runs.get(job.job_id, ()):
             if occurrence.scheduled not in walked:  # else the walk found it in the schedule
                 found += _schedule_violation(occurrence, windows, facts)
             found += _values_violation(engine, occurrence, known, values, facts, auto)
@@ -160,58 +166,83 @@ def _values_violation(
     return [Violation(scheduled, text)]
 
 
+@dataclass(frozen=True, slots=True)
+class Stretch:
+    """The ticks behind a job's cursor whose runs its current schedule must have created: from
+    its schedule's start to the cursor, less the ranges a resume skipped, as inclusive segments."""
+
+    schedule: Schedule
+    segments: list[tuple[int, int]]
+
+
+def _behind_cursor(job: Job, known: JobFacts, windows: list[Window]) -> Stretch | None:
+    """After a schedule change the change's own tick is left out: a run of the old schedule
+    may hold it."""
+    current = windows[-1]
+    if job.next_due is None or current.schedule is None:
+        return None
+    low = current.start + 1 if len(windows) > 1 else current.start
+    segments, start = [], low
+    for after, through in sorted(known.skipped):  # each skips (after, through]
+        if after >= job.next_due - 1:
+            break
+        if after >= start:
+            segments.append((start, after))
+        start = max(start, through + 1)
+    segments.append((start, job.next_due - 1))
+    return Stretch(current.schedule, [(a, b) for a, b in segments if a <= b])
+
+
 class _SharedWalks:
-    """The fire ticks of each cron schedule, walked once for every job on it: a fleet puts
-    hundreds of jobs on a few expressions, and the walks behind their cursors cover nearly the
-    same ticks (asked one by one, each would be a cronsim walk once a month of runs outgrows
-    the answers the schedule remembers)."""
+    """The fire ticks of each cron schedule in the stretches asked for, walked once for every
+    job on it: a fleet puts hundreds of jobs on a few expressions, and their stretches cover
+    nearly the same ticks (asked one by one, each tick would be a cronsim walk once a month of
+    runs outgrows the answers the schedule remembers). Overlapping stretches are walked as one,
+    so the walks cost no more than the jobs' own would."""
 
-    def __init__(self, through: int) -> None:
-        self._through = through
-        self._walks: dict[CronSchedule, tuple[int, list[int]]] = {}
-        """A schedule's fire ticks in ``[0, through]``, and ``through``."""
+    def __init__(self, stretches: Iterable[tuple[Schedule, int, int]]) -> None:
+        asked: dict[CronSchedule, list[tuple[int, int]]] = {}
+        for schedule, low, high in stretches:
+            if isinstance(schedule, CronSchedule):
+                asked.setdefault(schedule, []).append((low, high))
+        self._spans: dict[CronSchedule, list[list]] = {}
+        """Per schedule, ``[low, high, its fire ticks or None until asked]``, by ``low``."""
+        for schedule, ranges in asked.items():
+            spans: list[list] = []
+            for low, high in sorted(ranges):
+                if spans and low <= spans[-1][1] + 1:
+                    spans[-1][1] = max(spans[-1][1], high)
+                else:
+                    spans.append([low, high, None])
+            self._spans[schedule] = spans
 
-    def fire_ticks(self, schedule: Schedule, low: int, high: int) -> Iterator[int]:
-        """``schedule.fire_ticks(low, high)``."""
-        if not isinstance(schedule, CronSchedule):
+    def fire_ticks(self, schedule: Schedule, low: int, high: int) -> Iterable[int]:
+        """``schedule.fire_ticks(low, high)`` for a stretch given when this was made."""
+        spans = self._spans.get(schedule) if isinstance(schedule, CronSchedule) else None
+        if spans is None:
             return schedule.fire_ticks(low, high)
-        walk = self._walks.get(schedule)
-        if walk is None or walk[0] < high:
-            through = max(high, self._through)
-            walk = self._walks[schedule] = (through, list(schedule.fire_ticks(0, through)))
-        ticks = walk[1]
+        span = spans[bisect.bisect_right([s[0] for s in spans], low) - 1]
+        if span[2] is None:
+            span[2] = list(schedule.fire_ticks(span[0], span[1]))
+        ticks = span[2]
         return islice(ticks, bisect.bisect_left(ticks, low), bisect.bisect_right(ticks, high))
 
 
 def _walk_behind_cursor(
-    engine: Engine,
-    job: Job,
-    known: JobFacts,
-    current: Window,
-    modified: bool,
-    walks: _SharedWalks,
+    engine: Engine, job: Job, known: JobFacts, stretch: Stretch | None, walks: _SharedWalks
 ) -> tuple[list[Violation], set[int]]:
     """Every tick of the current schedule behind the cursor was created or skipped; the first
-    one missing, and the ticks walked (all in the schedule). After a schedule change the
-    change's own tick is left out: a run of the old schedule may hold it. The walk visits each
-    run once and jumps over skipped ranges, so it costs what the engine holds."""
+    one missing, and the ticks walked (all in the schedule). The walk visits each run once and
+    passes over skipped ranges, so it costs what the engine holds."""
     walked: set[int] = set()
-    if job.next_due is None or current.schedule is None:
+    if stretch is None:
         return [], walked
-    schedule, last = current.schedule, job.next_due - 1
-    # One walk of the schedule, restarted past a skipped range rather than walked through it.
-    ticks = walks.fire_ticks(schedule, current.start + 1 if modified else current.start, last)
-    tick = next(ticks, None)
-    while tick is not None:
-        skip = next((t for a, t in known.skipped if a < tick <= t), None)
-        if skip is not None:
-            ticks = walks.fire_ticks(schedule, skip + 1, last)
-            tick = next(ticks, None)
-            continue
-        if tick not in known.skipped_runs:
+    for low, high in stretch.segments:
+        for tick in walks.fire_ticks(stretch.schedule, low, high):
+            if tick in known.skipped_runs:
+                continue
             if (job.job_id, tick) not in engine.occurrences:
                 text = f"{job.job_id}@{tick} fell behind the cursor without being created"
                 return [Violation(tick, text)], walked
             walked.add(tick)
-        tick = next(ticks, None)
     return [], walked

@@ -208,6 +208,18 @@ def _retry_forgotten(engine: Engine) -> None:
     assert occurrence.state is S.RETRY_PENDING
 
 
+def _run_missing_after_a_skip(engine: Engine) -> None:
+    # a is paused at 13 and resumed at 40, which skips a@20, a@30 and a@40; a@60 runs, then its
+    # record disappears: the walk behind the cursor goes on past the skipped range.
+    assert engine.apply(PauseJob("a")).accepted
+    engine.advance(40)
+    assert engine.apply(ResumeJob("a")).accepted
+    engine.advance(75)
+    assert engine.occurrences[("a", 60)].state is S.SUCCEEDED
+    del engine.occurrences[("a", 60)]
+    del engine.by_state[S.SUCCEEDED][("a", 60)]
+
+
 def _overlap_exceeded(engine: Engine) -> None:
     # o may have one run active (Forbid); the log says two of its runs started and ran at once.
     spec = JobSpec("o", Every(13, 1), duration=5, overlap=OverlapRule(Overlap.FORBID))
@@ -240,6 +252,7 @@ def _overlap_exceeded(engine: Engine) -> None:
         (_run_forgotten, ["tick 29: c@20 still waits at the end (it could run from tick 20)"]),
         (_retry_forgotten, ["tick 29: r@14 still waits at the end (it could run from tick 17)"]),
         (_overlap_exceeded, ["tick 13: o runs 2 at once, over its limit 1"]),
+        (_run_missing_after_a_skip, ["tick 60: a@60 fell behind the cursor without being created"]),
     ],
     ids=lambda value: getattr(value, "__name__", "")[1:] or None,
 )
