@@ -12,8 +12,11 @@ import re
 from engine.clock import Clock, ClockError, parse_time
 from engine.digits import is_digits
 
-_RELATIVE = re.compile(r"([+-])\s*(\d+)\s*([smhdw]?)\Z")
+_RELATIVE = re.compile(r"([+-])\s*([0-9]+)\s*([smhdw]?)\Z")
 _TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\Z")
+MAX_TARGET = 64
+"""The longest text read as a target: an ISO time with fraction and offset takes 32 characters,
+and a longer number is a tick no clock names (and, past 4,300 digits, one ``int`` refuses)."""
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
@@ -33,6 +36,8 @@ def parse_target(text: str, now: int, clock: Clock | None) -> int:
     value = text.strip()
     if not value:
         raise TargetError("type a tick, +N/-N, +2h, a time such as 14:30 or 2026-03-24T09:00")
+    if len(value) > MAX_TARGET:
+        raise TargetError(f"{len(value)} characters is too long for a tick or a time")
     if is_digits(value):
         return int(value)
     relative = _RELATIVE.match(value)

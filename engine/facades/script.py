@@ -28,7 +28,7 @@ from engine.commands import (
     ScriptFailure,
 )
 from engine.core import Engine
-from engine.digits import is_digits
+from engine.digits import MAX_DIGITS, is_digits
 from engine.model import JobSpec, OccurrenceState
 from engine.policies import (
     CompletionMode,
@@ -83,8 +83,10 @@ def _integer(tokens: list[str], index: int, name: str, minimum: int | None = Non
     if index >= len(tokens):
         raise ScriptError(f"missing {name}")
     token = tokens[index]
-    # ASCII digits, the common case, without the pattern; the pattern for a sign
-    if not is_digits(token) and not _INTEGER.match(token):
+    digits = token.removeprefix("-")
+    if not is_digits(digits):
+        if _INTEGER.match(token):
+            raise ScriptError(f"{name} has {len(digits)} digits: at most {MAX_DIGITS} are read")
         raise ScriptError(f"{name} must be an integer, got {token!r}")
     value = int(token)
     if minimum is not None and value < minimum:

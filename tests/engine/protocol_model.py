@@ -66,7 +66,10 @@ class Job:
 def _int(token: str, what: str, minimum: int | None = None) -> int:
     if not _INTEGER.fullmatch(token):
         raise ModelError(f"{what} must be an integer, got {token!r}")
-    value = int(token)
+    try:
+        value = int(token)
+    except ValueError:  # more digits than int reads (4,300)
+        raise ModelError(f"{what} has too many digits") from None
     if minimum is not None and value < minimum:
         raise ModelError(f"{what} must be at least {minimum}, got {value}")
     return value

@@ -757,6 +757,10 @@ BAD_LINES = {
     "submit_max_attempts_zero": "SUBMIT b 0 1 0 0",
     "submit_duplicate_id": "SUBMIT a 9 5 1 0",
     "init_repeated": "INIT 1 0",
+    # More digits than int reads (4,300): an error, not a ValueError.
+    "submit_priority_too_many_digits": "SUBMIT b " + "9" * 5000 + " 1 1 0",
+    "tick_too_many_digits": "TICK " + "9" * 5000,
+    "fail_attempt_too_many_digits": "FAIL a -" + "9" * 5000,
 }
 BAD_LINE_SCRIPT = [
     "INIT 1 0",
@@ -824,6 +828,11 @@ def test_rejected_line_prints_nothing_and_changes_nothing(bad: str) -> None:
     assert result.output == BAD_LINE_OUTPUT
     assert _error_numbers(result.errors) == [3]
     assert result.exit_code == 1
+
+
+def test_a_number_too_long_to_read_says_so() -> None:
+    result = execute_script(["INIT 1 0", "SUBMIT b 0 1 1 " + "9" * 5000])
+    assert result.errors == ["line 2: depCount has 5000 digits: at most 4300 are read"]
 
 
 @pytest.mark.parametrize("bad", list(BAD_LINES.values()), ids=list(BAD_LINES))

@@ -162,6 +162,9 @@ def test_go_to_targets(text, tick) -> None:
         ("12:00", None, "no clock"),
         ("²", CLOCK, "ISO 8601"),  # str.isdigit is true of it, int refuses it
         ("²", None, "no clock"),
+        ("+٣", None, "no clock"),  # a digit to \d and to int, not to the reader of ticks
+        ("9" * 5000, CLOCK, "5000 characters is too long"),  # int refuses 4,301 digits
+        ("+" + "9" * 5000 + "h", None, "5002 characters is too long"),
     ],
 )
 def test_bad_go_to_targets_say_why(text, clock, message) -> None:
