@@ -210,7 +210,11 @@ class CronSchedule:
         if clock.tick_seconds > 60 or low > high:
             return sum(1 for _ in self.fire_ticks(low, high))
         try:  # the fires from tick ``low`` on are those after the instant of tick low - 1
-            after = clock.to_datetime(low - 1) if low > 0 else clock.epoch - _MICROSECOND
+            after = (
+                clock.to_datetime(low - 1)
+                if low > 0
+                else clock.epoch.astimezone(UTC) - _MICROSECOND
+            )
         except OverflowError:
             return 0  # past the year 9999, where fire times end
         zone = clock.zone

@@ -581,3 +581,11 @@ def test_a_year_of_minutely_runs_is_counted_a_day_at_a_time(
     fires = schedule.count_fire_ticks(1, 365 * 1440)
     assert fires == 365 * 1440  # a minutely job keeps to real time: 1,440 fires every day
     assert starts < 400
+
+
+def test_a_count_from_tick_0_starts_at_the_epoch_even_right_after_a_jump() -> None:
+    """The instant before the epoch is taken in UTC: a microsecond before 03:00 CEST on the day
+    Berlin springs forward is a wall time the clocks skip."""
+    clock = Clock.parse("2026-03-29T03:00:00", "Europe/Berlin", 60)
+    schedule = CronSchedule("*/15 * * * *", clock)
+    assert schedule.count_fire_ticks(0, 200) == sum(1 for _ in schedule.fire_ticks(0, 200))
