@@ -222,6 +222,7 @@ class _SharedWalks:
         if spans is None:
             return schedule.fire_ticks(low, high)
         span = spans[bisect.bisect_right([s[0] for s in spans], low) - 1]
+        assert span[0] <= low and high <= span[1], "a stretch not given when this was made"
         if span[2] is None:
             span[2] = list(schedule.fire_ticks(span[0], span[1]))
         ticks = span[2]
