@@ -30,11 +30,18 @@ def _interrupted(arguments: list[str]) -> tuple[int, str, bytes]:
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # A shell without job control starts background commands with Ctrl-C ignored, and the
+        # child would inherit that: then Python installs no handler and the signal does nothing.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdout is not None
-    first = process.stdout.readline()
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate()
+    try:
+        first = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
     return process.returncode, err.decode(), first
 
 
