@@ -25,6 +25,7 @@ import random
 import sys
 import tempfile
 import time
+from itertools import starmap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -76,7 +77,8 @@ def main() -> None:
     log = runner.engine.log
     started = time.process_time()
     formatter = EventFormatter(scenario.clock)
-    io.StringIO().writelines(formatter.line(event) + "\n" for event in log)
+    lines = starmap(formatter.stored_line, log.stored_since(0))
+    io.StringIO().writelines(line + "\n" for line in lines)
     phases["lines"] = time.process_time() - started
     started = time.process_time()
     print_summary(run_stats(log, runner.processed), io.StringIO())

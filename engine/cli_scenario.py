@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from itertools import starmap
 from typing import Any, TextIO
 
 from engine.core import Engine
@@ -203,12 +204,14 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     checker = Checker(runner.engine)
     clock = loaded.clock
     formatter = EventFormatter(clock)
-    line = formatter.json if args.jsonl else formatter.line
     printed = 0
     for _ in runner.steps():
         checker.observe()
-        if not args.stats:
-            out.writelines(line(event) + "\n" for event in log.since(printed))
+        if args.jsonl:
+            out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
+        elif not args.stats:
+            lines = starmap(formatter.stored_line, log.stored_since(printed))
+            out.writelines(line + "\n" for line in lines)
         printed = len(log)
     _report_rejections(runner.rejections, loaded.source, err)
     if args.stats:

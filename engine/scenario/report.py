@@ -29,28 +29,30 @@ class EventFormatter:
 
     def line(self, event: ev.Event) -> str:
         """``t=12 AttemptStarted report@10 attempt 1 on w-a``."""
-        values = {name: getattr(event, name) for name in _field_names(type(event))[1:]}
-        parts = [f"t={event.tick}"]
-        if self.clock is not None:
-            parts.append(self._wall_time(event.tick))
-        parts.append(type(event).__name__)
-        if "job_id" in values and "scheduled" in values:
-            parts.append(f"{values.pop('job_id')}@{values.pop('scheduled')}")
-        elif "key" in values:
-            job_id, scheduled, attempt, happening, channel, target = values.pop("key")
-            parts.append(
-                f"{job_id}@{scheduled} attempt {attempt} {happening} via {channel} {target}"
-            )
-        for name in ("job_id", "worker_id"):
-            if name in values and "attempt" not in values:
-                parts.append(str(values.pop(name)))
-        if "attempt" in values:
-            parts.append(f"attempt {values.pop('attempt')}")
-            if "worker_id" in values:
-                parts.append(f"on {values.pop('worker_id')}")
-        if "schedule" in values:
-            parts.append(f"({values.pop('schedule')})")
-        parts += [f"{name}={_plain(value)}" for name, value in values.items() if value is not None]
+        kind = type(event)
+        return self.stored_line(kind, tuple(getattr(event, name) for name in _field_names(kind)))
+
+    def stored_line(self, kind: type[ev.Event], fields: tuple) -> str:
+        """:meth:`line` of an event as the log stores it (its class and its fields): a run
+        prints millions of lines, so none is built first."""
+        tick = fields[0]
+        parts = [f"t={tick}", self._wall_time(tick), kind.__name__]
+        if self.clock is None:
+            del parts[1]
+        for step, at in _line_plan(kind):
+            if step is _PAIR:
+                parts.append(f"{fields[at[0]]}@{fields[at[1]]}")
+            elif step is _KEY:
+                job_id, scheduled, attempt, happening, channel, target = fields[at[0]]
+                parts.append(
+                    f"{job_id}@{scheduled} attempt {attempt} {happening} via {channel} {target}"
+                )
+            elif step is _NAMED:
+                value = fields[at[1]]
+                if value is not None:
+                    parts.append(f"{at[0]}={_plain(value)}")
+            else:
+                parts.append(step.format(fields[at[0]]))
         return " ".join(parts)
 
     def json(self, event: ev.Event) -> str:
@@ -65,10 +67,36 @@ class EventFormatter:
 
     def _wall_time(self, tick: int) -> str:
         # Consecutive events mostly share a tick; formatting a datetime is the slow part.
-        if self._time[0] != tick:
-            assert self.clock is not None
+        if self._time[0] != tick and self.clock is not None:
             self._time = (tick, self.clock.format(tick))
         return self._time[1]
+
+
+_PAIR, _KEY, _NAMED = "pair", "key", "named"
+
+
+@functools.cache
+def _line_plan(kind: type[ev.Event]) -> tuple[tuple[str, tuple], ...]:
+    """How a line shows an event of ``kind``, after its tick, time and class: each step a
+    format (or one of the three steps above) and the indices of the fields it shows. Which
+    parts a line has depends on the class's fields alone, so it is worked out once a class."""
+    index = {name: at for at, name in enumerate(_field_names(kind)) if at}
+    steps: list[tuple[str, tuple]] = []
+    if "job_id" in index and "scheduled" in index:
+        steps.append((_PAIR, (index.pop("job_id"), index.pop("scheduled"))))
+    elif "key" in index:
+        steps.append((_KEY, (index.pop("key"),)))
+    for name in ("job_id", "worker_id"):
+        if name in index and "attempt" not in index:
+            steps.append(("{}", (index.pop(name),)))
+    if "attempt" in index:
+        steps.append(("attempt {}", (index.pop("attempt"),)))
+        if "worker_id" in index:
+            steps.append(("on {}", (index.pop("worker_id"),)))
+    if "schedule" in index:
+        steps.append(("({})", (index.pop("schedule"),)))
+    steps += [(_NAMED, (name, at)) for name, at in index.items()]
+    return tuple(steps)
 
 
 @functools.cache
