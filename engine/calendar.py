@@ -209,14 +209,9 @@ class CronSchedule:
         clock = self.clock
         if clock.tick_seconds > 60 or low > high:
             return sum(1 for _ in self.fire_ticks(low, high))
-        try:  # the fires from tick ``low`` on are those after the instant of tick low - 1
-            after = (
-                clock.to_datetime(low - 1)
-                if low > 0
-                else clock.epoch.astimezone(UTC) - _MICROSECOND
-            )
-        except OverflowError:
-            return 0  # past the year 9999, where fire times end
+        after = _before_tick(clock, low)
+        if after is None:
+            return 0
         zone = clock.zone
         fires = _fire_times_after(self.cron, zone, after)
         fire = next(fires, None)
@@ -283,18 +278,25 @@ def _first_fire_tick(schedule: CronSchedule, tick: int) -> int | None:
     """:meth:`CronSchedule.first_at_or_after`, remembered: each answer is a fresh cronsim walk,
     and the same questions come again and again (the API's next runs of every job on one
     expression, a status query's binary search), so a fleet on a few expressions pays once."""
-    # Fire times mapping to tick t or later are those after tick t-1's instant; at tick 0,
-    # those at or after the epoch (fire times are whole seconds, so one microsecond before).
     clock = schedule.clock
-    if tick <= 0:
-        after = clock.epoch.astimezone(UTC) - _MICROSECOND
-    else:
-        try:
-            after = clock.to_datetime(tick - 1)
-        except OverflowError:
-            return None  # past the year 9999, where fire times end
+    after = _before_tick(clock, tick)
+    if after is None:
+        return None
     fire = next(_fire_times_after(schedule.cron, clock.zone, after), None)
     return None if fire is None else clock.to_tick_ceil(fire)
+
+
+def _before_tick(clock: Clock, tick: int) -> datetime | None:
+    """The instant the fire times mapping to ``tick`` or later come after: tick t-1's, and at
+    tick 0 a microsecond before the epoch (fire times are whole seconds), taken in UTC (in local
+    time, right after a spring-forward jump, it would be a wall time the clocks skip). None
+    past the year 9999, where fire times end."""
+    if tick <= 0:
+        return clock.epoch.astimezone(UTC) - _MICROSECOND
+    try:
+        return clock.to_datetime(tick - 1)
+    except OverflowError:
+        return None
 
 
 def _fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:

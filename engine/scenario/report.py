@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import fields
 from enum import Enum
 from typing import TextIO
 
@@ -30,15 +29,16 @@ class EventFormatter:
     def line(self, event: ev.Event) -> str:
         """``t=12 AttemptStarted report@10 attempt 1 on w-a``."""
         kind = type(event)
-        return self.stored_line(kind, tuple(getattr(event, name) for name in _field_names(kind)))
+        return self.stored_line(kind, tuple(getattr(event, name) for name in kind.__match_args__))
 
     def stored_line(self, kind: type[ev.Event], fields: tuple) -> str:
         """:meth:`line` of an event as the log stores it (its class and its fields): a run
         prints millions of lines, so none is built first."""
         tick = fields[0]
-        parts = [f"t={tick}", self._wall_time(tick), kind.__name__]
-        if self.clock is None:
-            del parts[1]
+        parts = [f"t={tick}"]
+        if self.clock is not None:
+            parts.append(self._wall_time(tick))
+        parts.append(kind.__name__)
         for step, at in _line_plan(kind):
             if step is _PAIR:
                 parts.append(f"{fields[at[0]]}@{fields[at[1]]}")
@@ -61,13 +61,14 @@ class EventFormatter:
         record: dict[str, object] = {"type": type(event).__name__, "tick": event.tick}
         if self.clock is not None:
             record["time"] = self._wall_time(event.tick)
-        for name in _field_names(type(event))[1:]:
+        for name in type(event).__match_args__[1:]:
             record[name] = _json_value(getattr(event, name))
         return json.dumps(record, ensure_ascii=False)
 
     def _wall_time(self, tick: int) -> str:
         # Consecutive events mostly share a tick; formatting a datetime is the slow part.
-        if self._time[0] != tick and self.clock is not None:
+        if self._time[0] != tick:
+            assert self.clock is not None
             self._time = (tick, self.clock.format(tick))
         return self._time[1]
 
@@ -80,7 +81,7 @@ def _line_plan(kind: type[ev.Event]) -> tuple[tuple[str, tuple], ...]:
     """How a line shows an event of ``kind``, after its tick, time and class: each step a
     format (or one of the three steps above) and the indices of the fields it shows. Which
     parts a line has depends on the class's fields alone, so it is worked out once a class."""
-    index = {name: at for at, name in enumerate(_field_names(kind)) if at}
+    index = {name: at for at, name in enumerate(kind.__match_args__) if at}  # after the tick
     steps: list[tuple[str, tuple]] = []
     if "job_id" in index and "scheduled" in index:
         steps.append((_PAIR, (index.pop("job_id"), index.pop("scheduled"))))
@@ -97,14 +98,6 @@ def _line_plan(kind: type[ev.Event]) -> tuple[tuple[str, tuple], ...]:
         steps.append(("({})", (index.pop("schedule"),)))
     steps += [(_NAMED, (name, at)) for name, at in index.items()]
     return tuple(steps)
-
-
-@functools.cache
-def _field_names(kind: type[ev.Event]) -> tuple[str, ...]:
-    """An event class's fields in declaration order, ``tick`` first (every event's first)."""
-    names = tuple(f.name for f in fields(kind))
-    assert names[0] == "tick", kind
-    return names
 
 
 def _plain(value: object) -> object:
