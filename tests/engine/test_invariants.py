@@ -13,6 +13,8 @@ import pytest
 
 from engine import events as ev
 from engine.backoff import Backoff, BackoffKind, Jitter
+from engine.calendar import CronSchedule
+from engine.clock import Clock
 from engine.commands import (
     CancelOccurrence,
     Complete,
@@ -460,3 +462,25 @@ def test_the_examples_in_docs_engine_md_run() -> None:
     namespace: dict[str, object] = {}
     for number, block in enumerate(blocks, 1):
         exec(compile(block, f"docs/engine.md block {number}", "exec"), namespace)
+
+
+def test_jobs_on_one_cron_schedule_far_apart_are_each_held_to_their_own_runs() -> None:
+    """The walks behind the cursors are shared by the jobs of one cron schedule: a job paused
+    early and one scheduled late leave two stretches apart, and a run missing from the later
+    one is found (the ticks between them belong to neither)."""
+    clock = Clock.parse("2026-01-01T00:00:00", "UTC", 60)
+    engine = Engine()
+    for worker_id in ("w1", "w2"):
+        assert engine.apply(RegisterWorker(worker_id)).accepted
+    assert engine.apply(ScheduleJob(JobSpec("a", CronSchedule("*/5 * * * *", clock)))).accepted
+    engine.advance(60)
+    assert engine.apply(PauseJob("a")).accepted
+    engine.advance(200)
+    assert engine.apply(ScheduleJob(JobSpec("b", CronSchedule("*/5 * * * *", clock)))).accepted
+    engine.advance(260)
+    assert violations(engine) == []
+    assert engine.occurrences[("b", 230)].state is S.SUCCEEDED
+    del engine.occurrences[("b", 230)]
+    del engine.by_state[S.SUCCEEDED][("b", 230)]
+    found = [str(violation) for violation in violations(engine)]
+    assert found == ["tick 230: b@230 fell behind the cursor without being created"]
