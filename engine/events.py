@@ -293,4 +293,8 @@ class NotificationDeadLettered(NotificationEvent):
     tries: int
 
 
+ATTEMPT_ENDS = (AttemptSucceeded, AttemptFailed, AttemptTimedOut, AttemptLost, AttemptTerminated)
+"""The events that end an attempt. Each is stored as ``AttemptStarted`` is, ``(tick, job_id,
+scheduled, attempt, worker_id)``, so a reader of the stored fields treats them alike."""
+
 EVENT_KINDS = register_kinds(Event)

@@ -122,7 +122,7 @@ def _spec_values(spec: JobSpec, execution_limit: int | None) -> Values:
 
 def _run_values(occurrence: Occurrence) -> Values:
     """A lost attempt adds one to the attempts allowed (it does not count)."""
-    lost = sum(a.outcome is AttemptOutcome.LOST for a in occurrence.attempts)
+    lost = [attempt.outcome for attempt in occurrence.attempts].count(AttemptOutcome.LOST)
     return (
         occurrence.priority,
         occurrence.max_attempts - lost,

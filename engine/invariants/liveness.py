@@ -66,23 +66,20 @@ class IdleTicks:
             self._close(through)
             self._tick = through + 1
 
+    def started(self, worker_id: str) -> None:
+        self._running.add(worker_id)
+        self._idle.pop(worker_id, None)
+
+    def ended(self, worker_id: str) -> None:
+        self._running.discard(worker_id)
+        if worker_id not in self._down:
+            self._idle[worker_id] = None
+
     def read(self, event: ev.Event) -> None:
+        """A worker's own event (attempts are told by ``started`` and ``ended``)."""
         match event:
             case ev.WorkerRegistered(worker_id=worker_id):
                 self._idle[worker_id] = None
-            case ev.AttemptStarted(worker_id=worker_id):
-                self._running.add(worker_id)
-                self._idle.pop(worker_id, None)
-            case (
-                ev.AttemptSucceeded()
-                | ev.AttemptFailed()
-                | ev.AttemptTimedOut()
-                | ev.AttemptLost()
-                | ev.AttemptTerminated()
-            ):
-                self._running.discard(event.worker_id)
-                if event.worker_id not in self._down:
-                    self._idle[event.worker_id] = None
             case ev.WorkerWentDown(worker_id=worker_id):
                 self._down.add(worker_id)
                 self._idle.pop(worker_id, None)
@@ -172,41 +169,54 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
         waiting[key] = None
 
     pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
-    for event in engine.log:
-        idle.advance(event.tick)
-        if pooled:
-            pools.advance(event.tick)
-        match event:
-            case ev.AttemptStarted(job_id=job_id, scheduled=scheduled):
-                stopped((job_id, scheduled), event.tick)
-            case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
-                stopped((job_id, scheduled), event.tick)
-            case ev.BacklogCancelled(job_id=job_id, first=first):
-                stopped((job_id, first), event.tick)
-            case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
-                waiting[(job_id, scheduled)] = event.tick
-            case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
-                waiting[(job_id, scheduled)] = eligible_at
-            case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
-                waiting[(job_id, scheduled)] = None
-                blocked.setdefault(job_id, []).append([scheduled, None])
-            case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
-                waiting[(job_id, scheduled)] = None
-                held.setdefault(job_id, []).append([scheduled, None])
-            case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
-                waiting[(job_id, scheduled)] = event.tick
-                if event.emptied:
-                    for period in held.get(job_id, ()):
+    current: int | None = None
+    # Nearly every event of a long run starts or ends an attempt: those are read from their
+    # stored fields (see engine.events.ATTEMPT_ENDS), and only the few others are built.
+    for kind, fields in engine.log.stored_since(0):
+        tick = fields[0]
+        if tick != current:
+            idle.advance(tick)
+            if pooled:
+                pools.advance(tick)
+            current = tick
+        if kind is _STARTED:
+            _, job_id, scheduled, _, worker_id = fields
+            stopped((job_id, scheduled), tick)
+            idle.started(worker_id)
+        elif kind in _ENDED:
+            idle.ended(fields[4])
+        elif kind in _READ:
+            event = kind(*fields)
+            match event:
+                case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                    stopped((job_id, scheduled), tick)
+                case ev.BacklogCancelled(job_id=job_id, first=first):
+                    stopped((job_id, first), tick)
+                case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
+                    waiting[(job_id, scheduled)] = eligible_at
+                case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = None
+                    blocked.setdefault(job_id, []).append([scheduled, None])
+                case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = None
+                    held.setdefault(job_id, []).append([scheduled, None])
+                case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                    if event.emptied:
+                        for period in held.get(job_id, ()):
+                            if period[1] is None:
+                                period[1] = scheduled
+                case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                    for period in blocked.get(job_id, ()):
                         if period[1] is None:
-                            period[1] = scheduled
-            case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
-                waiting[(job_id, scheduled)] = event.tick
-                for period in blocked.get(job_id, ()):
-                    if period[1] is None:
-                        period[1] = event.tick
-        idle.read(event)
+                            period[1] = tick
+                case _:
+                    idle.read(event)
         if pooled:
-            pools.read(event)
+            pools.read(kind, fields)
     idle.finish(through)
     if pooled:
         pools.finish(through)
@@ -221,6 +231,27 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             )
             found.append(Violation(through, text))
     return found
+
+
+_STARTED = ev.AttemptStarted
+_ENDED = frozenset(ev.ATTEMPT_ENDS)
+_READ = frozenset(
+    {
+        ev.OccurrenceCancelled,
+        ev.BacklogCancelled,
+        ev.RunBackfilled,
+        ev.RetryScheduled,
+        ev.OccurrenceBlocked,
+        ev.OccurrenceHeld,
+        ev.OccurrenceReleased,
+        ev.OccurrenceUnblocked,
+        ev.WorkerRegistered,
+        ev.WorkerWentDown,
+        ev.WorkerCameUp,
+    }
+)
+"""The other events the replay reads: what makes a run wait or stop waiting, and what makes a
+worker able to take one."""
 
 
 def _still_waiting(engine: Engine) -> list[Key]:

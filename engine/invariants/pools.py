@@ -14,13 +14,8 @@ from engine import events as ev
 from engine.core import Engine
 from engine.invariants.facts import Violation
 
-_ENDS = (
-    ev.AttemptSucceeded,
-    ev.AttemptFailed,
-    ev.AttemptTimedOut,
-    ev.AttemptLost,
-    ev.AttemptTerminated,
-)
+_STARTED = ev.AttemptStarted
+_ENDED = frozenset(ev.ATTEMPT_ENDS)
 
 
 class PoolTicks:
@@ -46,16 +41,17 @@ class PoolTicks:
             self._close(through)
             self._tick = through + 1
 
-    def read(self, event: ev.Event) -> None:
-        if not isinstance(event, ev.OccurrenceEvent):
-            return
-        pool = self.pool_of.get(event.job_id)
-        if pool is None:
-            return
-        if isinstance(event, ev.AttemptStarted):
-            self._running[pool] += 1
-        elif isinstance(event, _ENDS):
-            self._running[pool] -= 1
+    def read(self, kind: type, fields: tuple) -> None:
+        """An event as the log stores it: its class and its fields (an attempt's job id is
+        its second, see ``engine.events.ATTEMPT_ENDS``)."""
+        if kind is _STARTED:
+            pool = self.pool_of.get(fields[1])
+            if pool is not None:
+                self._running[pool] += 1
+        elif kind in _ENDED:
+            pool = self.pool_of.get(fields[1])
+            if pool is not None:
+                self._running[pool] -= 1
 
     def first_free(self, pool: str, start: int, end: int) -> int | None:
         """The first tick in ``[start, end]`` at whose end ``pool`` had a slot free."""
@@ -97,6 +93,6 @@ def pool_violations(engine: Engine) -> list[Violation]:
             if running[pool] > slots[pool]:
                 text = f"pool {pool} runs {running[pool]} attempts, over its {slots[pool]} slots"
                 found.append(Violation(event.tick, text))
-        elif isinstance(event, _ENDS):
+        elif isinstance(event, ev.ATTEMPT_ENDS):
             running[pool] -= 1
     return found
