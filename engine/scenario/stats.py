@@ -93,46 +93,66 @@ class RunStats:
         return [wait for job in self.jobs.values() for wait in job.waits]
 
 
-def run_stats(events: Iterable[ev.Event], now: int) -> RunStats:
+def run_stats(log: ev.EventLog, now: int) -> RunStats:
     """The summary of a log whose last processed tick is ``now``, read in one pass: a month of
-    a fleet logs millions of events, which are neither kept nor paired into records here."""
+    a fleet logs millions of events, which are neither kept nor paired into records here.
+    Nearly all of them start or end an attempt, and those are read from their stored fields
+    (:data:`engine.events.ATTEMPT_ENDS`); only the others are built."""
     stats = RunStats(now)
+    jobs, workers = stats.jobs, stats.workers
     running: dict[tuple[str, int, int], tuple[WorkerStats, int]] = {}
     """The attempts started and not yet ended: the worker and the start of each."""
-    for event in events:
-        if isinstance(event, ev.WorkerRegistered):
-            stats.workers.setdefault(event.worker_id, WorkerStats(event.tick))
-            continue
-        job_id = getattr(event, "job_id", None)
-        if job_id is None or isinstance(event, ev.OccurrencesSkipped | ev.JobModified):
-            continue
-        job = stats.jobs.setdefault(job_id, JobStats())
-        if isinstance(event, ev.AttemptStarted):
+    for kind, fields in log.stored_since(0):
+        if kind is _STARTED:
+            tick, job_id, scheduled, attempt, worker_id = fields
+            job = jobs.get(job_id)
+            if job is None:
+                job = jobs[job_id] = JobStats()
             job.runs += 1
-            if event.attempt == 1:
-                job.waits.append(event.tick - event.scheduled)
+            if attempt == 1:
+                job.waits.append(tick - scheduled)
             else:
                 job.retries += 1
             # A worker the log never registered counts from tick 0, listed at its first attempt.
-            worker = stats.workers.setdefault(event.worker_id, WorkerStats(0))
-            running[(job_id, event.scheduled, event.attempt)] = (worker, event.tick)
-            continue
-        if type(event) in _ENDINGS:
-            key = (job_id, event.scheduled, event.attempt)  # type: ignore[attr-defined]
-            started = running.pop(key, None)
+            worker = workers.get(worker_id)
+            if worker is None:
+                worker = workers[worker_id] = WorkerStats(0)
+            running[(job_id, scheduled, attempt)] = (worker, tick)
+        elif kind in _ENDINGS:
+            tick, job_id, scheduled, attempt, _ = fields
+            job = jobs.get(job_id)
+            if job is None:
+                job = jobs[job_id] = JobStats()
+            started = running.pop((job_id, scheduled, attempt), None)
             if started is not None:
-                started[0].busy += max(0, event.tick - started[1])
-        if isinstance(event, ev.AttemptSucceeded):
-            job.successes += 1
-        elif isinstance(event, ev.OccurrenceFailed):
-            job.failures += 1
-        elif isinstance(event, ev.OccurrenceCancelled):
-            job.cancellations += 1
-        elif isinstance(event, ev.BacklogCancelled):
-            job.cancellations += event.runs
+                started[0].busy += max(0, tick - started[1])
+            if kind is ev.AttemptSucceeded:
+                job.successes += 1
+        else:
+            _count(stats, kind(*fields))
     for worker, start in running.values():
         worker.busy += max(0, now - start)
     return stats
+
+
+_STARTED = ev.AttemptStarted
+
+
+def _count(stats: RunStats, event: ev.Event) -> None:
+    """An event that neither starts nor ends an attempt."""
+    if isinstance(event, ev.WorkerRegistered):
+        stats.workers.setdefault(event.worker_id, WorkerStats(event.tick))
+        return
+    job_id = getattr(event, "job_id", None)
+    if job_id is None or isinstance(event, ev.OccurrencesSkipped | ev.JobModified):
+        return
+    job = stats.jobs.setdefault(job_id, JobStats())
+    if isinstance(event, ev.OccurrenceFailed):
+        job.failures += 1
+    elif isinstance(event, ev.OccurrenceCancelled):
+        job.cancellations += 1
+    elif isinstance(event, ev.BacklogCancelled):
+        job.cancellations += event.runs
 
 
 def percentile(values: list[int], share: float) -> int | None:

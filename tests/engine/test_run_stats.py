@@ -1,0 +1,98 @@
+"""The run summary (``cronlapse run``'s tables) counts what the log says.
+
+``run_stats`` reads attempts from the log's stored fields and builds only the other events; the
+oracle here derives the same figures from built events, through the attempt records the CSV
+export pairs (``attempt_records``), so the two readings are independent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from engine import events as ev
+from engine.core import Engine
+from engine.model import AttemptOutcome
+from engine.scenario import ScenarioRunner, load_scenario
+from engine.scenario.stats import attempt_records, run_stats
+from tests.engine.test_invariants import POLICIES, _busy
+
+SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
+
+
+def _expected(engine: Engine) -> dict[str, object]:
+    """Per job and per worker, the summary's figures from built events."""
+    records = attempt_records(engine.log)
+    runs, retries, successes = Counter(), Counter(), Counter()
+    waits: dict[str, list[int]] = defaultdict(list)
+    busy: Counter[str] = Counter()
+    for record in records:
+        runs[record.job_id] += 1
+        if record.attempt == 1:
+            waits[record.job_id].append(record.start - record.scheduled)
+        else:
+            retries[record.job_id] += 1
+        successes[record.job_id] += record.outcome is AttemptOutcome.SUCCEEDED
+        end = engine.now if record.end is None else record.end
+        busy[record.worker_id] += max(0, end - record.start)
+    failures, cancellations = Counter(), Counter()
+    for event in engine.log:
+        if isinstance(event, ev.OccurrenceFailed):
+            failures[event.job_id] += 1
+        elif isinstance(event, ev.OccurrenceCancelled):
+            cancellations[event.job_id] += 1
+        elif isinstance(event, ev.BacklogCancelled):
+            cancellations[event.job_id] += event.runs
+    return {
+        "runs": +runs,
+        "retries": +retries,
+        "successes": +successes,
+        "failures": +failures,
+        "cancellations": +cancellations,
+        "waits": dict(waits),
+        "busy": +busy,
+    }
+
+
+def _summarised(engine: Engine) -> dict[str, object]:
+    stats = run_stats(engine.log, engine.now)
+    jobs = stats.jobs.items()
+    return {
+        "runs": +Counter({job_id: job.runs for job_id, job in jobs}),
+        "retries": +Counter({job_id: job.retries for job_id, job in jobs}),
+        "successes": +Counter({job_id: job.successes for job_id, job in jobs}),
+        "failures": +Counter({job_id: job.failures for job_id, job in jobs}),
+        "cancellations": +Counter({job_id: job.cancellations for job_id, job in jobs}),
+        "waits": {job_id: job.waits for job_id, job in jobs if job.waits},
+        "busy": +Counter({worker_id: w.busy for worker_id, w in stats.workers.items()}),
+    }
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: f"{p.order.value}-{p.dispatch.value}")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_summary_of_a_busy_engine_counts_what_its_log_says(policy, seed: int) -> None:
+    # Retries, timeouts, lost attempts, cancellations, pauses and a drained worker.
+    engine = _busy(policy, seed)
+    assert _summarised(engine) == _expected(engine)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
+def test_the_summary_of_every_bundled_scenario_counts_what_its_log_says(path: Path) -> None:
+    runner = ScenarioRunner(load_scenario(path))
+    for _ in runner.steps():
+        pass
+    assert _summarised(runner.engine) == _expected(runner.engine)
+
+
+def test_jobs_and_workers_are_listed_in_the_order_the_log_first_names_them() -> None:
+    engine = _busy(POLICIES[0], 0)
+    stats = run_stats(engine.log, engine.now)
+    named: dict[str, None] = {}
+    for event in engine.log:
+        job_id = getattr(event, "job_id", None)
+        if job_id is not None and not isinstance(event, ev.OccurrencesSkipped | ev.JobModified):
+            named.setdefault(job_id, None)
+    assert list(stats.jobs) == list(named)
+    assert list(stats.workers) == ["w0", "w1", "w2"]
