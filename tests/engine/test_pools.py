@@ -18,6 +18,7 @@ from engine import events as ev
 from engine.backoff import Backoff, BackoffKind
 from engine.commands import CancelOccurrence, Outcome, RegisterWorker, ScheduleJob, WorkerDown
 from engine.core import Engine
+from engine.invariants import violations
 from engine.job_rules import Overlap, OverlapRule
 from engine.model import JobSpec, OccurrenceState
 from engine.policies import DispatchOrder, Policy
@@ -146,3 +147,19 @@ PoolMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestPoolMachine = PoolMachine.TestCase
+
+
+def test_the_checker_catches_a_pool_running_more_attempts_than_its_slots() -> None:
+    # Planted in the log: a second attempt of the one-slot pool starts while the first runs,
+    # and one of a job outside any pool, which the check leaves alone.
+    engine = fleet(3, {"db": 1}, order=DispatchOrder.FIFO)
+    add(engine, "a", Once(0), duration=10, pool="db")
+    add(engine, "b", Once(0), duration=10, pool="db")
+    add(engine, "free", Once(0), duration=10)
+    run(engine, 2)
+    assert violations(engine) == []
+    engine.log.append(ev.AttemptStarted(1, "free", 0, 2, "w3"))
+    assert not [v for v in violations(engine) if "pool" in v.text]
+    engine.log.append(ev.AttemptStarted(1, "b", 0, 1, "w2"))
+    found = [str(v) for v in violations(engine) if "pool" in v.text]
+    assert found == ["tick 1: pool db runs 2 attempts, over its 1 slots"]
