@@ -65,6 +65,21 @@ class ScheduleError(ValueError):
         self.field = field
 
 
+class NeverFires(ScheduleError):
+    """An expression whose every field is valid but that names no date there is (the 31st of
+    February). Cron, Kubernetes and systemd accept such a schedule and never run it, so an
+    importer leaves its job out and says so, where a scenario refuses it as a mistake."""
+
+    def __init__(self, expression: str) -> None:
+        parts = expression.split()
+        super().__init__(
+            "day-of-month",
+            f"day-of-month field {parts[2]!r} never occurs in month field {parts[3]!r}",
+        )
+        self.expression = expression
+        """The expression, its fields separated by single spaces."""
+
+
 def parse_schedule_expression(expression: str) -> str:
     """The five-field cron expression for ``expression`` (a nickname is resolved).
 
@@ -100,10 +115,7 @@ def parse_schedule_expression(expression: str) -> str:
                 name,
                 f"{name} field {part!r} is invalid: expected {_EXPECTED[name]}, {_FORMS}",
             )
-    raise ScheduleError(  # every field alone is valid: cronsim's one cross-field check failed
-        "day-of-month",
-        f"day-of-month field {parts[2]!r} never occurs in month field {parts[3]!r}",
-    )
+    raise NeverFires(text)  # every field alone is valid: cronsim's cross-field check failed
 
 
 @functools.lru_cache(maxsize=1024)

@@ -8,7 +8,9 @@ What crontab(5) says a line is, and what cronlapse makes of it:
   for the schedule (cron fires by its own zone whatever a command's ``TZ`` is);
 - an entry: five time fields (or a nickname such as ``@daily``), then, in a system crontab, the
   user to run as, then the command (the rest of the line). ``@reboot`` fires at the daemon's
-  start, which no schedule models: such entries are reported, not imported.
+  start, which no schedule models: such entries are reported, not imported. Nor is an entry
+  whose fields name no date there is (``0 0 31 2 *``): cron takes it and never runs it, and
+  the fleet lists it as not imported (:mod:`engine.importers.fleet`).
 
 Every problem names the file, the line and the column, and what was expected; a file with
 problems imports nothing.
@@ -20,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.calendar import ScheduleError, parse_schedule_expression
+from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
 from engine.digits import is_digits
 from engine.importers.files import ImportProblems, read_text
@@ -135,6 +137,8 @@ def _entry(
     expression = " ".join(tokens[:time_fields])
     try:
         cron = parse_schedule_expression(expression)
+    except NeverFires as never:
+        cron = never.expression  # cron runs it never: the fleet lists it as not imported
     except ScheduleError as error:
         column = _column(raw, tokens, _field_index(error.field))
         problems.append(f"{where}:{column}: {error}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import CronJob, read_manifest
@@ -132,9 +133,26 @@ def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> Non
     ]
     fleet.skipped += crontab.skipped
     for entry in crontab.entries:
-        fleet.jobs.append(_crontab_job(crontab, entry, options.duration))
-        if entry.timezone is not None:
+        job = _crontab_job(crontab, entry, options.duration)
+        if _admit(fleet, job) and entry.timezone is not None:
             fleet.zones.add(entry.timezone)
+
+
+def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
+    """Add ``job`` unless its schedule never fires (see :class:`NeverFires`): then it is listed
+    as not imported, as ``@reboot`` is, rather than refusing the whole fleet for a line its
+    scheduler runs without complaint."""
+    cron = job.keys.get("cron")
+    if isinstance(cron, str):
+        try:
+            parse_schedule_expression(cron)
+        except NeverFires as never:
+            fleet.skipped.append(f"{job.origin}: never fires: {never}")
+            return False
+        except ScheduleError:
+            pass  # loading the scenario names it at its source (_load_problems)
+    fleet.jobs.append(job)
+    return True
 
 
 def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
@@ -156,9 +174,10 @@ def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
     manifest = read_manifest(path)
     fleet.skipped += manifest.skipped
     for cronjob in manifest.cronjobs:
+        if not _admit(fleet, _kubernetes_job(path, cronjob, options.duration)):
+            continue
         if cronjob.suspended:
-            fleet.paused.append(len(fleet.jobs))
-        fleet.jobs.append(_kubernetes_job(path, cronjob, options.duration))
+            fleet.paused.append(len(fleet.jobs) - 1)
         fleet.zones.add(cronjob.timezone or "UTC")
 
 
@@ -200,7 +219,6 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             keys["cron"] = schedule.cron
             if schedule.timezone is not None:
                 keys["timezone"] = schedule.timezone
-                fleet.zones.add(schedule.timezone)
         elif schedule.every is not None:
             keys |= {"every": schedule.every, "first": schedule.first}
         else:
@@ -222,7 +240,10 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             *timer.notes,
         ]
         origin = f"{timer.path}:{schedule.line}: {schedule.source}"
-        fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
+        if _admit(fleet, ImportedJob(timer.name, keys, tuple(comments), origin)) and (
+            schedule.cron is not None and schedule.timezone is not None
+        ):
+            fleet.zones.add(schedule.timezone)
 
 
 _SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from engine.calendar import ScheduleError, parse_schedule_expression
+from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
 from engine.importers.files import ImportProblems, read_text
 from engine.scenario.errors import Problems, ScenarioInvalid
@@ -184,6 +184,8 @@ class _Reader:
             return None
         try:
             return parse_schedule_expression(text)
+        except NeverFires as never:
+            return never.expression  # never scheduled: the fleet lists it as not imported
         except ScheduleError as error:
             self.error(node, f"spec.schedule: {error}")
             return None

@@ -10,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from import_helpers import cronlapse
 
+from engine.commands import PauseJob
 from engine.importers.crontab import parse_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import parse_manifest
 from engine.importers.systemd import parse_timer
-from engine.scenario import parse_scenario
+from engine.scenario import load_scenario, parse_scenario
 
 KINDS = {"crontab": "crontab", "k8s": "Kubernetes manifest", "systemd": "systemd timer"}
 
@@ -145,13 +146,6 @@ _FAR = [
     ),
     (
         "systemd",
-        "[Timer]\nOnCalendar=*-02-30 00:00\n",
-        [],
-        "{source}:2: OnCalendar=*-02-30 00:00: cannot be simulated: cron: day-of-month field "
-        "'30' never occurs in month field '2'",
-    ),
-    (
-        "systemd",
         "[Timer]\nOnBootSec=10y\n",
         ["--from", "9995-01-01T00:00:00"],
         f"{{source}}:2: OnBootSec=10y: cannot be simulated: at: {_PAST_9999}",
@@ -176,15 +170,61 @@ def test_an_import_the_scenario_could_not_run_is_refused_at_its_source(
     tmp_path: Path, kind: str, text: str, options: list[str], problem: str
 ) -> None:
     """What the importer reads can be valid where it came from and still not fit a scenario (a
-    February 30th, a first run past the year 9999, a clock that starts in a skipped hour): the
-    import names the file, line and option, where it wrote a scenario that did not load or
-    ended in a traceback."""
+    first run past the year 9999, a clock that starts in a skipped hour): the import names the
+    file, line and option, where it wrote a scenario that did not load or ended in a traceback."""
     source, output = tmp_path / f"input.{kind}", tmp_path / "out.yaml"
     source.write_text(text)
     status, out, err = cronlapse("import", kind, str(source), "-o", str(output), *options)
     assert (status, out, output.exists()) == (1, "", False)
     assert err.startswith(f"cronlapse import: {problem.format(source=source)}"), err
     assert err.count("\n") == 1, err  # once, though the option is checked twice
+
+
+_NEVER_FIRES = "never fires: day-of-month field '{day}' never occurs in month field '2'"
+_NEVER = [
+    (
+        "crontab",
+        "0 3 * * * /usr/bin/backup\n0 0 31 2 * /usr/bin/leap\n",
+        "{source}:2: 0 0 31 2 * /usr/bin/leap: " + _NEVER_FIRES.format(day=31),
+        ["backup"],
+    ),
+    (
+        "k8s",
+        "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: leap}\n"
+        "spec: {schedule: '0 0 30 2 *', suspend: true}\n---\n"
+        "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: held}\n"
+        "spec: {schedule: '@hourly', suspend: true}\n",
+        "{source}:1: CronJob leap: " + _NEVER_FIRES.format(day=30),
+        ["held"],
+    ),
+    (
+        "systemd",
+        "[Timer]\nOnCalendar=*-02-30 00:00\nOnCalendar=daily\n",
+        "{source}:2: OnCalendar=*-02-30 00:00: " + _NEVER_FIRES.format(day=30),
+        ["input.systemd"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "reason", "jobs"), _NEVER)
+def test_a_schedule_that_never_fires_is_left_out_and_said(
+    tmp_path: Path, kind: str, text: str, reason: str, jobs: list[str]
+) -> None:
+    """Cron, Kubernetes and systemd accept a February 30th and never run it: its job is not
+    imported, as ``@reboot`` is not, and the rest of the fleet is (a suspended CronJob after it
+    is still the one paused)."""
+    source, output = tmp_path / f"input.{kind}", tmp_path / "out.yaml"
+    source.write_text(text)
+    status, out, err = cronlapse("import", kind, str(source), "-o", str(output))
+    reason = reason.format(source=source)
+    assert (status, out) == (0, f"wrote {output}: {len(jobs)} jobs\n")
+    assert err == f"cronlapse import: not imported: {reason}\n"
+    written = output.read_text()
+    assert f"# Not imported: {reason}\n" in written
+    scenario = load_scenario(output)
+    assert [job.job_id for job in scenario.jobs] == jobs
+    paused = [c.command.job_id for c in scenario.commands if isinstance(c.command, PauseJob)]
+    assert paused == (["held"] if kind == "k8s" else [])
 
 
 _VALID_HEADS = {

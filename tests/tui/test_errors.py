@@ -97,14 +97,22 @@ def test_load_failures_carry_positions(broken_file: Path) -> None:
         raise AssertionError("the broken scenario loaded")
 
 
-def test_an_import_that_cannot_be_simulated_is_a_problem_at_its_line(tmp_path: Path) -> None:
+def test_an_import_problem_is_a_problem_at_its_line_and_column(tmp_path: Path) -> None:
     timer = tmp_path / "feb.timer"
-    timer.write_text("[Timer]\nOnCalendar=*-02-30 00:00\n")
+    timer.write_text("[Timer]\nOnCalendar=*-02-28 25:00\n")
     try:
         load_session(timer)
     except LoadFailed as failed:
         [problem] = failed.problems
-        assert (problem.source, problem.line) == (str(timer), 2)
-        assert problem.message.startswith("OnCalendar=*-02-30 00:00: cannot be simulated: cron:")
+        assert (problem.source, problem.line, problem.column) == (str(timer), 2, 20)
+        assert problem.message == "OnCalendar=: hour '25': expected values from 0 to 23"
     else:
-        raise AssertionError("a February 30th loaded")
+        raise AssertionError("an hour 25 loaded")
+
+
+def test_a_timer_that_never_elapses_opens_without_its_job(tmp_path: Path) -> None:
+    # systemd accepts a February 30th and never elapses it: not imported, like @reboot.
+    timer = tmp_path / "feb.timer"
+    timer.write_text("[Timer]\nOnCalendar=*-02-30 00:00\nOnCalendar=daily\n")
+    session = load_session(timer)
+    assert list(session.engine.jobs) == ["feb"]
