@@ -172,6 +172,7 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
     current: int | None = None
     # Nearly every event of a long run starts or ends an attempt: those are read from their
     # stored fields (see engine.events.ATTEMPT_ENDS), and only the few others are built.
+    # A worker's events are its own (the last case), what makes a run wait the others.
     for kind, fields in engine.log.stored_since(0):
         tick = fields[0]
         if tick != current:
@@ -185,7 +186,7 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             idle.started(worker_id)
         elif kind in _ENDED:
             idle.ended(fields[4])
-        elif kind in _READ:
+        else:
             event = kind(*fields)
             match event:
                 case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
@@ -235,23 +236,6 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
 
 _STARTED = ev.AttemptStarted
 _ENDED = frozenset(ev.ATTEMPT_ENDS)
-_READ = frozenset(
-    {
-        ev.OccurrenceCancelled,
-        ev.BacklogCancelled,
-        ev.RunBackfilled,
-        ev.RetryScheduled,
-        ev.OccurrenceBlocked,
-        ev.OccurrenceHeld,
-        ev.OccurrenceReleased,
-        ev.OccurrenceUnblocked,
-        ev.WorkerRegistered,
-        ev.WorkerWentDown,
-        ev.WorkerCameUp,
-    }
-)
-"""The other events the replay reads: what makes a run wait or stop waiting, and what makes a
-worker able to take one."""
 
 
 def _still_waiting(engine: Engine) -> list[Key]:

@@ -117,7 +117,7 @@ def _log_violations(engine: Engine) -> list[Violation]:
             busy.pop(worker_id, None)
             if kind is _SUCCEEDED:
                 final.add((job_id, scheduled))
-        elif kind in _FINAL_OR_DELIVERED:
+        else:
             match kind(*fields):
                 case ev.OccurrenceFailed() | ev.OccurrenceCancelled() as event:
                     final.add((event.job_id, event.scheduled))
@@ -130,9 +130,6 @@ def _log_violations(engine: Engine) -> list[Violation]:
 
 _STARTED, _SUCCEEDED = ev.AttemptStarted, ev.AttemptSucceeded
 _ENDED = frozenset(ev.ATTEMPT_ENDS)
-_FINAL_OR_DELIVERED = frozenset(
-    {ev.OccurrenceFailed, ev.OccurrenceCancelled, ev.NotificationDelivered}
-)
 
 
 def _overlap_violations(engine: Engine) -> list[Violation]:
