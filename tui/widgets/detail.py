@@ -58,8 +58,9 @@ class DetailPane(ScrollView, can_focus=True, inherit_bindings=False):
         except Exception as error:  # a view must never take the app down
             self.content = f"cannot describe {self.kind} {self.key!r}: {error}"
         self._rendered_for = None
-        if self.border_subtitle != self.kind:  # setting it repaints the whole pane
-            self.border_subtitle = self.kind
+        subtitle = f"{self.kind} · w why" if self.kind else ""  # the key that explains it
+        if self.border_subtitle != subtitle:  # setting it repaints the whole pane
+            self.border_subtitle = subtitle
         self._render_lines()
 
     @property
