@@ -35,28 +35,33 @@ def _occurrence_violations(engine: Engine) -> list[str]:
         numbers = [attempt.number for attempt in attempts]
         running = [attempt for attempt in attempts if attempt.outcome is _RUNNING]
         if numbers != list(range(1, len(numbers) + 1)):
-            found.append(f"{key[0]}@{key[1]}: attempts numbered {numbers}, not 1..n")
+            found.append(f"{_name(key)}: attempts numbered {numbers}, not 1..n")
         if len(attempts) > occurrence.max_attempts:  # lost attempts do not count: a closer look
             counted = [a for a in attempts if a.outcome is not AttemptOutcome.LOST]
             if len(counted) > occurrence.max_attempts:
                 found.append(
-                    f"{key[0]}@{key[1]}: {len(counted)} counted attempts exceed "
+                    f"{_name(key)}: {len(counted)} counted attempts exceed "
                     f"{occurrence.max_attempts}"
                 )
         if len(running) > 1:
-            found.append(f"{key[0]}@{key[1]}: {len(running)} attempts running at once")
+            found.append(f"{_name(key)}: {len(running)} attempts running at once")
         if (occurrence.state is _RUNNING_STATE) != bool(running):
             found.append(
-                f"{key[0]}@{key[1]}: state {occurrence.state.value} with {len(running)} running"
+                f"{_name(key)}: state {occurrence.state.value} with {len(running)} running"
             )
         for attempt in running:
             worker = engine.workers.get(attempt.worker_id)
             if worker is None or worker.running != key:
                 found.append(
-                    f"{key[0]}@{key[1]}: attempt {attempt.number} runs on {attempt.worker_id}, "
+                    f"{_name(key)}: attempt {attempt.number} runs on {attempt.worker_id}, "
                     "which does not know it"
                 )
     return found
+
+
+def _name(key: tuple[str, int]) -> str:
+    """A run as violations name it; made only for a run that has one (every run is checked)."""
+    return f"{key[0]}@{key[1]}"
 
 
 _RUNNING, _RUNNING_STATE = AttemptOutcome.RUNNING, S.RUNNING
