@@ -172,7 +172,7 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
     current: int | None = None
     # Nearly every event of a long run starts or ends an attempt: those are read from their
     # stored fields (see engine.events.ATTEMPT_ENDS), and only the few others are built.
-    # A worker's events are its own (the last case), what makes a run wait the others.
+    # The cases say what makes a run wait or stop waiting; the last, what changes a worker.
     for kind, fields in engine.log.stored_since(0):
         tick = fields[0]
         if tick != current:
@@ -180,11 +180,11 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             if pooled:
                 pools.advance(tick)
             current = tick
-        if kind is _STARTED:
+        if kind is ev.AttemptStarted:
             _, job_id, scheduled, _, worker_id = fields
             stopped((job_id, scheduled), tick)
             idle.started(worker_id)
-        elif kind in _ENDED:
+        elif kind in ev.ATTEMPT_ENDS:
             idle.ended(fields[4])
         else:
             event = kind(*fields)
@@ -232,10 +232,6 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
             )
             found.append(Violation(through, text))
     return found
-
-
-_STARTED = ev.AttemptStarted
-_ENDED = frozenset(ev.ATTEMPT_ENDS)
 
 
 def _still_waiting(engine: Engine) -> list[Key]:

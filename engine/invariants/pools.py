@@ -14,9 +14,6 @@ from engine import events as ev
 from engine.core import Engine
 from engine.invariants.facts import Violation
 
-_STARTED = ev.AttemptStarted
-_ENDED = frozenset(ev.ATTEMPT_ENDS)
-
 
 class PoolTicks:
     """Per pool, pieces of ticks ``[start, end]`` at whose end all its slots were in use."""
@@ -44,11 +41,11 @@ class PoolTicks:
     def read(self, kind: type, fields: tuple) -> None:
         """An event as the log stores it: its class and its fields (an attempt's job id is
         its second, see ``engine.events.ATTEMPT_ENDS``)."""
-        if kind is _STARTED:
+        if kind is ev.AttemptStarted:
             pool = self.pool_of.get(fields[1])
             if pool is not None:
                 self._running[pool] += 1
-        elif kind in _ENDED:
+        elif kind in ev.ATTEMPT_ENDS:
             pool = self.pool_of.get(fields[1])
             if pool is not None:
                 self._running[pool] -= 1

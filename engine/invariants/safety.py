@@ -105,22 +105,22 @@ def _log_violations(engine: Engine) -> list[Violation]:
     busy: dict[str, tuple[str, int]] = {}
     delivered: Counter = Counter()
     for kind, fields in engine.log.stored_since(0):
-        if kind is _STARTED:
+        if kind is ev.AttemptStarted:
             tick, job_id, scheduled, attempt, worker_id = fields
             key = (job_id, scheduled)
             if key in final:
-                found.append(Violation(tick, f"{job_id}@{scheduled} started after it ended"))
+                found.append(Violation(tick, f"{_name(key)} started after it ended"))
             if key in running:
-                found.append(Violation(tick, f"{job_id}@{scheduled} started twice at once"))
+                found.append(Violation(tick, f"{_name(key)} started twice at once"))
             if worker_id in busy:
                 found.append(Violation(tick, f"{worker_id} given a second attempt"))
             running[key] = attempt
             busy[worker_id] = key
-        elif kind in _ENDED:
+        elif kind in ev.ATTEMPT_ENDS:
             _, job_id, scheduled, _, worker_id = fields
             running.pop((job_id, scheduled), None)
             busy.pop(worker_id, None)
-            if kind is _SUCCEEDED:
+            if kind is ev.AttemptSucceeded:
                 final.add((job_id, scheduled))
         else:
             match kind(*fields):
@@ -131,10 +131,6 @@ def _log_violations(engine: Engine) -> list[Violation]:
                     if delivered[key] > 1:
                         found.append(Violation(event.tick, f"notification {key} delivered twice"))
     return found
-
-
-_STARTED, _SUCCEEDED = ev.AttemptStarted, ev.AttemptSucceeded
-_ENDED = frozenset(ev.ATTEMPT_ENDS)
 
 
 def _overlap_violations(engine: Engine) -> list[Violation]:

@@ -103,7 +103,7 @@ def run_stats(log: ev.EventLog, now: int) -> RunStats:
     running: dict[tuple[str, int, int], tuple[WorkerStats, int]] = {}
     """The attempts started and not yet ended: the worker and the start of each."""
     for kind, fields in log.stored_since(0):
-        if kind is _STARTED:
+        if kind is ev.AttemptStarted:
             tick, job_id, scheduled, attempt, worker_id = fields
             job = jobs.get(job_id)
             if job is None:
@@ -118,7 +118,7 @@ def run_stats(log: ev.EventLog, now: int) -> RunStats:
             if worker is None:
                 worker = workers[worker_id] = WorkerStats(0)
             running[(job_id, scheduled, attempt)] = (worker, tick)
-        elif kind in _ENDINGS:
+        elif kind in ev.ATTEMPT_ENDS:
             tick, job_id, scheduled, attempt, _ = fields
             job = jobs.get(job_id)
             if job is None:
@@ -133,9 +133,6 @@ def run_stats(log: ev.EventLog, now: int) -> RunStats:
     for worker, start in running.values():
         worker.busy += max(0, now - start)
     return stats
-
-
-_STARTED = ev.AttemptStarted
 
 
 def _count(stats: RunStats, event: ev.Event) -> None:
