@@ -1,13 +1,15 @@
 """``explain_run``: the answer to "why?" about one run, as a tree of lines.
 
 The answer opens with the run's state, then gives each section that applies: the time in each
-phase so far; for a waiting run what holds it now and when it would start if nothing changed;
-its retries with their backoff; its faults (lost, timed out); its cancellation; its calendar.
+phase so far; its attempts, each with its worker; for a waiting run what holds it now and when it
+would start if nothing changed; its retries with their backoff; its faults (lost, timed out); its
+cancellation; its calendar.
 """
 
 from __future__ import annotations
 
 from engine.clock import Clock
+from engine.explain.attempts import attempts
 from engine.explain.calendar_rule import calendar
 from engine.explain.cascade import cancellation
 from engine.explain.context import Context
@@ -45,6 +47,9 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
             context, phases(context, job_id, scheduled, _ready(history, job_id, scheduled, state))
         )
     )
+    tried = attempts(context, job_id, scheduled)
+    if tried is not None:
+        parts.append(tried)
     if state in _WAITING:
         held = holds(context, job_id, scheduled, state)
         if held is not None:
