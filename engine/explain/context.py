@@ -6,8 +6,7 @@ log has what happened; the engine's state has what holds now) and never changes 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import events as ev
 from engine.clock import Clock
@@ -18,6 +17,11 @@ from engine.core import Engine
 class Context:
     engine: Engine
     clock: Clock | None = None
+    _job_events: dict[str, tuple[ev.Event, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Each job's events, read once per question: every section reads the run's events, and a
+    read is a pass over the whole log (160,000 events at the end of the demo)."""
 
     @property
     def now(self) -> int:
@@ -39,11 +43,16 @@ class Context:
             return f"{count} {word}"
         return f"{count} {word} ({_duration(count * self.clock.tick_seconds)})"
 
-    def events_of(self, job_id: str) -> Iterator[ev.Event]:
+    def events_of(self, job_id: str) -> tuple[ev.Event, ...]:
         """The job's events up to now, in order: its runs' and the job's own."""
-        for kind, fields in self.engine.log.stored_since(0):
-            if len(fields) > 1 and fields[1] == job_id and hasattr(kind, "job_id"):
-                yield kind(*fields)
+        events = self._job_events.get(job_id)
+        if events is None:
+            events = self._job_events[job_id] = tuple(
+                kind(*fields)
+                for kind, fields in self.engine.log.stored_since(0)
+                if len(fields) > 1 and fields[1] == job_id and hasattr(kind, "job_id")
+            )
+        return events
 
     def run_events(self, job_id: str, scheduled: int) -> list[ev.OccurrenceEvent]:
         """The events about the run ``(job_id, scheduled)``, in order."""
