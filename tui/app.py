@@ -84,7 +84,31 @@ class DashboardApp(App[int]):
         what the user looks at is never older than the engine."""
         if isinstance(event, LOOKING) and not event.is_forwarded:
             self._catch_up()
+        if isinstance(event, events.Key) and event.is_forwarded and self._typed_ahead(event):
+            return
         await super().on_event(event)
+
+    def _typed_ahead(self, key: events.Key) -> bool:
+        """Put a character typed right after ``/``, ``:``, ``g`` or ``o`` into the line that key
+        opened; True if it did.
+
+        Textual hands a key to the widget focused when the key arrives, so the keys typed or
+        pasted right behind the one that opens a line are queued to the table focused before.
+        Unhandled there, they come back up here, where the bindings would run them (``e``
+        exports, ``q`` quits). A character typed into the line itself never comes back: the
+        input takes it. The command line counts only while it has the focus: a click on a table
+        leaves it open, and the keys typed then are the table's."""
+        if not (key.is_printable and key.character):
+            return False
+        top = self.screen
+        if isinstance(top, PromptScreen):
+            line = top.input
+        elif isinstance(top, DashboardScreen) and top.focused is top.command_bar.input:
+            line = top.command_bar.input
+        else:
+            return False
+        line.insert_text_at_cursor(key.character)
+        return True
 
     async def run_action(self, action, default_namespace=None, namespaces=None) -> bool:
         """Every key's action, too, acts on views caught up with the jump (it may have played

@@ -147,7 +147,9 @@ class CommandBar(Vertical):
         self.set_class(mode == "filter", "-filter")
         self.add_class("-open")
         self._recall = len(self._history)
-        self.input.focus()
+        # Focused at once, not after the refresh ``focus()`` waits for: the keys typed right
+        # behind ``/`` or ``:`` are already on their way (see DashboardApp._typed_ahead).
+        self.screen.set_focus(self.input)
 
     def close(self) -> None:
         self.remove_class("-open")
