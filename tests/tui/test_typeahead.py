@@ -8,6 +8,7 @@ here, as a terminal hands them over, before any of them is handled.
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from tui.app import DashboardApp
@@ -26,23 +27,22 @@ def _type_at_once(
         app.post_message(events.Key("enter", "\r"))
 
 
-async def test_a_filter_typed_at_once_lands_in_the_filter_line(app: DashboardApp) -> None:
+@pytest.mark.parametrize(
+    ("opener", "text"),
+    [(("slash", "/"), "queue e"), (("colon", ":"), "down w1 q")],
+    ids=["filter", "command"],
+)
+async def test_a_line_typed_at_once_lands_in_the_command_bar(
+    app: DashboardApp, opener: tuple[str, str], text: str
+) -> None:
+    """``e`` would export, ``space`` play and ``q`` quit, were they the dashboard's."""
     async with app.run_test(size=SIZE) as pilot:
-        _type_at_once(app, ("slash", "/"), "queue e")
+        _type_at_once(app, opener, text)
         await pilot.pause()
         bar = app.dashboard.command_bar
-        assert bar.is_open and bar.input.value == "queue e"
+        assert bar.is_open and bar.input.value == text
         assert app.screen is app.dashboard and not app.dashboard.playing
         assert app.is_running
-
-
-async def test_a_command_typed_at_once_lands_in_the_command_line(app: DashboardApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        _type_at_once(app, ("colon", ":"), "down w1")
-        await pilot.pause()
-        bar = app.dashboard.command_bar
-        assert bar.is_open and bar.input.value == "down w1"
-        assert app.screen is app.dashboard
 
 
 async def test_a_tick_typed_at_once_lands_in_the_go_to_prompt(app: DashboardApp) -> None:
