@@ -57,6 +57,9 @@ class DashboardApp(App[int]):
         self.watch_file = watch
         self.blink = blink
         self._stamp = file_stamp(self.path) if self.path is not None else None
+        self._shown: tuple[Path, tuple[int, int] | None] | None = None
+        """The file the dashboard shows and its stamp when loaded (None: no file loaded): what
+        ``esc`` from another file's errors goes back to, for ``r`` and the watch as well."""
         self._initial = session
         self.dashboard: DashboardScreen
         self.failed: LoadFailed | None = None
@@ -71,7 +74,9 @@ class DashboardApp(App[int]):
         self.dashboard = self.make_dashboard(session or empty_session())
         self.push_screen(self.dashboard)
         if self.failed is not None:
-            self.push_screen(ErrorScreen(self.failed))
+            self.push_screen(ErrorScreen(self.failed), self._back_from_errors)
+        elif self.path is not None:
+            self._shown = (self.path, self._stamp)
         if self.watch_file:
             self.set_interval(WATCH_SECONDS, self.check_file)
 
@@ -135,13 +140,21 @@ class DashboardApp(App[int]):
             if isinstance(self.screen, ErrorScreen):
                 self.screen.show(failed)
             else:
-                self.push_screen(ErrorScreen(failed))
+                self.push_screen(ErrorScreen(failed), self._back_from_errors)
             return False
         self.failed = None
+        self._shown = (path, self._stamp)
         while isinstance(self.screen, ErrorScreen):
             self.pop_screen()
         self.dashboard.load(session, keep_tick=keep_tick)
         return True
+
+    def _back_from_errors(self, _: None) -> None:
+        """``esc`` from the errors of a file opened over another goes back to the other one, and
+        so do ``r`` and the watch. The errors of the file shown (saved broken) keep it watched:
+        saving it fixed brings it back."""
+        if self._shown is not None and self._shown[0] != self.path:
+            self.path, self._stamp = self._shown
 
     def check_file(self) -> bool:
         """Reload when the file changed on disk; True when it did."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import SMALL_YAML
+from tui_helpers import BROKEN_YAML, SMALL_YAML
 
 from tui.app import DashboardApp
 from tui.model.session import LoadFailed, load_session
@@ -59,6 +59,26 @@ async def test_breaking_the_file_while_watching_shows_the_errors(scenario_file: 
         await pilot.press("escape")
         assert app.dashboard.session.name == "small yaml", "the last good run is still there"
         assert app.dashboard.navigator.tick > 0
+
+
+async def test_esc_from_another_files_errors_reloads_and_watches_the_file_shown_again(
+    scenario_file: Path, broken_file: Path
+) -> None:
+    app = DashboardApp(scenario_file, watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("right", "right")
+        assert not app.open_path(broken_file)
+        assert isinstance(app.screen, ErrorScreen)
+        await pilot.press("escape")
+        assert app.screen is app.dashboard and app.dashboard.session.name == "small yaml"
+        assert app.path == scenario_file
+        await pilot.press("r")
+        assert app.screen is app.dashboard, "r reloads the file shown, not the broken one"
+        broken_file.write_text(BROKEN_YAML + "\n", encoding="utf-8")
+        assert not app.check_file(), "the broken file is no longer watched"
+        scenario_file.write_text(SMALL_YAML.replace("small yaml", "small yaml, saved"), "utf-8")
+        assert app.check_file()
+        assert app.dashboard.session.name == "small yaml, saved"
 
 
 async def test_a_script_with_bad_lines_shows_their_numbers(tmp_path: Path) -> None:
