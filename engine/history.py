@@ -144,16 +144,22 @@ class History:
         self._run_to(tick)
 
     def step_forward(self) -> bool:
-        """Move to the next tick with events; False when there is none before the end.
+        """Move to the next tick with events, or past the last of them to ``until``; False at
+        the end.
 
         Beyond what has been recorded, the engine's next timer may turn out to be idle (a
-        timeout for an attempt that already ended), so ticks are played until one has events."""
+        timeout for an attempt that already ended), so ticks are played until one has events.
+        The last tick is a stop as tick 0 is for ``step_back``: a run's expectations are about
+        it, and stepping or playing that stopped at the last events never showed it."""
         moved = False
         while (upcoming := self._next_event_tick_after(self._tick)) is not None:
             self.seek(upcoming)
             moved = True
             if self._recording.has_events(upcoming):
-                break
+                return True
+        if self.until is not None and self._tick < self.until:
+            self.seek(self.until)
+            moved = True
         return moved
 
     def step_back(self) -> bool:

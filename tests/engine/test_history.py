@@ -264,6 +264,24 @@ def test_stepping_visits_exactly_the_ticks_with_events():
     assert sorted(set(backwards)) == sorted(set(visited))
 
 
+def test_stepping_forward_ends_at_the_last_tick_after_the_last_events():
+    """The ends are stops, as tick 0 is for stepping back: past the last tick with events,
+    stepping forward goes to ``until``, where a run's expectations are checked."""
+
+    def engine() -> Engine:
+        made = Engine(Policy())
+        made.apply(RegisterWorker("w1"))
+        made.apply(ScheduleJob(JobSpec("once", Once(5), duration=3)))
+        return made
+
+    history = History(engine, [], until=50)
+    visited = []
+    while history.step_forward():
+        visited.append(history.tick)
+    assert visited == [5, 8, 50]
+    assert history.step_back() and history.tick == 8
+
+
 def test_events_at_gives_exactly_one_ticks_events():
     history = new_history(DispatchOrder.FIFO)
     history.seek(UNTIL)
