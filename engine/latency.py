@@ -12,7 +12,8 @@ Each is summarised by count, p50, p95 (nearest rank: an observed value) and max.
 waiting at ``now`` (for its first attempt, or for a worker after its backoff) counts with its
 waiting so far: leaving it out would make an overloaded fleet look fast, since the runs that wait
 longest are those that have not started. ``runs`` counts the runs that started, ``waiting`` the
-due runs that have not.
+due runs that have not; the tables count a group's ``due`` runs, both together, which its figures
+are over.
 
 The report is the metric source for other tools (a sweep, a comparison): :data:`METRICS` names
 every figure, and :meth:`LatencyReport.metric` reads one for all runs, one priority or one job.
@@ -82,9 +83,12 @@ class Latency:
     """The summaries of one group of runs (all, one priority, one job)."""
 
     runs: int
+    """The runs that started (the ``runs`` metric)."""
     lag: Summary
     wait: Summary
     backoff: Summary
+    due: int
+    """Every due run the figures are over: the started ones and those still waiting."""
 
     @classmethod
     def of(cls, runs: list[RunLatency]) -> Latency:
@@ -93,6 +97,7 @@ class Latency:
             Summary.of([r.lag for r in runs]),
             Summary.of([r.wait for r in runs]),
             Summary.of([r.backoff for r in runs]),
+            len(runs),
         )
 
     def figure(self, measure: str, stat: str) -> int | None:

@@ -18,14 +18,14 @@ JOBS_SHOWN = 10
 
 def _columns(table: Table, first: str) -> None:
     table.add_column(first, no_wrap=True)
-    table.add_column("runs", justify="right")
+    table.add_column("due", justify="right")
     for measure in MEASURES:
         for stat in STATISTICS:
             table.add_column(f"{measure} {stat}", justify="right")
 
 
 def _cells(group: Latency) -> list[str]:
-    cells = [str(group.runs)]
+    cells = [str(group.due)]
     for measure in MEASURES:
         for stat in STATISTICS:
             value = group.figure(measure, stat)

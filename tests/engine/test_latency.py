@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from engine.cli import main
 from engine.latency import METRICS, latency_report
+from engine.latency_table import print_latency
 from engine.model import OccurrenceState
 from engine.scenario import ScenarioRunner
 from engine.scenario.stats import run_stats
@@ -97,7 +100,7 @@ def test_run_stats_prints_the_tables(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["run", "--stats", str(SCENARIOS / "nightly-etl-dst.yaml")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Latency in ticks, at tick 4320")
-    assert "│ priority high   │    6 │       0 │     130 │     130 │" in out
+    assert "│ priority high   │   6 │       0 │     130 │     130 │" in out
     assert "close-load@1530" in out
     assert "runs started 12, still waiting 0, failed 0" in out
     assert "AttemptStarted" not in out  # no event lines
@@ -134,3 +137,19 @@ def test_runs_still_waiting_count_with_their_waiting_so_far() -> None:
     assert [waiting[("x", tick)].wait for tick in (4, 17, 30)] == [26, 13, 0]
     assert (waiting[("y", 5)].lag, waiting[("y", 5)].wait) == (25, 0)
     assert report.metric("max_wait", job="x") == 27
+
+
+def test_the_tables_count_the_due_runs_their_figures_are_over() -> None:
+    """A job whose one run still waits: its row counts that run (it counted started runs only,
+    so it read 0 runs beside a 25-tick wait), and the figures are over it."""
+    scenario = inline(
+        "scenario: s\nclock: {until: 30}\nworkers: [w]\n"
+        "jobs: [{id: long, at: 0, duration: 40}, {id: queued, at: 5}]\n"
+    )
+    report = latency_report(history_at(scenario, 30).engine)
+    assert (report.by_job["queued"].due, report.by_job["queued"].runs) == (1, 0)
+    assert (report.overall.due, report.metric("runs")) == (2, 1)
+    out = io.StringIO()
+    print_latency(report, out)
+    assert "┃ job    ┃ due ┃ lag p50 ┃" in out.getvalue()
+    assert "│ queued │   1 │       0 │       0 │       0 │       25 │" in out.getvalue()
