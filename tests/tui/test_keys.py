@@ -205,6 +205,24 @@ async def test_o_opens_another_file(app: DashboardApp, scenario_file: Path) -> N
         assert app.dashboard.navigator.tick == 0
 
 
+async def test_a_file_opened_over_another_shows_a_row_of_its_own(
+    app: DashboardApp, scenario_file: Path
+) -> None:
+    """The timeline focused on worker w3, a file with workers w1 and w2 opened: the detail pane
+    showed w3 still ("no worker w3 at this tick"), and ``w`` explained that worker."""
+    async with app.run_test(size=SIZE) as pilot:
+        app.dashboard.show_pane("timeline")
+        await pilot.pause()
+        timeline = app.dashboard.query_one(TimelineView)
+        timeline.action_move_cursor(2)
+        await pilot.pause()
+        assert app.dashboard.detail.shown == ("worker", "w3")
+        assert app.open_path(scenario_file)
+        await pilot.pause()
+        assert app.dashboard.detail.shown == ("worker", "w2")
+        assert "w2" in app.dashboard.navigator.engine.workers
+
+
 async def test_o_refuses_a_missing_file_inline(app: DashboardApp, tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("o")

@@ -231,11 +231,14 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
         )
 
     def _redraw_detail(self) -> None:
-        """Show what the focused table's cursor is on, as of the current tick. Done in the same
-        update as the tables (not on their messages), so a step lays out and paints once."""
+        """Show what the focused table's (or the timeline's) cursor is on, as of the current
+        tick. Done in the same update as the tables (not on their messages), so a step lays out
+        and paints once; and so a file opened over another shows one of its own rows."""
         focused = self.focused
         if isinstance(focused, VirtualTable):
             self.detail.show(focused.KIND, focused.cursor_key)
+        elif isinstance(focused, TimelineView):
+            self.detail.show("worker", focused.cursor_key)
         lanes = self.query_one(TimelineView).lanes
         self.detail.redraw(self.navigator.engine, self.session.clock, lanes)
 

@@ -115,6 +115,11 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
             self._subtitle = self.border_subtitle = subtitle
         self._drawn.repaint(self, region.height, self._mark(), self._render_line_at)
 
+    @property
+    def cursor_key(self) -> str | None:
+        """The worker of the lane the cursor is on, as a table's ``cursor_key`` is its row's."""
+        return self.lane_ids[self.cursor] if self.lane_ids else None
+
     # --------------------------------------------------------------- actions
 
     def action_zoom(self, direction: int) -> None:
