@@ -77,6 +77,7 @@ class DashboardApp(App[int]):
             self.push_screen(ErrorScreen(self.failed), self._back_from_errors)
         elif self.path is not None:
             self._shown = (self.path, self._stamp)
+        self._tell(self.dashboard.session)
         if self.watch_file:
             self.set_interval(WATCH_SECONDS, self.check_file)
 
@@ -147,7 +148,14 @@ class DashboardApp(App[int]):
         while isinstance(self.screen, ErrorScreen):
             self.pop_screen()
         self.dashboard.load(session, keep_tick=keep_tick)
+        self._tell(session)
         return True
+
+    def _tell(self, session: Session) -> None:
+        """What the user should know about the file just opened (a crontab's ``@reboot``, not
+        imported), as ``cronlapse run`` says it on standard error."""
+        for notice in session.notices:
+            self.notify(notice, severity="warning", timeout=10, markup=False)
 
     def _back_from_errors(self, _: None) -> None:
         """``esc`` from the errors of a file opened over another goes back to the other one, and

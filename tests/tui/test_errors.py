@@ -136,3 +136,17 @@ def test_a_timer_that_never_elapses_opens_without_its_job(tmp_path: Path) -> Non
     timer.write_text("[Timer]\nOnCalendar=*-02-30 00:00\nOnCalendar=daily\n")
     session = load_session(timer)
     assert list(session.engine.jobs) == ["feb"]
+
+
+async def test_an_imported_crontab_says_what_it_could_not_import(tmp_path: Path) -> None:
+    """``cronlapse run`` and ``check`` say it on standard error; the dashboard said nothing."""
+    crontab = tmp_path / "team.crontab"
+    crontab.write_text("@reboot /bin/agent\n30 2 * * * /bin/load\n", encoding="utf-8")
+    app = DashboardApp(crontab, watch=False, blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen is app.dashboard and "load" in app.dashboard.navigator.engine.jobs
+        messages = [str(toast.message) for toast in app._notifications]
+        assert any(
+            f"not imported: {crontab}:1: @reboot runs when cron starts" in m for m in messages
+        ), messages

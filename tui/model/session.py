@@ -65,6 +65,8 @@ class Session:
     """``scenario``, ``script`` or ``empty``."""
     clock: Clock | None = None
     description: str = ""
+    notices: tuple[str, ...] = ()
+    """What the user should hear on opening it: what an imported file could not bring in."""
 
     @property
     def engine(self) -> Engine:
@@ -158,7 +160,8 @@ def _load_scenario(path: Path, source: str) -> Session:
         until = _headless_end(scenario)
     history = new_history(scenario.new_engine, scenario.commands, until, scenario.clock)
     name = scenario.name or path.stem
-    return Session(name, history, path, "scenario", scenario.clock, scenario.description)
+    notices = () if imported is None else tuple(f"not imported: {r}" for r in imported.skipped)
+    return Session(name, history, path, "scenario", scenario.clock, scenario.description, notices)
 
 
 def _import_problem(problem: str) -> Problem:
