@@ -86,6 +86,8 @@ async def test_the_timeline_marks_failures_and_outages(app: DashboardApp) -> Non
         assert "▼" in lines[0] and "|0" in lines[0]
         w1, w2, w3 = lines[1:4]
         assert w2.startswith("w2") and "╳" in w2, "w2 was down from tick 8"
+        assert timeline.scale == 1
+        assert w2.count("╳") == 5, "ticks 8 to 12: nothing is drawn after the current tick"
         assert "✗" in w1 + w2 + w3, "failed attempts end in a red cross"
 
 

@@ -242,7 +242,10 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         keys: list[str] = ["idle"] * columns
         for outage in self.lanes.down_between(worker_id, start, end):
             first = max(0, (outage.start - start) // scale)
-            last = columns - 1 if outage.end is None else (outage.end - 1 - start) // scale
+            # A worker still down is drawn down to now, as a running attempt is: not into ticks
+            # that have not happened.
+            until = now + 1 if outage.end is None else outage.end
+            last = (until - 1 - start) // scale
             for c in range(first, min(columns - 1, last) + 1):
                 chars[c], keys[c] = "╳", "down"
         for span in self.lanes.overlapping(worker_id, start, end):
