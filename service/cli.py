@@ -101,16 +101,17 @@ def add_status_parser(subparsers) -> argparse.ArgumentParser:
 def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
+    from service.db import UnsupportedDatabase, shown
     from service.journal_replay import NoJournal, UnknownInput
     from service.status import read_status, status_json, status_text
 
     try:
         found = read_status(args.db)
-    except (NoJournal, UnknownInput) as error:
+    except (NoJournal, UnknownInput, UnsupportedDatabase) as error:
         err.write(f"cronlapse status: {error}\n")
         return 2
     except SQLAlchemyError as error:
-        err.write(f"cronlapse status: cannot read {args.db}: {error.__class__.__name__}\n")
+        err.write(f"cronlapse status: cannot read {shown(args.db)}: {error.__class__.__name__}\n")
         return 2
     out.write(status_json(found) if args.json else status_text(found))
     return 0
@@ -169,15 +170,16 @@ def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cronlapse export --scenario --db URL``: a stretch of the journal as a scenario."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from service.db import UnsupportedDatabase, shown
     from service.export import ExportError, export_stretch
 
     try:
         stretch = export_stretch(args.db, args.start, args.end)
-    except ExportError as error:
+    except (ExportError, UnsupportedDatabase) as error:
         err.write(f"cronlapse export: {error}\n")
         return 2
     except SQLAlchemyError as error:
-        err.write(f"cronlapse export: cannot read {args.db}: {error.__class__.__name__}\n")
+        err.write(f"cronlapse export: cannot read {shown(args.db)}: {error.__class__.__name__}\n")
         return 2
     if stretch.moved is not None:
         err.write(
@@ -193,5 +195,7 @@ def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         err.write(f"cronlapse export: cannot write {args.output}: {error.strerror}\n")
         return 2
-    out.write(f"wrote ticks {stretch.start} to {stretch.end} of {args.db} to {args.output}\n")
+    out.write(
+        f"wrote ticks {stretch.start} to {stretch.end} of {shown(args.db)} to {args.output}\n"
+    )
     return 0

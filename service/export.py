@@ -39,6 +39,7 @@ from engine.targets import TargetError, parse_target
 from engine.yaml_text import flow
 from service.clock import ENGINE_CLOCK
 from service.codec import CLOCK, DOWNTIME, RUN_KEY
+from service.db import shown
 from service.journal_replay import (
     JournalReplay,
     NoJournal,
@@ -108,7 +109,7 @@ def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:
     try:
         rows = list(store.rows_after(0))
         if not rows:
-            raise ExportError(f"the journal at {url} is empty")
+            raise ExportError(f"the journal at {shown(url)} is empty")
         first, last = rows[0].tick, rows[-1].tick
         wanted = first - 1 if start is None else read_tick(start, first, "--from")
         until = last if end is None else read_tick(end, max(wanted, 0), "--to")

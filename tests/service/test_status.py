@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine.cli import main
 from engine.model import OccurrenceState
 from service.codec import DELIVERY
@@ -94,6 +96,28 @@ def test_a_missing_database_is_one_line_and_is_not_created(tmp_path: Path, capsy
     assert main(["status", "--db", f"sqlite:///{missing}"]) == 2
     assert capsys.readouterr().err == f"cronlapse status: no database at {missing}\n"
     assert not missing.exists()
+
+
+@pytest.mark.parametrize("command", [["status"], ["export", "--scenario", "-o", "-"]])
+def test_a_database_that_cannot_be_read_is_named_without_its_password(
+    command: list[str], capsys
+) -> None:
+    """Port 1 of this machine: nothing listens there, and nothing outside is contacted."""
+    url = "postgresql://ops:secretpw@127.0.0.1:1/cronlapse"
+    assert main([*command, "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert "secretpw" not in err
+    assert "postgresql://ops:***@127.0.0.1:1/cronlapse" in err
+
+
+@pytest.mark.parametrize("command", [["status"], ["export", "--scenario", "-o", "-"]])
+def test_a_database_cronlapse_does_not_run_on_is_refused_as_serve_refuses_it(
+    command: list[str], capsys
+) -> None:
+    assert main([*command, "--db", "mysql://localhost/x"]) == 2
+    err = capsys.readouterr().err
+    assert "expected a sqlite:/// or postgresql:// URL" in err
+    assert "internal error" not in err
 
 
 def test_the_text_form_names_each_section(tmp_path: Path, capsys) -> None:
