@@ -25,7 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--port", type=_port, default=8080, help="port (default 8080)")
     parser.add_argument("--config", help="YAML config: executors, workers (default: noop only)")
     parser.add_argument(
         "--speed", type=_speed, default=1.0, help="ticks per wall second (default 1)"
@@ -115,6 +115,13 @@ def status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     out.write(status_json(found) if args.json else status_text(found))
     return 0
+
+
+def _port(text: str) -> int:
+    """A TCP port; the operating system takes a larger number modulo 65536, silently."""
+    if not is_digits(text) or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {text!r}")
+    return int(text)
 
 
 def _speed(text: str) -> float:

@@ -77,6 +77,15 @@ def test_serve_refuses_a_database_it_cannot_open(capsys) -> None:
     )
 
 
+@pytest.mark.parametrize("port", ["99999", "-1", "0", "http"])
+def test_serve_refuses_a_port_that_is_not_one(port: str, capsys) -> None:
+    """99999 was taken as 34463 (99999 - 65536) and announced as 99999."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--port", port])
+    assert exit_.value.code == 2
+    assert f"expected a port from 1 to 65535, got {port!r}" in capsys.readouterr().err
+
+
 def test_serve_refuses_a_nonsense_speed(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["serve", "--speed", "fast"])
