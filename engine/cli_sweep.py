@@ -12,12 +12,14 @@ Exit status: 0 when done (and the target, if any, is met), 1 when no variant mee
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.cli_scenario import _tick
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import read_text
 from engine.sweep.evaluate import Outcome, Task
@@ -65,7 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
         + ")",
     )
     parser.add_argument("--target", metavar="EXPR", help="e.g. 'p95_wait <= 30'")
-    parser.add_argument("--until", type=int, metavar="TICK", help="play each variant to TICK")
+    parser.add_argument("--until", type=_tick, metavar="TICK", help="play each variant to TICK")
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--processes", type=int, metavar="N", help="local processes (default: every core)"
@@ -92,6 +94,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         err.write(f"cronlapse sweep: cannot read {args.file}: {error.strerror}\n")
         return INVALID
+    for path in (args.csv, args.json):
+        problem = _unwritable(path)
+        if problem is not None:  # found before the sweep runs, not after
+            err.write(f"cronlapse sweep: cannot write {path}: {problem}\n")
+            return INVALID
     outcomes: dict[int, list[Outcome]] = {variant.index: [] for variant in sweep.variants}
     interrupted = False
     try:
@@ -186,6 +193,21 @@ class _Sweep:
 
 def _status(target: Target | None, answer: Row | None) -> int:
     return NOT_MET if target is not None and answer is None else 0
+
+
+def _unwritable(path: str | None) -> str | None:
+    """Why an output file could not be written, as the system would say it; None if it can
+    (or is standard output, or not asked for)."""
+    if path is None or path == "-":
+        return None
+    target = Path(path)
+    if target.is_dir():
+        return os.strerror(errno.EISDIR)
+    if not target.parent.is_dir():
+        return os.strerror(errno.ENOENT)
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(path, os.W_OK)):
+        return os.strerror(errno.EACCES)
+    return None
 
 
 def _write(path: str, text: str, out: TextIO) -> None:

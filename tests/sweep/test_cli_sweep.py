@@ -64,6 +64,34 @@ def test_bad_options_exit_2_naming_the_key(tmp_path: Path) -> None:
     assert status == 2 and "unknown metric 'p97_wait'" in err
 
 
+@pytest.mark.parametrize("until", ["-1", "100000000000000000000"])
+def test_until_is_a_tick_as_run_takes_it(tmp_path: Path, until: str) -> None:
+    """-1 gave a table of dashes; 10**20 played on without end."""
+    with pytest.raises(SystemExit) as exit_:
+        cronlapse("sweep", str(write_queue(tmp_path)), "--vary", "workers=1", "--until", until)
+    assert exit_.value.code == 2
+
+
+@pytest.mark.parametrize("option", ["--csv", "--json"])
+@pytest.mark.parametrize("where", ["a directory", "a missing directory"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_sweep_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str, where: str
+) -> None:
+    queue = write_queue(tmp_path)
+    target = tmp_path if where == "a directory" else tmp_path / "missing" / "out.csv"
+    monkeypatch.setattr(cli_sweep, "run_inline", _never_run)
+    status, out, err = cronlapse(
+        "sweep", str(queue), "--vary", "workers=1..2", option, str(target), "--processes", "1"
+    )
+    assert (status, out) == (2, "")
+    assert err.startswith(f"cronlapse sweep: cannot write {target}: "), err
+    assert "internal error" not in err
+
+
+def _never_run(tasks):
+    raise AssertionError("the sweep ran before its output was found unwritable")
+
+
 def _outputs(queue: Path, *executor: str) -> tuple[str, str]:
     common = [
         "sweep",
