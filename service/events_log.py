@@ -9,10 +9,11 @@ A line has ``ts`` (the wall time it was written), ``level`` (``warning`` for a f
 attempt, a dead notification or a worker down; else ``info``), ``event`` (the names below),
 ``tick`` and ``time`` (the engine's tick and its UTC time), then the event's fields: ``job``,
 ``scheduled`` (the run's tick) with ``scheduled_time``, ``attempt``, ``worker``...; a run's
-start adds ``lag``, the seconds between its scheduled time and its start. Runs are created
-lazily (a run that falls due is implicit until a worker takes it), so the engine has no event
-for a run becoming scheduled: a job's ``job.created`` and ``job.modified`` lines carry its next
-run (``next_run``) instead.
+start adds ``lag``, the seconds between its scheduled time and its start. A time past the
+year 9999 (a run an interval took there) is null, its tick alongside: no date names it. Runs
+are created lazily (a run that falls due is implicit until a worker takes it), so the engine has
+no event for a run becoming scheduled: a job's ``job.created`` and ``job.modified`` lines carry
+its next run (``next_run``) instead.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from typing import TextIO
 
 from engine import events as ev
 from engine.core import Engine
-from service.clock import ENGINE_CLOCK
 from service.views import iso
 
 NAMES: dict[type[ev.Event], str] = {
@@ -111,8 +111,7 @@ def log_record(event: ev.Event, engine: Engine | None = None) -> dict[str, objec
     if engine is not None and kind in (ev.JobScheduled, ev.JobModified):
         job = engine.jobs.get(str(record["job"]))
         due = None if job is None else job.next_due
-        named = due is not None and ENGINE_CLOCK.names(due)
-        record["next_run"] = iso(due) if named else None  # past the year 9999: none to name
+        record["next_run"] = None if due is None else iso(due)
     return record
 
 

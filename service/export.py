@@ -94,9 +94,12 @@ def read_tick(text: str, origin: int, option: str) -> int:
     """A tick as ``--from``/``--to`` take it: a tick, an ISO time (UTC unless it says), or
     ``+N``/``+2h`` counted from ``origin``."""
     try:
-        return parse_target(text, origin, ENGINE_CLOCK)
+        tick = parse_target(text, origin, ENGINE_CLOCK)
     except TargetError as error:
         raise ExportError(f"{option}: {error}") from None
+    if not ENGINE_CLOCK.names(tick):  # the scenario's name and comments are dates
+        raise ExportError(f"{option}: tick {tick} is past the year 9999, where no date names it")
+    return tick
 
 
 def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:

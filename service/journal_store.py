@@ -143,6 +143,12 @@ class JournalStore:
             kept = select(snapshots.c.seq).order_by(snapshots.c.seq.desc()).limit(SNAPSHOTS_KEPT)
             conn.execute(delete(snapshots).where(snapshots.c.seq.not_in(kept.scalar_subquery())))
 
+    def has_snapshot(self, seq: int) -> bool:
+        """Whether a snapshot at journal position ``seq`` is stored (without reading it)."""
+        with self.db.connect() as conn:
+            found = conn.execute(select(snapshots.c.seq).where(snapshots.c.seq == seq)).first()
+        return found is not None
+
     def latest_snapshot(self) -> tuple[int, bytes] | None:
         with self.db.connect() as conn:
             row = conn.execute(

@@ -400,11 +400,18 @@ class LiveService:
         return _OK
 
     def _consume_events(self) -> None:
-        """Note the runs the new events touched and the notifications queued or ended, then drop
-        the events (nothing else reads them)."""
+        """Hand the new events to the observers, note the runs they touched and the
+        notifications queued or ended, then drop them (nothing else reads them). They are noted
+        and dropped even when an observer fails: its failure is then this input's alone, where
+        events kept would fail it again on every later input."""
         log_ = self.engine.log
-        for observer in self.on_events:
-            observer(log_)
+        try:
+            for observer in self.on_events:
+                observer(log_)
+        finally:
+            self._note_and_drop(log_)
+
+    def _note_and_drop(self, log_: ev.EventLog) -> None:
         recent = self.state.recent
         pending = self.pending
         for event in log_:
@@ -423,7 +430,13 @@ class LiveService:
     # -------------------------------------------------------------- snapshots
 
     def snapshot(self) -> None:
-        """Store the whole state at the last applied row (see journal_store on pickle)."""
+        """Store the whole state at the last applied row (see journal_store on pickle), unless
+        a snapshot at that row is stored already: the state is a function of the rows up to it,
+        so that one holds this state (a stop after a restart with no new input, or after the
+        snapshot the last input started)."""
+        if self.store.has_snapshot(self.state.seq):
+            self.unsnapshotted = 0
+            return
         with collector_paused():
             state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
         self.store.save_snapshot(self.state.seq, state)

@@ -59,7 +59,7 @@ _ATTEMPT = {
     "properties": {
         "attempt": {"type": "integer"},
         "worker": {"type": "string"},
-        "started": {"type": "string"},
+        "started": {"type": ["string", "null"]},
         "ended": {"type": ["string", "null"]},
         "outcome": {"enum": ["running", "succeeded", "failed", "timed_out", "lost"]},
     },
@@ -68,7 +68,10 @@ _ATTEMPT = {
 RUN = {
     "type": "object",
     "properties": {
-        "scheduled": {"type": "string"},
+        "scheduled": {
+            "type": ["string", "null"],
+            "description": "null past the year 9999, where no date names the run: see tick",
+        },
         "tick": {"type": "integer"},
         "status": {"enum": list(STATUSES)},
         "attempts": {"type": "array", "items": _ATTEMPT},

@@ -24,5 +24,6 @@ def running_launches(live: LiveService, local: bool = True) -> dict[AttemptKey, 
         key = AttemptKey(job_id, scheduled, attempt.number)
         spec = engine.jobs[job_id].spec_for(scheduled)
         executor = executors.get(live.state.runs.get(job_id, NOOP))
-        launches[key] = Launch(key, executor, spec.payload, iso(scheduled))
+        scheduled_at = iso(scheduled) or ""  # empty past the year 9999: no date names it
+        launches[key] = Launch(key, executor, spec.payload, scheduled_at)
     return launches

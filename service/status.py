@@ -25,7 +25,7 @@ from engine.ready_entry import SCHEDULED
 from engine.status_words import STATUSES, job_word
 from service.journal_replay import JournalReplay, open_journal
 from service.journal_store import JournalStore, journal, snapshots
-from service.views import iso, workers_json
+from service.views import PAST_DATES, iso, time_text, workers_json
 
 OUTBOX_WORDS = {
     NotificationState.PENDING: "queued",
@@ -140,7 +140,8 @@ def status_json(status: Status) -> str:
 
 def status_text(status: Status) -> str:
     """The status for a terminal: a few aligned sections."""
-    lines = [f"tick {status.tick} ({iso(status.tick)}), as of the last journaled input", ""]
+    named = iso(status.tick) or PAST_DATES
+    lines = [f"tick {status.tick} ({named}), as of the last journaled input", ""]
     jobs = ", ".join(f"{count} {word}" for word, count in status.jobs.items())
     lines.append(f"jobs      {sum(status.jobs.values())}: {jobs}")
     if status.deleted_jobs:
@@ -151,7 +152,8 @@ def status_text(status: Status) -> str:
         doing = (
             ""
             if running is None
-            else f"  {running['job']}@{running['scheduled']} attempt {running['attempt']}"
+            else f"  {running['job']}@{running['scheduled'] or PAST_DATES} "
+            f"attempt {running['attempt']}"
         )
         lines.append(f"  {worker['id']:<8}{worker['state']:<10}{doing}".rstrip())
     outbox = ", ".join(f"{count} {word}" for word, count in status.outbox.items())
@@ -162,9 +164,8 @@ def status_text(status: Status) -> str:
     if waiting is None:
         lines.append("waiting   no run waits for a worker")
     else:
-        lines.append(
-            f"waiting   oldest: {waiting.job}@{iso(waiting.scheduled)}, waiting {waiting.waited} s"
-        )
+        oldest = f"{waiting.job}@{time_text(waiting.scheduled)}"
+        lines.append(f"waiting   oldest: {oldest}, waiting {waiting.waited} s")
     size = status.journal
     on_disk = "" if size.bytes is None else f", {size.bytes:,} bytes on disk"
     snapshot = "none" if size.snapshot_at is None else f"at row {size.snapshot_at}"

@@ -2,7 +2,8 @@
 
 The seed's six status words for runs and jobs come from :mod:`engine.status_words`, so a
 scenario and the service say the same; the scheduling window is the policy's. Times are ISO 8601
-in UTC, with the tick alongside.
+in UTC, with the tick alongside; a time past the year 9999, which no date can name, is null
+(:func:`iso`) and its tick alone says when.
 """
 
 from __future__ import annotations
@@ -18,11 +19,23 @@ from service.clock import ENGINE_CLOCK
 from service.live import LiveState
 
 NEXT_RUNS = 5
+PAST_DATES = "past the year 9999"
+"""What a time no date can name is called in a sentence."""
 _PRIORITY_NAMES = {value: name for name, value in PRIORITY_LEVELS.items()}
 
 
-def iso(tick: int) -> str:
+def iso(tick: int) -> str | None:
+    """The tick's time, ISO 8601 in UTC; None past the year 9999 (an interval may take a run
+    there), where no date names it: the tick, written alongside, still does."""
+    if not ENGINE_CLOCK.names(tick):
+        return None
     return ENGINE_CLOCK.to_datetime(tick).isoformat().replace("+00:00", "Z")
+
+
+def time_text(tick: int) -> str:
+    """The tick's time for a sentence or a header: ISO 8601 in UTC, else the tick itself."""
+    named = iso(tick)
+    return f"tick {tick} ({PAST_DATES})" if named is None else named
 
 
 def priority_value(priority: int) -> str | int:

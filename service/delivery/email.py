@@ -32,9 +32,10 @@ def build_message(channel: EmailChannel, notice: Notice) -> EmailMessage:
     message["To"] = ", ".join(channel.to)
     message["Subject"] = f"cronlapse: {notice.job} {notice.event.replace('_', ' ')}"
     message["Message-ID"] = message_id(notice, channel.sender)
-    message["Date"] = format_datetime(ENGINE_CLOCK.to_datetime(notice.time))
+    if ENGINE_CLOCK.names(notice.time):  # else no Date: the mail system's own says when
+        message["Date"] = format_datetime(ENGINE_CLOCK.to_datetime(notice.time))
     message["X-Cronlapse-Job"] = notice.job
-    message["X-Cronlapse-Run"] = notice.run
+    message["X-Cronlapse-Run"] = notice.run_text
     message["X-Cronlapse-Event"] = notice.event
     message["X-Cronlapse-Attempt"] = str(notice.attempt)
     message.set_content(f"{describe(notice)}\n\n{json.dumps(notice.document(), indent=2)}\n")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from engine.notifications import NotificationKey, NotificationState
 from service.delivery.channels import ChannelConfig
 from service.live import LiveService
-from service.views import iso
+from service.views import iso, time_text
 
 
 def idempotency_key(key: NotificationKey) -> str:
@@ -39,8 +39,14 @@ class Notice:
         return self.key[0]
 
     @property
-    def run(self) -> str:
+    def run(self) -> str | None:
+        """The run's scheduled time, ISO; None past the year 9999, where no date names it."""
         return iso(self.key[1])
+
+    @property
+    def run_text(self) -> str:
+        """The run's scheduled time for a sentence or a header: its tick past the year 9999."""
+        return time_text(self.key[1])
 
     @property
     def attempt(self) -> int:
@@ -101,6 +107,6 @@ def describe(notice: Notice) -> str:
     """One readable sentence: what happened to which run, and when."""
     happened = _HAPPENED.get(notice.event, notice.event)
     return (
-        f"Job {notice.job} {happened}: its run of {notice.run}, attempt {notice.attempt} "
-        f"(at {iso(notice.time)})."
+        f"Job {notice.job} {happened}: its run of {notice.run_text}, attempt {notice.attempt} "
+        f"(at {time_text(notice.time)})."
     )

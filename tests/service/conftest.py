@@ -122,15 +122,19 @@ class Server:
             self.process.wait()
         self.process = None
 
-    def stop(self) -> None:
-        """SIGTERM: a clean shutdown (it writes a snapshot)."""
+    def stop(self) -> int | None:
+        """SIGTERM: a clean shutdown (it writes a snapshot). Returns the process's exit status
+        (``-SIGTERM`` after a clean stop: uvicorn shuts down, then dies of the signal it caught),
+        or None if it had to be killed or was not running."""
+        status = None
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(timeout=20)
+                status = self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.kill()
         self.process = None
+        return status
 
     def client(self, token: str | None = TOKEN) -> httpx.Client:
         headers = {} if token is None else {"Authorization": f"Bearer {token}"}

@@ -9,7 +9,15 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.service.conftest import BACKENDS, FROZEN, TOKEN, Server, database_for
+from tests.service.conftest import (
+    BACKENDS,
+    FROZEN,
+    TOKEN,
+    MailReceiver,
+    Server,
+    WebhookReceiver,
+    database_for,
+)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -146,6 +154,88 @@ def test_runs_past_the_year_9999_are_not_listed_and_times_there_are_refused(
         assert answer.status_code == 422, answer.text
         error = answer.json()["errors"][0]
         assert error["path"] in ("at", "first") and "past the year 9999" in error["message"]
+
+
+FAR = 10**15
+"""An interval that puts a job's next run past the year 9999."""
+
+
+def _runs_past_the_year_9999(answer: httpx.Response, first: int) -> list[dict]:
+    assert answer.status_code == 200, answer.text
+    runs = answer.json()["runs"]
+    assert [(run["tick"], run["status"]) for run in runs] == [
+        (first, "succeeded"),
+        (first + FAR, "cancelled"),
+    ]
+    assert runs[1]["scheduled"] is None, "no date names the run: its tick alone does"
+    return runs
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_run_past_the_year_9999_is_cancelled_and_read_by_its_tick(make_server) -> None:
+    """Cancelling a run no date can name was a 500 that left every later input a 500 (the
+    structured log could not write its time) and its job unreadable after a restart: the run's
+    time is null, with its tick, in the answers and in the log."""
+    server: Server = make_server()
+    with server.client() as client:
+        assert client.post("/job", json={"id": "huge", "every": FAR}).status_code == 201
+        first = client.get("/job/huge").json()["runs"][0]["tick"]
+        cancelled = client.put("/job/huge", json={"cancel_next": True})
+        assert cancelled.status_code == 204, cancelled.text
+        runs = _runs_past_the_year_9999(client.get("/job/huge/runs"), first)
+        job = client.get("/job/huge")
+        assert _runs_past_the_year_9999(job, first) == runs
+        assert client.post("/job", json={"id": "after", "every": 60}).status_code == 201
+        assert client.put("/job/after", json={"priority": "high"}).status_code in (204, 409)
+        assert client.get("/job/after").status_code == 200
+        assert client.get("/jobs").status_code == 200
+    logged = [json.loads(line) for line in server.output().splitlines() if line.startswith("{")]
+    (line,) = [line for line in logged if line["event"] == "run.cancelled"]
+    assert (line["job"], line["scheduled"], line["scheduled_time"]) == ("huge", first + FAR, None)
+    assert "Traceback" not in server.output()
+    server.stop()
+    server.start()
+    with server.client() as client:
+        assert _runs_past_the_year_9999(client.get("/job/huge/runs"), first) == runs
+        assert client.get("/job/huge").json() == job.json()
+    assert "Traceback" not in server.output()
+
+
+def test_a_run_past_the_year_9999_is_notified_by_its_tick(
+    make_server, webhooks: WebhookReceiver, mailbox: MailReceiver
+) -> None:
+    """Its cancellation goes out on every channel (the run's time was an OverflowError on each
+    try): null in a webhook's document, its tick in the sentences and headers."""
+    config = f"""\
+workers: 2
+channels:
+  hook: {{webhook: {{url: '{webhooks.url("/hook")}'}}}}
+  chat: {{slack: {{url: '{webhooks.url("/slack")}'}}}}
+  mail:
+    email: {{host: 127.0.0.1, port: {mailbox.port}, from: cron@example.com, to: [ops@example.com]}}
+"""
+    notify = [
+        {"on": ["cancelled"], "channel": channel, "to": to}
+        for channel, to in (("webhook", "hook"), ("slack", "chat"), ("email", "mail"))
+    ]
+    server: Server = make_server(config=config)
+    with server.client() as client:
+        body = {"id": "huge", "every": FAR, "notify": notify}
+        assert client.post("/job", json=body).status_code == 201
+        first = client.get("/job/huge").json()["runs"][0]["tick"]
+        assert client.put("/job/huge", json={"cancel_next": True}).status_code == 204
+    deadline = time.monotonic() + 30
+    while not (webhooks.requests("/hook") and webhooks.requests("/slack") and mailbox.messages):
+        assert time.monotonic() < deadline, server.output()
+        time.sleep(0.05)
+    (hook,) = webhooks.requests("/hook")
+    assert (hook.body["job"], hook.body["event"], hook.body["run"]) == ("huge", "cancelled", None)
+    assert hook.body["time"].endswith("Z")
+    (slack,) = webhooks.requests("/slack")
+    assert f"its run of tick {first + FAR} (past the year 9999)" in slack.body["text"]
+    (mail,) = mailbox.messages
+    assert mail["X-Cronlapse-Run"] == f"tick {first + FAR} (past the year 9999)"
+    assert "Traceback" not in server.output()
 
 
 def test_a_body_over_one_megabyte_is_413(client: httpx.Client) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import threading
 import time
 from collections import defaultdict
@@ -154,3 +155,41 @@ def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
     server.start()
     with server.client() as client:
         assert _all_answers(client) == before
+
+
+def _stops_cleanly(server: Server) -> None:
+    """SIGTERM ends the server as a clean stop does, with its snapshot and no traceback."""
+    status = server.stop()
+    output = server.output()
+    assert status == -signal.SIGTERM, f"exit status {status}:\n{output}"
+    assert "Traceback" not in output and "shutdown failed" not in output, output
+    store = JournalStore(server.db_url)
+    saved, last = store.latest_snapshot(), store.last_seq()
+    store.close()
+    assert saved is not None and saved[0] == last, "the snapshot covers the whole journal"
+
+
+@pytest.mark.parametrize("snapshot_every", [10000, 1])
+def test_a_clean_stop_with_no_input_since_the_last_snapshot_stops_cleanly(
+    make_server, snapshot_every: int
+) -> None:
+    """The snapshot at the journal's last row is already stored (the previous stop's, or the
+    one the last input's ``snapshot_every`` started): a snapshot is the state at its row, so
+    the stop keeps it rather than failing on a second one (``UNIQUE constraint failed:
+    snapshots.seq`` and ``Application shutdown failed`` before)."""
+    server: Server = make_server(config=f"workers: 2\nsnapshot_every: {snapshot_every}\n")
+    with server.client() as client:
+        assert (
+            client.post("/job", json={"id": "a", "every": 3600, "first": "+600"}).status_code == 201
+        )
+        before = client.get("/job/a").json()
+    _stops_cleanly(server)
+    for _ in range(2):  # restarts with nothing new to journal, each stopped
+        server.start()
+        with server.client() as client:
+            assert client.get("/job/a").json() == before
+        _stops_cleanly(server)
+    server.start()
+    with server.client() as client:  # and the snapshots go on once inputs come in
+        assert client.put("/job/a", json={"priority": "high"}).status_code == 204
+    _stops_cleanly(server)

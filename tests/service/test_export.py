@@ -144,6 +144,12 @@ def test_cli_errors(tmp_path: Path, capsys) -> None:
     assert "--to: tick 5 is before the start" in capsys.readouterr().err
     assert main(["export", "--scenario", "--db", url, "--from", "+100000"]) == 2
     assert "is after the journal's last input" in capsys.readouterr().err
+    assert main(["export", "--scenario", "--db", url, "--to", str(10**15)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"cronlapse export: --to: tick {10**15} is past the year 9999, where no date names it\n"
+    )
     assert main(["export", "--scenario"]) == 2
     assert capsys.readouterr().err == "cronlapse export: --scenario needs --db URL\n"
     assert main(["export", "--db", url]) == 2

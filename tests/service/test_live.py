@@ -200,3 +200,21 @@ def test_a_forked_child_writes_the_snapshot_while_the_server_goes_on(tmp_path: P
     before = answers(live)
     live.store.close()
     assert answers(open_live(db, wall, workers=1, snapshot_every=5)) == before
+
+
+def test_an_observer_that_fails_fails_its_own_input_alone(tmp_path: Path) -> None:
+    """The events an observer (the structured log, the metrics) failed on are still noted and
+    dropped: kept, they failed every later input again (every answer a 500)."""
+    live = open_live(tmp_path / "s.db", Wall(), workers=1)
+
+    def observer(events) -> None:  # a bug with one event (as the log's with a far-future run)
+        if any(getattr(event, "job_id", None) == "a" for event in events):
+            raise RuntimeError("an observer's bug")
+
+    live.on_events.append(observer)
+    with pytest.raises(RuntimeError):
+        live.submit("schedule", {"id": "a", "every": 60})
+    assert len(live.engine.log) == 0
+    assert live.state.recent["a"], "the runs the events touched are noted all the same"
+    assert live.submit("schedule", {"id": "b", "every": 60}).accepted
+    assert sorted(live.engine.jobs) == ["a", "b"]
