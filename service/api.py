@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import uuid
@@ -199,7 +200,12 @@ class Routes:
             return refused
         if "id" not in body:
             body = {"id": f"job-{uuid.uuid4().hex[:12]}", **body}
-        return await self.submit("schedule", body, {"id": body["id"]})
+        job_id = body["id"]
+        if isinstance(job_id, str) and "/" in job_id:  # GET /job/a/b is another route
+            message = f"{job_id[:40]!r} cannot be named in a URL: use no '/'"
+            return error(422, "invalid request body", [Problem("id", message)])
+        # A bare number is an id as a file's ``id: 7`` is: the text "7" (Reader.identifier).
+        return await self.submit("schedule", body, {"id": str(job_id)})
 
     async def get_job(self, request: Request) -> Response:
         job = await self.reads.job(request.path_params["id"])
@@ -226,8 +232,11 @@ class Routes:
             key = "job" if "job" in body else "id"
             return error(422, "invalid request body", [Problem(key, "the job's id is in the URL")])
         if "cancel_next" in body:
-            if body["cancel_next"] is not True or len(body) > 1:
-                message = "cancel_next is true, alone: amend the job in another request"
+            if body["cancel_next"] is not True:
+                message = f"expected true, got {json.dumps(body['cancel_next'])[:40]}"
+                return error(422, "invalid request body", [Problem("cancel_next", message)])
+            if len(body) > 1:
+                message = "cancel_next goes alone: amend the job in another request"
                 return error(422, "invalid request body", [Problem("cancel_next", message)])
             return await self.submit("cancel", {"job": job_id})
         if not body:

@@ -44,7 +44,7 @@ def parse_body(data: bytes) -> object:
     except UnicodeDecodeError:
         raise BodyError("", "the body is not UTF-8 text") from None
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_once_each)
     except RecursionError:
         raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:
@@ -76,6 +76,17 @@ def _nul_path(value: object) -> str | None:
         elif isinstance(item, list):
             stack.extend((child, path_index(path, i)) for i, child in enumerate(item))
     return None
+
+
+def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """An object whose keys are each given once: Python's parser keeps the last of a key given
+    twice, silently, where a scenario file's reader refuses it."""
+    found: dict[str, object] = {}
+    for key, value in pairs:
+        if key in found:
+            raise BodyError(key, f"{key!r} is given twice: give each key once")
+        found[key] = value
+    return found
 
 
 def _refuse_constant(name: str) -> object:

@@ -97,6 +97,47 @@ def test_bodies_that_are_not_a_json_object_or_too_deep_are_422(client: httpx.Cli
     assert client.post("/job", json=deep).json()["message"].startswith("the body nests deeper")
 
 
+def test_a_key_given_twice_is_422_naming_it(client: httpx.Client) -> None:
+    """The last value won silently; scenario files refuse a duplicate key too."""
+    answer = client.post("/job", content=b'{"id": "dup", "id": "dup2", "every": 60}')
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [
+        {"path": "id", "message": "'id' is given twice: give each key once"}
+    ]
+    nested = b'{"id": "dup3", "notify": [{"on": ["failed"], "on": ["succeeded"]}]}'
+    assert client.post("/job", content=nested).json()["errors"][0]["path"] == "on"
+    assert client.get("/job/dup2").status_code == 404
+
+
+def test_a_numeric_id_is_answered_as_the_text_it_is_everywhere_else(
+    client: httpx.Client,
+) -> None:
+    answer = client.post("/job", json={"id": 5, "every": 3600})
+    assert (answer.status_code, answer.json()) == (201, {"id": "5"})
+    assert client.get("/job/5").json()["id"] == "5"
+
+
+def test_an_id_with_a_slash_is_refused_since_no_url_could_name_it(client: httpx.Client) -> None:
+    """A recurring job a/b ran for ever: GET, PUT and DELETE /job/a%2Fb all answered 404."""
+    answer = client.post("/job", json={"id": "a/b", "every": 3600})
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [
+        {"path": "id", "message": "'a/b' cannot be named in a URL: use no '/'"}
+    ]
+
+
+def test_cancel_next_says_what_it_expected(client: httpx.Client) -> None:
+    assert client.post("/job", json={"id": "cn", "every": 3600}).status_code == 201
+    for body, message in (
+        ({"cancel_next": False}, "expected true"),
+        ({"cancel_next": "yes"}, "expected true"),
+        ({"cancel_next": True, "priority": "low"}, "cancel_next goes alone"),
+    ):
+        answer = client.put("/job/cn", json=body)
+        assert answer.status_code == 422
+        assert answer.json()["errors"][0]["message"].startswith(message), answer.text
+
+
 def test_control_characters_in_short_forms_are_422_not_a_hang(client: httpx.Client) -> None:
     """A short form (``"a,b"`` for a list) is read as YAML would read it typed; YAML refuses
     control characters, and that refusal is the field's problem, answered at once."""
