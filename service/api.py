@@ -32,6 +32,7 @@ from engine import limits
 from engine.commands import Outcome, Result
 from engine.digits import is_digits
 from engine.model import PRIORITY_LEVELS
+from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.status_words import STATUSES
 from service.auth import Token
 from service.codec import InputInvalid, Problem
@@ -245,7 +246,16 @@ class Routes:
         refused = self.unknown_run(body)
         if refused is not None:
             return refused
-        return await self.submit("modify", {"job": job_id, **body})
+        return await self.submit("modify", {"job": job_id, **await self._zoned(job_id, body)})
+
+    async def _zoned(self, job_id: str, body: dict) -> dict:
+        """A new schedule that names no zone keeps the job's: the zone is added here, so the
+        journal holds it and every replay of the row reads the schedule the same way."""
+        if "timezone" in body or not any(key in body for key in SCHEDULE_KEYS):
+            return body
+        job = await self.reads.job(job_id)
+        zone = None if job is None else job.get("timezone")
+        return body if zone is None else {**body, "timezone": zone}
 
     async def delete(self, request: Request) -> Response:
         job_id = request.path_params["id"]

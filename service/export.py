@@ -34,6 +34,7 @@ from engine.clock import Clock
 from engine.core import Engine
 from engine.model import Job, WorkerState
 from engine.policies import NotificationPolicy
+from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.schedules import Every, Once
 from engine.targets import TargetError, parse_target
 from engine.yaml_text import flow
@@ -264,6 +265,10 @@ class _Writer:
         args = {key: value for key, value in row.args.items() if key != RUN_KEY}
         if row.verb == "modify" and set(args) == {"job"}:
             return
+        if row.verb == "modify" and "timezone" not in args and args.keys() & set(SCHEDULE_KEYS):
+            # The service read a schedule naming no zone in its clock's (UTC), as it journaled
+            # it before a modify kept the job's zone; a scenario reads it in the job's zone.
+            args["timezone"] = "UTC"
         self._entry(row.tick, row.verb, args, answer)
 
     def _entry(self, tick: int, verb: str, args: dict, answer: str) -> None:

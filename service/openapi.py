@@ -90,10 +90,20 @@ _JOB_FIELDS = {
     "catch_up": {"enum": [c.value for c in CatchUp]},
     "next_runs": {"type": "array", "items": {"type": "string"}},
 }
-JOB_SUMMARY = {"type": "object", "properties": _JOB_FIELDS, "required": list(_JOB_FIELDS)}
+_ZONE = {
+    "timezone": {
+        "type": ["string", "null"],
+        "description": "a calendar schedule's zone, which an amended schedule keeps; else null",
+    }
+}
+JOB_SUMMARY = {
+    "type": "object",
+    "properties": {**_JOB_FIELDS, **_ZONE},
+    "required": list(_JOB_FIELDS),
+}
 JOB = {
     "type": "object",
-    "properties": {**_JOB_FIELDS, "runs": {"type": "array", "items": RUN}},
+    "properties": {**_JOB_FIELDS, **_ZONE, "runs": {"type": "array", "items": RUN}},
     "required": [*_JOB_FIELDS, "runs"],
 }
 ERROR = {

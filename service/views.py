@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from itertools import takewhile
 
+from engine.calendar import calendar_clock
 from engine.core import Engine
 from engine.model import PRIORITY_LEVELS, Job
 from engine.queries import OccurrenceRow, implicit_front, occurrence_row, worker_rows
@@ -36,6 +37,13 @@ def time_text(tick: int) -> str:
     """The tick's time for a sentence or a header: ISO 8601 in UTC, else the tick itself."""
     named = iso(tick)
     return f"tick {tick} ({PAST_DATES})" if named is None else named
+
+
+def _zone_name(schedule: object) -> str | None:
+    """The zone a calendar schedule is read in (which an amended schedule keeps); None for an
+    interval or a one-time job."""
+    clock = calendar_clock(schedule)
+    return None if clock is None else clock.zone.key
 
 
 def priority_value(priority: int) -> str | int:
@@ -91,6 +99,7 @@ def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
         "id": job.job_id,
         "status": job_status(state, job),
         "schedule": spec.schedule.describe(),
+        "timezone": _zone_name(spec.schedule),
         "priority": priority_value(spec.priority),
         "max_retries": spec.max_attempts - 1,
         "timeout": spec.timeout,

@@ -8,11 +8,14 @@ records the job and worker ids it uses, which a scenario's loader checks once th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine import commands as cmd
 from engine import limits
+from engine.calendar import calendar_clock
+from engine.clock import Clock
 from engine.model import BackfillOrder, CatchUp, Channel, NotifyOn
 from engine.scenario.checks import StatusQuery
 from engine.scenario.errors import path_key
@@ -24,6 +27,7 @@ from engine.scenario.settings import values_of
 from engine.scenario.yaml_source import Node, Scalar
 
 if TYPE_CHECKING:
+    from engine.core import Engine
     from engine.scenario.vocabulary import Verb
 
 OUTCOMES = {"ok": True, "fail": False, "succeeded": True, "failed": False}
@@ -49,16 +53,54 @@ class Reference:
 
 Built = Action | None
 """What a builder gives: the action, or None after reporting a problem."""
+Zones = Callable[[str], Clock | None]
+"""A job's zone (the clock its calendar schedule is read in) by its id; None if it has none."""
+
+
+def no_zones(_: str) -> Clock | None:
+    return None
+
+
+def defined_zones(*groups: list[Definition]) -> Zones:
+    """The zones of the jobs a file defines (under ``jobs:``, by ``schedule`` commands), as
+    the lists stand when a modify is read."""
+
+    def zone(job_id: str) -> Clock | None:
+        for group in groups:
+            for definition in group:
+                if definition.job_id == job_id and definition.spec is not None:
+                    return calendar_clock(definition.spec.schedule)
+        return None
+
+    return zone
+
+
+def engine_zones(engine: Engine) -> Zones:
+    """The zones of the engine's jobs as they are now (the command line, the service)."""
+
+    def zone(job_id: str) -> Clock | None:
+        job = engine.jobs.get(job_id)
+        return None if job is None else calendar_clock(job.spec.schedule)
+
+    return zone
 
 
 class CommandReader:
     """Reads a verb's values into the action it builds; records the ids it refers to and defines,
     which a scenario's loader checks once the whole file is known."""
 
-    def __init__(self, reader: Reader, jobs: JobReader, defaults: dict[str, object]) -> None:
+    def __init__(
+        self,
+        reader: Reader,
+        jobs: JobReader,
+        defaults: dict[str, object],
+        zones: Zones = no_zones,
+    ) -> None:
         self.reader = reader
         self.jobs = jobs
         self.defaults = defaults
+        self.zones = zones
+        """A modify's schedule that names no ``timezone`` keeps the job's zone, not the clock's."""
         self.references: list[Reference] = []
         self.registrations: list[Reference] = []
         """The workers ``register`` commands define, in file order."""
@@ -156,7 +198,8 @@ class CommandReader:
         job = self._id(fields, "job", path, tick, lenient)
         changes = self.jobs.settings(fields, path)
         if any(key in fields for key in SCHEDULE_KEYS):
-            changes["schedule"] = self.jobs.schedule(fields, path, tick)
+            zone = None if job is None else self.zones(job)
+            changes["schedule"] = self.jobs.schedule(fields, path, tick, zone)
         if not changes:
             self.reader.error(node, path, "expected at least one change besides job")
             return None

@@ -40,8 +40,12 @@ class ScheduleReader:
         self.clock_failed = clock_failed
         """The file's clock is wrong (and reported): do not also say that a clock is missing."""
 
-    def schedule(self, fields: dict[str, Node], path: str, now: int) -> Schedule | None:
-        """The schedule the keys among ``fields`` give; none at all means once, at ``now``."""
+    def schedule(
+        self, fields: dict[str, Node], path: str, now: int, zone: Clock | None = None
+    ) -> Schedule | None:
+        """The schedule the keys among ``fields`` give; none at all means once, at ``now``.
+        Times and calendars are read in ``zone`` (a modified job's own) when given, else in the
+        scenario's clock; a ``timezone`` key overrides either."""
         given = [key for key in SCHEDULE_KEYS if key in fields and key not in _COMPANIONS]
         if "first" in fields and given != ["every"]:
             self.reader.error(
@@ -62,7 +66,7 @@ class ScheduleReader:
             return None
         if not given:
             return Once(now)
-        clock = self.clock
+        clock = self.clock if zone is None else zone
         if "timezone" in fields:
             clock = self._zone(fields["timezone"], path_key(path, "timezone"))
             if clock is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from engine import commands as cmd
 from engine.pools import pool_problem
 from engine.scenario.checks import Expectation
+from engine.scenario.command_reader import defined_zones
 from engine.scenario.cycles import shortest_cycle
 from engine.scenario.errors import Problems, did_you_mean, path_index, path_key
 from engine.scenario.expect import ExpectReader
@@ -121,6 +122,7 @@ class _Loader:
         workers, setup = self._workers(fields.get("workers"))
         definitions = self._jobs(jobs, fields, defaults, seed)
         timeline = TimelineReader(reader, jobs, defaults)
+        timeline.zones = defined_zones(definitions, timeline.schedules)
         raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
         definitions += timeline.schedules
         outages = read_outages(reader, fields.get("scheduler_down"))

@@ -22,7 +22,7 @@ from engine.clock import Clock
 from engine.job_rules import TriggerRule
 from engine.model import PRIORITY_LEVELS, CatchUp
 from engine.scenario.checks import StatusQuery
-from engine.scenario.command_reader import Built, CommandReader
+from engine.scenario.command_reader import Built, CommandReader, Zones, no_zones
 from engine.scenario.errors import Position, Problems
 from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader, word_node
 from engine.scenario.model import Action
@@ -359,12 +359,15 @@ def words_node(verb: Verb, words: Sequence[str]) -> Node:
     return Mapping(tuple(entries), Position(1, 1))
 
 
-def read_words(verb: Verb, words: Sequence[str], now: int, clock: Clock | None) -> Action:
+def read_words(
+    verb: Verb, words: Sequence[str], now: int, clock: Clock | None, zones: Zones = no_zones
+) -> Action:
     """The action a command line builds at tick ``now``, read as a file's timeline would read
-    it; :class:`CommandLineError` gives the first problem, as ``key: what was expected``."""
+    it; :class:`CommandLineError` gives the first problem, as ``key: what was expected``.
+    ``zones`` gives a job's zone, which a ``modify`` naming no ``timezone`` keeps."""
     problems = Problems("command line")
     reader = Reader(problems)
-    commands = CommandReader(reader, JobReader(reader, clock), {})
+    commands = CommandReader(reader, JobReader(reader, clock), {}, zones)
     action = commands.command(verb, words_node(verb, words), "", now, lenient=True)
     if problems:
         first = problems.errors[0]

@@ -245,3 +245,24 @@ def test_a_recurring_scenario_without_until_stops_at_its_last_expectation() -> N
     runner = ScenarioRunner(loaded)
     assert loaded.endless and runner.stop == 30
     assert runner.run() == [] and runner.processed == 30
+
+
+ZONED = """\
+scenario: a zoned job modified
+clock: {epoch: "2026-03-02T00:00:00", timezone: UTC, tick: 60, until: 4320}
+workers: [w1]
+jobs:
+  - {id: nightly, daily: "02:00", timezone: Europe/Paris}
+timeline:
+  - {at: 60, modify: {job: nightly, daily: "03:00"}}
+  - {at: 120, modify: {job: nightly, daily: "04:00", timezone: Asia/Tokyo}}
+"""
+
+
+def test_a_modified_schedule_keeps_the_jobs_zone_unless_it_names_another() -> None:
+    """It took the clock's: 03:00 ran at 03:00 UTC, not Paris."""
+    runner = ScenarioRunner(scenario(ZONED))
+    runner.run_to(60)
+    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 3 * * * (Europe/Paris)"
+    runner.run_to(120)
+    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 4 * * * (Asia/Tokyo)"

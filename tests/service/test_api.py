@@ -323,6 +323,14 @@ def test_put_amends_and_cancels_the_next_run(client: httpx.Client) -> None:
     assert wrong.status_code == 422 and "notify[0].channel" in wrong.text
 
 
+def test_put_keeps_the_jobs_zone_for_a_schedule_that_names_none(client: httpx.Client) -> None:
+    """It took UTC: the README's nightly job moved from 02:00 Paris to 03:00 UTC."""
+    body = {"id": "paris", "daily": "02:00", "timezone": "Europe/Paris"}
+    assert client.post("/job", json=body).status_code == 201
+    assert client.put("/job/paris", json={"daily": "03:00"}).status_code == 204
+    assert client.get("/job/paris").json()["schedule"] == "cron 0 3 * * * (Europe/Paris)"
+
+
 def test_put_changes_the_executor_alone(make_server) -> None:
     server: Server = make_server(config="executors:\n  other:\n    argv: [/bin/true]\n")
     with server.client() as client:

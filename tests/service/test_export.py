@@ -205,3 +205,22 @@ def test_a_notification_try_awaiting_its_report_is_in_flight(tmp_path: Path) -> 
     live.submit("delivery", report | {"ok": True})
     assert busy(live.engine, live.pending) is None
     assert busy(live.engine) is None
+
+
+def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_read_it() -> None:
+    """Journaled by ``LiveService.submit`` as given (the API adds the job's zone first, and an
+    older server did not): the service read the new time in its clock's zone, UTC, and so
+    must the scenario, which reads a schedule naming no zone in the job's (Paris)."""
+    db = Path(tempfile.mkdtemp()) / "service.db"
+    wall = Wall()
+    live = open_live(db, wall, workers=1)
+    live.submit("schedule", {"id": "paris", "daily": "02:00", "timezone": "Europe/Paris"})
+    wall.now += 60
+    live.advance_clock()
+    live.submit("modify", {"job": "paris", "daily": "03:00"})
+    assert live.engine.jobs["paris"].spec.schedule.describe() == "cron 0 3 * * * (UTC)"
+    for _ in range(3):
+        wall.now += 86_400
+        live.advance_clock()
+    live.store.close()
+    assert_reproduced(f"sqlite:///{db}", None)

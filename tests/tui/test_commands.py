@@ -39,6 +39,14 @@ async def test_worker_commands(app: DashboardApp) -> None:
         assert engine().workers[busy].state is WorkerState.DRAINING
 
 
+async def test_a_modified_schedule_keeps_the_jobs_zone(app: DashboardApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        jobs = lambda: app.dashboard.navigator.engine.jobs  # noqa: E731
+        await run(pilot, "schedule paris daily=02:00 timezone=Europe/Paris")
+        await run(pilot, "modify paris daily=03:00")
+        assert jobs()["paris"].spec.schedule.describe() == "cron 0 3 * * * (Europe/Paris)"
+
+
 async def test_job_commands(app: DashboardApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         engine = lambda: app.dashboard.navigator.engine  # noqa: E731

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engine.clock import Clock
 from engine.core import Engine
+from engine.scenario.command_reader import engine_zones
 from engine.scenario.model import Action
 from engine.scenario.vocabulary import VERBS, CommandLineError, Verb, read_words
 
@@ -89,6 +90,6 @@ def parse(text: str, engine: Engine, clock: Clock | None) -> Parsed:
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise CommandError(f"unknown command {words[0]!r}{hint}")
     try:
-        return Parsed(name, read_words(verb, args, engine.now, clock))
+        return Parsed(name, read_words(verb, args, engine.now, clock, engine_zones(engine)))
     except CommandLineError as error:
         raise CommandError(str(error)) from None
