@@ -101,11 +101,18 @@ class CommandReader:
         self.defaults = defaults
         self.zones = zones
         """A modify's schedule that names no ``timezone`` keeps the job's zone, not the clock's."""
+        self._modified_zones: dict[str, Clock | None] = {}
+        """The zones modifies read so far gave their jobs (a file's later modify keeps them)."""
         self.references: list[Reference] = []
         self.registrations: list[Reference] = []
         """The workers ``register`` commands define, in file order."""
         self.schedules: list[Definition] = []
         """The jobs ``schedule`` commands define, in file order."""
+
+    def _zone_of(self, job_id: str) -> Clock | None:
+        if job_id in self._modified_zones:
+            return self._modified_zones[job_id]
+        return self.zones(job_id)
 
     def command(self, verb: Verb, node: Node, path: str, tick: int, lenient: bool) -> Action | None:
         """The action ``node`` gives ``verb`` at ``tick``; None after reporting a problem."""
@@ -198,8 +205,10 @@ class CommandReader:
         job = self._id(fields, "job", path, tick, lenient)
         changes = self.jobs.settings(fields, path)
         if any(key in fields for key in SCHEDULE_KEYS):
-            zone = None if job is None else self.zones(job)
-            changes["schedule"] = self.jobs.schedule(fields, path, tick, zone)
+            zone = None if job is None else self._zone_of(job)
+            changes["schedule"] = schedule = self.jobs.schedule(fields, path, tick, zone)
+            if job is not None and schedule is not None:
+                self._modified_zones[job] = calendar_clock(schedule)
         if not changes:
             self.reader.error(node, path, "expected at least one change besides job")
             return None

@@ -256,6 +256,7 @@ jobs:
 timeline:
   - {at: 60, modify: {job: nightly, daily: "03:00"}}
   - {at: 120, modify: {job: nightly, daily: "04:00", timezone: Asia/Tokyo}}
+  - {at: 180, modify: {job: nightly, daily: "05:00"}}
 """
 
 
@@ -266,3 +267,5 @@ def test_a_modified_schedule_keeps_the_jobs_zone_unless_it_names_another() -> No
     assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 3 * * * (Europe/Paris)"
     runner.run_to(120)
     assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 4 * * * (Asia/Tokyo)"
+    runner.run_to(180)
+    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 5 * * * (Asia/Tokyo)"
