@@ -268,8 +268,12 @@ class _Loader:
                 self.reader.error(worker.node, worker.path, message)
 
     def _check_pools(self, definitions: list[Definition], pools: dict[str, int]) -> None:
-        """A job's pool is one ``pools:`` defines (the engine's message, at the job's key)."""
+        """A job's pool is one ``pools:`` defines (the engine's message, at the job's key),
+        unless a ``schedule`` command states the answer it expects: the engine's refusal is
+        then what it tests, as for a conflicting id (an exported service journal has these)."""
         for definition in definitions:
+            if definition.lenient:
+                continue
             pool = definition.spec.pool if definition.spec is not None else None
             problem = pool_problem(pools, pool)
             if problem is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenario_helpers import scenario
+from scenario_helpers import problems, scenario
 
 from engine import events as ev
 from engine.commands import ScheduleJob
@@ -269,3 +269,24 @@ def test_a_modified_schedule_keeps_the_jobs_zone_unless_it_names_another() -> No
     assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 4 * * * (Asia/Tokyo)"
     runner.run_to(180)
     assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 5 * * * (Asia/Tokyo)"
+
+
+UNKNOWN_POOL = """\
+scenario: a pool nobody defined
+clock: {until: 10}
+workers: [w1]
+timeline:
+  - {at: 1, schedule: {id: p, pool: x}%s}
+"""
+
+
+def test_a_schedule_into_an_unknown_pool_that_expects_its_refusal_is_a_test_of_it() -> None:
+    """As a conflicting id is: ``export --scenario`` writes a service's refused inputs so, and
+    ``check`` refused the file it wrote."""
+    runner = ScenarioRunner(scenario(UNKNOWN_POOL % ", expect: invalid"))
+    assert runner.run() == []
+    assert "p" not in runner.engine.jobs
+    assert problems(UNKNOWN_POOL % "") == [
+        "s.yaml:5:37: timeline[0].schedule.pool: pool 'x' does not exist: the policy "
+        "defines no pools"
+    ]

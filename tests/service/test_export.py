@@ -224,3 +224,17 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
         live.advance_clock()
     live.store.close()
     assert_reproduced(f"sqlite:///{db}", None)
+
+
+def test_an_input_the_engine_refused_after_it_was_journaled_is_exported_as_a_test() -> None:
+    """A job in a pool the service does not define: read, journaled, then refused by the engine
+    (422). The export writes it with the answer it got; ``check`` refused the file for it."""
+    db = Path(tempfile.mkdtemp()) / "service.db"
+    wall = Wall()
+    live = open_live(db, wall, workers=1)
+    assert not live.submit("schedule", {"id": "pooled", "every": 60, "pool": "x"}).accepted
+    live.submit("schedule", {"id": "plain", "every": 60})
+    wall.now += 600
+    live.advance_clock()
+    live.store.close()
+    assert_reproduced(f"sqlite:///{db}", None)
