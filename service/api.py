@@ -24,9 +24,10 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from engine import limits
 from engine.commands import Outcome, Result
@@ -62,6 +63,12 @@ CLOCK_INTERVAL = 0.02
 def error(status: int, message: str, problems: list[Problem] = ()) -> JSONResponse:  # type: ignore[assignment]
     errors = [{"path": p.path, "message": p.message} for p in problems]
     return JSONResponse({"message": message, "errors": errors}, status_code=status)
+
+
+def _unauthorized() -> JSONResponse:
+    response = error(401, "missing or wrong bearer token")
+    response.headers["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 def answer(result: Result, created: dict | None = None) -> Response:
@@ -100,6 +107,8 @@ class Routes:
         self.token = token
         self.metrics_public = metrics_public
         """Serve /metrics without the token (``--metrics-public``: for a scraper on loopback)."""
+        self.routes: list[Route] = []
+        """The app's routes, once made: a 405 names the methods of every route of its path."""
 
     def app(self) -> Starlette:
         guard = self.guarded
@@ -119,7 +128,9 @@ class Routes:
                 methods=["GET"],
             ),
         ]
-        return Starlette(routes=routes, lifespan=self.lifespan)
+        self.routes = routes
+        unrouted = {404: self.unrouted, 405: self.unrouted}
+        return Starlette(routes=routes, lifespan=self.lifespan, exception_handlers=unrouted)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette):
@@ -130,9 +141,7 @@ class Routes:
     def guarded(self, handler: Handler) -> Handler:
         async def check(request: Request) -> Response:
             if not self.token.matches(request.headers.get("authorization")):
-                response = error(401, "missing or wrong bearer token")
-                response.headers["WWW-Authenticate"] = "Bearer"
-                return response
+                return _unauthorized()
             job_id = request.path_params.get("id", "")
             if NUL in job_id:  # no job has one (bodies refuse it), and PostgreSQL cannot hold it
                 return error(404, f"no job {job_id!r}")
@@ -183,6 +192,26 @@ class Routes:
             message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
             problems.insert(0, Problem("run", message))
         return error(422, "invalid request body", problems) if problems else None
+
+    async def unrouted(self, request: Request, problem: Exception) -> Response:
+        """A path or a method no route serves: 401 without the token, as every route but
+        ``/health`` is (else a caller without it learns which paths exist), then the API's own
+        error shape, where Starlette answers plain text."""
+        if not self.token.matches(request.headers.get("authorization")):
+            return _unauthorized()
+        method, path = request.method, request.url.path
+        if isinstance(problem, HTTPException) and problem.status_code == 405:
+            response = error(405, f"{method} is not allowed on {path}")
+            # Every route of the path, where Starlette names the first one's methods only.
+            allowed = {
+                allowed
+                for route in self.routes
+                if route.matches(request.scope)[0] is not Match.NONE
+                for allowed in route.methods or ()
+            }
+            response.headers["Allow"] = ", ".join(sorted(allowed))
+            return response
+        return error(404, f"no route {method} {path}")
 
     # ------------------------------------------------------------- handlers
 

@@ -407,6 +407,24 @@ def test_every_request_but_health_needs_the_token(shared: Server) -> None:
                 assert answer.headers["www-authenticate"] == "Bearer"
 
 
+def test_unknown_routes_and_methods_answer_in_the_apis_shape_and_only_with_the_token(
+    shared: Server,
+) -> None:
+    """They answered plain text, and 404 before 401: a caller without the token learnt which
+    paths exist."""
+    with shared.client(token=None) as anonymous, shared.client() as client:
+        answer = anonymous.get("/nope")
+        assert (answer.status_code, answer.headers["www-authenticate"]) == (401, "Bearer")
+        assert anonymous.request("PATCH", "/job/a").status_code == 401
+        answer = client.get("/nope")
+        assert answer.status_code == 404
+        assert answer.json() == {"message": "no route GET /nope", "errors": []}
+        answer = client.request("PATCH", "/job/a")
+        assert answer.status_code == 405
+        assert answer.json()["message"] == "PATCH is not allowed on /job/a"
+        assert answer.headers["allow"] == "DELETE, GET, HEAD, PUT"
+
+
 def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
     document = client.get("/openapi.json").json()
     assert set(document["paths"]) == {
