@@ -162,12 +162,11 @@ def serve(
     if log is not None:
         live.on_events.append(EventLogger(log, lambda: live.engine))
     token = _token(db)
-    out.write(
+    announcement = (
         f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
         f"{live.state.seq} inputs, tick {live.engine.now})\n"
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
-    out.flush()
     live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     api = Api(live, token, metrics_public, metrics)
     app = api.app()
@@ -175,7 +174,7 @@ def serve(
         _with_scheduler_tasks(app, api, db, out)
     else:
         attach_deliveries(app, live, api.inputs)
-    _run(app, host, port)
+    _run(app, host, port, announcement, out)
     return 0
 
 
@@ -192,11 +191,21 @@ def _how(token: Token) -> str:
     return f'-H "Authorization: Bearer $(cat {token.source})"'
 
 
-def _run(app: Starlette, host: str, port: int) -> None:
+def _run(app: Starlette, host: str, port: int, announcement: str, out: TextIO) -> None:
+    """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
+    used to be announced, then refused)."""
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        sock = config.bind_socket()  # logs why and exits when the address cannot be bound
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
+    out.write(announcement)
+    out.flush()
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a clean stop
+        server.run(sockets=[sock])
+    if not server.started:
+        raise ServeError(f"could not start on {host}:{port}")
 
 
 def _serve_api(
@@ -219,13 +228,12 @@ def _serve_api(
     token = _token(db)
     app = ApiRole(db, read_db, config, token, out, metrics_public).app()
     replica = "" if read_db is None else f", reads from {shown(read_db)}"
-    out.write(
+    announcement = (
         f"cronlapse serve: API process listening on http://{host}:{port} "
         f"(inbox {shown(db)}{replica})\n"
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
-    out.flush()
-    _run(app, host, port)
+    _run(app, host, port, announcement, out)
     return 0
 
 
