@@ -87,8 +87,10 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     export.add_argument("file", nargs="?", help="a .yaml scenario or a .txt script")
     target = export.add_mutually_exclusive_group()
-    target.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace-event file")
-    target.add_argument("--csv", metavar="OUT.csv", help="write one row per attempt")
+    target.add_argument(
+        "--trace", metavar="OUT.json", help="write a Chrome trace-event file (- for stdout)"
+    )
+    target.add_argument("--csv", metavar="OUT.csv", help="write one row per attempt (- for stdout)")
     target.add_argument(
         "--scenario", action="store_true", help="write a service's journal as a scenario"
     )
@@ -333,12 +335,18 @@ def export_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         events, now = list(runner.engine.log), runner.processed
         tick_seconds, title, clock = loaded.tick_seconds, loaded.name, loaded.clock
     target = args.trace or args.csv
+
+    def write(handle: TextIO) -> int:
+        if args.trace:
+            return write_trace(events, now, tick_seconds, title, handle)
+        return write_csv(events, handle, clock)
+
+    if target == "-":  # standard output, as for sweep's outputs: the file alone, no message
+        write(out)
+        return 0
     try:
         with open(target, "w", encoding="utf-8", newline="") as handle:
-            if args.trace:
-                count = write_trace(events, now, tick_seconds, title, handle)
-            else:
-                count = write_csv(events, handle, clock)
+            count = write(handle)
     except OSError as error:
         err.write(f"cronlapse export: cannot write {target}: {error.strerror}\n")
         return INVALID

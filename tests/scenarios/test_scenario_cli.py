@@ -248,6 +248,21 @@ def test_export_csv_has_one_row_per_attempt(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("option", ["--trace", "--csv"])
+def test_export_to_a_dash_writes_standard_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    """As sweep's outputs do; it wrote a file named ``-``."""
+    monkeypatch.chdir(tmp_path)
+    status, out, err = call("export", str(LIBRARY / "worker-crash.yaml"), option, "-")
+    assert (status, err) == (0, "")
+    assert not (tmp_path / "-").exists()
+    if option == "--trace":
+        assert json.loads(out)["traceEvents"]
+    else:
+        assert out.startswith("job,scheduled,attempt,worker,start,end,outcome")
+
+
 def test_export_to_an_unwritable_place_is_an_error(tmp_path: Path) -> None:
     target = tmp_path / "missing-dir" / "out.csv"
     status, _, err = call("export", str(LIBRARY / "worker-crash.yaml"), "--csv", str(target))
