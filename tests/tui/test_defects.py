@@ -204,6 +204,18 @@ def test_the_header_keeps_the_play_state_and_speed_at_every_width(width, name, p
     assert len(line) <= width
     assert ("▶ playing" if playing else "❚❚ paused") in line and "500/s" in line
     assert "tick 1,234 / 10,080" in line
+    if width >= 80:  # the time is kept by cutting the name (it went before the name was cut)
+        assert "20:34" in line, line
+
+
+def test_at_80_columns_the_header_cuts_a_long_name_and_keeps_the_time() -> None:
+    """The DST scenario's header lost its time of day, which is what that scenario is about."""
+    header = StatusHeader()
+    header.show("Nightly ETL across the spring DST change", 1_565, 4_320, CLOCK, False, 10)
+    line = header._line(80).plain
+    assert len(line) <= 80
+    assert "Nightly ETL" in line and "…" in line
+    assert "Tue 03-10 02:05 UTC" in line, line
 
 
 async def test_the_demo_header_at_80x24_says_paused_and_the_speed() -> None:

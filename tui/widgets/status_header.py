@@ -11,6 +11,9 @@ from textual.widget import Widget
 from engine.clock import Clock
 from tui.model.timefmt import compact, wall
 
+NAME_KEPT = 12
+"""Cells of the scenario's name kept before the time of day is dropped from a narrow header."""
+
 
 class Progress(NamedTuple):
     """A jump under way: where it goes and how far it is."""
@@ -30,8 +33,10 @@ class StatusHeader(Widget):
     """One line: name on the left, tick and time in the middle, play state on the right.
 
     Laid out by hand (a Rich table per step costs more than the step). When the line does not
-    fit, it gets shorter in steps: a compact time, no "cronlapse", a shorter jump progress, no
-    time, then a cut name. The play state and the speed always show.
+    fit, it gets shorter in steps: a compact time, no "cronlapse", a shorter jump progress, the
+    name cut down to ``NAME_KEPT`` cells, no time, then the name cut further. The time goes
+    after most of the name: in a scenario about a DST change the time of day is the point. The
+    play state and the speed always show.
     """
 
     DEFAULT_CSS = "StatusHeader { height: 1; }"
@@ -75,40 +80,32 @@ class StatusHeader(Widget):
             self.refresh()
 
     def _line(self, width: int) -> Text:
-        name, tick, last, full, short, playing, speed, note, progress, open_ended, note_style = (
-            self._state
-        )
-        # play state and speed always show; the progress label is the last to get shorter
+        _, _, _, full, short, *_ = self._state
+
+        def fits(parts: tuple[Text, Text, Text]) -> bool:
+            return sum(part.cell_len for part in parts) + 4 <= width
+
         for brand, time, long_progress in (
             (True, full, True),
             (True, short, True),
             (False, short, True),
             (False, short, False),
-            (False, "", False),
         ):
-            left = Text("cronlapse " if brand else "", style="bold")
-            left.append(name, style="bold cyan")
-            middle = Text("tick ", style="dim")
-            middle.append(f"{tick:,}", style="bold")
-            middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
-            if time:
-                middle.append(f"  {time}")
-            right = Text()
-            if progress is not None:
-                # narrow: a shorter label, so that how to stop it always shows
-                right.append(f"» {progress.label(short=not long_progress)}", style="bold yellow")
-                right.append("  esc stops", style="dim")
-            else:
-                if note:
-                    right.append(f"{note}  ", style=note_style)
-                right.append(
-                    "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
-                )
-                right.append(f"  {speed}/s", style="dim")
-            if left.cell_len + middle.cell_len + right.cell_len + 4 <= width:
+            parts = self._parts(brand, time, long_progress)
+            if fits(parts):
                 break
         else:
-            left.truncate(max(1, width - middle.cell_len - right.cell_len - 4), overflow="ellipsis")
+            left, middle, right = parts
+            room = width - middle.cell_len - right.cell_len - 4
+            if short and room >= min(NAME_KEPT, left.cell_len):
+                left.truncate(room, overflow="ellipsis")  # the name goes before the time
+            else:
+                parts = self._parts(False, "", False)
+                if not fits(parts):
+                    left, middle, right = parts
+                    room = width - middle.cell_len - right.cell_len - 4
+                    left.truncate(max(1, room), overflow="ellipsis")
+        left, middle, right = parts
         spare = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
         # at least two spaces on each side of the middle, and never wider than the line
         before = min(max(0, spare - 2), max(2, (width - middle.cell_len) // 2 - left.cell_len))
@@ -119,6 +116,30 @@ class StatusHeader(Widget):
         line.append(" " * max(2, spare - before))
         line.append_text(right)
         return line
+
+    def _parts(self, brand: bool, time: str, long_progress: bool) -> tuple[Text, Text, Text]:
+        """The name on the left, the tick and ``time`` in the middle, the state on the right."""
+        name, tick, last, _, _, playing, speed, note, progress, open_ended, note_style = self._state
+        left = Text("cronlapse " if brand else "", style="bold")
+        left.append(name, style="bold cyan")
+        middle = Text("tick ", style="dim")
+        middle.append(f"{tick:,}", style="bold")
+        middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
+        if time:
+            middle.append(f"  {time}")
+        right = Text()
+        if progress is not None:
+            # narrow: a shorter label, so that how to stop it always shows
+            right.append(f"» {progress.label(short=not long_progress)}", style="bold yellow")
+            right.append("  esc stops", style="dim")
+        else:
+            if note:
+                right.append(f"{note}  ", style=note_style)
+            right.append(
+                "▶ playing" if playing else "❚❚ paused", style="bold green" if playing else ""
+            )
+            right.append(f"  {speed}/s", style="dim")
+        return left, middle, right
 
     def render(self) -> Text:
         if not self._state:
