@@ -262,6 +262,18 @@ async def test_tab_lists_the_candidates_and_cycles_through_them(app: DashboardAp
         assert bar.input.value == "cancel report", "a typed word starts a new cycle"
 
 
+async def test_tab_after_completing_a_key_goes_on_to_its_values(app: DashboardApp) -> None:
+    """One candidate, taken, is not a cycle: tab then completes from the new line (it put the
+    same key back for ever)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"schedule adhoc pri", "tab")
+        bar = app.dashboard.command_bar
+        assert bar.input.value == "schedule adhoc priority="
+        await pilot.press("tab")
+        assert bar.input.value == "schedule adhoc priority=high"
+        assert "medium" in str(bar.message.render())
+
+
 async def test_tab_in_the_open_prompt_lists_and_cycles_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -71,11 +71,13 @@ class CommandInput(Input):
         """The candidates tab last listed and the one it put in the line."""
 
     def action_complete(self) -> None:
-        """The next candidate when the line is still the one tab left, else the first."""
+        """The next candidate when the line is still the one tab left, else the first. A
+        single candidate taken is no cycle: the next tab completes from the line it made (a key
+        completed to ``priority=`` goes on to its values)."""
         if self.completer is None:
             return
         cycle = self._cycle
-        if cycle is not None and self.value == cycle[0].line(cycle[1]):
+        if cycle is not None and len(cycle[0].words) > 1 and self.value == cycle[0].line(cycle[1]):
             found, index = cycle[0], (cycle[1] + 1) % len(cycle[0].words)
         else:
             found, index = safe_candidates(self.completer, self.value), 0
