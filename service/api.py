@@ -33,6 +33,7 @@ from engine import limits
 from engine.commands import Outcome, Result
 from engine.digits import is_digits
 from engine.model import PRIORITY_LEVELS
+from engine.scenario.errors import did_you_mean
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.status_words import STATUSES
 from service.auth import Token
@@ -292,7 +293,7 @@ class Routes:
 
     async def list_jobs(self, request: Request) -> Response:
         query = request.query_params
-        problems = []
+        problems = _unknown_parameters(query, ("status", "priority", "run", *_PAGING))
         status = query.get("status")
         if status is not None and status not in STATUSES:
             problems.append(Problem("status", f"expected one of {', '.join(STATUSES)}"))
@@ -320,7 +321,7 @@ class Routes:
 
     async def runs(self, request: Request) -> Response:
         job_id = request.path_params["id"]
-        problems: list[Problem] = []
+        problems = _unknown_parameters(request.query_params, _PAGING)
         start, limit = _paging(request.query_params, problems)
         if problems:
             return error(422, "invalid query", problems)
@@ -406,6 +407,18 @@ class Commands(Protocol):
 
 class TooLarge(Exception):
     """The body is over :data:`MAX_BODY_BYTES`."""
+
+
+_PAGING = ("cursor", "limit")
+
+
+def _unknown_parameters(query, known: tuple[str, ...]) -> list[Problem]:
+    """A parameter a listing does not take: a misspelt filter would otherwise list everything."""
+    return [
+        Problem(name, f"unknown query parameter{did_you_mean(name, known)}")
+        for name in dict.fromkeys(query.keys())
+        if name not in known
+    ]
 
 
 def _paging(query, problems: list[Problem]) -> tuple[int, int]:

@@ -172,6 +172,19 @@ def test_nul_anywhere_is_refused_before_it_reaches_the_database(client: httpx.Cl
     assert client.post("/job", json={"id": "after-nul", "every": 60}).status_code == 201
 
 
+def test_an_unknown_query_parameter_is_422_naming_it(client: httpx.Client) -> None:
+    """A misspelt filter was ignored: ``/jobs?prority=high`` listed every job."""
+    answer = client.get("/jobs", params={"prority": "high"})
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [
+        {"path": "prority", "message": "unknown query parameter (did you mean 'priority'?)"}
+    ]
+    assert client.post("/job", json={"id": "q", "every": 60}).status_code == 201
+    answer = client.get("/job/q/runs", params={"limit": "5", "status": "failed"})
+    assert answer.status_code == 422
+    assert answer.json()["errors"][0]["path"] == "status"
+
+
 def test_a_priority_filter_outside_the_engines_range_is_422(client: httpx.Client) -> None:
     for priority in ("99999999999999999999", "-2147483649", "1_000", "٣"):
         answer = client.get("/jobs", params={"priority": priority})
