@@ -352,7 +352,10 @@ class _Converter:
             if tag == _INT:
                 return Scalar(int(text.replace("_", "")), pos, text)
             if tag == _FLOAT:
-                return Scalar(float(text.replace("_", "")), pos, text)
+                number = text.replace("_", "")
+                if number.lstrip("+-").lower() in (".inf", ".nan"):
+                    number = number.replace(".", "", 1)  # YAML's .inf and .nan, Python's inf
+                return Scalar(float(number), pos, text)
         except ValueError:  # an explicit !!int on text, or more digits than int() accepts
             pass
         if tag in (_BOOL, _INT, _FLOAT):

@@ -206,3 +206,19 @@ def test_libyamls_parser_reads_every_text_as_pyyamls_does(text: str) -> None:
         reference = _parsed(text)
     if reference[0] is not None or fast[0] is None:
         assert fast == reference
+
+
+def test_yaml_infinities_and_nan_are_numbers_each_field_judges() -> None:
+    """``.inf``, ``-.inf`` and ``.nan`` are YAML 1.2 floats; they were reported as "not a valid
+    float" whatever the field, where each field should say what it expects."""
+    found = problems(
+        "scenario: .nan\nclock: {until: 5}\nworkers: [w]\n"
+        "jobs: [{id: a, duration: .inf, failure_rate: .NaN, payload: -.inf}]\n"
+    )
+    assert found == [
+        "s.yaml:1:11: scenario: expected a scenario name, got the number .nan",
+        "s.yaml:4:26: jobs[0].duration: expected a whole number from 1 to 1000000000000, "
+        "got the number .inf",
+        "s.yaml:4:46: jobs[0].failure_rate: expected a number from 0.0 to 1.0, got the number nan",
+        "s.yaml:4:61: jobs[0].payload: expected a string, got the number -.inf",
+    ]
