@@ -108,8 +108,6 @@ class Routes:
         self.token = token
         self.metrics_public = metrics_public
         """Serve /metrics without the token (``--metrics-public``: for a scraper on loopback)."""
-        self.routes: list[Route] = []
-        """The app's routes, once made: a 405 names the methods of every route of its path."""
 
     def app(self) -> Starlette:
         guard = self.guarded
@@ -129,7 +127,6 @@ class Routes:
                 methods=["GET"],
             ),
         ]
-        self.routes = routes
         unrouted = {404: self.unrouted, 405: self.unrouted}
         return Starlette(routes=routes, lifespan=self.lifespan, exception_handlers=unrouted)
 
@@ -206,8 +203,8 @@ class Routes:
             # Every route of the path, where Starlette names the first one's methods only.
             allowed = {
                 allowed
-                for route in self.routes
-                if route.matches(request.scope)[0] is not Match.NONE
+                for route in request.app.routes
+                if isinstance(route, Route) and route.matches(request.scope)[0] is not Match.NONE
                 for allowed in route.methods or ()
             }
             response.headers["Allow"] = ", ".join(sorted(allowed))

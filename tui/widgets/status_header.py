@@ -95,16 +95,11 @@ class StatusHeader(Widget):
             if fits(parts):
                 break
         else:
-            left, middle, right = parts
-            room = width - middle.cell_len - right.cell_len - 4
-            if short and room >= min(NAME_KEPT, left.cell_len):
-                left.truncate(room, overflow="ellipsis")  # the name goes before the time
-            else:
+            # The name goes before the time, down to NAME_KEPT cells; then the time goes, and
+            # the name is cut to what is left.
+            if not short or self._room(parts, width) < min(NAME_KEPT, parts[0].cell_len):
                 parts = self._parts(False, "", False)
-                if not fits(parts):
-                    left, middle, right = parts
-                    room = width - middle.cell_len - right.cell_len - 4
-                    left.truncate(max(1, room), overflow="ellipsis")
+            parts[0].truncate(max(1, self._room(parts, width)), overflow="ellipsis")
         left, middle, right = parts
         spare = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
         # at least two spaces on each side of the middle, and never wider than the line
@@ -116,6 +111,11 @@ class StatusHeader(Widget):
         line.append(" " * max(2, spare - before))
         line.append_text(right)
         return line
+
+    @staticmethod
+    def _room(parts: tuple[Text, Text, Text], width: int) -> int:
+        """The cells the name may take beside the middle and the right."""
+        return width - parts[1].cell_len - parts[2].cell_len - 4
 
     def _parts(self, brand: bool, time: str, long_progress: bool) -> tuple[Text, Text, Text]:
         """The name on the left, the tick and ``time`` in the middle, the state on the right."""
