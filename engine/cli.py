@@ -28,20 +28,38 @@ from engine import (
 from engine.facades.script import execute_script
 from service import cli as serve_cli
 
+STDIN_NAME = "<stdin>"
+"""How messages name standard input (``cronlapse script -``)."""
+
 
 def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Play a seed 001 script. Text that is no script (not UTF-8, or blank lines only) is refused
+    with ``cronlapse run``'s message and status, 2, from standard input too: its bytes are
+    decoded here, so that the locale does not turn them into unknown commands. A line the
+    protocol rejects is the protocol's error (``line N: ...``, status 1)."""
     path: str = args.file
+    source = STDIN_NAME if path == "-" else path
     try:
         if path == "-":
-            lines = sys.stdin.read().splitlines()
+            data = sys.stdin.buffer.read()
         else:
-            with open(path, encoding="utf-8") as handle:
-                lines = handle.read().splitlines()
+            with open(path, "rb") as handle:
+                data = handle.read()
     except OSError as error:
         err.write(f"cronlapse script: cannot read {path}: {error.strerror}\n")
         return 2
+    try:
+        lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError as error:
-        err.write(f"cronlapse script: {path} is not UTF-8 text ({error.reason})\n")
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        byte = data[error.start]
+        err.write(
+            f"{source}:{line}:{column}: not UTF-8 text: byte 0x{byte:02x} cannot be decoded\n"
+        )
+        return 2
+    if not any(line.strip() for line in lines):
+        err.write(f"{source}:1:1: the script is empty: its first command must be INIT\n")
         return 2
     result = execute_script(lines)
     for line in result.output:

@@ -21,11 +21,12 @@ from engine.explain_missed import MissedQuestionError, explain_missed, render
 from engine.history import History
 from engine.importers.files import ImportProblems
 from engine.importers.recognise import import_recognised
+from engine.limits import CATCH_UP_WINDOW
 from engine.scenario import Scenario, ScenarioInvalid, is_script
 from engine.scenario.errors import Problems
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import Node, parse_yaml, read_text
-from engine.targets import TargetError, parse_target
+from engine.targets import TargetError, is_relative, parse_target
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +58,16 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "run",
         metavar="JOB@TICK",
-        help="the run: extract@1560, extract@03:00, "
-        "extract@2026-03-29T03:00 (TICK as the dashboard's g reads it)",
+        help="the run: extract@1560, extract@+26h (from the start), extract@03:00 (on the day "
+        "of --at), extract@2026-03-29T03:00",
     )
     parser.add_argument("file", help="a .yaml scenario")
-    parser.add_argument("--at", metavar="T", help="ask at tick T (default: the end of the run)")
+    parser.add_argument(
+        "--at",
+        metavar="T",
+        help="ask at tick T: 1565, +26h (from the start), 03:05 or an ISO time "
+        "(default: the end of the run)",
+    )
 
 
 def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -128,8 +134,11 @@ def _named_run(
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         err.write(f"cronlapse explain run: {scenario.source} has no job {job_id!r}{hint}\n")
         return None
+    # +N counts from the scenario's start, as --at's does, so that the two name the same tick
+    # (from --at, extract@+1560 --at +1565 was the run at 3125). A time of day is on --at's day.
+    now = 0 if is_relative(tick_text) else history.tick
     try:
-        tick = parse_target(tick_text, history.tick, scenario.clock)
+        tick = parse_target(tick_text, now, scenario.clock)
     except TargetError as error:
         err.write(f"cronlapse explain run: {text}: {error}\n")
         return None
@@ -158,13 +167,19 @@ def _missed_arguments(parser: argparse.ArgumentParser) -> None:
 def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print which of the job's missed runs each system's rule starts after the outage."""
     name = "cronlapse explain missed"
+    if args.window is not None and CATCH_UP_WINDOW.problem(args.window) is not None:
+        # Past the engine's limit the job's definition is refused in every play, which would
+        # read as an outage that holds nothing back: the limit is the reason, so say it.
+        low, high = CATCH_UP_WINDOW.low, CATCH_UP_WINDOW.high
+        err.write(
+            f"{name}: --window: expected a whole number of ticks from {low} to {high}, "
+            f"got {args.window}\n"
+        )
+        return INVALID
     loaded = _tree(args.file, err)
     if loaded is None:
         return INVALID
     tree, scenario = loaded
-    if args.window is not None and args.window < 0:
-        err.write(f"{name}: --window {args.window}: expected a number of ticks from 0\n")
-        return INVALID
     try:
         start, end = _outage(args.outage, scenario)
         answer = explain_missed(tree, scenario.source, args.job, start, end, args.window)

@@ -1,5 +1,9 @@
 """``cronlapse import crontab|k8s|systemd FILE...``: a scenario from the fleet a user already has
-(built by :mod:`engine.importers.fleet`), written to stdout or ``-o FILE``."""
+(built by :mod:`engine.importers.fleet`), written to stdout or ``-o FILE``.
+
+Exits 0 when written, 1 when the files have problems (each said at its ``file:line:column``), 2
+for a usage error (a wrong option, an output that cannot be written); nothing is written unless
+all is well."""
 
 from __future__ import annotations
 
@@ -37,20 +41,33 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=run)
 
 
+MAX_DAYS = 366 * 10
+"""The longest import, ten years: every minute of it is a tick the scenario can play."""
+MAX_DURATION_MINUTES = 10**6
+"""The longest run, about two years: more than any scheduled job takes, and a whole number of
+ticks far below the engine's limit for a duration (10**12)."""
+USAGE = 2
+"""The status of a wrong option (``--days 0``, a ``--from`` the fleet's clocks skip) or an output
+that cannot be written: the command line is wrong, as every command says with 2."""
+PROBLEMS = 1
+"""The status of files with problems: nothing is written, every problem of every file is said."""
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    problems = _argument_problems(args)
+    # A wrong option is refused before any file is read: imported with it, every job would be
+    # refused again in the scenario's words (a --duration 0 once per job, with other limits).
+    problems = _option_problems(args)
+    if problems:
+        err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
+        return USAGE
     options = ImportOptions(
         args.start, args.days, args.duration, args.seed, True if args.system else None
     )
-    fleet = None
     try:
         fleet = import_fleet(args.kind, args.files, options)
     except ImportProblems as error:
-        problems += error.problems
-    if problems or fleet is None:
-        # An option's problem is found by its own check and again when the scenario is loaded.
-        err.writelines(f"cronlapse import: {problem}\n" for problem in dict.fromkeys(problems))
-        return 1
+        err.writelines(f"cronlapse import: {problem}\n" for problem in error.problems)
+        return USAGE if error.usage else PROBLEMS
     err.writelines(f"cronlapse import: not imported: {reason}\n" for reason in fleet.skipped)
     if args.output is None:
         out.write(fleet.text)
@@ -59,19 +76,27 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         Path(args.output).write_text(fleet.text, encoding="utf-8")
     except OSError as error:
         err.write(f"cronlapse import: cannot write {args.output}: {error.strerror}\n")
-        return 1
+        return USAGE
     out.write(f"wrote {args.output}: {fleet.jobs} jobs\n")
     return 0
 
 
-def _argument_problems(args: argparse.Namespace) -> list[str]:
+def _option_problems(args: argparse.Namespace) -> list[str]:
+    """What is wrong with ``--from``, ``--days`` and ``--duration`` on their own, each
+    ``OPTION: expected ..., got VALUE``. (Whether ``--from`` exists in the fleet's zone, and
+    whether ``--days`` from it end before the year 10000, is known once the files are read.)"""
     problems = []
     try:
         parse_time(args.start, parse_zone("UTC"), "--from")
     except ClockError as error:
         problems.append(str(error))
-    if not 1 <= args.days <= 366 * 10:
-        problems.append(f"--days: expected 1 to 3660, got {args.days}")
-    if not 1 <= args.duration <= 10**6:
-        problems.append(f"--duration: expected 1 to 1000000 minutes, got {args.duration}")
+    if not 1 <= args.days <= MAX_DAYS:
+        problems.append(
+            f"--days: expected a whole number of days from 1 to {MAX_DAYS}, got {args.days}"
+        )
+    if not 1 <= args.duration <= MAX_DURATION_MINUTES:
+        problems.append(
+            "--duration: expected a whole number of minutes from 1 to "
+            f"{MAX_DURATION_MINUTES}, got {args.duration}"
+        )
     return problems

@@ -47,6 +47,9 @@ _WEEKDAY_NAMES = {name: n for n, name in enumerate(WEEKDAYS)} | {
 _WEEK_ORDER = (1, 2, 3, 4, 5, 6, 0)
 """systemd's weekday ranges run Monday to Sunday (``Sat..Sun`` is valid, ``Sun..Mon`` is not)."""
 
+EVENT_FORM = "WEEKDAYS YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE]"
+"""What an event is made of, for the messages that refuse one."""
+
 _DATE = re.compile(r"(?:(?P<year>[^-~]+)-)?(?P<month>[^-~]+)(?P<sep>[-~])(?P<day>[^-~]+)")
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+/-]*")
 
@@ -159,9 +162,7 @@ def parse_calendar_event(text: str) -> CalendarEvent:
             zone = token
         else:
             raise CalendarError(
-                f"{token!r}: expected WEEKDAYS YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE], in "
-                "this order, each part optional",
-                column,
+                f"{token!r}: expected {EVENT_FORM}, in this order, each part optional", column
             )
     years, months, days, last = _date(*date) if date else (None, None, None, False)
     hours, minutes, seconds = _time(*clock) if clock else (frozenset({0}),) * 2 + (_ZERO,)

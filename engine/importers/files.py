@@ -10,9 +10,12 @@ class ImportProblems(ValueError):
     """What is wrong with the files, each ``file:line:column: what was expected``; a file with
     problems imports nothing."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], usage: bool = False) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+        self.usage = usage
+        """Whether an option of ``cronlapse import`` is wrong (``--from`` in a gap of the fleet's
+        zone, ``--days`` past the year 9999): a usage error, which every command exits 2 for."""
 
 
 def read_text(path: str, kind: str) -> str:

@@ -98,18 +98,19 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     try:
         scenario = parse_scenario(text, source)
     except ScenarioInvalid as invalid:
-        raise ImportProblems(_load_problems(invalid, text, fleet.jobs, options)) from None
+        raise _load_problems(invalid, text, fleet.jobs, options) from None
     return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
 
 
 def _load_problems(
     invalid: ScenarioInvalid, text: str, jobs: list[ImportedJob], options: ImportOptions
-) -> list[str]:
+) -> ImportProblems:
     """The problems of a scenario that would not load, at their source: a job's at the line it
-    came from, the clock's at the option that set it. Each importer checks what its format
-    allows; these are the rest (a February 30th, a run past the year 9999)."""
+    came from, the clock's at the option that set it (then a usage error). Each importer checks
+    what its format allows; these are the rest (a February 30th, a run past the year 9999)."""
     job_at = dict(zip(job_lines(text), jobs, strict=True))
     problems = []
+    usage = False
     for error in invalid.errors:
         job = None if error.pos is None else job_at.get(error.pos.line)
         if job is not None:
@@ -117,14 +118,16 @@ def _load_problems(
             problems.append(f"{job.origin}: cannot be simulated: {key}: {error.message}")
         elif error.path == "clock.epoch":
             problems.append(f"--from: {error.message}")
+            usage = True
         elif error.path == "clock.until":
             problems.append(
                 f"--days: {options.days} days from {options.start} run past the year 9999: "
                 "expected fewer days or an earlier --from"
             )
+            usage = True
         else:
             problems.append(f"the scenario it would write: {error}")
-    return problems
+    return ImportProblems(problems, usage)
 
 
 def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:

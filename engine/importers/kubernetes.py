@@ -97,8 +97,12 @@ class _Reader:
         self.path = path
         self.problems: list[str] = []
 
-    def error(self, node: Node, message: str) -> None:
-        self.problems.append(f"{self.path}:{node.pos}: {message}")
+    def error(self, node: Node, message: str, field: str | None = None) -> None:
+        """A problem at ``node``, about ``field`` (its path from the object, ``spec.schedule``)
+        when there is one: a manifest repeats the same keys in every CronJob, so the line alone
+        leaves the reader to work out which field was refused."""
+        where = f"{self.path}:{node.pos}: "
+        self.problems.append(where + (message if field is None else f"{field}: {message}"))
 
     def document(self, node: Node, manifest: Manifest) -> None:
         if not isinstance(node, Mapping):
@@ -106,11 +110,11 @@ class _Reader:
             return
         kind = _text(node.get("kind"))
         if kind is None:
-            self.error(node, "expected 'kind' (CronJob, or a List of them)")
+            self.error(node, "expected CronJob, or a List of them", "kind")
         elif kind == "List" or kind.endswith("List"):
             items = node.get("items")
             if not isinstance(items, Sequence):
-                self.error(items or node, "expected 'items', a list of objects")
+                self.error(items or node, "expected a list of objects", "items")
                 return
             for item in items.items:
                 self.document(item, manifest)
@@ -126,22 +130,24 @@ class _Reader:
         version = _text(node.get("apiVersion"))
         if version != "batch/v1":
             self.error(
-                node.get("apiVersion") or node, f"expected apiVersion batch/v1, got {version!r}"
+                node.get("apiVersion") or node, f"expected batch/v1, got {version!r}", "apiVersion"
             )
         name_node = _path(node, "metadata", "name")
         name = _text(name_node)
         spec = node.get("spec")
+        if name is None:
+            where = name_node or node.get("metadata") or node
+            self.error(where, "expected the CronJob's name, a string", "metadata.name")
+        if not isinstance(spec, Mapping):
+            self.error(spec or node, "expected a mapping with spec.schedule", "spec")
         if name is None or not isinstance(spec, Mapping):
-            self.error(name_node or node, "a CronJob needs metadata.name and spec")
             return None
         schedule_node = spec.get("schedule")
         cron = self.schedule(schedule_node, spec)
         timezone = self.timezone(spec.get("timeZone"))
         notes = []
-        policy = _text(spec.get("concurrencyPolicy")) or "Allow"
-        if policy not in ("Allow", "Forbid", "Replace"):
-            self.error(spec.get("concurrencyPolicy") or spec, "expected Allow, Forbid or Replace")
-        starting = self.count(spec.get("startingDeadlineSeconds"), None, 10**12)
+        policy = self.policy(spec.get("concurrencyPolicy"))
+        starting = self.count(spec, "spec.startingDeadlineSeconds", None, 10**12)
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
             if spec.get(limit) is not None:
                 notes.append(f"spec.{limit}: how many finished Jobs are kept; no effect on runs")
@@ -149,14 +155,15 @@ class _Reader:
         notes += [f"spec.{key}: not modelled" for key in sorted(_keys(spec) - _SPEC_KEYS)]
         unread = sorted(_keys(template) - _JOB_SPEC_KEYS)
         notes += [f"spec.jobTemplate.spec.{key}: not modelled" for key in unread]
-        retries = self.count(_get(template, "backoffLimit"), DEFAULT_BACKOFF_LIMIT, 1000)
-        deadline = self.count(_get(template, "activeDeadlineSeconds"), None, 10**12)
+        job = "spec.jobTemplate.spec"
+        retries = self.count(template, f"{job}.backoffLimit", DEFAULT_BACKOFF_LIMIT, 1000)
+        deadline = self.count(template, f"{job}.activeDeadlineSeconds", None, 10**12)
         for key in ("parallelism", "completions"):
-            if (self.count(_get(template, key), 1, 10**6) or 1) > 1:
-                notes.append(f"spec.jobTemplate.spec.{key}: one pod per run is modelled")
+            if (self.count(template, f"{job}.{key}", 1, 10**6) or 1) > 1:
+                notes.append(f"{job}.{key}: one pod per run is modelled")
         suspended = _path(spec, "suspend")
         if suspended is not None and not isinstance(_value(suspended), bool):
-            self.error(suspended, "expected true or false")
+            self.error(suspended, "expected true or false", "spec.suspend")
         if cron is None:
             return None
         return CronJob(
@@ -170,17 +177,23 @@ class _Reader:
             timeout_minutes=None if deadline is None else max(1, math.ceil(deadline / 60)),
             images=_images(template),
             notes=tuple(notes),
-            concurrency=policy,
+            concurrency=policy or "Allow",
             starting_deadline_minutes=None if starting is None else math.ceil(starting / 60),
         )
 
     def schedule(self, node: Node | None, spec: Mapping) -> str | None:
         text = _text(node)
         if node is None or text is None:
-            self.error(node or spec, "expected spec.schedule, a cron expression")
+            self.error(
+                node or spec, "expected a cron expression such as '0 3 * * *'", "spec.schedule"
+            )
             return None
         if text.startswith(("TZ=", "CRON_TZ=")):
-            self.error(node, "a time zone in spec.schedule is not supported: use spec.timeZone")
+            self.error(
+                node,
+                "a time zone in the schedule is not supported: use spec.timeZone",
+                "spec.schedule",
+            )
             return None
         try:
             return parse_schedule_expression(text)
@@ -191,8 +204,17 @@ class _Reader:
             return None
 
     def timezone(self, node: Node | None) -> str | None:
+        """``spec.timeZone``: None when absent or null (the controller's zone, UTC); a value
+        that is no zone name, a number too, is refused rather than taken for UTC."""
+        if node is None or _null(node):
+            return None
         text = _text(node)
-        if node is None or text is None:
+        if text is None:
+            self.error(
+                node,
+                f"expected an IANA name such as 'Europe/Berlin' or 'UTC', got {_shown(node)}",
+                "spec.timeZone",
+            )
             return None
         try:
             parse_zone(text, "spec.timeZone")
@@ -201,12 +223,30 @@ class _Reader:
             return None
         return text
 
-    def count(self, node: Node | None, default: int | None, most: int) -> int | None:
+    def policy(self, node: Node | None) -> str | None:
+        """``spec.concurrencyPolicy``: None when absent or null (Allow); anything but the three
+        words, a number too, is refused rather than taken for Allow."""
+        if node is None or _null(node):
+            return None
+        policy = _text(node)
+        if policy not in ("Allow", "Forbid", "Replace"):
+            self.error(
+                node,
+                f"expected Allow, Forbid or Replace, got {_shown(node)}",
+                "spec.concurrencyPolicy",
+            )
+            return None
+        return policy
+
+    def count(self, parent: Node | None, field: str, default: int | None, most: int) -> int | None:
+        """The whole number of ``field`` (``spec.jobTemplate.spec.backoffLimit``), a key of
+        ``parent``; ``default`` when absent or refused."""
+        node = _get(parent, field.rpartition(".")[2])
         if node is None:
             return default
         value = _value(node)
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
-            self.error(node, f"expected a whole number from 0 to {most:,}")
+            self.error(node, f"expected a whole number from 0 to {most:,}", field)
             return default
         return value
 
@@ -233,6 +273,18 @@ def _value(node: Node | None) -> object:
 def _text(node: Node | None) -> str | None:
     value = _value(node)
     return value if isinstance(value, str) else None
+
+
+def _null(node: Node) -> bool:
+    """Whether a field is null (``timeZone:``), which Kubernetes reads as not given."""
+    return isinstance(node, Scalar) and node.value is None
+
+
+def _shown(node: Node) -> str:
+    """A refused value as the message shows it: ``'Sometimes'``, ``5``, or what it is."""
+    if isinstance(node, Scalar):
+        return repr(node.value)
+    return "a list" if isinstance(node, Sequence) else "a mapping"
 
 
 def _images(template: Node | None) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.clock import ClockError, parse_zone
-from engine.importers.calendar_event import CalendarError, parse_calendar_event
+from engine.importers.calendar_event import EVENT_FORM, CalendarError, parse_calendar_event
 from engine.importers.files import ImportProblems, read_text
 from engine.importers.unit_file import Setting, parse_boolean, parse_timespan, parse_unit
 
@@ -149,6 +149,13 @@ class _Reader:
                 parse_zone(event.timezone, "zone")
             except ClockError as error:
                 message = str(error).removeprefix("zone: ")
+                if setting.value.strip() == event.timezone and "/" not in event.timezone:
+                    # A lone word is read as a zone (``OnCalendar=UTC``: midnight there), but
+                    # one that names none is no event at all rather than a zone mistyped.
+                    message = (
+                        f"{event.timezone!r} is not a calendar event: expected {EVENT_FORM}, "
+                        "each part optional, such as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'UTC'"
+                    )
                 self.error(setting, message, setting.value.rfind(event.timezone))
                 return TimerSchedule(setting.line, source)
         return TimerSchedule(setting.line, source, cron, event.timezone)

@@ -120,10 +120,9 @@ def test_every_problem_of_every_file_is_reported_at_once(tmp_path: Path) -> None
     first, second = tmp_path / "a", tmp_path / "b"
     first.write_text("61 * * * * x\n0 25 * * * y\n", encoding="utf-8")
     second.write_text("* * * * *\n", encoding="utf-8")
-    status, _, err = cronlapse("import", "crontab", str(first), str(second), "--days", "0")
+    status, _, err = cronlapse("import", "crontab", str(first), str(second))
     assert status == 1
     assert [line.split(": ")[1] for line in err.splitlines()] == [
-        "--days",
         f"{first}:1:1",
         f"{first}:2:3",
         f"{second}:1:10",

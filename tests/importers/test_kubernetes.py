@@ -96,26 +96,59 @@ HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
     [
         (
             HEAD.replace("batch/v1", "batch/v1beta1") + "spec: {schedule: '@daily'}\n",
-            "m:2:13: expected apiVersion batch/v1, got 'batch/v1beta1'",
+            "m:2:13: apiVersion: expected batch/v1, got 'batch/v1beta1'",
         ),
         (HEAD + "spec: {schedule: '0 25 * * *'}\n", "m:4:18: spec.schedule: hour field '25'"),
         (
             HEAD + "spec:\n  schedule: 'TZ=UTC 0 0 * * *'\n",
-            "m:5:13: a time zone in spec.schedule is not supported",
+            "m:5:13: spec.schedule: a time zone in the schedule is not supported",
         ),
+        (HEAD + "spec: {schedule: 5}\n", "m:4:18: spec.schedule: expected a cron expression"),
+        (HEAD + "spec: {suspend: true}\n", "m:4:7: spec.schedule: expected a cron expression"),
         (
             HEAD + "spec: {schedule: '@daily', timeZone: Mars}\n",
             "m:4:38: spec.timeZone: unknown time zone 'Mars'",
         ),
         (
+            HEAD + "spec: {schedule: '@daily', timeZone: 5}\n",
+            "m:4:38: spec.timeZone: expected an IANA name such as 'Europe/Berlin' or 'UTC', got 5",
+        ),
+        (
             HEAD + "spec: {schedule: '@daily', concurrencyPolicy: Sometimes}\n",
-            "m:4:47: expected Allow, Forbid or Replace",
+            "m:4:47: spec.concurrencyPolicy: expected Allow, Forbid or Replace, got 'Sometimes'",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', concurrencyPolicy: 1}\n",
+            "m:4:47: spec.concurrencyPolicy: expected Allow, Forbid or Replace, got 1",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', startingDeadlineSeconds: -5}\n",
+            "m:4:53: spec.startingDeadlineSeconds: expected a whole number from 0 to",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', suspend: maybe}\n",
+            "m:4:37: spec.suspend: expected true or false",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', jobTemplate: {spec: {backoffLimit: lots}}}\n",
+            "m:4:63: spec.jobTemplate.spec.backoffLimit: expected a whole number from 0 to 1,000",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', jobTemplate: {spec: {parallelism: -1}}}\n",
+            "m:4:62: spec.jobTemplate.spec.parallelism: expected a whole number from 0 to",
         ),
         (
             "kind: CronJob\napiVersion: batch/v1\nspec: {schedule: '@daily'}\n",
-            "m:1:1: a CronJob needs metadata.name and spec",
+            "m:1:1: metadata.name: expected the CronJob's name, a string",
         ),
-        ("apiVersion: v1\nmetadata: {name: a}\n", "m:1:1: expected 'kind'"),
+        (
+            "kind: CronJob\napiVersion: batch/v1\nmetadata: {namespace: x}\nspec: {}\n",
+            "m:3:11: metadata.name: expected the CronJob's name, a string",
+        ),
+        (HEAD + "spec: 3\n", "m:4:7: spec: expected a mapping with spec.schedule"),
+        (HEAD, "m:1:1: spec: expected a mapping with spec.schedule"),
+        ("apiVersion: v1\nmetadata: {name: a}\n", "m:1:1: kind: expected CronJob"),
+        ("kind: List\nitems: 5\n", "m:2:8: items: expected a list of objects"),
         ("- a\n- b\n", "m:1:1: expected a Kubernetes object"),
         ("kind: CronJob\n  bad: [indent\n", "m:2:6: YAML syntax error"),
     ],
@@ -132,3 +165,32 @@ def test_a_binary_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
     status, _, err = cronlapse("import", "k8s", str(source))
     assert status == 1 and "a binary file, not a Kubernetes manifest" in err
     assert "Traceback" not in err
+
+
+def test_every_problem_of_a_cronjob_names_its_field() -> None:
+    """The problems of one CronJob, all at once, each with the field it is about."""
+    text = HEAD.replace("batch/v1", "batch/v2") + (
+        "spec:\n  schedule: '61 * * * *'\n  timeZone: Mars\n  concurrencyPolicy: Sometimes\n"
+        "  startingDeadlineSeconds: -5\n  suspend: maybe\n"
+        "  jobTemplate: {spec: {backoffLimit: x, activeDeadlineSeconds: 1.5, completions: x}}\n"
+    )
+    with pytest.raises(ImportProblems) as caught:
+        parse_manifest(text, "m")
+    fields = [problem.split(": ")[1] for problem in caught.value.problems]
+    assert fields == [
+        "apiVersion",
+        "spec.schedule",
+        "spec.timeZone",
+        "spec.concurrencyPolicy",
+        "spec.startingDeadlineSeconds",
+        "spec.jobTemplate.spec.backoffLimit",
+        "spec.jobTemplate.spec.activeDeadlineSeconds",
+        "spec.jobTemplate.spec.completions",
+        "spec.suspend",
+    ]
+
+
+def test_a_null_time_zone_or_policy_is_absent_as_kubernetes_reads_it() -> None:
+    text = HEAD + "spec:\n  schedule: '@daily'\n  timeZone:\n  concurrencyPolicy: null\n"
+    (cronjob,) = parse_manifest(text, "m").cronjobs
+    assert (cronjob.timezone, cronjob.concurrency) == (None, "Allow")

@@ -158,6 +158,19 @@ def test_a_timer_in_another_zone_fires_at_its_local_time(tmp_path: Path) -> None
             "t:2:24: OnCalendar=: unknown time zone 'Mars/Olympus'",
         ),
         ("[Timer]\nOnCalendar=Mon Wed\n", "t:2:16: OnCalendar=: 'Wed': expected WEEKDAYS"),
+        (
+            "[Timer]\nOnCalendar=garbage\n",
+            "t:2:12: OnCalendar=: 'garbage' is not a calendar event: expected WEEKDAYS "
+            "YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE]",
+        ),
+        (
+            "[Timer]\nOnCalendar=Mon garbage\n",
+            "t:2:16: OnCalendar=: unknown time zone 'garbage'",
+        ),
+        (
+            "[Timer]\nOnCalendar=Europe/Lndon\n",
+            "t:2:12: OnCalendar=: unknown time zone 'Europe/Lndon'",
+        ),
         ("[Timer]\nOnCalendar=daily\nRandomizedDelaySec=soon\n", "t:3:20: RandomizedDelaySec=: "),
         ("[Timer]\nOnCalendar=daily\nPersistent=maybe\n", "t:3:12: Persistent=: expected true"),
         ("[Timer]\nOnBootSec=1\nOnUnitActiveSec=30s\n", "t:3:17: OnUnitActiveSec=: shorter than"),
@@ -201,3 +214,22 @@ def test_files_that_are_no_timer_are_refused_and_nothing_is_written(
     status, out, err = cronlapse("import", "systemd", str(source), "-o", str(output))
     assert status == 1 and out == "" and problem in err
     assert "Traceback" not in err and not output.exists()
+
+
+def test_an_event_that_is_one_unknown_word_is_not_understood_not_a_zone(tmp_path: Path) -> None:
+    """A lone word is read as a zone (``OnCalendar=UTC`` is midnight there), so
+    ``OnCalendar=garbage`` was an unknown time zone, though nothing in it was meant as one."""
+    source = tmp_path / "job.timer"
+    source.write_text("[Timer]\nPersistent=true\nOnCalendar=garbage\n")
+    status, out, err = cronlapse("import", "systemd", str(source))
+    assert (status, out) == (1, "")
+    assert err == (
+        f"cronlapse import: {source}:3:12: OnCalendar=: 'garbage' is not a calendar event: "
+        "expected WEEKDAYS YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE], each part optional, such "
+        "as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'UTC'\n"
+    )
+
+
+def test_a_lone_zone_is_still_an_event() -> None:
+    (schedule,) = parse_timer("[Timer]\nOnCalendar=Europe/Paris\n", "t").schedules
+    assert (schedule.cron, schedule.timezone) == ("0 0 * * *", "Europe/Paris")
