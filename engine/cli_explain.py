@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine import explain_dst
 from engine.cli_scenario import INVALID, Handler, _load, past_the_end
+from engine.clock import Clock
 from engine.explain import explain_run, plain
 from engine.explain_missed import MissedQuestionError, explain_missed, render
 from engine.history import History
@@ -59,14 +61,15 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         "run",
         metavar="JOB@TICK",
         help="the run: extract@1560, extract@+26h (from the start), extract@03:00 (on the day "
-        "of --at), extract@2026-03-29T03:00",
+        "of --at, or of the end without it), extract@2026-03-29T03:00; a run after the end is "
+        "refused",
     )
     parser.add_argument("file", help="a .yaml scenario")
     parser.add_argument(
         "--at",
         metavar="T",
-        help="ask at tick T: 1565, +26h (from the start), 03:05 or an ISO time "
-        "(default: the end of the run)",
+        help="ask at tick T: 1565, +26h (from the start), 03:05 (on the start's day) or an ISO "
+        "time (default: the end of the run)",
     )
 
 
@@ -77,9 +80,7 @@ def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
         return INVALID
     history = History(scenario.new_engine, scenario.commands, scenario.until)
     try:
-        at = (
-            _end(scenario, history) if args.at is None else parse_target(args.at, 0, scenario.clock)
-        )
+        at = _end(scenario, history) if args.at is None else _tick(args.at, 0, scenario.clock)
     except TargetError as error:
         err.write(f"cronlapse explain run: --at {args.at}: {error}\n")
         return INVALID
@@ -96,6 +97,10 @@ def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
     history.seek(at)
     named = _named_run(args.run, scenario, history, err)
     if named is None:
+        return INVALID
+    problem = _run_past_the_end(args.run, named[1], scenario, at, asked_at=args.at is not None)
+    if problem is not None:
+        err.write(f"cronlapse explain run: {args.run}: {problem}\n")
         return INVALID
     out.write(plain(explain_run(history, *named, scenario.clock)))
     return 0
@@ -134,15 +139,71 @@ def _named_run(
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         err.write(f"cronlapse explain run: {scenario.source} has no job {job_id!r}{hint}\n")
         return None
-    # +N counts from the scenario's start, as --at's does, so that the two name the same tick
-    # (from --at, extract@+1560 --at +1565 was the run at 3125). A time of day is on --at's day.
-    now = 0 if is_relative(tick_text) else history.tick
     try:
-        tick = parse_target(tick_text, now, scenario.clock)
+        tick = _tick(tick_text, history.tick, scenario.clock)
     except TargetError as error:
         err.write(f"cronlapse explain run: {text}: {error}\n")
         return None
     return job_id, tick
+
+
+_SHAPED = re.compile(r"\d+\Z|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}")
+"""Text shaped as a tick, a time of day or an ISO date: when it still names no tick, the reader's
+own reason (too long, 25:99, a time the clocks skip) says more than the list of forms."""
+_TIME_OF_DAY = re.compile(r"\s*\d{1,2}:\d{2}(:\d{2})?\s*\Z")
+
+
+def _tick(text: str, day_of: int, clock: Clock | None) -> int:
+    """The tick ``text`` names in JOB@TICK or ``--at``: as the dashboard's ``g`` reads it, except
+    that ``+N`` and ``+2h`` count from the scenario's start (tick 0) in both, so that the same
+    text names the same tick in both (from --at, extract@+1560 --at +1565 was the run at 3125),
+    and a time of day is on the day of ``day_of``.
+
+    ``-N`` would count back from the start, before every tick, so it is refused as such rather
+    than as a tick before 0; and text that is no form at all gets the forms that are, not the
+    complaint of the last form tried (an ISO time)."""
+    value = text.strip()
+    if is_relative(value):
+        if value.startswith("-"):
+            raise TargetError(
+                f"{value} would count back from the scenario's start (tick 0), and no tick is "
+                "before it: +N counts on from the start"
+            )
+        return parse_target(value, 0, clock)
+    try:
+        return parse_target(value, day_of, clock)
+    except TargetError:
+        if _SHAPED.match(value):
+            raise
+        forms = (
+            "a tick (1560), +N or +2h from the start, a time of day (03:00) or an ISO time "
+            "(2026-03-29T03:00)"
+            if clock is not None
+            else "a tick (1560) or +N from the start (the scenario has no clock, so no times of "
+            "day)"
+        )
+        raise TargetError(f"expected {forms}, got {value!r}") from None
+
+
+def _run_past_the_end(
+    text: str, tick: int, scenario: Scenario, at: int, *, asked_at: bool
+) -> str | None:
+    """Why the run ``tick`` named by ``text`` (JOB@TICK) is none of the scenario's, or None.
+
+    A run after the end is refused as ``--at`` after it is: answered, it read "has no run" (or,
+    for a time of day on the end's day, SCHEDULED), as if the scenario went on to it. A time of
+    day gets its day named: that day, not the text typed, put the tick past the end."""
+    problem = past_the_end(tick, scenario)
+    of_day = _TIME_OF_DAY.match(text.rpartition("@")[2])
+    if problem is None or of_day is None or scenario.clock is None:
+        return problem
+    day = scenario.clock.to_datetime(at)
+    rule = (
+        "a time of day is on the day of --at"
+        if asked_at
+        else "without --at, a time of day is on the end's day"
+    )
+    return f"{problem}; {rule} ({day:%a %Y-%m-%d})"
 
 
 def _missed_arguments(parser: argparse.ArgumentParser) -> None:

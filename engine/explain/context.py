@@ -28,13 +28,19 @@ class Context:
         return self.engine.now
 
     def at(self, tick: int) -> str:
-        """A tick as people read it: ``1560 (2026-03-29 03:00 +02:00)`` when there is a clock."""
+        """A tick as people read it: ``1560 (2026-03-29 03:00 +02:00)`` when there is a clock.
+
+        The seconds are shown when the clock's ticks are not whole minutes apart or its times
+        are not on whole minutes: with 1-second ticks, ticks 10 and 40 both read 09:00 without
+        them. A clock of whole minutes shows none, so every time of one answer has one form."""
         if self.clock is None:
             return f"tick {tick}"
         if not self.clock.names(tick):
             return f"tick {tick} (past the year 9999)"
         moment = self.clock.to_datetime(tick)
-        return f"tick {tick} ({moment:%a %Y-%m-%d %H:%M} {_offset(moment.strftime('%z'))})"
+        whole_minutes = self.clock.tick_seconds % 60 == 0 and moment.second == 0
+        time = f"{moment:%H:%M}" if whole_minutes else f"{moment:%H:%M:%S}"
+        return f"tick {tick} ({moment:%a %Y-%m-%d} {time} {_offset(moment.strftime('%z'))})"
 
     def ticks(self, count: int) -> str:
         """A span of ticks, with its length in time when there is a clock."""

@@ -27,7 +27,7 @@ def test_a_run_a_resume_skipped_says_which_rule_left_it_out() -> None:
 
 def test_kubernetes_limit_is_named_when_it_refused_every_missed_run() -> None:
     answer = why("scheduler-outage.yaml", "k8s", 50, 100)
-    assert "more than 5 runs were missed (TooManyMissedRuns): none of them runs" in answer
+    assert "max_missed: 5: more than 5 runs were missed, so none of them runs" in answer
 
 
 def test_an_overlap_rule_skip_names_the_rule() -> None:
