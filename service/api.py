@@ -37,7 +37,7 @@ from engine.scenario.errors import did_you_mean
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.status_words import STATUSES
 from service.auth import Token
-from service.codec import InputInvalid, Problem
+from service.codec import InputInvalid, Problem, Refused
 from service.config import Config
 from service.delivery.channels import unknown_targets
 from service.executors import AttemptKey, Executors
@@ -79,7 +79,8 @@ def answer(result: Result, created: dict | None = None) -> Response:
     if result.accepted:
         return Response(status_code=204)
     if result.outcome is Outcome.INVALID:
-        return error(422, result.message, [Problem("", result.message)])
+        path = result.path if isinstance(result, Refused) else ""
+        return error(422, result.message, [Problem(path, result.message)])
     return error(result.outcome.value, result.message)
 
 

@@ -135,16 +135,20 @@ def _speed(text: str) -> float:
 
 
 def run_worker(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cronlapse worker``: like ``serve``, it says what it is doing on standard error."""
     from service.server import ServeError, worker
 
     try:
-        return worker(args.db, args.name, args.slots, args.config, out)
+        return worker(args.db, args.name, args.slots, args.config, err)
     except ServeError as error:
         err.write(f"cronlapse worker: {error}\n")
         return 2
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cronlapse serve``. A server has no output: what it says (where it listens, how to
+    authenticate, its role's changes) is diagnostics, on standard error as every other
+    command's messages, beside its structured logs unless ``--log-file`` takes those."""
     from service.server import ServeError, serve
 
     try:
@@ -159,7 +163,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             args.port,
             args.config,
             args.speed,
-            out,
+            err,
             args.role,
             log,
             args.metrics_public,

@@ -26,16 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.clock import Clock
-from engine.commands import Command, ReportDelivery
+from engine.commands import Command, Outcome, ReportDelivery, Result, ScheduleJob
 from engine.model import CatchUp
+from engine.pools import pool_problem
 from engine.scenario.command_reader import CommandReader
 from engine.scenario.errors import Problems
-from engine.scenario.jobs import JobReader
+from engine.scenario.jobs import Definition, JobReader
 from engine.scenario.schema import Reader
 from engine.scenario.vocabulary import VERBS
 from service.json_nodes import to_node
+
+if TYPE_CHECKING:
+    from engine.core import Engine
 
 SIMULATION_ONLY = ("duration", "fail", "hang", "failure_rate")
 """Job keys of scenarios that a real job has no use for."""
@@ -75,6 +80,45 @@ class InputInvalid(ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("; ".join(f"{p.path}: {p.message}".lstrip(": ") for p in problems))
         self.problems = problems
+
+
+@dataclass(frozen=True, slots=True)
+class Refused(Result):
+    """The engine's refusal of an input, with the path of the field it concerns.
+
+    The engine's :class:`~engine.commands.Result` carries a message and no field: it judges
+    commands, not the JSON they were read from. The service holds both, so it names the field
+    (as the readers do: ``depends_on[1]``, ``pool``) and the 422 says which one is wrong. It is
+    a Result still, so whatever reads an outcome (the group commit, the export) reads it as
+    before."""
+
+    path: str = ""
+
+
+def with_field(
+    engine: Engine, command: Command, args: Mapping[str, object], result: Result
+) -> Result:
+    """``result``, as a :class:`Refused` naming its field when the engine refused a ``schedule``
+    for a dependency or a pool it does not know.
+
+    The readers cannot refuse these: a dependency may be created by an earlier input of the
+    same commit, and the pools are the engine's policy, so the engine judges them when the
+    input applies, after it is journaled. Which check refused is asked of the engine's own
+    checks again, not read from the message's wording: a refused command changes nothing, so
+    they answer as they did."""
+    if result.outcome is not Outcome.INVALID or not isinstance(command, ScheduleJob):
+        return result
+    spec = command.spec
+    if spec.depends_on and engine.dependencies.problem(spec) == result.message:
+        unknown = next(name for name in spec.depends_on if name not in engine.jobs)
+        # The scenario check's own path for a dependency: its item in a list, else the key.
+        definition = Definition(spec.job_id, spec, engine.now, to_node(dict(args)), "")
+        path = definition.dependency_node(unknown)[1]
+    elif pool_problem(dict(engine.policy.pools), spec.pool) == result.message:
+        path = "pool"
+    else:
+        return result
+    return Refused(result.outcome, result.value, result.message, path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from sqlalchemy import delete, func, insert
 
 from engine.commands import Outcome, Result
 from engine.digits import is_digits
-from service.codec import InputInvalid, Problem
+from service.codec import InputInvalid, Problem, Refused
 from service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, open_database, wake_up
 from service.migrations.v003_inbox import inbox
 
@@ -56,6 +56,8 @@ def encode_answer(value: Result | InputInvalid | BaseException) -> str:
     """The inbox row's answer: the engine's result, the readers' refusal, or a failure."""
     if isinstance(value, Result):
         answer: dict = {"outcome": value.outcome.name, "message": value.message}
+        if isinstance(value, Refused):
+            answer["path"] = value.path
     elif isinstance(value, InputInvalid):
         answer = {"invalid": [{"path": p.path, "message": p.message} for p in value.problems]}
     else:
@@ -70,6 +72,8 @@ def decode_answer(text: str) -> Result:
         raise InputInvalid([Problem(p["path"], p["message"]) for p in answer["invalid"]])
     if "failed" in answer:
         raise Unanswered(503, f"the scheduler failed on the command: {answer['failed']}")
+    if "path" in answer:
+        return Refused(Outcome[answer["outcome"]], message=answer["message"], path=answer["path"])
     return Result(Outcome[answer["outcome"]], message=answer["message"])
 
 

@@ -47,7 +47,7 @@ from engine.policies import CompletionMode, DeliveryMode, NotificationPolicy
 from engine.presets import seed_003_policy
 from engine.ticks import Phase, TickDriver, TimedCommand
 from service.clock import ENGINE_CLOCK, LiveClock
-from service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input
+from service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input, with_field
 from service.config import Config
 from service.journal_store import JournalStore, Row
 
@@ -379,6 +379,7 @@ class LiveService:
                 result = _OK if ok else Result(Outcome.NOT_FOUND, message=f"no job {args['job']!r}")
             else:
                 result = driver.apply(TimedCommand(tick, _PHASE, decoded.command))
+                result = with_field(self.engine, decoded.command, args, result)
             if result.accepted:
                 self._record(verb, args, decoded)
         self._consume_events()

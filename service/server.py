@@ -12,7 +12,10 @@ import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
+from types import FrameType
 from typing import TextIO
 
 import psycopg
@@ -96,20 +99,20 @@ def _postgres_only(db: str, what: str) -> None:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
 
 
-def worker(db: str, name: str | None, slots: int, config_path: str | None, out: TextIO) -> int:
+def worker(db: str, name: str | None, slots: int, config_path: str | None, messages: TextIO) -> int:
     """``cronlapse worker`` (see :mod:`service.roles.worker`)."""
     from service.roles.worker import work
 
     _postgres_only(db, "cronlapse worker")
     config = _config(config_path)
     try:
-        return work(db, name, slots, config, out)
+        return work(db, name, slots, config, messages)
     except (SQLAlchemyError, SchemaTooNew, psycopg.Error) as error:
         raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
 
 
 def elected_service(
-    db: str, config_path: str | None, speed: float, out: TextIO, metrics: Metrics
+    db: str, config_path: str | None, speed: float, messages: TextIO, metrics: Metrics
 ) -> LiveService:
     """Wait to be the active scheduler, following the journal; then the service, taken over,
     publishing its read model and inbox answers with every journal write."""
@@ -123,11 +126,11 @@ def elected_service(
     store = _store(db, fence=election.pid)
     live = LiveService(store, saved_clock(store, speed), config)
     live.load_snapshot()
-    out.write("cronlapse serve: standby, following the journal until elected\n")
-    out.flush()
+    messages.write("cronlapse serve: standby, following the journal until elected\n")
+    messages.flush()
     election.wait(live)
-    out.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
-    out.flush()
+    messages.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
+    messages.flush()
     read_model = ReadModel(live, metrics)
     live.on_events.append(read_model)
     live.publisher = Publication(live, read_model)
@@ -142,21 +145,22 @@ def serve(
     port: int,
     config_path: str | None,
     speed: float,
-    out: TextIO,
+    messages: TextIO,
     role: str | None = None,
     log: TextIO | None = None,
     metrics_public: bool = False,
     read_db: str | None = None,
 ) -> int:
-    """Serve until stopped; ``log`` receives the structured logs (:mod:`service.events_log`)."""
+    """Serve until stopped; ``messages`` receives what the server says (standard error, where
+    diagnostics go), ``log`` the structured logs (:mod:`service.events_log`)."""
     logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
     if read_db is not None and role != "api":
         raise ServeError("--read-db is an option of --role api")
     if role == "api":
-        return _serve_api(db, read_db, host, port, config_path, out, metrics_public)
+        return _serve_api(db, read_db, host, port, config_path, messages, metrics_public)
     metrics = Metrics()
     if role == "scheduler":
-        live = elected_service(db, config_path, speed, out, metrics)
+        live = elected_service(db, config_path, speed, messages, metrics)
     else:
         live = open_service(db, config_path, speed)
     if log is not None:
@@ -171,11 +175,10 @@ def serve(
     api = Api(live, token, metrics_public, metrics)
     app = api.app()
     if role == "scheduler":
-        _with_scheduler_tasks(app, api, db, out)
+        _with_scheduler_tasks(app, api, db, messages)
     else:
         attach_deliveries(app, live, api.inputs)
-    _run(app, host, port, announcement, out)
-    return 0
+    return _run(app, host, port, announcement, messages)
 
 
 def _token(db: str) -> Token:
@@ -191,21 +194,84 @@ def _how(token: Token) -> str:
     return f'-H "Authorization: Bearer $(cat {token.source})"'
 
 
-def _run(app: Starlette, host: str, port: int, announcement: str, out: TextIO) -> None:
+def _run(app: Starlette, host: str, port: int, announcement: str, messages: TextIO) -> int:
     """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
-    used to be announced, then refused)."""
+    used to be announced, then refused). The exit status: 0 once a stop (SIGTERM, Ctrl-C) has
+    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed."""
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
         sock = config.bind_socket()  # logs why and exits when the address cannot be bound
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
-    out.write(announcement)
-    out.flush()
+    messages.write(announcement)
+    messages.flush()
     server = uvicorn.Server(config)
-    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is a clean stop
+    shutdown = _Shutdown.watching(app)
+    with _stopped_by_signals(server):
         server.run(sockets=[sock])
     if not server.started:
         raise ServeError(f"could not start on {host}:{port}")
+    if not shutdown.clean:
+        messages.write(
+            "cronlapse serve: the shutdown failed (above): every answered input is journaled "
+            "and a restart replays it, but the stop's snapshot may be missing\n"
+        )
+        messages.flush()
+        return SHUTDOWN_FAILED
+    return 0
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SHUTDOWN_FAILED = 1
+"""The exit status of a stop whose shutdown failed (uvicorn logs why)."""
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
+    """SIGTERM and SIGINT ask ``server`` to stop, and a stop they asked for is not the
+    process's death.
+
+    uvicorn catches both while it serves, shuts down (the app's lifespan: the last group
+    commit, the snapshot), then puts back the handlers it found and raises the signal again for
+    them. With Python's own, SIGINT is a KeyboardInterrupt, and SIGTERM kills the process: it
+    exited with -15 (a failure to any supervisor) after a shutdown that went well. These are
+    the handlers it finds: they only ask the server to stop, which also covers a signal that
+    comes before uvicorn's own are in place, so the signal raised again ends nothing."""
+    if threading.current_thread() is not threading.main_thread():  # no signals there
+        yield
+        return
+
+    def stop(_signal: int, _frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclasses.dataclass
+class _Shutdown:
+    """Whether the app's lifespan ended without an error: uvicorn returns after a failed
+    shutdown (a snapshot that could not be written) as after a clean one, having logged it."""
+
+    clean: bool = False
+
+    @classmethod
+    def watching(cls, app: Starlette) -> _Shutdown:
+        shutdown = cls()
+        inner = app.router.lifespan_context
+
+        @contextlib.asynccontextmanager
+        async def lifespan(started: Starlette) -> AsyncIterator[object]:
+            async with inner(started) as state:
+                yield state
+            shutdown.clean = True
+
+        app.router.lifespan_context = lifespan
+        return shutdown
 
 
 def _serve_api(
@@ -214,7 +280,7 @@ def _serve_api(
     host: str,
     port: int,
     config_path: str | None,
-    out: TextIO,
+    messages: TextIO,
     metrics_public: bool,
 ) -> int:
     """``serve --role api`` (see :mod:`service.roles.api`)."""
@@ -226,18 +292,17 @@ def _serve_api(
     config = _config(config_path)
     _store(db).close()  # the schema, migrated if this is the first process on the database
     token = _token(db)
-    app = ApiRole(db, read_db, config, token, out, metrics_public).app()
+    app = ApiRole(db, read_db, config, token, messages, metrics_public).app()
     replica = "" if read_db is None else f", reads from {shown(read_db)}"
     announcement = (
         f"cronlapse serve: API process listening on http://{host}:{port} "
         f"(inbox {shown(db)}{replica})\n"
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
-    _run(app, host, port, announcement, out)
-    return 0
+    return _run(app, host, port, announcement, messages)
 
 
-def _with_scheduler_tasks(app: Starlette, api: Api, db: str, out: TextIO) -> None:
+def _with_scheduler_tasks(app: Starlette, api: Api, db: str, messages: TextIO) -> None:
     """Run the worker processes' dispatcher (:mod:`service.roles.dispatch`) and the inbox's
     reader (:mod:`service.roles.inbox_reader`) inside the API's lifespan: both journal through
     the same group commit as the API's requests. It also claims the outbox
@@ -253,7 +318,7 @@ def _with_scheduler_tasks(app: Starlette, api: Api, db: str, out: TextIO) -> Non
     assert fence is not None
     reader = InboxReader(api.inputs, db, fence)
     inbox = Inbox(db)
-    claim = OutboxClaim(db, api.config.channels, inbox, out)
+    claim = OutboxClaim(db, api.config.channels, inbox, messages)
 
     @contextlib.asynccontextmanager
     async def lifespan(started: Starlette) -> AsyncIterator[None]:

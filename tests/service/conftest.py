@@ -89,31 +89,37 @@ class Server:
         command += ["--port", str(self.port), "--config", str(self.config), "--speed", self.speed]
         command += self.options
         log = self.directory / f"server-{self.starts}.log"
-        with open(log, "wb") as output:
+        stdout = self.directory / f"server-{self.starts}.stdout"
+        with open(log, "wb") as errors, open(stdout, "wb") as output:
             self.process = subprocess.Popen(
-                command, stdout=output, stderr=subprocess.STDOUT, cwd=self.directory, env=env
+                command, stdout=output, stderr=errors, cwd=self.directory, env=env
             )
         if wait:
             self.wait_healthy()
 
     def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
         assert self.process is not None
-        log = self.directory / f"server-{self.starts}.log"
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
-                raise AssertionError(f"the server exited:\n{log.read_text()}")
+                raise AssertionError(f"the server exited:\n{self.output()}{self.stdout()}")
             try:
                 if httpx.get(self.url + "/health", timeout=1.0).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise AssertionError(f"the server did not start:\n{log.read_text()}")
+                raise AssertionError(f"the server did not start:\n{self.output()}{self.stdout()}")
             time.sleep(0.05)
 
     def output(self) -> str:
+        """What the last start wrote to standard error: its messages and its structured logs."""
         return (self.directory / f"server-{self.starts}.log").read_text()
+
+    def stdout(self) -> str:
+        """What the last start wrote to standard output: kept apart, since a server has
+        nothing to say there (its messages are diagnostics, on standard error)."""
+        return (self.directory / f"server-{self.starts}.stdout").read_text()
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, exactly as a crash."""
@@ -122,13 +128,13 @@ class Server:
             self.process.wait()
         self.process = None
 
-    def stop(self) -> int | None:
-        """SIGTERM: a clean shutdown (it writes a snapshot). Returns the process's exit status
-        (``-SIGTERM`` after a clean stop: uvicorn shuts down, then dies of the signal it caught),
-        or None if it had to be killed or was not running."""
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        """SIGTERM (or ``sig``, SIGINT as Ctrl-C sends): a clean shutdown (it writes a
+        snapshot). Returns the process's exit status (0 after a clean stop), or None if it had
+        to be killed or was not running."""
         status = None
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(sig)
             try:
                 status = self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:

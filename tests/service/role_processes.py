@@ -21,16 +21,16 @@ class WorkerProcess:
 
     def __init__(self, directory: Path, url: str, config: Path, name: str) -> None:
         self.log = directory / f"{name}.log"
+        """Its standard error: its messages (standard output is ``{name}.stdout``)."""
+        self.stdout = directory / f"{name}.stdout"
         self.command = [sys.executable, "-m", "engine", "worker", "--db", url, "--slots"]
         self.command += [str(SLOTS), "--config", str(config), "--name", name]
         self.process: subprocess.Popen | None = None
 
     def start(self) -> WorkerProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        with open(self.log, "ab") as output:
-            self.process = subprocess.Popen(
-                self.command, stdout=output, stderr=subprocess.STDOUT, env=env
-            )
+        with open(self.log, "ab") as errors, open(self.stdout, "ab") as output:
+            self.process = subprocess.Popen(self.command, stdout=output, stderr=errors, env=env)
         return self
 
     def wait_ready(self) -> None:

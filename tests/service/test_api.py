@@ -109,6 +109,39 @@ def test_a_key_given_twice_is_422_naming_it(client: httpx.Client) -> None:
     assert client.get("/job/dup2").status_code == 404
 
 
+def test_an_unknown_dependency_or_pool_is_422_naming_its_field(client: httpx.Client) -> None:
+    """The engine refuses these once the input is journaled (a dependency may be created by an
+    earlier input of the same commit), and its answer carries only a message: the 422 named no
+    field. It names the key, and the item of a list, as a scenario's check does."""
+    assert client.post("/job", json={"id": "upstream", "every": 3600}).status_code == 201
+    for body, path, message in (
+        (
+            {"id": "down-1", "every": 60, "depends_on": ["upstream", "nowhere"]},
+            "depends_on[1]",
+            "unknown dependency 'nowhere'",
+        ),
+        (
+            {"id": "down-2", "every": 60, "depends_on": [7]},
+            "depends_on[0]",
+            "unknown dependency '7'",
+        ),
+        (
+            {"id": "down-3", "every": 60, "depends_on": "upstream,nowhere"},
+            "depends_on",
+            "unknown dependency 'nowhere'",
+        ),
+        (
+            {"id": "pooled", "every": 60, "pool": "gpu"},
+            "pool",
+            "pool 'gpu' does not exist: the policy defines no pools",
+        ),
+    ):
+        answer = client.post("/job", json=body)
+        assert answer.status_code == 422, answer.text
+        assert answer.json() == {"message": message, "errors": [{"path": path, "message": message}]}
+        assert client.get(f"/job/{body['id']}").status_code == 404
+
+
 def test_a_numeric_id_is_answered_as_the_text_it_is_everywhere_else(
     client: httpx.Client,
 ) -> None:

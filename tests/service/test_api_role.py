@@ -9,6 +9,7 @@ workers killed mid-run lose nothing and run nothing twice.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -59,6 +60,8 @@ def _writes(client: httpx.Client) -> list[tuple[int, str]]:
         ("DELETE", "/job/late", None),
         ("POST", "/job", {"id": "late"}),
         ("POST", "/job", {"every": 60}),
+        ("POST", "/job", {"id": "child", "every": 60, "depends_on": ["nightly", "ghost"]}),
+        ("POST", "/job", {"id": "pooled", "every": 60, "pool": "gpu"}),
     ]
     for method, path, body in requests:
         answer = client.request(method, path, json=body)
@@ -90,7 +93,10 @@ def test_an_api_process_answers_as_the_scheduler_does(processes, tmp_path: Path)
             assert time.monotonic() < deadline, (got, expected)
             time.sleep(0.1)
     statuses = [status for status, _ in answered]
-    assert statuses == [201, 409, 201, 422, 422, 201, 204, 204, 422, 404, 422, 204, 404, 409, 201]
+    wanted = (201, 409, 201, 422, 422, 201, 204, 204, 422, 404, 422, 204, 404, 409, 201, 422, 422)
+    assert statuses == list(wanted)
+    refused = [json.loads(text)["errors"] for _, text in answered[-2:]]
+    assert [error["path"] for errors in refused for error in errors] == ["depends_on[1]", "pool"]
     assert {job["id"] for job in got["jobs"]} >= {"nightly", "now"}
     assert "late" not in {job["id"] for job in got["jobs"]}
     assert got["each"]["now"]["runs"][0]["attempts"][0]["outcome"] == "succeeded"

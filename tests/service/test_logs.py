@@ -116,3 +116,15 @@ def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path:
     from_file = [json.loads(line) for line in logged.read_text().splitlines()]
     assert {"job.created", "run.started", "run.succeeded"} <= {line["event"] for line in from_file}
     assert not any(line[:1] == "{" for line in other.output().splitlines())
+
+
+def test_the_servers_own_messages_go_to_stderr_and_nothing_to_stdout(make_server) -> None:
+    """ "listening on" and how to authenticate are diagnostics, on standard error as every
+    cronlapse command writes them (and as the logs are); they were on standard output, where
+    a supervisor or a pipe took them for the command's output."""
+    server = make_server()
+    messages = server.output()
+    assert f"cronlapse serve: listening on {server.url} (journal " in messages
+    assert "cronlapse serve: authenticate with the token in $CRONLAPSE_TOKEN" in messages
+    assert server.stop() == 0
+    assert server.stdout() == ""

@@ -105,6 +105,7 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
     second.wait_healthy()
     assert time.monotonic() - killed < 10, "the standby took over"
     assert "elected scheduler" in second.output()
+    assert second.stdout() == "", "its messages are diagnostics, on standard error"
     first.start(wait=False)  # back, as the standby
     _kill_during_load(second, "b", acknowledged, workers[0].kill)
 
