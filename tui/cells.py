@@ -1,4 +1,4 @@
-"""Small formatters shared by the tables: ticks, times, occurrence names, bars."""
+"""Small formatters shared by the tables: ticks, times, occurrence and run names, bars."""
 
 from __future__ import annotations
 
@@ -35,6 +35,20 @@ def fit(text: Text | str, width: int, *, middle: bool = True) -> Text:
     return cut
 
 
+def fit_run(text: Text, width: int) -> Text:
+    """A run's name (``job@scheduled``, maybe `` #attempt``) cut to ``width`` in its job id: the
+    tick and attempt stay whole, since runs of jobs with alike ids differ there
+    (``batch-287@6000`` and ``batch-297@6000`` cut as a whole are both ``batch-2…6000``). Without
+    room for three cells of the job id, or without an ``@``, it is cut as any id."""
+    at = text.plain.rfind("@")
+    tail = text[at:] if at > 0 else None
+    if tail is None or text.cell_len <= width or width - tail.cell_len < 3:
+        return fit(text, width)
+    cut = fit(text[:at], width - tail.cell_len)
+    cut.append_text(tail)
+    return cut
+
+
 def tick_text(tick: int | None) -> Text:
     return Text("" if tick is None else str(tick), style=TICK)
 
@@ -49,6 +63,15 @@ def number(value: int | None, style=None) -> Text:
 
 def occurrence_name(job_id: str, scheduled: int) -> str:
     return f"{job_id}@{scheduled}"
+
+
+def run_name(job_id: str, scheduled: int, attempt: int | None) -> Text:
+    """``job@scheduled``, then `` #2`` from a second attempt on: a first attempt is the rule, and
+    its suffix would take the cells that tell runs apart."""
+    name = Text(occurrence_name(job_id, scheduled))
+    if attempt is not None and attempt > 1:
+        name.append(f" #{attempt}", style=DIM)
+    return name
 
 
 def bar(share: float, width: int = 5) -> Text:

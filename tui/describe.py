@@ -27,7 +27,7 @@ class Wording:
     """How the dashboard shows one event type."""
 
     word: str
-    """For the event log's narrow column (the detail pane names the type)."""
+    """For the event log's narrow column and the detail pane's title."""
     style: Style
     """Mostly the colour of the state the event leads to, so a state reads the same everywhere."""
     detail: Callable[[Any], str]

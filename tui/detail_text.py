@@ -19,7 +19,7 @@ from engine.core import Engine
 from engine.model import OccurrenceState
 from engine.queries import count_implicit, implicit_front, job_view
 from tui.describe import detail as event_detail
-from tui.describe import event_style, subject
+from tui.describe import event_style, event_word, subject
 from tui.model.lanes import Lanes
 from tui.model.timefmt import compact, span
 from tui.states import DIM, JOB_STATUS, TICK, state_text, style_of
@@ -186,7 +186,7 @@ def worker(
     rows: list[tuple[str, Any]] = [
         ("registered", _at(clock, record.registered)),
         ("since", _at(clock, record.since)),
-        ("busy", f"{busy} of {lifetime} ticks ({busy / lifetime:.0%})" if lifetime else "0"),
+        ("busy", f"{busy:,} of {lifetime:,} ticks ({busy / lifetime:.0%})" if lifetime else "0"),
     ]
     if record.running is not None:
         rows.append(("running", f"{record.running[0]}@{record.running[1]}"))
@@ -216,8 +216,7 @@ def event(position: int, engine: Engine, clock: Clock | None) -> RenderableType:
     if not 0 <= position < len(engine.log):
         return Text("this event is not in the log at this tick", style=DIM)
     item = engine.log[position]
-    title = _title(type(item).__name__)
-    title.stylize(event_style(item), 0, len(type(item).__name__))
+    title = _title("Event", Text(event_word(item), style=event_style(item)))
     rows = [
         ("tick", _at(clock, item.tick)),
         ("about", subject(item)),

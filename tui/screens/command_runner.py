@@ -199,7 +199,7 @@ class CommandRunner:
             count = export(screen.navigator.engine, path, session.name, session.clock)
         except OSError as error:
             return False, f"export: cannot write {path}: {error.strerror or error}"
-        return True, f"exported {count:,} attempts up to tick {screen.navigator.tick} to {path}"
+        return True, f"exported {count:,} attempts up to tick {screen.navigator.tick:,} to {path}"
 
 
 def complete_path(text: str) -> Candidates:

@@ -22,7 +22,7 @@ from engine.compare import Comparison, compare
 from engine.compare_table import comparison_tables
 from engine.history import History
 from engine.latency import LatencyReport
-from engine.latency_table import counts_line
+from tui.widgets.latency_tables import counts_text
 
 NO_BRANCH = (
     "compare: there is only one future; rewind, then type a command: the future it replaces "
@@ -54,10 +54,10 @@ class CompareScreen(ModalScreen[None]):
 
     def compose(self):
         with VerticalScroll(id="compare-box") as box:
-            box.border_title = f"Two futures, to tick {self.horizon}"
+            box.border_title = f"Two futures, to tick {self.horizon:,}"
             box.border_subtitle = "esc closes"
             yield Static(
-                Text(f"Playing both futures to tick {self.horizon}...", style="dim"),
+                Text(f"Playing both futures to tick {self.horizon:,}...", style="dim"),
                 id="compare-body",
             )
 
@@ -90,7 +90,7 @@ def _side(title: str, report: LatencyReport) -> RenderableType:
     overall = report.overall
     lines = [
         Text(title, style="bold underline"),
-        Text(counts_line(report).replace("; ", "\n")),
+        Text(counts_text(report).replace("; ", "\n")),
         Text(f"queue wait p50/p95/max: {_three(overall.wait)}"),
         Text(f"schedule lag p50/p95/max: {_three(overall.lag)}"),
         Text(f"backoff p50/p95/max: {_three(overall.backoff)}"),
@@ -99,4 +99,4 @@ def _side(title: str, report: LatencyReport) -> RenderableType:
 
 
 def _three(summary) -> str:
-    return "/".join("-" if v is None else str(v) for v in (summary.p50, summary.p95, summary.max))
+    return "/".join("-" if v is None else f"{v:,}" for v in (summary.p50, summary.p95, summary.max))

@@ -1,5 +1,6 @@
-"""The latency screen (``s``): the latency tables at the current tick, and the distributions of
-schedule lag, queue wait and backoff wait as terminal plots, one series per priority."""
+"""The latency screen (``s``): the latency tables at the current tick (laid out for the screen's
+width), and the distributions of schedule lag, queue wait and backoff wait as terminal plots, one
+series per priority."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.latency import MEASURES, latency_report
-from engine.latency_table import latency_tables
 from tui.widgets.latency import LatencyPlot
+from tui.widgets.latency_tables import LatencyTables
 
 
 class LatencyScreen(ModalScreen[None]):
@@ -27,9 +28,9 @@ class LatencyScreen(ModalScreen[None]):
 
     def compose(self):
         with VerticalScroll(id="latency-box") as box:
-            box.border_title = f"Latency at tick {self.report.now}"
+            box.border_title = f"Latency at tick {self.report.now:,}"
             box.border_subtitle = "esc closes"
-            yield Static(latency_tables(self.report), id="latency-tables")
+            yield Static(LatencyTables(self.report), id="latency-tables")
             for measure in MEASURES:
                 yield LatencyPlot(self.report, measure, id=f"plot-{measure}")
 

@@ -57,8 +57,9 @@ class PromptScreen(ModalScreen[str | None]):
                 problem = self.check(value)
             except Exception as error:  # the check is user-facing: report, never raise
                 problem = f"{type(error).__name__}: {error}"
-        if problem:
+        if problem:  # as the command line: the failed entry stays, selected, so typing replaces it
             self.error.update(f"[b red]✗[/] {escape_markup(problem)}")
+            self.input.select_all()
             return
         self.dismiss(value)
 

@@ -1,4 +1,7 @@
-"""Cancelled and failed occurrences, with why: a cascade names the job that failed first."""
+"""Cancelled and failed occurrences, with why: a cascade names the job that failed first.
+
+The pane is narrow beside the events (about 43 columns at 160): the tries (also in the detail
+pane) give way first, so that the cause shows with the job a cascade started from."""
 
 from __future__ import annotations
 
@@ -29,10 +32,10 @@ class CancellationsTable(VirtualTable):
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("Job", 6, flex=True),
         Column("Sched", 5, right=True),
-        Column("State", 6),
-        Column("Tries", 5, right=True),
-        Column("Reason", 9, prose=True),
-        Column("Cause", 12, flex=True, prose=True),
+        Column("State", 9),
+        Column("Tries", 5, right=True, optional=True),
+        Column("Reason", 7, prose=True),
+        Column("Cause", 6, flex=True, prose=True),
     )
 
     def make_rows(self):

@@ -90,6 +90,19 @@ class CommandInput(Input):
         self.cursor_position = len(self.value)
         self.post_message(self.Listed(found.words, index))
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A line edited after tab (typed over, cleared with ctrl+u, recalled) is no longer the
+        candidate tab put there: the cycle ends and its list goes."""
+        cycle = self._cycle
+        if cycle is not None and event.value != cycle[0].line(cycle[1]):
+            self._cycle = None
+            self.post_message(self.Listed([], 0))
+
+    async def action_submit(self) -> None:
+        """What shows under the line now is the answer: no later edit may clear it as a list."""
+        self._cycle = None
+        await super().action_submit()
+
     def action_close(self) -> None:
         self.post_message(CommandBar.Closed())
 

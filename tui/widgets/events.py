@@ -21,7 +21,7 @@ class EventsTable(VirtualTable):
         Column("Tick", 6, right=True),
         Column("Time", 9, clock=True),
         Column("Event", 9),
-        Column("Subject", 9),
+        Column("Subject", 9, run=True),
         Column("Detail", 10, flex=True, prose=True),
     )
 

@@ -1,4 +1,8 @@
-"""The notification outbox: who is told what, over which channel, and how delivery went."""
+"""The notification outbox: who is told what, over which channel, and how delivery went.
+
+The pane is narrow beside the events (about 43 columns at 160): the run, the happening and the
+state show whole and the target takes what is left; the channel and the tries (both in the detail
+pane) show only where every column has its content's width."""
 
 from __future__ import annotations
 
@@ -6,9 +10,9 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.cells import occurrence_name
+from tui.cells import run_name
 from tui.model.rows import notification_rows
-from tui.states import DIM, state_text
+from tui.states import state_text
 from tui.widgets.virtual_table import Column, VirtualTable
 
 
@@ -17,12 +21,12 @@ class NotificationsTable(VirtualTable):
     KIND = "notification"
     EMPTY = "no notification queued"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Run", 6, flex=True),
+        Column("Run", 6, run=True),
         Column("Event", 5),
-        Column("Channel", 7),
+        Column("Channel", 7, optional=True),
         Column("Target", 6, flex=True),
         Column("State", 5),
-        Column("Tries", 5, right=True),
+        Column("Tries", 5, right=True, optional=True),
     )
 
     def make_rows(self):
@@ -33,10 +37,8 @@ class NotificationsTable(VirtualTable):
         assert engine is not None
         notification = engine.outbox[key]
         job_id, scheduled, attempt, happening, channel, target = key
-        name = Text(occurrence_name(job_id, scheduled))
-        name.append(f" #{attempt}", style=DIM)
         return [
-            name,
+            run_name(job_id, scheduled, attempt),
             Text(happening),
             Text(channel),
             Text(target),

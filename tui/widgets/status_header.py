@@ -11,8 +11,9 @@ from textual.widget import Widget
 from engine.clock import Clock
 from tui.model.timefmt import compact, wall
 
-NAME_KEPT = 12
-"""Cells of the scenario's name kept before the time of day is dropped from a narrow header."""
+NAME_KEPT = 10
+"""Cells of the scenario's name kept before the time of day is dropped from a narrow header: at
+80 columns, rewound and paused, a name of 10 cells and the time fit, where 12 left no time."""
 
 
 class Progress(NamedTuple):

@@ -110,7 +110,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = max(0, min(self.cursor, len(self.lane_ids) - 1))
         region = self.scrollable_content_region
         set_virtual_size(self, Size(region.width, len(self.lane_ids) + 1))
-        subtitle = f"{self.scale} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
+        subtitle = f"{self.scale:,} tick{'s' if self.scale > 1 else ''}/cell  [ ]"
         if subtitle != self._subtitle:  # setting it repaints the whole widget
             self._subtitle = self.border_subtitle = subtitle
         self._drawn.repaint(self, region.height, self._mark(), self._render_line_at)

@@ -24,7 +24,7 @@ from textual.strip import Strip
 
 from engine.clock import Clock
 from engine.core import Engine
-from tui.cells import fit
+from tui.cells import fit, fit_run
 from tui.messages import RowSelected
 from tui.model.indexes import text_matcher
 from tui.model.navigator import Change
@@ -43,6 +43,11 @@ class Column(NamedTuple):
     """Shows wall-clock time: hidden when the run has no clock."""
     prose: bool = False
     """Free text, cut at its end; other cells are ids, cut in the middle (:func:`tui.cells.fit`)."""
+    run: bool = False
+    """Run names (``job@scheduled #attempt``), cut in the job id (:func:`tui.cells.fit_run`)."""
+    optional: bool = False
+    """Left out, first, where the columns cannot all have their content's width: a cell cut to a
+    few characters helps less than the room it gives the others."""
 
 
 class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
@@ -242,23 +247,31 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
     def _layout(self, width: int) -> list[int]:
         """Column widths that fit ``width``, sized to their content.
 
-        Every column that fits at its least width is shown (the rest are dropped from the
-        right); the room left is shared out evenly toward each column's content width, ids and
-        words first, then prose (a long detail never starves an id), and what remains goes to
-        the flexible columns."""
+        Optional columns are left out (from the right) while the columns cannot all have their
+        content's width; then every column that fits at its least width is shown (the rest are
+        dropped from the right); the room left is shared out evenly toward each column's content
+        width, ids and words first, then prose (a long detail never starves an id), and what
+        remains goes to the flexible columns."""
         if width == self._laid_out_for:
             return self._widths
+        columns = self.COLUMNS
+        candidates = [
+            number
+            for number, column in enumerate(columns)
+            if not (column.clock and self.clock is None)
+        ]
+        optional = [number for number in candidates if columns[number].optional]
+        while optional and self._wanted(candidates) > width:
+            candidates.remove(optional.pop())
         shown: list[int] = []
         widths: list[int] = []
         used = 0
-        for number, column in enumerate(self.COLUMNS):
-            if column.clock and self.clock is None:
-                continue
-            need = column.width + (1 if widths else 0)
+        for number in candidates:
+            need = columns[number].width + (1 if widths else 0)
             if used + need > width:
                 break
             shown.append(number)
-            widths.append(column.width)
+            widths.append(columns[number].width)
             used += need
         spare = width - used
         for prose in (False, True):
@@ -281,6 +294,11 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             spare -= share
         self._shown, self._widths, self._laid_out_for = shown, widths, width
         return widths
+
+    def _wanted(self, numbers: list[int]) -> int:
+        """The width the columns ``numbers`` take at their content's width, with the gaps."""
+        content = self._content
+        return sum(max(self.COLUMNS[n].width, content[n]) for n in numbers) + len(numbers) - 1
 
     def _measure(self, cells: list[Text]) -> None:
         """Note the widths of a row's cells; a cell wider than any before in its column lays the
@@ -308,7 +326,11 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             cell = cells[number] if number < len(cells) else _EMPTY
             length = cell.cell_len
             if length > cell_width:
-                cell = fit(cell, cell_width, middle=not self.COLUMNS[number].prose)
+                column = self.COLUMNS[number]
+                if column.run:
+                    cell = fit_run(cell, cell_width)
+                else:
+                    cell = fit(cell, cell_width, middle=not column.prose)
                 length = cell.cell_len
             pad = Segment(" " * (cell_width - length)) if length < cell_width else None
             if pad is not None and self.COLUMNS[number].right:

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.cells import bar, occurrence_name, tick_text
+from tui.cells import bar, run_name, tick_text
 from tui.model.rows import worker_rows
 from tui.states import state_text
 from tui.widgets.virtual_table import Column, VirtualTable
@@ -19,7 +19,7 @@ class WorkersTable(VirtualTable):
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("Worker", 6, flex=True),
         Column("State", 5),
-        Column("Running", 7, flex=True),
+        Column("Running", 7, flex=True, run=True),
         Column("Busy", 8),
         Column("Since", 5, right=True),
     )
@@ -39,9 +39,7 @@ class WorkersTable(VirtualTable):
         if worker.running is not None:
             occurrence = engine.occurrences.get(worker.running)
             attempt = occurrence.running_attempt if occurrence is not None else None
-            running = Text(occurrence_name(*worker.running))
-            if attempt is not None:
-                running.append(f" #{attempt.number}", style="dim")
+            running = run_name(*worker.running, attempt.number if attempt is not None else None)
         lifetime = engine.now - worker.registered
         share = worker.busy_ticks_at(engine.now) / lifetime if lifetime > 0 else 0.0
         return [
