@@ -2,8 +2,8 @@
 
 Fire times come from cronsim, which follows Debian cron's rules at DST changes: a job at a fixed
 local time that falls in the spring-forward gap runs once when the clocks jump, a fixed-time job
-in the repeated fall-back hour runs once (first pass), and jobs that run more often than hourly
-(minute or hour field starting with ``*``) follow real time and run in both passes.
+in the repeated fall-back hour runs once (first pass), and the other jobs (minute or hour field
+starting with ``*``) follow real time and run in both passes.
 
 A :class:`CronSchedule` turns those fire times into engine ticks through its :class:`Clock`: a fire
 time between two ticks happens at the next tick (ceil), several fire times that round to the same

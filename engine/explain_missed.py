@@ -255,7 +255,10 @@ def render(answer: MissedAnswer) -> str:
         lines.append(f"  {rule.name:<{width}}  {started:<24}  [{rule.settings()}]")
         event = rule_answer.too_many
         if event is not None:
-            lines.append(f"  {'':<{width}}  TooManyMissedRuns: more than {event.limit} missed")
+            lines.append(
+                f"  {'':<{width}}  max_missed: {event.limit}: more than {event.limit} runs were "
+                "missed, so none of them runs"
+            )
     return "\n".join(lines) + "\n"
 
 

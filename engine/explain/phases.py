@@ -1,29 +1,47 @@
-"""Where a run's time went so far: schedule lag, dependency, paused, worker, backoff, running.
+"""Where a run's time went so far: paused, dependency, slot, worker, backoff, running, and more.
 
-Derived from the run's events and its job's pause and resume events, up to now. The phases
-cover the run's life from its scheduled tick to now (or to its end) without overlap:
+Derived from the run's events and its job's (pause and resume, blocked and unblocked ranges,
+held and released runs), up to now. The phases cut the run's life, from its scheduled tick to
+now (or to its end), into pieces that do not overlap, so they sum to its life so far:
 
-- *paused*: its job was paused (a run caught up on resume waited from its tick to the resume);
-- *waiting for a dependency*: it fell due before the jobs it depends on had succeeded;
 - *before its backfill*: a run a backfill created, from its logical tick to the backfill (the
   other phases count from there);
-- *schedule lag*: the rest of the time before it could take a worker (created late: manual
-  dispatch, a late resume);
+- *paused*: it fell due while its job was paused (a pause or a ``scheduler_down`` window), so it
+  was not created until the resume caught it up. A pause stops the creation of runs only: a run
+  created before it waits for a worker as any other;
+- *waiting for a dependency*: BLOCKED, from the ``OccurrenceBlocked`` that opened its job's
+  blocked range (its own, or an earlier run's while it fell due) to the ``OccurrenceUnblocked``;
+- *waiting for a slot*: held by its overlap rule (its job had ``max_active`` runs active) until
+  an ``OccurrenceReleased`` gave it a slot;
+- *schedule lag*: the rest of the time before it could take a worker (the engine's own ready
+  tick for it, ``ready_since``, is later than the events explain);
 - *waiting for a worker*: ready, no worker free for it (before each attempt);
 - *backoff*: between a failed attempt and the tick its retry became eligible;
-- *running*: its attempts.
+- *running*: its attempts, each up to the event that ended it.
+
+Each tick of the life goes to the first of these that covers it, in the order running, backoff,
+waiting for a worker after an attempt, paused, dependency, slot, waiting for a worker before the
+first attempt; a tick none covers is schedule lag.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from engine import events as ev
 from engine.explain.context import Context
 from engine.explain.lines import Line, Tag, line, section
+from engine.job_rules import Overlap
+from engine.overlap import ACTIONS, Action
 
-_ENDS = (ev.AttemptSucceeded, ev.AttemptFailed, ev.AttemptTimedOut, ev.AttemptLost)
-_FINAL = (ev.OccurrenceFailed, ev.OccurrenceCancelled, ev.AttemptSucceeded)
+Span = tuple[int, int]
+"""Ticks ``[start, stop)``."""
+
+_FINAL = (ev.OccurrenceFailed, ev.OccurrenceCancelled, ev.AttemptSucceeded, ev.OccurrenceSkipped)
+"""A run's own events after which it is over (a run in a cancelled backlog has none: its
+``BacklogCancelled`` range says so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,57 +53,51 @@ class Phases:
     backoff: int = 0
     running: int = 0
     backfill: int = 0
+    slot: int = 0
 
     def named(self) -> list[tuple[str, int]]:
         return [
             ("before its backfill", self.backfill),
-            ("schedule lag", self.schedule_lag),
-            ("waiting for a dependency", self.dependency),
             ("paused", self.paused),
+            ("waiting for a dependency", self.dependency),
+            ("waiting for a slot (overlap rule)", self.slot),
+            ("schedule lag", self.schedule_lag),
             ("waiting for a worker", self.worker),
             ("backoff", self.backoff),
             ("running", self.running),
         ]
 
 
-def phases(context: Context, job_id: str, scheduled: int, ready: int | None) -> Phases:
-    """The phases of a run; ``ready`` is the tick it could first take a worker (None: not yet)."""
-    now = context.now
-    job_events = list(context.events_of(job_id))
-    run = [e for e in job_events if isinstance(e, ev.OccurrenceEvent) and e.scheduled == scheduled]
-    starts = [e.tick for e in run if isinstance(e, ev.AttemptStarted)]
-    first = starts[0] if starts else None
-    end = next((e.tick for e in run if isinstance(e, _FINAL)), now)
-    before = min(first if first is not None else end, end)
+def phases(context: Context, job_id: str, scheduled: int) -> Phases:
+    """The phases of the run ``job_id@scheduled``, from its scheduled tick to now or its end."""
+    job_events = context.events_of(job_id)
+    run = context.run_events(job_id, scheduled)
+    end = _end(job_events, run, scheduled, context.now)
     since = next((e.tick for e in run if isinstance(e, ev.RunBackfilled)), scheduled)
-    paused = _overlap(_paused_spans(job_events, now), since, before)
-    dependency = 0
-    if _had_dependencies(context, job_id):
-        dependency = max(0, min(ready if ready is not None else before, before) - since)
-        dependency = max(0, dependency - paused)
-    worker = max(0, before - ready) if ready is not None else 0
-    lag = max(0, before - since - paused - dependency - worker)
-    running = backoff = 0
-    waiting_since: int | None = None
-    started: int | None = None
-    for event in run:
-        if isinstance(event, ev.AttemptStarted):
-            if waiting_since is not None:
-                worker += event.tick - waiting_since
-                waiting_since = None
-            started = event.tick
-        elif isinstance(event, _ENDS) and started is not None:
-            running += event.tick - started
-            started = None
-        elif isinstance(event, ev.RetryScheduled):
-            eligible = min(event.eligible_at, now)
-            backoff += max(0, eligible - event.tick)
-            waiting_since = eligible
-    if started is not None:
-        running += now - started
-    if waiting_since is not None and end == now:
-        worker += max(0, now - waiting_since)
-    return Phases(lag, dependency, paused, worker, backoff, running, since - scheduled)
+    running, backoff, after = _attempt_spans(run, end)
+    first = next((e.tick for e in run if isinstance(e, ev.AttemptStarted)), end)
+    paused = _caught_up(job_events, scheduled) if since == scheduled else []
+    blocked = _blocked(job_events, scheduled, end)
+    held = _held(job_events, run, scheduled, end)
+    ready = max(
+        [since, _engine_ready(context, job_id, scheduled)]
+        + [stop for spans in (paused, blocked, held) for _, stop in spans]
+    )
+    painted = _paint(
+        (since, end),
+        [running, backoff, after, paused, blocked, held, [(min(ready, first), first)]],
+    )
+    ran, backed_off, waited_again, was_paused, was_blocked, was_held, waited = painted
+    return Phases(
+        schedule_lag=end - since - sum(painted),
+        dependency=was_blocked,
+        paused=was_paused,
+        worker=waited_again + waited,
+        backoff=backed_off,
+        running=ran,
+        backfill=since - scheduled,
+        slot=was_held,
+    )
 
 
 def phase_lines(context: Context, found: Phases) -> Line:
@@ -96,24 +108,122 @@ def phase_lines(context: Context, found: Phases) -> Line:
     return section("Time so far", rows)
 
 
-def _had_dependencies(context: Context, job_id: str) -> bool:
-    job = context.engine.jobs.get(job_id)
-    return job is not None and bool(job.spec.depends_on)
+def _end(
+    job_events: Sequence[ev.Event], run: list[ev.OccurrenceEvent], scheduled: int, now: int
+) -> int:
+    """The tick the run ended at, or now if it has not."""
+    for event in run:
+        if isinstance(event, _FINAL):
+            return event.tick
+    for event in job_events:
+        if isinstance(event, ev.BacklogCancelled) and event.first <= scheduled <= event.last:
+            return event.tick
+    return now
 
 
-def _paused_spans(job_events: list[ev.Event], now: int) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    since: int | None = None
+def _attempt_spans(
+    run: list[ev.OccurrenceEvent], end: int
+) -> tuple[list[Span], list[Span], list[Span]]:
+    """Its attempts (each to the event that ended it: ``ev.ATTEMPT_ENDS``), its backoffs, and
+    its waits for a worker after an attempt ended (to the next start, or to its end)."""
+    running: list[Span] = []
+    backoff: list[Span] = []
+    after: list[Span] = []
+    started: int | None = None
+    ended: int | None = None
+    for event in run:
+        if isinstance(event, ev.AttemptStarted):
+            if ended is not None:
+                after.append((ended, event.tick))
+            started, ended = event.tick, None
+        elif isinstance(event, ev.ATTEMPT_ENDS) and started is not None:
+            running.append((started, event.tick))
+            started, ended = None, event.tick
+        elif isinstance(event, ev.RetryScheduled):
+            backoff.append((event.tick, event.eligible_at))
+    if started is not None:
+        running.append((started, end))
+    if ended is not None:
+        after.append((ended, end))
+    return running, backoff, after
+
+
+def _caught_up(job_events: Sequence[ev.Event], scheduled: int) -> list[Span]:
+    """From its tick to the resume that created it, if it fell due while its job was paused.
+
+    The runs due at the pause's tick were created before it (a tick's runs are created before
+    its commands), so a run fell due while paused when its tick is after the pause's and not
+    after the resume's."""
+    paused_at: int | None = None
     for event in job_events:
         if isinstance(event, ev.JobPaused):
-            since = event.tick
-        elif isinstance(event, ev.JobResumed) and since is not None:
-            spans.append((since, event.tick))
-            since = None
-    if since is not None:
-        spans.append((since, now))
+            paused_at = event.tick
+        elif isinstance(event, ev.JobResumed) and paused_at is not None:
+            if paused_at < scheduled <= event.tick:
+                return [(scheduled, event.tick)]
+            paused_at = None
+    return []
+
+
+def _blocked(job_events: Sequence[ev.Event], scheduled: int, end: int) -> list[Span]:
+    """The blocked ranges of its job that it was in: opened at this run or an earlier one, and
+    not closed before it fell due (a run falling due in an open range is BLOCKED with it)."""
+    spans: list[Span] = []
+    opened: ev.OccurrenceBlocked | None = None
+    for event in job_events:
+        if isinstance(event, ev.OccurrenceBlocked):
+            opened = event
+        elif isinstance(event, ev.OccurrenceUnblocked | ev.BacklogCancelled) and opened is not None:
+            if opened.scheduled <= scheduled < event.tick:
+                spans.append((opened.tick, event.tick))
+            opened = None
+    if opened is not None and opened.scheduled <= scheduled:
+        spans.append((opened.tick, end))
     return spans
 
 
-def _overlap(spans: list[tuple[int, int]], start: int, stop: int) -> int:
-    return sum(max(0, min(stop, high) - max(start, low)) for low, high in spans)
+def _held(
+    job_events: Sequence[ev.Event], run: list[ev.OccurrenceEvent], scheduled: int, end: int
+) -> list[Span]:
+    """From its tick to the ``OccurrenceReleased`` that gave it a slot, if its overlap rule held
+    it: by its own ``OccurrenceHeld``, or by an earlier run's under a rule that holds every
+    later run with it (BufferAll, max_active_runs) until a release empties the buffer."""
+    released = next((e.tick for e in run if isinstance(e, ev.OccurrenceReleased)), None)
+    if released is not None:
+        return [(scheduled, released)]
+    if any(isinstance(e, ev.OccurrenceHeld) for e in run):
+        return [(scheduled, end)]
+    opened: ev.OccurrenceHeld | None = None
+    for event in job_events:
+        if isinstance(event, ev.OccurrenceHeld) and event.scheduled <= scheduled:
+            holds_later = ACTIONS[Overlap(event.policy)] is Action.BUFFER_ALL
+            opened = event if holds_later else None
+        elif isinstance(event, ev.OccurrenceReleased) and event.emptied and opened is not None:
+            if event.tick > scheduled:
+                return [(scheduled, event.tick)]
+            opened = None
+    return [(scheduled, end)] if opened is not None else []
+
+
+def _engine_ready(context: Context, job_id: str, scheduled: int) -> int:
+    """The tick the engine counts the run as ready from (its aging counts from there)."""
+    record = context.engine.occurrences.get((job_id, scheduled))
+    if record is not None:
+        return record.ready_since
+    job = context.engine.jobs.get(job_id)
+    return max(scheduled, job.runnable_since or 0) if job is not None else scheduled
+
+
+def _paint(life: Span, layers: Iterable[list[Span]]) -> list[int]:
+    """The ticks of ``life`` each layer covers, a tick going to the first layer covering it."""
+    low, high = life
+    clipped = [[(max(low, a), min(high, b)) for a, b in spans] for spans in layers]
+    clipped = [[(a, b) for a, b in spans if a < b] for spans in clipped]
+    cuts = sorted({low, high, *(tick for spans in clipped for span in spans for tick in span)})
+    totals = [0] * len(clipped)
+    for start, stop in pairwise(cuts):
+        for index, spans in enumerate(clipped):
+            if any(a <= start and stop <= b for a, b in spans):
+                totals[index] += stop - start
+                break
+    return totals

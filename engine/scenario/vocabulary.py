@@ -133,7 +133,9 @@ OPTIONS: dict[str, Option] = {
         ),
         Option("max_active", "N", f"runs active at once: {limits.MAX_ACTIVE.expected}"),
         Option("pool", "NAME", "a pool of the scenario's pools: its slots limit the job's runs"),
-        Option("catch_up_window", "W", "on resume, runs missed more than W ticks ago are skipped"),
+        Option(
+            "catch_up_window", "W", "on resume, runs due more than W ticks before it are skipped"
+        ),
         Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
         Option("deadline", "D", "ticks after its time by which a run should have finished"),
         Option("start_deadline", "N", "ticks after its time by which a run must have started"),

@@ -67,7 +67,7 @@ def test_kubernetes_starts_nothing_past_100_missed_and_says_so() -> None:
     kubernetes = next(a for a in result.answers if a.rule.name == "Kubernetes CronJob")
     assert kubernetes.started == ()
     assert kubernetes.too_many is not None and kubernetes.too_many.limit == 100
-    assert "TooManyMissedRuns: more than 100 missed" in render(result)
+    assert "max_missed: 100: more than 100 runs were missed, so none of them runs" in render(result)
     assert len(result.missed) == 101
 
 

@@ -29,7 +29,7 @@ def test_a_queued_run_names_the_busy_worker_and_the_runs_ahead_in_order() -> Non
     text = why(inline(QUEUE), "low", 1, at=4)
     assert "waiting for a worker: 3 ticks" in text
     assert "workers: 1 busy, 0 idle, 0 down of 1" in text
-    assert "w1 runs long@0 #1 since 0, ends at tick 10 by its duration" in text
+    assert "w1 runs long@0 #1 since tick 0, ends at tick 10 by its duration" in text
     assert "2 run(s) ahead of it, by priority order" in text
     assert text.index("high@1 priority 5") < text.index("mid@1 priority 3")
     assert "it would start at tick 14 on w1, in 10 ticks, if nothing changes" in text
@@ -57,7 +57,7 @@ def test_the_aging_order_shows_the_aged_priority_with_its_numbers() -> None:
 def test_a_worker_down_shows_and_the_forecast_waits_for_it_to_come_back() -> None:
     text = why(bundled("worker-crash.yaml"), "hourly", 60, at=70)
     assert "down: w-a" in text
-    assert "w-b runs render@0 #2 since 30, ends at tick 90 by its duration" in text
+    assert "w-b runs render@0 #2 since tick 30, ends at tick 90 by its duration" in text
     assert "it would start at tick 90 on w-a, in 20 ticks" in text
 
 
@@ -65,7 +65,7 @@ def test_a_blocked_run_names_the_dependency_it_waits_for() -> None:
     text = why(bundled("seed-001-aging-cascade.yaml"), "c", 0, at=8)
     assert "is BLOCKED" in text
     assert "waiting for a dependency: 8 ticks" in text
-    assert "depends on a, which is RUNNING" in text
+    assert "waits for a@0, which is RUNNING" in text
 
 
 def test_a_run_that_does_not_start_in_the_ticks_played_says_so() -> None:
