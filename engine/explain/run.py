@@ -13,6 +13,7 @@ from __future__ import annotations
 from engine import events as ev
 from engine.clock import Clock
 from engine.explain.attempts import attempts
+from engine.explain.backfill import pending_backfill
 from engine.explain.calendar_rule import calendar
 from engine.explain.cascade import cancellation
 from engine.explain.context import Context
@@ -20,6 +21,7 @@ from engine.explain.faults import faults
 from engine.explain.forecast import RunEnd, next_creation, next_resume, next_start
 from engine.explain.holds import holds
 from engine.explain.lines import Line, Tag, line, section
+from engine.explain.notices import deadline, notifications
 from engine.explain.phases import phase_lines, phases
 from engine.explain.retry import retries
 from engine.explain.skipped import backfilled, skipped
@@ -53,6 +55,9 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
     backfill = backfilled(context, job_id, scheduled)
     if backfill is not None:
         parts.append(backfill)
+    limit = deadline(context, job_id, scheduled, state)
+    if limit is not None:
+        parts.append(limit)
     parts.append(phase_lines(context, phases(context, job_id, scheduled)))
     tried = attempts(context, job_id, scheduled)
     if tried is not None:
@@ -66,6 +71,7 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
         retries(context, job_id, scheduled),
         faults(context, job_id, scheduled),
         cancellation(context, job_id, scheduled),
+        notifications(context, job_id, scheduled),
         calendar(context, job_id, scheduled),
     ):
         if answer is not None:
@@ -153,6 +159,9 @@ def _not_due(
     why = skipped(context, job_id, scheduled) if state is None else None
     if why is not None:
         rows.append(why)
+    backfill = pending_backfill(history, context, job_id, scheduled)
+    if backfill is not None:
+        rows.append(backfill)
     if paused:
         rows.append(section("Paused", _paused(history, context, job_id, scheduled, state)))
     elif manual and state is S.SCHEDULED:

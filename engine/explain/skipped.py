@@ -21,9 +21,9 @@ from engine.model import CatchUp
 
 _OVERLAP_NAMES = frozenset(policy.value for policy in Overlap)
 _KEPT = {
-    CatchUp.SKIP: "catch_up: skip runs none of the runs missed",
-    CatchUp.LATEST: "catch_up: latest runs only the latest run missed",
-    CatchUp.ALL: "catch_up: all runs every run missed, within its window",
+    CatchUp.SKIP: "catch_up: skip: no missed run runs",
+    CatchUp.LATEST: "catch_up: latest: only the latest missed run runs",
+    CatchUp.ALL: "catch_up: all: every missed run runs, within its window",
 }
 
 
@@ -80,7 +80,8 @@ def skipped(context: Context, job_id: str, scheduled: int) -> Line | None:
                     "before the resume"
                 )
             )
-    rows.append(line("a backfill can still create it (backfill JOB FROM TO)", tag=Tag.NOTE))
+    if not context.engine.backfills.pending(job, scheduled):  # else its own section says so
+        rows.append(line("a backfill can still create it (backfill JOB FROM TO)", tag=Tag.NOTE))
     return section(f"skipped at {context.at(found.tick)}", rows)
 
 

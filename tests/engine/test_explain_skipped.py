@@ -21,7 +21,7 @@ def why(name: str, job: str, scheduled: int, at: int) -> str:
 def test_a_run_a_resume_skipped_says_which_rule_left_it_out() -> None:
     answer = why("scheduler-outage.yaml", "cleanup", 50, 100)
     assert "skipped at tick 95" in answer
-    assert "catch_up: latest runs only the latest run missed" in answer
+    assert "catch_up: latest: only the latest missed run runs" in answer
     assert "a backfill can still create it" in answer
 
 
