@@ -15,13 +15,15 @@ now (or to its end), into pieces that do not overlap, so they sum to its life so
   an ``OccurrenceReleased`` gave it a slot;
 - *schedule lag*: the rest of the time before it could take a worker (the engine's own ready
   tick for it, ``ready_since``, is later than the events explain);
+- *waiting for a pool slot*: ready, but every slot of its job's pool was taken (before each
+  attempt), however many workers were idle;
 - *waiting for a worker*: ready, no worker free for it (before each attempt);
 - *backoff*: between a failed attempt and the tick its retry became eligible;
 - *running*: its attempts, each up to the event that ended it.
 
 Each tick of the life goes to the first of these that covers it, in the order running, backoff,
-waiting for a worker after an attempt, paused, dependency, slot, waiting for a worker before the
-first attempt; a tick none covers is schedule lag.
+waiting for a pool slot, waiting for a worker after an attempt, paused, dependency, slot,
+waiting for a worker before the first attempt; a tick none covers is schedule lag.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Phases:
     running: int = 0
     backfill: int = 0
     slot: int = 0
+    pool_slot: int = 0
+    pool: str | None = None
 
     def named(self) -> list[tuple[str, int]]:
         return [
@@ -62,6 +66,7 @@ class Phases:
             ("waiting for a dependency", self.dependency),
             ("waiting for a slot (overlap rule)", self.slot),
             ("schedule lag", self.schedule_lag),
+            (f"waiting for a pool slot ({self.pool})", self.pool_slot),
             ("waiting for a worker", self.worker),
             ("backoff", self.backoff),
             ("running", self.running),
@@ -83,11 +88,14 @@ def phases(context: Context, job_id: str, scheduled: int) -> Phases:
         [since, _engine_ready(context, job_id, scheduled)]
         + [stop for spans in (paused, blocked, held) for _, stop in spans]
     )
+    before_first = [(min(ready, first), first)]
+    pool = context.engine.jobs[job_id].spec.pool
+    full = _intersect(_pool_full(context, pool, end), after + before_first) if pool else []
     painted = _paint(
         (since, end),
-        [running, backoff, after, paused, blocked, held, [(min(ready, first), first)]],
+        [running, backoff, full, after, paused, blocked, held, before_first],
     )
-    ran, backed_off, waited_again, was_paused, was_blocked, was_held, waited = painted
+    ran, backed_off, no_slot, waited_again, was_paused, was_blocked, was_held, waited = painted
     return Phases(
         schedule_lag=end - since - sum(painted),
         dependency=was_blocked,
@@ -97,6 +105,8 @@ def phases(context: Context, job_id: str, scheduled: int) -> Phases:
         running=ran,
         backfill=since - scheduled,
         slot=was_held,
+        pool_slot=no_slot,
+        pool=pool,
     )
 
 
@@ -203,6 +213,42 @@ def _held(
                 return [(scheduled, event.tick)]
             opened = None
     return [(scheduled, end)] if opened is not None else []
+
+
+def _pool_full(context: Context, pool: str, end: int) -> list[Span]:
+    """The ticks up to ``end`` at whose dispatch every slot of ``pool`` was taken, from the
+    attempts of its jobs in the log (an attempt holds a slot from its start to its end)."""
+    engine = context.engine
+    pools = engine.pools
+    if pools is None:
+        return []
+    members = {job_id for job_id, job in engine.jobs.items() if job.spec.pool == pool}
+    change: dict[int, int] = {}
+    for _, event in engine.log.select((ev.AttemptStarted, *ev.ATTEMPT_ENDS)):
+        if event.tick > end:
+            break
+        if event.job_id in members:
+            step = 1 if isinstance(event, ev.AttemptStarted) else -1
+            change[event.tick] = change.get(event.tick, 0) + step
+    spans: list[Span] = []
+    running = 0
+    full_since: int | None = None
+    for tick in sorted(change):
+        running += change[tick]
+        full = running >= pools.slots[pool]
+        if full and full_since is None:
+            full_since = tick
+        elif not full and full_since is not None:
+            spans.append((full_since, tick))
+            full_since = None
+    if full_since is not None:
+        spans.append((full_since, end))
+    return spans
+
+
+def _intersect(spans: list[Span], within: list[Span]) -> list[Span]:
+    """The parts of ``spans`` inside ``within``."""
+    return [(max(a, c), min(b, d)) for a, b in spans for c, d in within if max(a, c) < min(b, d)]
 
 
 def _engine_ready(context: Context, job_id: str, scheduled: int) -> int:

@@ -244,3 +244,29 @@ def test_a_run_that_used_its_attempts_says_so() -> None:
         "failed for good after 2 attempt(s): its last allowed attempt failed (max_attempts 2)"
         in (text)
     )
+
+
+def test_a_wait_for_a_full_pool_is_its_own_phase() -> None:
+    """load-c@0 waits from 0 to 20 with four workers idle: warehouse's two slots are taken."""
+    text = why(bundled("semantics/pools-airflow.yaml"), "load-c", 0, at=25)
+    assert "waiting for a pool slot (warehouse): 20 ticks" in text
+    assert "waiting for a worker" not in text
+    assert "running: 5 ticks" in text
+
+
+def test_a_pooled_run_that_waits_for_a_worker_says_so() -> None:
+    scenario = inline(
+        """
+scenario: pool and one worker
+clock: {until: 40}
+policy: {order: fifo}
+workers: [w1]
+pools: {db: 5}
+jobs:
+  - {id: long, at: 0, duration: 10, pool: db}
+  - {id: short, at: 1, duration: 2, pool: db}
+"""
+    )
+    text = why(scenario, "short", 1, at=20)
+    assert "waiting for a worker: 9 ticks" in text
+    assert "pool slot" not in text
