@@ -74,10 +74,11 @@ def latency_tables(report: LatencyReport, jobs: int = JOBS_SHOWN) -> RenderableT
 
 
 def counts_line(report: LatencyReport) -> str:
+    """How the runs ended, with separators (``runs started 12,067, still waiting 3, ...``)."""
     utilisation = "-" if report.utilisation is None else f"{report.utilisation:.0%}"
     return (
-        f"runs started {report.overall.runs}, still waiting {report.waiting}, failed "
-        f"{report.failed}, cancelled {report.cancelled}, skipped {report.skipped}; "
+        f"runs started {report.overall.runs:,}, still waiting {report.waiting:,}, failed "
+        f"{report.failed:,}, cancelled {report.cancelled:,}, skipped {report.skipped:,}; "
         f"worker utilisation {utilisation}"
     )
 

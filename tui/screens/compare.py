@@ -22,7 +22,7 @@ from engine.compare import Comparison, compare
 from engine.compare_table import comparison_tables
 from engine.history import History
 from engine.latency import LatencyReport
-from tui.widgets.latency_tables import counts_text
+from engine.latency_table import counts_line
 
 NO_BRANCH = (
     "compare: there is only one future; rewind, then type a command: the future it replaces "
@@ -90,7 +90,7 @@ def _side(title: str, report: LatencyReport) -> RenderableType:
     overall = report.overall
     lines = [
         Text(title, style="bold underline"),
-        Text(counts_text(report).replace("; ", "\n")),
+        Text(counts_line(report).replace("; ", "\n")),
         Text(f"queue wait p50/p95/max: {_three(overall.wait)}"),
         Text(f"schedule lag p50/p95/max: {_three(overall.lag)}"),
         Text(f"backoff p50/p95/max: {_three(overall.backoff)}"),

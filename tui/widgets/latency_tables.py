@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.latency import MEASURES, STATISTICS, Latency, LatencyReport, priority_name
+from engine.latency_table import counts_line
 
 JOBS_SHOWN = 10
 LAYOUTS = (STATISTICS, ("p95", "max"), ("max",))
@@ -38,16 +39,6 @@ def _table(first: str, groups: list[tuple[Text, Latency]], stats: tuple[str, ...
         figures = [_figure(group.figure(measure, stat)) for measure in MEASURES for stat in stats]
         table.add_row(name, f"{group.due:,}", *figures)
     return table
-
-
-def counts_text(report: LatencyReport) -> str:
-    """How the runs ended, with separators (``runs started 12,067, still waiting 3, ...``)."""
-    utilisation = "-" if report.utilisation is None else f"{report.utilisation:.0%}"
-    return (
-        f"runs started {report.overall.runs:,}, still waiting {report.waiting:,}, failed "
-        f"{report.failed:,}, cancelled {report.cancelled:,}, skipped {report.skipped:,}; "
-        f"worker utilisation {utilisation}"
-    )
 
 
 class LatencyTables:
@@ -115,5 +106,5 @@ class LatencyTables:
             Text("Runs that waited longest", style="bold"),
             self._worst(),
             Text(""),
-            Text(counts_text(report)),
+            Text(counts_line(report)),
         )
