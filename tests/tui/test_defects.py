@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from rich.console import Console
-from tui_helpers import CLOCK, SMALL_YAML
+from tui_helpers import CLOCK, SMALL_YAML, pane_text, screen_lines
 
 from engine import cli
 from engine.clock import Clock
@@ -125,22 +123,6 @@ async def test_the_empty_session_plays_a_job_scheduled_after_an_invalid_file(
         assert app.dashboard.session.kind == "empty"
         assert app.dashboard.navigator.tick > 0
         assert "tick 0 /" not in app.dashboard.query_one("#status").summary
-
-
-def screen_lines(app: DashboardApp) -> list[str]:
-    """The screen as plain text lines."""
-    width, height = app.size
-    console = Console(width=width, height=height, record=True, file=io.StringIO())
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text().splitlines()
-
-
-def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
-    """The lines of one pane as drawn (inside its border)."""
-    widget = app.dashboard.query_one(f"#{pane_id}")
-    region = widget.content_region
-    lines = screen_lines(app)
-    return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
 
 
 async def test_notifications_show_every_column_at_160_columns(app: DashboardApp) -> None:

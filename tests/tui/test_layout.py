@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
+from tui_helpers import pane_text, screen_lines
 
 from engine.latency import MEASURES, latency_report
 from tui.app import DashboardApp
@@ -21,22 +22,6 @@ from tui.widgets.timeline import TimelineView
 WIDE = (160, 48)
 SMALL = (80, 24)
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-
-
-def screen_lines(app: DashboardApp) -> list[str]:
-    """The screen as plain text lines."""
-    width, height = app.size
-    console = Console(width=width, height=height, record=True, file=io.StringIO())
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text().splitlines()
-
-
-def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
-    """The lines of one pane as drawn (inside its border)."""
-    widget = app.dashboard.query_one(f"#{pane_id}")
-    region = widget.content_region
-    lines = screen_lines(app)
-    return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
 
 
 def rendered(renderable, width: int) -> str:

@@ -8,6 +8,10 @@ times out, a notification whose channel is down, and a worker that goes down and
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from engine.backoff import Backoff, BackoffKind
 from engine.clock import Clock
 from engine.commands import RegisterWorker, ScheduleJob, WorkerDown, WorkerUp
@@ -16,6 +20,7 @@ from engine.model import Channel, JobSpec, NotifyOn, Subscription
 from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
 from engine.schedules import Every, Once
 from engine.ticks import at_ticks
+from tui.app import DashboardApp
 from tui.model.session import Session, make_session
 
 CLOCK = Clock.parse("2026-03-09T00:00:00", "UTC", 60)
@@ -80,3 +85,19 @@ jobs:
   - {id: etl, every: -5, duration: 3}
   - {id: bad, at: 5, colour: red}
 """
+
+
+def screen_lines(app: DashboardApp) -> list[str]:
+    """The screen as plain text lines."""
+    width, height = app.size
+    console = Console(width=width, height=height, record=True, file=io.StringIO())
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text().splitlines()
+
+
+def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
+    """The lines of one pane as drawn (inside its border)."""
+    widget = app.dashboard.query_one(f"#{pane_id}")
+    region = widget.content_region
+    lines = screen_lines(app)
+    return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
