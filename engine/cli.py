@@ -25,38 +25,33 @@ from engine import (
     cli_sweep,
     cli_tui,
 )
+from engine.cli_input import STDIN, STDIN_NAME, stdin_bytes
 from engine.facades.script import execute_script
+from engine.scenario import ScenarioInvalid
+from engine.scenario.yaml_source import utf8_text
 from service import cli as serve_cli
-
-STDIN_NAME = "<stdin>"
-"""How messages name standard input (``cronlapse script -``)."""
 
 
 def _run_script(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Play a seed 001 script. Text that is no script (not UTF-8, or blank lines only) is refused
-    with ``cronlapse run``'s message and status, 2, from standard input too: its bytes are
-    decoded here, so that the locale does not turn them into unknown commands. A line the
-    protocol rejects is the protocol's error (``line N: ...``, status 1)."""
+    """Play a seed 001 script. A file or standard input that cannot be read, or text that is no
+    script (not UTF-8, or blank lines only), is refused with ``cronlapse run``'s message and
+    status, 2: standard input's bytes are decoded here, so that the locale does not turn them
+    into unknown commands. A line the protocol rejects is the protocol's error (``line N: ...``,
+    status 1)."""
     path: str = args.file
-    source = STDIN_NAME if path == "-" else path
+    source = STDIN_NAME if path == STDIN else path
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
+        if path == STDIN:
+            data = stdin_bytes()
         else:
             with open(path, "rb") as handle:
                 data = handle.read()
+        lines = utf8_text(data, source).splitlines()
     except OSError as error:
-        err.write(f"cronlapse script: cannot read {path}: {error.strerror}\n")
+        err.write(f"{source}: cannot read: {error.strerror}\n")
         return 2
-    try:
-        lines = data.decode("utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - data.rfind(b"\n", 0, error.start)
-        byte = data[error.start]
-        err.write(
-            f"{source}:{line}:{column}: not UTF-8 text: byte 0x{byte:02x} cannot be decoded\n"
-        )
+    except ScenarioInvalid as invalid:
+        err.writelines(f"{error}\n" for error in invalid.errors)
         return 2
     if not any(line.strip() for line in lines):
         err.write(f"{source}:1:1: the script is empty: its first command must be INIT\n")

@@ -50,7 +50,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
         metavar="N",
         help=f"refuse a range with more runs (default {limits.DEFAULT_BACKFILL_RUNS:,})",
     )
-    parser.add_argument("file", help="a .yaml scenario, or a crontab, manifest or timer")
+    parser.add_argument(
+        "file", help="a .yaml scenario (- for standard input), or a crontab, manifest or timer"
+    )
     parser.set_defaults(handler=run)
     return parser
 

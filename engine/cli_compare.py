@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from engine.cli_input import STDIN, STDIN_NAME, read_once
 from engine.cli_scenario import INVALID, _load, _runner, _tick
 from engine.compare import FIGURES, Threshold, compare, parse_threshold
 from engine.core import Engine
@@ -24,8 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "Each --max-FIGURE-increase sets a limit (10%% of the first figure, or a number of "
         "ticks); the exit status is 1 when one is crossed.",
     )
-    parser.add_argument("first", metavar="A.yaml")
-    parser.add_argument("second", metavar="B.yaml")
+    parser.add_argument("first", metavar="A.yaml", help="a scenario (- for standard input)")
+    parser.add_argument("second", metavar="B.yaml", help="a scenario (- for standard input)")
     parser.add_argument("--until", type=_tick, metavar="T", help="play both to tick T")
     for figure in FIGURES:
         option = figure.replace("_", "-")
@@ -53,7 +54,10 @@ def compare_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             option = figure.replace("_", "-")
             err.write(f"cronlapse compare: --max-{option}-increase: {error}\n")
             return INVALID
-    engines = [_played(path, args.until, err) for path in (args.first, args.second)]
+    paths = (args.first, args.second)
+    if not read_once("compare", paths, err):
+        return INVALID
+    engines = [_played(path, args.until, err) for path in paths]
     if engines[0] is None or engines[1] is None:
         return INVALID
     comparison = compare(engines[0], engines[1])
@@ -62,8 +66,9 @@ def compare_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.compare_table import comparison_tables
 
     console = Console(file=out, width=None if out.isatty() else 120, highlight=False)
-    console.print(f"A: {args.first} (to tick {engines[0].now})", markup=False)
-    console.print(f"B: {args.second} (to tick {engines[1].now})", markup=False)
+    names = [STDIN_NAME if path == STDIN else path for path in paths]
+    console.print(f"A: {names[0]} (to tick {engines[0].now})", markup=False)
+    console.print(f"B: {names[1]} (to tick {engines[1].now})", markup=False)
     console.print(comparison_tables(comparison, "A", "B"))
     crossed = [reason for t in thresholds if (reason := t.crossed(comparison)) is not None]
     for threshold in thresholds:

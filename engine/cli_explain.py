@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine import explain_dst
+from engine.cli_input import STDIN, scenario_text
 from engine.cli_scenario import INVALID, Handler, _load, past_the_end
 from engine.clock import Clock
 from engine.explain import explain_run, plain
@@ -27,7 +28,7 @@ from engine.limits import CATCH_UP_WINDOW
 from engine.scenario import Scenario, ScenarioInvalid, is_script
 from engine.scenario.errors import Problems
 from engine.scenario.validate import scenario_from_tree
-from engine.scenario.yaml_source import Node, parse_yaml, read_text
+from engine.scenario.yaml_source import Node, parse_yaml
 from engine.targets import TargetError, is_relative, parse_target
 
 
@@ -64,7 +65,7 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         "of --at, or of the end without it), extract@2026-03-29T03:00; a run after the end is "
         "refused",
     )
-    parser.add_argument("file", help="a .yaml scenario")
+    parser.add_argument("file", help="a .yaml scenario (- for standard input)")
     parser.add_argument(
         "--at",
         metavar="T",
@@ -222,7 +223,9 @@ def _missed_arguments(parser: argparse.ArgumentParser) -> None:
         help="Kubernetes' startingDeadlineSeconds and Temporal's catch-up window, in ticks "
         "(default: the job's catch_up_window; Temporal's own default is a year)",
     )
-    parser.add_argument("file", help="a .yaml scenario, or a crontab, manifest or timer")
+    parser.add_argument(
+        "file", help="a .yaml scenario (- for standard input), or a crontab, manifest or timer"
+    )
 
 
 def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -264,12 +267,12 @@ def _tree(path: str, err: TextIO) -> tuple[Node, Scenario] | None:
         err.write(f"{path}: explain missed reads a .yaml scenario, not a seed 001 script\n")
         return None
     try:
-        imported = import_recognised(path)
+        imported = None if path == STDIN else import_recognised(path)
         if imported is not None:
             err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
-        text = imported.text if imported is not None else read_text(path)
-        tree = parse_yaml(text, Problems(path))
-        return tree, scenario_from_tree(tree, Problems(path))
+        text, source = (imported.text, path) if imported is not None else scenario_text(path)
+        tree = parse_yaml(text, Problems(source))
+        return tree, scenario_from_tree(tree, Problems(source))
     except ImportProblems as problems:
         err.writelines(f"{problem}\n" for problem in problems.problems)
     except ScenarioInvalid as invalid:

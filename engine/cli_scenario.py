@@ -14,6 +14,7 @@ from collections.abc import Callable
 from itertools import starmap
 from typing import Any, TextIO
 
+from engine.cli_input import STDIN, read_once, scenario_text
 from engine.core import Engine
 from engine.importers.files import ImportProblems
 from engine.importers.recognise import import_recognised
@@ -27,6 +28,7 @@ from engine.scenario import (
     check_script,
     is_script,
     load_scenario,
+    parse_scenario,
     run_script_file,
 )
 from engine.scenario.export import write_csv, write_trace
@@ -52,7 +54,7 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Play a YAML scenario (or a seed 001 .txt script) and print one line per "
         "event, then per-job and per-worker summary tables.",
     )
-    run.add_argument("file", help="a .yaml scenario or a .txt script")
+    run.add_argument("file", help="a .yaml scenario or a .txt script (- for standard input)")
     _until_option(run)
     output = run.add_mutually_exclusive_group()
     output.add_argument(
@@ -74,7 +76,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         "(a script: its output with NAME.expected). Prints 'file:line: expected X, got Y' per "
         "mismatch and a count line.",
     )
-    check.add_argument("files", nargs="+", metavar="FILE", help="scenarios or scripts")
+    check.add_argument(
+        "files", nargs="+", metavar="FILE", help="scenarios or scripts (- for standard input)"
+    )
     check.set_defaults(handler=check_command)
     export = subparsers.add_parser(
         "export",
@@ -85,7 +89,9 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         "Or, with --scenario --db URL, write a stretch of a service's journal as a scenario "
         "that replays it (docs/incident.md).",
     )
-    export.add_argument("file", nargs="?", help="a .yaml scenario or a .txt script")
+    export.add_argument(
+        "file", nargs="?", help="a .yaml scenario or a .txt script (- for standard input)"
+    )
     target = export.add_mutually_exclusive_group()
     target.add_argument(
         "--trace", metavar="OUT.json", help="write a Chrome trace-event file (- for stdout)"
@@ -141,9 +147,11 @@ def _tick(text: str) -> int:
 
 
 def _load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
-    """The scenario or played script at ``path`` (a crontab, manifest or timer is imported);
-    None after printing its problems."""
+    """The scenario or played script at ``path`` (a crontab, manifest or timer is imported;
+    ``-`` is a scenario on standard input); None after printing its problems."""
     try:
+        if path == STDIN:
+            return parse_scenario(*scenario_text(path))
         imported = import_recognised(path)
         if imported is not None:
             err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
@@ -259,17 +267,15 @@ def _report_rejections(rejections: list[Rejection], source: str, err: TextIO) ->
 
 def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print every mismatch and invariant violation of every file, then one count line."""
+    if not read_once("check", args.files, err):
+        return INVALID
     invalid = checked = mismatches = violations = 0
     for path in args.files:
-        loaded = _load(path, err)
-        if loaded is None:
+        played = _checked(path, err)
+        if played is None:
             invalid += 1
             continue
-        if isinstance(loaded, ScriptRun):
-            failures, count = check_script(loaded)
-            found = Checker(loaded.engine).violations()
-        else:
-            failures, count, found = _check_scenario(loaded)
+        loaded, failures, count, found = played
         out.writelines(f"{failure}\n" for failure in failures)
         out.writelines(_violation_lines(loaded.source, found))
         checked += count
@@ -288,6 +294,25 @@ def check_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if invalid:
         return INVALID
     return MISMATCH if mismatches or violations else 0
+
+
+def _checked(
+    path: str, err: TextIO
+) -> tuple[Scenario | ScriptRun, list[Failure], int, list[Violation]] | None:
+    """The file at ``path`` played and checked: its mismatches, its count of expectations and
+    the checker's violations; None after printing why it cannot be (a script's
+    ``NAME.expected`` that cannot be read is a problem of the file, as the script's own)."""
+    loaded = _load(path, err)
+    if loaded is None:
+        return None
+    if not isinstance(loaded, ScriptRun):
+        return loaded, *_check_scenario(loaded)
+    try:
+        failures, count = check_script(loaded)
+    except ScenarioInvalid as invalid:
+        err.writelines(f"{error}\n" for error in invalid.errors)
+        return None
+    return loaded, failures, count, Checker(loaded.engine).violations()
 
 
 def _check_scenario(scenario: Scenario) -> tuple[list[Failure], int, list[Violation]]:

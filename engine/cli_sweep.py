@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.cli_input import scenario_text
 from engine.cli_scenario import _tick
 from engine.scenario import ScenarioInvalid
-from engine.scenario.yaml_source import read_text
 from engine.sweep.evaluate import Outcome, Task
 from engine.sweep.executors import run_dask, run_inline, run_local
 from engine.sweep.keys import Variation, VaryError, parse_variation
@@ -49,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
             "list them cheapest first."
         ),
     )
-    parser.add_argument("file", help="a .yaml scenario")
+    parser.add_argument("file", help="a .yaml scenario (- for standard input)")
     parser.add_argument(
         "--vary",
         action="append",
@@ -90,9 +90,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ScenarioInvalid as invalid:
         for error in invalid.errors:
             err.write(f"{error}\n")
-        return INVALID
-    except OSError as error:
-        err.write(f"cronlapse sweep: cannot read {args.file}: {error.strerror}\n")
         return INVALID
     for path in (args.csv, args.json):
         problem = _unwritable(path)
@@ -151,9 +148,9 @@ class _Sweep:
             raise MetricError(f"--plot {args.plot}: not one of the metrics ({', '.join(metrics)})")
         if args.replicas < 1:
             raise VaryError(f"--replicas {args.replicas}: expected 1 or more")
-        text = read_text(args.file)
+        text, source = scenario_text(args.file)
         variants, tasks = plan_tasks(
-            args.file, text, variations, args.replicas, tuple(metrics), args.until
+            source, text, variations, args.replicas, tuple(metrics), args.until
         )
         return cls(variations, tuple(metrics), target, variants, tasks)
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from engine.cli_input import STDIN
+
 DEMO_NAME = "demo.yaml"
 SOURCE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 """The scenarios in a source tree (also where the package data below links to)."""
@@ -72,13 +74,20 @@ def add_parsers(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argumen
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Open the dashboard on ``args.file`` or on the service at ``args.db``; 2 when the file
-    does not exist, the database is no service journal, or both or neither are given."""
+    does not exist or is ``-`` (standard input, which a reload could not read again), the
+    database is no service journal, or both or neither are given."""
     db = getattr(args, "db", None)
     if (db is None) == (args.file is None):
         err.write("cronlapse tui: give a FILE, or --db URL for a live service (not both)\n")
         return 2
     if db is not None:
         return _live(args, err)
+    if args.file == STDIN:
+        err.write(
+            "cronlapse tui: - (standard input): the dashboard reloads its file when it changes, "
+            "so it cannot read standard input: save the scenario to a file and open that\n"
+        )
+        return 2
     path = Path(args.file)
     if not path.is_file():
         err.write(f"cronlapse tui: {path}: no such file\n")

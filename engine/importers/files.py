@@ -25,7 +25,7 @@ def read_text(path: str, kind: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as error:
-        raise ImportProblems([f"{path}: cannot read it ({error.strerror})"]) from None
+        raise ImportProblems([f"{path}: cannot read: {error.strerror}"]) from None
     if len(data) > MAX_BYTES:
         raise ImportProblems([f"{path}: larger than {MAX_BYTES:,} bytes; not a {kind}"])
     if b"\x00" in data:

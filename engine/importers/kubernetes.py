@@ -138,6 +138,7 @@ class _Reader:
         if name is None:
             where = name_node or node.get("metadata") or node
             self.error(where, "expected the CronJob's name, a string", "metadata.name")
+        namespace = self.namespace(_path(node, "metadata", "namespace"))
         if not isinstance(spec, Mapping):
             self.error(spec or node, "expected a mapping with spec.schedule", "spec")
         if name is None or not isinstance(spec, Mapping):
@@ -151,7 +152,12 @@ class _Reader:
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
             if spec.get(limit) is not None:
                 notes.append(f"spec.{limit}: how many finished Jobs are kept; no effect on runs")
-        template = _path(spec, "jobTemplate", "spec")
+        job_template = self.mapping(
+            spec.get("jobTemplate"), "spec.jobTemplate", "the Job template, with its spec"
+        )
+        template = self.mapping(
+            _get(job_template, "spec"), "spec.jobTemplate.spec", "the Job's spec"
+        )
         notes += [f"spec.{key}: not modelled" for key in sorted(_keys(spec) - _SPEC_KEYS)]
         unread = sorted(_keys(template) - _JOB_SPEC_KEYS)
         notes += [f"spec.jobTemplate.spec.{key}: not modelled" for key in unread]
@@ -168,7 +174,7 @@ class _Reader:
             return None
         return CronJob(
             name=name,
-            namespace=_text(_path(node, "metadata", "namespace")),
+            namespace=namespace,
             line=node.pos.line,
             cron=cron,
             timezone=timezone,
@@ -237,6 +243,30 @@ class _Reader:
             )
             return None
         return policy
+
+    def mapping(self, node: Node | None, field: str, what: str) -> Mapping | None:
+        """The mapping at ``field``: None when absent or null (Kubernetes' defaults apply); any
+        other value is refused, where it was read as an empty template, every setting in it
+        dropped without a word."""
+        if isinstance(node, Mapping):
+            return node
+        if node is not None and not _null(node):
+            self.error(node, f"expected a mapping ({what}), got {_shown(node)}", field)
+        return None
+
+    def namespace(self, node: Node | None) -> str | None:
+        """``metadata.namespace``: None when absent or null; a value that is no name is refused
+        rather than left out of the job's comment."""
+        if node is None or _null(node):
+            return None
+        text = _text(node)
+        if text is None:
+            self.error(
+                node,
+                f"expected the CronJob's namespace, a string, got {_shown(node)}",
+                "metadata.namespace",
+            )
+        return text
 
     def count(self, parent: Node | None, field: str, default: int | None, most: int) -> int | None:
         """The whole number of ``field`` (``spec.jobTemplate.spec.backoffLimit``), a key of

@@ -209,20 +209,36 @@ def read_text(path: str) -> str:
             size = os.fstat(handle.fileno()).st_size
             data = handle.read(MAX_BYTES + 1)
     except OSError as error:
-        message = f"cannot read: {error.strerror}"
-        raise ScenarioInvalid([ScenarioError(path, None, "", message)]) from None
-    if size > MAX_BYTES or len(data) > MAX_BYTES:
-        message = (
-            f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB: too large for a scenario"
-        )
-        raise ScenarioInvalid([ScenarioError(path, None, "", message)])
+        raise unreadable(path, error) from None
+    return limited_text(data, path, "the file", size)
+
+
+def unreadable(source: str, error: OSError) -> ScenarioInvalid:
+    """``SOURCE: cannot read: WHY``, the one wording of every command for a file it cannot read."""
+    return ScenarioInvalid([ScenarioError(source, None, "", f"cannot read: {error.strerror}")])
+
+
+def limited_text(data: bytes, source: str, what: str, size: int = 0) -> str:
+    """The text of ``data``, read as at most ``MAX_BYTES + 1`` bytes of ``what`` (``the file``,
+    ``standard input``; ``size`` bytes when known); refused when larger than :data:`MAX_BYTES`
+    or not UTF-8, so that a file and standard input are held to the same rules."""
+    if max(size, len(data)) > MAX_BYTES:
+        message = f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MB: too large for a scenario"
+        raise ScenarioInvalid([ScenarioError(source, None, "", message)])
+    return utf8_text(data, source)
+
+
+def utf8_text(data: bytes, source: str) -> str:
+    """``data`` decoded; :class:`ScenarioInvalid` at the line and column of the first byte that
+    is not UTF-8, so that a script's refusal (``cronlapse script``) is worded as a scenario's."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         message = f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be decoded"
-        raise ScenarioInvalid([ScenarioError(path, Position(line, column), "", message)]) from None
+        pos = Position(line, column)
+        raise ScenarioInvalid([ScenarioError(source, pos, "", message)]) from None
 
 
 def parse_yaml(text: str, problems: Problems) -> Node:

@@ -85,8 +85,8 @@ def test_a_missing_file_or_a_directory_is_said_so(tmp_path: Path, kind: str) -> 
     status, _, err = cronlapse("import", kind, str(tmp_path / "nope"), str(tmp_path))
     assert status == 1
     assert err.splitlines() == [
-        f"cronlapse import: {tmp_path / 'nope'}: cannot read it (No such file or directory)",
-        f"cronlapse import: {tmp_path}: cannot read it (Is a directory)",
+        f"cronlapse import: {tmp_path / 'nope'}: cannot read: No such file or directory",
+        f"cronlapse import: {tmp_path}: cannot read: Is a directory",
     ]
 
 

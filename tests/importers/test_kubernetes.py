@@ -145,6 +145,28 @@ HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
             "kind: CronJob\napiVersion: batch/v1\nmetadata: {namespace: x}\nspec: {}\n",
             "m:3:11: metadata.name: expected the CronJob's name, a string",
         ),
+        (
+            HEAD + "spec: {schedule: '@daily', jobTemplate: job}\n",
+            "m:4:41: spec.jobTemplate: expected a mapping (the Job template, with its spec), "
+            "got 'job'",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', jobTemplate: [a]}\n",
+            "m:4:41: spec.jobTemplate: expected a mapping (the Job template, with its spec), "
+            "got a list",
+        ),
+        (
+            HEAD + "spec: {schedule: '@daily', jobTemplate: {spec: 5}}\n",
+            "m:4:48: spec.jobTemplate.spec: expected a mapping (the Job's spec), got 5",
+        ),
+        (
+            HEAD.replace("{name: a}", "{name: a, namespace: 5}") + "spec: {schedule: '@daily'}\n",
+            "m:3:32: metadata.namespace: expected the CronJob's namespace, a string, got 5",
+        ),
+        (
+            HEAD.replace("{name: a}", "{name: a, namespace: [x]}") + "spec: {schedule: '@daily'}\n",
+            "m:3:32: metadata.namespace: expected the CronJob's namespace, a string, got a list",
+        ),
         (HEAD + "spec: 3\n", "m:4:7: spec: expected a mapping with spec.schedule"),
         (HEAD, "m:1:1: spec: expected a mapping with spec.schedule"),
         ("apiVersion: v1\nmetadata: {name: a}\n", "m:1:1: kind: expected CronJob"),
@@ -169,7 +191,7 @@ def test_a_binary_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
 
 def test_every_problem_of_a_cronjob_names_its_field() -> None:
     """The problems of one CronJob, all at once, each with the field it is about."""
-    text = HEAD.replace("batch/v1", "batch/v2") + (
+    text = HEAD.replace("batch/v1", "batch/v2").replace("{name: a}", "{name: a, namespace: 1}") + (
         "spec:\n  schedule: '61 * * * *'\n  timeZone: Mars\n  concurrencyPolicy: Sometimes\n"
         "  startingDeadlineSeconds: -5\n  suspend: maybe\n"
         "  jobTemplate: {spec: {backoffLimit: x, activeDeadlineSeconds: 1.5, completions: x}}\n"
@@ -179,6 +201,7 @@ def test_every_problem_of_a_cronjob_names_its_field() -> None:
     fields = [problem.split(": ")[1] for problem in caught.value.problems]
     assert fields == [
         "apiVersion",
+        "metadata.namespace",
         "spec.schedule",
         "spec.timeZone",
         "spec.concurrencyPolicy",
@@ -194,3 +217,15 @@ def test_a_null_time_zone_or_policy_is_absent_as_kubernetes_reads_it() -> None:
     text = HEAD + "spec:\n  schedule: '@daily'\n  timeZone:\n  concurrencyPolicy: null\n"
     (cronjob,) = parse_manifest(text, "m").cronjobs
     assert (cronjob.timezone, cronjob.concurrency) == (None, "Allow")
+
+
+def test_a_null_job_template_or_namespace_is_absent_as_kubernetes_reads_it() -> None:
+    text = (
+        HEAD.replace("{name: a}", "{name: a, namespace: null}")
+        + "spec: {schedule: '@daily', jobTemplate: {spec: null}}\n"
+    )
+    (cronjob,) = parse_manifest(text, "m").cronjobs
+    assert (cronjob.namespace, cronjob.max_retries) == (None, 6)
+    text = HEAD + "spec: {schedule: '@daily', jobTemplate: null}\n"
+    (cronjob,) = parse_manifest(text, "m").cronjobs
+    assert cronjob.max_retries == 6
