@@ -24,17 +24,29 @@ of a notification ended (:mod:`service.delivery`), read here into the engine's
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.clock import Clock
-from engine.commands import Command, Outcome, ReportDelivery, Result, ScheduleJob
+from engine.commands import (
+    MODIFIABLE_FIELDS,
+    Command,
+    ModifyJob,
+    Outcome,
+    ReportDelivery,
+    Result,
+    ScheduleJob,
+)
+from engine.lifecycle import past_run_time
+from engine.limits import spec_problem
 from engine.model import CatchUp
 from engine.pools import pool_problem
 from engine.scenario.command_reader import CommandReader
 from engine.scenario.errors import Problems
 from engine.scenario.jobs import Definition, JobReader
+from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.schema import Reader
 from engine.scenario.vocabulary import VERBS
 from service.json_nodes import to_node
@@ -99,14 +111,24 @@ def with_field(
     engine: Engine, command: Command, args: Mapping[str, object], result: Result
 ) -> Result:
     """``result``, as a :class:`Refused` naming its field when the engine refused a ``schedule``
-    for a dependency or a pool it does not know.
+    for a dependency or a pool it does not know, or a ``modify`` of the schedule of a job that
+    others depend on.
 
     The readers cannot refuse these: a dependency may be created by an earlier input of the
-    same commit, and the pools are the engine's policy, so the engine judges them when the
-    input applies, after it is journaled. Which check refused is asked of the engine's own
-    checks again, not read from the message's wording: a refused command changes nothing, so
-    they answer as they did."""
-    if result.outcome is not Outcome.INVALID or not isinstance(command, ScheduleJob):
+    same commit, and the pools and a job's dependents are the engine's, so the engine judges
+    them when the input applies, after it is journaled. Which check refused is asked of the
+    engine's own checks again, not read from the message's wording: a refused command changes
+    nothing, so they answer as they did. (The engine's other refusals of a job's fields, its
+    limits and a run time already past, and on ``modify`` a field it cannot change, are the
+    readers' first: each reaches the engine only once the readers have passed it.)"""
+    if result.outcome is not Outcome.INVALID:
+        return result
+    if isinstance(command, ModifyJob):
+        path = _kept_schedule_path(engine, command, args)
+        return (
+            result if path is None else Refused(result.outcome, result.value, result.message, path)
+        )
+    if not isinstance(command, ScheduleJob):
         return result
     spec = command.spec
     if spec.depends_on and engine.dependencies.problem(spec) == result.message:
@@ -119,6 +141,33 @@ def with_field(
     else:
         return result
     return Refused(result.outcome, result.value, result.message, path)
+
+
+SCHEDULE_COMPANIONS = ("first", "timezone")
+"""Schedule keys that go with a schedule (``every``, ``cron``...) rather than being one."""
+
+
+def _kept_schedule_path(
+    engine: Engine, command: ModifyJob, args: Mapping[str, object]
+) -> str | None:
+    """The schedule's key when the engine refused ``command`` because others depend on the
+    job (:meth:`engine.lifecycle.Lifecycle.modify`); None when another check refused it.
+
+    That check is the last of the modify's INVALID ones and has no function of its own to ask
+    again: it refused when the change is the schedule's, the job has dependents, and each
+    check before it (a field it cannot change, the limits, a run time already past) passes."""
+    changes = dict(command.changes)
+    job = engine.jobs.get(command.job_id)
+    if job is None or not job.dependents or "schedule" not in changes:
+        return None
+    if set(changes) - MODIFIABLE_FIELDS:
+        return None
+    spec = dataclasses.replace(job.spec, **changes)
+    if spec_problem(spec) is not None or past_run_time(spec.schedule, engine.now) is not None:
+        return None
+    return next(
+        (key for key in SCHEDULE_KEYS if key in args and key not in SCHEDULE_COMPANIONS), None
+    )
 
 
 @dataclass(frozen=True, slots=True)

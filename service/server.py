@@ -112,10 +112,16 @@ def worker(db: str, name: str | None, slots: int, config_path: str | None, messa
 
 
 def elected_service(
-    db: str, config_path: str | None, speed: float, messages: TextIO, metrics: Metrics
-) -> LiveService:
+    db: str,
+    config_path: str | None,
+    speed: float,
+    messages: TextIO,
+    metrics: Metrics,
+    stop: threading.Event,
+) -> LiveService | None:
     """Wait to be the active scheduler, following the journal; then the service, taken over,
-    publishing its read model and inbox answers with every journal write."""
+    publishing its read model and inbox answers with every journal write. None if ``stop``
+    was set while standing by: the process then ends without having held the lock."""
     from service.read_model import ReadModel
     from service.roles.publish import Publication
     from service.roles.scheduler import Election
@@ -128,7 +134,10 @@ def elected_service(
     live.load_snapshot()
     messages.write("cronlapse serve: standby, following the journal until elected\n")
     messages.flush()
-    election.wait(live)
+    if not election.wait(live, stop.is_set):
+        election.close()
+        store.close()
+        return None
     messages.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
     messages.flush()
     read_model = ReadModel(live, metrics)
@@ -158,9 +167,44 @@ def serve(
         raise ServeError("--read-db is an option of --role api")
     if role == "api":
         return _serve_api(db, read_db, host, port, config_path, messages, metrics_public)
+    if role == "scheduler":
+        stop = threading.Event()
+        with _stops_recorded(stop):
+            return _serve_engine(
+                db, host, port, config_path, speed, messages, role, log, metrics_public, stop
+            )
+    return _serve_engine(db, host, port, config_path, speed, messages, role, log, metrics_public)
+
+
+STANDBY_STOPPED = (
+    "cronlapse serve: stopped while standing by: a standby holds no scheduler lock and has "
+    "journaled nothing, so there was nothing to flush\n"
+)
+
+
+def _serve_engine(
+    db: str,
+    host: str,
+    port: int,
+    config_path: str | None,
+    speed: float,
+    messages: TextIO,
+    role: str | None,
+    log: TextIO | None,
+    metrics_public: bool,
+    stop: threading.Event | None = None,
+) -> int:
+    """``serve`` with an engine in this process: without a role, or as a scheduler (once
+    elected; 0 at once if ``stop`` was set while it stood by)."""
     metrics = Metrics()
     if role == "scheduler":
-        live = elected_service(db, config_path, speed, messages, metrics)
+        assert stop is not None
+        elected = elected_service(db, config_path, speed, messages, metrics, stop)
+        if elected is None:
+            messages.write(STANDBY_STOPPED)
+            messages.flush()
+            return 0
+        live = elected
     else:
         live = open_service(db, config_path, speed)
     if log is not None:
@@ -178,7 +222,7 @@ def serve(
         _with_scheduler_tasks(app, api, db, messages)
     else:
         attach_deliveries(app, live, api.inputs)
-    return _run(app, host, port, announcement, messages)
+    return _run(app, host, port, announcement, messages, stop)
 
 
 def _token(db: str) -> Token:
@@ -194,10 +238,19 @@ def _how(token: Token) -> str:
     return f'-H "Authorization: Bearer $(cat {token.source})"'
 
 
-def _run(app: Starlette, host: str, port: int, announcement: str, messages: TextIO) -> int:
+def _run(
+    app: Starlette,
+    host: str,
+    port: int,
+    announcement: str,
+    messages: TextIO,
+    stop: threading.Event | None = None,
+) -> int:
     """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
     used to be announced, then refused). The exit status: 0 once a stop (SIGTERM, Ctrl-C) has
-    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed."""
+    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed. A ``stop`` already set
+    (a signal between the election and now) starts the server only to shut it down: the
+    elected scheduler's stop is the same clean one, its snapshot written."""
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
         sock = config.bind_socket()  # logs why and exits when the address cannot be bound
@@ -208,6 +261,8 @@ def _run(app: Starlette, host: str, port: int, announcement: str, messages: Text
     server = uvicorn.Server(config)
     shutdown = _Shutdown.watching(app)
     with _stopped_by_signals(server):
+        if stop is not None and stop.is_set():
+            server.should_exit = True
         server.run(sockets=[sock])
     if not server.started:
         raise ServeError(f"could not start on {host}:{port}")
@@ -245,6 +300,30 @@ def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
         server.should_exit = True
 
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def _stops_recorded(stop: threading.Event) -> Iterator[None]:
+    """Until uvicorn serves, SIGTERM and SIGINT only set ``stop``.
+
+    A standby scheduler (:func:`elected_service`) waits to be elected for as long as another
+    holds the lock, and by Python's handlers a supervisor's SIGTERM killed it (-15) and Ctrl-C
+    ended it as an interruption (130), though it holds nothing to flush. Recorded instead, the
+    wait returns at its next check and the process exits 0; a stop asked after the election
+    reaches :func:`_run`, whose server then stops as cleanly as on a signal while serving."""
+    if threading.current_thread() is not threading.main_thread():  # no signals there
+        yield
+        return
+
+    def record(_signal: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, record) for sig in STOP_SIGNALS}
     try:
         yield
     finally:

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, delete, insert, inspect, select
 from sqlalchemy.engine import Engine as SqlEngine
 
 from service.db import lock_schema
-from service.migrations import v001_journal, v002_dispatch, v003_inbox
+from service.migrations import v001_journal, v002_dispatch, v003_inbox, v004_worker_stopping
 from service.migrations.v001_journal import meta
 
 VERSION_KEY = "schema_version"
@@ -32,6 +32,7 @@ STEPS: tuple[Callable[[Connection], None], ...] = (
     v001_journal.upgrade,
     v002_dispatch.upgrade,
     v003_inbox.upgrade,
+    v004_worker_stopping.upgrade,
 )
 """Step n (from 1) takes the schema from version n-1 to version n."""
 LATEST = len(STEPS)

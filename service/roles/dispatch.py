@@ -14,7 +14,13 @@ they reach the workers within a round trip), or every ``ROUND_SECONDS``:
    that heartbeats again after being lost has them ``up``-ed; one whose heartbeat is older than
    ``LOST_AFTER`` seconds of the database's clock has them ``down``-ed: the engine marks the
    attempt it ran LOST and retries it at once on another slot, under the same idempotency key
-   (the run's), as the simulation models a crashed worker.
+   (the run's), as the simulation models a crashed worker;
+4. a worker process that says it is stopping (``workers.stopping``: SIGTERM, Ctrl-C) has its
+   slots ``drain``-ed instead: the engine assigns them nothing more and each goes down once its
+   attempt's outcome is journaled, so what the process runs is credited to it, once. When it
+   has finished it ends its heartbeat (:data:`~service.roles.worker.STOPPED`) and the slots
+   still up go down at once: an attempt assigned before the drain that it never claimed is
+   then retried elsewhere, never having run.
 
 Outcomes are journaled before the round's downs, so a worker that finished and then died is
 credited with its result rather than run again.
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.dialects.postgresql import insert
 
+from engine.model import Worker
 from service.config import NOOP
 from service.db import (
     DISPATCH_CHANNEL,
@@ -42,7 +49,8 @@ from service.db import (
 from service.executors import AttemptKey, Launch
 from service.inputs import Inputs
 from service.live import LiveService, is_local_slot
-from service.migrations.v002_dispatch import dispatch, workers
+from service.migrations.v002_dispatch import dispatch
+from service.migrations.v004_worker_stopping import workers
 from service.roles.wakeups import rounds
 from service.running import running_launches
 
@@ -57,8 +65,9 @@ class Seen:
     """What one round read from the database."""
 
     outcomes: dict[AttemptKey, bool]
-    processes: dict[str, tuple[int, bool]]
-    """Worker process name -> (its slots, whether its heartbeat is fresh)."""
+    processes: dict[str, tuple[int, bool, bool]]
+    """Worker process name -> (its slots, whether its heartbeat is fresh, whether it is
+    stopping)."""
 
 
 class Dispatcher:
@@ -90,11 +99,6 @@ class Dispatcher:
     async def round(self) -> None:
         remote = running_launches(self.live, local=False)
         engine = self.live.engine
-        slots = {
-            worker_id: worker.down
-            for worker_id, worker in engine.workers.items()
-            if not is_local_slot(worker_id)
-        }
         seen = await asyncio.to_thread(self._mirror, remote)
         reports = []
         for key, ok in seen.outcomes.items():
@@ -104,11 +108,18 @@ class Dispatcher:
                 reports.append(self.inputs.submit("complete", args | {"ok": ok}))
         await asyncio.gather(*reports)  # one group commit
         self.journaled.intersection_update(remote)
+        # The slots as of the outcomes just journaled: a draining slot whose attempt ended is
+        # down already, not one to take down again.
+        slots = {
+            worker_id: _slot_state(worker)
+            for worker_id, worker in engine.workers.items()
+            if not is_local_slot(worker_id)
+        }
         changes = []
-        for name, (count, fresh) in seen.processes.items():
+        for name, (count, fresh, stopping) in seen.processes.items():
             for number in range(1, count + 1):
                 slot = f"{name}/{number}"
-                verb = _slot_change(slot, slots.get(slot), fresh)
+                verb = _slot_change(slot, slots.get(slot), fresh, stopping)
                 if verb is not None:
                     changes.append((verb, slot))
         # A lost process's idle slots go down before its busy ones: the attempts the busy ones
@@ -145,7 +156,7 @@ class Dispatcher:
                 notify(conn, DISPATCH_CHANNEL)
             now = conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar()
             processes = {
-                row.name: (row.slots, float(now) - row.heartbeat < LOST_AFTER)
+                row.name: (row.slots, float(now) - row.heartbeat < LOST_AFTER, row.stopping)
                 for row in conn.execute(select(workers))
             }
         outcomes = {
@@ -156,14 +167,28 @@ class Dispatcher:
         return Seen(outcomes, processes)
 
 
-def _slot_change(slot: str, down: bool | None, fresh: bool) -> str | None:
-    """The verb that matches the engine's slot (``down``: None if unknown) to its process."""
-    if fresh and down is None:
+UP, DRAINING, DOWN = "up", "draining", "down"
+
+
+def _slot_state(worker: Worker) -> str:
+    if worker.down:
+        return DOWN
+    return DRAINING if worker.draining else UP
+
+
+def _slot_change(slot: str, state: str | None, fresh: bool, stopping: bool) -> str | None:
+    """The verb that matches the engine's slot (``state``: None if unknown) to its process."""
+    if stopping and fresh:  # finishing its attempts: no new ones, and not up again
+        return "drain" if state == UP else None
+    if fresh and state is None:
         return "register"
-    if fresh and down:
+    if fresh and state == DOWN:
         return "up"
-    if not fresh and down is False:
-        log.warning("worker slot %s stopped heartbeating: down", slot)
+    if not fresh and state in (UP, DRAINING):
+        if stopping:
+            log.info("worker slot %s handed back by its stopped process: down", slot)
+        else:
+            log.warning("worker slot %s stopped heartbeating: down", slot)
         return "down"
     return None
 

@@ -24,6 +24,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 
@@ -68,15 +69,25 @@ class Election:
             drain_fence(self.conn)
         return taken
 
-    def wait(self, live: LiveService) -> None:
+    def wait(self, live: LiveService, stopping: Callable[[], bool] = lambda: False) -> bool:
         """Follow the journal into ``live`` until elected (the rows committed meanwhile are
-        the caller's to replay: :meth:`LiveService.take_over`)."""
-        while not self.try_take():
+        the caller's to replay: :meth:`LiveService.take_over`); False, without the lock, once
+        ``stopping()`` says a stop was asked (checked before every try of the lock, so at most
+        ``RETRY_SECONDS`` after the ask: a standby asked to stop must not become active)."""
+        while not stopping():
+            if self.try_take():
+                self.conn.exec_driver_sql(f"UNLISTEN {JOURNAL_CHANNEL}")
+                self.conn.commit()
+                return True
             live.replay()
             for _ in self.listener.notifies(timeout=RETRY_SECONDS, stop_after=1):
                 pass
-        self.conn.exec_driver_sql(f"UNLISTEN {JOURNAL_CHANNEL}")
-        self.conn.commit()
+        return False
+
+    def close(self) -> None:
+        """End the election session (a standby's, holding no lock)."""
+        self.conn.close()
+        self.db.dispose()
 
     def alive(self) -> bool:
         try:

@@ -41,6 +41,21 @@ class WorkerProcess:
             assert time.monotonic() < deadline, self.log.read_text()
             time.sleep(0.05)
 
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` (SIGTERM, Ctrl-C's SIGINT) without waiting: a stop may take a while."""
+        assert self.process is not None
+        self.process.send_signal(sig)
+
+    def wait(self, timeout: float = 30) -> int:
+        """The process's exit status, once it has exited (killed if it is still running after
+        ``timeout`` seconds, which fails the caller)."""
+        assert self.process is not None
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)

@@ -142,6 +142,30 @@ def test_an_unknown_dependency_or_pool_is_422_naming_its_field(client: httpx.Cli
         assert client.get(f"/job/{body['id']}").status_code == 404
 
 
+def test_a_new_schedule_for_a_job_others_depend_on_is_422_naming_its_key(
+    client: httpx.Client,
+) -> None:
+    """The engine refuses it when the input applies (the dependents are its to know), with a
+    message alone: the 422 named no field. It names the schedule's key, as the readers name a
+    schedule they refuse; ``first`` and ``timezone`` go with that key rather than being it.
+    (The engine's other refusals of a job's fields, its limits, a run time already past and a
+    field it cannot modify, are the readers' first, each with its path.)"""
+    assert client.post("/job", json={"id": "up", "every": 3600}).status_code == 201
+    assert client.post("/job", json={"id": "down", "depends_on": ["up"]}).status_code == 201
+    message = "up keeps its schedule: down depend on it"
+    for body, path in (
+        ({"every": 60}, "every"),
+        ({"every": 60, "first": "+60", "priority": "high"}, "every"),
+        ({"cron": "0 3 * * *", "timezone": "Europe/Paris"}, "cron"),
+        ({"daily": "09:00"}, "daily"),
+        ({"at": "+600"}, "at"),
+    ):
+        answer = client.put("/job/up", json=body)
+        assert answer.status_code == 422, answer.text
+        assert answer.json() == {"message": message, "errors": [{"path": path, "message": message}]}
+    assert client.put("/job/up", json={"priority": "high"}).status_code == 204, "not its schedule"
+
+
 def test_a_numeric_id_is_answered_as_the_text_it_is_everywhere_else(
     client: httpx.Client,
 ) -> None:

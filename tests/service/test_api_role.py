@@ -62,6 +62,8 @@ def _writes(client: httpx.Client) -> list[tuple[int, str]]:
         ("POST", "/job", {"every": 60}),
         ("POST", "/job", {"id": "child", "every": 60, "depends_on": ["nightly", "ghost"]}),
         ("POST", "/job", {"id": "pooled", "every": 60, "pool": "gpu"}),
+        ("POST", "/job", {"id": "kid", "every": 60, "depends_on": ["nightly"]}),
+        ("PUT", "/job/nightly", {"every": 60}),
     ]
     for method, path, body in requests:
         answer = client.request(method, path, json=body)
@@ -94,9 +96,10 @@ def test_an_api_process_answers_as_the_scheduler_does(processes, tmp_path: Path)
             time.sleep(0.1)
     statuses = [status for status, _ in answered]
     wanted = (201, 409, 201, 422, 422, 201, 204, 204, 422, 404, 422, 204, 404, 409, 201, 422, 422)
-    assert statuses == list(wanted)
-    refused = [json.loads(text)["errors"] for _, text in answered[-2:]]
-    assert [error["path"] for errors in refused for error in errors] == ["depends_on[1]", "pool"]
+    assert statuses == [*wanted, 201, 422]
+    refused = [json.loads(text)["errors"] for status, text in answered[-4:] if status == 422]
+    paths = [error["path"] for errors in refused for error in errors]
+    assert paths == ["depends_on[1]", "pool", "every"], "the engine's refusals name their field"
     assert {job["id"] for job in got["jobs"]} >= {"nightly", "now"}
     assert "late" not in {job["id"] for job in got["jobs"]}
     assert got["each"]["now"]["runs"][0]["attempts"][0]["outcome"] == "succeeded"

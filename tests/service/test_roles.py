@@ -339,3 +339,98 @@ def test_the_api_answers_on_the_active_scheduler_only(processes) -> None:
     _wait_for(standby, "standby")
     with pytest.raises(httpx.HTTPError):
         httpx.get(standby.url + "/health", timeout=1.0)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_standby_stops_cleanly_on_a_signal(processes, sig: signal.Signals) -> None:
+    """A standby holds no lock and has journaled nothing: SIGTERM from a supervisor or Ctrl-C
+    is a clean stop (status 0, said on standard error), not a death by the signal (-15) nor
+    an interruption (130); the active scheduler goes on."""
+    group: Processes = processes("workers: 1\n")
+    active, standby = group.scheduler("a"), group.scheduler("b")
+    active.start()
+    standby.start(wait=False)
+    _wait_for(standby, "standby")
+    status = standby.stop(sig)
+    output = standby.output()
+    assert status == 0, f"exit status {status}:\n{output}"
+    assert "stopped while standing by" in output and "nothing to flush" in output, output
+    assert "interrupted" not in output and "Traceback" not in output, output
+    assert "elected scheduler" not in output, output
+    assert standby.stdout() == ""
+    with active.client() as client:
+        assert client.get("/health").status_code == 200
+
+
+HELD = (
+    'echo "$CRONLAPSE_JOB_ID $CRONLAPSE_ATTEMPT" >> DIR/held.txt; '
+    "while [ ! -e DIR/release ]; do sleep 0.05; done"
+)
+"""An executor that runs until the test creates ``release``."""
+
+
+def test_a_stopped_worker_finishes_its_runs_takes_no_more_and_exits_0(
+    processes, tmp_path: Path
+) -> None:
+    """SIGTERM asks a worker to stop: the scheduler drains its slots (no run is assigned to
+    them any more, so none is lost and retried), the attempt it is running finishes and is
+    credited to it, once, and then it exits with status 0."""
+    held = ["/bin/sh", "-c", HELD.replace("DIR", str(tmp_path))]
+    config = _config(tmp_path) + f"  held:\n    argv: {json.dumps(held)}\n"
+    group: Processes = processes(config)
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    stopped = group.worker("stopped")
+    stopped.wait_ready()
+    lines = tmp_path / "held.txt"
+    with scheduler.client() as client:
+        slots = lambda: {s["id"]: s["state"] for s in client.get("/workers").json()["workers"]}  # noqa: E731
+        assert client.post("/job", json={"id": "held", "run": "held"}).status_code == 201
+        _wait_until(lambda: lines.exists() and lines.read_text() == "held 1\n")
+        stopped.signal(signal.SIGTERM)
+        _wait_until(lambda: slots() == {"stopped/1": "draining", "stopped/2": "down"})
+        assert stopped.process is not None and stopped.process.poll() is None, "it drains"
+        assert client.post("/job", json={"id": "after", "run": "record"}).status_code == 201
+        group.worker("other").wait_ready()
+        _wait_until(lambda: client.get("/job/after").json()["status"] == "succeeded")
+        assert client.get("/job/held").json()["status"] == "running"
+        (tmp_path / "release").touch()
+        status = stopped.wait()
+        _wait_until(lambda: client.get("/job/held").json()["status"] == "succeeded")
+        held_attempts = client.get("/job/held").json()["runs"][0]["attempts"]
+        after_attempts = client.get("/job/after").json()["runs"][0]["attempts"]
+        assert slots()["stopped/1"] == "down" and slots()["stopped/2"] == "down"
+    log = stopped.log.read_text()
+    assert status == 0, f"exit status {status}:\n{log}"
+    assert "stopping" in log and "Traceback" not in log, log
+    assert stopped.stdout.read_text() == ""
+    assert lines.read_text() == "held 1\n", "the held run ran once"
+    assert [(a["attempt"], a["worker"], a["outcome"]) for a in held_attempts] == [
+        (1, "stopped/1", "succeeded")
+    ]
+    assert [(a["attempt"], a["worker"], a["outcome"]) for a in after_attempts] == [
+        (1, "other/1", "succeeded")
+    ], "no run was assigned to the stopping worker and lost"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_an_idle_worker_stops_at_once_with_status_0(
+    processes, tmp_path: Path, sig: signal.Signals
+) -> None:
+    """With nothing running, a stop hands the slots back at once: they are down without the
+    scheduler waiting out the heartbeat, and the process exits 0 (Ctrl-C included)."""
+    group: Processes = processes(_config(tmp_path))
+    scheduler = group.scheduler("a")
+    scheduler.start()
+    idle = group.worker("idle")
+    idle.wait_ready()
+    with scheduler.client() as client:
+        _wait_until(lambda: len(client.get("/workers").json()["workers"]) == SLOTS)
+        idle.signal(sig)
+        status = idle.wait()
+        log = idle.log.read_text()
+        assert status == 0, f"exit status {status}:\n{log}"
+        assert "Traceback" not in log and "interrupted" not in log, log
+        states = lambda: {s["state"] for s in client.get("/workers").json()["workers"]}  # noqa: E731
+        _wait_until(lambda: states() == {"down"})
+    assert "stopped heartbeating" not in scheduler.output(), "handed back, not taken for dead"
