@@ -12,30 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from tests.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 OUTAGE = str(SCENARIOS / "semantics" / "scheduler-outage.yaml")
 DST = str(SCENARIOS / "nightly-etl-dst.yaml")
 TEAM = str(SCENARIOS / "imports" / "team.crontab")
-
-Cli = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Cli:
-    """Run ``cronlapse ARGS`` in-process: its exit status, standard output and standard error."""
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as leaving:
-            status = int(leaving.code or 0)
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 # explain missed --window

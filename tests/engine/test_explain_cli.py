@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from engine.cli import main
 from engine.cli_explain import SUBCOMMANDS
 from tests.engine.explain_helpers import SCENARIOS, bundled, why
 
 DST = str(SCENARIOS / "nightly-etl-dst.yaml")
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    """Run ``cronlapse ARGS``: its exit status, standard output and standard error."""
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as exit_:
-            status = int(exit_.code or 0)
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 @pytest.mark.parametrize("tick", ["1560", "03:00", "2026-03-29T03:00"])

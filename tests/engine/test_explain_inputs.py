@@ -3,11 +3,8 @@ DST fold's rules as the engine applies them, times with their seconds, rules by 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from engine.cli import main
 from engine.clock import Clock
 from engine.explain.context import Context
 from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline, why
@@ -15,21 +12,6 @@ from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline,
 DST = str(SCENARIOS / "nightly-etl-dst.yaml")
 SERVICE = str(SCENARIOS / "seed-003-service.yaml")
 FORMS = "expected a tick (1560), +N or +2h from the start, a time of day (03:00) or an ISO time"
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
-    """Run ``cronlapse ARGS``: its exit status, standard output and standard error."""
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        try:
-            status = main(list(argv))
-        except SystemExit as exit_:
-            status = int(exit_.code or 0)
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 def refused(result: tuple[int, str, str]) -> str:
