@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import ClassVar
 
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from tui.model.session import LoadFailed, Session, empty_session, file_stamp, load_session
 from tui.screens.dashboard import DashboardScreen
@@ -25,6 +27,8 @@ LOOKING = (
     events.Resize,
 )
 """Input after which the user sees other rows (mouse moves do not count: they come in floods)."""
+TYPED = (events.Key, events.Paste)
+"""Input that goes to the focused widget, in the order typed (DashboardApp._send_keys)."""
 WATCH_SECONDS = 1.0
 """How often the file is checked for changes (the display never depends on this clock)."""
 
@@ -63,6 +67,13 @@ class DashboardApp(App[int]):
         self._initial = session
         self.dashboard: DashboardScreen
         self.failed: LoadFailed | None = None
+        self._keys: deque[events.Key | events.Paste] = deque()
+        """Keys (and pastes) received and not sent on yet: they go one at a time (_send_keys)."""
+        self._key_trip: DOMNode | None = None
+        """While a key sent on is being handled, the node it is being followed from."""
+        self._key_moved = False
+        """The key reached the app's bindings, or the focus moved, since the trip under way
+        began: what they set off is followed by another trip (_arrived)."""
 
     def on_mount(self) -> None:
         session = self._initial
@@ -87,34 +98,77 @@ class DashboardApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         """Input first brings the dashboard's views up to a jump that plays in the background:
-        what the user looks at is never older than the engine."""
+        what the user looks at is never older than the engine. Keys then wait their turn
+        (``_send_keys``)."""
         if isinstance(event, LOOKING) and not event.is_forwarded:
             self._catch_up()
-        if isinstance(event, events.Key) and event.is_forwarded and self._typed_ahead(event):
+        if isinstance(event, TYPED) and not event.is_forwarded:
+            self._keys.append(event)
+            await self._send_keys()
             return
+        if isinstance(event, events.Key):
+            self._key_moved = True  # its bindings run now: follow what they set off (_arrived)
         await super().on_event(event)
 
-    def _typed_ahead(self, key: events.Key) -> bool:
-        """Put a character typed right after ``/``, ``:``, ``g`` or ``o`` into the line that key
-        opened; True if it did.
+    @property
+    def keys_waiting(self) -> int:
+        """Keys received and not yet handled through (0 once the app has caught up with the
+        keyboard)."""
+        return len(self._keys) + (self._key_trip is not None)
 
-        Textual hands a key to the widget focused when the key arrives, so the keys typed or
-        pasted right behind the one that opens a line are queued to the table focused before.
-        Unhandled there, they come back up here, where the bindings would run them (``e``
-        exports, ``q`` quits). A character typed into the line itself never comes back: the
-        input takes it. The command line counts only while it has the focus: a click on a table
-        leaves it open, and the keys typed then are the table's."""
-        if not (key.is_printable and key.character):
-            return False
-        top = self.screen
-        if isinstance(top, PromptScreen):
-            line = top.input
-        elif isinstance(top, DashboardScreen) and top.focused is top.command_bar.input:
-            line = top.command_bar.input
-        else:
-            return False
-        line.insert_text_at_cursor(key.character)
-        return True
+    async def _send_keys(self) -> None:
+        """Hand the keys on one at a time, each once the one before and what it set off are done.
+
+        Textual sends a key to the widget focused when the key arrives, and runs its bindings
+        only when it has bubbled back up to the app, several queues later. Keys that arrive in
+        one burst (a paste, a fast typist, a busy machine) are all sent on before the first one
+        has acted: the keys behind ``g`` go to the table rather than the prompt ``g`` opens,
+        those behind a line's ``enter`` into the line it is closing, and in an open line a
+        character is typed before the ``backspace`` ahead of it has deleted anything. Sent one
+        at a time, each reaches the widget that has the focus once the keys before it are done,
+        as if typed slowly. A paste (one event for all its text) waits its turn the same way."""
+        if self._keys and self._key_trip is None:
+            key = self._keys.popleft()
+            start = self.focused or self.screen  # where App.on_event sends it (bindings aside)
+            self._key_trip, self._key_moved = start, False
+            await super().on_event(key)
+            self._follow(start)
+
+    def _follow(self, node: DOMNode) -> None:
+        """Go up from ``node`` to the app behind what was posted there, waiting at each node
+        until its queue is empty, then ``_arrived``. A node that takes no more messages (a
+        screen closing) is passed over."""
+        while node is not self:
+            if node.call_later(self._followed, node):
+                return
+            node = node.parent or self
+        self.call_later(self._arrived)
+
+    def _followed(self, node: DOMNode) -> None:
+        """On ``node``'s own loop: wait behind what it still has to handle (what the key set
+        off there: a character's ``Changed``, a ``Submitted`` turned into the line's own), else
+        go on up. Textual has no public way to ask: its loop may have taken the next message out
+        of the queue already, held as pending (peeking here could steal the closing sentinel).
+        A Textual without these (private) attributes counts as idle: keys then go on at once, as
+        Textual itself sends them, rather than waiting for ever."""
+        pending = getattr(node, "_pending_message", None)
+        queue = getattr(node, "_message_queue", None)
+        if pending is None and (queue is None or queue.empty()):
+            node = node.parent or self
+        self._follow(node)
+
+    async def _arrived(self) -> None:
+        """Where a trip up from the focused widget ends. The first carries the key up to the
+        app's bindings; what those set off (a line's ``Submitted``, which its owner closes it
+        on; a prompt pushed; a focus moved) is followed by the next trips, until one that began
+        after the bindings ran ends with the focus where it began: then the next key goes."""
+        now = self.focused or self.screen
+        if self._key_moved or now is not self._key_trip:
+            self._key_trip, self._key_moved = now, False
+            self._follow(now)
+            return
+        self._key_trip = None
+        await self._send_keys()
 
     async def run_action(self, action, default_namespace=None, namespaces=None) -> bool:
         """Every key's action, too, acts on views caught up with the jump (it may have played

@@ -162,8 +162,9 @@ class CommandBar(Vertical):
         self.set_class(mode == "filter", "-filter")
         self.add_class("-open")
         self._recall = len(self._history)
-        # Focused at once, not after the refresh ``focus()`` waits for: the keys typed right
-        # behind ``/`` or ``:`` are already on their way (see DashboardApp._typed_ahead).
+        # Focused at once, not after the refresh ``focus()`` waits for: the key typed right
+        # behind ``/`` or ``:`` goes where the focus is once this key is done (see
+        # DashboardApp._send_keys), and this way it is done one trip through the queues sooner.
         self.screen.set_focus(self.input)
 
     def close(self) -> None:
