@@ -1,5 +1,7 @@
 """The life of an attempt: started by a dispatch, ended by its duration, a report, a timeout or
-its worker's crash; then the occurrence succeeds, waits out a backoff for its retry, or fails.
+its worker's crash; then the occurrence succeeds, waits out a backoff for its retry, or fails. A
+run whose job has a ``run_timeout`` also fails, retries or not, once that long has passed since
+its first attempt started (Kubernetes' ``activeDeadlineSeconds``).
 
 Attempts are numbered from 1 per occurrence, never reused, and an occurrence has at most one
 running attempt: a report or a timer for any other attempt is stale and changes nothing.
@@ -62,6 +64,8 @@ class Attempts:
             engine.timers.add(now + occurrence.duration, ATTEMPT_END, payload)
         if occurrence.timeout is not None:
             engine.timers.add(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
+        if number == 1 and spec.run_timeout is not None:
+            engine.timers.add(now + spec.run_timeout, TimerKind.RUN_TIMEOUT, key)
         return number
 
     def complete(self, job_id: str, scheduled: int, attempt: int, succeeded: bool) -> Result:
@@ -106,14 +110,40 @@ class Attempts:
             occurrence = self._engine.occurrences[(job_id, scheduled)]
             self.end(occurrence, attempt, AttemptOutcome.TIMED_OUT)
 
+    def run_timeout_reached(self, job_id: str, scheduled: int) -> None:
+        """The run's ``run_timeout`` has passed since its first attempt started: a run not over
+        fails for good, its running attempt timed out, its retries unused. Kubernetes' Job
+        ``activeDeadlineSeconds`` "takes precedence over backoffLimit": once the Job has been
+        active that long its pods are terminated and it fails with ``DeadlineExceeded``."""
+        engine = self._engine
+        occurrence = engine.occurrences[(job_id, scheduled)]
+        if occurrence.state.is_final:
+            return  # over in time (or cancelled): the timer is stale
+        limit = engine.jobs[job_id].spec.run_timeout
+        attempt = occurrence.running_attempt
+        if attempt is not None:
+            self.end(occurrence, attempt, AttemptOutcome.TIMED_OUT, run_timeout=limit)
+            return
+        engine.journal.touch(occurrence)
+        occurrence.eligible_at = None  # it waited for its retry: it has none now
+        occurrence.retry_delay = None
+        self._fail(occurrence, limit)
+
     def backoff_ended(self, job_id: str, scheduled: int) -> None:
         engine = self._engine
         occurrence = engine.occurrences[(job_id, scheduled)]
         if occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == engine.now:
             engine.dispatcher.push_ready(occurrence)
 
-    def end(self, occurrence: Occurrence, attempt: Attempt, outcome: AttemptOutcome) -> None:
-        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence.
+    def end(
+        self,
+        occurrence: Occurrence,
+        attempt: Attempt,
+        outcome: AttemptOutcome,
+        run_timeout: int | None = None,
+    ) -> None:
+        """Close a running attempt, free its worker, then succeed, retry or fail the occurrence
+        (fail it, retries or not, when ``run_timeout`` says its run's time is up).
 
         The attempt's own event comes first, so a draining worker goes down after it."""
         engine = self._engine
@@ -147,13 +177,23 @@ class Attempts:
         elif notifies:
             timed_out = outcome is AttemptOutcome.TIMED_OUT
             outbox.notify(occurrence, NotifyOn.TIMED_OUT if timed_out else NotifyOn.FAILED)
-        if attempt.number < occurrence.max_attempts and not self._taken_back(outcome):
+        retries = attempt.number < occurrence.max_attempts and not self._taken_back(outcome)
+        if retries and run_timeout is None:
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
+        self._fail(occurrence, run_timeout)
+
+    def _fail(self, occurrence: Occurrence, run_timeout: int | None) -> None:
+        """The occurrence fails for good; ``run_timeout`` when its time ran out (the event says
+        so, since it may have had retries left)."""
+        engine = self._engine
+        job_id, scheduled = occurrence.key
+        job = engine.jobs[job_id]
         engine.store.set_state(occurrence, job, S.FAILED)
-        engine.log.add(ev.OccurrenceFailed, now, job_id, scheduled, attempt.number)
-        if notifies:
-            outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
+        attempts = len(occurrence.attempts)
+        engine.log.add(ev.OccurrenceFailed, engine.now, job_id, scheduled, attempts, run_timeout)
+        if job.spec.notify:
+            engine.notifications.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         if job.dependents:
             engine.dependencies.failed(job)
         if job.spec.overlap is not None:

@@ -260,11 +260,6 @@ class CronSchedule:
         return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key})"
 
 
-def calendar_clock(schedule: object) -> Clock | None:
-    """The clock, and so the zone, a calendar schedule is read in; None for another kind."""
-    return schedule.clock if isinstance(schedule, CronSchedule) else None
-
-
 _DAY_WORTH_SKIPPING = 4
 """Fires a day must have for counting to skip days like it: skipping a day starts cronsim
 anew, which costs about what walking four fires does."""

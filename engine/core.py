@@ -95,6 +95,7 @@ _ATTEMPT_END, _TIMEOUT, _BACKOFF_END = (
     TimerKind.BACKOFF_END,
 )
 _DEADLINE, _START_DEADLINE = TimerKind.DEADLINE, TimerKind.START_DEADLINE
+_RUN_TIMEOUT = TimerKind.RUN_TIMEOUT
 
 
 def _dispatch(engine: Engine, _: Dispatch) -> Result:
@@ -297,6 +298,8 @@ class Engine(JournaledPart):
                 self.deadlines.check(*payload)
             elif kind is _START_DEADLINE:
                 self.start_deadlines.check(*payload)
+            elif kind is _RUN_TIMEOUT:
+                attempts.run_timeout_reached(*payload)
             else:
                 self.notifications.try_delivery(payload)
         if self._auto:

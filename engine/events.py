@@ -80,9 +80,12 @@ class RetryScheduled(OccurrenceEvent):
 
 @value
 class OccurrenceFailed(OccurrenceEvent):
-    """Its last allowed attempt failed: a permanent failure."""
+    """Its last allowed attempt failed, or its time ran out: a permanent failure."""
 
     attempts: int
+    run_timeout: int | None = None
+    """Set when the run failed because its job's ``run_timeout`` passed from its first attempt's
+    start, whatever retries it had left (Kubernetes: the Job fails with ``DeadlineExceeded``)."""
 
 
 @value

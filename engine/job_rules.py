@@ -15,7 +15,10 @@ class Overlap(Enum):
     ``AllowAll`` set no rule."""
 
     FORBID = "Forbid"
-    """Kubernetes: the new run is skipped."""
+    """The new run is skipped: Kubernetes' documented one-line rule for ``Forbid``, and systemd's
+    rule for a unit still active. (Kubernetes' controller keeps the newest missed schedule for
+    when the active Job ends: that is :attr:`BUFFER_LATEST`, which ``cronlapse import k8s``
+    writes.)"""
     REPLACE = "Replace"
     """Kubernetes: the oldest active run is cancelled and the new one takes its place."""
     SKIP = "Skip"
@@ -24,6 +27,12 @@ class Overlap(Enum):
     """Temporal: the new run waits for a slot; while one waits, later ones are skipped."""
     BUFFER_ALL = "BufferAll"
     """Temporal: every new run waits for a slot, in order."""
+    BUFFER_LATEST = "BufferLatest"
+    """Kubernetes' ``Forbid`` as its CronJob controller (v2, since 1.21) runs it: while a Job is
+    active the controller does not advance ``lastScheduleTime``, so when the Job ends the most
+    recent missed schedule starts (within ``startingDeadlineSeconds``: the job's
+    ``start_deadline``) and the older ones never do. The new run waits for a slot; a newer one
+    takes its place. cronlapse's name: Kubernetes has none but ``Forbid``, which stays the skip."""
     CANCEL_OTHER = "CancelOther"
     """Temporal: as Replace (cancellation takes effect at once in cronlapse)."""
     TERMINATE_OTHER = "TerminateOther"

@@ -18,6 +18,8 @@ Why these numbers:
 - **failure_rate** is a probability, 0 to 1.
 - **max_active** is 1 to a million: a job with more runs active at once than that has no limit
   worth the name.
+- **run_timeout** is 1 to 10**12 ticks, as **timeout**: a run's limit, where timeout is an
+  attempt's.
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ MAX_ACTIVE = Limit(1, 10**6)
 """``max_active``: a job's active runs at once (its overlap rule's limit)."""
 START_DEADLINE = Limit(0, MAX_DURATION)
 """``start_deadline``: 0 lets a run start only at its own tick."""
+RUN_TIMEOUT = Limit(1, MAX_DURATION)
+"""``run_timeout``: ticks from a run's first attempt's start by which it must be over."""
 BACKFILL_RUNS = Limit(1, 10**6)
 """A backfill's ``max_runs``: the runs in its range it may take on (default 10,000)."""
 DEFAULT_BACKFILL_RUNS = 10_000
@@ -92,6 +96,7 @@ LIMITS: dict[str, Limit] = {
     "catch_up_window": CATCH_UP_WINDOW,
     "max_missed": MAX_MISSED,
     "start_deadline": START_DEADLINE,
+    "run_timeout": RUN_TIMEOUT,
 }
 """The limited job fields by the name a file and the command line give them."""
 
@@ -122,6 +127,8 @@ def spec_problem(spec: JobSpec) -> str | None:
         fields.append(("max_missed", MAX_MISSED, spec.max_missed))
     if spec.start_deadline is not None:
         fields.append(("start_deadline", START_DEADLINE, spec.start_deadline))
+    if spec.run_timeout is not None:
+        fields.append(("run_timeout", RUN_TIMEOUT, spec.run_timeout))
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
@@ -152,6 +159,7 @@ def _plainly_valid(spec: JobSpec) -> bool:
         and spec.catch_up_window is None
         and spec.max_missed is None
         and spec.start_deadline is None
+        and spec.run_timeout is None
     )
 
 

@@ -198,6 +198,10 @@ class JobSpec:
     start_deadline: int | None = None
     """Ticks after its scheduled tick by which a run must have started; one still waiting for a
     worker then expires (:mod:`engine.start_deadlines`)."""
+    run_timeout: int | None = None
+    """Ticks from its first attempt's start by which a run must be over, retries and backoffs
+    included: past them its running attempt is timed out and the run fails, its retries unused
+    (Kubernetes' ``activeDeadlineSeconds``: :mod:`engine.attempts`)."""
 
 
 @value
@@ -267,8 +271,8 @@ class Job:
     """The created runs without a record that its deletion or a cascade cancelled, as one range
     (each answers CANCELLED by arithmetic); a job's runs stop being created then, so one at most."""
     held: int | None = None
-    """Under a BufferOne rule: the scheduled tick of the run (a QUEUED record, not in the ready
-    queue) that waits for a slot."""
+    """Under a BufferOne or BufferLatest rule: the scheduled tick of the run (a QUEUED record,
+    not in the ready queue) that waits for a slot."""
     held_from: int | None = None
     """Under a BufferAll rule, while runs wait for a slot: the scheduled tick of the first (its
     ``OccurrenceHeld`` event). They stay implicit, from the cursor on, and are released one by

@@ -12,6 +12,9 @@ is at its limit is, by the rule's action:
   one is held is skipped;
 - held until a slot frees, all of them in order (BufferAll, max_active_runs): one
   ``OccurrenceHeld`` for the first, then each leaves the buffer with an ``OccurrenceReleased``;
+- held until a slot frees, the newest only (BufferLatest: Kubernetes' Forbid as its controller
+  runs it): ``OccurrenceHeld``; a newer run falling due takes the held one's place, which is
+  cancelled (reason ``replaced``); a held run past the job's ``start_deadline`` expires;
 - given the slot of the oldest active run (Replace, CancelOther, TerminateOther), which is
   cancelled (``OccurrenceCancelled``, reason ``replaced``), its running attempt terminated.
 
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING
 from engine import events as ev
 from engine.job_rules import Overlap
 from engine.model import Job, Occurrence, OccurrenceState
+from engine.policies import DispatchMode
 from engine.schedules import last_at_or_before
 
 if TYPE_CHECKING:
@@ -43,6 +47,7 @@ class Action(Enum):
     SKIP = "skip"
     BUFFER_ONE = "buffer_one"
     BUFFER_ALL = "buffer_all"
+    BUFFER_LATEST = "buffer_latest"
     REPLACE = "replace"
 
 
@@ -52,6 +57,7 @@ ACTIONS: dict[Overlap, Action] = {
     Overlap.BUFFER_ONE: Action.BUFFER_ONE,
     Overlap.BUFFER_ALL: Action.BUFFER_ALL,
     Overlap.MAX_ACTIVE_RUNS: Action.BUFFER_ALL,
+    Overlap.BUFFER_LATEST: Action.BUFFER_LATEST,
     Overlap.REPLACE: Action.REPLACE,
     Overlap.CANCEL_OTHER: Action.REPLACE,
     Overlap.TERMINATE_OTHER: Action.REPLACE,
@@ -80,8 +86,15 @@ class OverlapControl:
         action = ACTIONS[rule.policy]
         engine.journal.touch(job)
         while True:
-            if job.held is not None and self._promote_held(job, rule.limit):
-                continue
+            if job.held is not None:
+                if action is Action.BUFFER_LATEST and self._superseded(job):
+                    if job.next_due > cursors.created_limit(job):  # type: ignore[operator]
+                        cursors.wait_for_due(job)
+                        return  # it falls due later in this very tick, and takes the place then
+                    self._let_go_held(job, rule.policy)
+                    continue
+                if self._promote_held(job, rule.limit):
+                    continue
             if job.upstream_runs and not engine.run_dependencies.gate(job):
                 return  # the cursor run waits for an upstream run
             scheduled = job.next_due
@@ -98,16 +111,13 @@ class OverlapControl:
                     )
                 return  # off the due heap: the end of an active run releases the next
             elif action is Action.BUFFER_ONE and job.held is None:
-                engine.store.materialise(job, scheduled, S.QUEUED)
-                job.held = scheduled
-                cursors.advance(job)
-                engine.log.add(
-                    ev.OccurrenceHeld, engine.now, job.job_id, scheduled, rule.policy.value
-                )
+                self._hold(job, scheduled, rule.policy)
             elif self._skip_backlog(job, scheduled, action):
                 continue
             elif action is Action.REPLACE:
                 self._replace_oldest(job, rule.policy)
+            elif action is Action.BUFFER_LATEST:
+                self._hold(job, scheduled, rule.policy)  # the one held before was let go above
             else:
                 self._skip(job, scheduled, rule.policy)
 
@@ -115,6 +125,40 @@ class OverlapControl:
         """A run of ``job`` became final outside :meth:`release`: a slot may be free."""
         if job.spec.overlap is not None and not job.unmet_dependencies:
             self.release(job)
+
+    def _hold(self, job: Job, scheduled: int, policy: Overlap) -> None:
+        """The cursor run waits for a slot as a QUEUED record outside the ready queue."""
+        engine = self._engine
+        engine.store.materialise(job, scheduled, S.QUEUED)
+        job.held = scheduled
+        engine.cursors.advance(job)
+        engine.log.add(ev.OccurrenceHeld, engine.now, job.job_id, scheduled, policy.value)
+
+    def _superseded(self, job: Job) -> bool:
+        """Whether a run newer than the held one is due (BufferLatest), so that the held one must
+        give way: the cursor run was created, or falls due at this very tick under automatic
+        dispatch. Attempts end before runs fall due within a tick, and an active run that ends
+        at a schedule's tick leaves Kubernetes' next sync that schedule, the most recent one:
+        the run held before it never starts."""
+        engine = self._engine
+        due = job.next_due
+        if due is None:
+            return False
+        if due <= engine.cursors.created_limit(job):
+            return True
+        automatic = engine.policy.dispatch is DispatchMode.AUTO
+        return automatic and due <= engine.now and job.paused_through is None
+
+    def _let_go_held(self, job: Job, policy: Overlap) -> None:
+        """A newer run takes the held run's place (BufferLatest): the held run, which has a
+        record, is cancelled with reason ``replaced`` (one that expired meanwhile is only let
+        go). A skip would leave no record, and a held run answers QUEUED like BufferOne's."""
+        engine = self._engine
+        assert job.held is not None
+        occurrence = engine.occurrences[(job.job_id, job.held)]
+        job.held = None
+        if occurrence.state is S.QUEUED:
+            engine.lifecycle.replaced(occurrence, policy.value)
 
     def _promote_held(self, job: Job, limit: int) -> bool:
         """The held run takes a free slot (or is dropped, if it was cancelled meanwhile)."""
@@ -158,14 +202,15 @@ class OverlapControl:
         """Several runs due at once at the limit (a dispatch after a long wait under manual
         dispatch, a resume that catches up): those that can never run are skipped as one range
         (``OccurrencesSkipped``), not one by one: all of them, or all but the latest under
-        Replace (each would replace the one before). Whether it skipped any."""
+        Replace and BufferLatest (each would take the place of the one before). Whether it
+        skipped any."""
         engine = self._engine
         limit = engine.cursors.created_limit(job)
         second = job.first_fire(scheduled + 1)
         if second is None or second > limit:
             return False  # one run due: its own event
         through = limit
-        if action is Action.REPLACE:
+        if action is Action.REPLACE or action is Action.BUFFER_LATEST:
             latest = last_at_or_before(job.spec.schedule, limit, second)
             if latest is None or not job.fires_at(latest):
                 return False

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from engine.calendar import CronSchedule
 from engine.model import Job, OccurrenceState
-from engine.schedules import Every, Once, Schedule
+from engine.schedules import AnyOf, Every, Once, Repeating, Schedule
 from engine.values import value
 
 if TYPE_CHECKING:
@@ -135,6 +135,6 @@ def _fires(schedule: Schedule, low: int, high: int) -> int:
     if isinstance(schedule, Every):
         first = schedule.first_at_or_after(low)
         return 0 if first > high else (high - first) // schedule.interval + 1
-    if isinstance(schedule, CronSchedule):
+    if isinstance(schedule, CronSchedule | AnyOf | Repeating):
         return schedule.count_fire_ticks(low, high)
     raise TypeError(f"not a schedule kind the engine has: {schedule!r}")

@@ -8,6 +8,7 @@ monthly in a time zone) live in :mod:`engine.calendar` and follow the same proto
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
@@ -81,6 +82,76 @@ class Every:
 
     def describe(self) -> str:
         return f"every {self.interval} from {self.first}"
+
+
+@value
+class AnyOf:
+    """The union of ``parts``: fires where any of them fires, once. A systemd timer with several
+    triggers (two ``OnCalendar=`` lines, or one and ``OnBootSec=``) elapses at the earliest and
+    starts its one unit (systemd.timer(5)), so it is one job with this schedule, not a job per
+    trigger: two jobs would start two runs at an instant both fire, each with its own overlap
+    rule and its own catch-up."""
+
+    parts: tuple[Schedule, ...]
+
+    def first_at_or_after(self, tick: int) -> int | None:
+        found = [fire for part in self.parts if (fire := part.first_at_or_after(tick)) is not None]
+        return min(found, default=None)
+
+    def contains(self, tick: int) -> bool:
+        return any(part.contains(tick) for part in self.parts)
+
+    def fire_ticks(self, low: int, high: int) -> Iterator[int]:
+        previous = None
+        for tick in heapq.merge(*(part.fire_ticks(low, high) for part in self.parts)):
+            if tick != previous:  # parts that fire at one tick are one fire
+                previous = tick
+                yield tick
+
+    def count_fire_ticks(self, low: int, high: int) -> int:
+        """How many fire ticks in ``[low, high]``: a walk, since parts may share ticks."""
+        return sum(1 for _ in self.fire_ticks(low, high))
+
+    def describe(self) -> str:
+        return " or ".join(part.describe() for part in self.parts)
+
+
+@value
+class Repeating:
+    """``anchors``' fire ticks, and after each, again every ``interval`` ticks until the next
+    one: systemd's ``OnUnitActiveSec=`` counts from the unit's last start (systemd.timer(5)),
+    whichever trigger started it, so a calendar run restarts the count."""
+
+    anchors: Schedule
+    interval: int
+
+    def __post_init__(self) -> None:
+        if self.interval <= 0:
+            raise ValueError("The interval of a Repeating schedule must be positive")
+
+    def first_at_or_after(self, tick: int) -> int | None:
+        after = self.anchors.first_at_or_after(tick)
+        last = last_at_or_before(self.anchors, tick, 0)
+        if last is None:
+            return after
+        repeat = last + -(-(tick - last) // self.interval) * self.interval
+        return repeat if after is None else min(repeat, after)
+
+    def contains(self, tick: int) -> bool:
+        return tick >= 0 and self.first_at_or_after(tick) == tick
+
+    def fire_ticks(self, low: int, high: int) -> Iterator[int]:
+        tick = self.first_at_or_after(low)
+        while tick is not None and tick <= high:
+            yield tick
+            tick = self.first_at_or_after(tick + 1)
+
+    def count_fire_ticks(self, low: int, high: int) -> int:
+        """How many fire ticks in ``[low, high]``: a walk, one step a fire."""
+        return sum(1 for _ in self.fire_ticks(low, high))
+
+    def describe(self) -> str:
+        return f"{self.anchors.describe()}, then every {self.interval} after each run"
 
 
 def last_at_or_before(schedule: Schedule, tick: int, lower: int) -> int | None:

@@ -22,6 +22,10 @@ class TimerKind(IntEnum):
     START_DEADLINE = 5
     """A run's start deadline (``JobSpec.start_deadline``): checked before the tick's dispatch,
     after its attempts ended (a worker they free may not take an expired run)."""
+    RUN_TIMEOUT = 6
+    """A run's time limit (``JobSpec.run_timeout``), from its first attempt's start: after the
+    tick's attempts ended (one ending at that very tick is on time), before its dispatch (a
+    worker the run frees is taken in the same tick)."""
 
 
 class Timers(JournaledPart):

@@ -35,7 +35,8 @@ from engine.core import Engine
 from engine.model import Job, WorkerState
 from engine.policies import NotificationPolicy
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
-from engine.schedules import Every, Once
+from engine.schedule_clock import calendar_clock
+from engine.schedules import AnyOf, Every, Once, Repeating, Schedule
 from engine.targets import TargetError, parse_target
 from engine.yaml_text import flow
 from service.clock import ENGINE_CLOCK
@@ -279,6 +280,24 @@ def _to_come(job: Job) -> bool:
     return not job.deleted and job.next_due is not None
 
 
+def _calendar_keys(schedule: Schedule) -> dict[str, object]:
+    """A calendar schedule in a scenario's keys: ``cron`` (one expression or a list), with the
+    one more run a union holds (``first``) and a repeat after each run (``repeat``), as
+    :mod:`engine.scenario.schedule_keys` reads them."""
+    keys: dict[str, object] = {}
+    if isinstance(schedule, Repeating):
+        keys = _calendar_keys(schedule.anchors)
+        keys["repeat"] = schedule.interval
+        return keys
+    parts = schedule.parts if isinstance(schedule, AnyOf) else (schedule,)
+    crons = [part.expression for part in parts if isinstance(part, CronSchedule)]
+    keys["cron"] = crons[0] if len(crons) == 1 else crons
+    extra = [part.at for part in parts if isinstance(part, Once)]
+    if extra:
+        keys["first"] = extra[0]
+    return keys
+
+
 def _job_keys(job: Job, first: int | None, kept: set[str]) -> dict[str, object]:
     """The job's definition in a scenario's keys, its schedule read from ``first`` on (a
     finished job's: a one-time run there)."""
@@ -289,10 +308,11 @@ def _job_keys(job: Job, first: int | None, kept: set[str]) -> dict[str, object]:
         keys["at"] = first
     elif isinstance(schedule, Every):
         keys.update(every=schedule.interval, first=first)
-    elif isinstance(schedule, CronSchedule):
-        keys["cron"] = schedule.expression
-        if schedule.clock.zone.key != "UTC":
-            keys["timezone"] = schedule.clock.zone.key
+    elif isinstance(schedule, CronSchedule | AnyOf | Repeating):
+        keys.update(_calendar_keys(schedule))
+        clock = calendar_clock(schedule)
+        if clock is not None and clock.zone.key != "UTC":
+            keys["timezone"] = clock.zone.key
     if spec.priority:
         keys["priority"] = spec.priority
     if spec.max_attempts != 1:

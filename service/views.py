@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from itertools import takewhile
 
-from engine.calendar import calendar_clock
 from engine.core import Engine
 from engine.model import PRIORITY_LEVELS, Job
 from engine.queries import OccurrenceRow, implicit_front, occurrence_row, worker_rows
+from engine.schedule_clock import calendar_clock
 from engine.schedules import next_fire_times
 from engine.status_words import job_word, run_word
 from service.clock import ENGINE_CLOCK

@@ -40,6 +40,17 @@ def _limit(context: Context, job_id: str, scheduled: int, event: ev.AttemptTimed
     attempt = record.attempts[event.attempt - 1] if record is not None else None
     timeout = record.timeout if record is not None else job.spec.timeout
     started = attempt.started if attempt is not None else event.tick
+    limit = job.spec_for(scheduled).run_timeout
+    first = record.attempts[0].started if record is not None and record.attempts else started
+    if (
+        limit is not None
+        and event.tick == first + limit
+        and (timeout is None or started + timeout != event.tick)
+    ):
+        return (
+            f"the run's run_timeout: {limit} ticks from its first attempt's start at "
+            f"{first}, reached at {first} + {limit}"
+        )
     words = f"started at {started}, limit {timeout} ticks, reaped at {started} + {timeout}"
     if event.attempt in job.spec.hang_attempts:
         return words + " (this attempt was scripted to hang: only a timeout ends it)"

@@ -17,6 +17,7 @@ from engine.explain.backfill import pending_backfill
 from engine.explain.calendar_rule import calendar
 from engine.explain.cascade import cancellation
 from engine.explain.context import Context
+from engine.explain.failed import failed_for_good
 from engine.explain.faults import faults
 from engine.explain.forecast import RunEnd, next_creation, next_resume, next_start
 from engine.explain.holds import holds
@@ -26,8 +27,8 @@ from engine.explain.phases import phase_lines, phases
 from engine.explain.retry import retries
 from engine.explain.skipped import backfilled, skipped
 from engine.history import History
-from engine.model import AttemptOutcome, CancelReason, CatchUp, Occurrence, OccurrenceState
-from engine.policies import DispatchMode, OnTimeout
+from engine.model import CancelReason, CatchUp, Occurrence, OccurrenceState
+from engine.policies import DispatchMode
 
 S = OccurrenceState
 _WAITING = (S.QUEUED, S.BLOCKED, S.RETRY_PENDING)
@@ -84,19 +85,22 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
 def _failed_for_good(context: Context, record: Occurrence) -> Line:
     """That the run failed for good, and why its last failure was not retried: its attempts
     were used up, or the policy takes a timed-out run back without retrying it."""
-    engine = context.engine
-    last = record.attempts[-1]
-    lost = sum(1 for attempt in record.attempts if attempt.outcome is AttemptOutcome.LOST)
-    allowed = record.max_attempts - lost  # a lost attempt added one: it does not count
-    text = f"failed for good after {len(record.attempts)} attempt(s)"
-    if last.number < record.max_attempts and engine.policy.on_timeout is OnTimeout.NEXT_RUN:
+    why = failed_for_good(context.engine, record)
+    text = f"failed for good after {why.attempts} attempt(s)"
+    if why.run_timeout is not None:
+        limit = why.run_timeout
+        text += (
+            f": its run_timeout passed ({context.ticks(limit)} from its first attempt's start "
+            f"at {context.at(why.first_start)}), retries left or not"
+        )
+    elif why.taken_back:
         text += (
             ": it timed out, and the policy's on_timeout: next_run takes a timed-out run back "
-            f"without its retries (max_retries {allowed - 1})"
+            f"without its retries (max_retries {why.allowed - 1})"
         )
     else:
-        text += f": its last allowed attempt failed (max_attempts {allowed}"
-        text += f", and {lost} lost attempt(s) not counted)" if lost else ")"
+        text += f": its last allowed attempt failed (max_attempts {why.allowed}"
+        text += f", and {why.lost} lost attempt(s) not counted)" if why.lost else ")"
     return line(text, tag=Tag.WARN)
 
 

@@ -62,6 +62,12 @@ class CalendarError(ValueError):
         self.column = column
 
 
+class NoCronForm(CalendarError):
+    """An event systemd reads and runs but that no cron expression says (a year, seconds other
+    than ``:00``...): an importer lists its line as not imported, as it does a date that never
+    comes, rather than refusing the whole fleet for it."""
+
+
 @dataclass(frozen=True, slots=True)
 class CalendarEvent:
     """The sets an event matches; ``None`` is "any"."""
@@ -80,12 +86,12 @@ class CalendarEvent:
     def cron(self) -> str:
         """The five-field cron expression matching the same minutes (see the module docstring)."""
         if self.years is not None:
-            raise CalendarError(
+            raise NoCronForm(
                 f"a year ({_values(self.years)}) cannot be written as cron, which has no year "
                 "field: expected '*' for the year"
             )
         if self.seconds != frozenset({0}):
-            raise CalendarError(
+            raise NoCronForm(
                 f"seconds {_values(self.seconds)}: a scenario's tick is a minute, so expected "
                 "':00' seconds (or HH:MM)"
             )
@@ -108,7 +114,7 @@ class CalendarEvent:
                 return _field(self.days, 1, 31), "*"
             if self.days == frozenset({1}):
                 return "L", "*"
-            raise CalendarError(
+            raise NoCronForm(
                 "days counted from the month's end other than the last (~1) cannot be written as "
                 "cron: expected ~1, or a weekday with ~7/1 (the last such weekday)"
             )
@@ -120,7 +126,7 @@ class CalendarEvent:
         for week in range(1, 5):
             if not self.last_days and self.days == frozenset(range(week * 7 - 6, week * 7 + 1)):
                 return "*", ",".join(f"{day}#{week}" for day in weekdays)
-        raise CalendarError(
+        raise NoCronForm(
             "a weekday and a day of the month together must both match in systemd, which cron "
             "can only say for the n-th weekday: expected days 1..7, 8..14, 15..21, 22..28 or ~7/1"
         )

@@ -3,9 +3,11 @@
 What crontab(5) says a line is, and what cronlapse makes of it:
 
 - blank lines and ``#`` comments; a comment directly above an entry describes it and is kept;
-- ``NAME=value`` environment lines. ``CRON_TZ=zone`` sets the time zone of the entries after it
-  (cronie's rule); ``TZ=`` and the others are the commands' environment, recorded but not used
-  for the schedule (cron fires by its own zone whatever a command's ``TZ`` is);
+- ``NAME=value`` environment lines, NAME being anything without blanks or ``=`` (Vixie cron's
+  ``load_env``: ``MY-VAR=1`` is one). ``CRON_TZ=zone`` sets the time zone of the entries after
+  it (cronie's rule); the entries before any run in cron's own zone, the machine's. ``TZ=`` and
+  the others are the commands' environment, recorded but not used for the schedule (cron fires
+  by its own zone whatever a command's ``TZ`` is);
 - an entry: five time fields (or a nickname such as ``@daily``), then, in a system crontab, the
   user to run as, then the command (the rest of the line). ``@reboot`` fires at the daemon's
   start, which no schedule models: such entries are reported, not imported. Nor is an entry
@@ -13,7 +15,8 @@ What crontab(5) says a line is, and what cronlapse makes of it:
   the fleet lists it as not imported (:mod:`engine.importers.fleet`).
 
 Every problem names the file, the line and the column, and what was expected; a file with
-problems imports nothing.
+problems imports nothing. A directory is read as cron(8) reads ``/etc/cron.d``: its files in
+name order, without those whose names cron skips (:func:`crontab_files`).
 """
 
 from __future__ import annotations
@@ -24,10 +27,19 @@ from pathlib import Path
 
 from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
-from engine.digits import is_digits
 from engine.importers.files import ImportProblems, read_text
 
-_ENVIRONMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_ENVIRONMENT = re.compile(r"\s*([^\s=]+)\s*=\s*(.*?)\s*$")
+"""Vixie cron's ``load_env``, tried on every line before it is read as an entry: a name without
+blanks or ``=``, then ``=``. No entry matches: its first field holds no ``=`` and is followed by
+another field."""
+_CRON_D_NAME = re.compile(r"[A-Za-z0-9_-]+")
+"""The /etc/cron.d file names Debian's cron(8) reads (run-parts' rule); cronie reads more but
+also skips names ending in ``~``, ``.rpmsave``, ``.rpmorig`` or ``.rpmnew``, all outside it."""
+_SKIPPED_NAME = (
+    "cron does not read it: cron.d file names are letters, digits, _ and - only (Debian "
+    "cron(8); cronie skips names ending in ~, .rpmsave, .rpmorig and .rpmnew)"
+)
 _TIME_FIELDS = 5
 
 
@@ -67,6 +79,27 @@ def is_system_crontab(path: str) -> bool:
     return in_etc or resolved.parent.name == "cron.d"
 
 
+def crontab_files(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The crontabs to read for ``paths`` (a directory stands for its files, in name order),
+    and ``file: why`` for the files of a directory or of a ``cron.d`` directory that cron(8)
+    does not read (:data:`_CRON_D_NAME`): ``/etc/cron.d/*`` names ``backup~`` too."""
+    files: list[str] = []
+    skipped: list[str] = []
+    for path in paths:
+        given = Path(path)
+        if given.is_dir():
+            listed = [str(child) for child in sorted(given.iterdir()) if child.is_file()]
+        else:
+            listed = [path]
+        for file in listed:
+            in_directory = given.is_dir() or Path(file).parent.name == "cron.d"
+            if in_directory and not _CRON_D_NAME.fullmatch(Path(file).name):
+                skipped.append(f"{file}: {_SKIPPED_NAME}")
+            else:
+                files.append(file)
+    return files, skipped
+
+
 def read_crontab(path: str, system: bool | None = None) -> Crontab:
     """Read and check a crontab file; ``system`` (a user field) is guessed from its path."""
     text = read_text(path, "crontab")
@@ -89,7 +122,7 @@ def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> C
             continue
         description, comments = _description(comments), []
         variable = _ENVIRONMENT.match(raw)
-        if variable and not is_digits(line[0]) and not line.startswith(("*", "@")):
+        if variable:
             name, value = variable.group(1), _unquote(variable.group(2))
             crontab.environment[name] = value
             if name == "CRON_TZ":

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
-from engine.importers.crontab import Crontab, CrontabEntry, read_crontab
+from engine.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from engine.importers.files import ImportProblems
 from engine.importers.kubernetes import CronJob, read_manifest
 from engine.importers.scenario_text import Horizon, ImportedJob, job_lines, scenario_text
-from engine.importers.systemd import Timer, read_timer
+from engine.importers.systemd import Timer, TimerSchedule, read_timer
 from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
@@ -25,8 +25,11 @@ DEFAULT_FROM = "2026-01-05T00:00:00"
 
 KINDS = ("crontab", "k8s", "systemd")
 
-_LOCAL_ZONE_NOTE = (
+_SYSTEMD_NOTES = (
     "Timers without a zone in OnCalendar= run in the machine's zone: here, the clock's.",
+    "Drop-ins are read from NAME.timer.d/ and NAME.service.d/ next to each timer (and a "
+    "template's PREFIX@.service.d/); those in other unit directories (/etc/systemd/system, "
+    "/run/systemd/system) are not seen.",
 )
 
 
@@ -70,7 +73,10 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     :class:`ImportProblems` with every problem of every file."""
     problems: list[str] = []
     fleet = _Fleet()
-    for path in paths:
+    files = paths
+    if kind == "crontab":
+        files, fleet.skipped = crontab_files(paths)
+    for path in files:
         try:
             if kind == "crontab":
                 _add_crontab(fleet, read_crontab(path, options.system), options)
@@ -87,7 +93,7 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
         f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
         "One tick is a minute; every due run starts at once, so each job has a worker.",
         *fleet.header,
-        *(_LOCAL_ZONE_NOTE if kind == "systemd" else ()),
+        *(_SYSTEMD_NOTES if kind == "systemd" else ()),
         *(f"Not imported: {reason}" for reason in fleet.skipped),
     ]
     title = f"{kind} " + ", ".join(Path(path).name for path in paths)
@@ -130,15 +136,38 @@ def _load_problems(
     return ImportProblems(problems, usage)
 
 
+CRON_ZONE = "UTC"
+"""cron's own zone, the machine's, for entries with no ``CRON_TZ=`` before them: a crontab does
+not say it, so the import takes UTC (and the clock is in it unless every entry has one zone)."""
+
+
 def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
+    """The crontab's jobs, and a header line per zone saying which entries fire in it: an entry
+    before any ``CRON_TZ=`` keeps cron's own zone, not the one of the entries after it."""
     fleet.header += [
         f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
     ]
     fleet.skipped += crontab.skipped
+    lines: dict[str | None, list[int]] = {}
     for entry in crontab.entries:
         job = _crontab_job(crontab, entry, options.duration)
-        if _admit(fleet, job) and entry.timezone is not None:
-            fleet.zones.add(entry.timezone)
+        if _admit(fleet, job):
+            fleet.zones.add(entry.timezone or CRON_ZONE)
+            lines.setdefault(entry.timezone, []).append(entry.line)
+    for zone, numbers in lines.items():
+        which = (
+            f"line {numbers[0]} fires" if len(numbers) == 1 else f"lines {_listed(numbers)} fire"
+        )
+        why = (
+            f"CRON_TZ={zone}"
+            if zone is not None
+            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {CRON_ZONE}"
+        )
+        fleet.header.append(f"{crontab.path}: {which} in {zone or CRON_ZONE} ({why})")
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(str(number) for number in numbers)
 
 
 def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
@@ -186,18 +215,34 @@ def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
 
 KUBERNETES_MAX_MISSED = 100
 """The CronJob controller starts nothing after more than 100 missed schedules."""
+_FORBID_NOTE = (
+    "concurrencyPolicy: Forbid: overlap: BufferLatest, the newest schedule missed while a Job "
+    "is active starts when it ends",
+)
 
 
 def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
-    keys: dict[str, object] = {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+    keys: dict[str, object] = {}
+    if cronjob.every is not None:
+        # robfig/cron's @every counts from the CronJob's creation: the clock's start here.
+        keys |= {"every": cronjob.every, "first": cronjob.every}
+    else:
+        keys |= {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
     keys["duration"] = duration
     keys["max_retries"] = cronjob.max_retries
-    if cronjob.timeout_minutes is not None:
-        keys["timeout"] = cronjob.timeout_minutes
+    if cronjob.run_timeout_minutes is not None:
+        # activeDeadlineSeconds: the whole Job's limit, over backoffLimit (docs/semantics.md).
+        keys["run_timeout"] = cronjob.run_timeout_minutes
     if cronjob.images:
         keys["payload"] = " ".join(cronjob.images)
-    if cronjob.concurrency != "Allow":
-        keys["overlap"] = cronjob.concurrency
+    if cronjob.concurrency == "Forbid":
+        # The controller keeps the newest missed schedule for when the active Job ends, if
+        # still within startingDeadlineSeconds (docs/semantics.md, BufferLatest).
+        keys["overlap"] = "BufferLatest"
+        if cronjob.starting_deadline_minutes is not None:
+            keys["start_deadline"] = cronjob.starting_deadline_minutes
+    elif cronjob.concurrency == "Replace":
+        keys["overlap"] = "Replace"
     # The CronJob controller after missed schedules: the latest only, if within the starting
     # deadline, and none after more than 100 (docs/semantics.md).
     keys["catch_up"] = "latest"
@@ -208,6 +253,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     comments = [
         f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
         f"{str(cronjob.suspended).lower()})",
+        *(_FORBID_NOTE if cronjob.concurrency == "Forbid" else ()),
         *cronjob.notes,
     ]
     origin = f"{path}:{cronjob.line}: CronJob {cronjob.name}"
@@ -215,38 +261,84 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
 
 
 def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
+    """One job for the timer, whatever its triggers: systemd.timer(5) starts its one unit at the
+    earliest of them, so their union is its schedule (``cron`` as a list, with ``first`` for the
+    boot trigger and ``repeat`` for ``OnUnitActiveSec=``), under one overlap rule and one
+    catch-up. A job per trigger would start two runs where two fire together."""
     fleet.skipped += timer.skipped
-    for schedule in timer.schedules:
-        keys: dict[str, object] = {}
-        if schedule.cron is not None:
-            keys["cron"] = schedule.cron
-            if schedule.timezone is not None:
-                keys["timezone"] = schedule.timezone
-        elif schedule.every is not None:
-            keys |= {"every": schedule.every, "first": schedule.first}
+    calendars = [s for s in timer.schedules if s.cron is not None and _fires(fleet, timer, s)]
+    monotonic = next((s for s in timer.schedules if s.cron is None), None)
+    keys: dict[str, object] = {}
+    if calendars:
+        zone = calendars[0].timezone
+        for other in [s for s in calendars if s.timezone != zone]:
+            calendars.remove(other)
+            fleet.skipped.append(
+                f"{_where(other)}: {other.source}: not yet supported: a second zone in one "
+                f"timer (its other lines are in {zone or 'the machine zone'})"
+            )
+        crons = [s.cron for s in calendars]
+        keys["cron"] = crons[0] if len(crons) == 1 else crons
+        if zone is not None:
+            keys["timezone"] = zone
+            fleet.zones.add(zone)
+        if monotonic is not None and monotonic.first is not None:
+            keys["first"] = monotonic.first
+        if monotonic is not None and monotonic.every is not None:
+            keys["repeat"] = monotonic.every
+    elif monotonic is not None and monotonic.first is not None:
+        if monotonic.every is not None:
+            keys |= {"every": monotonic.every, "first": monotonic.first}
         else:
-            keys["at"] = schedule.first
-        keys["duration"] = options.duration
-        if timer.timeout_minutes is not None:
-            keys["timeout"] = timer.timeout_minutes
-        if timer.persistent:
-            keys["catch_up"] = "latest"
-        keys["overlap"] = "Forbid"  # a unit still active is not started again
-        if timer.command is not None:
-            keys["payload"] = timer.command
-        comments = [
-            *([timer.description] if timer.description else []),
-            f"{timer.path}:{schedule.line}: {schedule.source}",
-            *([f"runs as {timer.user}"] if timer.user else []),
-            *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
-            "overlap: Forbid: systemd does not start a unit that is still active",
-            *timer.notes,
-        ]
-        origin = f"{timer.path}:{schedule.line}: {schedule.source}"
-        if _admit(fleet, ImportedJob(timer.name, keys, tuple(comments), origin)) and (
-            schedule.cron is not None and schedule.timezone is not None
-        ):
-            fleet.zones.add(schedule.timezone)
+            keys["at"] = monotonic.first
+    else:
+        if monotonic is not None:  # its calendar lines never fire: nothing starts the unit
+            fleet.skipped.append(
+                f"{_where(monotonic)}: {monotonic.source}: never elapses: the OnCalendar= "
+                "lines it counts from are not imported, and nothing else starts the unit"
+            )
+        return
+    keys["duration"] = options.duration
+    if timer.timeout_minutes is not None:
+        keys["timeout"] = timer.timeout_minutes
+    if timer.persistent:
+        keys["catch_up"] = "latest"
+    keys["overlap"] = "Forbid"  # a unit still active is not started again
+    if timer.command is not None:
+        keys["payload"] = timer.command
+    triggers = [*calendars, *([monotonic] if monotonic is not None else [])]
+    comments = [
+        *([timer.description] if timer.description else []),
+        *(f"{_where(s)}: {s.source}" for s in triggers),
+        *(
+            ["one job: systemd starts the unit once at the earliest trigger"]
+            if len(triggers) > 1
+            else []
+        ),
+        *([f"runs as {timer.user}"] if timer.user else []),
+        *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+        "overlap: Forbid: systemd does not start a unit that is still active",
+        *timer.notes,
+    ]
+    origin = f"{_where(triggers[0])}: {triggers[0].source}"
+    fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
+
+
+def _where(schedule: TimerSchedule) -> str:
+    return f"{schedule.path}:{schedule.line}"
+
+
+def _fires(fleet: _Fleet, timer: Timer, schedule: TimerSchedule) -> bool:
+    """Whether an ``OnCalendar=`` line names a date there is; if not, it is listed as not
+    imported (see :func:`_admit`) and the timer's other triggers are kept."""
+    try:
+        parse_schedule_expression(schedule.cron or "")
+    except NeverFires as never:
+        fleet.skipped.append(f"{_where(schedule)}: {schedule.source}: never fires: {never}")
+        return False
+    except ScheduleError:
+        pass  # loading the scenario names it at its source (_load_problems)
+    return True
 
 
 _SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})

@@ -5,14 +5,21 @@ Deployment next to the CronJobs) are listed as not imported. Each CronJob's fiel
 Kubernetes documentation defines them (kubernetes.io, "CronJob"), map as follows; a field with no
 counterpart in cronlapse yet is reported by name, never dropped silently:
 
-- ``spec.schedule`` (cron, or a nickname such as ``@hourly``) and ``spec.timeZone``;
-- ``spec.suspend: true``: the job is paused from the start;
+- ``spec.schedule`` (cron, a nickname such as ``@hourly``, or ``@every DURATION``) and
+  ``spec.timeZone``, read as Kubernetes' parser reads them (robfig/cron v3's ``ParseStandard``):
+  what it refuses is refused (``L``, ``W``, ``#``, a day-of-week 7, a nickname in capitals), and
+  its rule for the two day fields is kept (:mod:`engine.importers.robfig`);
+- ``spec.suspend: true`` (or a YAML 1.1 boolean such as ``yes``, as the API server reads it): the
+  job is paused from the start;
 - ``spec.jobTemplate.spec.backoffLimit``: retries (Kubernetes' default is 6);
-- ``spec.jobTemplate.spec.activeDeadlineSeconds``: the run's timeout, in whole minutes (ticks);
-- ``spec.concurrencyPolicy``: ``overlap`` (Forbid, Replace); ``spec.startingDeadlineSeconds``:
-  ``catch_up_window`` in minutes, beside the controller's own rules (``catch_up: latest``,
-  ``max_missed: 100``); ``parallelism`` and ``completions`` above 1: reported (one pod per run
-  is modelled); the history limits only say how many finished Jobs are kept: noted.
+- ``spec.jobTemplate.spec.activeDeadlineSeconds``: the run's ``run_timeout``, in whole minutes
+  (ticks): the whole Job's limit from its start, which "takes precedence over backoffLimit";
+- ``spec.concurrencyPolicy``: ``overlap`` (Forbid as ``BufferLatest``, Replace);
+  ``spec.startingDeadlineSeconds``: ``catch_up_window`` in minutes, beside the controller's own
+  rules (``catch_up: latest``, ``max_missed: 100``), and under Forbid the held run's
+  ``start_deadline``; ``parallelism`` and ``completions`` above 1: reported (one pod per run
+  is modelled); the history limits only say how many finished Jobs are kept, and the pod's own
+  ``activeDeadlineSeconds`` and ``restartPolicy`` are not modelled: noted.
 """
 
 from __future__ import annotations
@@ -23,10 +30,18 @@ from dataclasses import dataclass, field
 from engine.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.clock import ClockError, parse_zone
 from engine.importers.files import ImportProblems, read_text
+from engine.importers.robfig import every_minutes, robfig_expression
 from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml_documents
 
 DEFAULT_BACKOFF_LIMIT = 6
+
+_YAML_1_1_BOOLEANS = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False),
+}
+"""What Kubernetes' YAML reader (go-yaml v2, YAML 1.1) takes for booleans beyond true and false,
+unquoted; cronlapse's own reader keeps YAML 1.2's two."""
 
 _SPEC_KEYS = frozenset(
     {
@@ -50,11 +65,13 @@ class CronJob:
     name: str
     namespace: str | None
     line: int
-    cron: str
+    cron: str | None
+    """None for ``@every``: see ``every``."""
     timezone: str | None
     suspended: bool
     max_retries: int
-    timeout_minutes: int | None
+    run_timeout_minutes: int | None
+    """``activeDeadlineSeconds``, rounded up to the scenario's minute ticks."""
     images: tuple[str, ...]
     notes: tuple[str, ...]
     """What was read but is not modelled, each naming its field."""
@@ -62,6 +79,8 @@ class CronJob:
     """``spec.concurrencyPolicy``: the scenario's ``overlap`` (Forbid, Replace) unless Allow."""
     starting_deadline_minutes: int | None = None
     """``spec.startingDeadlineSeconds`` rounded up to the scenario's minute ticks."""
+    every: int | None = None
+    """``@every DURATION``: its minutes, counted from the CronJob's creation."""
 
 
 @dataclass(slots=True)
@@ -144,9 +163,14 @@ class _Reader:
         if name is None or not isinstance(spec, Mapping):
             return None
         schedule_node = spec.get("schedule")
-        cron = self.schedule(schedule_node, spec)
+        cron, every = self.schedule(schedule_node, spec)
         timezone = self.timezone(spec.get("timeZone"))
         notes = []
+        if every is not None:
+            notes.append(
+                f"spec.schedule: {_text(schedule_node)}: every {every} minutes from the "
+                "CronJob's creation, taken as the scenario's start"
+            )
         policy = self.policy(spec.get("concurrencyPolicy"))
         starting = self.count(spec, "spec.startingDeadlineSeconds", None, 10**12)
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
@@ -167,10 +191,9 @@ class _Reader:
         for key in ("parallelism", "completions"):
             if (self.count(template, f"{job}.{key}", 1, 10**6) or 1) > 1:
                 notes.append(f"{job}.{key}: one pod per run is modelled")
-        suspended = _path(spec, "suspend")
-        if suspended is not None and not isinstance(_value(suspended), bool):
-            self.error(suspended, "expected true or false", "spec.suspend")
-        if cron is None:
+        notes += _pod_notes(_path(template, "template", "spec"))
+        suspended = self.suspended(spec.get("suspend"))
+        if cron is None and every is None:
             return None
         return CronJob(
             name=name,
@@ -178,36 +201,55 @@ class _Reader:
             line=node.pos.line,
             cron=cron,
             timezone=timezone,
-            suspended=_value(suspended) is True,
+            suspended=suspended,
             max_retries=retries if retries is not None else DEFAULT_BACKOFF_LIMIT,
-            timeout_minutes=None if deadline is None else max(1, math.ceil(deadline / 60)),
+            run_timeout_minutes=None if deadline is None else max(1, math.ceil(deadline / 60)),
             images=_images(template),
             notes=tuple(notes),
             concurrency=policy or "Allow",
             starting_deadline_minutes=None if starting is None else math.ceil(starting / 60),
+            every=every,
         )
 
-    def schedule(self, node: Node | None, spec: Mapping) -> str | None:
+    def suspended(self, node: Node | None) -> bool:
+        """``spec.suspend``: false when absent or null. The API server's YAML reader is YAML
+        1.1's, so an unquoted ``yes``, ``on``, ``y`` (``no``, ``off``, ``n``) is a boolean
+        there, and here too; a quoted ``'yes'`` is a string, which it refuses."""
+        if node is None or _null(node):
+            return False
+        value = _value(node)
+        if isinstance(node, Scalar) and node.plain and isinstance(value, str):
+            value = _YAML_1_1_BOOLEANS.get(value, value)
+        if not isinstance(value, bool):
+            self.error(node, "expected true or false", "spec.suspend")
+            return False
+        return value
+
+    def schedule(self, node: Node | None, spec: Mapping) -> tuple[str | None, int | None]:
+        """The cron expression, or the minutes of an ``@every``, as Kubernetes' parser reads
+        ``spec.schedule`` (robfig/cron v3's ``ParseStandard``); (None, None) when refused."""
         text = _text(node)
         if node is None or text is None:
             self.error(
                 node or spec, "expected a cron expression such as '0 3 * * *'", "spec.schedule"
             )
-            return None
+            return None, None
         if text.startswith(("TZ=", "CRON_TZ=")):
             self.error(
                 node,
                 "a time zone in the schedule is not supported: use spec.timeZone",
                 "spec.schedule",
             )
-            return None
+            return None, None
         try:
-            return parse_schedule_expression(text)
+            if text.startswith("@every "):
+                return None, every_minutes(text)
+            return parse_schedule_expression(robfig_expression(text)), None
         except NeverFires as never:
-            return never.expression  # never scheduled: the fleet lists it as not imported
+            return never.expression, None  # never scheduled: the fleet lists it as not imported
         except ScheduleError as error:
             self.error(node, f"spec.schedule: {error}")
-            return None
+            return None, None
 
     def timezone(self, node: Node | None) -> str | None:
         """``spec.timeZone``: None when absent or null (the controller's zone, UTC); a value
@@ -279,6 +321,26 @@ class _Reader:
             self.error(node, f"expected a whole number from 0 to {most:,}", field)
             return default
         return value
+
+
+def _pod_notes(pod: Node | None) -> list[str]:
+    """The pod template's settings that change how a Job runs, which cronlapse does not model:
+    reported by name rather than dropped."""
+    path = "spec.jobTemplate.spec.template.spec"
+    notes = []
+    if _get(pod, "activeDeadlineSeconds") is not None:
+        notes.append(
+            f"{path}.activeDeadlineSeconds: each pod's own time limit (the kubelet fails a pod "
+            "that runs longer, and the Job retries it within backoffLimit): not modelled"
+        )
+    restart = _get(pod, "restartPolicy")
+    if restart is not None:
+        notes.append(
+            f"{path}.restartPolicy: {_text(restart) or _shown(restart)}: Never starts a new pod "
+            "for each retry, OnFailure restarts the container in its pod; here each retry is an "
+            "attempt: not modelled"
+        )
+    return notes
 
 
 def _keys(node: Node | None) -> set[str]:

@@ -89,4 +89,7 @@ def unique_ids(names: Iterable[str]) -> list[str]:
 
 
 def _quote(value: object) -> str:
+    """A key's value in flow style: a list (a timer's ``cron:`` lines) item by item."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_quote(item) for item in value) + "]"
     return flow(value) if isinstance(value, str) else str(value)

@@ -4,31 +4,61 @@ What systemd.timer(5) says a timer is, and what cronlapse makes of it (each sett
 modelled is noted by name, never dropped silently):
 
 - ``OnCalendar=``: a calendar event (:mod:`engine.importers.calendar_event`), written as cron;
-  several lines are several schedules (one job each), and an empty one clears those before it;
+  several lines are several schedules (of one job), and an empty one clears those before it; an
+  event with no cron form (a year, seconds other than ``:00``) is listed as not imported;
 - ``OnBootSec=``, ``OnStartupSec=``, ``OnActiveSec=``: the first run, that long after tick 0 (the
   boot); ``OnUnitActiveSec=`` repeats it that long after each start (``every``), and
   ``OnUnitInactiveSec=`` that long after each end (``every`` = the span + the run's duration).
+  beside ``OnCalendar=``, ``OnUnit*Sec=`` counts from each calendar run too (a ``repeat``).
   A timer with only ``OnUnit*Sec=`` never starts a unit that was never active: not imported;
 - ``Persistent=true``: ``catch_up: latest`` (one run for the elapses missed while stopped);
 - ``RandomizedDelaySec=``: one delay per timer, drawn from the seed and the timer's name (as
   ``FixedRandomDelay=yes`` does), added to its schedule in whole minutes;
 - ``AccuracySec=``: noted (cronlapse starts on the minute; systemd anywhere in the window);
-- ``Unit=`` (else the service of the same name, next to the timer): its ``Description=`` (a
-  comment), ``ExecStart=`` (the payload), ``User=`` and ``RuntimeMaxSec=`` (the timeout).
+- ``Unit=`` (else the service of the same name, next to the timer; for an instance such as
+  ``report@daily.service`` with no file of its own, the template ``report@.service`` with ``%i``
+  the instance, as systemd.unit(5) instantiates it): its ``Description=`` (a comment),
+  ``ExecStart=`` (the payload), ``User=``, and the limit on a run its ``Type=`` obeys
+  (systemd.service(5): ``TimeoutStartSec=`` for ``Type=oneshot``, on which ``RuntimeMaxSec=``
+  has no effect; ``RuntimeMaxSec=`` for the other types) as the timeout.
+
+Drop-ins (systemd.unit(5)): ``NAME.timer.d/*.conf`` and ``NAME.service.d/*.conf`` next to the
+unit (and a template's ``PREFIX@.service.d/``) are read after it, in the lexical order of their
+file names, a later one overriding an earlier; ``OnCalendar=`` left empty in one clears the lines
+before it. Drop-ins in other unit directories (``/etc/systemd/system``...) are not seen.
+
+A timer with several triggers is one job (:func:`engine.importers.fleet.import_fleet` joins its
+schedules): systemd starts its one unit at the earliest of them.
+
+This module reads the ``.timer``; the service it starts is read by
+:mod:`engine.importers.systemd_service`, and both units' drop-ins are found by
+:mod:`engine.importers.drop_ins`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.clock import ClockError, parse_zone
-from engine.importers.calendar_event import EVENT_FORM, CalendarError, parse_calendar_event
+from engine.importers.calendar_event import (
+    EVENT_FORM,
+    CalendarError,
+    NoCronForm,
+    parse_calendar_event,
+)
+from engine.importers.drop_ins import find_drop_ins, note_drop_ins, read_drop_ins
 from engine.importers.files import ImportProblems, read_text
-from engine.importers.unit_file import Setting, parse_boolean, parse_timespan, parse_unit
+from engine.importers.systemd_service import add_service
+from engine.importers.unit_file import (
+    Setting,
+    parse_boolean,
+    parse_timespan,
+    parse_unit,
+    span_problem,
+)
 
 FIRST_KEYS = ("OnBootSec", "OnStartupSec", "OnActiveSec")
 REPEAT_KEYS = ("OnUnitActiveSec", "OnUnitInactiveSec")
@@ -39,13 +69,12 @@ _NOTED_KEYS = {
     "OnTimezoneChange": "zone changes are not modelled",
     "FixedRandomDelay": "cronlapse always draws one delay per timer (as if yes)",
 }
-_SERVICE_KEYS = ("Description", "ExecStart", "User", "RuntimeMaxSec")
-_UNIT_NAME = re.compile(r"[A-Za-z0-9:_.\\@-]+\.[a-z]+")
-"""systemd.unit(5)'s unit names: a name of those characters and a type suffix, no directory."""
 
 
 @dataclass(frozen=True, slots=True)
 class TimerSchedule:
+    path: str
+    """The file it is written in: the timer or one of its drop-ins."""
     line: int
     source: str
     """The setting as written (``OnCalendar=Mon..Fri 10:00``)."""
@@ -54,7 +83,8 @@ class TimerSchedule:
     every: int | None = None
     """Minutes between runs (monotonic timers)."""
     first: int | None = None
-    """Minute of the first run (monotonic timers)."""
+    """Minute of the first run (monotonic timers); None with ``every`` beside ``OnCalendar=``:
+    the repeat then starts from each calendar run."""
 
 
 @dataclass(slots=True)
@@ -72,11 +102,15 @@ class Timer:
 
 
 def read_timer(path: str, seed: int = 0, duration: int = 1) -> Timer:
-    """Read a ``.timer`` and the service it starts; ``seed`` draws ``RandomizedDelaySec=``,
-    ``duration`` (minutes a run takes) spaces ``OnUnitInactiveSec=`` runs."""
-    text = read_text(path, "systemd timer")
-    timer = parse_timer(text, path, seed, duration)
-    _add_service(timer, parse_unit(text, path))
+    """Read a ``.timer``, its drop-ins and the service it starts; ``seed`` draws
+    ``RandomizedDelaySec=``, ``duration`` (minutes a run takes) spaces ``OnUnitInactiveSec=``
+    runs."""
+    settings = parse_unit(read_text(path, "systemd timer"), path)
+    drop_ins = find_drop_ins(Path(path))
+    settings += read_drop_ins(drop_ins, "systemd timer drop-in")
+    timer = _Reader(path, seed, duration).timer(settings)
+    note_drop_ins(timer.notes, Path(path), drop_ins)
+    add_service(timer, settings)
     return timer
 
 
@@ -93,7 +127,7 @@ class _Reader:
         self.problems: list[str] = []
 
     def error(self, setting: Setting, message: str, offset: int = 0) -> None:
-        self.problems.append(f"{setting.where(self.path, offset)}: {setting.key}=: {message}")
+        self.problems.append(f"{setting.where(offset)}: {setting.key}=: {message}")
 
     def timer(self, settings: list[Setting]) -> Timer:
         timer = Timer(Path(self.path).name.removesuffix(".timer"), self.path)
@@ -109,7 +143,7 @@ class _Reader:
             elif setting.section != "Timer":
                 timer.notes.append(f"[{setting.section}] {key}=: not modelled")
             elif key == "OnCalendar":
-                calendar = [] if not setting.value else [*calendar, self.calendar(setting)]
+                calendar = [] if not setting.value else [*calendar, self.calendar(setting, timer)]
             elif key in FIRST_KEYS + REPEAT_KEYS:
                 self.monotonic(setting, monotonic)
             elif key == "Persistent":
@@ -124,7 +158,7 @@ class _Reader:
                 reason = _NOTED_KEYS.get(key, "unknown to cronlapse (systemd ignores unknown keys)")
                 timer.notes.append(f"{key}={setting.value}: {reason}")
         timer.schedules = [s for s in calendar if s.cron is not None]
-        self.add_monotonic(timer, monotonic)
+        self.add_monotonic(timer, monotonic, calendar)
         if not timer.schedules and not timer.skipped and not self.problems:
             self.problems.append(
                 f"{self.path}:1:1: expected OnCalendar= or OnBootSec=/OnActiveSec= in a [Timer] "
@@ -136,14 +170,19 @@ class _Reader:
             self.add_delay(timer, delay)
         return timer
 
-    def calendar(self, setting: Setting) -> TimerSchedule:
+    def calendar(self, setting: Setting, timer: Timer) -> TimerSchedule:
         source = f"OnCalendar={setting.value}"
+        unwritten = TimerSchedule(setting.path, setting.line, source)
         try:
             event = parse_calendar_event(setting.value)
             cron = event.cron()
+        except NoCronForm as error:
+            # systemd runs it: the line is listed, the timer's other triggers imported.
+            timer.skipped.append(f"{setting.path}:{setting.line}: {source}: {error}")
+            return unwritten
         except CalendarError as error:
             self.error(setting, f"{error}", error.column)
-            return TimerSchedule(setting.line, source)
+            return unwritten
         if event.timezone is not None:
             try:
                 parse_zone(event.timezone, "zone")
@@ -157,8 +196,8 @@ class _Reader:
                         "each part optional, such as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'UTC'"
                     )
                 self.error(setting, message, setting.value.rfind(event.timezone))
-                return TimerSchedule(setting.line, source)
-        return TimerSchedule(setting.line, source, cron, event.timezone)
+                return unwritten
+        return TimerSchedule(setting.path, setting.line, source, cron, event.timezone)
 
     def monotonic(self, setting: Setting, found: dict[str, tuple[Setting, int]]) -> None:
         if not setting.value:
@@ -170,19 +209,28 @@ class _Reader:
         elif seconds is not None:
             found[setting.key] = (setting, math.ceil(seconds / 60))
 
-    def add_monotonic(self, timer: Timer, found: dict[str, tuple[Setting, int]]) -> None:
+    def add_monotonic(
+        self, timer: Timer, found: dict[str, tuple[Setting, int]], calendar: list[TimerSchedule]
+    ) -> None:
+        """The monotonic triggers as one schedule: the first run and the repeat. Beside
+        ``OnCalendar=`` lines (any: one without a cron form still starts the unit in systemd),
+        a repeat alone counts from each calendar run (``first`` None)."""
         firsts = [found[key] for key in FIRST_KEYS if key in found]
         repeat = next((found[key] for key in REPEAT_KEYS if key in found), None)
         written = " ".join(f"{s.key}={s.value}" for s, _ in firsts + ([repeat] if repeat else []))
-        if repeat is not None and not firsts:
+        if repeat is not None and not firsts and not calendar:
             timer.skipped.append(
-                f"{self.path}:{repeat[0].line}: {repeat[0].key}= alone never elapses: systemd "
-                "counts from the unit's last start, and nothing starts it first"
+                f"{repeat[0].path}:{repeat[0].line}: {repeat[0].key}= alone never elapses: "
+                "systemd counts from the unit's last start, and nothing starts it first"
             )
             return
-        if not firsts:
+        if not firsts and repeat is None:
             return
-        first_setting, first = min(firsts, key=lambda pair: pair[1])
+        if firsts:
+            first_setting, first = min(firsts, key=lambda pair: pair[1])
+        else:
+            assert repeat is not None  # neither: returned above
+            first_setting, first = repeat[0], None
         if len(firsts) > 1:
             timer.notes.append(f"{written}: the earliest first run ({first} min) is kept")
         every = None
@@ -193,7 +241,9 @@ class _Reader:
                     f"{repeat[0].key}={repeat[0].value}: counted from each run's end, so every "
                     f"{every} min while runs take {self.duration} min"
                 )
-        timer.schedules.append(TimerSchedule(first_setting.line, written, every=every, first=first))
+        timer.schedules.append(
+            TimerSchedule(first_setting.path, first_setting.line, written, every=every, first=first)
+        )
 
     def add_delay(self, timer: Timer, setting: Setting) -> None:
         seconds = self.span(setting) or 0.0
@@ -236,7 +286,7 @@ class _Reader:
 
     def span(self, setting: Setting) -> float | None:
         seconds = parse_timespan(setting.value)
-        problem = _span_problem(seconds)
+        problem = span_problem(seconds)
         if problem is not None:
             self.error(setting, problem)
             return None
@@ -249,59 +299,7 @@ class _Reader:
         return value
 
 
-_MAX_SPAN_SECONDS = 1000 * 31_557_600
-"""A thousand years: longer spans are refused where they are written, before their minutes
-are counted (a span of 400 digits is infinite as a float)."""
-
-
-def _span_problem(seconds: float | None) -> str | None:
-    """What is wrong with a parsed time span, None if nothing."""
-    if seconds is None:
-        return "expected a time span such as 90, 5min or 1h 30min"
-    if seconds > _MAX_SPAN_SECONDS:
-        return "too long: expected a time span of at most 1000 years"
-    return None
-
-
 def _later(schedule: TimerSchedule, minutes: int, cron: str | None = None) -> TimerSchedule:
     if cron is not None:
-        return TimerSchedule(schedule.line, schedule.source, cron, schedule.timezone)
-    first = None if schedule.first is None else schedule.first + minutes
-    return TimerSchedule(schedule.line, schedule.source, every=schedule.every, first=first)
-
-
-def _add_service(timer: Timer, settings: list[Setting]) -> None:
-    """Fill in what the activated service says, if it is next to the timer."""
-    unit = next((s for s in settings if s.section == "Timer" and s.key == "Unit"), None)
-    if unit is not None and unit.value and not _UNIT_NAME.fullmatch(unit.value):
-        raise ImportProblems(
-            [
-                f"{unit.where(timer.path)}: Unit=: expected a unit name such as backup.service, "
-                f"got {unit.value!r}"
-            ]
-        )
-    path = Path(timer.path).with_name(
-        unit.value if unit and unit.value else f"{timer.name}.service"
-    )
-    if not path.is_file():
-        timer.notes.append(f"{path.name}: not found next to the timer; the job has no command")
-        return
-    service = parse_unit(read_text(str(path), "systemd service"), str(path))
-    values = {s.key: s for s in service if s.section in ("Unit", "Service")}
-    if "Description" in values:
-        timer.notes.insert(0, f"{path.name}: {values['Description'].value}")
-    if "ExecStart" in values:
-        timer.command = values["ExecStart"].value.lstrip("-@:+!")
-    if "User" in values:
-        timer.user = values["User"].value
-    if "RuntimeMaxSec" in values:
-        seconds = parse_timespan(values["RuntimeMaxSec"].value)
-        problem = _span_problem(seconds)
-        if seconds is None or problem is not None:
-            where = values["RuntimeMaxSec"].where(str(path))
-            raise ImportProblems([f"{where}: RuntimeMaxSec=: {problem}"])
-        timer.timeout_minutes = max(1, math.ceil(seconds / 60))
-    others = sorted({s.key for s in service if s.key not in _SERVICE_KEYS})
-    if others:
-        listed = ", ".join(f"{key}=" for key in others)
-        timer.notes.append(f"{path.name}: {listed}: not modelled")
+        return replace(schedule, cron=cron)
+    return replace(schedule, first=None if schedule.first is None else schedule.first + minutes)

@@ -3,6 +3,9 @@
 Comments start with ``#`` or ``;``; a line ending in a backslash continues on the next (joined
 with a space, as systemd does). Each setting keeps its line and the column of its value, so that
 an importer's messages can point at it.
+
+Time spans (systemd.time(7)) and booleans are read here too, as every unit type writes them;
+which files make up a unit (its drop-ins) is :mod:`engine.importers.drop_ins`'s job.
 """
 
 from __future__ import annotations
@@ -35,12 +38,14 @@ class Setting:
     section: str
     key: str
     value: str
+    path: str
+    """The file it is in: a unit's settings and its drop-ins' are read as one list."""
     line: int
     column: int
     """1-based column of the value."""
 
-    def where(self, path: str, offset: int = 0) -> str:
-        return f"{path}:{self.line}:{self.column + offset}"
+    def where(self, offset: int = 0) -> str:
+        return f"{self.path}:{self.line}:{self.column + offset}"
 
 
 def parse_unit(text: str, path: str) -> list[Setting]:
@@ -72,7 +77,7 @@ def parse_unit(text: str, path: str) -> list[Setting]:
             problems.append(f"{where}:1: expected a [Section] header before the first setting")
         else:
             column = len(key) + 2 + len(value) - len(value.lstrip())
-            settings.append(Setting(section, key.strip(), value.strip(), start + 1, column))
+            settings.append(Setting(section, key.strip(), value.strip(), path, start + 1, column))
     if problems:
         raise ImportProblems(problems)
     return settings
@@ -100,4 +105,18 @@ def parse_boolean(text: str) -> bool | None:
         return True
     if value in ("0", "no", "n", "false", "f", "off"):
         return False
+    return None
+
+
+MAX_SPAN_SECONDS = 1000 * 31_557_600
+"""A thousand years: longer spans are refused where they are written, before their minutes
+are counted (a span of 400 digits is infinite as a float)."""
+
+
+def span_problem(seconds: float | None) -> str | None:
+    """What is wrong with a parsed time span, None if nothing."""
+    if seconds is None:
+        return "expected a time span such as 90, 5min or 1h 30min"
+    if seconds > MAX_SPAN_SECONDS:
+        return "too long: expected a time span of at most 1000 years"
     return None

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from engine import commands as cmd
 from engine import limits
-from engine.calendar import calendar_clock
 from engine.clock import Clock
 from engine.model import BackfillOrder, CatchUp, Channel, NotifyOn
 from engine.scenario.checks import StatusQuery
@@ -25,6 +24,7 @@ from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.schema import Reader
 from engine.scenario.settings import values_of
 from engine.scenario.yaml_source import Node, Scalar
+from engine.schedule_clock import calendar_clock
 
 if TYPE_CHECKING:
     from engine.core import Engine

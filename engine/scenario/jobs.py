@@ -47,6 +47,7 @@ SETTING_KEYS = (
     "catch_up_window",
     "max_missed",
     "start_deadline",
+    "run_timeout",
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
@@ -136,6 +137,7 @@ class JobReader(ScheduleReader):
             "catch_up_window": lambda n, p: limited(n, p, limits.CATCH_UP_WINDOW),
             "max_missed": lambda n, p: limited(n, p, limits.MAX_MISSED),
             "start_deadline": lambda n, p: limited(n, p, limits.START_DEADLINE),
+            "run_timeout": lambda n, p: limited(n, p, limits.RUN_TIMEOUT),
         }
         """Each returns the value, None after reporting a problem, or _NULL for a null timeout."""
 

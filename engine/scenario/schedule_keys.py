@@ -1,6 +1,12 @@
 """Schedules and times, as every job-reading place writes them: ``at``, ``every`` (with ``first``),
 ``daily``, ``weekly``, ``monthly``, ``cron`` and the job's ``timezone``.
 
+``cron`` may be a list of expressions, fired where any fires (:class:`~engine.schedules.AnyOf`);
+beside it, ``first`` is one more run and ``repeat`` runs again that many ticks after each run until
+the next cron time (:class:`~engine.schedules.Repeating`). That is what a systemd timer with several
+triggers is (systemd.timer(5): it elapses at the earliest and starts its one unit), written so that
+``cronlapse import systemd`` makes one job of it.
+
 Times (``at``, ``first``) are ticks, ``+N``/``+2h`` from when the command runs, or, with the
 scenario's clock, a time of day or an ISO 8601 time (:mod:`engine.targets`, which the dashboard's
 go-to reads too). Calendar schedules are read in the clock's zone, or in the job's ``timezone``.
@@ -16,12 +22,22 @@ from engine.digits import is_digits
 from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import MAX_TICK, Reader
 from engine.scenario.settings import past_year_9999, strip_field
-from engine.scenario.yaml_source import Node, Scalar
-from engine.schedules import Every, Once, Schedule
+from engine.scenario.yaml_source import Node, Scalar, Sequence
+from engine.schedules import AnyOf, Every, Once, Repeating, Schedule
 from engine.targets import TargetError, is_relative, parse_target
 
-SCHEDULE_KEYS = ("at", "every", "first", "daily", "weekly", "monthly", "cron", "timezone")
-_COMPANIONS = ("first", "timezone")
+SCHEDULE_KEYS = (
+    "at",
+    "every",
+    "first",
+    "daily",
+    "weekly",
+    "monthly",
+    "cron",
+    "repeat",
+    "timezone",
+)
+_COMPANIONS = ("first", "repeat", "timezone")
 """Schedule keys that go with a schedule rather than being one."""
 _SHORT_FORMS = {
     "weekly": 'DAYS@HH:MM such as mon,fri@09:00, or {days: [mon, fri], at: "09:00"}',
@@ -47,10 +63,14 @@ class ScheduleReader:
         Times and calendars are read in ``zone`` (a modified job's own) when given, else in the
         scenario's clock; a ``timezone`` key overrides either."""
         given = [key for key in SCHEDULE_KEYS if key in fields and key not in _COMPANIONS]
-        if "first" in fields and given != ["every"]:
+        if "first" in fields and given not in (["every"], ["cron"]):
             self.reader.error(
-                fields["first"], path_key(path, "first"), "first only goes with every"
+                fields["first"], path_key(path, "first"), "first only goes with every or cron"
             )
+            return None
+        if "repeat" in fields and given != ["cron"]:
+            message = "repeat only goes with cron: again every N ticks after each run"
+            self.reader.error(fields["repeat"], path_key(path, "repeat"), message)
             return None
         if "timezone" in fields and not given:
             message = "timezone goes with a schedule: at, every, daily, weekly, monthly or cron"
@@ -80,7 +100,35 @@ class ScheduleReader:
             interval = self.reader.integer(node, key_path, 1, MAX_TICK)
             start = now if first is None else self.time(first, path_key(path, "first"), now, clock)
             return None if interval is None or start is None else Every(start, interval)
+        if key == "cron":
+            return self._cron(fields, path, now, clock)
         return self._calendar(key, node, key_path, clock)
+
+    def _cron(
+        self, fields: dict[str, Node], path: str, now: int, clock: Clock | None
+    ) -> Schedule | None:
+        """``cron``, one expression or a list, with its ``first`` and ``repeat``."""
+        node, cron_path = fields["cron"], path_key(path, "cron")
+        items = [(node, cron_path)]
+        if isinstance(node, Sequence):
+            items = [(item, path_index(cron_path, n)) for n, item in enumerate(node.items)]
+            if not items:
+                self.reader.error(node, cron_path, "expected at least one cron expression")
+                return None
+        parts = [self._calendar("cron", item, item_path, clock) for item, item_path in items]
+        if "first" in fields:
+            first = self.time(fields["first"], path_key(path, "first"), now, clock)
+            parts.append(None if first is None else Once(first))
+        repeat = None
+        if "repeat" in fields:
+            repeat = self.reader.integer(fields["repeat"], path_key(path, "repeat"), 1, MAX_TICK)
+            if repeat is None:
+                return None
+        read = [part for part in parts if part is not None]
+        if len(read) < len(parts):
+            return None
+        schedule = read[0] if len(read) == 1 else AnyOf(tuple(read))
+        return schedule if repeat is None else Repeating(schedule, repeat)
 
     def _zone(self, node: Node, path: str) -> Clock | None:
         """The scenario's clock read in the job's own ``timezone``."""

@@ -102,11 +102,12 @@ OPTIONS: dict[str, Option] = {
     for option in (
         Option("at", "T", f"once, at T: {_TIME}"),
         Option("every", "N", "every N ticks, from first (default: now)"),
-        Option("first", "T", "with every: the first run"),
+        Option("first", "T", "with every: the first run; with cron: one more run"),
         Option("daily", "HH:MM", "every day at HH:MM"),
         Option("weekly", "DAYS@HH:MM", "on days such as mon,fri at HH:MM"),
         Option("monthly", "DAY@HH:MM", "on day 1-31 or last of each month at HH:MM"),
         Option("cron", "'m h dom mon dow'", "a cron expression or @daily, @weekly..."),
+        Option("repeat", "N", "with cron: again every N ticks after each run, to the next"),
         Option("timezone", "ZONE", "the job's zone for its times (default: the clock's)"),
         Option(
             "priority",
@@ -118,6 +119,11 @@ OPTIONS: dict[str, Option] = {
         Option("max_attempts", "N", f"attempts per run: {limits.ATTEMPTS.expected}"),
         Option("max_retries", "N", f"retries per run: {limits.RETRIES.expected}"),
         Option("timeout", "T", "ticks before a running attempt times out, or none", ("none",)),
+        Option(
+            "run_timeout",
+            "T",
+            "ticks from a run's first start by which it must be over, retries included",
+        ),
         Option("payload", "S", "data for the job's code"),
         Option(
             "catch_up",

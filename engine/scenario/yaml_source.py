@@ -65,6 +65,9 @@ class Scalar:
     """The scalar as written (keys are compared by it, so ``1:`` is the key ``"1"``)."""
     poisoned: bool = False
     """A stand-in for something already reported (an alias, a bad tag): never report it again."""
+    plain: bool = True
+    """Written without quotes (nor as a block): what a YAML 1.1 reader, such as Kubernetes',
+    may take for another type (``yes`` a boolean) where a quoted ``'yes'`` stays a string."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +363,7 @@ class _Converter:
             return Scalar(None, pos, text, poisoned=True)
         try:
             if tag == _STR:
-                return Scalar(text, pos, text)
+                return Scalar(text, pos, text, plain=not node.style)  # libyaml: "", PyYAML: None
             if tag == _NULL:
                 return Scalar(None, pos, text)
             if tag == _BOOL and text.lower() in ("true", "false"):

@@ -113,6 +113,8 @@ EXTRAS = (
     {"depends_on": ("b", "c")},
     {"start_deadline": 2},
     {"start_deadline": 0, "catch_up": CatchUp.ALL},
+    {"run_timeout": 3, "fail_attempts": frozenset({1}), "max_attempts": 3},
+    {"run_timeout": 1, "hang_attempts": frozenset({1})},
 )
 """The rarer parts of a definition, a few combinations of them."""
 

@@ -3,11 +3,11 @@
 Each run picks a policy (dispatch order fifo/priority/aging, dispatch auto/manual, completion
 simulated/reported, retry backoff, notification outages) and a seed, then drives random commands:
 workers registered, taken down, brought up and drained; jobs scheduled with Once, Every and
-calendar (cron) schedules, priorities, durations, scripted failures and hangs, timeouts, failure
-rates, notification subscriptions and dependencies on one-time jobs; cancel, modify, delete, pause
-and resume; time advanced by small steps and by jumps of up to a billion ticks; with manual
-dispatch, dispatches; with reported completion, reports for the right and for wrong attempt
-numbers.
+calendar (cron) schedules, priorities, durations, scripted failures and hangs, timeouts, run time
+limits (``run_timeout``), failure rates, notification subscriptions and dependencies on one-time
+jobs; cancel, modify, delete, pause and resume; time advanced by small steps and by jumps of up
+to a billion ticks; with manual dispatch, dispatches; with reported completion, reports for the
+right and for wrong attempt numbers.
 
 After every step ``violations(engine)`` must be empty, and a rejected command must have changed
 nothing (``state_fingerprint``: every field of every record, the containers, the counters and
@@ -292,6 +292,7 @@ class EngineMachine(RuleBasedStateMachine):
             payload=draw(st.none() | st.text(max_size=3), label="payload"),
             notify=draw(subscriptions, label="notify"),
             catch_up=draw(st.sampled_from(CatchUp), label="catch up"),
+            run_timeout=draw(st.sampled_from((None, None, None, 2, 7)), label="run timeout"),
         )
 
     @rule(data=st.data())

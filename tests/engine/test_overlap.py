@@ -313,10 +313,13 @@ def test_a_limited_job_keeps_one_or_two_entries_on_the_due_heap() -> None:
     assert len(starts(engine)) == 1000
 
 
-@pytest.mark.parametrize("policy", [Overlap.FORBID, Overlap.BUFFER_ONE, Overlap.REPLACE])
+@pytest.mark.parametrize(
+    "policy", [Overlap.FORBID, Overlap.BUFFER_ONE, Overlap.REPLACE, Overlap.BUFFER_LATEST]
+)
 def test_many_runs_due_at_once_at_the_limit_are_skipped_as_one_range(policy) -> None:
     # Under manual dispatch a billion runs fall due before the next dispatch creates them:
-    # they are skipped as one range (all but the latest under Replace), not one by one.
+    # they are skipped as one range (all but the latest under Replace and BufferLatest), not
+    # one by one.
     engine = Engine(Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED))
     engine.apply(RegisterWorker("w1"))
     spec = JobSpec("j", Every(0, 1), overlap=OverlapRule(policy))
@@ -332,8 +335,79 @@ def test_many_runs_due_at_once_at_the_limit_are_skipped_as_one_range(policy) -> 
     elif policy is Overlap.BUFFER_ONE:
         assert ranges == [(1, 10**9)]
         assert engine.occurrence_state("j", 1) is S.QUEUED  # held
+    elif policy is Overlap.BUFFER_LATEST:
+        assert ranges == [(0, 10**9 - 1)]
+        assert engine.occurrence_state("j", 10**9) is S.QUEUED  # held: the newest
+        assert engine.occurrence_state("j", 0) is S.RUNNING
     else:
         assert ranges == [(0, 10**9)]
     assert engine.occurrence_state("j", 5) is None
     assert len(engine.log) < 20
     assert violations(engine) == []
+
+
+# ----------------------------- BufferLatest: Kubernetes' Forbid as the controller runs it
+
+
+def test_buffer_latest_holds_the_newest_run_and_starts_it_when_the_active_one_ends() -> None:
+    # Kubernetes' CronJob controller under Forbid: while a Job is active its lastScheduleTime
+    # stays put, so when the Job ends the newest missed schedule starts; the older ones never.
+    engine = fleet()
+    every_10_for_25(engine, OverlapRule(Overlap.BUFFER_LATEST))
+    run(engine, 100)
+    # 0 runs 0-25: 10 is held, then 20 takes its place; 20 runs 25-50. At 50 run 20 ends as
+    # 50 falls due: the newest schedule at 50 is 50 itself, which starts (40 never does).
+    assert starts(engine) == [(0, 0), (25, 20), (50, 50), (75, 70), (100, 100)]
+    assert [(e.tick, e.scheduled) for e in of(engine, ev.OccurrenceHeld)] == [
+        (10, 10),
+        (20, 20),
+        (30, 30),
+        (40, 40),
+        (60, 60),
+        (70, 70),
+        (80, 80),
+        (90, 90),
+    ]
+    replaced = of(engine, ev.OccurrenceCancelled)
+    assert [(e.tick, e.scheduled) for e in replaced] == [
+        (20, 10),
+        (40, 30),
+        (50, 40),
+        (70, 60),
+        (90, 80),
+        (100, 90),
+    ]
+    assert {(e.reason, e.cause) for e in replaced} == {(CancelReason.REPLACED, "BufferLatest")}
+    assert [(e.tick, e.scheduled) for e in of(engine, ev.OccurrenceReleased)] == [
+        (25, 20),
+        (75, 70),
+    ]
+    assert engine.occurrence_state("j", 90) is S.CANCELLED  # 100 took its place
+    assert engine.occurrence_state("j", 100) is S.RUNNING
+    assert of(engine, ev.AttemptTerminated) == []  # the active run is never touched
+
+
+@pytest.mark.parametrize(
+    ("deadline", "expected"), [(5, [0, 20, 50, 70, 100]), (3, [0, 30, 60, 90])]
+)
+def test_a_held_run_expires_at_the_jobs_start_deadline(deadline: int, expected: list[int]) -> None:
+    # startingDeadlineSeconds: the newest missed schedule starts only while it is no later than
+    # the deadline; past it the controller waits for the next schedule.
+    engine = fleet()
+    every_10_for_25(engine, OverlapRule(Overlap.BUFFER_LATEST), start_deadline=deadline)
+    run(engine, 100)
+    assert [scheduled for _, scheduled in starts(engine)] == expected
+    if deadline == 3:
+        expired = [(e.tick, e.scheduled) for e in of(engine, ev.RunExpired)]
+        assert expired == [(14, 10), (24, 20), (44, 40), (54, 50), (74, 70), (84, 80)]
+
+
+def test_buffer_latest_behind_a_long_run_keeps_one_run_waiting() -> None:
+    engine = fleet(workers=1)
+    spec = JobSpec("j", Every(0, 1), duration=1_000, overlap=OverlapRule(Overlap.BUFFER_LATEST))
+    assert engine.apply(ScheduleJob(spec)).accepted
+    run(engine, 999)
+    job = engine.jobs["j"]
+    assert job.held == 999 and len(job.open) == 2  # the running run and the newest one
+    run(engine, 1_000)
+    assert starts(engine)[-1] == (1_000, 1_000)

@@ -264,7 +264,7 @@ CASES = [
         jobs:
           - {id: a, at: 10, first: 5}
         """,
-        "s.yaml:4:28: jobs[0].first: first only goes with every",
+        "s.yaml:4:28: jobs[0].first: first only goes with every or cron",
         id="first without every",
     ),
     pytest.param(

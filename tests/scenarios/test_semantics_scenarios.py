@@ -109,7 +109,7 @@ def test_overlap_errors_name_the_key_and_what_was_expected() -> None:
         """
     ) == [
         "s.yaml:4:32: jobs[0].overlap: expected 'Allow', 'AllowAll', 'Forbid', 'Replace', "
-        "'Skip', 'BufferOne', 'BufferAll', 'CancelOther', 'TerminateOther' or "
+        "'Skip', 'BufferOne', 'BufferAll', 'BufferLatest', 'CancelOther', 'TerminateOther' or "
         "'max_active_runs', got 'Forbidd' (did you mean 'Forbid'?)",
         "s.yaml:5:51: jobs[1].max_active: overlap Allow runs without a limit: drop "
         "max_active: 2, or give a policy such as BufferAll or Forbid",

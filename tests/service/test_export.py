@@ -238,3 +238,29 @@ def test_an_input_the_engine_refused_after_it_was_journaled_is_exported_as_a_tes
     live.advance_clock()
     live.store.close()
     assert_reproduced(f"sqlite:///{db}", None)
+
+
+def test_a_job_of_several_triggers_is_exported_with_them(tmp_path: Path) -> None:
+    """A cron list, its one more run and its repeat (a systemd timer's triggers, which the
+    service accepts as a scenario does) were exported as no schedule at all: a one-time job."""
+    wall = Wall()
+    live = open_live(tmp_path / "s.db", wall, workers=2)
+    live.submit(
+        "schedule",
+        {"id": "t", "cron": ["*/7 * * * *", "*/5 * * * *"], "first": "+90", "repeat": 120},
+    )
+    live.submit("schedule", {"id": "other", "every": 45})
+    for _ in range(40):
+        wall.now += 17
+        live.advance_clock()
+        for job_id, scheduled in list(live.engine.by_state.get(OccurrenceState.RUNNING, ())):
+            attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+            assert attempt is not None
+            args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": True}
+            live.submit("complete", args)
+    live.store.close()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    stretch = export_stretch(url, "+300", None)
+    assert '"cron": ["*/7 * * * *", "*/5 * * * *"]' in stretch.text
+    assert '"repeat": 120' in stretch.text
+    assert_reproduced(url, "+300")

@@ -1,0 +1,21 @@
+"""Which clock, and so which time zone, a schedule is read in: a calendar schedule's own, a
+union's (its first calendar part's), none for ticks-only schedules. Apart from
+:mod:`engine.calendar` because unions (:mod:`engine.schedules`) hold calendar parts."""
+
+from __future__ import annotations
+
+from engine.calendar import CronSchedule
+from engine.clock import Clock
+from engine.schedules import AnyOf, Repeating
+
+
+def calendar_clock(schedule: object) -> Clock | None:
+    """The clock, and so the zone, a calendar schedule is read in (a union's: its first calendar
+    part's); None for another kind."""
+    if isinstance(schedule, CronSchedule):
+        return schedule.clock
+    if isinstance(schedule, Repeating):
+        return calendar_clock(schedule.anchors)
+    if isinstance(schedule, AnyOf):
+        return next(filter(None, map(calendar_clock, schedule.parts)), None)
+    return None
