@@ -158,6 +158,13 @@ def priority_name(priority: int) -> str:
     return str(priority)
 
 
+def priority_words(priority: int) -> str:
+    """A priority with its name, where it has one: ``2 (high)``, ``7``. The number is what
+    orders runs, the name what a job was given (a file's ``priority: high``, the API's)."""
+    name = priority_name(priority)
+    return str(priority) if name == str(priority) else f"{priority} ({name})"
+
+
 def latency_report(engine: Engine, worst: int = WORST_RUNS) -> LatencyReport:
     """Attribute the waiting of every run the engine has started so far (its log to ``now``)."""
     runs = attribute(engine)

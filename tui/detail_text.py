@@ -16,7 +16,9 @@ from rich.text import Text
 from engine import events as ev
 from engine.clock import Clock
 from engine.core import Engine
+from engine.latency import priority_words
 from engine.model import OccurrenceState
+from engine.policies import CompletionMode
 from engine.queries import count_implicit, implicit_front, job_view
 from tui.describe import detail as event_detail
 from tui.describe import event_style, event_word, subject
@@ -84,7 +86,7 @@ def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> Ren
         rows.append(("record", Text("implicit: due and waiting, nothing has touched it yet")))
     else:
         rows.append(("attempts", f"{len(record.attempts)} of {record.max_attempts}"))
-        rows.append(("priority", record.priority))
+        rows.append(("priority", priority_words(record.priority)))
         rows.append(("ready since", _at(clock, record.ready_since)))
         if state is S.RETRY_PENDING and record.eligible_at is not None:
             rows.append(("eligible at", _at(clock, record.eligible_at)))
@@ -122,10 +124,10 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
     spec = view.job.spec
     rows: list[tuple[str, Any]] = [
         ("schedule", spec.schedule.describe()),
-        ("priority", spec.priority),
+        ("priority", priority_words(spec.priority)),
         ("max attempts", spec.max_attempts),
-        ("duration", span(spec.duration, clock)),
-        ("timeout", "none" if spec.timeout is None else span(spec.timeout, clock)),
+        ("duration", _duration(engine, spec.duration, clock)),
+        ("timeout", _timeout(engine, spec.timeout, clock)),
     ]
     if spec.backoff is not None:
         backoff = spec.backoff
@@ -164,6 +166,25 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
     rows.append(("next fires", fires if view.next_fire_times else Text("none", style=DIM)))
     title = _title(f"Job {job_id}", Text(view.status, style=JOB_STATUS[view.status]))
     return Group(title, _fields(rows))
+
+
+def _duration(engine: Engine, duration: int, clock: Clock | None) -> Text:
+    """How long an attempt runs: the job's duration, unless attempts end when they are reported
+    (a live service's executors, a seed 000 script): then the duration is never used."""
+    if engine.policy.completion is CompletionMode.REPORTED:
+        return Text("set by the executor: an attempt ends when it reports", style=DIM)
+    return Text(span(duration, clock))
+
+
+def _timeout(engine: Engine, timeout: int | None, clock: Clock | None) -> Text:
+    """The limit an attempt runs under: the job's own, else the policy's default (seed 003's
+    five minutes, which a live service applies to every job that sets none)."""
+    if timeout is not None:
+        return Text(span(timeout, clock))
+    limit = engine.policy.execution_limit
+    if limit is None:
+        return Text("none")
+    return Text.assemble(span(limit, clock), (", the policy's default", DIM))
 
 
 def _once_style(engine: Engine, job_id: str):

@@ -37,6 +37,20 @@ class LiveDashboardApp(DashboardApp):
     def make_dashboard(self, session: Session) -> DashboardScreen:
         return LiveDashboardScreen(session, self.source, self.api, blink=self.blink)
 
+    def action_reload(self) -> None:
+        self.notify(
+            "nothing to reload: a live dashboard reads the service's journal as it grows "
+            "(end goes to the live head)",
+            timeout=4,
+        )
+
+    def action_open(self) -> None:
+        self.notify(
+            "o does not apply to a live service: open a file with `cronlapse tui FILE`",
+            timeout=4,
+            markup=False,
+        )
+
     def open_path(self, path: str | Path, keep_tick: bool = False) -> bool:
         """A live dashboard shows its one service: a file opens in a dashboard of its own."""
         self.notify(

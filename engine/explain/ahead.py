@@ -15,7 +15,8 @@ from collections.abc import Callable
 from engine.explain.busy_workers import attempt_end
 from engine.explain.context import Context
 from engine.explain.lines import Line, Tag, line
-from engine.model import PRIORITY_LEVELS, Job, OccurrenceState, WorkerState
+from engine.latency import priority_words
+from engine.model import Job, OccurrenceState, WorkerState
 from engine.policies import DispatchOrder
 from engine.ranges import RecordTicks, count_runs, implicit_range, runs_in
 from engine.ready_entry import Waiting
@@ -189,7 +190,7 @@ def _order_words(context: Context, entry: Waiting) -> str:
     if policy.order is DispatchOrder.PRIORITY:
         return (
             "higher priority first, then earlier ticks "
-            f"(its priority: {_priority_words(entry.priority)})"
+            f"(its priority: {priority_words(entry.priority)})"
         )
     waited = max(0, context.now - entry.ready_since)
     return (
@@ -199,15 +200,9 @@ def _order_words(context: Context, entry: Waiting) -> str:
     )
 
 
-def _priority_words(priority: int) -> str:
-    """A priority as a scenario names it: ``2 (high)``."""
-    name = next((name for name, level in PRIORITY_LEVELS.items() if level == priority), None)
-    return f"{priority} ({name})" if name is not None else str(priority)
-
-
 def _entry_words(context: Context, entry: Waiting) -> str:
     engine = context.engine
-    words = f"{entry.job_id}@{entry.scheduled} priority {_priority_words(entry.priority)}"
+    words = f"{entry.job_id}@{entry.scheduled} priority {priority_words(entry.priority)}"
     if engine.policy.order is DispatchOrder.AGING:
         words += f", aged {_aged(context, entry)}"
     deadline = engine.jobs[entry.job_id].spec.start_deadline

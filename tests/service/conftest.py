@@ -77,9 +77,11 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, wait: bool = True) -> None:
-        """Start the process; unless ``wait`` is false, wait until it answers ``/health``."""
-        self.port = free_port()
+    def start(self, wait: bool = True, port: int | None = None) -> None:
+        """Start the process (on ``port``, else a free one: a restart on the same port is the
+        same address for those who watch it); unless ``wait`` is false, wait until it answers
+        ``/health``."""
+        self.port = port or free_port()
         self.starts += 1
         env = {key: value for key, value in os.environ.items() if key != "CRONLAPSE_TOKEN"}
         if self.token is not None:

@@ -103,12 +103,15 @@ async def test_implicit_runs_show_as_one_row_per_job_with_the_count_behind() -> 
         occurrences = rows(screen.query_one("#occurrences"))
         assert occurrences[0].startswith("etl 0 Mon 00:00 QUEUED 0/1")
         report = [row for row in occurrences if row.startswith("report")]
-        assert report == ["report 2 Mon 00:02 QUEUED 0/1 0 3"]
+        assert report == ["report 2 Mon 00:02 QUEUED 0/1 low 3"]
         screen.seek(40)
         screen.apply(screen.navigator.apply(Dispatch())[1])
         etl = [row for row in rows(screen.query_one("#occurrences")) if row.startswith("etl")]
         # w2 came back at 14 (the scenario's timeline) and took etl@0; 20, 30, 40 wait behind 10
-        assert etl == ["etl 0 Mon 00:00 RUNNING 1/1 w2 1 40", "etl +3 10 Mon 00:10 QUEUED 0/1 1 30"]
+        assert etl == [
+            "etl 0 Mon 00:00 RUNNING 1/1 w2 medium 40",
+            "etl +3 10 Mon 00:10 QUEUED 0/1 medium 30",
+        ]
 
 
 def _waiting_behind_front(engine, job_id: str) -> int:
@@ -133,7 +136,7 @@ async def test_the_count_behind_a_front_row_is_the_query_apis_after_a_modify() -
         behind = _waiting_behind_front(screen.navigator.engine, "a")
         assert behind == 5, "a@0 waits in front of a@10 ... a@50"
         occurrences = rows(screen.query_one("#occurrences"))
-        assert occurrences == [f"a +{behind} 0 QUEUED 0/1 0 60"]
+        assert occurrences == [f"a +{behind} 0 QUEUED 0/1 low 60"]
 
 
 def test_the_detail_pane_counts_the_backlog_as_the_query_api_after_a_modify() -> None:

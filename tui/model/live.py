@@ -15,10 +15,18 @@ for a tick the history has already played (it was committed just after the clock
 history moves back before it, takes it, and comes back, and the views follow each move.
 
 The user's commands while rewound are the history's user branch: a local what-if, never sent.
+
+A service that stops. The head is projected from the clock because a running service journals
+what its engine does within milliseconds (a clock reading for each run due, timeout, backoff).
+When the service does not answer (:meth:`LiveSource.answered`, from the screen's ``/health``
+poll), or the journal stays silent past a tick at which the replay shows the engine had
+something to do (the heartbeat), the projection would be runs that never happen: the head goes
+back to the journal's last row and stays there until the service answers and journals again.
 """
 
 from __future__ import annotations
 
+import bisect
 import enum
 import logging
 import time
@@ -35,6 +43,9 @@ from tui.model.navigator import Change, Navigator
 
 log = logging.getLogger("cronlapse.tui")
 
+STALL_SECONDS = 3.0
+"""How long past a tick at which the service had something to do its journal may stay silent
+before the service counts as not responding (a running service journals within milliseconds)."""
 POLL_ROWS = 2_000
 """Rows read per poll: opening a long journal takes many polls, each a short slice of work."""
 
@@ -54,19 +65,38 @@ def service_engine() -> Engine:
     return Engine(SERVICE_POLICY)
 
 
+class LiveHistory(History):
+    """The service's history, whose end (the live head) may also move back."""
+
+    def hold(self, until: int) -> None:
+        """End the history at ``until``, at or after the current tick, forgetting what was
+        played past it: the head was projected there and the service did not get so far, so
+        no step may go back there."""
+        assert self.tick <= until, "move back before holding"
+        self.until = until
+        self._recording.forget_after(until)
+
+
 class LiveSource:
     """One service's journal as a growing history, and where the live head is."""
 
     def __init__(self, reader: JournalReader, wall: Callable[[], float] = time.time) -> None:
         self.reader = reader
         self.wall = wall
-        self.history = History(service_engine, (), until=0)
+        self.history = LiveHistory(service_engine, (), until=0)
         self.navigator = Navigator(self.history)
         self.seq = 0
         """The last journal row read."""
         self.total = reader.last_seq()
         """The journal's rows when it was opened (for the progress of the first read)."""
         self.last_row_tick = 0
+        self.first_tick: int | None = None
+        """The first row's tick: where the service's history starts (None: no row yet)."""
+        self.unanswered_since: int | None = None
+        """The service's tick when it stopped answering (None: it answers)."""
+        self.stalled_since: int | None = None
+        """The tick at which the service had something to do and journaled nothing since
+        (None: its journal keeps up); cleared by the next row."""
         self.skipped = 0
         """Rows that no longer read (logged and left out, as the service's replay does)."""
         self.following = True
@@ -77,9 +107,27 @@ class LiveSource:
 
     @property
     def head(self) -> int:
-        """The live tick: the service's clock now, never before the last row."""
-        clock = 0 if self.anchor is None else self.anchor.tick_at(self.wall())
-        return max(clock, self.last_row_tick)
+        """The live tick: the service's clock now, never before the last row; the last row
+        while the service does not respond (nothing says what it does meanwhile)."""
+        if self.seq and self.not_responding_since() is not None:
+            return self.last_row_tick
+        return max(self.clock(), self.last_row_tick)
+
+    def clock(self) -> int:
+        """The service's clock now, as it reads it (0 before it ever started)."""
+        return 0 if self.anchor is None else self.anchor.tick_at(self.wall())
+
+    def not_responding_since(self) -> int | None:
+        """The tick since which the service does not respond, if it does not."""
+        since = [tick for tick in (self.unanswered_since, self.stalled_since) if tick is not None]
+        return min(since, default=None)
+
+    def answered(self, answers: bool) -> None:
+        """Whether the service answered the last time it was asked."""
+        if answers:
+            self.unanswered_since = None
+        elif self.unanswered_since is None:
+            self.unanswered_since = self.clock()
 
     @property
     def loaded(self) -> float:
@@ -106,17 +154,47 @@ class LiveSource:
         self.anchor = self.reader.anchor()
         if rows:
             self.last_row_tick = max(self.last_row_tick, rows[-1].tick)
+            self.stalled_since = None  # the journal moves
         history = self.history
         history.until = max(history.until or 0, self.head)
         changes: list[Change] = []
         if rows:
             if self.seq == 0:  # the first rows: nothing happens before them, skip to them
+                self.first_tick = rows[0].tick
                 changes.append(self.navigator.seek(rows[0].tick - 1))
             start = self.navigator.tick
             self._take(rows, changes)
             if self.navigator.tick != start:
                 changes.append(self.navigator.seek(start))
+        if len(rows) < limit and self.stalled_since is None:  # caught up with the journal
+            self.stalled_since = self._unjournaled()
+        if self.head < history.until:  # type: ignore[operator]
+            self._hold(changes)
         return changes, len(rows)
+
+    def _unjournaled(self) -> int | None:
+        """The heartbeat: the first tick after the last row at which the replay shows the
+        engine had something to do, if the service's clock passed it ``STALL_SECONDS`` ago
+        and no row came (a running service journals a clock reading for it at once). Judged
+        on the real history only: a what-if's events are the user's."""
+        ticks = self.history.event_ticks
+        index = bisect.bisect_right(ticks, self.last_row_tick)
+        if self.anchor is None or self.history.user_commands or index == len(ticks):
+            return None
+        due = ticks[index]
+        return due if self.anchor.tick_at(self.wall() - STALL_SECONDS) > due else None
+
+    def _hold(self, changes: list[Change]) -> None:
+        """The service stopped responding after the head was projected past its last row:
+        back to the last row, and the history ends there. A what-if begun past it is dropped
+        (it was built on runs that did not happen)."""
+        head = self.head
+        user = self.history.user_commands
+        if user and user[-1].tick > head:
+            changes += self.drop_what_if()
+        if self.navigator.tick > head:
+            changes.append(self.navigator.seek(head))
+        self.history.hold(head)
 
     def _take(self, rows: list[Row], changes: list[Change]) -> None:
         batch: list[TimedCommand] = []

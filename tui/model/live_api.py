@@ -28,6 +28,9 @@ API_VERBS = ("schedule", "modify", "cancel", "delete")
 LOCAL_VERBS = ("status",)
 """Verbs that only read the state: answered on screen, at the head too."""
 TIMEOUT_SECONDS = 10.0
+HEALTH_TIMEOUT_SECONDS = 2.0
+"""How long ``GET /health`` may take before the service counts as not answering (a service
+that answers takes milliseconds; a stopped or wedged one never does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +108,40 @@ class ServiceApi:
         self.base_url = base_url.rstrip("/")
         self.token = token
 
+    def _headers(self) -> dict[str, str]:
+        return {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
+
+    async def health(self) -> str | None:
+        """None when the service answers ``GET /health`` (no token needed); else why not, in a
+        few words. Never raises."""
+        try:
+            async with httpx.AsyncClient(
+                base_url=self.base_url, timeout=HEALTH_TIMEOUT_SECONDS
+            ) as http:
+                answer = await http.get("/health")
+        except httpx.HTTPError as error:
+            return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return None if answer.is_success else f"GET /health: {answer.status_code}"
+
+    async def refusal(self) -> str | None:
+        """None when the service takes the token (an authorised read, the cheapest: one job);
+        else its answer, said at attach rather than at the first command. Never raises."""
+        request = ApiRequest("attach", "GET", "/jobs?limit=1")
+        try:
+            async with httpx.AsyncClient(
+                base_url=self.base_url, timeout=HEALTH_TIMEOUT_SECONDS
+            ) as http:
+                answer = await http.get("/jobs", params={"limit": 1}, headers=self._headers())
+        except httpx.HTTPError:
+            return None  # not answering at all: health says so
+        return None if answer.is_success else describe(request, answer)
+
     async def send(self, request: ApiRequest) -> tuple[bool, str]:
         """Send one request; ``(accepted, the API's code and message)``. Never raises."""
-        headers = {} if self.token is None else {"Authorization": f"Bearer {self.token}"}
         try:
             async with httpx.AsyncClient(base_url=self.base_url, timeout=TIMEOUT_SECONDS) as http:
                 answer = await http.request(
-                    request.method, request.path, json=request.body, headers=headers
+                    request.method, request.path, json=request.body, headers=self._headers()
                 )
         except httpx.HTTPError as error:
             reason = f"cannot reach the service at {self.base_url}: {error}"

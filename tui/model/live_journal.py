@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import create_engine, event, func, inspect, select
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -37,13 +37,22 @@ class JournalReader:
         self.url = url
         try:
             parsed = make_url(url)
+        except ArgumentError as error:
+            raise JournalUnreadable(f"{url}: cannot read a service journal: {error}") from None
+        shown = parsed.database if parsed.get_backend_name() == "sqlite" else None
+        shown = shown or parsed.render_as_string(hide_password=True)
+        try:
             if parsed.get_backend_name() == "sqlite":
                 self.db = _sqlite_read_only(parsed.database)
             else:
                 self.db = create_engine(url)
-            self.last_seq()  # the tables are there: this is a service's database
+            found = set(inspect(self.db).get_table_names())
         except (ArgumentError, SQLAlchemyError) as error:
-            raise JournalUnreadable(f"{url}: cannot read a service journal: {error}") from None
+            raise JournalUnreadable(
+                f"{shown}: cannot read a service journal: {_reason(error)}"
+            ) from None
+        if not {journal.name, meta.name} <= found:  # another program's database, or an empty one
+            raise JournalUnreadable(f"{shown}: not a cronlapse database (it has no journal)")
 
     def close(self) -> None:
         self.db.dispose()
@@ -68,6 +77,13 @@ class JournalReader:
         """The service's clock (wall time to ticks), as its last start wrote it."""
         text = self.meta(CLOCK_KEY)
         return None if text is None else Anchor.loads(text)
+
+
+def _reason(error: SQLAlchemyError | ArgumentError) -> str:
+    """The driver's own words (``file is not a database``), without the SQL text SQLAlchemy
+    wraps them in: the user gave a file, not a query."""
+    original = getattr(error, "orig", None)
+    return str(original if original is not None else error).splitlines()[0]
 
 
 def _sqlite_read_only(database: str | None) -> SqlEngine:

@@ -62,6 +62,9 @@ class Navigator:
 
     def __init__(self, history: History) -> None:
         self.history = history
+        self.start = 0
+        """The first tick to go to: 0, or where a live service's journal starts (its history
+        has nothing before, and tick 0 is 1970)."""
 
     @property
     def engine(self) -> Engine:
@@ -80,7 +83,7 @@ class Navigator:
         return self.seek(self._back_target(-count))
 
     def first(self) -> Change:
-        return self.seek(0)
+        return self.seek(self.start)
 
     def last(self) -> Change:
         """The last tick: ``until`` when the run has one, else its horizon (end_target)."""
@@ -97,7 +100,7 @@ class Navigator:
 
     def seek(self, tick: int) -> Change:
         history = self.history
-        tick = max(0, tick)
+        tick = max(self.start, tick)
         if history.until is not None:
             tick = min(tick, max(history.until, history.tick))
         if tick >= history.tick:
@@ -141,9 +144,10 @@ class Navigator:
         return Change(before, history.tick, list(engine.log[mark:]), forward=True)
 
     def _back_target(self, count: int) -> int:
-        """The tick ``count`` event ticks before the current one (0 when there are fewer)."""
+        """The tick ``count`` event ticks before the current one (the start when there are
+        fewer)."""
         ticks = self.history.event_ticks
         index = bisect.bisect_left(ticks, self.history.tick)
         if index - count < 0:
-            return 0
-        return ticks[index - count]
+            return self.start
+        return max(self.start, ticks[index - count])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import RenderableType
 from textual.binding import Binding
 from textual.containers import Container
 from textual.screen import Screen
@@ -241,6 +242,11 @@ class DashboardScreen(PlaybackMixin, Screen[None]):
             self.detail.show("worker", focused.cursor_key)
         lanes = self.query_one(TimelineView).lanes
         self.detail.redraw(self.navigator.engine, self.session.clock, lanes)
+
+    def help_notes(self) -> RenderableType | None:
+        """What the help says about this screen besides its keys and commands (None: nothing;
+        a live service's dashboard says where its commands go)."""
+        return None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``escape`` stops a jump, and is bound only while one plays."""

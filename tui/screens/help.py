@@ -84,6 +84,11 @@ class HelpScreen(ModalScreen[None]):
             title = Text("cronlapse: keys and commands", style="bold")
             title.append(f"   {CLOSE_HINT}", style="dim")
             yield Static(title, id="help-title")
+            # what the screen underneath adds (a live service's dashboard: where commands go)
+            dashboard = getattr(self.app, "dashboard", None)
+            notes = dashboard.help_notes() if dashboard is not None else None
+            if notes is not None:
+                yield Static(notes, id="help-notes")
             yield Static(keys_table(self.sections), id="help-keys")
             yield Static(
                 Text.assemble(

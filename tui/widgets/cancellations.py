@@ -1,4 +1,6 @@
-"""Cancelled and failed occurrences, with why: a cascade names the job that failed first.
+"""Cancelled and failed occurrences, with why: a cascade names the job that failed first, a run
+failed for good whether its retries ran out or the policy's on_timeout took it back without them
+(the reading the "why?" answer gives, :mod:`engine.explain.failed`).
 
 The pane is narrow beside the events (about 43 columns at 160): the tries (also in the detail
 pane) give way first, so that the cause shows with the job a cascade started from."""
@@ -9,6 +11,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
+from engine.explain.failed import failed_for_good
 from engine.model import CancelReason, OccurrenceState
 from engine.queries import cancelled_range
 from tui.cells import tick_text
@@ -55,7 +58,8 @@ class CancellationsTable(VirtualTable):
             reason = Text(
                 outcome.name.lower() if outcome is not None else "", style=style_of(outcome)
             )
-            cause_text = Text("retries exhausted", style=DIM)
+            cause = failed_for_good(engine, occurrence).short if occurrence.attempts else ""
+            cause_text = Text(cause, style=DIM)
         return [
             Text(key[0]),
             tick_text(key[1]),

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
+from engine.latency import priority_name
 from engine.model import OccurrenceState
 from engine.queries import count_implicit
 from tui.cells import number, tick_text, time_text
@@ -33,6 +34,7 @@ class OccurrencesTable(VirtualTable):
         Column("Try", 3, right=True),
         Column("Worker", 6),
         Column("Pri", 4, right=True),
+        # by name where it has one (``high``), as the latency screen and the API say it
         Column("Waited", 6, right=True),
     )
 
@@ -76,6 +78,6 @@ class OccurrencesTable(VirtualTable):
             state_text(state, STATE_LABELS.get(state)),
             Text(f"{tries}/{allowed}"),
             Text(worker),
-            number(priority),
+            Text(priority_name(priority)),
             number(waited),
         ]

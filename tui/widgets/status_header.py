@@ -37,7 +37,7 @@ class StatusHeader(Widget):
     fit, it gets shorter in steps: a compact time, no "cronlapse", a shorter jump progress, the
     name cut down to ``NAME_KEPT`` cells, no time, then the name cut further. The time goes
     after most of the name: in a scenario about a DST change the time of day is the point. The
-    play state and the speed always show.
+    play state and the speed always show, but at a live service's head, where nothing plays.
     """
 
     DEFAULT_CSS = "StatusHeader { height: 1; }"
@@ -60,8 +60,11 @@ class StatusHeader(Widget):
         progress: Progress | None = None,
         open_ended: bool = False,
         note_style: str = "yellow",
+        follows: bool = False,
     ) -> None:
-        """``open_ended``: ``last`` is a horizon that grows as the run plays (shown as ``N+``)."""
+        """``open_ended``: ``last`` is a horizon that grows as the run plays (shown as ``N+``).
+        ``follows``: the screen follows a live service's head, where nothing plays: the note
+        says so, without a play state or a speed."""
         state = (
             name,
             tick,
@@ -74,6 +77,7 @@ class StatusHeader(Widget):
             progress,
             open_ended,
             note_style,
+            follows,
         )
         if state != self._state:
             self._state = state
@@ -120,7 +124,9 @@ class StatusHeader(Widget):
 
     def _parts(self, brand: bool, time: str, long_progress: bool) -> tuple[Text, Text, Text]:
         """The name on the left, the tick and ``time`` in the middle, the state on the right."""
-        name, tick, last, _, _, playing, speed, note, progress, open_ended, note_style = self._state
+        name, tick, last, _, _, playing, speed, note, progress, open_ended, note_style, follows = (
+            self._state
+        )
         left = Text("cronlapse " if brand else "", style="bold")
         left.append(name, style="bold cyan")
         middle = Text("tick ", style="dim")
@@ -133,6 +139,8 @@ class StatusHeader(Widget):
             # narrow: a shorter label, so that how to stop it always shows
             right.append(f"» {progress.label(short=not long_progress)}", style="bold yellow")
             right.append("  esc stops", style="dim")
+        elif follows:
+            right.append(note, style=note_style)
         else:
             if note:
                 right.append(f"{note}  ", style=note_style)

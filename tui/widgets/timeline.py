@@ -33,6 +33,10 @@ LABEL = 8
 up to ``LABEL_MAX``, and longer ids are cut in the middle (:func:`tui.cells.fit`)."""
 LABEL_MAX = 17
 SCALES = (1, 2, 5, 10, 15, 30, 60, 120, 240, 480, 1440)
+LABEL_STEP = 10
+"""Columns from one ruler label to the next, when the labels fit in fewer (a space after each)."""
+LABEL_STEP_UNIT = 5
+"""Longer labels are spaced by a multiple of this, so that the ruler stays regular."""
 _IDLE = Style(color="grey35")
 _DOWN = Style(color="red", dim=True)
 _ENDS = {
@@ -200,21 +204,22 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         return Strip(segments).adjust_cell_length(width, base)
 
     def _axis(self, start: int, columns: int, width: int, base: Style) -> Strip:
-        """The ruler: ``|tick`` every ten columns and ``▼`` over the current tick. A label that
-        ``▼`` would fall inside is left out (one that starts there keeps its number: ``▼40``)."""
+        """The ruler: ``|tick`` every ten columns, or further apart when the ticks are longer
+        than that (a live service's are Unix times: ``|1796322900`` takes 11), and ``▼`` over
+        the current tick. Only whole labels are drawn: a label cut by the next one or by the
+        edge would name another tick. A label that ``▼`` would fall inside is left out (one that
+        starts there keeps its number: ``▼40``)."""
         cells = [" "] * columns
         now_column = -1
         if self.engine is not None:
             now_column = (self.engine.now - start) // self.scale
-        step = 10
+        widest = len(f"|{start + max(0, columns - 1) * self.scale}")
+        step = max(LABEL_STEP, -(-(widest + 1) // LABEL_STEP_UNIT) * LABEL_STEP_UNIT)
         for column in range(0, columns, step):
-            tick = start + column * self.scale
-            label = f"|{tick}"
-            if column < now_column < column + len(label):
+            label = f"|{start + column * self.scale}"
+            if column + len(label) > columns or column < now_column < column + len(label):
                 continue
-            for offset, char in enumerate(label):
-                if column + offset < columns:
-                    cells[column + offset] = char
+            cells[column : column + len(label)] = label
         if 0 <= now_column < columns:
             cells[now_column] = "▼"
         title = "tick"
