@@ -14,7 +14,7 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
 from typing import TextIO
 
@@ -292,19 +292,12 @@ def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
     exited with -15 (a failure to any supervisor) after a shutdown that went well. These are
     the handlers it finds: they only ask the server to stop, which also covers a signal that
     comes before uvicorn's own are in place, so the signal raised again ends nothing."""
-    if threading.current_thread() is not threading.main_thread():  # no signals there
-        yield
-        return
 
     def stop(_signal: int, _frame: FrameType | None) -> None:
         server.should_exit = True
 
-    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
-    try:
+    with _on_stop_signals(stop):
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
@@ -316,19 +309,27 @@ def _stops_recorded(stop: threading.Event) -> Iterator[None]:
     ended it as an interruption (130), though it holds nothing to flush. Recorded instead, the
     wait returns at its next check and the process exits 0; a stop asked after the election
     reaches :func:`_run`, whose server then stops as cleanly as on a signal while serving."""
-    if threading.current_thread() is not threading.main_thread():  # no signals there
-        yield
-        return
 
     def record(_signal: int, _frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, record) for sig in STOP_SIGNALS}
+    with _on_stop_signals(record):
+        yield
+
+
+@contextlib.contextmanager
+def _on_stop_signals(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT go to ``handler`` within the block, then to the handlers before it
+    (a thread that is not the main one gets no signals: nothing to do there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, before in previous.items():
+            signal.signal(sig, before)
 
 
 @dataclasses.dataclass

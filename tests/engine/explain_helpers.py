@@ -11,6 +11,21 @@ from engine.scenario.validate import parse_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
+PAUSED_WHILE_QUEUED = """
+scenario: paused while queued
+policy: {order: fifo}
+clock: {until: 40}
+workers: [w1]
+jobs:
+  - {id: hog, at: 0, duration: 10}
+  - {id: q, at: 1, duration: 2}
+timeline:
+  - {at: 3, pause: {job: q}}
+  - {at: 20, resume: {job: q}}
+"""
+"""A run queued before its job is paused, which still starts (a pause holds back only runs
+still to fall due)."""
+
 
 def bundled(name: str) -> Scenario:
     return load_scenario(str(SCENARIOS / name))

@@ -6,7 +6,7 @@ what the scenario's events show happens to that run.
 
 from __future__ import annotations
 
-from tests.engine.explain_helpers import bundled, inline, why
+from tests.engine.explain_helpers import PAUSED_WHILE_QUEUED, bundled, inline, why
 
 AT_THE_POOL = "semantics/pools-airflow.yaml"
 
@@ -51,21 +51,7 @@ def test_a_trigger_rule_says_what_it_waits_for_and_what_no_longer_holds_it() -> 
 
 
 def test_a_queued_run_of_a_paused_job_still_runs() -> None:
-    scenario = inline(
-        """
-scenario: paused while queued
-policy: {order: fifo}
-clock: {until: 40}
-workers: [w1]
-jobs:
-  - {id: hog, at: 0, duration: 10}
-  - {id: q, at: 1, duration: 2}
-timeline:
-  - {at: 3, pause: {job: q}}
-  - {at: 20, resume: {job: q}}
-"""
-    )
-    text = why(scenario, "q", 1, at=5)
+    text = why(inline(PAUSED_WHILE_QUEUED), "q", 1, at=5)
     assert "no run of it starts until it is resumed" not in text
     assert "its job is paused since tick 3" in text
     assert "this run was waiting already: a pause holds back only runs still to fall due" in text

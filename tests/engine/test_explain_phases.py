@@ -12,7 +12,7 @@ import pytest
 from engine.explain.context import Context
 from engine.explain.phases import phases
 from engine.model import OccurrenceState
-from tests.engine.explain_helpers import bundled, history_at, inline, why
+from tests.engine.explain_helpers import PAUSED_WHILE_QUEUED, bundled, history_at, inline, why
 from tests.engine.test_explain_attempts import PLAYED_TO_AN_END
 
 S = OccurrenceState
@@ -77,20 +77,6 @@ def test_the_phases_name_what_held_the_run(
     scenario = bundled(name)
     assert scenario.until is not None
     assert _phase_rows(why(scenario, job, scheduled, at=scenario.until)) == expected
-
-
-PAUSED_WHILE_QUEUED = """
-scenario: paused while queued
-policy: {order: fifo}
-clock: {until: 40}
-workers: [w1]
-jobs:
-  - {id: hog, at: 0, duration: 10}
-  - {id: q, at: 1, duration: 2}
-timeline:
-  - {at: 3, pause: {job: q}}
-  - {at: 20, resume: {job: q}}
-"""
 
 
 def test_a_pause_does_not_hold_a_run_created_before_it() -> None:
