@@ -20,6 +20,7 @@ from engine.calendar import CronSchedule
 from engine.explain.context import Context
 from engine.explain.lines import Line, line, section
 from engine.queries import job_view
+from engine.schedules import AnyOf, Repeating, Schedule
 
 
 def calendar(context: Context, job_id: str, scheduled: int) -> Line | None:
@@ -27,13 +28,39 @@ def calendar(context: Context, job_id: str, scheduled: int) -> Line | None:
     if job is None:
         return None
     schedule = job.spec_for(scheduled).schedule
-    if not isinstance(schedule, CronSchedule):
+    if not isinstance(schedule, CronSchedule | AnyOf | Repeating):
         return None
-    rows = [line(f"schedule: {schedule.describe()}"), dst_rule(schedule, scheduled)]
+    rows = [line(f"schedule: {schedule.describe()}")]
+    trigger, cron = _trigger(context, schedule, scheduled)
+    if trigger is not None:
+        rows.append(line(f"this run: {trigger}"))
+    if cron is not None:
+        rows.append(dst_rule(cron, scheduled))
     view = job_view(context.engine, job_id, fire_times=5)
     fires = [line(context.at(tick)) for tick in view.next_fire_times] if view else []
     rows.append(line("next fire times", *fires) if fires else line("no more fire times"))
     return section("Calendar", rows)
+
+
+def _trigger(
+    context: Context, schedule: Schedule, scheduled: int
+) -> tuple[str | None, CronSchedule | None]:
+    """Which of a schedule's triggers put a run at ``scheduled`` (None for a plain cron
+    schedule: its one), and the cron schedule whose daylight-saving rule applies to it, if one
+    did. A union fires where any part does; a repeat counts from the run before it."""
+    if isinstance(schedule, CronSchedule):
+        return None, schedule
+    if isinstance(schedule, Repeating):
+        if schedule.anchors.contains(scheduled):
+            return _trigger(context, schedule.anchors, scheduled)
+        before = scheduled - schedule.interval
+        return f"a repeat, {schedule.interval} ticks after its run at {context.at(before)}", None
+    if isinstance(schedule, AnyOf):
+        for part in schedule.parts:
+            if part.contains(scheduled):
+                words = _trigger(context, part, scheduled)[0] or f"its trigger {part.describe()}"
+                return words, part if isinstance(part, CronSchedule) else None
+    return None, None
 
 
 def dst_rule(schedule: CronSchedule, scheduled: int) -> Line:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.explain_helpers import bundled, why
+from tests.engine.explain_helpers import bundled, inline, why
 
 OUTAGE = "notification-outage.yaml"
 
@@ -55,3 +55,23 @@ def test_a_run_a_backfill_is_still_to_create_says_so() -> None:
     assert "in order: it waits for extract@60 to end" in text
     assert "the backfill creates it at tick 210, if nothing changes" in text
     assert "a backfill can still create it" not in text
+
+
+UNION = """
+scenario: triggers
+clock: {epoch: "2026-03-09T00:00:00+00:00", tick: 60, until: 1500}
+policy: {order: fifo}
+workers: [w1]
+jobs:
+  - {id: t, cron: ["0 2 * * *", "30 9 * * *"], repeat: 360, duration: 1}
+"""
+
+
+def test_a_run_of_several_triggers_says_which_fired_it() -> None:
+    """The Calendar section was left out for union schedules: no trigger, no DST rule."""
+    text = why(inline(UNION), "t", 570, at=600)
+    assert "Calendar" in text
+    assert "this run: its trigger cron 30 9 * * *" in text
+    assert "no daylight-saving change moved this run" in text
+    repeat = why(inline(UNION), "t", 480, at=600)
+    assert "this run: a repeat, 360 ticks after its run at tick 120" in repeat
