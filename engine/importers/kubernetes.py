@@ -254,15 +254,10 @@ class _Reader:
     def timezone(self, node: Node | None) -> str | None:
         """``spec.timeZone``: None when absent or null (the controller's zone, UTC); a value
         that is no zone name, a number too, is refused rather than taken for UTC."""
-        if node is None or _null(node):
-            return None
-        text = _text(node)
+        text = self.optional_text(
+            node, "spec.timeZone", "an IANA name such as 'Europe/Berlin' or 'UTC'"
+        )
         if text is None:
-            self.error(
-                node,
-                f"expected an IANA name such as 'Europe/Berlin' or 'UTC', got {_shown(node)}",
-                "spec.timeZone",
-            )
             return None
         try:
             parse_zone(text, "spec.timeZone")
@@ -299,15 +294,16 @@ class _Reader:
     def namespace(self, node: Node | None) -> str | None:
         """``metadata.namespace``: None when absent or null; a value that is no name is refused
         rather than left out of the job's comment."""
+        return self.optional_text(node, "metadata.namespace", "the CronJob's namespace, a string")
+
+    def optional_text(self, node: Node | None, field: str, expected: str) -> str | None:
+        """A string field's text: None when absent or null (as Kubernetes reads it, not
+        given), and when it is not a string, which is refused with what was ``expected``."""
         if node is None or _null(node):
             return None
         text = _text(node)
         if text is None:
-            self.error(
-                node,
-                f"expected the CronJob's namespace, a string, got {_shown(node)}",
-                "metadata.namespace",
-            )
+            self.error(node, f"expected {expected}, got {_shown(node)}", field)
         return text
 
     def count(self, parent: Node | None, field: str, default: int | None, most: int) -> int | None:
