@@ -3,8 +3,8 @@
 A job's waiting runs are counted (a deletion's cancelled range, the queue depth the service
 samples every second, the dashboard's table of cancellations) without materialising them. For a
 cron schedule, ``CronSchedule.count_fire_ticks`` walks the first days and the DST changes and
-counts every other day as a day already walked (engine/calendar.py); the yardstick is the walk
-it replaced, ``fire_ticks``, one cronsim step a fire.
+counts every other day as a day already walked (engine/schedules/calendar.py); the yardstick is the
+walk it replaced, ``fire_ticks``, one cronsim step a fire.
 
 Run from the repository root::
 
@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.timing import best
-from engine.calendar import CronSchedule
-from engine.clock import Clock
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock
 
 ZONES = ["UTC", "Europe/Berlin", "America/Santiago"]
 EXPRESSIONS = ["* * * * *", "*/5 * * * mon-fri", "0 9-17 * * *", "30 2 * * *"]

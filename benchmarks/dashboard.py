@@ -58,12 +58,12 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from engine.commands import RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.model import JobSpec
-from engine.policies import Policy
-from engine.schedules import Every
-from engine.ticks import at_ticks
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.policies import Policy
+from engine.model.records import JobSpec
+from engine.play.ticks import at_ticks
+from engine.schedules.kinds import Every
 from tui.app import DashboardApp
 from tui.model import navigator as navigator_module
 from tui.model.jump import Jump

@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # before benchmarks/, whose service.py would shadow the package
 
 from benchmarks.timing import best  # noqa: E402
-from engine.model import OccurrenceState  # noqa: E402
-from service.clock import Anchor, LiveClock  # noqa: E402
-from service.config import Config  # noqa: E402
-from service.export import export_stretch  # noqa: E402
-from service.journal_store import JournalStore  # noqa: E402
-from service.live import LiveService  # noqa: E402
+from cronlapse.service.clock import Anchor, LiveClock  # noqa: E402
+from cronlapse.service.config import Config  # noqa: E402
+from cronlapse.service.export import export_stretch  # noqa: E402
+from cronlapse.service.journal_store import JournalStore  # noqa: E402
+from cronlapse.service.live import LiveService  # noqa: E402
+from engine.model.records import OccurrenceState  # noqa: E402
 
 START = 1_796_094_000
 

@@ -36,19 +36,13 @@ from cron_job_scheduler import WORKLOADS, make_plan, run
 
 from benchmarks.baselines.heap_000 import HeapScheduler
 from engine import CronJobScheduler
-from engine.commands import (
-    Command,
-    Complete,
-    Dispatch,
-    RegisterWorker,
-    ScheduleJob,
-)
 from engine.core import Engine
 from engine.facades.cron_job_scheduler import SEED_000_POLICY
-from engine.history import History
-from engine.model import JobSpec
-from engine.schedules import Every, Once
-from engine.ticks import TickDriver, TimedCommand, at_ticks
+from engine.model.commands import Command, Complete, Dispatch, RegisterWorker, ScheduleJob
+from engine.model.records import JobSpec
+from engine.play.history import History
+from engine.play.ticks import TickDriver, TimedCommand, at_ticks
+from engine.schedules.kinds import Every, Once
 from tui.model.collector import collector_paused
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.explain import explain_run  # noqa: E402
-from engine.history import History  # noqa: E402
-from engine.latency import latency_report  # noqa: E402
+from cronlapse.analyses.explain import explain_run  # noqa: E402
+from cronlapse.analyses.latency.attribution import latency_report  # noqa: E402
+from engine.play.history import History  # noqa: E402
 from engine.scenario import ScenarioRunner, load_scenario  # noqa: E402
 
 

@@ -30,13 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.model import OccurrenceState  # noqa: E402
+from engine.model.records import OccurrenceState  # noqa: E402
 from tui.model.jump import Jump, Pacer  # noqa: E402
 from tui.model.live import open_live  # noqa: E402
 from tui.screens.live import MOST_OPEN_ROWS, OPEN_ROWS  # noqa: E402
 from tui.screens.playback import SLICE_SECONDS  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("service_bench", ROOT / "benchmarks" / "service.py")
+_spec = importlib.util.spec_from_file_location(
+    "service_bench", ROOT / "benchmarks" / "cronlapse.service.py"
+)
 assert _spec is not None and _spec.loader is not None
 service_bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(service_bench)

@@ -11,7 +11,7 @@ every minute to monthly, ``--days`` days (8) of one-minute ticks. Run from the r
 
     .venv/bin/python benchmarks/run_fleet.py [--jobs N] [--days D]
 
-Phases, as ``cronlapse run`` runs them (engine/cli_scenario.py): load (import and parse), play
+Phases, as ``cronlapse run`` runs them (cronlapse/cli/run.py): load (import and parse), play
 (the runner's steps, with the checker observing after each), lines (each event formatted as
 ``cronlapse run`` prints it, to a discarded stream), summary (``run_stats`` and its tables) and
 check (``Checker.violations``). Times are ``time.process_time``.
@@ -30,11 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.importers.fleet import ImportOptions, import_fleet
-from engine.invariants import Checker
+from cronlapse.analyses.invariants import Checker
+from cronlapse.analyses.stats import run_stats
+from cronlapse.exports.report import EventFormatter, print_summary
+from cronlapse.importers.fleet import ImportOptions, import_fleet
 from engine.scenario import ScenarioRunner
-from engine.scenario.report import EventFormatter, print_summary
-from engine.scenario.stats import run_stats
 
 EXPRESSIONS = [
     "* * * * *",

@@ -38,8 +38,8 @@ from sqlalchemy import func, select
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.db import open_database  # noqa: E402
-from service.migrations.v001_journal import journal  # noqa: E402
+from cronlapse.service.db import open_database  # noqa: E402
+from cronlapse.service.migrations.v001_journal import journal  # noqa: E402
 from tests.service.pg_cluster import Cluster  # noqa: E402
 
 TOKEN = "benchmark-token-0123456789"
@@ -67,7 +67,7 @@ class Processes:
     def spawn(self, name: str, *args: str) -> subprocess.Popen:
         log = open(self.directory / f"{name}.log", "wb")  # noqa: SIM115 (the process keeps it)
         process = subprocess.Popen(
-            [sys.executable, "-m", "engine", *args],
+            [sys.executable, "-m", "cronlapse", *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=self.env,

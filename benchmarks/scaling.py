@@ -50,8 +50,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.events import AttemptStarted
-from engine.queries import count_occurrences
+from engine.model.events import AttemptStarted
+from engine.query.reads import count_occurrences
 from engine.scenario import ScenarioRunner, parse_scenario
 
 DAY = 1440

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from benchmarks.timing import best  # noqa: E402
-from engine.importers.fleet import ImportOptions, import_fleet  # noqa: E402
+from cronlapse.importers.fleet import ImportOptions, import_fleet  # noqa: E402
 from engine.scenario import parse_scenario  # noqa: E402
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.events import AttemptStarted
+from engine.model.events import AttemptStarted
 from engine.scenario import ScenarioRunner, parse_scenario
 
 JOBS = 2000

@@ -1,6 +1,6 @@
 """``cronlapse serve`` on loopback with SQLite: creations/s, GETs/s, and restart time.
 
-Throughput runs a real server process (``python -m engine serve``) on a free 127.0.0.1 port with
+Throughput runs a real server process (``python -m cronlapse serve``) on a free 127.0.0.1 port with
 a fresh SQLite file, and ``--clients`` threads, each with its own keep-alive connection:
 
 - creations: ``POST /job`` of one-time jobs an hour ahead (each is one journal commit);
@@ -38,12 +38,12 @@ from sqlalchemy import delete, insert
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.model import OccurrenceState  # noqa: E402
-from service.clock import Anchor, LiveClock  # noqa: E402
-from service.config import Config  # noqa: E402
-from service.journal_store import JournalStore, journal  # noqa: E402
-from service.journal_store import snapshots as snapshot_table  # noqa: E402
-from service.live import LiveService  # noqa: E402
+from cronlapse.service.clock import Anchor, LiveClock  # noqa: E402
+from cronlapse.service.config import Config  # noqa: E402
+from cronlapse.service.journal_store import JournalStore, journal  # noqa: E402
+from cronlapse.service.journal_store import snapshots as snapshot_table  # noqa: E402
+from cronlapse.service.live import LiveService  # noqa: E402
+from engine.model.records import OccurrenceState  # noqa: E402
 
 TOKEN = "benchmark-token"
 HOUR = 3600
@@ -61,7 +61,7 @@ def _free_port() -> int:
 def _start_server(directory: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = dict(os.environ, CRONLAPSE_TOKEN=TOKEN, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "engine", "serve", "--db", f"sqlite:///{directory}/b.db"]
+    command = [sys.executable, "-m", "cronlapse", "serve", "--db", f"sqlite:///{directory}/b.db"]
     process = subprocess.Popen(
         [*command, "--port", str(port)],
         stdout=subprocess.DEVNULL,

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.cli import main  # noqa: E402
+from cronlapse.analyses.sweep.apply import set_value  # noqa: E402
+from cronlapse.analyses.sweep.keys import parse_variation  # noqa: E402
+from cronlapse.analyses.sweep.plan import variants  # noqa: E402
+from cronlapse.cli.main import main  # noqa: E402
 from engine.scenario.errors import Problems  # noqa: E402
 from engine.scenario.yaml_source import parse_yaml  # noqa: E402
-from engine.sweep.apply import set_value  # noqa: E402
-from engine.sweep.keys import parse_variation  # noqa: E402
-from engine.sweep.plan import variants  # noqa: E402
 
 DEMO = ROOT / "scenarios" / "demo.yaml"
 
@@ -64,7 +64,7 @@ def plain_loop(vary: list[str], until: int, directory: Path) -> float:
     start = time.perf_counter()
     for path in files:
         subprocess.run(
-            [sys.executable, "-m", "engine", "run", "--until", str(until), str(path)],
+            [sys.executable, "-m", "cronlapse", "run", "--until", str(until), str(path)],
             check=True,
             stdout=subprocess.DEVNULL,
             cwd=ROOT,

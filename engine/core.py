@@ -6,25 +6,27 @@ ticks, and leaves ``now == to`` with that tick not yet processed. Processing a t
 order: the engine's own events of the tick (attempt ends, timeouts, backoff expiries, notification
 tries, then, with automatic dispatch, occurrences falling due: ``begin_tick``), then automatic
 dispatch (``settle``). Where commands go between those is the tick driver's business
-(:mod:`engine.ticks`).
+(:mod:`engine.play.ticks`).
 
-The parts, each owning its state and declaring it to the journal (:mod:`engine.journal`):
+The parts, each owning its state and declaring it to the journal (:mod:`engine.rewind.journal`):
 
-- :class:`~engine.occurrences.OccurrenceStore`: the materialised runs and their state index;
-- :class:`~engine.cursors.JobCursors`: the jobs, the lazy walk of their schedules, the due heap;
-- :class:`~engine.dispatcher.Dispatcher`: the ready queue and assignment to idle workers;
-- :class:`~engine.workers.Workforce`: the workers and the idle pool;
-- :class:`~engine.timers.Timers`: attempt ends, timeouts, backoff ends, notification tries;
-- :class:`~engine.notifications.Outbox`: the notifications and their delivery tries;
+- :class:`~engine.parts.occurrences.OccurrenceStore`: the materialised runs and their state index;
+- :class:`~engine.parts.cursors.JobCursors`: the jobs, the lazy walk of their schedules, the
+  due heap;
+- :class:`~engine.parts.dispatcher.Dispatcher`: the ready queue and assignment to idle workers;
+- :class:`~engine.parts.workers.Workforce`: the workers and the idle pool;
+- :class:`~engine.parts.timers.Timers`: attempt ends, timeouts, backoff ends, notification tries;
+- :class:`~engine.parts.notifications.Outbox`: the notifications and their delivery tries;
 
-and, without state of their own, :class:`~engine.attempts.Attempts` (the life of an attempt),
-:class:`~engine.dependencies.Dependencies` (gating and cascades) and
-:class:`~engine.lifecycle.Lifecycle` (modify, cancel, delete, pause, resume). Parts call each
+and, without state of their own, :class:`~engine.parts.attempts.Attempts` (the life of an attempt),
+:class:`~engine.rules.dependencies.Dependencies` (gating and cascades) and
+:class:`~engine.parts.lifecycle.Lifecycle` (modify, cancel, delete, pause, resume). Parts call each
 other's public methods through the engine; none reads another's private state.
 
 Lazy occurrences. A job's due runs stay implicit until a worker takes one (see
-:mod:`engine.cursors` and :mod:`engine.dispatcher`): a backlog of a million due runs costs one
-queue entry per job. Blocked and cancelled runs are ranges (see :mod:`engine.ranges`).
+:mod:`engine.parts.cursors` and :mod:`engine.parts.dispatcher`): a backlog of a million due runs
+costs one queue entry per job. Blocked and cancelled runs are ranges (see
+:mod:`engine.parts.ranges`).
 """
 
 from __future__ import annotations
@@ -32,10 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import events as ev
-from engine.attempts import Attempts
-from engine.backfill import Backfills
-from engine.commands import (
+from engine.model import events as ev
+from engine.model.commands import (
     DONE,
     Advance,
     BackfillJob,
@@ -57,14 +57,9 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.cursors import JobCursors
-from engine.deadlines import Deadlines
-from engine.dependencies import Dependencies
-from engine.dispatcher import Assignment, Dispatcher
-from engine.journal import JournaledPart, Mark, UndoJournal
-from engine.lifecycle import Lifecycle, past_run_time
-from engine.limits import spec_problem
-from engine.model import (
+from engine.model.limits import spec_problem
+from engine.model.policies import DispatchMode, Policy
+from engine.model.records import (
     CancelReason,
     CatchUp,
     Job,
@@ -73,16 +68,23 @@ from engine.model import (
     OccurrenceState,
     Worker,
 )
-from engine.notifications import Notification, Outbox
-from engine.occurrences import OccurrenceStore
-from engine.overlap import OverlapControl
-from engine.policies import DispatchMode, Policy
-from engine.pools import Pools, pool_problem
-from engine.rng import TrackedRandom
-from engine.run_dependencies import RunDependencies
-from engine.start_deadlines import StartDeadlines
-from engine.timers import TimerKind, Timers
-from engine.workers import Workforce
+from engine.model.rng import TrackedRandom
+from engine.parts.attempts import Attempts
+from engine.parts.cursors import JobCursors
+from engine.parts.dispatcher import Assignment, Dispatcher
+from engine.parts.lifecycle import Lifecycle, past_run_time
+from engine.parts.notifications import Notification, Outbox
+from engine.parts.occurrences import OccurrenceStore
+from engine.parts.timers import TimerKind, Timers
+from engine.parts.workers import Workforce
+from engine.rewind.journal import JournaledPart, Mark, UndoJournal
+from engine.rules.backfill import Backfills
+from engine.rules.deadlines import Deadlines
+from engine.rules.dependencies import Dependencies
+from engine.rules.overlap import OverlapControl
+from engine.rules.pools import Pools, pool_problem
+from engine.rules.run_dependencies import RunDependencies
+from engine.rules.start_deadlines import StartDeadlines
 
 __all__ = ["Assignment", "Engine"]
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.cli import main
+from cronlapse.cli.main import main
 
 Cli = Callable[..., tuple[int, str, str]]
 """``cli("run", FILE)``: the exit status, standard output and standard error."""

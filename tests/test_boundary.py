@@ -39,7 +39,7 @@ def loaded_ui_modules(imports: str) -> str:
         "import engine",
         "import engine.facades.cron_job_scheduler",
         "from engine import CronJobScheduler\nCronJobScheduler().dispatch_jobs(0)",
-        "import engine.cli\nimport engine.history\nimport engine.scenario",
+        "import cronlapse.cli.main\nimport engine.play.history\nimport engine.scenario",
     ],
 )
 def test_engine_loads_neither_textual_nor_rich(imports: str) -> None:

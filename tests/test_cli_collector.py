@@ -9,7 +9,9 @@ from typing import TextIO
 
 import pytest
 
-from engine import cli, cli_next
+from cronlapse.cli import main as cli
+from cronlapse.cli.collector import BATCH_COLLECTOR_THRESHOLDS, BATCH_COMMANDS, collector_tuned_for
+from cronlapse.cli import next as cli_next
 
 
 def test_a_batch_command_runs_with_the_batch_thresholds_and_puts_them_back(
@@ -23,9 +25,9 @@ def test_a_batch_command_runs_with_the_batch_thresholds_and_puts_them_back(
 
     monkeypatch.setattr(cli_next, "run", handler)
     before = gc.get_threshold()
-    assert before != cli.BATCH_COLLECTOR_THRESHOLDS
+    assert before != BATCH_COLLECTOR_THRESHOLDS
     assert cli.main(["next", "0 2 * * *"]) == 0
-    assert seen == [cli.BATCH_COLLECTOR_THRESHOLDS]
+    assert seen == [BATCH_COLLECTOR_THRESHOLDS]
     assert gc.get_threshold() == before
 
 
@@ -45,11 +47,11 @@ def test_the_thresholds_are_put_back_after_an_internal_error(
 @pytest.mark.parametrize("command", [None, "tui", "serve", "worker", "status"])
 def test_the_dashboard_and_the_service_keep_the_default_thresholds(command: str | None) -> None:
     before = gc.get_threshold()
-    with cli.collector_tuned_for(command):
+    with collector_tuned_for(command):
         assert gc.get_threshold() == before
 
 
 def test_every_batch_command_is_a_command_of_cronlapse() -> None:
     parser = cli.build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subparsers.choices) >= cli.BATCH_COMMANDS
+    assert set(subparsers.choices) >= BATCH_COMMANDS

@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import INTERRUPTED, main
+from cronlapse.cli.main import INTERRUPTED, main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 
 
 def _interrupted(arguments: list[str]) -> tuple[int, str, bytes]:
-    """Start ``python -m engine ARGUMENTS``, wait for its first line of output, then Ctrl-C it:
+    """Start ``python -m cronlapse ARGUMENTS``, wait for its first line of output, then Ctrl-C it:
     its exit status, its stderr and that first line. The first line arriving before the end
     shows the output streams; a full pipe keeps the process running until the signal."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "engine", *arguments],
+        [sys.executable, "-m", "cronlapse", *arguments],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -77,7 +77,7 @@ def test_next_past_year_9999_says_why_it_stopped(capsys: pytest.CaptureFixture[s
 
 def test_next_to_a_closed_pipe_ends_quietly() -> None:
     process = subprocess.run(
-        f"{sys.executable} -m engine next '@daily' -n 1000000 | head -1",
+        f"{sys.executable} -m cronlapse next '@daily' -n 1000000 | head -1",
         shell=True,
         cwd=ROOT,
         capture_output=True,
@@ -154,10 +154,11 @@ def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) 
         names = set(archive.namelist())
         archive.extractall(tmp_path / "site")
     bundled = {path.relative_to(SCENARIOS).as_posix() for path in SCENARIOS.rglob("*.*")}
-    assert {f"cronlapse_scenarios/{name}" for name in bundled} <= names
-    assert "cronlapse_scenarios/demo.yaml" in names
+    assert {f"cronlapse/scenarios/{name}" for name in bundled} <= names
+    top_level = {name.split("/")[0] for name in names if ".dist-info" not in name.split("/")[0]}
+    assert top_level == {"engine", "tui", "cronlapse"}
     # installed (unpacked, away from the source tree), the CLI finds the demo in the package data
-    probe = "from engine.cli_tui import DEMO; print(DEMO, DEMO.is_file())"
+    probe = "from cronlapse.bundled import DEMO; print(DEMO, DEMO.is_file())"
     found = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=tmp_path,
@@ -166,7 +167,7 @@ def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) 
         text=True,
         check=True,
     )
-    assert found.stdout == f"{tmp_path / 'site' / 'cronlapse_scenarios' / 'demo.yaml'} True\n"
+    assert found.stdout == f"{tmp_path / 'site' / 'cronlapse' / 'scenarios' / 'demo.yaml'} True\n"
 
 
 @pytest.mark.parametrize(
@@ -174,14 +175,14 @@ def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) 
     [
         (
             ["run", str(SCENARIOS / "seed-000-example-1.yaml")],
-            "engine.cli_scenario",
+            "cronlapse.cli.run",
             "print_summary",
         ),
-        (["import", "crontab", "x.crontab"], "engine.cli_import", "import_fleet"),
-        (["next", "@daily"], "engine.cli_next", "fire_times"),
+        (["import", "crontab", "x.crontab"], "cronlapse.cli.imports", "import_fleet"),
+        (["next", "@daily"], "cronlapse.cli.next", "fire_times"),
         (
             ["explain", "dst", "--cron", "0 3 * * *", "--tz", "UTC", "--year", "2026"],
-            "engine.explain_dst",
+            "cronlapse.analyses.explain.dst",
             "explain",
         ),
     ],

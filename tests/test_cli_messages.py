@@ -107,7 +107,7 @@ def test_an_import_that_cannot_be_written_exits_2_as_export_does(cli: Cli, tmp_p
 
 def _script_from_stdin(data: bytes) -> subprocess.CompletedProcess[bytes]:
     """``cronlapse script -`` with ``data`` on standard input, as a shell would run it."""
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from cronlapse.cli.main import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run(
         [sys.executable, "-c", code, "script", "-"],
         input=data,
@@ -229,7 +229,7 @@ def test_dash_reads_the_scenario_from_standard_input(
 
 
 def test_run_dash_reads_standard_input_as_a_shell_gives_it() -> None:
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from cronlapse.cli.main import main; sys.exit(main(sys.argv[1:]))"
     piped = subprocess.run(
         [sys.executable, "-c", code, "run", "-", "--jsonl"],
         input=Path(OUTAGE).read_bytes(),

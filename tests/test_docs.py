@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from cronlapse.cli.main import main
 from engine.facades.script import execute_script
 from engine.scenario import ScenarioInvalid, ScenarioRunner, parse_scenario
 

@@ -1,2 +1,2 @@
 """cronlapse's terminal dashboard (Textual). It reads the engine and sends it commands; the engine
-never imports it. Start it with ``cronlapse tui FILE`` or ``python -m tui FILE``."""
+never imports it. Start it with ``cronlapse tui FILE`` (or ``python -m cronlapse tui FILE``)."""

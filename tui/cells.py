@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine.clock import Clock
+from engine.schedules.clock import Clock
 from tui.model.timefmt import short
 from tui.states import DIM, TICK
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from rich.style import Style
 
-from engine import events as ev
-from engine.model import AttemptOutcome, CancelReason, OccurrenceState, WorkerState
-from engine.notifications import NotificationState
+from engine.model import events as ev
+from engine.model.records import AttemptOutcome, CancelReason, OccurrenceState, WorkerState
+from engine.parts.notifications import NotificationState
 from tui.states import JOB_CHANGED, JOB_STATUS, PLAIN, style_of
 
 S = OccurrenceState

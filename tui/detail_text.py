@@ -13,13 +13,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine import events as ev
-from engine.clock import Clock
+from cronlapse.analyses.latency.attribution import priority_words
 from engine.core import Engine
-from engine.latency import priority_words
-from engine.model import OccurrenceState
-from engine.policies import CompletionMode
-from engine.queries import count_implicit, implicit_front, job_view
+from engine.model import events as ev
+from engine.model.policies import CompletionMode
+from engine.model.records import OccurrenceState
+from engine.query.reads import count_implicit, implicit_front, job_view
+from engine.schedules.clock import Clock
 from tui.describe import detail as event_detail
 from tui.describe import event_style, event_word, subject
 from tui.model.lanes import Lanes

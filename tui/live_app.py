@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from service.clock import ENGINE_CLOCK
+from cronlapse.service.clock import ENGINE_CLOCK
 from tui.app import DashboardApp
 from tui.model.live import LiveSource, open_live
 from tui.model.live_api import ServiceApi, find_token

@@ -11,7 +11,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from engine.cli_tui import DEMO
+from cronlapse.bundled import DEMO
 from tui.app import DashboardApp
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs" / "dashboard.svg"

@@ -12,8 +12,8 @@ from functools import lru_cache
 from rich.style import Style
 from rich.text import Text
 
-from engine.model import AttemptOutcome, OccurrenceState, WorkerState
-from engine.notifications import NotificationState
+from engine.model.records import AttemptOutcome, OccurrenceState, WorkerState
+from engine.parts.notifications import NotificationState
 
 _OCCURRENCE = {
     OccurrenceState.SCHEDULED: Style(color="grey50"),
@@ -79,7 +79,7 @@ JOB_STATUS = {
     "paused": Style(color="yellow"),
     "deleted": Style(color="red"),
 }
-"""A job's status (see ``engine.queries.JobView``), in the detail pane and its events."""
+"""A job's status (see ``engine.query.reads.JobView``), in the detail pane and its events."""
 JOB_CHANGED = Style(color="medium_purple1")
 """A job's definition changed (a modify)."""
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 MAX_PRIORITY = 2**31 - 1
 MAX_DURATION = 10**12
 MAX_ATTEMPTS = 1001
-"""The engine's limits (engine/limits.py): a SUBMIT beyond them is an error."""
+"""The engine's limits (engine/model/limits.py): a SUBMIT beyond them is an error."""
 
 _INTEGER = re.compile(r"-?[0-9]+\Z")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 
 from benchmarks.baselines import rules_000 as rules
-from engine.ordering import java_order_key
+from engine.model.ordering import java_order_key
 
 QUEUED, RUNNING, RETRY_PENDING = "QUEUED", "RUNNING", "RETRY_PENDING"
 SUCCEEDED, FAILED, SCHEDULED = "SUCCEEDED", "FAILED", "SCHEDULED"

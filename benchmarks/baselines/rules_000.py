@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engine.ordering import java_is_blank, java_length
+from engine.model.ordering import java_is_blank, java_length
 
 MAX_TIME = 1_000_000_000_000
 MAX_INTERVAL = 1_000_000_000

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from engine.commands import Command, Complete, Dispatch, RegisterWorker, Result, ScheduleJob
 from engine.core import Engine
-from engine.model import JobSpec
-from engine.ordering import java_is_blank, java_length
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.schedules import Every, Once
-from engine.ticks import TickDriver
+from engine.model.commands import Command, Complete, Dispatch, RegisterWorker, Result, ScheduleJob
+from engine.model.ordering import java_is_blank, java_length
+from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.model.records import JobSpec
+from engine.play.ticks import TickDriver
+from engine.schedules.kinds import Every, Once
 
 MAX_ID_LENGTH = 100
 MAX_TIME = 1_000_000_000_000

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import starmap
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import (
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import (
     Command,
     Outcome,
     RegisterWorker,
@@ -27,18 +28,17 @@ from engine.commands import (
     ScheduleJob,
     ScriptFailure,
 )
-from engine.core import Engine
-from engine.digits import MAX_DIGITS, is_digits
-from engine.model import JobSpec, OccurrenceState
-from engine.policies import (
+from engine.model.digits import MAX_DIGITS, is_digits
+from engine.model.policies import (
     CompletionMode,
     DispatchMode,
     DispatchOrder,
     DoomedSubmission,
     Policy,
 )
-from engine.schedules import Once
-from engine.ticks import Phase, TickDriver, TimedCommand
+from engine.model.records import JobSpec, OccurrenceState
+from engine.play.ticks import Phase, TickDriver, TimedCommand
+from engine.schedules.kinds import Once
 
 WORKER_ID = "worker"
 
@@ -242,7 +242,7 @@ class ScriptSession:
             _NO_FAILURES if failures is None else frozenset(failures),
         )
         result = self._run(ScheduleJob(spec))
-        if result.outcome is not _CREATED:  # beyond the engine's limits (engine/limits.py)
+        if result.outcome is not _CREATED:  # beyond the engine's limits (engine/model/limits.py)
             if failures is not None:
                 self._pending_failures[job_id] = failures
             raise ScriptError(result.message)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from engine import events as ev
-from engine.commands import Outcome, Result
 from engine.core import Assignment, Engine
-from engine.model import OccurrenceState, WorkerState
-from engine.queries import count_occurrences
+from engine.model import events as ev
+from engine.model.commands import Outcome, Result
+from engine.model.records import OccurrenceState, WorkerState
+from engine.query.reads import count_occurrences
 from engine.scenario.errors import Position
 
 OUTCOME_NAMES = {outcome.name.lower(): outcome for outcome in Outcome}
@@ -22,7 +22,8 @@ OUTCOME_NAMES = {outcome.name.lower(): outcome for outcome in Outcome}
 
 
 def event_types() -> dict[str, type[ev.Event]]:
-    """Every concrete event type by class name, read from :mod:`engine.events` so new ones count."""
+    """Every concrete event type by class name, read from :mod:`engine.model.events` so new ones
+    count."""
     return {
         name: value
         for name, value in vars(ev).items()

@@ -12,10 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine import commands as cmd
-from engine import limits
-from engine.clock import Clock
-from engine.model import BackfillOrder, CatchUp, Channel, NotifyOn
+from engine.model import commands as cmd
+from engine.model import limits
+from engine.model.records import BackfillOrder, CatchUp, Channel, NotifyOn
 from engine.scenario.checks import StatusQuery
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import INVALID, Definition, JobReader
@@ -24,7 +23,8 @@ from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.schema import Reader
 from engine.scenario.settings import values_of
 from engine.scenario.yaml_source import Node, Scalar
-from engine.schedule_clock import calendar_clock
+from engine.schedules.clock import Clock
+from engine.schedules.schedule_clock import calendar_clock
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 OUTCOMES = {"ok": True, "fail": False, "succeeded": True, "failed": False}
 _EVENTS = {happening.value: happening.value for happening in NotifyOn}
 _CHANNELS = {channel.value: channel.value for channel in Channel}
-"""A notification key's event and channel are their names (:mod:`engine.notifications`)."""
+"""A notification key's event and channel are their names (:mod:`engine.parts.notifications`)."""
 """How ``complete`` says an attempt ended, besides true and false."""
 
 

@@ -7,7 +7,7 @@ state, ``events`` by type (both for one ``job`` or for all) and a ``worker``'s `
 
 from __future__ import annotations
 
-from engine.model import OccurrenceState, WorkerState
+from engine.model.records import OccurrenceState, WorkerState
 from engine.scenario.checks import (
     COUNTABLE_STATES,
     AttemptCount,
@@ -23,7 +23,7 @@ from engine.scenario.errors import did_you_mean, one_of, path_key
 from engine.scenario.schema import Reader
 from engine.scenario.timeline import Reference
 from engine.scenario.yaml_source import Mapping, Node
-from engine.schedules import Once
+from engine.schedules.kinds import Once
 
 EXPECT_KEYS = (
     "at",

@@ -2,8 +2,8 @@
 
 One reader serves every place a job's keys appear, and the dashboard's ``KEY=VALUE`` words too
 (:func:`word_node` gives a typed word the value the same text has in a file), so a key means the
-same everywhere and its errors read the same. Limits are the engine's (:mod:`engine.limits`),
-refused in its words; calendar keys reuse :mod:`engine.calendar`'s builders and messages.
+same everywhere and its errors read the same. Limits are the engine's (:mod:`engine.model.limits`),
+refused in its words; calendar keys reuse :mod:`engine.schedules.calendar`'s builders and messages.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine import limits
-from engine.clock import Clock
-from engine.job_rules import Overlap, OverlapRule, TriggerRule
-from engine.limits import Limit
-from engine.model import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
+from engine.model import limits
+from engine.model.job_rules import Overlap, OverlapRule, TriggerRule
+from engine.model.limits import Limit
+from engine.model.records import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
 from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schedule_keys import SCHEDULE_KEYS, ScheduleReader
 from engine.scenario.schema import Reader, is_null
 from engine.scenario.settings import read_backoff, values_of
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml
-from engine.schedules import Schedule
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Schedule
 
 MODIFIABLE_KEYS = (
     "priority",

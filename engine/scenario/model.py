@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.clock import Clock
-from engine.commands import Command, ModifyJob, ScheduleJob
 from engine.core import Engine
-from engine.model import JobSpec
-from engine.policies import DispatchMode, Policy
+from engine.model.commands import Command, ModifyJob, ScheduleJob
+from engine.model.policies import DispatchMode, Policy
+from engine.model.records import JobSpec
+from engine.play.ticks import Phase, TimedCommand
 from engine.scenario.checks import Answer, Expectation, StatusQuery
 from engine.scenario.errors import Position
-from engine.schedules import Once, Schedule
-from engine.ticks import Phase, TimedCommand
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Once, Schedule
 
 Action = Command | StatusQuery
 _SKIP_CHUNK = 1 << 16
@@ -78,7 +78,7 @@ class Scenario:
     @property
     def commands(self) -> tuple[TimedCommand, ...]:
         """The timeline's engine commands, status queries left out: what a replay
-        (:class:`engine.history.History`) needs, each in the scenario's phase."""
+        (:class:`engine.play.history.History`) needs, each in the scenario's phase."""
         return tuple(
             TimedCommand(entry.tick, self.phase, entry.action)
             for entry in self.timeline

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import commands as cmd
+from engine.model import commands as cmd
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import Definition
 from engine.scenario.model import TimelineEntry
 from engine.scenario.schema import Reader
 from engine.scenario.timeline import RawEntry
 from engine.scenario.yaml_source import Node
-from engine.schedules import Once
+from engine.schedules.kinds import Once
 
 OUTAGE_KEYS = ("from", "to")
 

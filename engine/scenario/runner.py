@@ -1,9 +1,9 @@
 """Headless play: a scenario's timeline applied to a fresh engine in the documented tick order.
 
 Every tick T that has timeline commands or expectations is played by the one tick driver
-(:mod:`engine.ticks`): the engine's own events of T, the timeline's commands of T in order (their
-phase is ``AFTER_EVENTS``; workers and jobs of the sections come first), automatic dispatch; then
-the expectations of T, which see that state.
+(:mod:`engine.play.ticks`): the engine's own events of T, the timeline's commands of T in order
+(their phase is ``AFTER_EVENTS``; workers and jobs of the sections come first), automatic dispatch;
+then the expectations of T, which see that state.
 
 Then the engine runs on to the stop tick (``until``), or, when nothing recurs, until it has
 nothing left to do. Time moves only by the engine's event queue, never tick by tick, so a
@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.commands import Result
 from engine.core import Engine
+from engine.model.commands import Result
+from engine.play.ticks import TickDriver, TimedCommand
 from engine.scenario.checks import Mismatch, StatusQuery
 from engine.scenario.errors import Position
 from engine.scenario.model import Scenario, TimelineEntry
-from engine.ticks import TickDriver, TimedCommand
 
 
 @dataclass(frozen=True, slots=True)

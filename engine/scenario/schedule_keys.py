@@ -1,30 +1,32 @@
 """Schedules and times, as every job-reading place writes them: ``at``, ``every`` (with ``first``),
 ``daily``, ``weekly``, ``monthly``, ``cron`` and the job's ``timezone``.
 
-``cron`` may be a list of expressions, fired where any fires (:class:`~engine.schedules.AnyOf`);
-beside it, ``first`` is one more run and ``repeat`` runs again that many ticks after each run until
-the next cron time (:class:`~engine.schedules.Repeating`). That is what a systemd timer with several
-triggers is (systemd.timer(5): it elapses at the earliest and starts its one unit), written so that
-``cronlapse import systemd`` makes one job of it.
+``cron`` may be a list of expressions, fired where any fires
+(:class:`~engine.schedules.kinds.AnyOf`); beside it, ``first`` is one more run and ``repeat`` runs
+again that many ticks after each run until the next cron time
+(:class:`~engine.schedules.kinds.Repeating`). That is what a systemd timer with several triggers is
+(systemd.timer(5): it elapses at the earliest and starts its one unit), written so that ``cronlapse
+import systemd`` makes one job of it.
 
 Times (``at``, ``first``) are ticks, ``+N``/``+2h`` from when the command runs, or, with the
-scenario's clock, a time of day or an ISO 8601 time (:mod:`engine.targets`, which the dashboard's
-go-to reads too). Calendar schedules are read in the clock's zone, or in the job's ``timezone``.
+scenario's clock, a time of day or an ISO 8601 time (:mod:`engine.schedules.targets`, which the
+dashboard's go-to reads too). Calendar schedules are read in the clock's zone, or in the job's
+``timezone``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from engine.calendar import CronSchedule, ScheduleError, daily, monthly, weekly
-from engine.clock import Clock, ClockError, parse_zone
-from engine.digits import is_digits
+from engine.model.digits import is_digits
 from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import MAX_TICK, Reader
 from engine.scenario.settings import past_year_9999, strip_field
 from engine.scenario.yaml_source import Node, Scalar, Sequence
-from engine.schedules import AnyOf, Every, Once, Repeating, Schedule
-from engine.targets import TargetError, is_relative, parse_target
+from engine.schedules.calendar import CronSchedule, ScheduleError, daily, monthly, weekly
+from engine.schedules.clock import Clock, ClockError, parse_zone
+from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule
+from engine.schedules.targets import TargetError, is_relative, parse_target
 
 SCHEDULE_KEYS = (
     "at",

@@ -6,10 +6,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.clock import Clock, ClockError
-from engine.model import Channel
-from engine.policies import (
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.policies import (
     ChannelOutage,
     CompletionMode,
     DeliveryMode,
@@ -20,10 +18,12 @@ from engine.policies import (
     Policy,
     RunningJobChanges,
 )
-from engine.presets import PRESETS
+from engine.model.presets import PRESETS
+from engine.model.records import Channel
 from engine.scenario.errors import path_key
 from engine.scenario.schema import Reader, is_null
 from engine.scenario.yaml_source import Mapping, Node, Scalar
+from engine.schedules.clock import Clock, ClockError
 
 CLOCK_KEYS = ("epoch", "timezone", "tick", "until")
 POLICY_KEYS = (
@@ -112,7 +112,7 @@ def _optional(
 
 
 def read_policy(reader: Reader, node: Node | None, tick_seconds: int = 1) -> Policy | None:
-    """``policy: NAME`` (a preset, see :mod:`engine.presets`) or ``policy: {preset, order,
+    """``policy: NAME`` (a preset, see :mod:`engine.model.presets`) or ``policy: {preset, order,
     aging_step, dispatch, completion, backoff, notifications, on_timeout, running_job_changes,
     execution_limit, scheduling_window}``: the preset's choices (or the defaults), then the keys
     given. A preset's durations become ticks of ``tick_seconds``."""

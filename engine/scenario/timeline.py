@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import commands as cmd
-from engine.digits import is_digits
-from engine.model import OccurrenceState
+from engine.model import commands as cmd
+from engine.model.digits import is_digits
+from engine.model.records import OccurrenceState
 from engine.scenario.checks import (
     OUTCOME_NAMES,
     Accepted,

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from engine import commands as cmd
-from engine.pools import pool_problem
+from engine.model import commands as cmd
+from engine.play.ticks import Phase
+from engine.rules.pools import pool_problem
 from engine.scenario.checks import Expectation
 from engine.scenario.command_reader import defined_zones
 from engine.scenario.cycles import shortest_cycle
@@ -32,8 +33,7 @@ from engine.scenario.settings import (
 )
 from engine.scenario.timeline import RawEntry, Reference, TimelineReader
 from engine.scenario.yaml_source import Mapping, Node, Sequence, parse_yaml, read_text
-from engine.schedules import Once
-from engine.ticks import Phase
+from engine.schedules.kinds import Once
 
 TOP_KEYS = (
     "scenario",

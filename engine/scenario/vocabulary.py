@@ -16,11 +16,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine import commands as cmd
-from engine import limits
-from engine.clock import Clock
-from engine.job_rules import TriggerRule
-from engine.model import PRIORITY_LEVELS, CatchUp
+from engine.model import commands as cmd
+from engine.model import limits
+from engine.model.job_rules import TriggerRule
+from engine.model.records import PRIORITY_LEVELS, CatchUp
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader, Zones, no_zones
 from engine.scenario.errors import Position, Problems
@@ -28,6 +27,7 @@ from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader
 from engine.scenario.model import Action
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, Node, Scalar
+from engine.schedules.clock import Clock
 
 
 class CommandLineError(ValueError):

@@ -3,10 +3,10 @@ with the invariant checker's approval."""
 
 from __future__ import annotations
 
-from engine.commands import ScheduleJob
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import JobSpec
+from engine.model.commands import ScheduleJob
+from engine.model.records import JobSpec
 
 
 def add(engine: Engine, job_id: str, schedule, **fields: object) -> None:

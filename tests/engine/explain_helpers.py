@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.explain import explain_run, plain
-from engine.history import History
+from cronlapse.analyses.explain import explain_run, plain
+from engine.play.history import History
 from engine.scenario import Scenario, load_scenario
 from engine.scenario.validate import parse_scenario
 

@@ -2,8 +2,8 @@
 
 Records are compared by every field but the journal's bookkeeping stamps (``gen``, ``born``, which
 say when a record was saved, not what it is): their identity fields and what ``save()`` returns,
-both derived from ``dataclasses.fields`` (see :mod:`engine.records`), so a field added to a record
-is compared without anyone editing this file. Records inside containers (the ready queue's
+both derived from ``dataclasses.fields`` (see :mod:`engine.model.journaled`), so a field added to a
+record is compared without anyone editing this file. Records inside containers (the ready queue's
 entries) compare by dataclass equality, which also covers every field but the bookkeeping.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Engine
-from engine.records import changed_field, values
+from engine.model.journaled import changed_field, values
 
 TABLES = ("jobs", "workers", "occurrences", "outbox")
 

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import events as ev
-from engine.aging_queue import AgingReadyQueue
-from engine.commands import RegisterWorker, ScheduleJob
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import JobSpec
-from engine.ordering import java_order_key
-from engine.policies import DispatchOrder, Policy
-from engine.ready_entry import Waiting
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.ordering import java_order_key
+from engine.model.policies import DispatchOrder, Policy
+from engine.model.records import JobSpec
+from engine.parts.aging_queue import AgingReadyQueue
+from engine.parts.ready_entry import Waiting
+from engine.schedules.kinds import Every, Once
 
 
 def entry(scheduled: int, submission: int, priority: int, ready_since: int) -> Waiting:

@@ -7,8 +7,8 @@ import typing
 
 import pytest
 
-from engine import commands
 from engine.core import _HANDLERS, Engine
+from engine.model import commands
 
 
 def test_every_command_of_the_vocabulary_has_a_handler() -> None:

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
 
-from engine import events as ev
-from engine.backfill import BackfillError, plan
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import (
     BackfillJob,
     CancelOccurrence,
     DeleteJob,
@@ -23,13 +24,12 @@ from engine.commands import (
     ScheduleJob,
     ScriptFailure,
 )
-from engine.core import Engine
-from engine.history import History
-from engine.invariants import violations
-from engine.job_rules import Overlap, OverlapRule
-from engine.model import BackfillOrder, Job, JobSpec, OccurrenceState
-from engine.schedules import Every, Once
-from engine.ticks import Phase, TimedCommand
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.records import BackfillOrder, Job, JobSpec, OccurrenceState
+from engine.play.history import History
+from engine.play.ticks import Phase, TimedCommand
+from engine.rules.backfill import BackfillError, plan
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 SEQUENTIAL, PARALLEL = BackfillOrder.SEQUENTIAL, BackfillOrder.PARALLEL

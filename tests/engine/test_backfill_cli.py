@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.commands import BackfillJob
-from engine.model import BackfillOrder
+from engine.model.commands import BackfillJob
+from engine.model.records import BackfillOrder
 from engine.scenario.vocabulary import VERBS, read_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +17,7 @@ BACKFILL = str(ROOT / "scenarios" / "semantics" / "backfill-airflow.yaml")
 
 
 def cronlapse(*argv: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from cronlapse.cli.main import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, check=False
     )

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.commands import RegisterWorker, ScheduleJob
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import JobSpec, OccurrenceState
-from engine.policies import Policy
-from engine.queries import list_occurrences, occurrence_row
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.policies import Policy
+from engine.model.records import JobSpec, OccurrenceState
+from engine.query.reads import list_occurrences, occurrence_row
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 EXP = BackoffKind.EXPONENTIAL

@@ -11,8 +11,8 @@ from cronsim import CronSim
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import calendar
-from engine.calendar import (
+from engine.schedules import calendar
+from engine.schedules.calendar import (
     CronSchedule,
     ScheduleError,
     daily,
@@ -20,8 +20,8 @@ from engine.calendar import (
     parse_schedule_expression,
     weekly,
 )
-from engine.clock import Clock
-from engine.schedules import Every, Once, Schedule, next_fire_times
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once, Schedule, next_fire_times
 
 
 def fires(expression: str, zone: str, start: str, n: int, tick: int = 1) -> list[str]:

@@ -7,7 +7,7 @@ import io
 from datetime import datetime
 from itertools import pairwise
 
-from engine import cli_next
+from cronlapse.cli import next as cli_next
 
 
 def run(*argv: str) -> tuple[int, list[str], list[str]]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.clock import Clock, ClockError, parse_time
+from engine.schedules.clock import Clock, ClockError, parse_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -2,8 +2,8 @@
 
 A program is a list of abstract steps, resolved against the engine as it runs (one of its jobs or
 an unknown id, a tick relative to now, "the k-th running attempt" with a skew on its number), so
-that hypothesis shrinks a failure to a short program. Every command of ``engine/commands.py`` is
-drawn, with values on both sides of each rule: one-time, interval and calendar schedules, now,
+that hypothesis shrinks a failure to a short program. Every command of ``engine/model/commands.py``
+is drawn, with values on both sides of each rule: one-time, interval and calendar schedules, now,
 later, and now and then in the past; modify with any mix of fields, bad values and fields that
 cannot be modified; reports for the running attempt and for wrong ones; time going backwards.
 The policy is drawn too (fifo, priority or aging order; automatic or manual dispatch; simulated
@@ -28,10 +28,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.backoff import Backoff, BackoffKind
-from engine.calendar import CronSchedule
-from engine.clock import Clock
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import (
     Advance,
     BackfillJob,
     CancelOccurrence,
@@ -50,9 +50,8 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.model import (
+from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.model.records import (
     BackfillOrder,
     CatchUp,
     Channel,
@@ -61,8 +60,9 @@ from engine.model import (
     OccurrenceState,
     Subscription,
 )
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.schedules import Every, Once, Schedule
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once, Schedule
 
 S = OccurrenceState
 JOB_IDS = ("a", "b", "c", "d")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from engine.commands import RegisterWorker, WorkerDown
-from engine.compare import Threshold, compare, parse_threshold
-from engine.history import History
+from cronlapse.analyses.compare.futures import Threshold, compare, parse_threshold
+from cronlapse.cli.main import main
+from engine.model.commands import RegisterWorker, WorkerDown
+from engine.play.history import History
 from engine.scenario import ScenarioRunner
 from tests.engine.explain_helpers import SCENARIOS, inline
 from tests.engine.state_fingerprint import state_fingerprint

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
 
-from engine import events as ev
-from engine.commands import DeleteJob, Outcome, PauseJob, RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.model import Channel, JobSpec, NotifyOn, Subscription
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.commands import DeleteJob, Outcome, PauseJob, RegisterWorker, ScheduleJob
+from engine.model.records import Channel, JobSpec, NotifyOn, Subscription
+from engine.schedules.kinds import Every, Once
 
 ALERTS = (Subscription(frozenset({NotifyOn.DEADLINE_MISSED}), Channel.SLACK, "#ops"),)
 

@@ -32,10 +32,10 @@ from hypothesis.stateful import (
 )
 from state_fingerprint import assert_same_state, state_fingerprint
 
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.calendar import CronSchedule
-from engine.clock import Clock
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import (
     Advance,
     BackfillJob,
     CancelOccurrence,
@@ -55,10 +55,15 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.journal import Mark
-from engine.model import (
+from engine.model.policies import (
+    ChannelOutage,
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    NotificationPolicy,
+    Policy,
+)
+from engine.model.records import (
     PRIORITY_LEVELS,
     BackfillOrder,
     CatchUp,
@@ -68,15 +73,10 @@ from engine.model import (
     OccurrenceState,
     Subscription,
 )
-from engine.policies import (
-    ChannelOutage,
-    CompletionMode,
-    DispatchMode,
-    DispatchOrder,
-    NotificationPolicy,
-    Policy,
-)
-from engine.schedules import Every, Once
+from engine.rewind.journal import Mark
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 WORKER_IDS = ("w1", "w2", "w3", "\U0001f600")

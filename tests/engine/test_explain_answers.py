@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.explain.lines import Line, plain
-from engine.explain.retry import formula
+from cronlapse.analyses.explain.lines import Line, plain
+from cronlapse.analyses.explain.retry import formula
+from engine.model.backoff import Backoff, BackoffKind, Jitter
 from tests.engine.explain_helpers import bundled, inline, why
 
 

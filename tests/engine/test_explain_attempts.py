@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.explain import explain_run
-from engine.explain.attempts import attempts
-from engine.explain.context import Context
-from engine.explain.lines import Line, Tag
+from cronlapse.analyses.explain import explain_run
+from cronlapse.analyses.explain.attempts import attempts
+from cronlapse.analyses.explain.context import Context
+from cronlapse.analyses.explain.lines import Line, Tag
 from engine.scenario import Scenario
 from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline, why
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cli_explain import SUBCOMMANDS
+from cronlapse.cli.explain import SUBCOMMANDS
 from tests.engine.explain_helpers import SCENARIOS, bundled, why
 
 DST = str(SCENARIOS / "nightly-etl-dst.yaml")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.clock import Clock
-from engine.explain.context import Context
+from cronlapse.analyses.explain.context import Context
+from engine.schedules.clock import Clock
 from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline, why
 
 DST = str(SCENARIOS / "nightly-etl-dst.yaml")

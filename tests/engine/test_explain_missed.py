@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import commands as cmd
-from engine.explain_missed import MissedQuestionError, explain_missed, render
-from engine.queries import list_occurrences
+from cronlapse.analyses.explain.missed import MissedQuestionError, explain_missed, render
+from engine.model import commands as cmd
+from engine.query.reads import list_occurrences
 from engine.scenario import ScenarioRunner, parse_scenario
 from engine.scenario.errors import Problems
 from engine.scenario.yaml_source import parse_yaml
@@ -120,7 +120,7 @@ def test_a_job_defined_after_the_outage_starts_is_refused() -> None:
 
 def cronlapse(*argv: str) -> subprocess.CompletedProcess[str]:
     """The real command, as a user runs it."""
-    code = "import sys; from engine.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from cronlapse.cli.main import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, check=False
     )

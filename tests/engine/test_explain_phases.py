@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.explain.context import Context
-from engine.explain.phases import phases
-from engine.model import OccurrenceState
+from cronlapse.analyses.explain.context import Context
+from cronlapse.analyses.explain.phases import phases
+from engine.model.records import OccurrenceState
 from tests.engine.explain_helpers import PAUSED_WHILE_QUEUED, bundled, history_at, inline, why
 from tests.engine.test_explain_attempts import PLAYED_TO_AN_END
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.explain import explain_run, plain
-from engine.history import History
+from cronlapse.analyses.explain import explain_run, plain
+from engine.play.history import History
 from engine.scenario import load_scenario
 
 SEMANTICS = Path(__file__).resolve().parents[2] / "scenarios" / "semantics"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.explain import explain_run
-from engine.explain.forecast import next_start
-from engine.model import OccurrenceState
-from engine.queries import list_occurrences
+from cronlapse.analyses.explain import explain_run
+from cronlapse.analyses.explain.forecast import next_start
+from engine.model.records import OccurrenceState
+from engine.query.reads import list_occurrences
 from tests.engine.explain_helpers import bundled, history_at, inline, why
 from tests.engine.state_fingerprint import state_fingerprint
 

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
 
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.commands import (
+from engine.core import Engine
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import (
     Advance,
     CancelOccurrence,
     DeleteJob,
@@ -22,20 +23,12 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.core import Engine
-from engine.events import OccurrenceCancelled, RetryScheduled
-from engine.history import SPAN_COST, History
-from engine.model import (
-    CatchUp,
-    Channel,
-    JobSpec,
-    NotifyOn,
-    OccurrenceState,
-    Subscription,
-)
-from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
-from engine.schedules import Every, Once
-from engine.ticks import at_ticks
+from engine.model.events import OccurrenceCancelled, RetryScheduled
+from engine.model.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
+from engine.model.records import CatchUp, Channel, JobSpec, NotifyOn, OccurrenceState, Subscription
+from engine.play.history import SPAN_COST, History
+from engine.play.ticks import at_ticks
+from engine.schedules.kinds import Every, Once
 
 UNTIL = 240
 EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
 from test_history import ORDERS, SPAN_COSTS, TIMELINE, UNTIL, USER_COMMANDS, fresh, new_engine_for
 
-from engine.commands import PauseJob, WorkerDown
-from engine.history import SPAN_COST, History
-from engine.policies import DispatchOrder
-from engine.ticks import at_ticks
+from engine.model.commands import PauseJob, WorkerDown
+from engine.model.policies import DispatchOrder
+from engine.play.history import SPAN_COST, History
+from engine.play.ticks import at_ticks
 
 TIMED = at_ticks(TIMELINE)
 AT_ZERO = sum(1 for timed in TIMED if timed.tick == 0)

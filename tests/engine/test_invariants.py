@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.calendar import CronSchedule
-from engine.clock import Clock
-from engine.commands import (
+from cronlapse.analyses.invariants import Checker, violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import (
     CancelOccurrence,
     Complete,
     Dispatch,
@@ -28,10 +28,17 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.core import Engine
-from engine.invariants import Checker, violations
-from engine.job_rules import Overlap, OverlapRule
-from engine.model import (
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.policies import (
+    ChannelOutage,
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    NotificationPolicy,
+    Policy,
+    RunningJobChanges,
+)
+from engine.model.records import (
     Attempt,
     AttemptOutcome,
     CatchUp,
@@ -42,17 +49,10 @@ from engine.model import (
     OccurrenceState,
     Subscription,
 )
-from engine.policies import (
-    ChannelOutage,
-    CompletionMode,
-    DispatchMode,
-    DispatchOrder,
-    NotificationPolicy,
-    Policy,
-    RunningJobChanges,
-)
 from engine.scenario import ScenarioRunner, load_scenario
-from engine.schedules import Every, Once
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 MAIL = Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@x")

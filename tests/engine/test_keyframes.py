@@ -10,15 +10,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.commands import RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.events import EventRecords
-from engine.history import History
-from engine.journal import Mark
-from engine.keyframes import FANOUT, Keyframe, Span, Timeline, merge
-from engine.model import JobSpec
-from engine.schedules import Every
-from engine.ticks import at_ticks
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.events import EventRecords
+from engine.model.records import JobSpec
+from engine.play.history import History
+from engine.play.ticks import at_ticks
+from engine.rewind.journal import Mark
+from engine.rewind.keyframes import FANOUT, Keyframe, Span, Timeline, merge
+from engine.schedules.kinds import Every
 
 
 def timeline_of(count: int) -> Timeline:

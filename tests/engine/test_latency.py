@@ -6,12 +6,12 @@ import io
 
 import pytest
 
-from engine.cli import main
-from engine.latency import METRICS, latency_report
-from engine.latency_table import print_latency
-from engine.model import OccurrenceState
+from cronlapse.analyses.latency.attribution import METRICS, latency_report
+from cronlapse.analyses.latency.tables import print_latency
+from cronlapse.analyses.stats import run_stats
+from cronlapse.cli.main import main
+from engine.model.records import OccurrenceState
 from engine.scenario import ScenarioRunner
-from engine.scenario.stats import run_stats
 from tests.engine.explain_helpers import SCENARIOS, bundled, history_at, inline
 
 BUNDLED = [

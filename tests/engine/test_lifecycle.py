@@ -2,15 +2,18 @@
 
 Each command answers a typed :class:`Outcome` whose value is the HTTP status an API would send
 (seed 003: 201 created, 200 ok, 404 not found, 409 conflict, 422 invalid). The rules under test are
-the ones decided in ``engine/lifecycle.py``; every expected tick is worked out in the comments.
+the ones decided in ``engine/parts/lifecycle.py``; every expected tick is worked out in the
+comments.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from engine import events as ev
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import (
     CancelOccurrence,
     Complete,
     DeleteJob,
@@ -23,9 +26,15 @@ from engine.commands import (
     ResumeJob,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.model import (
+from engine.model.policies import (
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    DoomedSubmission,
+    Policy,
+    RunningJobChanges,
+)
+from engine.model.records import (
     CancelReason,
     CatchUp,
     Channel,
@@ -34,16 +43,8 @@ from engine.model import (
     OccurrenceState,
     Subscription,
 )
-from engine.policies import (
-    CompletionMode,
-    DispatchMode,
-    DispatchOrder,
-    DoomedSubmission,
-    Policy,
-    RunningJobChanges,
-)
-from engine.queries import job_view
-from engine.schedules import Every, Once
+from engine.query.reads import job_view
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 
@@ -495,7 +496,7 @@ def test_cancel_a_queued_occurrence_in_the_backlog() -> None:
 
 def test_cancel_retry_pending_means_no_further_attempt() -> None:
     # Attempt 1 fails at 1; fixed backoff 10 makes it RETRY_PENDING until 11. Cancel at 4.
-    from engine.backoff import Backoff, BackoffKind
+    from engine.model.backoff import Backoff, BackoffKind
 
     engine = make()
     add(
@@ -564,7 +565,7 @@ def test_delete_is_a_conflict_while_running_then_ok_and_history_stays() -> None:
 
 def test_delete_cancels_materialised_waiting_occurrences() -> None:
     # a@0 fails at 1 and waits in RETRY_PENDING (backoff 10); a@40 was cancelled in advance.
-    from engine.backoff import Backoff, BackoffKind
+    from engine.model.backoff import Backoff, BackoffKind
 
     engine = make()
     add(

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import events as ev
-from engine.commands import Outcome, PauseJob, RegisterWorker, ResumeJob, ScheduleJob
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import CatchUp, JobSpec
-from engine.schedules import Every
+from engine.model import events as ev
+from engine.model.commands import Outcome, PauseJob, RegisterWorker, ResumeJob, ScheduleJob
+from engine.model.records import CatchUp, JobSpec
+from engine.schedules.kinds import Every
 
 
 def paused_for_a_while(**fields: object) -> Engine:

@@ -13,15 +13,15 @@ from collections import Counter
 import pytest
 from engine_steps import add
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.commands import CancelOccurrence, DeleteJob, RegisterWorker
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import Channel, NotifyOn, Subscription
-from engine.notifications import NotificationState
-from engine.policies import ChannelOutage, NotificationPolicy, Policy
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import CancelOccurrence, DeleteJob, RegisterWorker
+from engine.model.policies import ChannelOutage, NotificationPolicy, Policy
+from engine.model.records import Channel, NotifyOn, Subscription
+from engine.parts.notifications import NotificationState
+from engine.schedules.kinds import Every, Once
 
 ON = NotifyOn
 EVERYTHING = frozenset(NotifyOn)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.commands import (
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import (
     Advance,
     Complete,
     Outcome,
@@ -20,11 +21,10 @@ from engine.commands import (
     ReportDelivery,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.model import Channel, JobSpec, NotifyOn, Subscription
-from engine.notifications import NotificationState
-from engine.policies import CompletionMode, DeliveryMode, NotificationPolicy, Policy
-from engine.schedules import Once
+from engine.model.policies import CompletionMode, DeliveryMode, NotificationPolicy, Policy
+from engine.model.records import Channel, JobSpec, NotifyOn, Subscription
+from engine.parts.notifications import NotificationState
+from engine.schedules.kinds import Once
 
 HOOK = Subscription(frozenset({NotifyOn.SUCCEEDED}), Channel.WEBHOOK, "ops-hook")
 JITTERED = Backoff(BackoffKind.EXPONENTIAL, base=5, cap=300, jitter=Jitter.FULL)

@@ -12,7 +12,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ordering import java_is_blank, java_length, java_order_key
+from engine.model.ordering import java_is_blank, java_length, java_order_key
 
 
 def code_units(text: str) -> list[int]:

@@ -14,9 +14,11 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import (
     CancelOccurrence,
     DeleteJob,
     Dispatch,
@@ -25,12 +27,10 @@ from engine.commands import (
     ScheduleJob,
     WorkerDown,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.job_rules import Overlap, OverlapRule
-from engine.model import AttemptOutcome, CancelReason, JobSpec, OccurrenceState
-from engine.policies import CompletionMode, DispatchMode, Policy
-from engine.schedules import Every
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.policies import CompletionMode, DispatchMode, Policy
+from engine.model.records import AttemptOutcome, CancelReason, JobSpec, OccurrenceState
+from engine.schedules.kinds import Every
 
 S = OccurrenceState
 

@@ -14,15 +14,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import CancelOccurrence, Outcome, RegisterWorker, ScheduleJob, WorkerDown
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.job_rules import Overlap, OverlapRule
-from engine.model import JobSpec, OccurrenceState
-from engine.policies import DispatchOrder, Policy
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import CancelOccurrence, Outcome, RegisterWorker, ScheduleJob, WorkerDown
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.policies import DispatchOrder, Policy
+from engine.model.records import JobSpec, OccurrenceState
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

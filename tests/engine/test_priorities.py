@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import events as ev
-from engine.commands import RegisterWorker, ScheduleJob
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import PRIORITY_LEVELS, JobSpec
-from engine.ordering import java_order_key
-from engine.policies import DispatchOrder, Policy
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.ordering import java_order_key
+from engine.model.policies import DispatchOrder, Policy
+from engine.model.records import PRIORITY_LEVELS, JobSpec
+from engine.schedules.kinds import Every, Once
 
 HIGH, MEDIUM, LOW = PRIORITY_LEVELS["high"], PRIORITY_LEVELS["medium"], PRIORITY_LEVELS["low"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from engine_steps import add
 
-from engine.commands import (
+from engine.core import Engine
+from engine.model.commands import (
     CancelOccurrence,
     Complete,
     DeleteJob,
@@ -16,11 +17,10 @@ from engine.commands import (
     RegisterWorker,
     WorkerDown,
 )
-from engine.core import Engine
-from engine.model import AttemptOutcome, OccurrenceState, WorkerState
-from engine.policies import CompletionMode, DispatchMode, Policy
-from engine.queries import job_view, list_jobs, list_occurrences, occurrence_row, worker_rows
-from engine.schedules import Every, Once
+from engine.model.policies import CompletionMode, DispatchMode, Policy
+from engine.model.records import AttemptOutcome, OccurrenceState, WorkerState
+from engine.query.reads import job_view, list_jobs, list_occurrences, occurrence_row, worker_rows
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

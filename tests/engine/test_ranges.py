@@ -13,8 +13,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import events as ev
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from cronlapse.analyses.stats import run_stats
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import (
     Advance,
     CancelOccurrence,
     DeleteJob,
@@ -25,9 +28,8 @@ from engine.commands import (
     ResumeJob,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.model import (
+from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.model.records import (
     CancelReason,
     CatchUp,
     Channel,
@@ -36,12 +38,10 @@ from engine.model import (
     OccurrenceState,
     Subscription,
 )
-from engine.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.queries import cancelled_range, count_occurrences, list_occurrences, occurrence_row
-from engine.ranges import count_runs, implicit_range, runs_in
+from engine.parts.ranges import count_runs, implicit_range, runs_in
+from engine.query.reads import cancelled_range, count_occurrences, list_occurrences, occurrence_row
 from engine.scenario.checks import StateCount
-from engine.scenario.stats import run_stats
-from engine.schedules import Every, Once
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

@@ -7,13 +7,29 @@ from dataclasses import dataclass, field, fields
 
 import pytest
 
-from engine.commands import Advance, RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.model import Attempt, AttemptOutcome, Job, JobSpec, Occurrence, OccurrenceState, Worker
-from engine.notifications import Notification
-from engine.records import BOOKKEEPING, IDENTITY, Journal, copy_rule, journal_of, journaled, kind
-from engine.schedules import Every
-from engine.write_check import UnjournaledWrite
+from engine.model.commands import Advance, RegisterWorker, ScheduleJob
+from engine.model.journaled import (
+    BOOKKEEPING,
+    IDENTITY,
+    Journal,
+    copy_rule,
+    journal_of,
+    journaled,
+    kind,
+)
+from engine.model.records import (
+    Attempt,
+    AttemptOutcome,
+    Job,
+    JobSpec,
+    Occurrence,
+    OccurrenceState,
+    Worker,
+)
+from engine.parts.notifications import Notification
+from engine.rewind.write_check import UnjournaledWrite
+from engine.schedules.kinds import Every
 
 
 @journaled

@@ -13,8 +13,8 @@ record, the event log, the ready queue, the worker pool, the due and timer heaps
 index, the counters, the random generator) must equal that of a fresh engine that ran the same
 commands. The journal's debug mode is on throughout.
 
-Keyframes (:mod:`engine.keyframes`): at the furthest state the machine sometimes takes one, and
-then sometimes forgets the undo information before the previous one, as the history does; it
+Keyframes (:mod:`engine.rewind.keyframes`): at the furthest state the machine sometimes takes one,
+and then sometimes forgets the undo information before the previous one, as the history does; it
 jumps to any keyframe, backwards or forwards, from wherever it is (after rollbacks and replays of
 the head's own commands too). Each keyframe is labelled with the number of commands before it.
 """
@@ -29,8 +29,8 @@ from hypothesis.stateful import precondition, rule
 from state_fingerprint import assert_same_state
 from test_engine_stateful import EngineMachine
 
-from engine.commands import Command, Result
-from engine.model import JobSpec
+from engine.model.commands import Command, Result
+from engine.model.records import JobSpec
 
 
 class RollbackMachine(EngineMachine):

@@ -15,18 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine_stateful import EngineMachine
 
-from engine import events as ev
-from engine.commands import (
-    CancelOccurrence,
-    PauseJob,
-    RegisterWorker,
-    ResumeJob,
-)
 from engine.core import Engine
-from engine.job_rules import Overlap, OverlapRule, TriggerRule
-from engine.model import CancelReason, JobSpec, OccurrenceState
-from engine.run_dependencies import Verdict, verdict
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.commands import CancelOccurrence, PauseJob, RegisterWorker, ResumeJob
+from engine.model.job_rules import Overlap, OverlapRule, TriggerRule
+from engine.model.records import CancelReason, JobSpec, OccurrenceState
+from engine.rules.run_dependencies import Verdict, verdict
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 R = TriggerRule

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import events as ev
+from cronlapse.analyses.stats import attempt_records, run_stats
 from engine.core import Engine
-from engine.model import AttemptOutcome
+from engine.model import events as ev
+from engine.model.records import AttemptOutcome
 from engine.scenario import ScenarioRunner, load_scenario
-from engine.scenario.stats import attempt_records, run_stats
 from tests.engine.test_invariants import POLICIES, _busy
 
 SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from engine_steps import add, run
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import RegisterWorker, ScheduleJob
+from cronlapse.analyses.explain.failed import failed_for_good
 from engine.core import Engine
-from engine.explain.failed import failed_for_good
-from engine.limits import spec_problem
-from engine.model import JobSpec, NotifyOn, OccurrenceState
-from engine.policies import Policy
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.limits import spec_problem
+from engine.model.policies import Policy
+from engine.model.records import JobSpec, NotifyOn, OccurrenceState
 from engine.scenario import ScenarioRunner, parse_scenario
-from engine.schedules import Every, Once
+from engine.schedules.kinds import Every, Once
 from tests.engine.explain_helpers import history_at, inline, why
 
 S = OccurrenceState

@@ -7,8 +7,8 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.rng import TrackedRandom
-from engine.schedules import Every, Once, last_at_or_before, next_fire_times
+from engine.model.rng import TrackedRandom
+from engine.schedules.kinds import Every, Once, last_at_or_before, next_fire_times
 
 
 @given(

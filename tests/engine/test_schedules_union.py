@@ -1,5 +1,5 @@
 """AnyOf (a timer's several triggers) and Repeating (OnUnitActiveSec= after any of them), checked
-against the brute-force sets they stand for, and counted as ``engine.ranges`` counts runs."""
+against the brute-force sets they stand for, and counted as ``engine.parts.ranges`` counts runs."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from datetime import datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.calendar import CronSchedule
-from engine.clock import Clock, parse_zone
-from engine.ranges import _fires
-from engine.schedule_clock import calendar_clock
-from engine.schedules import AnyOf, Every, Once, Repeating, Schedule, last_at_or_before
+from engine.parts.ranges import _fires
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock, parse_zone
+from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule, last_at_or_before
+from engine.schedules.schedule_clock import calendar_clock
 
 HORIZON = 400
 ZONE = parse_zone("Europe/Berlin")

@@ -884,9 +884,9 @@ CLI_OUTPUT += ["b CANCELLED 0"]
 
 
 def _cli(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    # Run from the checkout, so `-m engine` is this checkout's engine even if not installed.
+    # Run from the checkout, so `-m cronlapse` is this checkout's engine even if not installed.
     return subprocess.run(
-        [sys.executable, "-m", "engine", "script", *args],
+        [sys.executable, "-m", "cronlapse", "script", *args],
         input=stdin,
         capture_output=True,
         text=True,

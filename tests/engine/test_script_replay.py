@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from script_strategies import SeededChooser, dependency_graphs, random_script, scripts
 
 from engine.facades.script import event_line, execute_script
-from engine.history import History
+from engine.play.history import History
 from tui.model.script import script_run
 
 EVENT_WORDS = {"START", "DONE", "FAILATTEMPT", "FAILED", "CANCEL"}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import events as ev
-from engine.backoff import BackoffKind, Jitter
-from engine.commands import (
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import BackoffKind, Jitter
+from engine.model.commands import (
     CancelOccurrence,
     DeleteJob,
     ModifyJob,
@@ -14,15 +15,14 @@ from engine.commands import (
     RegisterWorker,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.model import JobSpec, OccurrenceState
-from engine.policies import DispatchOrder, OnTimeout, Policy, RunningJobChanges
-from engine.presets import seed_003_policy
+from engine.model.policies import DispatchOrder, OnTimeout, Policy, RunningJobChanges
+from engine.model.presets import seed_003_policy
+from engine.model.records import JobSpec, OccurrenceState
+from engine.query.status_words import job_word, run_word
 from engine.scenario import ScenarioRunner
 from engine.scenario.errors import ScenarioInvalid
 from engine.scenario.validate import parse_scenario
-from engine.schedules import Every, Once
-from engine.status_words import job_word, run_word
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

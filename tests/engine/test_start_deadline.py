@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from engine import events as ev
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import (
     BackfillJob,
     Outcome,
     PauseJob,
@@ -12,12 +14,10 @@ from engine.commands import (
     ResumeJob,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.job_rules import Overlap, OverlapRule
-from engine.limits import spec_problem
-from engine.model import CancelReason, JobSpec, OccurrenceState
-from engine.schedules import Every, Once
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.limits import spec_problem
+from engine.model.records import CancelReason, JobSpec, OccurrenceState
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

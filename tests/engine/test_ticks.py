@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import events as ev
-from engine.commands import RegisterWorker, ScheduleJob
 from engine.core import Engine
-from engine.model import JobSpec
-from engine.schedules import Once
-from engine.ticks import OutOfOrder, Phase, TickDriver, TimedCommand
+from engine.model import events as ev
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.records import JobSpec
+from engine.play.ticks import OutOfOrder, Phase, TickDriver, TimedCommand
+from engine.schedules.kinds import Once
 
 
 def driver_with_a_job() -> TickDriver:

@@ -10,21 +10,14 @@ from __future__ import annotations
 import pytest
 from engine_steps import add
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import (
-    Complete,
-    Dispatch,
-    ModifyJob,
-    Outcome,
-    RegisterWorker,
-    WorkerDown,
-)
+from cronlapse.analyses.invariants import violations
 from engine.core import Engine
-from engine.invariants import violations
-from engine.model import AttemptOutcome, OccurrenceState
-from engine.policies import CompletionMode, DispatchMode, Policy
-from engine.schedules import Every, Once
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import Complete, Dispatch, ModifyJob, Outcome, RegisterWorker, WorkerDown
+from engine.model.policies import CompletionMode, DispatchMode, Policy
+from engine.model.records import AttemptOutcome, OccurrenceState
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 HANG_FIRST = frozenset({1})

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.undo_heap import UndoHeap
+from engine.rewind.undo_heap import UndoHeap
 
 
 def _undo(heap: UndoHeap, steps: list[tuple]) -> None:

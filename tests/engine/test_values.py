@@ -8,8 +8,8 @@ import pickle
 
 import pytest
 
-from engine import events as ev
-from engine.values import WIDE, value
+from engine.model import events as ev
+from engine.model.values import WIDE, value
 
 
 @value

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.clock import Clock
-from engine.commands import ModifyJob, Outcome, ScheduleJob
 from engine.core import Engine
 from engine.facades.script import execute_script
-from engine.limits import LIMITS, PRIORITY, spec_problem
-from engine.model import JobSpec
+from engine.model.commands import ModifyJob, Outcome, ScheduleJob
+from engine.model.limits import LIMITS, PRIORITY, spec_problem
+from engine.model.records import JobSpec
 from engine.scenario import ScenarioInvalid, parse_scenario
 from engine.scenario.vocabulary import OPTIONS, VERBS
-from engine.schedules import Once
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Once
 from tui.model.commandline import CommandError, parse
 from tui.model.completion import complete
 

@@ -10,9 +10,11 @@ from collections import Counter
 
 from engine_steps import add
 
-from engine import events as ev
-from engine.backoff import Backoff, BackoffKind
-from engine.commands import (
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import (
     Complete,
     Dispatch,
     DrainWorker,
@@ -22,12 +24,10 @@ from engine.commands import (
     WorkerDown,
     WorkerUp,
 )
-from engine.core import Engine
-from engine.invariants import violations
-from engine.model import AttemptOutcome, OccurrenceState, WorkerState
-from engine.policies import CompletionMode, DispatchMode, Policy
-from engine.queries import worker_rows
-from engine.schedules import Every, Once
+from engine.model.policies import CompletionMode, DispatchMode, Policy
+from engine.model.records import AttemptOutcome, OccurrenceState, WorkerState
+from engine.query.reads import worker_rows
+from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
 

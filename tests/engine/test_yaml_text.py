@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from engine.scenario.errors import Problems
 from engine.scenario.yaml_source import Mapping, Node, Scalar, parse_yaml
-from engine.yaml_text import escaped, flow
+from engine.scenario.yaml_text import escaped, flow
 
 TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=12)
 DATA = st.recursive(

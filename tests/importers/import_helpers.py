@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 
-from engine.cli import main
+from cronlapse.cli.main import main
 
 
 def cronlapse(*argv: str) -> tuple[int, str, str]:

@@ -19,10 +19,10 @@ from cronsim import CronSim
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.calendar import CronSchedule
-from engine.clock import Clock, parse_zone
-from engine.importers.calendar_event import CalendarError, parse_calendar_event
-from engine.schedules import next_fire_times
+from cronlapse.importers.calendar_event import CalendarError, parse_calendar_event
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.clock import Clock, parse_zone
+from engine.schedules.kinds import next_fire_times
 
 EVENTS = json.loads(
     (Path(__file__).parent / "corpus" / "systemd" / "calendar-events.json").read_text()

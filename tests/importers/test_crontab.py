@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from import_helpers import cronlapse
 
-from engine import events as ev
-from engine.importers.crontab import parse_crontab, read_crontab
-from engine.importers.files import ImportProblems
+from cronlapse.importers.crontab import parse_crontab, read_crontab
+from cronlapse.importers.files import ImportProblems
+from engine.model import events as ev
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from import_helpers import cronlapse
 
-from engine.importers.crontab import parse_crontab
-from engine.importers.fleet import ImportOptions, import_fleet
+from cronlapse.importers.crontab import parse_crontab
+from cronlapse.importers.fleet import ImportOptions, import_fleet
 
 
 def test_entries_without_cron_tz_keep_crons_own_zone(tmp_path: Path) -> None:

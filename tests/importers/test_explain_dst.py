@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from import_helpers import cronlapse
 
-from engine.explain_dst import RULES, changes, first_pass_fires
+from cronlapse.analyses.explain.dst import RULES, changes, first_pass_fires
 
 LONDON, NEW_YORK = ZoneInfo("Europe/London"), ZoneInfo("America/New_York")
 

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from import_helpers import cronlapse
 
-from engine.commands import PauseJob
-from engine.importers.crontab import parse_crontab
-from engine.importers.files import ImportProblems
-from engine.importers.kubernetes import parse_manifest
-from engine.importers.systemd import parse_timer
+from cronlapse.importers.crontab import parse_crontab
+from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.kubernetes import parse_manifest
+from cronlapse.importers.systemd import parse_timer
+from engine.model.commands import PauseJob
 from engine.scenario import load_scenario, parse_scenario
 
 KINDS = {"crontab": "crontab", "k8s": "Kubernetes manifest", "systemd": "systemd timer"}

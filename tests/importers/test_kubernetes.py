@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from import_helpers import cronlapse
 
-from engine import events as ev
-from engine.importers.files import ImportProblems
-from engine.importers.kubernetes import parse_manifest, read_manifest
-from engine.job_rules import Overlap, OverlapRule
-from engine.model import CatchUp
+from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.kubernetes import parse_manifest, read_manifest
+from engine.model import events as ev
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.records import CatchUp
 from engine.scenario import ScenarioRunner, load_scenario
 
 BATCH = Path(__file__).parent / "corpus" / "k8s" / "batch.yaml"
@@ -282,7 +282,7 @@ def test_forbid_with_a_starting_deadline_drops_a_newest_schedule_that_is_too_lat
 def test_forbid_is_written_as_buffer_latest() -> None:
     (job,) = parse_manifest(cronjob("schedule: '@daily', concurrencyPolicy: Forbid")).cronjobs
     assert job.concurrency == "Forbid"
-    from engine.importers.fleet import _kubernetes_job
+    from cronlapse.importers.fleet import _kubernetes_job
 
     keys = _kubernetes_job("m", job, 1).keys
     assert keys["overlap"] == "BufferLatest" and "start_deadline" not in keys
@@ -371,7 +371,7 @@ def test_what_kubernetes_refuses_is_refused(schedule: str, problem: str) -> None
 def test_every_runs_at_that_interval_from_the_cronjobs_creation(every: str, minutes: int) -> None:
     (job,) = parse_manifest(cronjob(f"schedule: '@every {every}'")).cronjobs
     assert (job.cron, job.every) == (None, minutes)
-    from engine.importers.fleet import _kubernetes_job
+    from cronlapse.importers.fleet import _kubernetes_job
 
     keys = _kubernetes_job("m", job, 1).keys
     assert (keys["every"], keys["first"]) == (minutes, minutes)  # created at --from

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from import_helpers import cronlapse
 
-from engine.importers.recognise import recognise
+from cronlapse.importers.recognise import recognise
 from tui.model.session import LoadFailed, Problem, load_session
 
 CORPUS = Path(__file__).parent / "corpus"

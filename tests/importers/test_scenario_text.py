@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.importers.scenario_text import Horizon, ImportedJob, scenario_text
+from cronlapse.importers.scenario_text import Horizon, ImportedJob, scenario_text
 from engine.scenario import parse_scenario
 
 HORIZON = Horizon("2026-01-05T00:00:00", "UTC", 1)

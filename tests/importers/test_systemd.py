@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from import_helpers import cronlapse
 
-from engine import events as ev
-from engine.importers.files import ImportProblems
-from engine.importers.systemd import parse_timer, read_timer
+from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.systemd import parse_timer, read_timer
+from engine.model import events as ev
 from engine.scenario import ScenarioRunner, load_scenario
 
 TIMERS = Path(__file__).parent / "corpus" / "systemd"

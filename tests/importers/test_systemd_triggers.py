@@ -7,8 +7,8 @@ from pathlib import Path
 
 from import_helpers import cronlapse
 
-from engine import events as ev
-from engine.importers.fleet import ImportOptions, import_fleet
+from cronlapse.importers.fleet import ImportOptions, import_fleet
+from engine.model import events as ev
 from engine.scenario import ScenarioRunner
 
 

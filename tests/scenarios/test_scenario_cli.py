@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli_scenario import add_parsers
-from engine.workers import Workforce
+from cronlapse.cli import check, export, run
+from engine.parts.workers import Workforce
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -30,7 +30,9 @@ expect:
 def call(*argv: str) -> tuple[int, str, str]:
     """Parse ``argv`` as the CLI would and run the handler; (status, stdout, stderr)."""
     parser = argparse.ArgumentParser(prog="cronlapse")
-    add_parsers(parser.add_subparsers())
+    subparsers = parser.add_subparsers()
+    for command in (run, check, export):
+        command.add_parser(subparsers)
     args = parser.parse_args(argv)
     out, err = io.StringIO(), io.StringIO()
     status = args.handler(args, out, err)

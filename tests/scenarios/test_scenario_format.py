@@ -7,14 +7,14 @@ import sys
 
 from scenario_helpers import problems, scenario
 
-from engine import commands as cmd
-from engine.backoff import Backoff, BackoffKind, Jitter
-from engine.calendar import CronSchedule
-from engine.model import CatchUp, Channel, NotifyOn, OccurrenceState, Subscription
-from engine.policies import ChannelOutage, DispatchMode, DispatchOrder
+from engine.model import commands as cmd
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.policies import ChannelOutage, DispatchMode, DispatchOrder
+from engine.model.records import CatchUp, Channel, NotifyOn, OccurrenceState, Subscription
 from engine.scenario import StatusQuery
 from engine.scenario.checks import Accepted, Assignments, OutcomeIs, StateIs
-from engine.schedules import Every, Once
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.kinds import Every, Once
 
 
 def test_the_example_of_the_issue_loads_with_every_key_it_uses() -> None:
@@ -220,7 +220,7 @@ def test_a_generator_is_seeded_and_its_template_is_checked_once() -> None:
 
 def test_loading_a_scenario_imports_neither_rich_nor_textual() -> None:
     code = (
-        "import sys, engine.scenario, engine.cli_scenario; "
+        "import sys, engine.scenario, cronlapse.cli.run; "
         "print(any(m.split('.')[0] in ('rich', 'textual') for m in sys.modules))"
     )
     result = subprocess.run(

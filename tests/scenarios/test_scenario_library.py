@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli_scenario import check_command
+from cronlapse.cli.check import check_command
 from engine.scenario import ScenarioRunner, check_script, load_scenario, run_script_file
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"

@@ -1,5 +1,5 @@
 """``timeline_phase`` and ``seed_skip``: what an exported stretch of a service's journal needs
-to replay as the service applied it (see service/export.py)."""
+to replay as the service applied it (see cronlapse/service/export.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 
 from scenario_helpers import problems, scenario
 
-from engine.events import AttemptStarted
-from engine.history import History
+from engine.model.events import AttemptStarted
+from engine.play.history import History
 from engine.scenario.runner import ScenarioRunner
 
 CONTENDED = """

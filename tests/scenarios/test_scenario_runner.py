@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from scenario_helpers import problems, scenario
 
-from engine import events as ev
-from engine.commands import ScheduleJob
+from engine.model import events as ev
+from engine.model.commands import ScheduleJob
+from engine.play.ticks import Phase
 from engine.scenario import Rejection, ScenarioRunner, StatusQuery
-from engine.ticks import Phase
 
 
 def failures(text: str) -> list[str]:

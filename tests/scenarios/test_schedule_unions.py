@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from scenario_helpers import problems, scenario
 
-from engine.calendar import CronSchedule
-from engine.schedules import AnyOf, Once, Repeating
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.kinds import AnyOf, Once, Repeating
 
 CLOCK = 'clock: {epoch: "2026-01-05T00:00:00", timezone: UTC, tick: 60}'
 

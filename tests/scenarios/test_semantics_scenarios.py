@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from scenario_helpers import problems, scenario
 
-from engine.cli_scenario import check_command
-from engine.commands import PauseJob, ResumeJob, ScheduleJob
-from engine.job_rules import Overlap, OverlapRule
+from cronlapse.cli.check import check_command
+from engine.model.commands import PauseJob, ResumeJob, ScheduleJob
+from engine.model.job_rules import Overlap, OverlapRule
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.scenario.vocabulary import VERBS, read_words
 

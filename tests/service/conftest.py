@@ -87,7 +87,7 @@ class Server:
         if self.token is not None:
             env["CRONLAPSE_TOKEN"] = self.token
         env["PYTHONPATH"] = str(ROOT)
-        command = [sys.executable, "-m", "engine", "serve", "--db", self.db_url]
+        command = [sys.executable, "-m", "cronlapse", "serve", "--db", self.db_url]
         command += ["--port", str(self.port), "--config", str(self.config), "--speed", self.speed]
         command += self.options
         log = self.directory / f"server-{self.starts}.log"

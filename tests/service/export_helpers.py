@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import events as ev
+from cronlapse.service.journal_replay import JournalReplay
+from cronlapse.service.journal_store import JournalStore
+from engine.model import events as ev
 from engine.scenario import parse_scenario
 from engine.scenario.runner import ScenarioRunner
-from service.journal_replay import JournalReplay
-from service.journal_store import JournalStore
 
 
 def service_events(url: str, start: int, end: int) -> list[ev.Event]:

@@ -23,7 +23,7 @@ class WorkerProcess:
         self.log = directory / f"{name}.log"
         """Its standard error: its messages (standard output is ``{name}.stdout``)."""
         self.stdout = directory / f"{name}.stdout"
-        self.command = [sys.executable, "-m", "engine", "worker", "--db", url, "--slots"]
+        self.command = [sys.executable, "-m", "cronlapse", "worker", "--db", url, "--slots"]
         self.command += [str(SLOTS), "--config", str(config), "--name", name]
         self.process: subprocess.Popen | None = None
 

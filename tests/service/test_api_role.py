@@ -16,8 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from engine.invariants import violations
-from service.journal_store import JournalStore
+from cronlapse.analyses.invariants import violations
+from cronlapse.service.journal_store import JournalStore
 from tests.service.conftest import FROZEN, TOKEN, Server
 from tests.service.role_processes import Processes
 from tests.service.test_durability import _all_answers, _config, _load

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from service import auth
-from service.auth import Token, load_token, token_path
+from cronlapse.service import auth
+from cronlapse.service.auth import Token, load_token, token_path
 from tests.service.conftest import Server
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from service.config import NOOP, ConfigInvalid, Executor, load_config
+from cronlapse.cli.main import main
+from cronlapse.service.config import NOOP, ConfigInvalid, Executor, load_config
 
 
 def test_a_config_defines_executors_and_slots(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from service.config import ConfigInvalid, load_config
-from service.delivery.channels import (
+from cronlapse.service.config import ConfigInvalid, load_config
+from cronlapse.service.delivery.channels import (
     EmailChannel,
     SlackChannel,
     WebhookChannel,

@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.notifications import NotificationState
-from service.clock import Anchor, LiveClock
-from service.codec import DELIVERY, InputInvalid
-from service.config import Config
-from service.delivery.attach import delivery_input
-from service.delivery.channels import EmailChannel, WebhookChannel
-from service.delivery.email import build_message
-from service.delivery.notice import Notice, due_notices, idempotency_key
-from service.journal_store import JournalStore
-from service.live import NOTIFICATION_POLICY, LiveService
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.codec import DELIVERY, InputInvalid
+from cronlapse.service.config import Config
+from cronlapse.service.delivery.attach import delivery_input
+from cronlapse.service.delivery.channels import EmailChannel, WebhookChannel
+from cronlapse.service.delivery.email import build_message
+from cronlapse.service.delivery.notice import Notice, due_notices, idempotency_key
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import NOTIFICATION_POLICY, LiveService
+from engine.parts.notifications import NotificationState
 from tests.service.test_live import START, Wall, complete_running
 
 HOOK = WebhookChannel("ops-hook", "http://127.0.0.1:9/hook")

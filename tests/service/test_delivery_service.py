@@ -10,8 +10,8 @@ from collections import defaultdict
 
 import httpx
 
-from service.delivery.notice import idempotency_key
-from service.live import NOTIFICATION_POLICY
+from cronlapse.service.delivery.notice import idempotency_key
+from cronlapse.service.live import NOTIFICATION_POLICY
 from tests.service.conftest import MailReceiver, Server, WebhookReceiver
 
 SPEED = "20"

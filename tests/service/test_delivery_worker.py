@@ -9,10 +9,10 @@ import asyncio
 
 import pytest
 
-from service.delivery.channels import EmailChannel, SlackChannel, WebhookChannel
-from service.delivery.notice import Notice, idempotency_key
-from service.delivery.slack import slack_text
-from service.delivery.worker import Deliveries
+from cronlapse.service.delivery.channels import EmailChannel, SlackChannel, WebhookChannel
+from cronlapse.service.delivery.notice import Notice, idempotency_key
+from cronlapse.service.delivery.slack import slack_text
+from cronlapse.service.delivery.worker import Deliveries
 from tests.service.conftest import MailReceiver, WebhookReceiver, free_port
 
 RUN = 1_796_115_600
@@ -211,7 +211,7 @@ def test_a_stop_does_not_wait_on_a_stalled_mail_server(
     mailbox: MailReceiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No SMTP timeout at all: only a close that abandons the connection can end this.
-    monkeypatch.setattr("service.delivery.email.TIMEOUT", None)
+    monkeypatch.setattr("cronlapse.service.delivery.email.TIMEOUT", None)
     mail = EmailChannel(
         "oncall", "127.0.0.1", "cron@example.com", ("ops@example.com",), mailbox.port
     )

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.db import open_database
-from service.journal_store import JournalStore
+from cronlapse.service.db import open_database
+from cronlapse.service.journal_store import JournalStore
 from tests.service.conftest import BACKENDS, Server
 
 ROUNDS = 3

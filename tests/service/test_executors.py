@@ -16,8 +16,8 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from service.config import Executor
-from service.executors import AttemptKey, Executors, Launch, idempotency_key
+from cronlapse.service.config import Executor
+from cronlapse.service.executors import AttemptKey, Executors, Launch, idempotency_key
 from tests.service.conftest import Server
 
 RECORDER = """

@@ -12,12 +12,12 @@ from export_helpers import scenario_events, service_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.cli import main
-from engine.model import OccurrenceState
-from service.export import export_stretch
-from service.journal_replay import busy
-from service.journal_store import JournalStore
-from service.live import LiveService
+from cronlapse.cli.main import main
+from cronlapse.service.export import export_stretch
+from cronlapse.service.journal_replay import busy
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import LiveService
+from engine.model.records import OccurrenceState
 from tests.service.test_live import Wall, complete_running, open_live
 from tui.model.session import load_session
 
@@ -61,7 +61,7 @@ def drive(live: LiveService, wall: Wall, rng: random.Random, steps: int, prompt:
 
 
 def journal(seed: int, prompt: bool, steps: int = 120) -> str:
-    db = Path(tempfile.mkdtemp()) / "service.db"
+    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
     wall = Wall()
     live = open_live(db, wall, workers=2)
     drive(live, wall, random.Random(seed), steps, prompt)
@@ -211,7 +211,7 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
     """Journaled by ``LiveService.submit`` as given (the API adds the job's zone first, and an
     older server did not): the service read the new time in its clock's zone, UTC, and so
     must the scenario, which reads a schedule naming no zone in the job's (Paris)."""
-    db = Path(tempfile.mkdtemp()) / "service.db"
+    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
     wall = Wall()
     live = open_live(db, wall, workers=1)
     live.submit("schedule", {"id": "paris", "daily": "02:00", "timezone": "Europe/Paris"})
@@ -229,7 +229,7 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
 def test_an_input_the_engine_refused_after_it_was_journaled_is_exported_as_a_test() -> None:
     """A job in a pool the service does not define: read, journaled, then refused by the engine
     (422). The export writes it with the answer it got; ``check`` refused the file for it."""
-    db = Path(tempfile.mkdtemp()) / "service.db"
+    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
     wall = Wall()
     live = open_live(db, wall, workers=1)
     assert not live.submit("schedule", {"id": "pooled", "every": 60, "pool": "x"}).accepted

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from export_helpers import scenario_events, service_events
 
-from engine import events as ev
-from engine.cli import main
-from service.export import export_stretch
-from service.journal_store import JournalStore
+from cronlapse.cli.main import main
+from cronlapse.service.export import export_stretch
+from cronlapse.service.journal_store import JournalStore
+from engine.model import events as ev
 from tests.service.conftest import Received, Server, WebhookReceiver
 
 SPEED = 300

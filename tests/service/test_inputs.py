@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from engine.commands import Outcome, Result
-from service.inputs import Inputs
+from cronlapse.service.inputs import Inputs
+from engine.model.commands import Outcome, Result
 
 DONE = Result(Outcome.OK)
 

@@ -9,9 +9,9 @@ from tests.service.conftest import ROOT
 
 PROBE = (
     "import sys\n"
-    "import engine.cli\n"
-    "engine.cli.build_parser().parse_args(['serve', '--port', '1'])\n"
-    "heavy = ('sqlalchemy', 'starlette', 'uvicorn', 'httpx', 'service.api')\n"
+    "import cronlapse.cli.main\n"
+    "cronlapse.cli.main.build_parser().parse_args(['serve', '--port', '1'])\n"
+    "heavy = ('sqlalchemy', 'starlette', 'uvicorn', 'httpx', 'cronlapse.service.api')\n"
     "print(sorted(name for name in heavy if name in sys.modules))\n"
 )
 

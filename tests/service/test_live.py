@@ -10,16 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import OccurrenceState
-from engine.queries import list_occurrences
-from service.clock import Anchor, LiveClock
-from service.codec import InputInvalid
-from service.config import Config
-from service.executors import idempotency_key
-from service.journal_store import JournalStore
-from service.live import LiveService
-from service.snapshots import BackgroundSnapshots
-from service.views import job_json, workers_json
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.codec import InputInvalid
+from cronlapse.service.config import Config
+from cronlapse.service.executors import idempotency_key
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import LiveService
+from cronlapse.service.snapshots import BackgroundSnapshots
+from cronlapse.service.views import job_json, workers_json
+from engine.model.records import OccurrenceState
+from engine.query.reads import list_occurrences
 
 START = 1_000_000
 

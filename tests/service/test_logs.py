@@ -8,13 +8,13 @@ import json
 import time
 from pathlib import Path
 
-from engine import events as ev
-from engine.model import OccurrenceState
-from service.codec import DELIVERY
-from service.delivery.attach import delivery_input
-from service.delivery.notice import due_notices
-from service.events_log import NAMES, EventLogger
-from service.live import LiveService
+from cronlapse.service.codec import DELIVERY
+from cronlapse.service.delivery.attach import delivery_input
+from cronlapse.service.delivery.notice import due_notices
+from cronlapse.service.events_log import NAMES, EventLogger
+from cronlapse.service.live import LiveService
+from engine.model import events as ev
+from engine.model.records import OccurrenceState
 from tests.service.test_live import Wall, complete_running, open_live
 
 NOTIFY = [{"on": ["retries_exhausted"], "channel": "email", "to": "ops@example.com"}]

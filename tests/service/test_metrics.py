@@ -7,10 +7,10 @@ import math
 import re
 from pathlib import Path
 
-from service.codec import DELIVERY
-from service.delivery.attach import delivery_input
-from service.delivery.notice import due_notices
-from service.metrics import LAG_BUCKETS, Metrics
+from cronlapse.service.codec import DELIVERY
+from cronlapse.service.delivery.attach import delivery_input
+from cronlapse.service.delivery.notice import due_notices
+from cronlapse.service.metrics import LAG_BUCKETS, Metrics
 from tests.service.test_live import Wall, complete_running, open_live
 
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from service.journal_store import JournalStore
+from cronlapse.service.journal_store import JournalStore
 from tests.service.conftest import FROZEN, TOKEN, Server, WebhookReceiver
 from tests.service.role_processes import Processes
 

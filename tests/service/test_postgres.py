@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, inspect, select, text
 
-from service.db import UnsupportedDatabase, database_url, open_database, shown
-from service.journal_store import JournalStore
-from service.migrations import LATEST, STEPS, SchemaTooNew, migrate, schema_version
-from service.migrations.v001_journal import meta
+from cronlapse.service.db import UnsupportedDatabase, database_url, open_database, shown
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.migrations import LATEST, STEPS, SchemaTooNew, migrate, schema_version
+from cronlapse.service.migrations.v001_journal import meta
 from tests.service.conftest import BACKENDS, ROOT, free_port
 
 
@@ -174,7 +174,7 @@ def test_an_sqlite_without_returning_is_refused_with_the_version_needed(
 def test_serve_names_an_unreachable_database_without_its_password(tmp_path: Path) -> None:
     url = f"postgresql://cronlapse:hunter2@127.0.0.1:{free_port()}/nothing"
     result = subprocess.run(
-        [sys.executable, "-m", "engine", "serve", "--db", url],
+        [sys.executable, "-m", "cronlapse", "serve", "--db", url],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -12,15 +12,15 @@ from types import SimpleNamespace
 
 from sqlalchemy import func, select
 
-from engine.commands import RegisterWorker, ScheduleJob
-from engine.model import JobSpec
-from engine.schedules import Once
-from service.db import open_database
-from service.live import fresh_state
-from service.metrics import Metrics
-from service.migrations import migrate
-from service.migrations.v003_inbox import view_runs
-from service.read_model import KEYS_PER_DELETE, ReadModel
+from cronlapse.service.db import open_database
+from cronlapse.service.live import fresh_state
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.migrations import migrate
+from cronlapse.service.migrations.v003_inbox import view_runs
+from cronlapse.service.read_model import KEYS_PER_DELETE, ReadModel
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.records import JobSpec
+from engine.schedules.kinds import Once
 
 RUNS = KEYS_PER_DELETE * 2 + 1
 """Three chunks, the last of one run."""

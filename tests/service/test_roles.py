@@ -23,13 +23,13 @@ import httpx
 import psycopg
 import pytest
 
-from engine import events as ev
-from engine.invariants import violations
-from service.clock import Anchor, LiveClock
-from service.config import Config
-from service.journal_store import Fenced, JournalStore
-from service.live import LiveService
-from service.roles.scheduler import Election
+from cronlapse.analyses.invariants import violations
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.config import Config
+from cronlapse.service.journal_store import Fenced, JournalStore
+from cronlapse.service.live import LiveService
+from cronlapse.service.roles.scheduler import Election
+from engine.model import events as ev
 from tests.service.conftest import ROOT, TOKEN, Server, free_port
 from tests.service.role_processes import SCHEDULER, SLOTS, Processes
 from tests.service.test_durability import _config, _executions, _load
@@ -319,7 +319,7 @@ def test_a_worker_needs_postgresql_and_says_so(tmp_path: Path) -> None:
         (f"postgresql://u:hunter2@127.0.0.1:{free_port()}/x", "cannot reach the database"),
     ):
         result = subprocess.run(
-            [sys.executable, "-m", "engine", "worker", "--db", url],
+            [sys.executable, "-m", "cronlapse", "worker", "--db", url],
             capture_output=True,
             text=True,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service.openapi import openapi_document
+from cronlapse.service.openapi import openapi_document
 from tests.service.conftest import TOKEN, Server
 from tests.service.role_processes import SCHEDULER
 

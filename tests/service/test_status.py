@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from engine.model import OccurrenceState
-from service.codec import DELIVERY
-from service.delivery.attach import delivery_input
-from service.delivery.notice import due_notices
-from service.status import read_status
+from cronlapse.cli.main import main
+from cronlapse.service.codec import DELIVERY
+from cronlapse.service.delivery.attach import delivery_input
+from cronlapse.service.delivery.notice import due_notices
+from cronlapse.service.status import read_status
+from engine.model.records import OccurrenceState
 from tests.service.conftest import ROOT, Server
 from tests.service.test_live import Wall, complete_running, open_live
 
@@ -77,7 +77,7 @@ def test_status_reads_a_running_servers_database_without_writing(make_server) ->
             job = {"id": f"j{number}", "at": "+3600"}
             assert client.post("/job", json=job).status_code == 201
     before = server.db.stat().st_mtime_ns, (server.db.parent / "cronlapse.db-wal").read_bytes()
-    command = [sys.executable, "-m", "engine", "status", "--db", f"sqlite:///{server.db}"]
+    command = [sys.executable, "-m", "cronlapse", "status", "--db", f"sqlite:///{server.db}"]
     found = subprocess.run(
         [*command, "--json"], capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)}
     )

@@ -6,7 +6,7 @@ import contextlib
 import io
 from pathlib import Path
 
-from engine.cli import main
+from cronlapse.cli.main import main
 
 QUEUE = """\
 # Twelve ten-tick jobs fall due together. On W workers, fifo, they start in waves of W at
@@ -41,11 +41,11 @@ def cronlapse(*argv: str) -> tuple[int, str, str]:
 
 
 def die_on_variant_two(task):  # type: ignore[no-untyped-def]
-    """Plays a task as :func:`engine.sweep.evaluate.evaluate` does, except that variant 2 kills
-    its process (as an out-of-memory kill would)."""
+    """Plays a task as :func:`cronlapse.analyses.sweep.evaluate.evaluate` does, except that variant
+    2 kills its process (as an out-of-memory kill would)."""
     import os
 
-    from engine.sweep.evaluate import evaluate
+    from cronlapse.analyses.sweep.evaluate import evaluate
 
     if task.variant == 2:
         os._exit(9)

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from sweep_helpers import cronlapse, die_on_variant_two, longest_wait, write_queue
 
-from engine import cli_sweep
-from engine.sweep.evaluate import Outcome
-from engine.sweep.executors import run_local
-from engine.sweep.keys import parse_variation
-from engine.sweep.plan import plan_tasks
+from cronlapse.analyses.sweep.evaluate import Outcome
+from cronlapse.analyses.sweep.executors import run_local
+from cronlapse.analyses.sweep.keys import parse_variation
+from cronlapse.analyses.sweep.plan import plan_tasks
+from cronlapse.cli import sweep as cli_sweep
 
 
 def test_the_target_search_finds_the_answer_known_by_construction(tmp_path: Path) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sweep_helpers import QUEUE
 
+from cronlapse.analyses.sweep.apply import set_value
+from cronlapse.analyses.sweep.keys import VaryError, parse_key, parse_variation
+from cronlapse.analyses.sweep.plan import plan_tasks, variants
 from engine.scenario.errors import Problems
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import parse_yaml
-from engine.sweep.apply import set_value
-from engine.sweep.keys import VaryError, parse_key, parse_variation
-from engine.sweep.plan import plan_tasks, variants
 
 JOBS = """\
 scenario: two jobs

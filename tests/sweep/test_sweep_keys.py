@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.sweep.keys import Field, Item, Match, VaryError, parse_key, parse_variation
+from cronlapse.analyses.sweep.keys import Field, Item, Match, VaryError, parse_key, parse_variation
 
 
 def test_a_key_is_a_path_of_fields_items_and_matches() -> None:

@@ -8,10 +8,10 @@ import statistics
 import pytest
 from sweep_helpers import QUEUE, longest_wait
 
-from engine.sweep.evaluate import Task, evaluate
-from engine.sweep.keys import parse_key
-from engine.sweep.metrics import MetricError, parse_metric
-from engine.sweep.summary import estimate, t_975
+from cronlapse.analyses.sweep.evaluate import Task, evaluate
+from cronlapse.analyses.sweep.keys import parse_key
+from cronlapse.analyses.sweep.metrics import MetricError, parse_metric
+from cronlapse.analyses.sweep.summary import estimate, t_975
 
 WORKERS = parse_key("workers")
 

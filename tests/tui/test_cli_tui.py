@@ -9,14 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine import cli_tui
+from cronlapse.cli import tui as cli_tui
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_tui_is_a_subcommand_taking_a_file() -> None:
     parser = argparse.ArgumentParser()
-    cli_tui.add_parsers(parser.add_subparsers(dest="command"))
+    cli_tui.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["tui", "scenarios/demo.yaml"])
     assert args.file == "scenarios/demo.yaml" and args.handler is cli_tui.run
 
@@ -34,7 +34,7 @@ def test_the_default_is_the_bundled_demo() -> None:
 def test_importing_the_cli_module_does_not_load_textual() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     probe = (
-        "import sys, engine.cli_tui\n"
+        "import sys, cronlapse.cli.tui\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'tui')))"
     )
     result = subprocess.run(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tui_helpers import small_session
 
-from engine.model import OccurrenceState, WorkerState
-from engine.policies import CompletionMode, DispatchMode, Policy
+from engine.model.policies import CompletionMode, DispatchMode, Policy
+from engine.model.records import OccurrenceState, WorkerState
 from tui.app import DashboardApp
 from tui.model.commandline import APP_COMMANDS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.compare import compare
+from cronlapse.analyses.compare.futures import compare
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.compare import NO_BRANCH, CompareScreen

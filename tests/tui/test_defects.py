@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tui_helpers import CLOCK, SMALL_YAML, pane_text, screen_lines
 
-from engine import cli
-from engine.clock import Clock
+from cronlapse.cli import main as cli
+from engine.schedules.clock import Clock
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
 from tui.model.rows import natural_key

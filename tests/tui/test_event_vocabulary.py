@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import events as ev
+from engine.model import events as ev
 from tui.describe import detail, event_style, event_word
 from tui.states import PLAIN
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tui_helpers import CLOCK, JOBS, POLICY, small_session, small_timeline
 
-from engine.commands import ScheduleJob
 from engine.core import Engine
-from engine.schedules import Once
-from engine.ticks import at_ticks
+from engine.model.commands import ScheduleJob
+from engine.play.ticks import at_ticks
+from engine.schedules.kinds import Once
 from tui.app import DashboardApp
 from tui.model.indexes import SortedIndex
 from tui.model.jump import Jump, Pacer

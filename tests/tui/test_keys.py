@@ -287,7 +287,7 @@ async def test_a_far_seek_runs_in_slices_and_lands_on_the_last_tick() -> None:
     from tui_helpers import POLICY, small_timeline
 
     from engine.core import Engine
-    from engine.ticks import at_ticks
+    from engine.play.ticks import at_ticks
     from tui.model.session import make_session
 
     session = make_session("long", lambda: Engine(POLICY), at_ticks(small_timeline()), 5_000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.latency import latency_report
+from cronlapse.analyses.latency.attribution import latency_report
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.latency import LatencyScreen

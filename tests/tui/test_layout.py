@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 from tui_helpers import pane_text, screen_lines
 
-from engine.latency import MEASURES, latency_report
+from cronlapse.analyses.latency.attribution import MEASURES, latency_report
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit, fit_run, run_name
 from tui.model.session import load_session

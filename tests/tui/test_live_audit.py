@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.style import Style
 from tui_helpers import POLICY, small_session
 
-from engine import cli_tui
-from engine.model import OccurrenceState
-from engine.policies import OnTimeout
-from service.journal_store import JournalStore
-from service.live import SERVICE_POLICY
+from cronlapse.cli import tui as cli_tui
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import SERVICE_POLICY
+from engine.model.policies import OnTimeout
+from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
 from tests.tui.test_live_dashboard import (
     START,
@@ -315,7 +315,7 @@ def test_a_database_that_is_not_a_services_is_one_line_and_exit_2(tmp_path: Path
     with sqlite3.connect(junk) as db:
         db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
     parser = argparse.ArgumentParser()
-    cli_tui.add_parsers(parser.add_subparsers(dest="command"))
+    cli_tui.add_parser(parser.add_subparsers(dest="command"))
     err = io.StringIO()
     assert cli_tui.run(parser.parse_args(["tui", "--db", f"sqlite:///{junk}"]), err, err) == 2
     said = err.getvalue()

@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.exc import OperationalError
 
-from engine import cli_tui
-from engine.commands import PauseJob
+from cronlapse.cli import tui as cli_tui
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.config import Config
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import LiveService
 from engine.core import Engine
-from engine.model import OccurrenceState
-from engine.records import values
-from service.clock import Anchor, LiveClock
-from service.config import Config
-from service.journal_store import JournalStore
-from service.live import LiveService
+from engine.model.commands import PauseJob
+from engine.model.journaled import values
+from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
 from tui.live_app import LiveDashboardApp, live_app
 from tui.model.commandline import CommandError
@@ -250,7 +250,7 @@ def test_the_journal_is_opened_read_only(tmp_path: Path) -> None:
 
 
 def test_the_clock_key_is_the_servers() -> None:
-    from service.server import CLOCK_KEY as SERVER_KEY
+    from cronlapse.service.server import CLOCK_KEY as SERVER_KEY
 
     assert CLOCK_KEY == SERVER_KEY
 
@@ -551,7 +551,7 @@ async def test_an_unreachable_service_is_an_answer_not_a_crash() -> None:
 
 def test_tui_takes_a_database_instead_of_a_file(tmp_path: Path) -> None:
     parser = argparse.ArgumentParser()
-    cli_tui.add_parsers(parser.add_subparsers(dest="command"))
+    cli_tui.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["tui", "--db", "sqlite:///x.db", "--url", "http://h:1"])
     assert (args.file, args.db, args.url, args.token_file) == (
         None,

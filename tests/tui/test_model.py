@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 from tui_helpers import small_session
 
 from engine import run_script
-from engine.commands import (
+from engine.core import Engine
+from engine.facades.script import event_line
+from engine.model.commands import (
     CancelOccurrence,
     Command,
     DeleteJob,
@@ -17,13 +19,11 @@ from engine.commands import (
     ResumeJob,
     ScheduleJob,
 )
-from engine.core import Engine
-from engine.facades.script import event_line
-from engine.history import History
-from engine.model import CatchUp, JobSpec, OccurrenceState
-from engine.queries import list_occurrences
-from engine.schedules import Every
-from engine.ticks import at_ticks
+from engine.model.records import CatchUp, JobSpec, OccurrenceState
+from engine.play.history import History
+from engine.play.ticks import at_ticks
+from engine.query.reads import list_occurrences
+from engine.schedules.kinds import Every
 from tui.model.indexes import LogIndex, SortedIndex, text_matcher
 from tui.model.lanes import Lanes
 from tui.model.navigator import Navigator, merge

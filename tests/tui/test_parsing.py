@@ -8,13 +8,13 @@ import json
 import pytest
 from tui_helpers import CLOCK, small_session
 
-from engine import commands as cmd
-from engine.calendar import CronSchedule
-from engine.model import CatchUp
+from engine.model import commands as cmd
+from engine.model.records import CatchUp
 from engine.scenario.checks import StatusQuery
 from engine.scenario.vocabulary import VERBS
-from engine.schedules import Every, Once
-from engine.targets import TargetError, parse_target
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.kinds import Every, Once
+from engine.schedules.targets import TargetError, parse_target
 from tui.model.commandline import APP_COMMANDS, COMMANDS, CommandError, parse
 from tui.model.completion import complete
 from tui.model.export import default_export_path, export

@@ -7,7 +7,8 @@ import io
 from rich.console import Console
 from tui_helpers import small_session
 
-from engine.commands import (
+from engine.core import Engine
+from engine.model.commands import (
     Advance,
     DeleteJob,
     Dispatch,
@@ -16,12 +17,11 @@ from engine.commands import (
     ScheduleJob,
     WorkerDown,
 )
-from engine.core import Engine
-from engine.model import JobSpec, OccurrenceState
-from engine.policies import DispatchMode, Policy
-from engine.queries import count_occurrences, list_occurrences
-from engine.schedules import Every, Once
-from engine.ticks import at_ticks
+from engine.model.policies import DispatchMode, Policy
+from engine.model.records import JobSpec, OccurrenceState
+from engine.play.ticks import at_ticks
+from engine.query.reads import count_occurrences, list_occurrences
+from engine.schedules.kinds import Every, Once
 from tui.app import DashboardApp
 from tui.detail_text import job as job_detail
 from tui.model.session import make_session

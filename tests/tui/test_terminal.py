@@ -32,7 +32,10 @@ def _wait_for(predicate, seconds: float = 20.0) -> bool:
 def test_starts_steps_and_quits_in_tmux(scenario_file: Path, tmp_path: Path) -> None:
     socket = f"cronlapse-test-{os.getpid()}"
     status = tmp_path / "status"
-    command = f"cd {REPO} && {sys.executable} -m tui {scenario_file}; echo $? > {status}; sleep 2"
+    command = (
+        f"cd {REPO} && {sys.executable} -m cronlapse tui {scenario_file}; "
+        f"echo $? > {status}; sleep 2"
+    )
     started = _tmux(socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command)
     assert started.returncode == 0, started.stderr
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.explain import explain_run, plain
+from cronlapse.analyses.explain import explain_run, plain
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.why import WhyScreen, run_of

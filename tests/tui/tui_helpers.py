@@ -12,14 +12,14 @@ import io
 
 from rich.console import Console
 
-from engine.backoff import Backoff, BackoffKind
-from engine.clock import Clock
-from engine.commands import RegisterWorker, ScheduleJob, WorkerDown, WorkerUp
 from engine.core import Engine
-from engine.model import Channel, JobSpec, NotifyOn, Subscription
-from engine.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
-from engine.schedules import Every, Once
-from engine.ticks import at_ticks
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.commands import RegisterWorker, ScheduleJob, WorkerDown, WorkerUp
+from engine.model.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
+from engine.model.records import Channel, JobSpec, NotifyOn, Subscription
+from engine.play.ticks import at_ticks
+from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once
 from tui.app import DashboardApp
 from tui.model.session import Session, make_session
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from engine.clock import Clock
 from engine.core import Engine
 from engine.scenario.command_reader import engine_zones
 from engine.scenario.model import Action
 from engine.scenario.vocabulary import VERBS, CommandLineError, Verb, read_words
+from engine.schedules.clock import Clock
 
 
 class CommandError(ValueError):

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from engine.core import Engine
-from engine.model import BackfillOrder, CatchUp
+from engine.model.records import BackfillOrder, CatchUp
 from engine.scenario.vocabulary import OPTIONS, Verb
 from tui.model.commandline import COMMANDS, AppCommand
 from tui.model.rows import natural_key

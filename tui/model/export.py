@@ -1,6 +1,6 @@
 """Exporting the attempts shown: a Chrome trace (Perfetto, chrome://tracing) or a CSV.
 
-The formats are the scenario package's (:mod:`engine.scenario.export`, the same files
+The formats are the scenario package's (:mod:`cronlapse.exports.timeline`, the same files
 ``cronlapse export`` writes); the dashboard writes them for the run *as far as the current tick*,
 so what is exported is what is on screen.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.clock import Clock
+from cronlapse.exports.timeline import write_csv, write_trace
 from engine.core import Engine
-from engine.scenario.export import write_csv, write_trace
+from engine.schedules.clock import Clock
 
 
 def default_export_path(source: Path | None, name: str) -> Path:

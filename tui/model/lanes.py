@@ -11,8 +11,8 @@ import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine import events as ev
 from engine.core import Engine
+from engine.model import events as ev
 from tui.model.navigator import Change
 from tui.model.rows import REBUILD_EVENTS
 
@@ -35,7 +35,7 @@ class Span:
     scheduled: int
     attempt: int
     outcome: str | None = None
-    """How it ended (an :class:`~engine.model.AttemptOutcome` name), None while running."""
+    """How it ended (an :class:`~engine.model.records.AttemptOutcome` name), None while running."""
 
 
 @dataclass(slots=True)

@@ -2,10 +2,11 @@
 
 The service journals its inputs and its engine is deterministic, so its state is a function of
 the rows (see docs/service.md). Each row becomes the engine command the service applied, by the
-service's own reading (:func:`service.live.row_command`, :func:`service.live.downtime_commands`),
-appended to the timeline of one :class:`~engine.history.History`: the real run, which the user
-rewinds and steps through as through a scenario's. Nothing is replayed twice: rows read once are
-commands in the timeline, and the history plays them when the user (or the live head) gets there.
+service's own reading (:func:`cronlapse.service.live.row_command`,
+:func:`cronlapse.service.live.downtime_commands`), appended to the timeline of one
+:class:`~engine.play.history.History`: the real run, which the user rewinds and steps through as
+through a scenario's. Nothing is replayed twice: rows read once are commands in the timeline, and
+the history plays them when the user (or the live head) gets there.
 
 Following the head. :meth:`LiveSource.poll` reads the rows after the last one read (one query by
 key) and the service's clock (its anchor in ``meta``: wall time to ticks, as the service reads
@@ -32,12 +33,12 @@ import logging
 import time
 from collections.abc import Callable
 
+from cronlapse.service.codec import DOWNTIME, InputInvalid
+from cronlapse.service.journal_store import Row
+from cronlapse.service.live import SERVICE_POLICY, downtime_commands, row_command
 from engine.core import Engine
-from engine.history import History
-from engine.ticks import TimedCommand
-from service.codec import DOWNTIME, InputInvalid
-from service.journal_store import Row
-from service.live import SERVICE_POLICY, downtime_commands, row_command
+from engine.play.history import History
+from engine.play.ticks import TimedCommand
 from tui.model.live_journal import JournalReader
 from tui.model.navigator import Change, Navigator
 

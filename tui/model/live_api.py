@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 
+from cronlapse.service.auth import TOKEN_ENV, token_path
 from engine.scenario.vocabulary import VERBS, CommandLineError, words_node
 from engine.scenario.yaml_source import Mapping, Node, Scalar
-from service.auth import TOKEN_ENV, token_path
 from tui.model.commandline import CommandError
 
 API_VERBS = ("schedule", "modify", "cancel", "delete")

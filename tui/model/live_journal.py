@@ -3,7 +3,7 @@
 The dashboard only reads. An SQLite database is opened read-only (``mode=ro``), so a viewer can
 never write to it nor create a database where there is none; in WAL mode, which the service
 uses, reading never blocks the server's commits and each query sees the rows committed so far.
-The tables are the service's own (:mod:`service.journal_store`).
+The tables are the service's own (:mod:`cronlapse.service.journal_store`).
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from service.clock import Anchor
-from service.journal_store import Row, journal, meta
+from cronlapse.service.clock import Anchor
+from cronlapse.service.journal_store import Row, journal, meta
 
 CLOCK_KEY = "clock"
-"""The ``meta`` key under which ``cronlapse serve`` keeps its clock's anchor (service.server's
-``CLOCK_KEY``; not imported, to leave uvicorn unloaded)."""
+"""The ``meta`` key under which ``cronlapse serve`` keeps its clock's anchor
+(cronlapse.service.server's ``CLOCK_KEY``; not imported, to leave uvicorn unloaded)."""
 ADDRESS_KEY = "address"
-"""The ``meta`` key under which it says where it listens (service.server's ``ADDRESS_KEY``)."""
+"""The ``meta`` key under which it says where it listens (cronlapse.service.server's
+``ADDRESS_KEY``)."""
 
 
 class JournalUnreadable(Exception):

@@ -15,10 +15,10 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.commands import Command, Result
 from engine.core import Engine
-from engine.events import Event
-from engine.history import History
+from engine.model.commands import Command, Result
+from engine.model.events import Event
+from engine.play.history import History
 from tui.model.collector import collector_paused
 
 

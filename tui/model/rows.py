@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 
-from engine import events as ev
 from engine.core import Engine
-from engine.model import OccurrenceState
-from engine.ordering import java_order_key
-from engine.queries import cancelled_range, implicit_front
+from engine.model import events as ev
+from engine.model.ordering import java_order_key
+from engine.model.records import OccurrenceState
+from engine.query.reads import cancelled_range, implicit_front
 from tui.model.indexes import LogIndex, SortedIndex
 from tui.model.navigator import Change
 
@@ -177,7 +177,7 @@ def retry_rows(engine_ref: Callable[[], Engine]) -> KeyedRows:
 def final_rows() -> KeyedRows:
     """Cancelled and failed occurrences, by scheduled tick; a job's runs cancelled together
     without records (a deletion, a cascade) are one row, keyed by the range's first tick, as the
-    query API gives it (:func:`engine.queries.cancelled_range`)."""
+    query API gives it (:func:`engine.query.reads.cancelled_range`)."""
 
     def members(engine: Engine):
         views = (cancelled_range(engine, job_id) for job_id in engine.jobs)

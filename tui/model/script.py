@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from engine.core import Engine
 from engine.facades.script import ScriptSession
-from engine.policies import Policy
-from engine.ticks import TimedCommand
+from engine.model.policies import Policy
+from engine.play.ticks import TimedCommand
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Opening a file: a scenario (YAML) or a seed 001 script becomes a :class:`Session`.
 
 A session is what the dashboard shows: a name, the tick-to-time clock if the file has one, and a
-:class:`~engine.history.History` to step through. A file that cannot run raises
+:class:`~engine.play.history.History` to step through. A file that cannot run raises
 :class:`LoadFailed` with every problem as ``file:line:column`` where the loader knows the place;
 nothing a file contains escapes as another exception.
 """
@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.clock import Clock
 from engine.core import Engine
-from engine.digits import is_digits
-from engine.history import History
-from engine.ticks import TimedCommand
+from engine.model.digits import is_digits
+from engine.play.history import History
+from engine.play.ticks import TimedCommand
+from engine.schedules.clock import Clock
 from tui.model.script import script_run
 
 DAY = 86_400
@@ -133,8 +133,8 @@ def load_session(path: str | Path) -> Session:
 
 
 def _load_scenario(path: Path, source: str) -> Session:
-    from engine.importers.files import ImportProblems
-    from engine.importers.recognise import import_recognised
+    from cronlapse.importers.files import ImportProblems
+    from cronlapse.importers.recognise import import_recognised
     from engine.scenario.errors import ScenarioInvalid
     from engine.scenario.validate import load_scenario
 

@@ -1,8 +1,8 @@
 """``:sweep workers=2..6`` in the dashboard: the open scenario's sweep, played in the background.
 
-The sweep is the one ``cronlapse sweep`` plays (:mod:`engine.sweep`), over the file as it is on
-disk: the commands typed in the dashboard are not part of it. A thread feeds the tasks to a pool
-of processes and collects the outcomes as they come, so stepping and rewinding go on meanwhile;
+The sweep is the one ``cronlapse sweep`` plays (:mod:`cronlapse.analyses.sweep`), over the file as
+it is on disk: the commands typed in the dashboard are not part of it. A thread feeds the tasks to a
+pool of processes and collects the outcomes as they come, so stepping and rewinding go on meanwhile;
 the pane reads :meth:`SweepRun.snapshot` on a timer. No Textual here.
 
 The words of ``:sweep`` are ``--vary`` options (``workers=2..6``, ``policy.order=fifo,priority``)
@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from pathlib import Path
 
-from engine.digits import is_digits
+from cronlapse.analyses.sweep.evaluate import Outcome
+from cronlapse.analyses.sweep.executors import run_local
+from cronlapse.analyses.sweep.keys import Variation, VaryError, parse_variation
+from cronlapse.analyses.sweep.metrics import DEFAULT_METRICS, MetricError, parse_metric
+from cronlapse.analyses.sweep.plan import plan_tasks
+from cronlapse.analyses.sweep.summary import Row, summarise
+from cronlapse.analyses.sweep.target import Target, cheapest, parse_target
+from engine.model.digits import is_digits
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import read_text
-from engine.sweep.evaluate import Outcome
-from engine.sweep.executors import run_local
-from engine.sweep.keys import Variation, VaryError, parse_variation
-from engine.sweep.metrics import DEFAULT_METRICS, MetricError, parse_metric
-from engine.sweep.plan import plan_tasks
-from engine.sweep.summary import Row, summarise
-from engine.sweep.target import Target, cheapest, parse_target
 
 
 class SweepProblem(ValueError):

@@ -1,14 +1,15 @@
-"""Ticks as people read them; what people type to name a tick is :mod:`engine.targets`.
+"""Ticks as people read them; what people type to name a tick is :mod:`engine.schedules.targets`.
 
-The dashboard shows wall-clock time only through the scenario's :class:`~engine.clock.Clock`
-(never the machine's clock), so the same tick always reads the same.
+The dashboard shows wall-clock time only through the scenario's
+:class:`~engine.schedules.clock.Clock` (never the machine's clock), so the same tick always reads
+the same.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from engine.clock import Clock
+from engine.schedules.clock import Clock
 
 
 def repeated_offset(moment: datetime) -> str:

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.commands import Outcome
-from engine.digits import is_digits
+from engine.model.commands import Outcome
+from engine.model.digits import is_digits
 from engine.scenario.checks import StatusQuery
-from engine.targets import TargetError, parse_target
+from engine.schedules.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
 from tui.model.completion import Candidates, candidates
 from tui.model.export import default_export_path, export

@@ -1,7 +1,7 @@
 """``:compare``: the future the last command replaced beside the one it started, played to the
 same tick: the runs moved, dropped and added, and the latency figures of each.
 
-Both futures are played as histories of their own (:meth:`engine.history.History.futures`) in a
+Both futures are played as histories of their own (:meth:`engine.play.history.History.futures`) in a
 worker thread: they share nothing with the history on screen, so stepping and rewinding go on
 meanwhile, and the screen fills in when both are played.
 """
@@ -18,11 +18,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.compare import Comparison, compare
-from engine.compare_table import comparison_tables
-from engine.history import History
-from engine.latency import LatencyReport
-from engine.latency_table import counts_line
+from cronlapse.analyses.compare.futures import Comparison, compare
+from cronlapse.analyses.compare.tables import comparison_tables
+from cronlapse.analyses.latency.attribution import LatencyReport
+from cronlapse.analyses.latency.tables import counts_line
+from engine.play.history import History
 
 NO_BRANCH = (
     "compare: there is only one future; rewind, then type a command: the future it replaces "

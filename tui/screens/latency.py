@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.latency import MEASURES, latency_report
+from cronlapse.analyses.latency.attribution import MEASURES, latency_report
 from tui.widgets.latency import LatencyPlot
 from tui.widgets.latency_tables import LatencyTables
 

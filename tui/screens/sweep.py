@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.sweep import report
+from cronlapse.analyses.sweep import report
 from tui.model.sweep_run import SweepProblem, SweepRun, SweepState
 
 REFRESH_SECONDS = 0.5

@@ -1,8 +1,8 @@
 """The "why?" screen: ``w`` on any row explains the run that row is about.
 
-The answer is the engine's (:mod:`engine.explain`), the same tree ``cronlapse explain run``
-prints, drawn here as a Rich tree. A row maps to a run: an occurrence is one; a worker's is the
-run it is running, else its last attempt's; an event's or a notification's is the run it names.
+The answer is the engine's (:mod:`cronlapse.analyses.explain`), the same tree ``cronlapse explain
+run`` prints, drawn here as a Rich tree. A row maps to a run: an occurrence is one; a worker's is
+the run it is running, else its last attempt's; an event's or a notification's is the run it names.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine import events as ev
+from cronlapse.analyses.explain import Line, Tag, explain_run
 from engine.core import Engine
-from engine.explain import Line, Tag, explain_run
+from engine.model import events as ev
 from tui.model.lanes import Lanes
 
 STYLES = {Tag.TITLE: "bold", Tag.FACT: "", Tag.NOTE: "dim italic", Tag.WARN: "bold red"}

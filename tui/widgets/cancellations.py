@@ -1,6 +1,6 @@
 """Cancelled and failed occurrences, with why: a cascade names the job that failed first, a run
 failed for good whether its retries ran out or the policy's on_timeout took it back without them
-(the reading the "why?" answer gives, :mod:`engine.explain.failed`).
+(the reading the "why?" answer gives, :mod:`cronlapse.analyses.explain.failed`).
 
 The pane is narrow beside the events (about 43 columns at 160): the tries (also in the detail
 pane) give way first, so that the cause shows with the job a cascade started from."""
@@ -11,9 +11,9 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from engine.explain.failed import failed_for_good
-from engine.model import CancelReason, OccurrenceState
-from engine.queries import cancelled_range
+from cronlapse.analyses.explain.failed import failed_for_good
+from engine.model.records import CancelReason, OccurrenceState
+from engine.query.reads import cancelled_range
 from tui.cells import tick_text
 from tui.model.rows import final_rows
 from tui.states import DIM, state_text, style_of

@@ -17,8 +17,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.clock import Clock
 from engine.core import Engine
+from engine.schedules.clock import Clock
 from tui.detail_text import describe
 from tui.model.lanes import Lanes
 from tui.widgets.screen_lines import ScreenLines, set_virtual_size

@@ -1,14 +1,15 @@
 """The distribution of one latency measure as a terminal plot: a histogram per priority.
 
 Drawn by plotext through textual-plotext; the figures are the engine's
-(:func:`engine.latency.latency_report`), so the plot and ``cronlapse run --stats`` agree.
+(:func:`cronlapse.analyses.latency.attribution.latency_report`), so the plot and ``cronlapse run
+--stats`` agree.
 """
 
 from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
-from engine.latency import MEASURES, LatencyReport, priority_name
+from cronlapse.analyses.latency.attribution import MEASURES, LatencyReport, priority_name
 
 BINS = 20
 COLOURS = ("red", "orange", "green", "cyan", "blue", "magenta")

@@ -1,10 +1,11 @@
 """The latency screen's tables, laid out for the width they are drawn at.
 
-The report's figures are :mod:`engine.latency`'s, as ``cronlapse run --stats`` prints them
-(:mod:`engine.latency_table`), but that layout needs about 130 columns: at 80 Rich cut every
-number to ``1…``. Here each column is as wide as its widest figure, measures head their
-statistics (``wait`` over ``p95``), counts carry thousands separators, and where the columns do
-not fit the p50 columns are left out first, then the p95 ones, and the screen says so.
+The report's figures are :mod:`cronlapse.analyses.latency.attribution`'s, as ``cronlapse run
+--stats`` prints them (:mod:`cronlapse.analyses.latency.tables`), but that layout needs about 130
+columns: at 80 Rich cut every number to ``1…``. Here each column is as wide as its widest figure,
+measures head their statistics (``wait`` over ``p95``), counts carry thousands separators, and where
+the columns do not fit the p50 columns are left out first, then the p95 ones, and the screen says
+so.
 """
 
 from __future__ import annotations
@@ -15,8 +16,14 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from engine.latency import MEASURES, STATISTICS, Latency, LatencyReport, priority_name
-from engine.latency_table import counts_line
+from cronlapse.analyses.latency.attribution import (
+    MEASURES,
+    STATISTICS,
+    Latency,
+    LatencyReport,
+    priority_name,
+)
+from cronlapse.analyses.latency.tables import counts_line
 
 JOBS_SHOWN = 10
 LAYOUTS = (STATISTICS, ("p95", "max"), ("max",))

@@ -6,9 +6,9 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from engine.latency import priority_name
-from engine.model import OccurrenceState
-from engine.queries import count_implicit
+from cronlapse.analyses.latency.attribution import priority_name
+from engine.model.records import OccurrenceState
+from engine.query.reads import count_implicit
 from tui.cells import number, tick_text, time_text
 from tui.model.rows import OccurrenceRows
 from tui.states import DIM, STATE_LABELS, state_text

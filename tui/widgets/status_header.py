@@ -8,7 +8,7 @@ from typing import NamedTuple
 from rich.text import Text
 from textual.widget import Widget
 
-from engine.clock import Clock
+from engine.schedules.clock import Clock
 from tui.model.timefmt import compact, wall
 
 NAME_KEPT = 10

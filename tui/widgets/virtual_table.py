@@ -22,8 +22,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.clock import Clock
 from engine.core import Engine
+from engine.schedules.clock import Clock
 from tui.cells import fit, fit_run
 from tui.messages import RowSelected
 from tui.model.indexes import text_matcher

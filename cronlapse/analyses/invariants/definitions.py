@@ -1,0 +1,249 @@
+"""Creation: every due run is created once, in its schedule, with its definition's values.
+
+A modification applies to the runs created after it (docs/engine.md): a run keeps the priority,
+attempts allowed, duration and timeout of the definition its job had when the run was created,
+and a new schedule applies from the modification's tick. So a job's history is a list of
+definitions, each in force from its tick to the next one's (both ends included: at a
+modification's own tick a run may have been created just before it or just after). The checks:
+
+- every materialised run lies in the schedule of a definition in force at its tick (a run
+  cancelled before its tick: or at the cancel, which created it);
+- its values are those of a definition in force when it was created: under automatic dispatch
+  from the tick it fell due (or its resume) to that tick, under manual dispatch at any later tick
+  (only a dispatch creates it); a cancelled run may have been created by the cancel itself;
+- behind the cursor of a job still producing runs, every tick of the current schedule (from the
+  tick after the last schedule change) was created, or skipped by a resume or an overlap rule.
+
+A definition nobody observed (see :class:`cronlapse.analyses.invariants.Checker`) accepts any run.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from cronlapse.analyses.invariants.facts import Definition, Facts, JobFacts, Violation
+from engine.core import Engine
+from engine.model.policies import DispatchMode
+from engine.model.records import AttemptOutcome, Job, JobSpec, Occurrence
+from engine.schedules.calendar import CronSchedule
+from engine.schedules.kinds import Schedule
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Ticks ``[start, end]`` (``end`` None: onwards) under one schedule (None: unknown)."""
+
+    start: int
+    end: int | None
+    schedule: Schedule | None
+
+    def overlaps(self, first: int, last: int) -> bool:
+        return self.start <= last and (self.end is None or first <= self.end)
+
+
+def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
+    found: list[Violation] = []
+    runs: dict[str, list[Occurrence]] = {}
+    for occurrence in engine.occurrences.values():
+        runs.setdefault(occurrence.job_id, []).append(occurrence)
+    auto = engine.policy.dispatch is DispatchMode.AUTO
+    histories = []
+    for job_id, job in engine.jobs.items():
+        known = facts.jobs.get(job_id)
+        if known is None or not known.definitions:
+            found.append(Violation(engine.now, f"job {job_id} has no JobScheduled event"))
+            continue
+        windows = _schedule_windows(known.definitions)
+        histories.append((job, known, windows, _behind_cursor(job, known, windows)))
+    walks = _SharedWalks(
+        (stretch.schedule, low, high)
+        for *_, stretch in histories
+        if stretch is not None
+        for low, high in stretch.segments
+    )
+    limit = engine.policy.execution_limit
+    for job, known, windows, stretch in histories:
+        missing, walked = _walk_behind_cursor(engine, job, known, stretch, walks)
+        found += missing
+        values = [
+            _spec_values(d.spec, limit) if d.spec is not None else None for d in known.definitions
+        ]
+        for occurrence in runs.get(job.job_id, ()):
+            if occurrence.scheduled not in walked:  # else the walk found it in the schedule
+                found += _schedule_violation(occurrence, windows, facts)
+            found += _values_violation(engine, occurrence, known, values, facts, auto)
+    return found
+
+
+def _schedule_windows(definitions: list[Definition]) -> list[Window]:
+    """One window per schedule: the first definition and each change of the schedule start
+    one; any observed definition in it tells its schedule."""
+    starts = [i for i, d in enumerate(definitions) if d.fields is None or "schedule" in d.fields]
+    windows = []
+    for number, first in enumerate(starts):
+        stop = starts[number + 1] if number + 1 < len(starts) else len(definitions)
+        specs = [d.spec for d in definitions[first:stop] if d.spec is not None]
+        end = definitions[stop].tick if stop < len(definitions) else None
+        schedule = specs[-1].schedule if specs else None
+        windows.append(Window(definitions[first].tick, end, schedule))
+    return windows
+
+
+def _schedule_violation(
+    occurrence: Occurrence, windows: list[Window], facts: Facts
+) -> list[Violation]:
+    """The run lies in a schedule in force at its tick (or, cancelled early, at the cancel)."""
+    job_id, scheduled = occurrence.key
+    earliest = min(scheduled, facts.cancelled_at.get(occurrence.key, scheduled))
+    created = facts.backfilled_at.get(occurrence.key, scheduled)  # a backfill's: its own tick
+    holding = [w for w in windows if w.overlaps(earliest, created)]
+    if not holding:
+        text = f"{job_id}@{scheduled} falls before its job was scheduled (tick {windows[0].start})"
+        return [Violation(scheduled, text)]
+    if any(w.schedule is None or w.schedule.contains(scheduled) for w in holding):
+        return []
+    since = ", ".join(str(w.start) for w in holding)
+    text = f"{job_id}@{scheduled} is not in its job's schedule (the one defined at tick {since})"
+    return [Violation(scheduled, text)]
+
+
+Values = tuple[int, int, int, int | None]
+"""What a run takes from its definition: priority, attempts allowed, duration, timeout."""
+
+
+def _spec_values(spec: JobSpec, execution_limit: int | None) -> Values:
+    """A job without a timeout of its own has the policy's execution limit."""
+    timeout = spec.timeout if spec.timeout is not None else execution_limit
+    return spec.priority, spec.max_attempts, spec.duration, timeout
+
+
+def _run_values(occurrence: Occurrence) -> Values:
+    """A lost attempt adds one to the attempts allowed (it does not count)."""
+    lost = [attempt.outcome for attempt in occurrence.attempts].count(AttemptOutcome.LOST)
+    return (
+        occurrence.priority,
+        occurrence.max_attempts - lost,
+        occurrence.duration,
+        occurrence.timeout,
+    )
+
+
+def _values_violation(
+    engine: Engine,
+    occurrence: Occurrence,
+    known: JobFacts,
+    candidates: list[Values | None],
+    facts: Facts,
+    auto: bool,
+) -> list[Violation]:
+    """The run carries the values of a definition in force when it was created
+    (``candidates``: each definition's values, None when unknown)."""
+    values = _run_values(occurrence)
+    if len(candidates) == 1 and candidates[0] in (None, values):
+        return []
+    job_id, scheduled = occurrence.key
+    earliest = min(scheduled, facts.cancelled_at.get(occurrence.key, scheduled))
+    latest = known.created_at(scheduled, engine.now) if auto else None
+    latest = facts.backfilled_at.get(occurrence.key, latest)
+    if latest is None:
+        latest = engine.now
+    definitions = known.definitions
+    for number, definition in enumerate(definitions):
+        following = definitions[number + 1].tick if number + 1 < len(definitions) else None
+        if definition.tick > latest or (following is not None and following < earliest):
+            continue
+        if candidates[number] in (None, values):
+            return []
+    priority, attempts, duration, timeout = values
+    text = (
+        f"{job_id}@{scheduled} was created with priority={priority}, max_attempts={attempts}, "
+        f"duration={duration}, timeout={timeout}, which no definition of {job_id} in force "
+        f"from tick {earliest} to {latest} has"
+    )
+    return [Violation(scheduled, text)]
+
+
+@dataclass(frozen=True, slots=True)
+class Stretch:
+    """The ticks behind a job's cursor whose runs its current schedule must have created: from
+    its schedule's start to the cursor, less the ranges a resume skipped, as inclusive segments."""
+
+    schedule: Schedule
+    segments: list[tuple[int, int]]
+
+
+def _behind_cursor(job: Job, known: JobFacts, windows: list[Window]) -> Stretch | None:
+    """After a schedule change the change's own tick is left out: a run of the old schedule
+    may hold it."""
+    current = windows[-1]
+    if job.next_due is None or current.schedule is None:
+        return None
+    low = current.start + 1 if len(windows) > 1 else current.start
+    segments, start = [], low
+    for after, through in sorted(known.skipped):  # each skips (after, through]
+        if after >= job.next_due - 1:
+            break
+        if after >= start:
+            segments.append((start, after))
+        start = max(start, through + 1)
+    segments.append((start, job.next_due - 1))
+    return Stretch(current.schedule, [(a, b) for a, b in segments if a <= b])
+
+
+class _SharedWalks:
+    """The fire ticks of each cron schedule in the stretches asked for, walked once for every
+    job on it: a fleet puts hundreds of jobs on a few expressions, and their stretches cover
+    nearly the same ticks (asked one by one, each tick would be a cronsim walk once a month of
+    runs outgrows the answers the schedule remembers). Overlapping stretches are walked as one,
+    so the walks cost no more than the jobs' own would."""
+
+    def __init__(self, stretches: Iterable[tuple[Schedule, int, int]]) -> None:
+        asked: dict[CronSchedule, list[tuple[int, int]]] = {}
+        for schedule, low, high in stretches:
+            if isinstance(schedule, CronSchedule):
+                asked.setdefault(schedule, []).append((low, high))
+        self._spans: dict[CronSchedule, list[list]] = {}
+        """Per schedule, ``[low, high, its fire ticks or None until asked]``, by ``low``."""
+        for schedule, ranges in asked.items():
+            spans: list[list] = []
+            for low, high in sorted(ranges):
+                if spans and low <= spans[-1][1] + 1:
+                    spans[-1][1] = max(spans[-1][1], high)
+                else:
+                    spans.append([low, high, None])
+            self._spans[schedule] = spans
+
+    def fire_ticks(self, schedule: Schedule, low: int, high: int) -> Iterable[int]:
+        """``schedule.fire_ticks(low, high)`` for a stretch given when this was made."""
+        spans = self._spans.get(schedule) if isinstance(schedule, CronSchedule) else None
+        if spans is None:
+            return schedule.fire_ticks(low, high)
+        span = spans[bisect.bisect_right([s[0] for s in spans], low) - 1]
+        assert span[0] <= low and high <= span[1], "a stretch not given when this was made"
+        if span[2] is None:
+            span[2] = list(schedule.fire_ticks(span[0], span[1]))
+        ticks = span[2]
+        return islice(ticks, bisect.bisect_left(ticks, low), bisect.bisect_right(ticks, high))
+
+
+def _walk_behind_cursor(
+    engine: Engine, job: Job, known: JobFacts, stretch: Stretch | None, walks: _SharedWalks
+) -> tuple[list[Violation], set[int]]:
+    """Every tick of the current schedule behind the cursor was created or skipped; the first
+    one missing, and the ticks walked (all in the schedule). The walk visits each run once and
+    passes over skipped ranges, so it costs what the engine holds."""
+    walked: set[int] = set()
+    if stretch is None:
+        return [], walked
+    for low, high in stretch.segments:
+        for tick in walks.fire_ticks(stretch.schedule, low, high):
+            if tick in known.skipped_runs:
+                continue
+            if (job.job_id, tick) not in engine.occurrences:
+                text = f"{job.job_id}@{tick} fell behind the cursor without being created"
+                return [Violation(tick, text)], walked
+            walked.add(tick)
+    return [], walked

@@ -1,0 +1,250 @@
+"""Liveness: under automatic dispatch no run waits while a worker that could take it is idle.
+
+A run *waits* from the tick it may run (for a job in a pool, while its pool has a slot free:
+:mod:`cronlapse.analyses.invariants.pools`): its first attempt from the tick it was created (the
+tick it fell due, or its paused job's resume) or unblocked (or released from its job's overlap
+buffer:
+:mod:`engine.rules.overlap`), a retry from the end of its backoff. It stops waiting when an attempt
+starts or it is cancelled; a run skipped by a resume or an overlap rule, held for a slot by one,
+or not created because its job is paused, never waits. A worker *could take* any run (workers
+are interchangeable) when it is registered, up, not draining and runs nothing: a down worker
+cannot, a draining one runs its last attempt and goes down, and under reported completion a
+worker stays busy until its attempt is reported.
+
+Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
+run the ticks it waited. Two checks, both judged only through the tick the caller says has
+settled:
+
+- (a) a run that waited at the end of a tick at which a worker was idle, and was taken or
+  cancelled later: reported at the first such tick;
+- (b) a run still waiting at the end of the run that waited while a worker was idle: never
+  dispatched, cancelled or skipped; reported at the end.
+
+Under manual dispatch a created run rightly waits for the caller's next Dispatch, which the log
+does not record, so neither check applies (seed 000).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from functools import partial
+
+from cronlapse.analyses.invariants.facts import Facts, Violation
+from cronlapse.analyses.invariants.pools import PoolTicks
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.policies import DispatchMode
+from engine.model.records import OccurrenceState
+
+S = OccurrenceState
+Key = tuple[str, int]
+
+
+class IdleTicks:
+    """The ends of ticks at which some worker was idle, read from the log in order: pieces of
+    ticks ``[start, end]``, each with a worker idle throughout."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.workers: list[str] = []
+        self._idle: dict[str, None] = {}
+        """Ordered, so the worker named is the same every run."""
+        self._running: set[str] = set()
+        self._down: set[str] = set()
+        self._tick: int | None = None
+
+    def advance(self, tick: int) -> None:
+        """Events of ``tick`` follow: the state after the previous tick's held until now."""
+        if self._tick is not None and tick > self._tick:
+            self._close(tick - 1)
+        self._tick = tick
+
+    def finish(self, through: int) -> None:
+        """The state after the last event holds through ``through``."""
+        if self._tick is not None and through >= self._tick:
+            self._close(through)
+            self._tick = through + 1
+
+    def started(self, worker_id: str) -> None:
+        self._running.add(worker_id)
+        self._idle.pop(worker_id, None)
+
+    def ended(self, worker_id: str) -> None:
+        self._running.discard(worker_id)
+        if worker_id not in self._down:
+            self._idle[worker_id] = None
+
+    def read(self, event: ev.Event) -> None:
+        """A worker's own event (attempts are told by ``started`` and ``ended``)."""
+        match event:
+            case ev.WorkerRegistered(worker_id=worker_id):
+                self._idle[worker_id] = None
+            case ev.WorkerWentDown(worker_id=worker_id):
+                self._down.add(worker_id)
+                self._idle.pop(worker_id, None)
+            case ev.WorkerCameUp(worker_id=worker_id):
+                self._down.discard(worker_id)
+                if worker_id not in self._running:
+                    self._idle[worker_id] = None
+
+    def first(
+        self, start: int, end: int, free: Callable[[int, int], int | None] | None = None
+    ) -> tuple[int, str] | None:
+        """The first tick in ``[start, end]`` at whose end a worker was idle, and that worker;
+        with ``free``, the first such tick ``free(from, to)`` accepts (a pool's free slot)."""
+        if start > end:
+            return None
+        index = bisect.bisect_left(self.ends, start)
+        while index < len(self.ends) and self.starts[index] <= end:
+            low, high = max(self.starts[index], start), min(self.ends[index], end)
+            tick = low if free is None else free(low, high)
+            if tick is not None:
+                return tick, self.workers[index]
+            index += 1
+        return None
+
+    def _close(self, through: int) -> None:
+        assert self._tick is not None
+        if not self._idle:
+            return
+        worker = next(iter(self._idle))
+        if self.ends and self.ends[-1] == self._tick - 1 and self.workers[-1] == worker:
+            self.ends[-1] = through
+        else:
+            self.starts.append(self._tick)
+            self.ends.append(through)
+            self.workers.append(worker)
+
+
+def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Violation]:
+    """Checks (a) and (b) of the module docstring, through the end of tick ``through``."""
+    if engine.policy.dispatch is not DispatchMode.AUTO:
+        return []
+    idle = IdleTicks()
+    pools = PoolTicks(engine)
+    waiting: dict[Key, int | None] = {}
+    """Runs the log has told about: since when each waits (None: it does not)."""
+    blocked: dict[str, list[list]] = {}
+    """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One event
+    opens a range and one closes it; every run created in between waits only from the close."""
+    held: dict[str, list[list]] = {}
+    """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by scheduled
+    tick. A held run does not wait; each one's ``OccurrenceReleased`` says from when it does."""
+    found: list[Violation] = []
+
+    def since(key: Key, at: int) -> int | None:
+        if key in waiting:
+            return waiting[key]
+        for first, last in held.get(key[0], ()):
+            if first <= key[1] and (last is None or key[1] <= last):
+                return None
+        known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
+        start = known.created_at(key[1], at) if known is not None else None
+        # A run created while a blocked range that covers it was open waits from the range's
+        # end; a job whose runs wait on upstream runs one by one opens a range per run, so the
+        # latest such end counts, and one still open means the run does not wait yet.
+        for first, unblocked in blocked.get(key[0], ()):
+            if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
+                if unblocked is None:
+                    return None
+                start = unblocked
+        return start
+
+    def chance(key: Key, start: int, end: int) -> tuple[int, str] | None:
+        """The first tick in ``[start, end]`` at which the run could have been taken: a worker
+        idle and, for a pooled job, a slot of its pool free."""
+        pool = pools.pool_of.get(key[0])
+        return idle.first(start, end, None if pool is None else partial(pools.first_free, pool))
+
+    def stopped(key: Key, tick: int) -> None:
+        start = since(key, tick)
+        hit = chance(key, start, min(tick - 1, through)) if start is not None else None
+        if hit is not None:
+            text = (
+                f"{key[0]}@{key[1]} waited at the end of the tick while {hit[1]} was idle "
+                f"(it could run from tick {start})"
+            )
+            found.append(Violation(hit[0], text))
+        waiting[key] = None
+
+    pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
+    current: int | None = None
+    # Nearly every event of a long run starts or ends an attempt: those are read from their
+    # stored fields (see engine.model.events.ATTEMPT_ENDS), and only the few others are built.
+    # The cases say what makes a run wait or stop waiting; the last, what changes a worker.
+    for kind, fields in engine.log.stored_since(0):
+        tick = fields[0]
+        if tick != current:
+            idle.advance(tick)
+            if pooled:
+                pools.advance(tick)
+            current = tick
+        if kind is ev.AttemptStarted:
+            _, job_id, scheduled, _, worker_id = fields
+            stopped((job_id, scheduled), tick)
+            idle.started(worker_id)
+        elif kind in ev.ATTEMPT_ENDS:
+            idle.ended(fields[4])
+        else:
+            event = kind(*fields)
+            match event:
+                case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                    stopped((job_id, scheduled), tick)
+                case ev.BacklogCancelled(job_id=job_id, first=first):
+                    stopped((job_id, first), tick)
+                case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
+                    waiting[(job_id, scheduled)] = eligible_at
+                case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = None
+                    blocked.setdefault(job_id, []).append([scheduled, None])
+                case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = None
+                    held.setdefault(job_id, []).append([scheduled, None])
+                case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                    if event.emptied:
+                        for period in held.get(job_id, ()):
+                            if period[1] is None:
+                                period[1] = scheduled
+                case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
+                    waiting[(job_id, scheduled)] = tick
+                    for period in blocked.get(job_id, ()):
+                        if period[1] is None:
+                            period[1] = tick
+                case _:
+                    idle.read(event)
+        if pooled:
+            pools.read(kind, fields)
+    idle.finish(through)
+    if pooled:
+        pools.finish(through)
+    for key in _still_waiting(engine):
+        start = since(key, engine.now)
+        hit = chance(key, start, through) if start is not None else None
+        if hit is not None:
+            text = (
+                f"{key[0]}@{key[1]} still waits at the end (it could run from tick {start}), "
+                f"though {hit[1]} was idle at the end of tick {hit[0]}: it was never "
+                "dispatched, cancelled or skipped"
+            )
+            found.append(Violation(through, text))
+    return found
+
+
+def _still_waiting(engine: Engine) -> list[Key]:
+    """Runs waiting now: created and QUEUED (each job's earliest implicit one stands for the
+    rest, which became ready no earlier) or RETRY_PENDING."""
+    keys = list(engine.by_state[S.QUEUED]) + list(engine.by_state[S.RETRY_PENDING])
+    for job_id, job in engine.jobs.items():
+        due = job.next_due
+        if (
+            due is not None
+            and (job_id, due) not in engine.occurrences
+            and engine.occurrence_state(job_id, due) is S.QUEUED
+        ):
+            keys.append((job_id, due))
+    return keys

@@ -1,0 +1,161 @@
+"""What a run amounted to, computed from the event log alone (so any engine run can be summarised).
+
+Attempts are paired from their start and end events; per job it counts runs (attempts started),
+successes, failures for good, retries (attempts after the first) and cancellations (a cancelled
+backlog counts each of its runs, as their records would), and the
+queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
+busy ticks over the ticks since it was registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine.model import events as ev
+from engine.model.records import AttemptOutcome
+
+_ENDINGS: dict[type, AttemptOutcome] = {
+    ev.AttemptSucceeded: AttemptOutcome.SUCCEEDED,
+    ev.AttemptFailed: AttemptOutcome.FAILED,
+    ev.AttemptTimedOut: AttemptOutcome.TIMED_OUT,
+    ev.AttemptLost: AttemptOutcome.LOST,
+    ev.AttemptTerminated: AttemptOutcome.TERMINATED,
+}
+
+
+@dataclass(slots=True)
+class AttemptRecord:
+    """One attempt: where and when it ran, and how it ended (RUNNING if it has not)."""
+
+    job_id: str
+    scheduled: int
+    attempt: int
+    worker_id: str
+    start: int
+    end: int | None = None
+    outcome: AttemptOutcome = AttemptOutcome.RUNNING
+
+
+def attempt_records(events: Iterable[ev.Event]) -> list[AttemptRecord]:
+    """Every attempt in the order they started."""
+    records: list[AttemptRecord] = []
+    running: dict[tuple[str, int, int], AttemptRecord] = {}
+    for event in events:
+        if isinstance(event, ev.AttemptStarted):
+            record = AttemptRecord(
+                event.job_id, event.scheduled, event.attempt, event.worker_id, event.tick
+            )
+            records.append(record)
+            running[(event.job_id, event.scheduled, event.attempt)] = record
+            continue
+        outcome = _ENDINGS.get(type(event))
+        if outcome is not None:
+            key = (event.job_id, event.scheduled, event.attempt)  # type: ignore[attr-defined]
+            ended = running.pop(key, None)
+            if ended is not None:
+                ended.end = event.tick
+                ended.outcome = outcome
+    return records
+
+
+@dataclass(slots=True)
+class JobStats:
+    runs: int = 0
+    successes: int = 0
+    failures: int = 0
+    retries: int = 0
+    cancellations: int = 0
+    waits: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class WorkerStats:
+    registered: int
+    busy: int = 0
+
+    def utilisation(self, now: int) -> float | None:
+        """Busy share of the ticks since registration; None before any tick has passed."""
+        span = now - self.registered
+        return None if span <= 0 else min(1.0, self.busy / span)
+
+
+@dataclass(slots=True)
+class RunStats:
+    now: int
+    jobs: dict[str, JobStats] = field(default_factory=dict)
+    """By job id, in the order jobs were scheduled."""
+    workers: dict[str, WorkerStats] = field(default_factory=dict)
+    """By worker id, in registration order."""
+
+    @property
+    def waits(self) -> list[int]:
+        return [wait for job in self.jobs.values() for wait in job.waits]
+
+
+def run_stats(log: ev.EventLog, now: int) -> RunStats:
+    """The summary of a log whose last processed tick is ``now``, read in one pass: a month of
+    a fleet logs millions of events, which are neither kept nor paired into records here.
+    Nearly all of them start or end an attempt, and those are read from their stored fields
+    (:data:`engine.model.events.ATTEMPT_ENDS`); only the others are built."""
+    stats = RunStats(now)
+    jobs, workers = stats.jobs, stats.workers
+    running: dict[tuple[str, int, int], tuple[WorkerStats, int]] = {}
+    """The attempts started and not yet ended: the worker and the start of each."""
+    for kind, fields in log.stored_since(0):
+        if kind is ev.AttemptStarted:
+            tick, job_id, scheduled, attempt, worker_id = fields
+            job = jobs.get(job_id)
+            if job is None:
+                job = jobs[job_id] = JobStats()
+            job.runs += 1
+            if attempt == 1:
+                job.waits.append(tick - scheduled)
+            else:
+                job.retries += 1
+            # A worker the log never registered counts from tick 0, listed at its first attempt.
+            worker = workers.get(worker_id)
+            if worker is None:
+                worker = workers[worker_id] = WorkerStats(0)
+            running[(job_id, scheduled, attempt)] = (worker, tick)
+        elif kind in ev.ATTEMPT_ENDS:
+            tick, job_id, scheduled, attempt, _ = fields
+            job = jobs.get(job_id)
+            if job is None:
+                job = jobs[job_id] = JobStats()
+            started = running.pop((job_id, scheduled, attempt), None)
+            if started is not None:
+                started[0].busy += max(0, tick - started[1])
+            if kind is ev.AttemptSucceeded:
+                job.successes += 1
+        else:
+            _count(stats, kind(*fields))
+    for worker, start in running.values():
+        worker.busy += max(0, now - start)
+    return stats
+
+
+def _count(stats: RunStats, event: ev.Event) -> None:
+    """An event that neither starts nor ends an attempt."""
+    if isinstance(event, ev.WorkerRegistered):
+        stats.workers.setdefault(event.worker_id, WorkerStats(event.tick))
+        return
+    job_id = getattr(event, "job_id", None)
+    if job_id is None or isinstance(event, ev.OccurrencesSkipped | ev.JobModified):
+        return
+    job = stats.jobs.setdefault(job_id, JobStats())
+    if isinstance(event, ev.OccurrenceFailed):
+        job.failures += 1
+    elif isinstance(event, ev.OccurrenceCancelled):
+        job.cancellations += 1
+    elif isinstance(event, ev.BacklogCancelled):
+        job.cancellations += event.runs
+
+
+def percentile(values: list[int], share: float) -> int | None:
+    """The nearest-rank percentile (an observed value, never an interpolation); None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-int(share * 100) * len(ordered) // 100))
+    return ordered[rank - 1]

@@ -1,0 +1,76 @@
+"""One variant, played: a pure function of the scenario's text, the settings and the seed.
+
+:func:`evaluate` is what every executor runs (in this process, a pool of processes or a Dask
+cluster): it takes plain, picklable values and returns plain values, and it never raises. A
+variant the scenario cannot hold, or one that fails while it plays, comes back with its error
+as text, so one bad variant is one bad row, never a stopped sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cronlapse.analyses.latency.attribution import latency_report
+from cronlapse.analyses.sweep.apply import set_value
+from cronlapse.analyses.sweep.keys import SEED_KEY, KeyPath, Value, VaryError
+from cronlapse.analyses.sweep.metrics import parse_metric
+from engine.scenario.errors import Problems, ScenarioError, ScenarioInvalid
+from engine.scenario.runner import ScenarioRunner
+from engine.scenario.validate import scenario_from_tree
+from engine.scenario.yaml_source import parse_yaml
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A variant under one seed: everything needed to play it, anywhere."""
+
+    variant: int
+    """The variant's place in the sweep (0-based); rows are shown in this order."""
+    replica: int
+    source: str
+    text: str
+    settings: tuple[tuple[KeyPath, Value], ...]
+    seed: int
+    metrics: tuple[str, ...]
+    until: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    variant: int
+    replica: int
+    values: tuple[float | None, ...] = ()
+    """One per metric, in the task's order; empty when the variant failed."""
+    error: str | None = None
+
+
+def evaluate(task: Task) -> Outcome:
+    """Play ``task``'s variant to the end and measure it; errors become the outcome's text."""
+    try:
+        return Outcome(task.variant, task.replica, _measure(task))
+    except ScenarioInvalid as invalid:
+        return Outcome(task.variant, task.replica, error="; ".join(map(_where, invalid.errors)))
+    except VaryError as error:
+        return Outcome(task.variant, task.replica, error=str(error))
+    except Exception as error:  # a crash is one failed row, never a stopped sweep
+        return Outcome(task.variant, task.replica, error=f"{type(error).__name__}: {error}")
+
+
+def _where(error: ScenarioError) -> str:
+    """A problem without the file's name, which every row shares: ``line:column: path: why``."""
+    where = f"{error.pos}: " if error.pos is not None else ""
+    return f"{where}{error.path}: {error.message}" if error.path else where + error.message
+
+
+def _measure(task: Task) -> tuple[float | None, ...]:
+    problems = Problems(task.source)
+    tree = parse_yaml(task.text, problems)
+    problems.raise_if_any()
+    for key, value in task.settings:
+        tree = set_value(tree, key, value)
+    tree = set_value(tree, SEED_KEY, task.seed)
+    scenario = scenario_from_tree(tree, problems)
+    runner = ScenarioRunner(scenario, until=task.until)
+    runner.run()
+    report = latency_report(runner.engine)
+    return tuple(parse_metric(name).value(report) for name in task.metrics)

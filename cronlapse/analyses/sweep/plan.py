@@ -1,0 +1,109 @@
+"""From ``--vary`` options to the tasks a sweep plays: variants, seeds, and an early check of
+every key, so a typo stops the sweep before anything runs, not in each of its rows.
+
+Variants are the product of the options' values, in the order given: the first option varies
+slowest, and each option's values keep their order. That order is also what "cheapest" means to
+``--target``: list values cheapest first (``workers=10..50/10``).
+
+Replica ``r`` of a variant plays with seed ``base + r``, where ``base`` is the variant's ``seed``
+if the sweep varies it, else the scenario's own (0 when it has none): replica 0 is the scenario
+as written.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from cronlapse.analyses.sweep.apply import closest_path, paths_in, set_value
+from cronlapse.analyses.sweep.evaluate import Task
+from cronlapse.analyses.sweep.keys import SEED, Field, Value, Variation, VaryError
+from engine.scenario.errors import Problems, ScenarioInvalid
+from engine.scenario.validate import scenario_from_tree
+from engine.scenario.yaml_source import Mapping, Node, Scalar, parse_yaml
+
+MAX_TASKS = 100_000
+"""Runs one sweep may ask for (variants times replicas)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    index: int
+    settings: tuple[tuple[str, Value], ...]
+    """(key as written, value), one per ``--vary`` option."""
+
+    def label(self) -> str:
+        return " ".join(f"{key}={value}" for key, value in self.settings)
+
+
+def variants(variations: list[Variation]) -> list[Variant]:
+    """Every combination of the options' values, the first option varying slowest."""
+    keys = [variation.key.text for variation in variations]
+    combos = itertools.product(*(variation.values for variation in variations))
+    return [
+        Variant(index, tuple(zip(keys, combo, strict=True))) for index, combo in enumerate(combos)
+    ]
+
+
+def plan_tasks(
+    source: str,
+    text: str,
+    variations: list[Variation],
+    replicas: int,
+    metrics: tuple[str, ...],
+    until: int | None = None,
+) -> tuple[list[Variant], list[Task]]:
+    """The variants and one task per variant and replica; raises :class:`VaryError` for a key
+    the scenario cannot take and :class:`ScenarioInvalid` for a scenario that does not load."""
+    tree = check_keys(source, text, variations)
+    found = variants(variations)
+    if len(found) * replicas > MAX_TASKS:
+        raise VaryError(
+            f"{len(found):,} variants x {replicas} replicas: at most {MAX_TASKS:,} runs per sweep"
+        )
+    keys = {variation.key.text: variation.key for variation in variations}
+    seed_varied = any(variation.key.special == SEED for variation in variations)
+    own_seed = _seed_of(tree)
+    tasks = []
+    for variant in found:
+        settings = tuple((keys[key], value) for key, value in variant.settings)
+        base = dict(variant.settings)[SEED] if seed_varied else own_seed
+        for replica in range(replicas):
+            seed = int(base) + replica  # type: ignore[arg-type]
+            tasks.append(Task(variant.index, replica, source, text, settings, seed, metrics, until))
+    return found, tasks
+
+
+def check_keys(source: str, text: str, variations: list[Variation]) -> Node:
+    """The parsed scenario, after checking that it loads and that each key, given its first
+    value, names a place the scenario has or may have."""
+    problems = Problems(source)
+    tree = parse_yaml(text, problems)
+    scenario_from_tree(tree, problems)
+    for variation in variations:
+        key = variation.key
+        if key.special is not None:
+            continue
+        edited = set_value(tree, key, variation.values[0])
+        try:
+            scenario_from_tree(edited, Problems(source))
+        except ScenarioInvalid as invalid:
+            _refuse_unknown_key(invalid, tree, variation)
+    return tree
+
+
+def _refuse_unknown_key(invalid: ScenarioInvalid, tree: Node, variation: Variation) -> None:
+    """Raise if the loader refused the key itself; a refused value is its variant's business."""
+    names = [step.name for step in variation.key.steps if isinstance(step, Field)]
+    for error in invalid.errors:
+        if any(error.message.startswith(f"unknown key {name!r}") for name in names):
+            suggestion = closest_path(variation.key.text, list(paths_in(tree)))
+            raise VaryError(f"--vary {variation.key}: {error.message}{suggestion}") from None
+
+
+def _seed_of(tree: Node) -> int:
+    if isinstance(tree, Mapping):
+        seed = tree.get(SEED)
+        if isinstance(seed, Scalar) and type(seed.value) is int:
+            return seed.value
+    return 0

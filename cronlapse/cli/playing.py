@@ -1,0 +1,124 @@
+"""What the commands that play a file share: opening it, the ``--until`` option, a runner with an
+end, and the exit statuses.
+
+Each handler is ``handler(args, out, err) -> exit status``: 0 when all is well, 1 when ``check``
+found a mismatch or ``check`` or ``run`` found the engine breaking an invariant (the exactly-once
+checker of :mod:`cronlapse.analyses.invariants` runs at the end of each run), 2 when a file is
+invalid or cannot be read or written (nothing runs from an invalid file), 70 for an internal error.
+Problems go to ``err`` as one line each, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TextIO
+
+from cronlapse.analyses.invariants import Violation
+from cronlapse.cli.stdin import STDIN, scenario_text
+from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.recognise import import_recognised
+from engine.scenario import (
+    Scenario,
+    ScenarioInvalid,
+    ScenarioRunner,
+    ScriptRun,
+    is_script,
+    load_scenario,
+    parse_scenario,
+    run_script_file,
+)
+from engine.scenario.schema import MAX_TICK
+
+INVALID = 2
+MISMATCH = 1
+VIOLATION = 1
+"""``run``'s status when the checker found a violation: the run printed what the engine did, and
+the engine broke a guarantee (a wrong result, like a mismatch, not a crash)."""
+
+Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def until_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--until",
+        type=tick,
+        metavar="T",
+        help="stop after tick T (overrides the scenario's clock.until)",
+    )
+
+
+def past_the_end(tick: int, scenario: Scenario) -> str | None:
+    """Why a scenario cannot be played to ``tick``, or None. Played past its ``clock.until``
+    or to a tick no scenario may name, a recurring job would make runs until memory ran out."""
+    if scenario.until is not None and tick > scenario.until:
+        return f"tick {tick} is after the scenario ends (clock.until: {scenario.until})"
+    if tick > MAX_TICK:
+        return f"tick {tick} is after the last tick a scenario may name ({MAX_TICK})"
+    return None
+
+
+def tick(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a tick (a whole number), got {text!r}"
+        ) from None
+    if not 0 <= value <= MAX_TICK:
+        raise argparse.ArgumentTypeError(f"expected a tick from 0 to {MAX_TICK}, got {value}")
+    return value
+
+
+def load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
+    """The scenario or played script at ``path`` (a crontab, manifest or timer is imported;
+    ``-`` is a scenario on standard input); None after printing its problems."""
+    try:
+        if path == STDIN:
+            return parse_scenario(*scenario_text(path))
+        imported = import_recognised(path)
+        if imported is not None:
+            err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
+            return imported.scenario
+        return run_script_file(path) if is_script(path) else load_scenario(path)
+    except ImportProblems as problems:
+        err.writelines(f"{problem}\n" for problem in problems.problems)
+        return None
+    except ScenarioInvalid as invalid:
+        for error in invalid.errors:
+            err.write(f"{error}\n")
+        return None
+
+
+def runner_for(
+    scenario: Scenario, until: int | None, command: str, err: TextIO
+) -> ScenarioRunner | None:
+    """A runner with an end: recurring jobs under automatic dispatch need an ``until``."""
+    if until is None and scenario.until is None and scenario.endless:
+        err.write(
+            f"{scenario.source}: recurring jobs never run out of work, so this run has no end: "
+            f"add 'until' to the clock (clock: {{until: TICK}}) or pass --until TICK to "
+            f"cronlapse {command}\n"
+        )
+        return None
+    return ScenarioRunner(scenario, until)
+
+
+def load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun | None:
+    """``load`` for run and export, which also refuse ``--until`` on a script."""
+    loaded = load(args.file, err)
+    if isinstance(loaded, ScriptRun) and args.until is not None:
+        err.write(
+            f"{loaded.source}: --until does not apply to a script: its TICK lines set the time\n"
+        )
+        return None
+    return loaded
+
+
+def violation_lines(source: str, found: list[Violation]) -> list[str]:
+    """``FILE: tick T: what broke``, one line each."""
+    return [f"{source}: {violation}\n" for violation in found]
+
+
+def plural(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"

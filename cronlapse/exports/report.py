@@ -1,0 +1,177 @@
+"""How a run reads: one line per event, one JSON object per event, and the summary tables.
+
+Lines are built from the events' own fields, so an event type added to the engine prints without
+a change here. Rich is imported inside :func:`print_summary` only: the engine never needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from enum import Enum
+from typing import TextIO
+
+from cronlapse.analyses.stats import RunStats, percentile
+from engine.model import events as ev
+from engine.schedules.clock import Clock
+
+SUMMARY_ROWS = 50
+"""Jobs shown in the summary table; the rest are totalled in one row (the CSV export has all)."""
+
+
+class EventFormatter:
+    """Formats events; with a clock each line also shows the tick's wall-clock time."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock
+        self._time: tuple[int, str] = (-1, "")
+
+    def line(self, event: ev.Event) -> str:
+        """``t=12 AttemptStarted report@10 attempt 1 on w-a``."""
+        kind = type(event)
+        return self.stored_line(kind, tuple(getattr(event, name) for name in kind.__match_args__))
+
+    def stored_line(self, kind: type[ev.Event], fields: tuple) -> str:
+        """:meth:`line` of an event as the log stores it (its class and its fields): a run
+        prints millions of lines, so none is built first."""
+        tick = fields[0]
+        parts = [f"t={tick}"]
+        if self.clock is not None:
+            parts.append(self._wall_time(tick))
+        parts.append(kind.__name__)
+        for step, at in _line_plan(kind):
+            if step is _PAIR:
+                parts.append(f"{fields[at[0]]}@{fields[at[1]]}")
+            elif step is _KEY:
+                job_id, scheduled, attempt, happening, channel, target = fields[at[0]]
+                parts.append(
+                    f"{job_id}@{scheduled} attempt {attempt} {happening} via {channel} {target}"
+                )
+            elif step is _NAMED:
+                value = fields[at[1]]
+                if value is not None:
+                    parts.append(f"{at[0]}={_plain(value)}")
+            else:
+                parts.append(step.format(fields[at[0]]))
+        return " ".join(parts)
+
+    def json(self, event: ev.Event) -> str:
+        """One JSON object with a ``type`` and the event's fields, in declaration order; with a
+        clock, ``time`` (ISO 8601 with UTC offset) follows ``tick``."""
+        record: dict[str, object] = {"type": type(event).__name__, "tick": event.tick}
+        if self.clock is not None:
+            record["time"] = self._wall_time(event.tick)
+        for name in type(event).__match_args__[1:]:
+            record[name] = _json_value(getattr(event, name))
+        return json.dumps(record, ensure_ascii=False)
+
+    def _wall_time(self, tick: int) -> str:
+        # Consecutive events mostly share a tick; formatting a datetime is the slow part.
+        if self._time[0] != tick:
+            assert self.clock is not None
+            self._time = (tick, self.clock.format(tick))
+        return self._time[1]
+
+
+_PAIR, _KEY, _NAMED = "pair", "key", "named"
+
+
+@functools.cache
+def _line_plan(kind: type[ev.Event]) -> tuple[tuple[str, tuple], ...]:
+    """How a line shows an event of ``kind``, after its tick, time and class: each step a
+    format (or one of the three steps above) and the indices of the fields it shows. Which
+    parts a line has depends on the class's fields alone, so it is worked out once a class."""
+    index = {name: at for at, name in enumerate(kind.__match_args__) if at}  # after the tick
+    steps: list[tuple[str, tuple]] = []
+    if "job_id" in index and "scheduled" in index:
+        steps.append((_PAIR, (index.pop("job_id"), index.pop("scheduled"))))
+    elif "key" in index:
+        steps.append((_KEY, (index.pop("key"),)))
+    for name in ("job_id", "worker_id"):
+        if name in index and "attempt" not in index:
+            steps.append(("{}", (index.pop(name),)))
+    if "attempt" in index:
+        steps.append(("attempt {}", (index.pop("attempt"),)))
+        if "worker_id" in index:
+            steps.append(("on {}", (index.pop("worker_id"),)))
+    if "schedule" in index:
+        steps.append(("({})", (index.pop("schedule"),)))
+    steps += [(_NAMED, (name, at)) for name, at in index.items()]
+    return tuple(steps)
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return ",".join(str(_plain(item)) for item in value)
+    return value
+
+
+def event_json(event: ev.Event, clock: Clock | None = None) -> str:
+    """:meth:`EventFormatter.json` of one event (a run's lines share a formatter instead: its
+    wall times are formatted once a tick)."""
+    return EventFormatter(clock).json(event)
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list | frozenset):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def print_summary(stats: RunStats, out: TextIO) -> None:
+    """The per-job and per-worker tables, drawn with rich in plain text when ``out`` is a file."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
+    jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
+    for name in ("job", "runs", "ok", "failed", "retries", "cancelled", "wait p50", "p95", "max"):
+        jobs.add_column(name, justify="left" if name == "job" else "right")
+    shown = list(stats.jobs.items())[:SUMMARY_ROWS]
+    for job_id, job in shown:
+        jobs.add_row(
+            Text(job_id),  # data, not markup: an id may hold "[/b]"
+            *_job_cells(
+                job.runs, job.successes, job.failures, job.retries, job.cancellations, job.waits
+            ),
+        )
+    hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
+    if hidden:
+        jobs.add_row(
+            f"({len(hidden)} more jobs)",
+            *_job_cells(
+                *(sum(getattr(job, f) for job in hidden) for f in _COUNTS),
+                [w for job in hidden for w in job.waits],
+            ),
+        )
+    everything = list(stats.jobs.values())
+    jobs.add_section()
+    jobs.add_row(
+        "all jobs",
+        *_job_cells(*(sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+    )
+    console.print(jobs)
+    workers = Table(title="Workers", title_justify="left")
+    for name in ("worker", "busy ticks", "utilisation"):
+        workers.add_column(name, justify="left" if name == "worker" else "right")
+    for worker_id, worker in stats.workers.items():
+        share = worker.utilisation(stats.now)
+        workers.add_row(Text(worker_id), str(worker.busy), "-" if share is None else f"{share:.1%}")
+    console.print(workers)
+
+
+_COUNTS = ("runs", "successes", "failures", "retries", "cancellations")
+
+
+def _job_cells(
+    runs: int, successes: int, failures: int, retries: int, cancellations: int, waits: list[int]
+) -> list[str]:
+    quantiles = [percentile(waits, 0.5), percentile(waits, 0.95), max(waits, default=None)]
+    return [str(runs), str(successes), str(failures), str(retries), str(cancellations)] + [
+        "-" if value is None else str(value) for value in quantiles
+    ]

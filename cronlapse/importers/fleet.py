@@ -1,0 +1,367 @@
+"""An imported fleet: the jobs of crontabs, CronJob manifests or systemd timers, as scenario text.
+
+Cron, Kubernetes and systemd start every due run at once, with no limit on how many run
+together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
+minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
+reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
+``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.importers.recognise`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
+from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.kubernetes import CronJob, read_manifest
+from cronlapse.importers.scenario_text import Horizon, ImportedJob, job_lines, scenario_text
+from cronlapse.importers.systemd import Timer, TimerSchedule, read_timer
+from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
+from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
+
+DEFAULT_FROM = "2026-01-05T00:00:00"
+"""A Monday."""
+
+KINDS = ("crontab", "k8s", "systemd")
+
+_SYSTEMD_NOTES = (
+    "Timers without a zone in OnCalendar= run in the machine's zone: here, the clock's.",
+    "Drop-ins are read from NAME.timer.d/ and NAME.service.d/ next to each timer (and a "
+    "template's PREFIX@.service.d/); those in other unit directories (/etc/systemd/system, "
+    "/run/systemd/system) are not seen.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    start: str = DEFAULT_FROM
+    days: int = 7
+    duration: int = 1
+    """Minutes each run takes."""
+    seed: int = 0
+    """Draws systemd's ``RandomizedDelaySec=``."""
+    system: bool | None = None
+    """Crontabs with a user field; None guesses from the path."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedFleet:
+    text: str
+    """The scenario."""
+    jobs: int
+    skipped: tuple[str, ...]
+    """``file:line: why`` for what could not be imported."""
+    scenario: Scenario
+    """The text, loaded: an import that would not load is refused."""
+
+
+@dataclass(slots=True)
+class _Fleet:
+    """What the files held, ready to write."""
+
+    jobs: list[ImportedJob] = field(default_factory=list)
+    zones: set[str] = field(default_factory=set)
+    header: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    paused: list[int] = field(default_factory=list)
+    """Indexes of the jobs paused from the start."""
+
+
+def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> ImportedFleet:
+    """The scenario for the files at ``paths``, all of ``kind`` (one of :data:`KINDS`); raises
+    :class:`ImportProblems` with every problem of every file."""
+    problems: list[str] = []
+    fleet = _Fleet()
+    files = paths
+    if kind == "crontab":
+        files, fleet.skipped = crontab_files(paths)
+    for path in files:
+        try:
+            if kind == "crontab":
+                _add_crontab(fleet, read_crontab(path, options.system), options)
+            elif kind == "k8s":
+                _add_cronjobs(fleet, path, options)
+            else:
+                _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+        except ImportProblems as error:
+            problems += error.problems
+    if problems:
+        raise ImportProblems(problems)
+    zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
+    header = [
+        f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
+        "One tick is a minute; every due run starts at once, so each job has a worker.",
+        *fleet.header,
+        *(_SYSTEMD_NOTES if kind == "systemd" else ()),
+        *(f"Not imported: {reason}" for reason in fleet.skipped),
+    ]
+    title = f"{kind} " + ", ".join(Path(path).name for path in paths)
+    horizon = Horizon(options.start, zone, options.days)
+    workers = max(len(fleet.jobs), 1)
+    text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
+    source = paths[0] if len(paths) == 1 else "<import>"
+    try:
+        scenario = parse_scenario(text, source)
+    except ScenarioInvalid as invalid:
+        raise _load_problems(invalid, text, fleet.jobs, options) from None
+    return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+def _load_problems(
+    invalid: ScenarioInvalid, text: str, jobs: list[ImportedJob], options: ImportOptions
+) -> ImportProblems:
+    """The problems of a scenario that would not load, at their source: a job's at the line it
+    came from, the clock's at the option that set it (then a usage error). Each importer checks
+    what its format allows; these are the rest (a February 30th, a run past the year 9999)."""
+    job_at = dict(zip(job_lines(text), jobs, strict=True))
+    problems = []
+    usage = False
+    for error in invalid.errors:
+        job = None if error.pos is None else job_at.get(error.pos.line)
+        if job is not None:
+            key = error.path.rpartition(".")[2]
+            problems.append(f"{job.origin}: cannot be simulated: {key}: {error.message}")
+        elif error.path == "clock.epoch":
+            problems.append(f"--from: {error.message}")
+            usage = True
+        elif error.path == "clock.until":
+            problems.append(
+                f"--days: {options.days} days from {options.start} run past the year 9999: "
+                "expected fewer days or an earlier --from"
+            )
+            usage = True
+        else:
+            problems.append(f"the scenario it would write: {error}")
+    return ImportProblems(problems, usage)
+
+
+CRON_ZONE = "UTC"
+"""cron's own zone, the machine's, for entries with no ``CRON_TZ=`` before them: a crontab does
+not say it, so the import takes UTC (and the clock is in it unless every entry has one zone)."""
+
+
+def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
+    """The crontab's jobs, and a header line per zone saying which entries fire in it: an entry
+    before any ``CRON_TZ=`` keeps cron's own zone, not the one of the entries after it."""
+    fleet.header += [
+        f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
+    ]
+    fleet.skipped += crontab.skipped
+    lines: dict[str | None, list[int]] = {}
+    for entry in crontab.entries:
+        job = _crontab_job(crontab, entry, options.duration)
+        if _admit(fleet, job):
+            fleet.zones.add(entry.timezone or CRON_ZONE)
+            lines.setdefault(entry.timezone, []).append(entry.line)
+    for zone, numbers in lines.items():
+        which = (
+            f"line {numbers[0]} fires" if len(numbers) == 1 else f"lines {_listed(numbers)} fire"
+        )
+        why = (
+            f"CRON_TZ={zone}"
+            if zone is not None
+            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {CRON_ZONE}"
+        )
+        fleet.header.append(f"{crontab.path}: {which} in {zone or CRON_ZONE} ({why})")
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(str(number) for number in numbers)
+
+
+def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
+    """Add ``job`` unless its schedule never fires (see :class:`NeverFires`): then it is listed
+    as not imported, as ``@reboot`` is, rather than refusing the whole fleet for a line its
+    scheduler runs without complaint."""
+    cron = job.keys.get("cron")
+    if isinstance(cron, str):
+        try:
+            parse_schedule_expression(cron)
+        except NeverFires as never:
+            fleet.skipped.append(f"{job.origin}: never fires: {never}")
+            return False
+        except ScheduleError:
+            pass  # loading the scenario names it at its source (_load_problems)
+    fleet.jobs.append(job)
+    return True
+
+
+def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+    keys: dict[str, object] = {"cron": entry.cron}
+    if entry.timezone is not None:
+        keys["timezone"] = entry.timezone
+    keys["duration"] = duration
+    keys["payload"] = entry.command
+    comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
+    if entry.description:
+        comments.insert(0, entry.description)
+    if entry.user is not None:
+        comments.append(f"runs as {entry.user}")
+    origin = f"{crontab.path}:{entry.line}: {entry.source}"
+    return ImportedJob(_program(entry.command), keys, tuple(comments), origin)
+
+
+def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
+    manifest = read_manifest(path)
+    fleet.skipped += manifest.skipped
+    for cronjob in manifest.cronjobs:
+        if not _admit(fleet, _kubernetes_job(path, cronjob, options.duration)):
+            continue
+        if cronjob.suspended:
+            fleet.paused.append(len(fleet.jobs) - 1)
+        fleet.zones.add(cronjob.timezone or "UTC")
+
+
+KUBERNETES_MAX_MISSED = 100
+"""The CronJob controller starts nothing after more than 100 missed schedules."""
+_FORBID_NOTE = (
+    "concurrencyPolicy: Forbid: overlap: BufferLatest, the newest schedule missed while a Job "
+    "is active starts when it ends",
+)
+
+
+def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
+    keys: dict[str, object] = {}
+    if cronjob.every is not None:
+        # robfig/cron's @every counts from the CronJob's creation: the clock's start here.
+        keys |= {"every": cronjob.every, "first": cronjob.every}
+    else:
+        keys |= {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+    keys["duration"] = duration
+    keys["max_retries"] = cronjob.max_retries
+    if cronjob.run_timeout_minutes is not None:
+        # activeDeadlineSeconds: the whole Job's limit, over backoffLimit (docs/semantics.md).
+        keys["run_timeout"] = cronjob.run_timeout_minutes
+    if cronjob.images:
+        keys["payload"] = " ".join(cronjob.images)
+    if cronjob.concurrency == "Forbid":
+        # The controller keeps the newest missed schedule for when the active Job ends, if
+        # still within startingDeadlineSeconds (docs/semantics.md, BufferLatest).
+        keys["overlap"] = "BufferLatest"
+        if cronjob.starting_deadline_minutes is not None:
+            keys["start_deadline"] = cronjob.starting_deadline_minutes
+    elif cronjob.concurrency == "Replace":
+        keys["overlap"] = "Replace"
+    # The CronJob controller after missed schedules: the latest only, if within the starting
+    # deadline, and none after more than 100 (docs/semantics.md).
+    keys["catch_up"] = "latest"
+    if cronjob.starting_deadline_minutes is not None:
+        keys["catch_up_window"] = cronjob.starting_deadline_minutes
+    keys["max_missed"] = KUBERNETES_MAX_MISSED
+    where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
+    comments = [
+        f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
+        f"{str(cronjob.suspended).lower()})",
+        *(_FORBID_NOTE if cronjob.concurrency == "Forbid" else ()),
+        *cronjob.notes,
+    ]
+    origin = f"{path}:{cronjob.line}: CronJob {cronjob.name}"
+    return ImportedJob(cronjob.name, keys, tuple(comments), origin)
+
+
+def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
+    """One job for the timer, whatever its triggers: systemd.timer(5) starts its one unit at the
+    earliest of them, so their union is its schedule (``cron`` as a list, with ``first`` for the
+    boot trigger and ``repeat`` for ``OnUnitActiveSec=``), under one overlap rule and one
+    catch-up. A job per trigger would start two runs where two fire together."""
+    fleet.skipped += timer.skipped
+    calendars = [s for s in timer.schedules if s.cron is not None and _fires(fleet, timer, s)]
+    monotonic = next((s for s in timer.schedules if s.cron is None), None)
+    keys: dict[str, object] = {}
+    if calendars:
+        zone = calendars[0].timezone
+        for other in [s for s in calendars if s.timezone != zone]:
+            calendars.remove(other)
+            fleet.skipped.append(
+                f"{_where(other)}: {other.source}: not yet supported: a second zone in one "
+                f"timer (its other lines are in {zone or 'the machine zone'})"
+            )
+        crons = [s.cron for s in calendars]
+        keys["cron"] = crons[0] if len(crons) == 1 else crons
+        if zone is not None:
+            keys["timezone"] = zone
+            fleet.zones.add(zone)
+        if monotonic is not None and monotonic.first is not None:
+            keys["first"] = monotonic.first
+        if monotonic is not None and monotonic.every is not None:
+            keys["repeat"] = monotonic.every
+    elif monotonic is not None and monotonic.first is not None:
+        if monotonic.every is not None:
+            keys |= {"every": monotonic.every, "first": monotonic.first}
+        else:
+            keys["at"] = monotonic.first
+    else:
+        if monotonic is not None:  # its calendar lines never fire: nothing starts the unit
+            fleet.skipped.append(
+                f"{_where(monotonic)}: {monotonic.source}: never elapses: the OnCalendar= "
+                "lines it counts from are not imported, and nothing else starts the unit"
+            )
+        return
+    keys["duration"] = options.duration
+    if timer.timeout_minutes is not None:
+        keys["timeout"] = timer.timeout_minutes
+    if timer.persistent:
+        keys["catch_up"] = "latest"
+    keys["overlap"] = "Forbid"  # a unit still active is not started again
+    if timer.command is not None:
+        keys["payload"] = timer.command
+    triggers = [*calendars, *([monotonic] if monotonic is not None else [])]
+    comments = [
+        *([timer.description] if timer.description else []),
+        *(f"{_where(s)}: {s.source}" for s in triggers),
+        *(
+            ["one job: systemd starts the unit once at the earliest trigger"]
+            if len(triggers) > 1
+            else []
+        ),
+        *([f"runs as {timer.user}"] if timer.user else []),
+        *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+        "overlap: Forbid: systemd does not start a unit that is still active",
+        *timer.notes,
+    ]
+    origin = f"{_where(triggers[0])}: {triggers[0].source}"
+    fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
+
+
+def _where(schedule: TimerSchedule) -> str:
+    return f"{schedule.path}:{schedule.line}"
+
+
+def _fires(fleet: _Fleet, timer: Timer, schedule: TimerSchedule) -> bool:
+    """Whether an ``OnCalendar=`` line names a date there is; if not, it is listed as not
+    imported (see :func:`_admit`) and the timer's other triggers are kept."""
+    try:
+        parse_schedule_expression(schedule.cron or "")
+    except NeverFires as never:
+        fleet.skipped.append(f"{_where(schedule)}: {schedule.source}: never fires: {never}")
+        return False
+    except ScheduleError:
+        pass  # loading the scenario names it at its source (_load_problems)
+    return True
+
+
+_SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})
+
+
+def _program(command: str) -> str:
+    """The name of the program a command runs, for the job's id: the first word that is not
+    ``cd DIR``, a ``test ... ||`` guard, an assignment or a shell operator, without its
+    directory; ``run-parts DIR`` is named by its directory (``run-parts-cron.daily``)."""
+    words = command.replace(";", " ; ").split()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "cd":
+            index += 2
+        elif word in ("test", "[") and "||" in words[index:]:
+            index = words.index("||", index) + 1
+        elif word in _SKIPPED_WORDS or "=" in word.split("/")[0]:
+            index += 1
+        else:
+            name = Path(word).name
+            arguments = [w for w in words[index + 1 :] if not w.startswith("-")]
+            if name == "run-parts" and arguments:
+                return f"run-parts-{Path(arguments[0].rstrip(';')).name}"
+            return name.split(".")[0] or name
+    return "job"

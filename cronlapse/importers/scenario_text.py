@@ -1,0 +1,95 @@
+"""Writing an imported fleet as a scenario file: plain YAML a person can read and edit.
+
+The text is written by hand rather than dumped, so that each job keeps, as comments above it, the
+line it came from and the comment that described it there. Every string goes out JSON-quoted
+and every comment escaped (:mod:`engine.scenario.yaml_text`), so that YAML reads the file back
+exactly, whatever text the imported files held.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engine.scenario.yaml_text import escaped, flow
+
+_NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
+_JOB_LINE = "  - {id: "
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedJob:
+    name: str
+    """What the job is called where it came from (becomes its id, made unique)."""
+    keys: dict[str, object]
+    """The scenario job's keys besides ``id``, in the order to write them."""
+    comments: tuple[str, ...]
+    """Lines to write above the job."""
+    origin: str
+    """``file:line: setting`` where it came from, for a problem the scenario finds in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Horizon:
+    epoch: str
+    timezone: str
+    days: int
+
+
+def scenario_text(
+    title: str,
+    header: Iterable[str],
+    horizon: Horizon,
+    workers: int,
+    jobs: list[ImportedJob],
+    paused: Sequence[int] = (),
+) -> str:
+    """The scenario: a minute per tick over ``horizon``, ``workers`` workers, ``jobs``, of which
+    those at the indexes ``paused`` are paused from the start."""
+    lines = [f"# {escaped(line)}" if line else "#" for line in header]
+    lines += [
+        f"scenario: {_quote(title)}",
+        f"clock: {{epoch: {_quote(horizon.epoch)}, timezone: {_quote(horizon.timezone)}, "
+        f"tick: 60, until: {horizon.days * 1440}}}",
+        "workers: [" + ", ".join(f"w{n}" for n in range(1, workers + 1)) + "]",
+        "jobs:" if jobs else "jobs: []",
+    ]
+    ids = unique_ids(job.name for job in jobs)
+    for job_id, job in zip(ids, jobs, strict=True):
+        lines += [f"  # {escaped(comment)}" for comment in job.comments]
+        keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
+        lines.append(f"{_JOB_LINE}{_quote(job_id)}, {keys}}}")
+    if paused:
+        lines.append("timeline:")
+        lines += [f"  - {{at: 0, pause: {{job: {_quote(ids[index])}}}}}" for index in paused]
+    return "\n".join(lines) + "\n"
+
+
+def job_lines(text: str) -> list[int]:
+    """The line number of each job in a :func:`scenario_text`, in order: each is one line."""
+    return [
+        number
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.startswith(_JOB_LINE)
+    ]
+
+
+def unique_ids(names: Iterable[str]) -> list[str]:
+    """Ids from names: characters an id may hold, at most 60 of them, ``-2``, ``-3``... added
+    to repeats."""
+    seen: dict[str, int] = {}
+    ids = []
+    for name in names:
+        base = _NOT_ID.sub("-", name).strip("-.")[:60] or "job"
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        ids.append(base if count == 1 else f"{base}-{count}")
+    return ids
+
+
+def _quote(value: object) -> str:
+    """A key's value in flow style: a list (a timer's ``cron:`` lines) item by item."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_quote(item) for item in value) + "]"
+    return flow(value) if isinstance(value, str) else str(value)

@@ -1,0 +1,183 @@
+"""The service's own replay of its journal, row by row, for tools that read a database without
+serving it (``cronlapse export --scenario``, ``cronlapse status``).
+
+It is :class:`~cronlapse.service.live.LiveService`'s reading and applying of a row, exactly as a
+restart runs it, with nothing written back: no catch-up input, no worker slots matched, no snapshot.
+Rows that no longer read are skipped, as a restart skips them. Reading while a server writes is
+safe: SQLite's WAL mode lets a reader see the last committed rows without blocking the writer. (A
+snapshot is unpickled: only ever point it at a service's own database, see journal_store.)
+The engine's generator counts the 32-bit words it draws, so an exported stretch can continue
+it (``seed_skip``).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.codec import CLOCK, DOWNTIME, InputInvalid
+from cronlapse.service.config import Config
+from cronlapse.service.journal_store import JournalStore, Row
+from cronlapse.service.live import LiveService, collector_paused
+from engine.core import Engine
+from engine.model.commands import Result
+from engine.model.records import OccurrenceState
+from engine.model.rng import TrackedRandom
+from engine.parts.notifications import NotificationKey, NotificationState
+from engine.scenario.vocabulary import VERBS
+from engine.schedules.kinds import Every, Once
+
+PENDING = NotificationState.PENDING
+WAITING_STATES = (
+    OccurrenceState.QUEUED,
+    OccurrenceState.RUNNING,
+    OccurrenceState.RETRY_PENDING,
+    OccurrenceState.BLOCKED,
+)
+"""Runs in these states are in flight: a scenario cannot start in the middle of them."""
+
+
+class NoJournal(ValueError):
+    """The URL names no service database."""
+
+
+def open_journal(url: str) -> JournalStore:
+    """The journal of an existing database; :class:`NoJournal` for an SQLite file that does not
+    exist (opening it would create one)."""
+    parsed = make_url(url)
+    path = parsed.database
+    on_disk = parsed.get_backend_name() == "sqlite" and path and path != ":memory:"
+    if on_disk and not Path(path).is_file():
+        raise NoJournal(f"no database at {path}")
+    return JournalStore(url)
+
+
+class UnknownInput(ValueError):
+    """A journal row whose verb this version cannot apply (a newer server wrote it)."""
+
+
+class CountingRandom(TrackedRandom):
+    """The engine's generator, counting the 32-bit words its draws consume."""
+
+    words: int = 0
+
+    def random(self) -> float:
+        self.words += 2  # a double takes two words (CPython's genrand_res53)
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        self.words += -(-k // 32)
+        return super().getrandbits(k)
+
+
+class JournalReplay:
+    """A live service's state rebuilt from its journal, one row at a time."""
+
+    def __init__(self, store: JournalStore) -> None:
+        # The clock is never read: every row carries its tick.
+        self.live = LiveService(store, LiveClock(Anchor(0.0, 0, 1.0)), Config())
+        rng = self.live.engine.rng
+        rng.__class__ = CountingRandom  # same layout: only the draws are counted
+        self.rows = 0
+
+    @classmethod
+    def latest(cls, store: JournalStore) -> JournalReplay:
+        """The state as of the journal's last row: its latest snapshot, then the rows after it
+        (what a restart does, without writing anything)."""
+        replay = cls(store)
+        saved = store.latest_snapshot()
+        if saved is not None:
+            with collector_paused():
+                replay.live.state = pickle.loads(saved[1])
+        for row in store.rows_after(replay.live.state.seq):
+            replay.apply(row)
+        return replay
+
+    @property
+    def engine(self) -> Engine:
+        return self.live.engine
+
+    @property
+    def words(self) -> int:
+        """The 32-bit words the engine's generator has drawn so far."""
+        rng = self.engine.rng
+        return rng.words if isinstance(rng, CountingRandom) else 0
+
+    def apply(self, row: Row) -> Result | None:
+        """Apply one row as a restart does; None when it no longer reads (skipped)."""
+        live = self.live
+        if row.verb not in VERBS and row.verb not in (CLOCK, DOWNTIME):
+            raise UnknownInput(f"journal row {row.seq}: unknown input {row.verb!r}")
+        try:
+            decoded = None if row.verb in (CLOCK, DOWNTIME) else live._read(row)
+        except InputInvalid:
+            decoded, result = None, None
+        else:
+            result = live._apply(row.tick, row.verb, row.args, decoded)
+        live.state.seq = row.seq
+        self.rows += 1
+        return result
+
+    def finish(self, tick: int) -> None:
+        """Play the engine through ``tick`` (a clock reading, not journaled)."""
+        if tick > self.engine.now:
+            self.live.state.driver.finish(tick)
+            self.live._consume_events()
+
+    def pausable(self) -> list[str]:
+        """The jobs a ``downtime`` row would pause now (see LiveService._downtime)."""
+        return self.live._pausable()
+
+
+def busy(engine: Engine, pending: Iterable[NotificationKey] | None = None) -> str | None:
+    """What is in flight, found cheaply (None: nothing): a run waiting, running or retrying, a
+    run due that waits for a worker (the ready queue: at rest with idle workers, dispatch has
+    emptied it of stale entries), a notification being delivered: its next try is a timer, or
+    its try was made and its report is not journaled yet (reported delivery leaves no timer
+    then). ``pending``: the keys of the PENDING notifications, if the caller keeps them
+    (:attr:`LiveService.pending`); otherwise the whole outbox is read."""
+    for state in WAITING_STATES:
+        waiting = engine.by_state.get(state)
+        if waiting:
+            job_id, scheduled = next(iter(waiting))
+            return f"run {job_id}@{scheduled} is {state.name}"
+    if engine.dispatcher.ready:
+        return "a run that fell due waits for a worker"
+    outbox = engine.outbox
+    for key in outbox if pending is None else pending:
+        if outbox[key].state is PENDING:
+            return f"a notification of {key[0]} is still being delivered"
+    return None
+
+
+def in_flight(engine: Engine, tick: int) -> str | None:
+    """Why a scenario could not start at ``tick`` from this state (None: it can), the engine
+    having applied every row up to ``tick`` and nothing falling due up to it: :func:`busy`, then
+    each job (O(jobs), so only for a tick that is not busy).
+
+    A scenario starts from job definitions: every run then is either finished or still to
+    come, and each job's schedule, read from ``tick`` on, gives exactly the runs it has to come
+    (one-time and interval schedules are rewritten from the job's next run; a calendar's is
+    kept, so it must not have a run it will not make, such as one cancelled in advance).
+    """
+    found = busy(engine)
+    if found is not None:
+        return found
+    for job in engine.jobs.values():
+        if job.deleted or job.next_due is None:
+            continue
+        if job.next_due <= tick:
+            return f"run {job.job_id}@{job.next_due} is due and waits for a worker"
+        if job.paused_through is not None or job.backlog or job.blocked_from is not None:
+            return f"job {job.job_id} is paused, blocked or has runs of an older definition"
+        schedule = job.spec.schedule
+        if (
+            not isinstance(schedule, (Once, Every))
+            and schedule.first_at_or_after(tick) != job.next_due
+        ):
+            return f"job {job.job_id}'s schedule has a run before {job.next_due} it will not make"
+    return None

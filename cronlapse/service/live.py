@@ -1,0 +1,446 @@
+"""The live engine: the one scheduling engine, driven by journaled inputs and a live clock.
+
+The engine is deterministic, so its state is a function of its inputs; the service keeps the
+inputs. Each input (an API command, an executor's report, a clock reading) is committed to the
+journal with the tick it applies at *before* it is applied and before its request is answered
+(:meth:`LiveService.submit`). Every input is applied at its tick in the ``AFTER_DISPATCH`` phase
+through the engine's :class:`~engine.play.ticks.TickDriver` (the one tick driver): time is first
+played up to the tick, then the command runs, then the tick settles again. Replaying the rows in
+order therefore rebuilds the same state, which is what a restart does (:meth:`LiveService.open`):
+latest snapshot, then the rows after it.
+
+What the service keeps beside the engine (in :class:`LiveState`, snapshotted with it): each job's
+executor name, the jobs in submission order (for cursor paging) and each job's recently touched
+runs (read from the engine's events, which are then dropped: a server runs for months, and
+nothing rewinds it).
+
+Catch-up after downtime. Runs that fell due while the server was down are the job's ``catch_up``
+business (``skip``, ``latest`` or ``all``; the service's default is ``latest``). A restart whose
+clock is more than ``misfire_grace`` ticks past the engine's journals one ``downtime`` input:
+every job with runs to come is paused at the tick the engine had reached and resumed at the
+restart's tick, where the engine's resume applies the job's ``catch_up`` rule. Within the grace,
+missed runs simply run late, in order. (APScheduler's ``misfire_grace_time`` and ``coalesce`` are
+the reference; ``latest`` is its ``coalesce=True``.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import logging
+import os
+import pickle
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import NoReturn, Protocol
+
+from sqlalchemy import Connection
+
+from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
+from cronlapse.service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input, with_field
+from cronlapse.service.config import Config
+from cronlapse.service.journal_store import JournalStore, Row
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.backoff import Backoff, BackoffKind, Jitter
+from engine.model.commands import Outcome, PauseJob, Result, ResumeJob
+from engine.model.digits import is_digits
+from engine.model.policies import CompletionMode, DeliveryMode, NotificationPolicy
+from engine.model.presets import seed_003_policy
+from engine.parts.notifications import NotificationKey, NotificationState
+from engine.play.ticks import Phase, TickDriver, TimedCommand
+
+log = logging.getLogger("cronlapse.serve")
+
+NOTIFICATION_POLICY = NotificationPolicy(
+    max_tries=8,
+    backoff=Backoff(BackoffKind.EXPONENTIAL, base=5, cap=300, jitter=Jitter.FULL),
+    delivery=DeliveryMode.REPORTED,
+)
+"""Real deliveries: eight tries, about ten minutes of backoff at most (5 s doubling up to 5
+minutes, full jitter), each try ended by its deliverer's report
+(:mod:`cronlapse.service.delivery`)."""
+SERVICE_POLICY = dataclasses.replace(
+    seed_003_policy(), completion=CompletionMode.REPORTED, notifications=NOTIFICATION_POLICY
+)
+"""Seed 003's choices (the ``seed-003`` preset, :mod:`engine.model.presets`), with attempts that end
+when their executor reports and notification tries that end when their deliverer reports."""
+RECENT_RUNS = 10
+"""Runs a job view shows besides its next ones."""
+_PHASE = Phase.AFTER_DISPATCH
+_OK = Result(Outcome.OK)
+DIVERGED_EXIT = 4
+"""The exit status of a scheduler whose applied inputs could not be journaled."""
+
+
+class BackgroundWriter(Protocol):
+    def start(self, state: LiveState) -> bool:
+        """Begin writing a snapshot of ``state``; False if one is still being written."""
+        ...
+
+    def wait(self) -> None:
+        """Until the snapshot being written, if any, is written."""
+        ...
+
+
+class Publisher(Protocol):
+    """What the active scheduler writes with its journal rows
+    (:mod:`cronlapse.service.roles.publish`): the read model and the inbox's answers, in the
+    journal's own transaction."""
+
+    def applied(self, verb: str, args: dict) -> None:
+        """An input was applied (and will be journaled with the next write)."""
+        ...
+
+    def write(self, conn: Connection, seq: int, answers: dict[int, str]) -> None:
+        """Write, in ``conn``'s transaction, what changed up to journal position ``seq``."""
+        ...
+
+
+@dataclass
+class LiveState:
+    """Everything a snapshot holds: the driver (and its engine) and the service's own indexes."""
+
+    driver: TickDriver
+    seq: int = 0
+    """The last journal row applied."""
+    runs: dict[str, str] = field(default_factory=dict)
+    """Each job's executor name (jobs without one use noop)."""
+    order: list[str] = field(default_factory=list)
+    """Job ids in submission order: a cursor is a position in it."""
+    recent: dict[str, dict[int, None]] = field(default_factory=dict)
+    """Each job's recently touched runs (scheduled ticks), oldest first."""
+
+    @property
+    def engine(self) -> Engine:
+        return self.driver.engine
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while (un)pickling: a snapshot is hundreds of thousands of
+    objects, and the collector would walk them again and again as they are made (5x slower)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def is_local_slot(worker_id: str) -> bool:
+    """Whether a worker slot is the server's own (``w1``, ``w2``: the config's ``workers``), not
+    a slot of a ``cronlapse worker`` process (``NAME/1``), whose attempts that process runs."""
+    return worker_id[:1] == "w" and is_digits(worker_id[1:])
+
+
+def fresh_state() -> LiveState:
+    return LiveState(TickDriver(Engine(SERVICE_POLICY)))
+
+
+def row_command(row: Row) -> TimedCommand | None:
+    """The engine command a journal row applies, at its tick, as the service applies it (and as
+    a :class:`~engine.play.history.History`'s timeline holds it, to replay the journal elsewhere).
+
+    None for a clock reading (time passing, which a replay plays anyway) and for a change of
+    executor alone; a downtime's commands depend on the state (:func:`downtime_commands`).
+    :class:`InputInvalid` when the row no longer reads."""
+    if row.verb == CLOCK:
+        return None
+    decoded = read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+    return None if decoded.command is None else TimedCommand(row.tick, _PHASE, decoded.command)
+
+
+def pausable_jobs(engine: Engine) -> list[str]:
+    """The jobs a downtime pauses: not deleted, not paused, with runs to come."""
+    return [
+        job_id
+        for job_id, job in engine.jobs.items()
+        if not job.deleted and job.paused_through is None and job.next_due is not None
+    ]
+
+
+def downtime_commands(engine: Engine, since: int, tick: int) -> list[TimedCommand]:
+    """A downtime from ``since`` to ``tick`` for ``engine`` as it is at ``since``: every job with
+    runs to come paused at ``since`` and resumed at ``tick``, where the engine's resume applies
+    each job's catch_up rule to the runs that fell due in between."""
+    jobs = pausable_jobs(engine)
+    pauses = [TimedCommand(since, _PHASE, PauseJob(job_id)) for job_id in jobs]
+    return pauses + [TimedCommand(tick, _PHASE, ResumeJob(job_id)) for job_id in jobs]
+
+
+class LiveService:
+    """Journals inputs, applies them, replays them on open, and keeps snapshots."""
+
+    def __init__(self, store: JournalStore, clock: LiveClock, config: Config) -> None:
+        self.store = store
+        self.clock = clock
+        self.config = config
+        self.state = fresh_state()
+        self.unsnapshotted = 0
+        self.on_change: Callable[[], None] = lambda: None
+        """Called after every applied input (the executors start and stop attempts)."""
+        self.on_events: list[Callable[[ev.EventLog], None]] = []
+        """Given the engine's new events after every applied input, before they are dropped
+        (structured logs, metrics); attached once the journal is replayed."""
+        self.background: BackgroundWriter | None = None
+        """Writes snapshots without stopping the server (:mod:`cronlapse.service.snapshots`); None:
+        the snapshot is written in line."""
+        self.pending: dict[NotificationKey, None] = {}
+        """The outbox's PENDING notifications (kept from the engine's events), so finding the
+        ones due costs their number, not the whole outbox's."""
+        self.publisher: Publisher | None = None
+        """The active scheduler's read model and inbox answers. When set, an input is applied
+        first and journaled with what it changed in one transaction (a failed commit ends the
+        process: its engine is ahead of its journal); otherwise it is journaled, then applied."""
+
+    @property
+    def engine(self) -> Engine:
+        return self.state.engine
+
+    # ------------------------------------------------------------------ start
+
+    def open(self) -> int:
+        """Load the latest snapshot, replay the journal after it, catch up on downtime and match
+        the configured worker slots; returns the number of rows replayed."""
+        self.load_snapshot()
+        return self.take_over()
+
+    def take_over(self) -> int:
+        """Replay the journal's rows not applied yet, catch up on downtime and match the
+        configured worker slots: from here on this service journals; returns the rows
+        replayed."""
+        replayed = self.replay()
+        if self.publisher is not None:  # the read model as of this row, checked at election
+            try:
+                self.commit_published([], {})
+            except Exception as error:
+                self.diverged(error)
+        # Everything loaded so far lives as long as the server: the cycle collector need not
+        # walk it again on every full collection (seconds, once a server has months of runs).
+        gc.freeze()
+        self._catch_up()
+        self._match_workers()
+        return replayed
+
+    def load_snapshot(self) -> None:
+        """Start from the latest snapshot, if there is one."""
+        saved = self.store.latest_snapshot()
+        if saved is not None:
+            with collector_paused():
+                self.state = pickle.loads(saved[1])
+        self.pending = {
+            key: None
+            for key, notification in self.engine.outbox.items()
+            if notification.state is NotificationState.PENDING
+        }
+
+    def replay(self) -> int:
+        """Apply the journal's rows after the state's position; writes nothing. A standby
+        scheduler calls it again and again to follow the active one's journal
+        (:mod:`cronlapse.service.roles.scheduler`)."""
+        replayed = 0
+        for row in self.store.rows_after(self.state.seq):
+            try:
+                decoded = None if row.verb in (CLOCK, DOWNTIME) else self._read(row)
+            except InputInvalid as error:
+                log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
+            else:
+                self._apply(row.tick, row.verb, row.args, decoded)
+            self.state.seq = row.seq
+            replayed += 1
+        self.unsnapshotted += replayed
+        return replayed
+
+    def _read(self, row) -> Decoded:
+        return read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+
+    def _catch_up(self) -> None:
+        since, now = self.engine.now, self.clock.now()
+        if now - since > self.config.misfire_grace and pausable_jobs(self.engine):
+            self._journal(now, DOWNTIME, {"since": since}, None)
+
+    def _match_workers(self) -> None:
+        workers = self.engine.workers
+        wanted = [f"w{number}" for number in range(1, self.config.workers + 1)]
+        for worker_id in wanted:
+            if worker_id not in workers:
+                self.submit("register", {"worker": worker_id})
+        for worker_id, worker in list(workers.items()):
+            if not is_local_slot(worker_id) or worker_id in wanted:
+                continue
+            if not (worker.draining or worker.down):
+                self.submit("drain", {"worker": worker_id})
+
+    # ----------------------------------------------------------------- inputs
+
+    def now(self) -> int:
+        """The tick an input given now applies at: the clock's, never before the engine's."""
+        return max(self.clock.now(), self.engine.now)
+
+    def submit(self, verb: str, args: dict) -> Result:
+        """Read, journal, then apply one input now; :class:`InputInvalid` journals nothing."""
+        tick = self.now()
+        return self._journal(tick, verb, args, self.read(verb, args, tick))
+
+    def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
+        """What an input does at ``tick`` (None for a clock reading); :class:`InputInvalid`."""
+        return None if verb == CLOCK else read_input(verb, args, tick, ENGINE_CLOCK)
+
+    def clock_due(self) -> int | None:
+        """The clock's tick if the engine has something to do by then (a reading to journal)."""
+        engine = self.engine
+        tick = self.clock.now()
+        upcoming = engine.next_event_tick()
+        if tick <= engine.now or upcoming is None or upcoming > tick:
+            return None
+        return tick
+
+    def advance_clock(self) -> bool:
+        """Journal and apply a clock reading if the engine has something to do by now."""
+        tick = self.clock_due()
+        if tick is None:
+            return False
+        self._journal(tick, CLOCK, {}, None)
+        return True
+
+    def apply_committed(
+        self, seq: int, tick: int, verb: str, args: dict, decoded: Decoded | None
+    ) -> Result:
+        """Apply an input the journal holds at position ``seq`` (committed: never before)."""
+        result = self._apply(tick, verb, args, decoded)
+        self.settle(seq, 1)
+        return result
+
+    def apply_uncommitted(
+        self, tick: int, verb: str, args: dict, decoded: Decoded | None
+    ) -> Result:
+        """Apply an input that :meth:`commit_published` journals next (publisher set)."""
+        assert self.publisher is not None
+        result = self._apply(tick, verb, args, decoded)
+        self.publisher.applied(verb, args)
+        return result
+
+    def commit_published(
+        self, rows: list[tuple[int, int, str, dict]], answers: dict[int, str]
+    ) -> list[int]:
+        """Journal inputs already applied, with the read model and the inbox's answers."""
+        publisher = self.publisher
+        assert publisher is not None
+
+        def publish(conn: Connection, seqs: list[int]) -> None:
+            publisher.write(conn, seqs[-1] if seqs else self.state.seq, answers)
+
+        return self.store.append_many(rows, publish)
+
+    def diverged(self, error: BaseException) -> NoReturn:
+        """Applied inputs could not be journaled: this engine is ahead of the journal. Exit, so
+        that a standby (or a restart) replays the journal and nothing unjournaled is served."""
+        log.critical("applied inputs could not be journaled (%s): exiting", error)
+        os._exit(DIVERGED_EXIT)
+
+    def settle(self, seq: int, applied: int) -> None:
+        """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
+        self.state.seq = seq
+        self.unsnapshotted += applied
+        if self.unsnapshotted >= self.config.snapshot_every:
+            if self.background is None:
+                self.snapshot()
+            elif self.background.start(self.state):
+                self.unsnapshotted = 0
+        self.on_change()
+
+    def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        if self.publisher is None:
+            seq = self.store.append(tick, int(_PHASE), verb, args)
+            return self.apply_committed(seq, tick, verb, args, decoded)
+        result = self.apply_uncommitted(tick, verb, args, decoded)
+        try:
+            seqs = self.commit_published([(tick, int(_PHASE), verb, args)], {})
+        except Exception as error:
+            self.diverged(error)
+        self.settle(seqs[0], 1)
+        return result
+
+    def _apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        state = self.state
+        driver = state.driver
+        if verb == CLOCK:
+            driver.finish(tick)
+            result = _OK
+        elif verb == DOWNTIME:
+            result = self._downtime(int(args["since"]), tick)
+        else:
+            assert decoded is not None
+            if decoded.command is None:
+                driver.reach(tick, _PHASE)
+                job = self.engine.jobs.get(str(args["job"]))
+                ok = job is not None and not job.deleted
+                result = _OK if ok else Result(Outcome.NOT_FOUND, message=f"no job {args['job']!r}")
+            else:
+                result = driver.apply(TimedCommand(tick, _PHASE, decoded.command))
+                result = with_field(self.engine, decoded.command, args, result)
+            if result.accepted:
+                self._record(verb, args, decoded)
+        self._consume_events()
+        return result
+
+    def _record(self, verb: str, args: dict, decoded: Decoded) -> None:
+        if verb == "schedule":
+            job_id = str(args["id"])
+            self.state.order.append(job_id)
+            self.state.runs[job_id] = decoded.run or "noop"
+        elif verb == "modify" and decoded.run is not None:
+            self.state.runs[str(args["job"])] = decoded.run
+
+    def _downtime(self, since: int, tick: int) -> Result:
+        driver = self.state.driver
+        for timed in downtime_commands(self.engine, since, tick):
+            driver.apply(timed)
+        driver.finish(tick)
+        return _OK
+
+    def _consume_events(self) -> None:
+        """Hand the new events to the observers, note the runs they touched and the
+        notifications queued or ended, then drop them (nothing else reads them). They are noted
+        and dropped even when an observer fails: its failure is then this input's alone, where
+        events kept would fail it again on every later input."""
+        log_ = self.engine.log
+        try:
+            for observer in self.on_events:
+                observer(log_)
+        finally:
+            self._note_and_drop(log_)
+
+    def _note_and_drop(self, log_: ev.EventLog) -> None:
+        recent = self.state.recent
+        pending = self.pending
+        for event in log_:
+            if isinstance(event, ev.NotificationQueued):
+                pending[event.key] = None
+            elif isinstance(event, ev.NotificationDelivered | ev.NotificationDeadLettered):
+                pending.pop(event.key, None)
+            elif isinstance(event, ev.OccurrenceEvent):
+                runs = recent.setdefault(event.job_id, {})
+                runs.pop(event.scheduled, None)
+                runs[event.scheduled] = None
+                if len(runs) > RECENT_RUNS:
+                    del runs[next(iter(runs))]
+        log_.truncate(0)
+
+    # -------------------------------------------------------------- snapshots
+
+    def snapshot(self) -> None:
+        """Store the whole state at the last applied row (see journal_store on pickle), unless
+        a snapshot at that row is stored already: the state is a function of the rows up to it,
+        so that one holds this state (a stop after a restart with no new input, or after the
+        snapshot the last input started)."""
+        if self.store.has_snapshot(self.state.seq):
+            self.unsnapshotted = 0
+            return
+        with collector_paused():
+            state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
+        self.store.save_snapshot(self.state.seq, state)
+        self.unsnapshotted = 0

@@ -1,0 +1,155 @@
+"""``GET /metrics``: the service in Prometheus's text exposition format (version 0.0.4).
+
+Counters are fed by the engine's events after every applied input (the same observer hook as the
+structured logs), so they count what happened since the server started, as Prometheus expects of
+a counter; gauges are read from the engine when scraped. The format is a few lines of text, so it
+is written here rather than through a client library.
+
+- ``cronlapse_runs_total{outcome}``: runs that ended: ``succeeded``, ``failed`` (for good, retries
+  exhausted or timed out), ``cancelled``;
+- ``cronlapse_attempts_total{outcome}``: attempts that ended: ``succeeded``, ``failed``,
+  ``timed_out``, ``lost``; ``cronlapse_retries_total``: retries scheduled;
+- ``cronlapse_queue_depth``: runs due and waiting for a worker (implicit ones counted);
+  ``cronlapse_retry_pending``, ``cronlapse_running``: runs waiting for a retry, running;
+- ``cronlapse_workers{state}``: worker slots by state;
+- ``cronlapse_dispatch_lag_seconds``: a histogram of the time from a run's scheduled time to its
+  first attempt's start, in the engine's seconds (at ``--speed N``, simulated seconds);
+- ``cronlapse_notifications_total{channel,outcome}``: delivery tries' outcomes: ``delivered``,
+  ``retried``, ``dead``;
+- ``cronlapse_tick``: the engine's tick.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.records import OccurrenceState, WorkerState
+from engine.query.reads import count_occurrences
+
+LAG_BUCKETS = (0.0, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0)
+"""Upper bounds (seconds) of the dispatch lag's buckets; +Inf is added."""
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+_RUN_ENDS = {
+    ev.AttemptSucceeded: "succeeded",
+    ev.OccurrenceFailed: "failed",
+    ev.OccurrenceCancelled: "cancelled",
+}
+_ATTEMPT_ENDS = {
+    ev.AttemptSucceeded: "succeeded",
+    ev.AttemptFailed: "failed",
+    ev.AttemptTimedOut: "timed_out",
+    ev.AttemptLost: "lost",
+}
+_DELIVERIES = {
+    ev.NotificationDelivered: "delivered",
+    ev.NotificationRetried: "retried",
+    ev.NotificationDeadLettered: "dead",
+}
+
+
+class Metrics:
+    """The counters and the lag histogram, fed with events; :meth:`text` renders everything."""
+
+    def __init__(self) -> None:
+        self.runs: Counter[str] = Counter()
+        self.attempts: Counter[str] = Counter()
+        self.retries = 0
+        self.deliveries: Counter[tuple[str, str]] = Counter()
+        self.lag_buckets = [0] * len(LAG_BUCKETS)
+        self.lag_count = 0
+        self.lag_sum = 0
+
+    def __call__(self, events: Iterable[ev.Event]) -> None:
+        for event in events:
+            kind = type(event)
+            if kind in _RUN_ENDS:
+                self.runs[_RUN_ENDS[kind]] += 1
+            elif kind is ev.BacklogCancelled:
+                self.runs["cancelled"] += event.runs  # type: ignore[attr-defined]
+            if kind in _ATTEMPT_ENDS:
+                self.attempts[_ATTEMPT_ENDS[kind]] += 1
+            elif kind is ev.RetryScheduled:
+                self.retries += 1
+            elif kind in _DELIVERIES:
+                channel = event.key[4]  # type: ignore[attr-defined]
+                self.deliveries[(channel, _DELIVERIES[kind])] += 1
+            elif kind is ev.AttemptStarted and event.attempt == 1:  # type: ignore[attr-defined]
+                self._lag(event.tick - event.scheduled)  # type: ignore[attr-defined]
+
+    def _lag(self, seconds: int) -> None:
+        self.lag_count += 1
+        self.lag_sum += seconds
+        for index, bound in enumerate(LAG_BUCKETS):
+            if seconds <= bound:
+                self.lag_buckets[index] += 1
+
+    def text(self, engine: Engine) -> str:
+        """Every metric in the text exposition format."""
+        out = _Exposition()
+        out.family("cronlapse_runs_total", "counter", "Runs that ended, by outcome.")
+        for outcome in ("succeeded", "failed", "cancelled"):
+            out.sample("cronlapse_runs_total", self.runs[outcome], outcome=outcome)
+        out.family("cronlapse_attempts_total", "counter", "Attempts that ended, by outcome.")
+        for outcome in ("succeeded", "failed", "timed_out", "lost"):
+            out.sample("cronlapse_attempts_total", self.attempts[outcome], outcome=outcome)
+        out.family("cronlapse_retries_total", "counter", "Retries scheduled.")
+        out.sample("cronlapse_retries_total", self.retries)
+        out.family(
+            "cronlapse_notifications_total", "counter", "Notification delivery tries by outcome."
+        )
+        for (channel, outcome), count in sorted(self.deliveries.items()):
+            out.sample("cronlapse_notifications_total", count, channel=channel, outcome=outcome)
+        self._gauges(out, engine)
+        name = "cronlapse_dispatch_lag_seconds"
+        out.family(name, "histogram", "Seconds from a run's scheduled time to its first start.")
+        for bound, count in zip(LAG_BUCKETS, self.lag_buckets, strict=True):
+            out.sample(name + "_bucket", count, le=_number(bound))
+        out.sample(name + "_bucket", self.lag_count, le="+Inf")
+        out.sample(name + "_sum", self.lag_sum)
+        out.sample(name + "_count", self.lag_count)
+        return out.text()
+
+    @staticmethod
+    def _gauges(out: _Exposition, engine: Engine) -> None:
+        by_state = engine.by_state
+        out.family("cronlapse_queue_depth", "gauge", "Runs due and waiting for a worker.")
+        out.sample("cronlapse_queue_depth", count_occurrences(engine, state=OccurrenceState.QUEUED))
+        out.family("cronlapse_retry_pending", "gauge", "Runs waiting to be retried.")
+        out.sample("cronlapse_retry_pending", len(by_state[OccurrenceState.RETRY_PENDING]))
+        out.family("cronlapse_running", "gauge", "Runs running.")
+        out.sample("cronlapse_running", len(by_state[OccurrenceState.RUNNING]))
+        states = Counter(worker.state for worker in engine.workers.values())
+        out.family("cronlapse_workers", "gauge", "Worker slots by state.")
+        for state in WorkerState:
+            out.sample("cronlapse_workers", states[state], state=state.value.lower())
+        out.family("cronlapse_tick", "gauge", "The engine's tick (Unix seconds).")
+        out.sample("cronlapse_tick", engine.now)
+
+
+class _Exposition:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def family(self, name: str, kind: str, help_text: str) -> None:
+        self.lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+
+    def sample(self, name: str, value: float, **labels: str) -> None:
+        if labels:
+            pairs = ",".join(f'{key}="{_escape(text)}"' for key, text in labels.items())
+            name = f"{name}{{{pairs}}}"
+        self.lines.append(f"{name} {_number(value)}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')

@@ -1,0 +1,179 @@
+"""The read model: what the API answers about jobs, runs and workers, kept in the database.
+
+Stateless API processes (``serve --role api``) hold no engine; they answer reads from the
+``view_*`` tables (:mod:`cronlapse.service.migrations.v003_inbox`), which the active scheduler
+writes with
+:class:`ReadModel` in the same transaction as the journal rows that changed them
+(:meth:`cronlapse.service.journal_store.JournalStore.append_many`'s ``extra``). The JSON stored is
+the single process's own (:mod:`cronlapse.service.views`), so both answer the same bytes.
+
+What is rewritten in a transaction is what the applied inputs touched: the jobs the engine's
+events and the inputs name, and the runs the events name. A job's answer also changes with time
+alone, without an event: its next run turns from ``created`` to ``scheduled`` two minutes before
+it is due, and becomes a listed (implicit) run when it falls due. Each job written notes those
+ticks in a heap, and a transaction whose tick has reached one rewrites that job too, so the
+stored answer is what the single process would answer at the engine's tick.
+
+Cost per transaction: the touched jobs, each with its waiting backlog (its implicit runs), and
+the worker slots; the metrics text at most once a second (``METRICS_SECONDS``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import time
+from collections.abc import Iterable
+
+from sqlalchemy import Connection, delete, insert, select, tuple_
+
+from cronlapse.service.live import LiveService
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.migrations.v003_inbox import view_jobs, view_meta, view_runs
+from cronlapse.service.views import job_json, run_json, with_runs, workers_json
+from engine.model import events as ev
+from engine.model.records import Job
+from engine.parts.ranges import implicit_range, runs_in
+from engine.query.reads import occurrence_row
+
+METRICS_SECONDS = 1.0
+KEYS_PER_DELETE = 5_000
+"""Runs deleted per statement: one round trip for a transaction's runs, within the bound
+parameters a statement may carry (PostgreSQL's 65,535; two a run)."""
+SEQ_KEY = "seq"
+TICK_KEY = "tick"
+WORKERS_KEY = "workers"
+METRICS_KEY = "metrics"
+JOB_VERBS = {"schedule": "id", "modify": "job", "cancel": "job", "delete": "job"}
+"""The inputs that name a job, and the argument that names it."""
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class ReadModel:
+    """The active scheduler's writer of the read model (an ``on_events`` observer)."""
+
+    def __init__(self, live: LiveService, metrics: Metrics) -> None:
+        self.live = live
+        self.metrics = metrics
+        self.jobs: set[str] = set()
+        """Jobs to rewrite in the next transaction."""
+        self.runs: set[tuple[str, int]] = set()
+        """Runs to rewrite in the next transaction."""
+        self.due: list[tuple[int, str]] = []
+        """(tick, job): the job's answer changes with time at that tick."""
+        self.positions: dict[str, int] = {}
+        """Each job's place in submission order (its cursor position)."""
+        self.metrics_written = 0.0
+
+    def __call__(self, events: Iterable[ev.Event]) -> None:
+        for event in events:
+            job_id = getattr(event, "job_id", None)
+            if job_id is None:
+                continue
+            self.jobs.add(job_id)
+            if isinstance(event, ev.OccurrenceEvent):
+                self.runs.add((job_id, event.scheduled))
+
+    def applied(self, verb: str, args: dict) -> None:
+        """An input was applied: the job it names is rewritten (a change of executor alone
+        has no event)."""
+        key = JOB_VERBS.get(verb)
+        if key is not None and isinstance(args.get(key), str):
+            self.jobs.add(args[key])
+
+    def stored_seq(self, conn: Connection) -> int | None:
+        value = conn.execute(select(view_meta.c.value).where(view_meta.c.key == SEQ_KEY)).scalar()
+        return None if value is None else int(value)
+
+    def rebuild(self, conn: Connection) -> None:
+        """Rewrite the whole read model (a database the single process ran, or a lost write)."""
+        conn.execute(delete(view_jobs))
+        conn.execute(delete(view_runs))
+        self.positions = {}
+        self.due = []
+        self.jobs = set(self.live.state.order)
+        self.runs = set(self.live.engine.occurrences)
+        self.metrics_written = 0.0
+        self.write(conn, self.live.state.seq)
+
+    def write(self, conn: Connection, seq: int) -> None:
+        """Write what changed, as of journal position ``seq``, in ``conn``'s transaction."""
+        state = self.live.state
+        engine = state.engine
+        order = state.order
+        for position in range(len(self.positions), len(order)):
+            self.positions[order[position]] = position
+        while self.due and self.due[0][0] <= engine.now:
+            self.jobs.add(heapq.heappop(self.due)[1])
+        jobs = [engine.jobs[j] for j in self.jobs if j in self.positions and j in engine.jobs]
+        runs = {key for key in self.runs if key[0] in self.positions}
+        self.jobs, self.runs = set(), set()
+        if jobs:
+            ids = [job.job_id for job in jobs]
+            conn.execute(delete(view_jobs).where(view_jobs.c.job_id.in_(ids)))
+            conn.execute(insert(view_jobs), [self._job_row(job) for job in jobs])
+            conn.execute(delete(view_runs).where(view_runs.c.job_id.in_(ids), view_runs.c.implicit))
+        rows = [row for job in jobs if not job.deleted for row in self._implicit_rows(job)]
+        for job in jobs:
+            runs.update((job.job_id, tick) for tick in job.open)
+        rows += [self._run_row(job_id, tick, False) for job_id, tick in runs]
+        rows = [row for row in rows if row is not None]
+        if rows:
+            keys = [(row["job_id"], row["scheduled"]) for row in rows]
+            run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
+            for first in range(0, len(keys), KEYS_PER_DELETE):
+                chunk = keys[first : first + KEYS_PER_DELETE]
+                conn.execute(delete(view_runs).where(run_key.in_(chunk)))
+            conn.execute(insert(view_runs), rows)
+        meta = {SEQ_KEY: str(seq), TICK_KEY: str(engine.now)}
+        meta[WORKERS_KEY] = dumps(workers_json(engine))
+        if time.monotonic() - self.metrics_written >= METRICS_SECONDS:
+            self.metrics_written = time.monotonic()
+            meta[METRICS_KEY] = self.metrics.text(engine)
+        conn.execute(delete(view_meta).where(view_meta.c.key.in_(list(meta))))
+        conn.execute(insert(view_meta), [{"key": k, "value": v} for k, v in meta.items()])
+
+    def _job_row(self, job: Job) -> dict:
+        state = self.live.state
+        engine = state.engine
+        if not job.deleted and job.next_due is not None:
+            window = engine.policy.scheduling_window or 0
+            for tick in (job.next_due - window + 1, job.next_due):
+                if tick > engine.now:
+                    heapq.heappush(self.due, (tick, job.job_id))
+        summary = job_json(state, job, detail=False)
+        detail = with_runs(state, job, summary)
+        return {
+            "job_id": job.job_id,
+            "position": self.positions[job.job_id],
+            "deleted": job.deleted,
+            "status": summary["status"],
+            "priority": job.spec.priority,
+            "run": summary["run"],
+            "summary": dumps(summary),
+            "detail": dumps(detail),
+        }
+
+    def _implicit_rows(self, job: Job) -> list[dict | None]:
+        """The job's runs that wait without a record; a recurring job's backlog grows at its
+        next run, which is noted so the job is rewritten then."""
+        engine = self.live.engine
+        waiting = implicit_range(engine, job)
+        if waiting is None:
+            return []
+        following = job.first_fire(waiting.last + 1)
+        if following is not None:
+            heapq.heappush(self.due, (following, job.job_id))
+        ticks = runs_in(engine, job, waiting.first, waiting.last)
+        return [self._run_row(job.job_id, tick, True) for tick in ticks]
+
+    def _run_row(self, job_id: str, tick: int, implicit: bool) -> dict | None:
+        engine = self.live.engine
+        row = occurrence_row(engine, job_id, tick)
+        if row is None:
+            return None
+        view = dumps(run_json(engine, row))
+        return {"job_id": job_id, "scheduled": tick, "implicit": implicit, "view": view}

@@ -1,0 +1,104 @@
+"""What the API reads, behind one interface: from the live engine, or from the read model.
+
+The handlers (:mod:`cronlapse.service.api`) check the request and shape the answer; where the answer
+comes from is a :class:`Reads`: :class:`LiveReads`, the engine in this process (the single process
+and the active scheduler), or :class:`~cronlapse.service.stored_reads.StoredReads`, the read model
+in the database (``serve --role api``, which holds no engine). Both answer with
+:mod:`cronlapse.service.views`' JSON, so the two kinds of process answer the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from cronlapse.service.live import LiveService
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.views import job_json, job_status, run_json, workers_json
+from engine.query.reads import list_occurrences
+
+
+@dataclass(frozen=True, slots=True)
+class JobFilter:
+    """``GET /jobs``' filters, read and checked (None: any)."""
+
+    status: str | None
+    priority: int | None
+    run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One page and the cursor of the next (None: the last page)."""
+
+    items: list[dict]
+    next: str | None
+
+
+class Reads(Protocol):
+    async def tick(self) -> int: ...
+
+    async def exists(self, job_id: str) -> bool:
+        """Whether the job exists and is not deleted."""
+        ...
+
+    async def job(self, job_id: str) -> dict | None: ...
+
+    async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing: ...
+
+    async def runs(self, job_id: str, start: int, limit: int) -> Listing | None: ...
+
+    async def workers(self) -> list[dict]: ...
+
+    async def metrics(self) -> str: ...
+
+
+class LiveReads:
+    """Reads from the engine in this process: the state as of the last applied input."""
+
+    def __init__(self, live: LiveService, metrics: Metrics) -> None:
+        self.live = live
+        self.counters = metrics
+
+    async def tick(self) -> int:
+        return self.live.engine.now
+
+    async def exists(self, job_id: str) -> bool:
+        return self.live.engine.cursors.live(job_id) is not None
+
+    async def job(self, job_id: str) -> dict | None:
+        job = self.live.engine.cursors.live(job_id)
+        return None if job is None else job_json(self.live.state, job)
+
+    async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
+        state = self.live.state
+        engine = state.engine
+        order = state.order
+        items = []
+        position = start
+        while position < len(order) and len(items) < limit:
+            job = engine.jobs[order[position]]
+            position += 1
+            if (
+                not job.deleted
+                and (wanted.priority is None or job.spec.priority == wanted.priority)
+                and (wanted.run is None or state.runs.get(job.job_id, "noop") == wanted.run)
+                and (wanted.status is None or job_status(state, job) == wanted.status)
+            ):
+                items.append(job_json(state, job, detail=False))
+        more = position < len(order)
+        return Listing(items, str(position) if more else None)
+
+    async def runs(self, job_id: str, start: int, limit: int) -> Listing | None:
+        engine = self.live.engine
+        if engine.cursors.live(job_id) is None:
+            return None
+        page = list_occurrences(engine, job_id=job_id, offset=start, limit=limit)
+        following = str(start + len(page.items)) if page.more else None
+        return Listing([run_json(engine, row) for row in page.items], following)
+
+    async def workers(self) -> list[dict]:
+        return workers_json(self.live.engine)
+
+    async def metrics(self) -> str:
+        return self.counters.text(self.live.engine)

@@ -1,0 +1,209 @@
+"""The active scheduler's side of the worker processes: hand out attempts, take in outcomes.
+
+The engine decides everything, as in one process: which slot runs which attempt, when an
+attempt is taken back (its timeout), what a lost attempt becomes. This module only mirrors it
+into the database and journals what comes back, on the scheduler's event loop, one round at a
+time, woken by a worker's NOTIFY, by every journal commit (an input may have started attempts:
+they reach the workers within a round trip), or every ``ROUND_SECONDS``:
+
+1. every RUNNING attempt on a worker process's slot has a ``dispatch`` row; a row whose attempt
+   is no longer running is deleted (the worker running it sees that and kills it);
+2. an outcome a worker wrote is journaled as the ``complete`` input the single process journals
+   (once: the row goes when the attempt stops running);
+3. a worker process seen for the first time has its slots ``register``-ed (``NAME/1`` ...); one
+   that heartbeats again after being lost has them ``up``-ed; one whose heartbeat is older than
+   ``LOST_AFTER`` seconds of the database's clock has them ``down``-ed: the engine marks the
+   attempt it ran LOST and retries it at once on another slot, under the same idempotency key
+   (the run's), as the simulation models a crashed worker;
+4. a worker process that says it is stopping (``workers.stopping``: SIGTERM, Ctrl-C) has its
+   slots ``drain``-ed instead: the engine assigns them nothing more and each goes down once its
+   attempt's outcome is journaled, so what the process runs is credited to it, once. When it
+   has finished it ends its heartbeat (:data:`~cronlapse.service.roles.worker.STOPPED`) and the
+   slots still up go down at once: an attempt assigned before the drain that it never claimed is
+   then retried elsewhere, never having run.
+
+Outcomes are journaled before the round's downs, so a worker that finished and then died is
+credited with its result rather than run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy.dialects.postgresql import insert
+
+from cronlapse.service.config import NOOP
+from cronlapse.service.db import (
+    DISPATCH_CHANNEL,
+    JOURNAL_CHANNEL,
+    REPORT_CHANNEL,
+    notify,
+    open_database,
+)
+from cronlapse.service.executors import AttemptKey, Launch
+from cronlapse.service.inputs import Inputs
+from cronlapse.service.live import LiveService, is_local_slot
+from cronlapse.service.migrations.v002_dispatch import dispatch
+from cronlapse.service.migrations.v004_worker_stopping import workers
+from cronlapse.service.roles.wakeups import rounds
+from cronlapse.service.running import running_launches
+from engine.model.records import Worker
+
+log = logging.getLogger("cronlapse.serve")
+ROUND_SECONDS = 0.5
+LOST_AFTER = 3.0
+"""Seconds without a heartbeat after which a worker process is taken for dead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What one round read from the database."""
+
+    outcomes: dict[AttemptKey, bool]
+    processes: dict[str, tuple[int, bool, bool]]
+    """Worker process name -> (its slots, whether its heartbeat is fresh, whether it is
+    stopping)."""
+
+
+class Dispatcher:
+    def __init__(self, live: LiveService, inputs: Inputs, url: str) -> None:
+        self.live = live
+        self.inputs = inputs
+        self.url = url
+        self.db = open_database(url)
+        self.written: set[AttemptKey] = set()
+        self.journaled: set[AttemptKey] = set()
+        """Attempts whose outcome is journaled or being journaled."""
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run rounds until the context ends."""
+        task = asyncio.get_running_loop().create_task(self._loop())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self.db.dispose()
+
+    async def _loop(self) -> None:
+        channels = [REPORT_CHANNEL, JOURNAL_CHANNEL]
+        await rounds(self.url, channels, self.round, ROUND_SECONDS, "dispatch", log)
+
+    async def round(self) -> None:
+        remote = running_launches(self.live, local=False)
+        engine = self.live.engine
+        seen = await asyncio.to_thread(self._mirror, remote)
+        reports = []
+        for key, ok in seen.outcomes.items():
+            if key not in self.journaled:
+                self.journaled.add(key)
+                args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt}
+                reports.append(self.inputs.submit("complete", args | {"ok": ok}))
+        await asyncio.gather(*reports)  # one group commit
+        self.journaled.intersection_update(remote)
+        # The slots as of the outcomes just journaled: a draining slot whose attempt ended is
+        # down already, not one to take down again.
+        slots = {
+            worker_id: _slot_state(worker)
+            for worker_id, worker in engine.workers.items()
+            if not is_local_slot(worker_id)
+        }
+        changes = []
+        for name, (count, fresh, stopping) in seen.processes.items():
+            for number in range(1, count + 1):
+                slot = f"{name}/{number}"
+                verb = _slot_change(slot, slots.get(slot), fresh, stopping)
+                if verb is not None:
+                    changes.append((verb, slot))
+        # A lost process's idle slots go down before its busy ones: the attempts the busy ones
+        # lose are retried at once, and must not land on a slot of the same dead process.
+        busy = {worker_id for worker_id, worker in engine.workers.items() if worker.running}
+        changes.sort(key=lambda change: change[0] == "down" and change[1] in busy)
+        await asyncio.gather(
+            *(self.inputs.submit(verb, {"worker": slot}) for verb, slot in changes)
+        )
+
+    def _mirror(self, remote: dict[AttemptKey, Launch]) -> Seen:
+        """Write the new attempts, delete the finished ones, read outcomes and processes."""
+        key_columns = tuple_(dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt)
+        with self.db.begin() as conn:
+            rows = conn.execute(
+                select(
+                    dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt, dispatch.c.outcome
+                )
+            ).all()
+            present = {AttemptKey(r.job_id, r.scheduled, r.attempt): r.outcome for r in rows}
+            gone = [key for key in present if key not in remote]
+            if gone:
+                conn.execute(
+                    delete(dispatch).where(
+                        key_columns.in_([(k.job_id, k.scheduled, k.attempt) for k in gone])
+                    )
+                )
+            new = [launch for key, launch in remote.items() if key not in present]
+            if new:
+                conn.execute(
+                    insert(dispatch).on_conflict_do_nothing(),
+                    [_row(launch, self.live) for launch in new],
+                )
+                notify(conn, DISPATCH_CHANNEL)
+            now = conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar()
+            processes = {
+                row.name: (row.slots, float(now) - row.heartbeat < LOST_AFTER, row.stopping)
+                for row in conn.execute(select(workers))
+            }
+        outcomes = {
+            key: outcome
+            for key, outcome in present.items()
+            if outcome is not None and key in remote
+        }
+        return Seen(outcomes, processes)
+
+
+UP, DRAINING, DOWN = "up", "draining", "down"
+
+
+def _slot_state(worker: Worker) -> str:
+    if worker.down:
+        return DOWN
+    return DRAINING if worker.draining else UP
+
+
+def _slot_change(slot: str, state: str | None, fresh: bool, stopping: bool) -> str | None:
+    """The verb that matches the engine's slot (``state``: None if unknown) to its process."""
+    if stopping and fresh:  # finishing its attempts: no new ones, and not up again
+        return "drain" if state == UP else None
+    if fresh and state is None:
+        return "register"
+    if fresh and state == DOWN:
+        return "up"
+    if not fresh and state in (UP, DRAINING):
+        if stopping:
+            log.info("worker slot %s handed back by its stopped process: down", slot)
+        else:
+            log.warning("worker slot %s stopped heartbeating: down", slot)
+        return "down"
+    return None
+
+
+def _row(launch: Launch, live: LiveService) -> dict:
+    key = launch.key
+    occurrence = live.engine.occurrences[(key.job_id, key.scheduled)]
+    attempt = occurrence.running_attempt
+    assert attempt is not None
+    return {
+        "job_id": key.job_id,
+        "scheduled": key.scheduled,
+        "attempt": key.attempt,
+        "slot": attempt.worker_id,
+        "executor": live.state.runs.get(key.job_id, NOOP),
+        "payload": launch.payload,
+        "scheduled_at": launch.scheduled_at,
+    }

@@ -1,0 +1,414 @@
+"""Putting the service together: config, database, token, clock, replay, then uvicorn.
+
+``--role scheduler`` (PostgreSQL) first waits to be elected
+(:mod:`cronlapse.service.roles.scheduler`), following the journal meanwhile; once elected it is the
+same server as without a role, which also keeps the read model, answers the inbox and hands attempts
+to worker processes. ``--role api`` (PostgreSQL) is a stateless API process
+(:mod:`cronlapse.service.roles.api`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import os
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from types import FrameType
+from typing import TextIO
+
+import psycopg
+import uvicorn
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from starlette.applications import Starlette
+
+from cronlapse.service.api import Api
+from cronlapse.service.auth import TOKEN_ENV, Token, load_token
+from cronlapse.service.clock import Anchor, LiveClock
+from cronlapse.service.config import Config, ConfigInvalid, load_config
+from cronlapse.service.db import POSTGRESQL, UnsupportedDatabase, database_url, shown
+from cronlapse.service.delivery.attach import attach_deliveries
+from cronlapse.service.events_log import EventLogger
+from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.live import LiveService
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.migrations import SchemaTooNew
+from cronlapse.service.snapshots import BackgroundSnapshots
+
+CLOCK_KEY = "clock"
+ADDRESS_KEY = "address"
+"""Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
+ROLES = ("scheduler", "api")
+
+
+class ServeError(Exception):
+    """The server cannot start; the message says why, for the user."""
+
+
+def _config(config_path: str | None) -> Config:
+    try:
+        return load_config(config_path)
+    except ConfigInvalid as error:
+        raise ServeError(f"invalid config:\n{error}") from None
+
+
+def _store(db: str, fence: int | None = None) -> JournalStore:
+    try:
+        return JournalStore(db, fence)
+    except (ArgumentError, SQLAlchemyError, UnsupportedDatabase, SchemaTooNew) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
+def saved_clock(store: JournalStore, speed: float) -> LiveClock:
+    """The live clock continuing the one the journal's last server ran (read only)."""
+    saved = store.get_meta(CLOCK_KEY)
+    return LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
+
+
+def start(live: LiveService, speed: float, following: bool = False) -> LiveService:
+    """Take the journal over: resume its clock, replay (from the latest snapshot unless
+    ``live`` has been following the journal), catch up; snapshots in the background."""
+    live.clock = saved_clock(live.store, speed)
+    live.store.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
+    if following:
+        live.take_over()
+    else:
+        live.open()
+    if hasattr(os, "fork"):
+        live.background = BackgroundSnapshots(live.store.url)
+    return live
+
+
+def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
+    """The live service on ``db``, replayed and caught up (not yet listening)."""
+    config = _config(config_path)
+    store = _store(db)
+    try:
+        clock = saved_clock(store, speed)
+    except SQLAlchemyError as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+    return start(LiveService(store, clock, config), speed)
+
+
+def _postgres_only(db: str, what: str) -> None:
+    try:
+        if database_url(db).get_backend_name() != POSTGRESQL:
+            raise ServeError(f"{what} needs a postgresql:// database")
+    except (ArgumentError, UnsupportedDatabase) as error:
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+
+
+def worker(db: str, name: str | None, slots: int, config_path: str | None, messages: TextIO) -> int:
+    """``cronlapse worker`` (see :mod:`cronlapse.service.roles.worker`)."""
+    from cronlapse.service.roles.worker import work
+
+    _postgres_only(db, "cronlapse worker")
+    config = _config(config_path)
+    try:
+        return work(db, name, slots, config, messages)
+    except (SQLAlchemyError, SchemaTooNew, psycopg.Error) as error:
+        raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
+
+
+def elected_service(
+    db: str,
+    config_path: str | None,
+    speed: float,
+    messages: TextIO,
+    metrics: Metrics,
+    stop: threading.Event,
+) -> LiveService | None:
+    """Wait to be the active scheduler, following the journal; then the service, taken over,
+    publishing its read model and inbox answers with every journal write. None if ``stop``
+    was set while standing by: the process then ends without having held the lock."""
+    from cronlapse.service.read_model import ReadModel
+    from cronlapse.service.roles.publish import Publication
+    from cronlapse.service.roles.scheduler import Election
+
+    _postgres_only(db, "--role scheduler")
+    config = dataclasses.replace(_config(config_path), workers=0)
+    election = Election(db)
+    store = _store(db, fence=election.pid)
+    live = LiveService(store, saved_clock(store, speed), config)
+    live.load_snapshot()
+    messages.write("cronlapse serve: standby, following the journal until elected\n")
+    messages.flush()
+    if not election.wait(live, stop.is_set):
+        election.close()
+        store.close()
+        return None
+    messages.write(f"cronlapse serve: elected scheduler at journal row {live.state.seq}\n")
+    messages.flush()
+    read_model = ReadModel(live, metrics)
+    live.on_events.append(read_model)
+    live.publisher = Publication(live, read_model)
+    live = start(live, speed, following=True)
+    election.watch()
+    return live
+
+
+def serve(
+    db: str,
+    host: str,
+    port: int,
+    config_path: str | None,
+    speed: float,
+    messages: TextIO,
+    role: str | None = None,
+    log: TextIO | None = None,
+    metrics_public: bool = False,
+    read_db: str | None = None,
+) -> int:
+    """Serve until stopped; ``messages`` receives what the server says (standard error, where
+    diagnostics go), ``log`` the structured logs (:mod:`cronlapse.service.events_log`)."""
+    logging.basicConfig(format="cronlapse serve: %(message)s", level=logging.WARNING)
+    if read_db is not None and role != "api":
+        raise ServeError("--read-db is an option of --role api")
+    if role == "api":
+        return _serve_api(db, read_db, host, port, config_path, messages, metrics_public)
+    if role == "scheduler":
+        stop = threading.Event()
+        with _stops_recorded(stop):
+            return _serve_engine(
+                db, host, port, config_path, speed, messages, role, log, metrics_public, stop
+            )
+    return _serve_engine(db, host, port, config_path, speed, messages, role, log, metrics_public)
+
+
+STANDBY_STOPPED = (
+    "cronlapse serve: stopped while standing by: a standby holds no scheduler lock and has "
+    "journaled nothing, so there was nothing to flush\n"
+)
+
+
+def _serve_engine(
+    db: str,
+    host: str,
+    port: int,
+    config_path: str | None,
+    speed: float,
+    messages: TextIO,
+    role: str | None,
+    log: TextIO | None,
+    metrics_public: bool,
+    stop: threading.Event | None = None,
+) -> int:
+    """``serve`` with an engine in this process: without a role, or as a scheduler (once
+    elected; 0 at once if ``stop`` was set while it stood by)."""
+    metrics = Metrics()
+    if role == "scheduler":
+        assert stop is not None
+        elected = elected_service(db, config_path, speed, messages, metrics, stop)
+        if elected is None:
+            messages.write(STANDBY_STOPPED)
+            messages.flush()
+            return 0
+        live = elected
+    else:
+        live = open_service(db, config_path, speed)
+    if log is not None:
+        live.on_events.append(EventLogger(log, lambda: live.engine))
+    token = _token(db)
+    announcement = (
+        f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
+        f"{live.state.seq} inputs, tick {live.engine.now})\n"
+        f"cronlapse serve: authenticate with {_how(token)}\n"
+    )
+    live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
+    api = Api(live, token, metrics_public, metrics)
+    app = api.app()
+    if role == "scheduler":
+        _with_scheduler_tasks(app, api, db, messages)
+    else:
+        attach_deliveries(app, live, api.inputs)
+    return _run(app, host, port, announcement, messages, stop)
+
+
+def _token(db: str) -> Token:
+    try:
+        return load_token(db)
+    except OSError as error:
+        raise ServeError(f"cannot create the token file: {error}") from None
+
+
+def _how(token: Token) -> str:
+    if token.source == TOKEN_ENV:
+        return f"the token in ${TOKEN_ENV}"
+    return f'-H "Authorization: Bearer $(cat {token.source})"'
+
+
+def _run(
+    app: Starlette,
+    host: str,
+    port: int,
+    announcement: str,
+    messages: TextIO,
+    stop: threading.Event | None = None,
+) -> int:
+    """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
+    used to be announced, then refused). The exit status: 0 once a stop (SIGTERM, Ctrl-C) has
+    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed. A ``stop`` already set
+    (a signal between the election and now) starts the server only to shut it down: the
+    elected scheduler's stop is the same clean one, its snapshot written."""
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    try:
+        sock = config.bind_socket()  # logs why and exits when the address cannot be bound
+    except SystemExit:
+        raise ServeError(f"cannot listen on {host}:{port}") from None
+    messages.write(announcement)
+    messages.flush()
+    server = uvicorn.Server(config)
+    shutdown = _Shutdown.watching(app)
+    with _stopped_by_signals(server):
+        if stop is not None and stop.is_set():
+            server.should_exit = True
+        server.run(sockets=[sock])
+    if not server.started:
+        raise ServeError(f"could not start on {host}:{port}")
+    if not shutdown.clean:
+        messages.write(
+            "cronlapse serve: the shutdown failed (above): every answered input is journaled "
+            "and a restart replays it, but the stop's snapshot may be missing\n"
+        )
+        messages.flush()
+        return SHUTDOWN_FAILED
+    return 0
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SHUTDOWN_FAILED = 1
+"""The exit status of a stop whose shutdown failed (uvicorn logs why)."""
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
+    """SIGTERM and SIGINT ask ``server`` to stop, and a stop they asked for is not the
+    process's death.
+
+    uvicorn catches both while it serves, shuts down (the app's lifespan: the last group
+    commit, the snapshot), then puts back the handlers it found and raises the signal again for
+    them. With Python's own, SIGINT is a KeyboardInterrupt, and SIGTERM kills the process: it
+    exited with -15 (a failure to any supervisor) after a shutdown that went well. These are
+    the handlers it finds: they only ask the server to stop, which also covers a signal that
+    comes before uvicorn's own are in place, so the signal raised again ends nothing."""
+
+    def stop(_signal: int, _frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    with _on_stop_signals(stop):
+        yield
+
+
+@contextlib.contextmanager
+def _stops_recorded(stop: threading.Event) -> Iterator[None]:
+    """Until uvicorn serves, SIGTERM and SIGINT only set ``stop``.
+
+    A standby scheduler (:func:`elected_service`) waits to be elected for as long as another
+    holds the lock, and by Python's handlers a supervisor's SIGTERM killed it (-15) and Ctrl-C
+    ended it as an interruption (130), though it holds nothing to flush. Recorded instead, the
+    wait returns at its next check and the process exits 0; a stop asked after the election
+    reaches :func:`_run`, whose server then stops as cleanly as on a signal while serving."""
+
+    def record(_signal: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    with _on_stop_signals(record):
+        yield
+
+
+@contextlib.contextmanager
+def _on_stop_signals(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT go to ``handler`` within the block, then to the handlers before it
+    (a thread that is not the main one gets no signals: nothing to do there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before)
+
+
+@dataclasses.dataclass
+class _Shutdown:
+    """Whether the app's lifespan ended without an error: uvicorn returns after a failed
+    shutdown (a snapshot that could not be written) as after a clean one, having logged it."""
+
+    clean: bool = False
+
+    @classmethod
+    def watching(cls, app: Starlette) -> _Shutdown:
+        shutdown = cls()
+        inner = app.router.lifespan_context
+
+        @contextlib.asynccontextmanager
+        async def lifespan(started: Starlette) -> AsyncIterator[object]:
+            async with inner(started) as state:
+                yield state
+            shutdown.clean = True
+
+        app.router.lifespan_context = lifespan
+        return shutdown
+
+
+def _serve_api(
+    db: str,
+    read_db: str | None,
+    host: str,
+    port: int,
+    config_path: str | None,
+    messages: TextIO,
+    metrics_public: bool,
+) -> int:
+    """``serve --role api`` (see :mod:`cronlapse.service.roles.api`)."""
+    from cronlapse.service.roles.api import ApiRole
+
+    _postgres_only(db, "--role api")
+    if read_db is not None:
+        _postgres_only(read_db, "--read-db")
+    config = _config(config_path)
+    _store(db).close()  # the schema, migrated if this is the first process on the database
+    token = _token(db)
+    app = ApiRole(db, read_db, config, token, messages, metrics_public).app()
+    replica = "" if read_db is None else f", reads from {shown(read_db)}"
+    announcement = (
+        f"cronlapse serve: API process listening on http://{host}:{port} "
+        f"(inbox {shown(db)}{replica})\n"
+        f"cronlapse serve: authenticate with {_how(token)}\n"
+    )
+    return _run(app, host, port, announcement, messages)
+
+
+def _with_scheduler_tasks(app: Starlette, api: Api, db: str, messages: TextIO) -> None:
+    """Run the worker processes' dispatcher (:mod:`cronlapse.service.roles.dispatch`) and the
+    inbox's reader (:mod:`cronlapse.service.roles.inbox_reader`) inside the API's lifespan: both
+    journal through the same group commit as the API's requests. It also claims the outbox
+    (:mod:`cronlapse.service.roles.outbox`): it delivers notifications while it holds the claim."""
+    from cronlapse.service.inbox import Inbox
+    from cronlapse.service.roles.dispatch import Dispatcher
+    from cronlapse.service.roles.inbox_reader import InboxReader
+    from cronlapse.service.roles.outbox import OutboxClaim
+
+    inner = app.router.lifespan_context
+    dispatcher = Dispatcher(api.live, api.inputs, db)
+    fence = api.live.store.fence
+    assert fence is not None
+    reader = InboxReader(api.inputs, db, fence)
+    inbox = Inbox(db)
+    claim = OutboxClaim(db, api.config.channels, inbox, messages)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(started: Starlette) -> AsyncIterator[None]:
+        async with inner(started), dispatcher.running(), reader.running():
+            await inbox.start()
+            try:
+                async with claim.running():
+                    yield
+            finally:
+                await inbox.close()
+
+    app.router.lifespan_context = lifespan

@@ -1,0 +1,173 @@
+"""``cronlapse status --db URL``: what a service's database says, for the people who run it.
+
+Read-only, and safe while a server runs on the database (SQLite's WAL mode lets a reader see the
+last committed rows without blocking the writer): the state is rebuilt as a restart rebuilds it
+(the latest snapshot, then the rows after it) in this process, and nothing is written back.
+
+It shows jobs by seed 003's status words (:mod:`engine.query.status_words`), the workers, the
+notification outbox (queued, delivered, dead: the engine's notifications), the oldest run that
+waits for a worker and the journal's size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+
+from cronlapse.service.journal_replay import JournalReplay, open_journal
+from cronlapse.service.journal_store import JournalStore, journal, snapshots
+from cronlapse.service.views import PAST_DATES, iso, time_text, workers_json
+from engine.core import Engine
+from engine.model.records import OccurrenceState
+from engine.parts.notifications import NotificationState
+from engine.parts.ready_entry import SCHEDULED
+from engine.query.status_words import STATUSES, job_word
+
+OUTBOX_WORDS = {
+    NotificationState.PENDING: "queued",
+    NotificationState.DELIVERED: "delivered",
+    NotificationState.DEAD: "dead",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The oldest run that is due and waits for a worker."""
+
+    job: str
+    scheduled: int
+    waited: int
+    """Ticks (seconds) since it fell due, as of the last journaled input."""
+
+
+@dataclass(frozen=True, slots=True)
+class JournalSize:
+    rows: int
+    bytes: int | None
+    """The database's files on disk (SQLite: the file and its WAL); None for other backends."""
+    snapshot_at: int | None
+    """The journal position of the latest snapshot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    tick: int
+    """The engine's tick: that of the last input journaled (a quiet server journals nothing)."""
+    jobs: dict[str, int]
+    workers: list[dict]
+    outbox: dict[str, int]
+    outbox_by_channel: dict[str, dict[str, int]]
+    oldest_waiting: Waiting | None
+    journal: JournalSize
+    deleted_jobs: int = field(default=0)
+
+
+def oldest_waiting(engine: Engine) -> Waiting | None:
+    """The earliest-scheduled run that is due and waits for a worker: a job's implicit front or
+    a created run that is QUEUED (a retry waits for its backoff first, not for a worker)."""
+    scheduled: list[tuple[int, str]] = [
+        (job.front[SCHEDULED], job.job_id)
+        for job in engine.jobs.values()
+        if job.front is not None and not job.deleted
+    ]
+    scheduled += [(tick, job_id) for job_id, tick in engine.by_state[OccurrenceState.QUEUED]]
+    if not scheduled:
+        return None
+    tick, job_id = min(scheduled)
+    return Waiting(job_id, tick, engine.now - tick)
+
+
+def outbox_counts(engine: Engine) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """Notifications by outcome, in total and by channel."""
+    total = dict.fromkeys(OUTBOX_WORDS.values(), 0)
+    by_channel: dict[str, dict[str, int]] = {}
+    for notification in engine.outbox.values():
+        word = OUTBOX_WORDS[notification.state]
+        total[word] += 1
+        channel = by_channel.setdefault(notification.channel, dict.fromkeys(total, 0))
+        channel[word] += 1
+    return total, by_channel
+
+
+def read_status(url: str) -> Status:
+    """The status of the service database at ``url``
+    (:class:`~cronlapse.service.journal_replay.NoJournal` if there is none)."""
+    store = open_journal(url)
+    try:
+        engine = JournalReplay.latest(store).engine
+        jobs = dict.fromkeys(STATUSES, 0)
+        deleted = 0
+        for job in engine.jobs.values():
+            word = job_word(engine, job.job_id)
+            if word is None:
+                deleted += 1
+            else:
+                jobs[word] += 1
+        outbox, by_channel = outbox_counts(engine)
+        return Status(
+            tick=engine.now,
+            jobs=jobs,
+            workers=workers_json(engine),
+            outbox=outbox,
+            outbox_by_channel=by_channel,
+            oldest_waiting=oldest_waiting(engine),
+            journal=_size(store),
+            deleted_jobs=deleted,
+        )
+    finally:
+        store.close()
+
+
+def _size(store: JournalStore) -> JournalSize:
+    with store.db.connect() as conn:
+        rows = int(conn.execute(select(func.count()).select_from(journal)).scalar() or 0)
+        snapshot = conn.execute(select(func.max(snapshots.c.seq))).scalar()
+    url = make_url(store.url)
+    size = None
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        files = [url.database, url.database + "-wal"]
+        size = sum(os.path.getsize(path) for path in files if os.path.exists(path))
+    return JournalSize(rows, size, None if snapshot is None else int(snapshot))
+
+
+def status_json(status: Status) -> str:
+    return json.dumps(asdict(status), indent=2) + "\n"
+
+
+def status_text(status: Status) -> str:
+    """The status for a terminal: a few aligned sections."""
+    named = iso(status.tick) or PAST_DATES
+    lines = [f"tick {status.tick} ({named}), as of the last journaled input", ""]
+    jobs = ", ".join(f"{count} {word}" for word, count in status.jobs.items())
+    lines.append(f"jobs      {sum(status.jobs.values())}: {jobs}")
+    if status.deleted_jobs:
+        lines.append(f"          {status.deleted_jobs} deleted (their ids stay taken)")
+    lines.append(f"workers   {len(status.workers)}")
+    for worker in status.workers:
+        running = worker["running"]
+        doing = (
+            ""
+            if running is None
+            else f"  {running['job']}@{running['scheduled'] or PAST_DATES} "
+            f"attempt {running['attempt']}"
+        )
+        lines.append(f"  {worker['id']:<8}{worker['state']:<10}{doing}".rstrip())
+    outbox = ", ".join(f"{count} {word}" for word, count in status.outbox.items())
+    lines.append(f"outbox    {outbox}")
+    for channel, counts in sorted(status.outbox_by_channel.items()):
+        lines.append(f"  {channel:<8}" + ", ".join(f"{n} {word}" for word, n in counts.items()))
+    waiting = status.oldest_waiting
+    if waiting is None:
+        lines.append("waiting   no run waits for a worker")
+    else:
+        oldest = f"{waiting.job}@{time_text(waiting.scheduled)}"
+        lines.append(f"waiting   oldest: {oldest}, waiting {waiting.waited} s")
+    size = status.journal
+    on_disk = "" if size.bytes is None else f", {size.bytes:,} bytes on disk"
+    snapshot = "none" if size.snapshot_at is None else f"at row {size.snapshot_at}"
+    lines.append(f"journal   {size.rows:,} rows{on_disk}; latest snapshot {snapshot}")
+    return "\n".join(lines) + "\n"

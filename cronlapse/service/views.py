@@ -1,0 +1,130 @@
+"""What the API answers about jobs, runs and workers, in seed 003's words.
+
+The seed's six status words for runs and jobs come from :mod:`engine.query.status_words`, so a
+scenario and the service say the same; the scheduling window is the policy's. Times are ISO 8601
+in UTC, with the tick alongside; a time past the year 9999, which no date can name, is null
+(:func:`iso`) and its tick alone says when.
+"""
+
+from __future__ import annotations
+
+from itertools import takewhile
+
+from cronlapse.service.clock import ENGINE_CLOCK
+from cronlapse.service.live import LiveState
+from engine.core import Engine
+from engine.model.records import PRIORITY_LEVELS, Job
+from engine.query.reads import OccurrenceRow, implicit_front, occurrence_row, worker_rows
+from engine.query.status_words import job_word, run_word
+from engine.schedules.kinds import next_fire_times
+from engine.schedules.schedule_clock import calendar_clock
+
+NEXT_RUNS = 5
+PAST_DATES = "past the year 9999"
+"""What a time no date can name is called in a sentence."""
+_PRIORITY_NAMES = {value: name for name, value in PRIORITY_LEVELS.items()}
+
+
+def iso(tick: int) -> str | None:
+    """The tick's time, ISO 8601 in UTC; None past the year 9999 (an interval may take a run
+    there), where no date names it: the tick, written alongside, still does."""
+    if not ENGINE_CLOCK.names(tick):
+        return None
+    return ENGINE_CLOCK.to_datetime(tick).isoformat().replace("+00:00", "Z")
+
+
+def time_text(tick: int) -> str:
+    """The tick's time for a sentence or a header: ISO 8601 in UTC, else the tick itself."""
+    named = iso(tick)
+    return f"tick {tick} ({PAST_DATES})" if named is None else named
+
+
+def _zone_name(schedule: object) -> str | None:
+    """The zone a calendar schedule is read in (which an amended schedule keeps); None for an
+    interval or a one-time job."""
+    clock = calendar_clock(schedule)
+    return None if clock is None else clock.zone.key
+
+
+def priority_value(priority: int) -> str | int:
+    return _PRIORITY_NAMES.get(priority, priority)
+
+
+def next_runs(engine: Engine, job: Job, count: int = NEXT_RUNS) -> list[int]:
+    """The job's next runs that a date can name: an interval may take them past the year 9999,
+    where the API has no time to write."""
+    if job.deleted or job.next_due is None:
+        return []
+    ticks = next_fire_times(job.spec.schedule, max(engine.now + 1, job.next_due), count)
+    return list(takewhile(ENGINE_CLOCK.names, ticks))
+
+
+def job_status(state: LiveState, job: Job) -> str:
+    """Seed 003's word for the job (:mod:`engine.query.status_words`)."""
+    return job_word(state.engine, job.job_id) or "cancelled"
+
+
+def run_json(engine: Engine, row: OccurrenceRow) -> dict:
+    window = engine.policy.scheduling_window or 0
+    return {
+        "scheduled": iso(row.scheduled),
+        "tick": row.scheduled,
+        "status": run_word(row.state, row.scheduled, engine.now, window),
+        "attempts": [
+            {
+                "attempt": attempt.number,
+                "worker": attempt.worker_id,
+                "started": iso(attempt.started),
+                "ended": None if attempt.ended is None else iso(attempt.ended),
+                "outcome": attempt.outcome.value.lower(),
+            }
+            for attempt in row.attempts
+        ],
+    }
+
+
+def recent_runs(state: LiveState, job: Job) -> list[dict]:
+    engine = state.engine
+    ticks = list(state.recent.get(job.job_id, {}))
+    front = implicit_front(engine, job.job_id)
+    if front is not None and front not in ticks:
+        ticks.append(front)
+    rows = [occurrence_row(engine, job.job_id, tick) for tick in sorted(ticks)]
+    return [run_json(engine, row) for row in rows if row is not None]
+
+
+def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
+    spec = job.spec
+    view = {
+        "id": job.job_id,
+        "status": job_status(state, job),
+        "schedule": spec.schedule.describe(),
+        "timezone": _zone_name(spec.schedule),
+        "priority": priority_value(spec.priority),
+        "max_retries": spec.max_attempts - 1,
+        "timeout": spec.timeout,
+        "payload": spec.payload,
+        "run": state.runs.get(job.job_id, "noop"),
+        "catch_up": spec.catch_up.value,
+        "next_runs": [iso(tick) for tick in next_runs(state.engine, job)],
+    }
+    return with_runs(state, job, view) if detail else view
+
+
+def with_runs(state: LiveState, job: Job, summary: dict) -> dict:
+    """A job's detail: its summary and its recent runs (the read model builds both at once)."""
+    return summary | {"runs": recent_runs(state, job)}
+
+
+def workers_json(engine: Engine) -> list[dict]:
+    return [
+        {
+            "id": row.worker_id,
+            "state": row.state.value.lower(),
+            "running": None
+            if row.running is None
+            else {"job": row.running[0], "scheduled": iso(row.running[1]), "attempt": row.attempt},
+            "utilisation": round(row.utilisation, 4),
+        }
+        for row in worker_rows(engine)
+    ]

@@ -1,0 +1,152 @@
+"""Journaled records: ``save()`` and ``restore()`` derived from a record's dataclass fields.
+
+The journal (:mod:`engine.rewind.journal`) saves a record's fields before its first change in a
+generation and restores them on rollback. Tuples written by hand per class had to be kept in step
+with the fields, and a field added to a record but forgotten there silently kept its new value
+across a rollback. So every field is journaled unless its metadata says otherwise:
+
+- :data:`IDENTITY`: set when the record is made and never written again (a key, a creation tick);
+- :data:`BOOKKEEPING`: the journal's own stamps, ``gen`` and ``born``, which it manages itself.
+
+A field holding a mutable value declares a copy rule (:func:`copy_rule`): ``save`` turns the value
+into an immutable one and ``restore`` rebuilds it, because one save may be restored many times (a
+head and a rollback). A field with a ``default_factory`` (a mutable default) must have one.
+
+The two functions are generated per class as straight-line code, as :mod:`dataclasses` generates
+``__init__``: saves happen on every first change of a record in a generation, and the generated
+code is exactly what a hand-written tuple costs, which a loop over field names is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, Field, dataclass, fields
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class Journal(Enum):
+    """How the journal treats a field (the ``"journal"`` key of its metadata)."""
+
+    FIELD = "field"
+    """Saved and restored (the default)."""
+    IDENTITY = "identity"
+    """Never changes after the record is made: nothing to save."""
+    BOOKKEEPING = "bookkeeping"
+    """The journal's own stamps; neither saved nor compared."""
+
+
+IDENTITY: Mapping[str, Any] = MappingProxyType({"journal": Journal.IDENTITY})
+"""Field metadata: set when the record is made and never written again."""
+
+BOOKKEEPING: Mapping[str, Any] = MappingProxyType({"journal": Journal.BOOKKEEPING})
+"""Field metadata: a journal stamp (``gen``, ``born``), not part of the record's value."""
+
+
+def copy_rule(save: Callable[[Any], Any], restore: Callable[[Any], Any]) -> Mapping[str, Any]:
+    """Field metadata for a journaled field holding a mutable value: ``save`` makes an immutable
+    copy of it and ``restore`` rebuilds a fresh value from that copy (possibly many times)."""
+    return MappingProxyType({"journal": Journal.FIELD, "copy": (save, restore)})
+
+
+def kind(f: Field) -> Journal:
+    return f.metadata.get("journal", Journal.FIELD)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordJournal:
+    """What the journal knows about one record class."""
+
+    journaled: tuple[str, ...]
+    """The fields ``save()`` returns, in order."""
+    identity: tuple[str, ...]
+    copied: tuple[str, ...]
+    """The journaled fields with a copy rule."""
+    identities: Callable[[Any], tuple]
+    """A record's identity fields' values, as a tuple."""
+
+
+def journal_of(cls: type) -> RecordJournal:
+    return cls.__record_journal__  # type: ignore[attr-defined]
+
+
+def _compile(source: str, scope: dict[str, Any]) -> dict[str, Any]:
+    """Define the functions in ``source``, which may use the names in ``scope``."""
+    exec(source, scope)
+    return scope
+
+
+def journaled(cls: type[T]) -> type[T]:
+    """Class decorator (outside ``@dataclass``): give ``cls`` ``save()`` and ``restore(saved)``
+    over its journaled fields, applying each field's copy rule."""
+    names, copies, identities = [], {}, []
+    for f in fields(cls):  # type: ignore[arg-type]
+        if kind(f) is Journal.IDENTITY:
+            identities.append(f.name)
+        elif kind(f) is Journal.FIELD:
+            names.append(f.name)
+            if "copy" in f.metadata:
+                copies[f.name] = f.metadata["copy"]
+            elif f.default_factory is not MISSING:
+                raise TypeError(f"{cls.__name__}.{f.name} is mutable: it needs a copy rule")
+    scope: dict[str, Any] = {}
+    for name, (save, restore) in copies.items():
+        scope[f"_save_{name}"], scope[f"_restore_{name}"] = save, restore
+    saved = [f"_save_{name}(self.{name})" if name in copies else f"self.{name}" for name in names]
+    targets = [f"_{name}" if name in copies else f"self.{name}" for name in names]
+    rebuilt = "".join(f"    self.{name} = _restore_{name}(_{name})\n" for name in copies)
+    identified = "".join(f"self.{name}, " for name in identities)
+    functions = _compile(
+        f"def save(self):\n    return ({', '.join(saved)},)\n"
+        f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}"
+        f"def identities(self):\n    return ({identified})\n",
+        scope,
+    )
+    functions["save"].__doc__ = f"The journaled fields of a {cls.__name__}, copied where mutable."
+    functions["restore"].__doc__ = f"Set a {cls.__name__}'s journaled fields from ``save()``."
+    for name in ("save", "restore"):
+        functions[name].__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, functions[name])
+    journal = RecordJournal(tuple(names), tuple(identities), tuple(copies), functions["identities"])
+    cls.__record_journal__ = journal  # type: ignore[attr-defined]
+    return cls
+
+
+def record_list(cls: type) -> Mapping[str, Any]:
+    """Field metadata for a list of journaled ``cls`` records (an occurrence's attempts): the
+    list and each record's fields are restored, the records themselves kept (others may hold
+    them). The copy is flat, ``(record, field, ...)`` per record, generated like ``save``."""
+    journal = journal_of(cls)
+    if journal.copied:
+        raise TypeError(f"{cls.__name__} has mutable fields: a list of them cannot be copied flat")
+    values = ", ".join(f"_{name}" for name in journal.journaled)
+    fields_ = ", ".join(f"record.{name}" for name in journal.journaled)
+    functions = _compile(
+        f"def save(records):\n    return tuple([(record, {fields_}) for record in records])\n"
+        f"def restore(saved):\n    records = []\n"
+        f"    for record, {values} in saved:\n        {fields_} = {values}\n"
+        f"        records.append(record)\n    return records\n",
+        {},
+    )
+    return copy_rule(functions["save"], functions["restore"])
+
+
+def values(record: Any) -> tuple[tuple, tuple]:
+    """Every field's value but the bookkeeping, saved as the journal saves it: identity fields,
+    then ``save()`` (for the journal's debug mode, which compares them across a generation)."""
+    return record.__record_journal__.identities(record), record.save()
+
+
+def changed_field(record: Any, before: tuple[tuple, tuple]) -> tuple[str, Any, Any] | None:
+    """The first field whose value differs from ``before`` (from :func:`values`), with the old
+    and the new value; None if none does."""
+    journal = journal_of(type(record))
+    names = journal.identity + journal.journaled
+    now = values(record)
+    for name, was, new in zip(names, (*before[0], *before[1]), (*now[0], *now[1]), strict=True):
+        if was != new:
+            return name, was, new
+    return None

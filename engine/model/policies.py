@@ -1,0 +1,204 @@
+"""Policies are data: dispatch order, worker choice, backoff and the engine's modes.
+
+The engine asks a ready queue (:mod:`engine.parts.ready`) for the next occurrence to run and a
+:class:`WorkerPool` for the worker to run it on; it never sorts. Every operation is O(log n).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from enum import Enum
+
+from engine.model.backoff import Backoff, BackoffKind
+from engine.model.records import Channel
+from engine.parts.ready import AgingReadyQueue, HeapReadyQueue, ReadyQueue
+
+
+class DispatchOrder(Enum):
+    FIFO = "fifo"
+    """Scheduled tick, then job id (Java order): seed 000."""
+    PRIORITY = "priority"
+    """Priority (higher first), then scheduled tick, then job id: seed 003."""
+    AGING = "aging"
+    """Priority + floor(waited / aging_step), then the order occurrences fell due: seed 001."""
+
+
+class DispatchMode(Enum):
+    AUTO = "auto"
+    """Every tick, as a live scheduler does."""
+    MANUAL = "manual"
+    """Only an explicit Dispatch command creates due occurrences and assigns them (seed 000)."""
+
+
+class CompletionMode(Enum):
+    SIMULATED = "simulated"
+    """Attempts end after their job's duration, failing where scripted."""
+    REPORTED = "reported"
+    """Attempts end only by a Complete command (seed 000)."""
+
+
+class DoomedSubmission(Enum):
+    """What happens to a job submitted with a dependency that has already failed for good (or
+    was cancelled): the cascade of a failure only runs when the failure happens."""
+
+    CANCEL = "cancel"
+    """It is cancelled at once, with the failed job as its cause: a scenario's jobs never wait
+    for a run that cannot come."""
+    WAIT = "wait"
+    """It stays pending and is never runnable; a later failure of another of its dependencies
+    cancels it in that failure's cascade (seed 001: SUBMIT prints one line, CANCEL is a TICK
+    event)."""
+
+
+class OnTimeout(Enum):
+    """What the reviewer does with a run whose attempt outlives its execution limit."""
+
+    RETRY = "retry"
+    """The attempt fails (timed out) and the run is retried while it has attempts left."""
+    NEXT_RUN = "next_run"
+    """Seed 003's reviewer: the run is taken back and fails for good, its worker is freed, and
+    the job goes on at its next run of the schedule ("put it back to the created status with
+    the defined cadence")."""
+
+
+class RunningJobChanges(Enum):
+    """Whether a job may be modified, or its next run cancelled, while one of its runs runs."""
+
+    REFUSE = "refuse"
+    """Seed 003: a PUT on a job "in a status running" answers 409."""
+    ALLOW = "allow"
+    """The change applies to the runs created after it; the running attempt is never touched
+    (for what-ifs that change a job whose runs pile up behind a long one)."""
+
+
+class DeliveryMode(Enum):
+    """Who decides how a notification's delivery try ends."""
+
+    SIMULATED = "simulated"
+    """The engine: a try fails exactly when an outage scripts its channel down."""
+    REPORTED = "reported"
+    """Whoever delivers for real (the service): a try ends only by a ReportDelivery command,
+    and the engine's timer only says when the next try is due."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelOutage:
+    """A notification channel that fails every delivery during ticks ``[start, end)``."""
+
+    channel: Channel
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationPolicy:
+    max_tries: int = 5
+    """Delivery tries before a notification is DEAD."""
+    backoff: Backoff = field(
+        default_factory=lambda: Backoff(BackoffKind.EXPONENTIAL, base=1, cap=60)
+    )
+    outages: tuple[ChannelOutage, ...] = ()
+    delivery: DeliveryMode = DeliveryMode.SIMULATED
+
+    def is_down(self, channel: Channel, tick: int) -> bool:
+        return any(o.channel is channel and o.start <= tick < o.end for o in self.outages)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    order: DispatchOrder = DispatchOrder.PRIORITY
+    """Seed 003: "higher-priority tasks execute before lower-priority ones"; ties run in the
+    order they fell due, as FIFO does."""
+    aging_step: int | None = None
+    """Required by the aging order."""
+    dispatch: DispatchMode = DispatchMode.AUTO
+    completion: CompletionMode = CompletionMode.SIMULATED
+    backoff: Backoff = field(default_factory=Backoff)
+    notifications: NotificationPolicy = field(default_factory=NotificationPolicy)
+    doomed_submission: DoomedSubmission = DoomedSubmission.CANCEL
+    on_timeout: OnTimeout = OnTimeout.RETRY
+    running_job_changes: RunningJobChanges = RunningJobChanges.REFUSE
+    execution_limit: int | None = None
+    """The timeout, in ticks, of a job that sets none (seed 003: five minutes); None: no limit."""
+    scheduling_window: int | None = None
+    """Seed 003's status words: a run not created yet is ``scheduled`` from this many ticks
+    before its time (two minutes), ``created`` before that (see
+    :mod:`engine.query.status_words`)."""
+    pools: tuple[tuple[str, int], ...] = ()
+    """Airflow pools: ``(name, slots)``; a job in a pool runs only while one of its slots is
+    free (see :mod:`engine.rules.pools`)."""
+
+    def __post_init__(self) -> None:
+        if self.order is DispatchOrder.AGING and (self.aging_step is None or self.aging_step < 1):
+            raise ValueError("The aging order needs an aging_step of at least 1")
+        if self.execution_limit is not None and self.execution_limit < 1:
+            raise ValueError("An execution limit is at least one tick")
+        if self.scheduling_window is not None and self.scheduling_window < 0:
+            raise ValueError("A scheduling window is not negative")
+        if any(slots < 1 for _, slots in self.pools):
+            raise ValueError("A pool has at least one slot")
+
+
+def make_ready_queue(policy: Policy) -> ReadyQueue:
+    if policy.order is DispatchOrder.AGING:
+        assert policy.aging_step is not None
+        return AgingReadyQueue(policy.aging_step)
+    return HeapReadyQueue(by_priority=policy.order is DispatchOrder.PRIORITY)
+
+
+class WorkerPool:
+    """Idle workers, lowest id (Java order) first: seed 000's worker choice.
+
+    The set of idle ids is the truth; the heap may hold ids that are no longer idle (skipped when
+    they surface), which also makes undoing an ``add`` as simple as removing it from the set."""
+
+    __slots__ = ("_heap", "_idle", "journal")
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[bytes, str]] = []
+        self._idle: set[str] = set()
+        self.journal: list | None = None
+        """Where undo steps go while the engine keeps restore points."""
+
+    def add(self, worker_id: str, order_key: bytes) -> None:
+        if worker_id not in self._idle:
+            self._idle.add(worker_id)
+            heapq.heappush(self._heap, (order_key, worker_id))
+            if self.journal is not None:
+                self.journal.append((self._idle.discard, worker_id))
+
+    def discard(self, worker_id: str, order_key: bytes) -> None:
+        if worker_id in self._idle:
+            self._idle.remove(worker_id)
+            if self.journal is not None:
+                self.journal.append((self._readd, (order_key, worker_id)))
+
+    def pop(self) -> str | None:
+        heap = self._heap
+        while heap:
+            item = heapq.heappop(heap)
+            worker_id = item[1]
+            if worker_id in self._idle:
+                self._idle.remove(worker_id)
+                if self.journal is not None:
+                    self.journal.append((self._readd, item))
+                return worker_id
+        return None
+
+    def _readd(self, item: tuple[bytes, str]) -> None:
+        self._idle.add(item[1])
+        heapq.heappush(self._heap, item)
+
+    def __bool__(self) -> bool:
+        return bool(self._idle)
+
+    def snapshot(self) -> tuple:
+        return tuple(self._heap), frozenset(self._idle)
+
+    def restore(self, saved: tuple) -> None:
+        """Back to a snapshot, in place: undo steps hold references to these containers."""
+        heap, idle = saved
+        self._heap[:] = heap
+        self._idle.clear()
+        self._idle.update(idle)

@@ -1,0 +1,194 @@
+"""Job cursors: the jobs, and the lazy walk of each one's schedule.
+
+Each job keeps a cursor, ``next_due``: every schedule tick before it has been materialised (or
+skipped). The runs from the cursor on that have fallen due are implicit: their state follows by
+arithmetic from the cursor, the tick up to which due runs were created (``created_through``), a
+pause, a skip range or a cancelled range, so a backlog of a million runs costs nothing until a
+worker takes one. The due heap holds, for each job that waits for its next run to fall due, the
+tick it falls due at.
+
+Creation follows dispatch: under automatic dispatch every processed tick creates what fell due;
+under manual dispatch (seed 000) only a Dispatch command does, and a job scheduled after the last
+one has created nothing yet (``dispatches`` counts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from engine.model.ordering import java_order_key
+from engine.model.records import Job, JobSpec, OccurrenceState
+from engine.rewind.journal import JournaledPart, UndoJournal
+from engine.rewind.undo_heap import UndoHeap
+
+if TYPE_CHECKING:
+    from engine.parts.occurrences import OccurrenceStore
+
+S = OccurrenceState
+
+
+class JobCursors(JournaledPart):
+    """The jobs by id, their cursors and the due heap."""
+
+    def __init__(self, journal: UndoJournal, store: OccurrenceStore) -> None:
+        self._journal = journal
+        self._store = store
+        self.jobs: dict[str, Job] = {}
+        self.due = UndoHeap()
+        """(tick, submission, job id): the next tick at which each waiting job falls due."""
+        self.created_through = -1
+        """Latest tick at which due occurrences were created (by dispatch; every tick in auto)."""
+        self.dispatches = 0
+        """How often due occurrences were created; a job scheduled after the last time has none."""
+        self.undispatched_submissions = False
+        """Whether a job was scheduled since the last creation of due occurrences."""
+        self.submissions = 0
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return (("job", self.jobs),)
+
+    def containers(self) -> tuple[UndoHeap, ...]:
+        return (self.due,)
+
+    def scalars(self) -> tuple:
+        return (
+            self.created_through,
+            self.dispatches,
+            self.undispatched_submissions,
+            self.submissions,
+        )
+
+    def restore_scalars(self, values: tuple) -> None:
+        (
+            self.created_through,
+            self.dispatches,
+            self.undispatched_submissions,
+            self.submissions,
+        ) = values
+
+    # -------------------------------------------------------------- jobs
+
+    def add(self, spec: JobSpec, first: int | None) -> Job:
+        """A new job, its cursor on ``first``, its first run from now on."""
+        self.submissions += 1
+        job = Job(  # positional: a keyword call costs a third more
+            spec,
+            self.submissions,
+            java_order_key(spec.job_id),
+            first,
+            self.dispatches,
+            first,
+            spec.fail_attempts,
+        )
+        generation = self._journal.generation
+        if generation:
+            job.gen = job.born = generation
+        self.jobs[spec.job_id] = job
+        self.undispatched_submissions = True
+        return job
+
+    def live(self, job_id: str) -> Job | None:
+        """The job, unless it does not exist or was deleted."""
+        job = self.jobs.get(job_id)
+        return None if job is None or job.deleted else job
+
+    def wait_for_due(self, job: Job) -> None:
+        """Put the job on the due heap for its cursor's tick (a stale entry is skipped later)."""
+        if job.next_due is not None and job.paused_through is None:
+            self.due.push((job.next_due, job.submission, job.spec.job_id))
+
+    # ------------------------------------------------------------ creation
+
+    def create_due(self, now: int) -> Sequence[Job]:
+        """Create what fell due through ``now``; the jobs whose cursor run just fell due."""
+        self.created_through = now
+        if self.undispatched_submissions:
+            # Counted only when it matters, so that settling a tick twice changes nothing.
+            self.dispatches += 1
+            self.undispatched_submissions = False
+        pop_through = self.due.pop_through
+        entry = pop_through(now)
+        if entry is None:
+            return ()  # what most ticks create
+        fallen = []
+        jobs = self.jobs
+        while entry is not None:
+            tick, _, job_id = entry
+            job = jobs[job_id]
+            # A stale entry is skipped, and so is a duplicate (equal entries pop one after the
+            # other).
+            if (
+                job.next_due == tick
+                and job.paused_through is None
+                and not (fallen and fallen[-1] is job)
+            ):
+                fallen.append(job)
+            entry = pop_through(now)
+        return fallen
+
+    def next_due_tick(self) -> int | None:
+        entry = self.due.peek()
+        return entry[0] if entry is not None else None
+
+    def created_limit(self, job: Job) -> int:
+        """The last tick whose runs of ``job`` were created (a pause holds it back)."""
+        if job.paused_through is not None:
+            return min(job.paused_through, self.created_through)
+        return self.created_through
+
+    def is_created(self, job: Job, scheduled: int) -> bool:
+        """Whether a dispatch since the job's submission created ``scheduled`` (paused: before)."""
+        return (
+            scheduled <= self.created_limit(job)
+            and self.dispatches > job.dispatches_at_submit
+            and not job.deleted
+        )
+
+    def implicit_state(self, job: Job, scheduled: int) -> OccurrenceState | None:
+        """The state of a run of ``job`` that has no record, by arithmetic; None if it is not a
+        run of the job (or one the cursor passed)."""
+        if not job.fires_at(scheduled) or self.is_skipped(job, scheduled):
+            return None
+        cancelled = job.cancelled_backlog
+        if cancelled is not None and cancelled.first <= scheduled <= cancelled.last:
+            return S.CANCELLED
+        if job.next_due is None or scheduled < job.next_due:
+            return None
+        if not self.is_created(job, scheduled):
+            return S.SCHEDULED
+        return S.BLOCKED if job.unmet_dependencies or job.blocked_from is not None else S.QUEUED
+
+    # --------------------------------------------------------------- walk
+
+    def advance(self, job: Job) -> None:
+        """Move ``next_due`` past the occurrence just materialised."""
+        self._journal.touch(job)
+        assert job.next_due is not None
+        candidate = job.first_fire(job.next_due + 1)
+        job.next_due = None if candidate is None else self.walk(job, candidate)
+
+    def walk(self, job: Job, candidate: int | None) -> int | None:
+        """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
+        skip ranges and backlog definitions the cursor has passed are dropped."""
+        self._journal.touch(job)
+        records, job_id = self._store.records, job.spec.job_id
+        while candidate is not None:
+            if job.backlog and candidate > job.backlog[0][0]:
+                job.backlog = job.backlog[1:]
+                continue
+            if job.skipped and candidate > job.skipped[0][0]:
+                through = job.skipped[0][1]
+                if candidate <= through:
+                    candidate = job.first_fire(through + 1)
+                else:
+                    job.skipped = job.skipped[1:]
+                continue
+            if (job_id, candidate) not in records:
+                return candidate
+            candidate = job.first_fire(candidate + 1)
+        return None
+
+    @staticmethod
+    def is_skipped(job: Job, scheduled: int) -> bool:
+        return any(after < scheduled <= through for after, through in job.skipped)

@@ -1,0 +1,317 @@
+"""Changing jobs after they are scheduled: modify, cancel, delete, pause, resume.
+
+The rules, which the docs repeat for users:
+
+- An occurrence keeps the definition it was created with (priority, attempts allowed, duration,
+  timeout); a modification applies to occurrences created after it. A running attempt is never
+  touched. Occurrences that were due and waiting implicitly keep the old definition too: the job
+  remembers it for them (``Job.backlog``), at no cost per occurrence. The one exception is a
+  priority change under an order that uses priority: a job waits in the ready queue as one
+  entry, so its waiting occurrences are then materialised, each keeping its old priority while
+  newer ones overtake them (cost: one record per waiting occurrence). A job others depend on
+  keeps its schedule. A schedule with no run left from now on is refused, as when scheduling.
+- Modifying a job, or cancelling its next run, is a conflict while any of its attempts runs
+  (seed 003's PUT answers 409 then), unless the policy allows it (``running_job_changes``).
+- Cancelling a given run is allowed while it is SCHEDULED, BLOCKED, QUEUED or RETRY_PENDING, and a
+  conflict while it is RUNNING or already final.
+- Deleting a job is a conflict while any of its attempts runs; otherwise its waiting occurrences
+  are cancelled (an implicit backlog as one range, ``BacklogCancelled``, but listed, counted and
+  notified run by run like records) and no more are created. The job is gone (seed 003: DELETE
+  "removes the job"): commands and ``get_job`` answer not found, while its runs and events stay
+  in the history; its id is not reused.
+- While a job is paused no occurrence of it is created; those created before still run. On resume,
+  the occurrences that fell due while paused are skipped, or only the latest runs, or all run,
+  within the job's catch-up window and missed-run limit (:mod:`engine.rules.missed_runs`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from engine.model import events as ev
+from engine.model.commands import MODIFIABLE_FIELDS, Outcome, Result
+from engine.model.limits import spec_problem
+from engine.model.policies import DispatchOrder, RunningJobChanges
+from engine.model.records import (
+    CancelledRange,
+    CancelReason,
+    CatchUp,
+    Job,
+    NotifyOn,
+    Occurrence,
+    OccurrenceState,
+)
+from engine.parts.ranges import count_runs, implicit_range, runs_in
+from engine.rules.missed_runs import skip_through
+from engine.schedules.kinds import Once, Schedule
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+S = OccurrenceState
+_CANCELLABLE = frozenset({S.SCHEDULED, S.BLOCKED, S.QUEUED, S.RETRY_PENDING})
+
+
+def past_run_time(schedule: Schedule, now: int) -> str | None:
+    """Why a schedule is refused at ``now``: it has no run left, so it would be accepted and
+    never run. A recurring schedule that began in the past is fine: it runs from now on."""
+    if schedule.first_at_or_after(now) is not None:
+        return None
+    if isinstance(schedule, Once):
+        return f"run time {schedule.at} is before the current time {now}"
+    return f"{schedule.describe()} has no run at or after the current time {now}"
+
+
+class Lifecycle:
+    """The commands that change a scheduled job; owns no state beyond the job and run records."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def modify(self, job_id: str, changes: dict[str, object]) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if job.doomed_by is not None:
+            message = f"{job_id} can never run: it was cancelled because {job.doomed_by} failed"
+            return Result(Outcome.CONFLICT, message=message)
+        if self._refuses_change(job):
+            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+        unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
+        if unknown:
+            allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
+            return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
+        spec = dataclasses.replace(job.spec, **changes)
+        problem = spec_problem(spec)
+        if problem is None and "schedule" in changes:
+            problem = past_run_time(spec.schedule, engine.now)
+        if problem is None and job.dependents and "schedule" in changes:
+            problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
+        if problem is not None:
+            return Result(Outcome.INVALID, message=problem)
+        if "priority" in changes and engine.policy.order is not DispatchOrder.FIFO:
+            self._materialise_backlog(job)
+        engine.journal.touch(job)
+        if job.next_due is None:
+            # The cursor ran past every remembered definition: none of them applies any more,
+            # and a new schedule must start from now, not from a cursor that has ended.
+            job.backlog = ()
+        limit = engine.cursors.created_limit(job)
+        if job.next_due is not None and job.next_due <= limit:
+            job.backlog = (*job.backlog, (limit, job.spec))
+        job.spec = spec
+        if "schedule" in changes:
+            job.spec_since = engine.now
+            start = job.next_due if job.backlog else engine.now
+            job.next_due = engine.cursors.walk(job, job.first_fire(start))
+        engine.dispatcher.release(job)
+        engine.log.add(ev.JobModified, engine.now, job_id, tuple(sorted(changes)))
+        return Result(Outcome.OK)
+
+    def cancel(self, job_id: str, scheduled: int | None = None) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if scheduled is None:
+            if self._refuses_change(job):
+                return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+            scheduled = self._next_cancellable(job)
+            if scheduled is None:
+                return Result(Outcome.NOT_FOUND, message=f"{job_id} has no occurrence to cancel")
+        state = engine.occurrence_state(job_id, scheduled)
+        if state is None:
+            return Result(
+                Outcome.NOT_FOUND, message=f"{scheduled} is not an occurrence of {job_id}"
+            )
+        if state not in _CANCELLABLE:
+            return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
+        self._cancel_run(job, scheduled, state, CancelReason.USER)
+        return Result(Outcome.OK, scheduled)
+
+    def expire(self, job: Job, scheduled: int) -> None:
+        """The run waited for a worker past its job's ``start_deadline``: it never runs."""
+        engine = self._engine
+        deadline = job.spec.start_deadline
+        engine.log.add(ev.RunExpired, engine.now, job.job_id, scheduled, deadline)
+        self._cancel_run(job, scheduled, S.QUEUED, CancelReason.EXPIRED)
+
+    def _cancel_run(self, job: Job, scheduled: int, state: S, reason: CancelReason) -> None:
+        """Cancel a waiting run, giving an implicit one its record first."""
+        engine = self._engine
+        occurrence = engine.occurrences.get((job.job_id, scheduled))
+        if occurrence is None:
+            occurrence = engine.store.materialise(job, scheduled, state)
+            if scheduled == job.next_due:
+                engine.dispatcher.take_front(job)
+                engine.cursors.advance(job)
+                engine.dispatcher.release(job)
+        self._cancel(occurrence, reason, None)
+        if isinstance(job.spec.schedule, Once):
+            engine.dependencies.failed(job)
+        engine.overlap.freed(job)
+
+    def delete(self, job_id: str) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if self._runs(job):
+            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+        if job.backfill is not None:
+            engine.journal.touch(job)
+            job.backfill = None  # its runs are cancelled below; it creates no more
+            engine.log.add(ev.BackfillFinished, engine.now, job_id)
+        self.cancel_waiting(job, CancelReason.DELETED, None)
+        job.deleted = True
+        engine.log.add(ev.JobDeleted, engine.now, job_id)
+        if isinstance(job.spec.schedule, Once):
+            occurrence = engine.dependencies.only_occurrence(job)
+            if occurrence is None or occurrence.state is not S.SUCCEEDED:
+                engine.dependencies.failed(job)
+        return Result(Outcome.OK)
+
+    def pause(self, job_id: str) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        if job.paused_through is not None:
+            return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
+        engine.journal.touch(job)
+        job.paused_through = engine.cursors.created_through
+        engine.log.add(ev.JobPaused, engine.now, job_id)
+        return Result(Outcome.OK)
+
+    def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
+        engine = self._engine
+        job = engine.cursors.live(job_id)
+        if job is None:
+            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+        paused_through = job.paused_through
+        if paused_through is None:
+            return Result(Outcome.CONFLICT, message=f"{job_id} is not paused")
+        mode = catch_up or job.spec.catch_up
+        engine.journal.touch(job)
+        job.paused_through = None
+        engine.log.add(ev.JobResumed, engine.now, job_id, mode)
+        if job.next_due is not None:
+            through = skip_through(engine, job, mode, paused_through)
+            if through is not None:
+                job.skipped = (*job.skipped, (paused_through, through))
+                engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
+                if job.front is None:
+                    job.next_due = engine.cursors.walk(job, job.next_due)
+                if job.dependents:
+                    engine.run_dependencies.changed(job)
+        engine.dispatcher.release(job)
+        return Result(Outcome.OK)
+
+    def _live_job(self, job_id: str) -> Job | None:
+        job = self.jobs.get(job_id)
+        return None if job is None or job.deleted else job
+
+    def cascade(self, occurrence: Occurrence, cause: str) -> None:
+        """An upstream run failed (``cause``: the job whose failure started it): Airflow's
+        ``upstream_failed``, a cascade cancellation of this one run."""
+        self._cancel(occurrence, CancelReason.CASCADE, cause)
+
+    def replaced(self, occurrence: Occurrence, policy: str) -> None:
+        """A newer run of the job takes this run's slot (its overlap rule, named by ``policy``)."""
+        self._cancel(occurrence, CancelReason.REPLACED, policy)
+
+    def _cancel(self, occurrence: Occurrence, reason: CancelReason, cause: str | None):
+        engine = self._engine
+        engine.journal.touch(occurrence)
+        occurrence.cancel_reason = reason
+        occurrence.cancel_cause = cause
+        occurrence.eligible_at = None
+        engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
+        engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
+        engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
+        job = engine.jobs[occurrence.job_id]
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
+        if job.backfill is not None:
+            engine.backfills.ended(job, occurrence.scheduled)
+
+    def _runs(self, job: Job) -> bool:
+        """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a
+        status running" (409)."""
+        records = self._engine.occurrences
+        return any(records[(job.job_id, t)].state is S.RUNNING for t in job.open)
+
+    def _refuses_change(self, job: Job) -> bool:
+        """Whether the policy refuses to modify ``job`` (or cancel its next run) now: seed 003's
+        PUT answers 409 while the job runs."""
+        policy = self._engine.policy
+        return policy.running_job_changes is RunningJobChanges.REFUSE and self._runs(job)
+
+    def cancel_waiting(self, job: Job, reason: CancelReason, cause: str | None) -> None:
+        """Cancel every run of ``job`` that waits (a running attempt goes on) and create no more:
+        its records one by one in the order they were made, then its implicit runs as one range.
+
+        Those runs follow every record (they are behind the cursor, the records before it), so
+        their notifications come in the order the same runs as records would give."""
+        engine = self._engine
+        engine.dispatcher.take_front(job)
+        engine.journal.touch(job)
+        waiting = implicit_range(engine, job)
+        if isinstance(job.spec.schedule, Once) and job.next_due is not None:
+            # The one run gets its record, so that a dependent can see why it never ran.
+            state = engine.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
+            engine.store.materialise(job, job.next_due, state)
+            waiting = None
+        job.next_due = None
+        job.blocked_from = None
+        if reason is CancelReason.CASCADE:
+            job.doomed_by = cause
+        for scheduled in list(job.open):
+            occurrence = engine.occurrences[(job.job_id, scheduled)]
+            if occurrence.state is not S.RUNNING:
+                self._cancel(occurrence, reason, cause)
+        if waiting is not None:
+            self._cancel_range(job, waiting.first, waiting.last, reason, cause)
+
+    def _cancel_range(
+        self, job: Job, first: int, last: int, reason: CancelReason, cause: str | None
+    ) -> None:
+        """Cancel the job's created runs in ``[first, last]`` that have no record, as a range: one
+        event, but each run's notifications exactly as a cancelled record would queue them."""
+        engine = self._engine
+        job.cancelled_backlog = CancelledRange(first, last, reason, cause)
+        runs = count_runs(engine, job, first, last)
+        engine.log.add(
+            ev.BacklogCancelled, engine.now, job.job_id, first, last, runs, reason, cause
+        )
+        if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
+            for scheduled in runs_in(engine, job, first, last):
+                engine.notifications.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
+        if job.dependents and not isinstance(job.spec.schedule, Once):
+            engine.run_dependencies.changed(job)
+
+    def _next_cancellable(self, job: Job) -> int | None:
+        """The job's earliest occurrence that has not started: materialised or the cursor's."""
+        engine = self._engine
+        candidates = [
+            scheduled
+            for scheduled in job.open
+            if engine.occurrences[(job.job_id, scheduled)].state in _CANCELLABLE
+        ]
+        if job.next_due is not None:
+            candidates.append(job.next_due)
+        return min(candidates, default=None)
+
+    def _materialise_backlog(self, job: Job) -> None:
+        """Turn a job's implicit waiting occurrences into records queued on their own."""
+        engine = self._engine
+        front = engine.dispatcher.take_front(job)
+        if front is None:
+            return
+        limit = engine.cursors.created_limit(job)
+        while job.next_due is not None and job.next_due <= limit:
+            occurrence = engine.store.materialise(job, job.next_due, S.QUEUED)
+            engine.dispatcher.push_ready(occurrence)
+            engine.cursors.advance(job)

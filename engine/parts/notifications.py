@@ -1,0 +1,168 @@
+"""The notification outbox: what a delivery adapter would consume, modelled deterministically.
+
+Each notification is identified by an idempotency key (job, scheduled tick, attempt, happening,
+channel, target) and is delivered at most once: the outbox refuses a second notification with the
+same key, and a delivered one is never tried again. The engine sends nothing over a network.
+
+How a try ends depends on the policy's delivery mode. Simulated: a try fails exactly when the
+policy scripts its channel as down at that tick. Reported (the service): the engine only says when
+a try is due (PENDING, ``next_try`` reached); whoever delivers for real ends the try with a
+:class:`~engine.model.commands.ReportDelivery`, and a retry's jitter is drawn from a generator
+seeded by the key and the try's number, so each key backs off the same way whatever else happens.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from engine.model import events as ev
+from engine.model.commands import Outcome, Result
+from engine.model.journaled import BOOKKEEPING, IDENTITY, journaled
+from engine.model.policies import DeliveryMode
+from engine.model.records import Channel, NotifyOn, Occurrence
+from engine.parts.timers import TimerKind
+from engine.rewind.journal import JournaledPart
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+NotificationKey = tuple[str, int, int, str, str, str]
+
+
+class NotificationState(Enum):
+    PENDING = "PENDING"
+    DELIVERED = "DELIVERED"
+    DEAD = "DEAD"
+    """Every allowed try failed."""
+
+
+@journaled
+@dataclass(slots=True)
+class Notification:
+    key: NotificationKey = field(metadata=IDENTITY)
+    created: int = field(metadata=IDENTITY)
+    state: NotificationState = NotificationState.PENDING
+    tries: int = 0
+    next_try: int | None = None
+    delivered_at: int | None = None
+    gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+
+    @property
+    def job_id(self) -> str:
+        return self.key[0]
+
+    @property
+    def happening(self) -> str:
+        return self.key[3]
+
+    @property
+    def channel(self) -> str:
+        return self.key[4]
+
+    @property
+    def target(self) -> str:
+        return self.key[5]
+
+
+class Outbox(JournaledPart):
+    """Queues notifications for a job's subscribers and tries to deliver them."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.records: dict[NotificationKey, Notification] = {}
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return (("notification", self.records),)
+
+    def notify(self, occurrence: Occurrence, happening: NotifyOn) -> None:
+        job_id, scheduled = occurrence.key
+        self.notify_run(job_id, scheduled, len(occurrence.attempts), happening)
+
+    def notify_run(self, job_id: str, scheduled: int, attempt: int, happening: NotifyOn) -> None:
+        """Queue the notifications of a run, with or without a record (an implicit run has had
+        no attempt)."""
+        engine = self._engine
+        subscriptions = engine.jobs[job_id].spec.notify
+        if not subscriptions:
+            return
+        now, generation = engine.now, engine.journal.generation
+        for subscription in subscriptions:
+            if happening not in subscription.on:
+                continue
+            key = (
+                job_id,
+                scheduled,
+                attempt,
+                happening.value,
+                subscription.channel.value,
+                subscription.target,
+            )
+            if key in self.records:
+                continue
+            self.records[key] = Notification(
+                key, created=now, next_try=now, gen=generation, born=generation
+            )
+            engine.log.add(ev.NotificationQueued, now, key)
+            engine.timers.add(now, TimerKind.NOTIFICATION_TRY, key)
+
+    def try_delivery(self, key: NotificationKey) -> None:
+        """A try falls due: simulated, it ends at once; reported, it waits for its report."""
+        engine = self._engine
+        notification = self.records[key]
+        if (
+            notification.state is not NotificationState.PENDING
+            or notification.next_try != engine.now
+        ):
+            return
+        policy = engine.policy.notifications
+        if policy.delivery is DeliveryMode.SIMULATED:
+            delivered = not policy.is_down(Channel(notification.channel), engine.now)
+            self._end_try(notification, delivered, engine.rng)
+
+    def report(self, key: NotificationKey, delivered: bool) -> Result:
+        """End the due try of ``key`` as its deliverer reports (reported delivery only)."""
+        engine = self._engine
+        if engine.policy.notifications.delivery is not DeliveryMode.REPORTED:
+            return Result(Outcome.CONFLICT, message="delivery is simulated: tries are not reported")
+        notification = self.records.get(key)
+        if notification is None:
+            return Result(Outcome.NOT_FOUND, message=f"no notification {key!r}")
+        if notification.state is not NotificationState.PENDING:
+            state = notification.state.value.lower()
+            return Result(Outcome.CONFLICT, message=f"the notification is already {state}")
+        assert notification.next_try is not None
+        if notification.next_try > engine.now:
+            message = f"the notification's next try is not due before tick {notification.next_try}"
+            return Result(Outcome.CONFLICT, message=message)
+        tries = notification.tries + 1
+        self._end_try(notification, delivered, random.Random(f"{key!r}/{tries}"))
+        return Result(Outcome.OK)
+
+    def _end_try(self, notification: Notification, delivered: bool, rng: random.Random) -> None:
+        """Count the try, then DELIVERED, DEAD after the last allowed try, or retry later."""
+        engine = self._engine
+        now = engine.now
+        key = notification.key
+        engine.journal.touch(notification)
+        notification.tries += 1
+        policy = engine.policy.notifications
+        if delivered:
+            notification.state = NotificationState.DELIVERED
+            notification.delivered_at = now
+            notification.next_try = None
+            engine.log.add(ev.NotificationDelivered, now, key, notification.tries)
+        elif notification.tries >= policy.max_tries:
+            notification.state = NotificationState.DEAD
+            notification.next_try = None
+            engine.log.add(ev.NotificationDeadLettered, now, key, notification.tries)
+        else:
+            delay = max(1, policy.backoff.delay(notification.tries, rng))
+            notification.next_try = now + delay
+            engine.log.add(
+                ev.NotificationRetried, now, key, notification.tries, notification.next_try
+            )
+            engine.timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, key)

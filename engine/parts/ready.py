@@ -1,0 +1,64 @@
+"""Ready queues: the occurrences that may run now, best first, in O(log n) per operation.
+
+The heap serves the fifo and priority orders; the aging order's queue is in
+:mod:`engine.parts.aging_queue`.
+"""
+
+from __future__ import annotations
+
+from engine.parts.aging_queue import AgingReadyQueue
+from engine.parts.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
+from engine.rewind.undo_heap import UndoHeap
+
+
+class HeapReadyQueue:
+    """A binary heap under a static key. Removal is lazy: the engine skips entries that are no
+    longer valid when it pops them (a withdrawn front, an occurrence no longer waiting). Ties of
+    equal keys (only duplicates of one occurrence) break by push order."""
+
+    __slots__ = ("_heap", "_key", "_seq")
+
+    def __init__(self, by_priority: bool) -> None:
+        self._heap = UndoHeap()
+        self._seq = 0
+        self._key = by_priority
+
+    @property
+    def journal(self) -> list | None:
+        return self._heap.journal
+
+    @journal.setter
+    def journal(self, journal: list | None) -> None:
+        self._heap.journal = journal
+
+    def push(self, entry: ReadyEntry) -> None:
+        self._seq += 1
+        if self._key:
+            item = (-entry[PRIORITY], entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
+        else:
+            item = (entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
+        self._heap.push(item)
+
+    def remove(self, entry: ReadyEntry) -> None:
+        """Nothing to do: see the class docstring."""
+
+    def pop(self, now: int) -> ReadyEntry | None:
+        return self._heap.pop()[-1] if self._heap else None
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+    def contents(self) -> list[ReadyEntry]:
+        """The entries held, stale ones included, in the order they would pop (for comparisons
+        in tests: push sequence numbers are left out, their order kept)."""
+        return [item[-1] for item in self._heap.live()]
+
+    def snapshot(self) -> tuple:
+        return self._heap.snapshot(), self._seq
+
+    def restore(self, saved: tuple) -> None:
+        heap, self._seq = saved
+        self._heap.restore(heap)
+
+
+ReadyQueue = HeapReadyQueue | AgingReadyQueue

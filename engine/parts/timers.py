@@ -1,0 +1,63 @@
+"""Timers: what the engine must do at a later tick, in the order it runs within one tick."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import IntEnum
+from typing import Any
+
+from engine.rewind.journal import JournaledPart
+from engine.rewind.undo_heap import UndoHeap
+
+
+class TimerKind(IntEnum):
+    ATTEMPT_END = 0
+    """A simulated attempt's duration is over: it succeeds or fails as scripted."""
+    TIMEOUT = 1
+    """The reviewer's check: an attempt still running at start + timeout is timed out."""
+    BACKOFF_END = 2
+    NOTIFICATION_TRY = 3
+    DEADLINE = 4
+    """A run's deadline (``JobSpec.deadline``): checked after the tick's attempts ended."""
+    START_DEADLINE = 5
+    """A run's start deadline (``JobSpec.start_deadline``): checked before the tick's dispatch,
+    after its attempts ended (a worker they free may not take an expired run)."""
+    RUN_TIMEOUT = 6
+    """A run's time limit (``JobSpec.run_timeout``), from its first attempt's start: after the
+    tick's attempts ended (one ending at that very tick is on time), before its dispatch (a
+    worker the run frees is taken in the same tick)."""
+
+
+class Timers(JournaledPart):
+    """A heap of ``(tick, kind, sequence, payload)``: within a tick, by kind, then by the order
+    they were set. A timer is never withdrawn; its handler ignores it when it has gone stale."""
+
+    def __init__(self) -> None:
+        self.heap = UndoHeap()
+        self.sequence = 0
+        self.pop_due: Callable[[int], tuple[int, TimerKind, int, Any] | None] = (
+            self.heap.pop_through
+        )
+        """``pop_due(now)``: the first timer set for ``now`` or earlier, taken off the heap, or
+        None. Handlers may set more meanwhile, so the engine calls it until None. The heap's own
+        method, bound once: a method here calling it would be a second call per timer."""
+
+    def containers(self) -> tuple[UndoHeap, ...]:
+        return (self.heap,)
+
+    def scalars(self) -> tuple:
+        return (self.sequence,)
+
+    def restore_scalars(self, values: tuple) -> None:
+        (self.sequence,) = values
+
+    def add(self, tick: int, kind: TimerKind, payload: Any) -> None:
+        self.sequence += 1
+        self.heap.push((tick, kind, self.sequence, payload))
+
+    def next_tick(self) -> int | None:
+        entry = self.heap.peek()
+        return entry[0] if entry is not None else None
+
+    def __bool__(self) -> bool:
+        return bool(self.heap.items)

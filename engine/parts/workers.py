@@ -1,0 +1,127 @@
+"""The workforce: workers, their registration, crashes, recovery and draining, and the idle pool.
+
+A worker that goes down loses its running attempt (LOST): the occurrence is retried at once and the
+lost attempt does not count against its retries, so nothing is lost and nothing runs twice. A
+draining worker finishes its attempt, then goes down.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.model import events as ev
+from engine.model.commands import Outcome, Result
+from engine.model.ordering import java_order_key
+from engine.model.policies import WorkerPool
+from engine.model.records import Worker
+from engine.rewind.journal import JournaledPart
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+
+
+class Workforce(JournaledPart):
+    """The workers by id and the pool of idle ones (lowest id first)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.workers: dict[str, Worker] = {}
+        self.idle = WorkerPool()
+
+    def tables(self) -> tuple[tuple[str, dict], ...]:
+        return (("worker", self.workers),)
+
+    def containers(self) -> tuple[WorkerPool, ...]:
+        return (self.idle,)
+
+    def register(self, worker_id: str) -> Result:
+        engine = self._engine
+        if worker_id in self.workers:
+            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
+        key = java_order_key(worker_id)
+        generation = engine.journal.generation
+        self.workers[worker_id] = Worker(
+            worker_id,
+            key,
+            since=engine.now,
+            registered=engine.now,
+            gen=generation,
+            born=generation,
+        )
+        self.idle.add(worker_id, key)
+        engine.log.add(ev.WorkerRegistered, engine.now, worker_id)
+        return Result(Outcome.CREATED, worker_id)
+
+    def down(self, worker_id: str) -> Result:
+        engine = self._engine
+        worker = self.workers.get(worker_id)
+        if worker is None:
+            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+        if worker.down:
+            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already down")
+        engine.journal.touch(worker)
+        worker.down = True
+        worker.draining = False
+        self.idle.discard(worker_id, worker.order_key)
+        engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
+        if worker.running is not None:
+            engine.attempts.lose(worker.running)
+        return Result(Outcome.OK)
+
+    def up(self, worker_id: str) -> Result:
+        engine = self._engine
+        worker = self.workers.get(worker_id)
+        if worker is None:
+            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+        if not worker.down and not worker.draining:
+            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already up")
+        engine.journal.touch(worker)
+        worker.down = False
+        worker.draining = False
+        if worker.running is None:
+            worker.since = engine.now
+            self.idle.add(worker_id, worker.order_key)
+        engine.log.add(ev.WorkerCameUp, engine.now, worker_id)
+        return Result(Outcome.OK)
+
+    def drain(self, worker_id: str) -> Result:
+        engine = self._engine
+        worker = self.workers.get(worker_id)
+        if worker is None:
+            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+        if worker.down or worker.draining:
+            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
+        engine.log.add(ev.WorkerDrainStarted, engine.now, worker_id)
+        self.idle.discard(worker_id, worker.order_key)
+        engine.journal.touch(worker)
+        if worker.running is None:
+            worker.down = True
+            engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
+        else:
+            worker.draining = True
+        return Result(Outcome.OK)
+
+    def take_idle(self) -> Worker | None:
+        """The idle worker to run the next attempt (lowest id), taken out of the pool."""
+        worker_id = self.idle.pop()
+        return None if worker_id is None else self.workers[worker_id]
+
+    def occupy(self, worker: Worker, key: tuple[str, int]) -> None:
+        """``worker`` starts an attempt of the occurrence ``key``."""
+        self._engine.journal.touch(worker)
+        worker.running = key
+        worker.since = self._engine.now
+
+    def release(self, worker: Worker) -> None:
+        """The worker's attempt ended: account its busy time, then idle it (or finish a drain)."""
+        engine = self._engine
+        engine.journal.touch(worker)
+        worker.busy_ticks += engine.now - worker.since
+        worker.since = engine.now
+        worker.running = None
+        if worker.draining:
+            worker.draining = False
+            worker.down = True
+            engine.log.add(ev.WorkerWentDown, engine.now, worker.worker_id)
+        elif not worker.down:
+            self.idle.add(worker.worker_id, worker.order_key)

@@ -1,0 +1,396 @@
+"""Time travel: a recorded run of the engine that steps, rewinds and seeks to any tick.
+
+A :class:`History` owns an engine and the commands that drive it: the scenario's timeline (part of
+the world being simulated) and the commands a user issues while watching (the user's branch).
+Its position is a tick; the state shown is the state at the *end* of that tick (its own events,
+its commands, its dispatch). Ticks at which something happened are the steps.
+
+Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
+seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
+history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.rewind.journal`) after every
+tick it plays, which costs microseconds, and a keyframe (:mod:`engine.rewind.keyframes`) every
+:data:`SPAN_COST` ticks and events; it keeps the restore points of the last span or two only.
+``seek`` backwards within them rolls the engine back to the restore point of the last played tick
+at or before the target: a step back costs what changed in that step, whatever the size of the
+state. Any other seek jumps to the last keyframe at or before the target (costing the records
+changed in between, not the changes) and replays at most one span from there.
+
+Commands after a rewind: a user command issued at tick T discards the user commands recorded
+after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
+is recomputed from T. Until the next command, ``redo_branch()`` brings the discarded commands back
+and removes the new one, like redo after an undo in an editor.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine.core import Engine
+from engine.model.commands import Command, Result
+from engine.model.events import Event
+from engine.play.event_ticks import EventTicks
+from engine.play.ticks import Phase, TickDriver, TimedCommand
+from engine.rewind.journal import Mark
+from engine.rewind.keyframes import Keyframe
+
+HORIZON_CHUNK = 1_000
+"""Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
+SPAN_COST = 2_000
+"""Ticks played plus events between two keyframes taken while recording: what a seek replays at
+most (about 20 ms on seed 000's workload), against the memory of a keyframe (its containers)."""
+
+
+@dataclass(slots=True)
+class _Branch:
+    """User commands discarded by the last command issued while rewound, kept for redo."""
+
+    discarded: list[TimedCommand]
+    replaced_by: TimedCommand
+
+
+class History:
+    """A recorded, rewindable run of one engine."""
+
+    def __init__(
+        self,
+        new_engine: Callable[[], Engine],
+        timeline: Sequence[TimedCommand] = (),
+        until: int | None = None,
+        span_cost: int = SPAN_COST,
+        user: Sequence[TimedCommand] = (),
+        horizon_chunk: int = HORIZON_CHUNK,
+    ) -> None:
+        self._new_engine = new_engine
+        self._scenario = sorted(timeline, key=lambda timed: timed.tick)
+        """In tick order (a stable sort: the timeline's order within a tick)."""
+        self._scenario_ticks = [timed.tick for timed in self._scenario]
+        self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
+        self._branch: _Branch | None = None
+        self.until = until
+        self.horizon_chunk = max(1, horizon_chunk)
+        self._first_horizon = self._round_up(self._scenario_ticks[-1] if self._scenario else 0)
+        """An open-ended run's first horizon: past the scenario's last command."""
+        self._recording = EventTicks()
+        self._engine = new_engine()
+        self._journal = self._engine.journal
+        self._driver = TickDriver(self._engine)
+        self._tick = -1
+        self._marks: list[tuple[int, Mark]] = [(-1, self._journal.keyframe(-1).mark)]
+        """The restore points of the journal's window, by tick."""
+        self._span_cost = 0
+        """Ticks played and events since the last keyframe."""
+        self.span_cost_limit = span_cost
+        self._run_to(0)
+
+    # --------------------------------------------------------------- reading
+
+    @property
+    def engine(self) -> Engine:
+        """The engine at the current tick. Read it; change it only through :meth:`apply`."""
+        return self._engine
+
+    @property
+    def tick(self) -> int:
+        return self._tick
+
+    @property
+    def event_ticks(self) -> Sequence[int]:
+        """Ticks with at least one event, as far as the run has been recorded."""
+        return self._recording.ticks
+
+    @property
+    def recorded_through(self) -> int:
+        return self._recording.reached
+
+    def events_at(self, tick: int) -> list[Event]:
+        """The events of one tick, in order (only for ticks up to the current one)."""
+        log = self._engine.log
+        low = log.first_index_at(tick)
+        high = log.first_index_at(tick + 1)
+        return list(log[low:high])
+
+    def last_tick(self) -> int:
+        """The end of the run: ``until``, else the horizon of an open-ended run.
+
+        A run without ``until`` never ends, yet a screen needs an end to show and to go to. Its
+        horizon is the furthest tick known so far rounded up to ``horizon_chunk`` ticks (at
+        least one chunk, and past the scenario's last command): it grows a chunk at a time as
+        the run is played further, and comes back when a command forgets the future after it."""
+        if self.until is not None:
+            return self.until
+        return max(self._first_horizon, self._round_up(max(self._recording.reached, self._tick)))
+
+    @property
+    def open_ended(self) -> bool:
+        """True when the run has no ``until``: its end is a horizon that moves."""
+        return self.until is None
+
+    def _round_up(self, tick: int) -> int:
+        """The first multiple of the chunk at or after ``tick``, and never 0."""
+        chunk = self.horizon_chunk
+        return max(chunk, -(-tick // chunk) * chunk)
+
+    # -------------------------------------------------------------- stepping
+
+    def seek(self, tick: int) -> None:
+        """Make ``tick`` the current tick; the state is that of a fresh run to ``tick``."""
+        self._seek(max(0, tick))
+
+    def _seek(self, tick: int) -> None:
+        if tick < self._tick:
+            self._rewind_to(tick)
+        self._run_to(tick)
+
+    def step_forward(self) -> bool:
+        """Move to the next tick with events, or past the last of them to ``until``; False at
+        the end.
+
+        Beyond what has been recorded, the engine's next timer may turn out to be idle (a
+        timeout for an attempt that already ended), so ticks are played until one has events.
+        The last tick is a stop as tick 0 is for ``step_back``: a run's expectations are about
+        it, and stepping or playing that stopped at the last events never showed it."""
+        moved = False
+        while (upcoming := self._next_event_tick_after(self._tick)) is not None:
+            self.seek(upcoming)
+            moved = True
+            if self._recording.has_events(upcoming):
+                return True
+        if self.until is not None and self._tick < self.until:
+            self.seek(self.until)
+            moved = True
+        return moved
+
+    def step_back(self) -> bool:
+        """Move to the previous tick with events; False at the first."""
+        index = bisect.bisect_left(self._recording.ticks, self._tick)
+        if index == 0:
+            if self._tick == 0:
+                return False
+            self.seek(0)
+            return True
+        self.seek(self._recording.ticks[index - 1])
+        return True
+
+    def forward(self, steps: int) -> int:
+        """Step forward up to ``steps`` event ticks; returns how many were taken."""
+        taken = 0
+        while taken < steps and self.step_forward():
+            taken += 1
+        return taken
+
+    def back(self, steps: int) -> int:
+        """Step back up to ``steps`` event ticks at once; returns how many were taken."""
+        ticks = self._recording.ticks
+        index = bisect.bisect_left(ticks, self._tick)
+        target_index = max(0, index - steps)
+        taken = index - target_index
+        if taken == 0:
+            return 0
+        self.seek(ticks[target_index])
+        return taken
+
+    # ------------------------------------------------------------- commands
+
+    def apply(self, command: Command) -> Result:
+        """Apply a user command at the current tick, starting a new future from here."""
+        tick = self._tick
+        timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
+        future = [c for c in self._user if c.tick > tick]
+        journal = self._journal
+        if journal.keyframes[journal.span].label == tick:
+            # The command changes the state at the end of this tick, which that keyframe is.
+            self._jump(journal.span - 1)
+            self._run_to(tick, snap=False)
+        result = self._driver.apply(timed)
+        if not result.accepted:
+            return result
+        journal.drop_head()
+        self._drop_marks_from(tick)
+        self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
+        self._user = [c for c in self._user if c.tick <= tick] + [timed]
+        self._branch = _Branch(future, timed) if future else None
+        self._recording.forget_after(tick - 1)
+        self._recording.record(self._engine.log, self._tick)
+        return result
+
+    def redo_branch(self) -> bool:
+        """Bring back the future the last command discarded; False if there is none."""
+        branch = self._branch
+        if branch is None:
+            return False
+        self._redo(branch)
+        return True
+
+    def futures(self) -> tuple[History, History] | None:
+        """The future the last command replaced and this one, each as a new history at tick 0
+        (this one is left where it is), for comparing them; None when no command replaced a
+        future (the same as when :meth:`redo_branch` has nothing to bring back)."""
+        branch = self._branch
+        if branch is None:
+            return None
+        kept = [c for c in self._user if c is not branch.replaced_by]
+        return (
+            History(self._new_engine, self._scenario, self.until, user=kept + branch.discarded),
+            History(self._new_engine, self._scenario, self.until, user=self._user),
+        )
+
+    def _redo(self, branch: _Branch) -> None:
+        self._branch = None
+        tick = self._tick
+        changed = branch.replaced_by.tick
+        self._seek(changed - 1)
+        self._journal.drop_head()
+        self._user.remove(branch.replaced_by)
+        self._user.extend(branch.discarded)
+        self._recording.forget_after(changed - 1)
+        self._seek(tick)
+
+    @property
+    def user_commands(self) -> Sequence[TimedCommand]:
+        """The user's commands in force, in tick order (a what-if on a live service's run)."""
+        return self._user
+
+    def drop_user_commands(self) -> bool:
+        """Forget the user's commands (and the future they set aside): the run is the timeline's
+        alone again. The history moves back to before the first of them; False if none."""
+        if not self._user:
+            return False
+        first = self._user[0].tick
+        if self._tick >= first:
+            self._seek(first - 1)
+        self._journal.drop_head()
+        self._user.clear()
+        self._branch = None
+        self._recording.forget_after(first - 1)
+        return True
+
+    def extend(self, timeline: Sequence[TimedCommand]) -> None:
+        """Append to the timeline commands that happened since (a live journal's new rows).
+
+        They come in tick order, at or after the timeline's last command and after the current
+        tick (move back first): what was recorded from their first tick on is forgotten."""
+        if not timeline:
+            return
+        ticks = [timed.tick for timed in timeline]
+        last = self._scenario_ticks[-1] if self._scenario_ticks else ticks[0]
+        if ticks[0] <= self._tick or ticks[0] < last or ticks != sorted(ticks):
+            raise ValueError(
+                f"commands at ticks {ticks[0]}..{ticks[-1]} do not follow the timeline "
+                f"(its last command at {last}, the history at {self._tick})"
+            )
+        self._journal.drop_head()
+        self._scenario.extend(timeline)
+        self._scenario_ticks.extend(ticks)
+        self._recording.forget_after(ticks[0] - 1)
+
+    # ------------------------------------------------------------- internals
+
+    def _next_command_tick(self, after: int) -> int | None:
+        """The first tick after ``after`` with a scenario or user command."""
+        ticks = self._scenario_ticks
+        index = bisect.bisect_right(ticks, after)
+        found = ticks[index] if index < len(ticks) else None
+        for timed in self._user:
+            if timed.tick > after and (found is None or timed.tick < found):
+                found = timed.tick
+        return found
+
+    def _rewind_to(self, tick: int) -> None:
+        """Roll the engine back to the last restore point at or before ``tick`` in the window,
+        else jump to the last keyframe at or before it."""
+        self._journal.leave_frontier(self._tick)
+        marks = self._marks
+        if marks[0][0] > tick:
+            keyframes = self._journal.keyframes
+            self._jump(bisect.bisect_right(keyframes, tick, key=_label) - 1)
+            return
+        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
+        mark_tick, mark = marks[index]
+        del marks[index + 1 :]
+        self._engine.rollback(mark)
+        self._tick = mark_tick
+        self._driver.settled_at(mark_tick)
+
+    def _jump(self, index: int) -> None:
+        """Go to keyframe ``index``: its restore point starts the window again."""
+        self._journal.leave_frontier(self._tick)
+        label = self._journal.keyframes[index].label
+        self._marks = [(label, self._journal.jump(index))]
+        self._tick = label
+        self._driver.settled_at(label)
+        self._span_cost = 0
+
+    def _drop_marks_from(self, tick: int) -> None:
+        """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
+        index = bisect.bisect_left(self._marks, tick, key=lambda pair: pair[0])
+        del self._marks[max(index, 1) :]
+
+    def _run_to(self, target: int, snap: bool = True) -> None:
+        """Run forward, one tick where something happens at a time, to the end of ``target``,
+        jumping to the furthest keyframe ahead on the way (unless not ``snap``): past it, the
+        journal's spans hold the records made by the run that took it."""
+        engine, journal = self._engine, self._journal
+        while self._tick < target:
+            span = journal.span
+            if snap and span + 1 < len(journal.keyframes):
+                ahead = bisect.bisect_right(journal.keyframes, target, lo=span + 1, key=_label)
+                if ahead > span + 1:
+                    self._jump(ahead - 1)
+                    continue
+            upcoming = engine.next_event_tick() if self._tick >= 0 else 0
+            command_tick = self._next_command_tick(self._tick)
+            step = target
+            for candidate in (upcoming, command_tick):
+                if candidate is not None and self._tick < candidate < step:
+                    step = candidate
+            events = len(engine.log)
+            self._play_tick(step)
+            self._span_cost += 1 + len(engine.log) - events
+            self._leave_restore_point(last=step == self.until)
+        self._recording.record(engine.log, self._tick)
+
+    def _leave_restore_point(self, last: bool = False) -> None:
+        """A mark after the tick just played; at the furthest state, a keyframe every
+        ``SPAN_COST``, after which the window keeps the last span and this one.
+
+        The ``last`` tick of a bounded run is a keyframe too: the first step back from the end
+        would otherwise take it (about 10 ms at seed 000's sizes) before undoing a tick, and a
+        recording that reaches its end has just spent far more than that."""
+        journal, marks = self._journal, self._marks
+        due = self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0)
+        if not due or journal.head is not None:
+            marks.append((self._tick, self._engine.mark(marks[-1][1])))
+            return
+        marks.append((self._tick, journal.keyframe(self._tick, marks[-1][1]).mark))
+        oldest = journal.forget_window_before_span()
+        del marks[: bisect.bisect_left(marks, oldest, key=lambda pair: pair[1].generation)]
+        self._span_cost = 0
+
+    def _play_tick(self, tick: int) -> None:
+        """The tick's commands, scenario's before user's within a phase, then the tick's end."""
+        ticks = self._scenario_ticks
+        low = bisect.bisect_left(ticks, tick)
+        scenario = self._scenario[low : bisect.bisect_right(ticks, tick, low)]
+        commands = [*scenario, *(c for c in self._user if c.tick == tick)]
+        driver = self._driver
+        for timed in sorted(commands, key=lambda timed: timed.phase):
+            driver.apply(timed)
+        driver.finish(tick)
+        self._tick = tick
+
+    def _next_event_tick_after(self, tick: int) -> int | None:
+        known = self._recording.after(tick)
+        if known is not None:
+            return known
+        engine = self._engine
+        candidates = (engine.next_event_tick(), self._next_command_tick(tick))
+        upcoming = [t for t in candidates if t is not None and t > tick]
+        if self.until is not None:
+            upcoming = [t for t in upcoming if t <= self.until]
+        return min(upcoming, default=None)
+
+
+def _label(keyframe: Keyframe) -> int:
+    return keyframe.label
