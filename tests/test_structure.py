@@ -1,9 +1,11 @@
-"""The engine's shape, checked: small modules, and parts that keep out of each other's state.
+"""The product's shape, checked: objects that keep out of each other's state.
 
-The engine is composed of parts that each own their state (docs/architecture.md). A part may
-call another's public methods; reading or writing another object's ``_private`` attribute would
-tie the two together again, so the only private attributes a module of ``engine/`` touches are
-its own objects' (``self._x``, ``cls._x``).
+The engine is composed of parts that each own their state, and everything above it reads that
+state through the query API (docs/architecture.md). An object may call another's public methods;
+reading or writing another object's ``_private`` attribute would tie the two together again, so
+the only private attributes a module of the product touches are its own objects' (``self._x``,
+``cls._x``). Module size is a habit, not a rule: tests/test_layers.py checks what matters, the
+direction of every import.
 """
 
 from __future__ import annotations
@@ -13,19 +15,22 @@ from pathlib import Path
 
 import pytest
 
-ENGINE = Path(__file__).resolve().parents[1] / "engine"
-MODULES = sorted(ENGINE.rglob("*.py"))
-MAX_LINES = 400
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = sorted(p for top in ("engine", "cronlapse", "tui") for p in (ROOT / top).rglob("*.py"))
+LIBRARY_PRIVATES = {
+    "tui/widgets/screen_lines.py": ["line 74: widget._scroll_update"],
+}
+"""Reaches into a library's private API, each explained where it is made (Textual's own way to
+update scrollbars without laying out the screen)."""
+PENDING = {"cronlapse/service/journal_replay.py"}
+"""Modules that still reach into another object's state, until the service's one write path
+lands: strict, so each must leave this set the moment it is fixed."""
 
 
-def _name(path: Path) -> str:
-    return str(path.relative_to(ENGINE.parent))
-
-
-@pytest.mark.parametrize("path", MODULES, ids=_name)
-def test_no_engine_module_is_over_400_lines(path: Path) -> None:
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{_name(path)} has {lines} lines: split it"
+def _case(path: Path) -> object:
+    name = str(path.relative_to(ROOT))
+    marks = [pytest.mark.xfail(strict=True, reason="pending")] if name in PENDING else []
+    return pytest.param(path, id=name, marks=marks)
 
 
 def foreign_private_uses(source: str) -> list[str]:
@@ -52,9 +57,10 @@ def foreign_private_uses(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", MODULES, ids=_name)
-def test_no_engine_module_reaches_into_another_objects_private_state(path: Path) -> None:
-    assert foreign_private_uses(path.read_text(encoding="utf-8")) == []
+@pytest.mark.parametrize("path", [_case(path) for path in MODULES])
+def test_no_module_reaches_into_another_objects_private_state(path: Path) -> None:
+    expected = LIBRARY_PRIVATES.get(str(path.relative_to(ROOT)), [])
+    assert foreign_private_uses(path.read_text(encoding="utf-8")) == expected
 
 
 def test_the_private_state_check_sees_a_reach_into_another_part() -> None:
