@@ -74,7 +74,7 @@ def _checked(
     try:
         failures, count = check_script(loaded)
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return None
     return loaded, failures, count, Checker(loaded.engine).violations()
 

@@ -259,7 +259,7 @@ def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -
         err.write(f"{name}: {error}\n")
         return INVALID
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return INVALID
     out.write(render(answer))
     return 0
@@ -281,7 +281,7 @@ def _tree(path: str, err: TextIO) -> tuple[Node, Scenario] | None:
     except ImportProblems as problems:
         err.writelines(f"{problem}\n" for problem in problems.problems)
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
     return None
 
 

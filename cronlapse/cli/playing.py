@@ -85,7 +85,7 @@ def load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
         err.writelines(f"{problem}\n" for problem in problems.problems)
         return None
     except ScenarioInvalid as invalid:
-        for error in invalid.errors:
+        for error in invalid.problems:
             err.write(f"{error}\n")
         return None
 

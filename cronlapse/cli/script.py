@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{source}: cannot read: {error.strerror}\n")
         return 2
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return 2
     if not any(line.strip() for line in lines):
         err.write(f"{source}:1:1: the script is empty: its first command must be INIT\n")

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cronlapse sweep: {error}\n")
         return INVALID
     except ScenarioInvalid as invalid:
-        for error in invalid.errors:
+        for error in invalid.problems:
             err.write(f"{error}\n")
         return INVALID
     for path in (args.csv, args.json):

@@ -8,7 +8,8 @@ import pytest
 from import_helpers import cronlapse
 
 from cronlapse.importers.recognise import recognise
-from tui.model.session import LoadFailed, Problem, load_session
+from engine.model.problems import Problem
+from tui.model.session import LoadFailed, load_session
 
 CORPUS = Path(__file__).parent / "corpus"
 SCENARIOS = Path(__file__).parents[2] / "scenarios"

@@ -697,7 +697,7 @@ def _errors(lines: list[str]) -> set[str]:
     try:
         parse_scenario(text, "s.yaml")
     except ScenarioInvalid as invalid:
-        return {str(error) for error in invalid.errors}
+        return {str(error) for error in invalid.problems}
     return set()
 
 

@@ -9,13 +9,13 @@ nothing a file contains escapes as another exception.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core import Engine
 from engine.model.digits import is_digits
+from engine.model.problems import Problem
 from engine.play.history import History
 from engine.play.ticks import TimedCommand
 from engine.schedules.clock import Clock
@@ -25,24 +25,6 @@ DAY = 86_400
 """Seconds in a day: an open-ended run's horizon grows by a day of ticks."""
 SCRIPT_SUFFIXES = (".txt",)
 """Files read as seed 001 scripts (as ``cronlapse run`` reads them); others are YAML scenarios."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One reason a file cannot run, where it is known."""
-
-    source: str
-    line: int | None
-    column: int | None
-    path: str
-    """The key path in the scenario (``jobs[2].every``), or empty."""
-    message: str
-
-    def __str__(self) -> str:
-        where = self.source
-        if self.line is not None:
-            where += f":{self.line}:{self.column or 1}"
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
 class LoadFailed(Exception):
@@ -142,19 +124,9 @@ def _load_scenario(path: Path, source: str) -> Session:
         imported = import_recognised(source)  # a crontab, a manifest or a timer
         scenario = load_scenario(source) if imported is None else imported.scenario
     except ImportProblems as problems:
-        raise LoadFailed(source, [_import_problem(p) for p in problems.problems]) from None
+        raise LoadFailed(source, problems.problems) from None
     except ScenarioInvalid as invalid:
-        problems = [
-            Problem(
-                error.source,
-                error.pos.line if error.pos is not None else None,
-                error.pos.column if error.pos is not None else None,
-                error.path,
-                error.message,
-            )
-            for error in invalid.errors
-        ]
-        raise LoadFailed(source, problems) from None
+        raise LoadFailed(source, invalid.problems) from None
     until = scenario.until
     if until is None and not scenario.endless:
         until = _headless_end(scenario)
@@ -162,17 +134,6 @@ def _load_scenario(path: Path, source: str) -> Session:
     name = scenario.name or path.stem
     notices = () if imported is None else tuple(f"not imported: {r}" for r in imported.skipped)
     return Session(name, history, path, "scenario", scenario.clock, scenario.description, notices)
-
-
-def _import_problem(problem: str) -> Problem:
-    """An importer's ``file:line:column: message`` (or ``file:line: message``) as a positioned
-    problem."""
-    match = re.fullmatch(r"(.*?):(\d+)(?::(\d+))?: (.*)", problem, re.DOTALL)
-    if match is None:
-        source, _, message = problem.partition(": ")
-        return Problem(source, None, None, "", message)
-    column = None if match[3] is None else int(match[3])
-    return Problem(match[1], int(match[2]), column, "", match[4])
 
 
 def _headless_end(scenario) -> int:

@@ -65,7 +65,7 @@ class SweepRun:
                 str(path), read_text(str(path)), variations, replicas, metrics
             )
         except ScenarioInvalid as invalid:
-            raise SweepProblem(str(invalid.errors[0])) from None
+            raise SweepProblem(str(invalid.problems[0])) from None
         except (VaryError, OSError) as error:
             raise SweepProblem(str(error)) from None
         self.keys = tuple(variation.key.text for variation in variations)

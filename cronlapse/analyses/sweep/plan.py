@@ -95,7 +95,7 @@ def check_keys(source: str, text: str, variations: list[Variation]) -> Node:
 def _refuse_unknown_key(invalid: ScenarioInvalid, tree: Node, variation: Variation) -> None:
     """Raise if the loader refused the key itself; a refused value is its variant's business."""
     names = [step.name for step in variation.key.steps if isinstance(step, Field)]
-    for error in invalid.errors:
+    for error in invalid.problems:
         if any(error.message.startswith(f"unknown key {name!r}") for name in names):
             suggestion = closest_path(variation.key.text, list(paths_in(tree)))
             raise VaryError(f"--vary {variation.key}: {error.message}{suggestion}") from None
