@@ -9,13 +9,14 @@ sibling ``NAME.expected`` file, line by line, when there is one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import zip_longest
 
 from engine.core import Engine
 from engine.facades.script import ScriptSession
+from engine.model.problems import Problem
 from engine.scenario.checks import Mismatch
-from engine.scenario.errors import Position, Problems
+from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.runner import Failure
 from engine.scenario.yaml_source import read_text
 
@@ -44,15 +45,13 @@ class ScriptRun:
 def run_script_file(path: str) -> ScriptRun:
     """Play the script at ``path``; :class:`ScenarioInvalid` lists every rejected line."""
     session = ScriptSession()
-    problems = Problems(path)
     for number, line in enumerate(read_text(path).splitlines(), start=1):
-        before = len(session.result.errors)
         session.feed(number, line)
-        for error in session.result.errors[before:]:
-            problems.add(Position(number, 1), "", error.removeprefix(f"line {number}: "))
+    problems = [replace(problem, source=path) for problem in session.result.problems]
     if session.engine is None and not problems:
-        problems.add(Position(1, 1), "", "the script is empty: its first command must be INIT")
-    problems.raise_if_any()
+        problems = [Problem(path, 1, 1, "", "the script is empty: its first command must be INIT")]
+    if problems:
+        raise ScenarioInvalid(problems)
     assert session.engine is not None
     return ScriptRun(path, tuple(session.result.output), session.engine)
 
