@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from cronlapse.cli.stdin import STDIN, STDIN_NAME, stdin_bytes
+from cronlapse.sources import STDIN, STDIN_NAME
+from cronlapse.sources.stdin import stdin_bytes
 from engine.facades.script import execute_script
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import utf8_text

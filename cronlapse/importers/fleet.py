@@ -4,7 +4,7 @@ Cron, Kubernetes and systemd start every due run at once, with no limit on how m
 together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
 minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
 reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
-``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.importers.recognise`).
+``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.sources`).
 """
 
 from __future__ import annotations

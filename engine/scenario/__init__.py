@@ -10,7 +10,7 @@ from engine.scenario.checks import Expectation, Mismatch, StatusQuery
 from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.model import Scenario, TimelineEntry
 from engine.scenario.runner import Failure, Rejection, ScenarioRunner
-from engine.scenario.script import ScriptRun, check_script, is_script, run_script_file
+from engine.scenario.script import ScriptRun, check_script, run_script_file
 from engine.scenario.validate import load_scenario, parse_scenario
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "StatusQuery",
     "TimelineEntry",
     "check_script",
-    "is_script",
     "load_scenario",
     "parse_scenario",
     "run_script_file",

@@ -1,4 +1,5 @@
-"""Seed 001 command scripts (``.txt``) as the second input format of run, check and export.
+"""Seed 001 command scripts as the second input format of run, check and export (a ``.txt``
+file: :mod:`cronlapse.sources` tells them from scenarios).
 
 A script runs through :mod:`engine.facades.script`, so it gives the same engine and the same
 output lines as ``cronlapse script``. A rejected line makes the file invalid (nothing is
@@ -20,12 +21,7 @@ from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.runner import Failure
 from engine.scenario.yaml_source import read_text
 
-SCRIPT_SUFFIX = ".txt"
 EXPECTED_SUFFIX = ".expected"
-
-
-def is_script(path: str) -> bool:
-    return path.lower().endswith(SCRIPT_SUFFIX)
 
 
 def expected_path(path: str) -> str:
@@ -35,11 +31,21 @@ def expected_path(path: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ScriptRun:
-    """A script played to its end: its output lines and the engine it drove."""
+    """A script played to its end by the protocol's session, which holds its output lines, the
+    engine it drove, and the commands it applied (what a history replays)."""
 
     source: str
-    output: tuple[str, ...]
-    engine: Engine
+    session: ScriptSession
+
+    @property
+    def output(self) -> tuple[str, ...]:
+        return tuple(self.session.result.output)
+
+    @property
+    def engine(self) -> Engine:
+        engine = self.session.engine
+        assert engine is not None  # run_script_file refuses a script without INIT
+        return engine
 
 
 def run_script_file(path: str) -> ScriptRun:
@@ -52,8 +58,7 @@ def run_script_file(path: str) -> ScriptRun:
         problems = [Problem(path, 1, 1, "", "the script is empty: its first command must be INIT")]
     if problems:
         raise ScenarioInvalid(problems)
-    assert session.engine is not None
-    return ScriptRun(path, tuple(session.result.output), session.engine)
+    return ScriptRun(path, session)
 
 
 def check_script(run: ScriptRun) -> tuple[list[Failure], int]:
