@@ -16,8 +16,13 @@ from enum import Enum
 
 
 class Code(Enum):
-    """Why the engine refused a command: a stable word that an API client or a front end may
-    rely on where the message is for people and may be reworded."""
+    """Why an input was refused: a stable word that an API client or a front end may rely on
+    where the message is for people and may be reworded. Every refusal of the engine has one;
+    the scenario language gives one where a front end needs to tell a refusal apart."""
+
+    # The scenario language.
+    UNKNOWN_KEY = "unknown-key"
+    """A key the mapping does not take; the subject is the key (a sweep refuses to vary it)."""
 
     # A job's definition (schedule and modify).
     JOB_EXISTS = "job-exists"
@@ -91,11 +96,12 @@ class Problem:
     message: str
     """What is wrong, for people."""
     code: Code | None = None
-    """The engine's reason, for a refused command; the language's, the importers' and the
-    scripts' problems have none: their place and path say what they concern."""
+    """Why, for a front end to tell refusals apart: always there for the engine's refusals;
+    most of the language's, and the importers' and the scripts', have none: their place and
+    path say what they concern."""
     subject: str = ""
-    """Which of the field's values the problem is about, where the field holds several (the
-    unknown dependency among a job's ``depends_on``)."""
+    """Which value the problem is about, where its field alone does not say (the unknown
+    dependency among a job's ``depends_on``, the unknown key of a mapping)."""
 
     @property
     def place(self) -> str:

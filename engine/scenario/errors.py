@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from engine.model.problems import Problem
+from engine.model.problems import Code, Problem
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -26,11 +26,17 @@ class Position:
         return f"{self.line}:{self.column}"
 
 
-def located(source: str, pos: Position | None, path: str, message: str) -> Problem:
+def located(
+    source: str,
+    pos: Position | None,
+    path: str,
+    message: str,
+    code: Code | None = None,
+    subject: str = "",
+) -> Problem:
     """The problem at ``pos`` of ``source`` (None: of the file as a whole)."""
-    if pos is None:
-        return Problem(source, None, None, path, message)
-    return Problem(source, pos.line, pos.column, path, message)
+    line, column = (None, None) if pos is None else (pos.line, pos.column)
+    return Problem(source, line, column, path, message, code, subject)
 
 
 class ScenarioInvalid(Exception):
@@ -49,10 +55,17 @@ class Problems:
         self.source = source
         self._found: dict[tuple[Position | None, str, str], Problem] = {}
 
-    def add(self, pos: Position | None, path: str, message: str) -> None:
+    def add(
+        self,
+        pos: Position | None,
+        path: str,
+        message: str,
+        code: Code | None = None,
+        subject: str = "",
+    ) -> None:
         key = (pos, path, message)
         if key not in self._found:
-            self._found[key] = located(self.source, pos, path, message)
+            self._found[key] = located(self.source, pos, path, message, code, subject)
 
     def __iter__(self) -> Iterator[Problem]:
         return iter(list(self._found.values()))
