@@ -80,8 +80,9 @@ def answer(result: Result, created: dict | None = None) -> Response:
     if result.accepted:
         return Response(status_code=204)
     if result.outcome is Outcome.INVALID:
-        path = "" if result.problem is None else result.problem.path
-        return error(422, result.message, [request_problem(path, result.message)])
+        # The problem names the request's field (codec.with_field), or none: the body's.
+        problem = result.problem or request_problem("", result.message)
+        return error(422, result.message, [problem])
     return error(result.outcome.value, result.message)
 
 
