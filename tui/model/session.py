@@ -1,4 +1,6 @@
-"""Opening a file: a scenario (YAML) or a seed 001 script becomes a :class:`Session`.
+"""Opening a file: a scenario (YAML), a seed 001 script, or a crontab, manifest or timer
+(opened by :func:`cronlapse.sources.open_source`, as every front end opens one) becomes a
+:class:`Session`.
 
 A session is what the dashboard shows: a name, the tick-to-time clock if the file has one, and a
 :class:`~engine.play.history.History` to step through. A file that cannot run raises
