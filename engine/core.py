@@ -56,9 +56,11 @@ from engine.model.commands import (
     ScriptFailure,
     WorkerDown,
     WorkerUp,
+    refused,
 )
 from engine.model.limits import spec_problem
 from engine.model.policies import DispatchMode, Policy
+from engine.model.problems import Code, refusal
 from engine.model.records import (
     CancelReason,
     CatchUp,
@@ -198,7 +200,8 @@ class Engine(JournaledPart):
 
     def schedule(self, spec: JobSpec) -> Result:
         if spec.job_id in self.jobs:
-            return Result(Outcome.CONFLICT, message=f"job {spec.job_id!r} already exists")
+            message = f"job {spec.job_id!r} already exists"
+            return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "job_id")
         first = spec.schedule.first_at_or_after(self.now)
         problem = spec_problem(spec)
         if problem is None and first is None:
@@ -206,9 +209,10 @@ class Engine(JournaledPart):
         if problem is None and spec.depends_on:
             problem = self.dependencies.problem(spec)
         if problem is None and spec.pool is not None:
-            problem = pool_problem(dict(self.policy.pools), spec.pool)
+            unknown = pool_problem(dict(self.policy.pools), spec.pool)
+            problem = None if unknown is None else refusal(Code.UNKNOWN_POOL, unknown, "pool")
         if problem is not None:
-            return Result(Outcome.INVALID, message=problem)
+            return Result(Outcome.INVALID, None, problem)
         job = self.cursors.add(spec, first)
         self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
         if spec.deadline is not None:
@@ -228,9 +232,10 @@ class Engine(JournaledPart):
     def script_failure(self, job_id: str, attempt: int) -> Result:
         job = self.jobs.get(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {job_id!r}", "job_id")
         if attempt < 1:
-            return Result(Outcome.INVALID, message="attempt numbers start at 1")
+            message = "attempt numbers start at 1"
+            return refused(Outcome.INVALID, Code.OUT_OF_RANGE, message, "attempt")
         self.journal.touch(job)
         job.fail_attempts = job.fail_attempts | {attempt}
         return DONE
@@ -268,9 +273,8 @@ class Engine(JournaledPart):
     def advance(self, to: int) -> Result:
         """Process every tick in ``[now, to)`` where something can happen: O(events), not ticks."""
         if to < self.now:
-            return Result(
-                Outcome.INVALID, message=f"time {to} is before the current time {self.now}"
-            )
+            message = f"time {to} is before the current time {self.now}"
+            return refused(Outcome.INVALID, Code.BEFORE_NOW, message, "to")
         if not self._auto and not self.timers:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
             self.now = to
@@ -330,7 +334,7 @@ class Engine(JournaledPart):
         runs and events stay in the history."""
         job = self.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {job_id!r}", "job_id")
         return Result(Outcome.OK, job)
 
     def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:

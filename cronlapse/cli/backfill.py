@@ -13,12 +13,11 @@ import difflib
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from cronlapse.cli.playing import INVALID, load, past_the_end
+from cronlapse.cli.playing import INVALID, opened_scenario, past_the_end
 from engine.model import limits
 from engine.model.commands import BackfillJob
 from engine.play.history import History
 from engine.rules.backfill import BackfillError, plan
-from engine.scenario import Scenario
 from engine.schedules.clock import Clock
 from engine.schedules.targets import TargetError, parse_target
 
@@ -59,13 +58,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print the plan; 2 with one line on ``err`` for anything that does not name one."""
-    loaded = load(args.file, err)
-    if loaded is None:
+    opened = opened_scenario(args.file, "backfill", err)
+    if opened is None:
         return INVALID
-    if not isinstance(loaded, Scenario):
-        err.write(f"{args.file}: backfill reads a .yaml scenario, not a seed 001 script\n")
-        return INVALID
-    scenario = loaded
+    _, scenario = opened
     try:
         at = None if args.at is None else parse_target(args.at, 0, scenario.clock)
         first = parse_target(args.first, at or 0, scenario.clock)

@@ -7,8 +7,7 @@ import argparse
 from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker, Violation
-from cronlapse.cli.playing import INVALID, MISMATCH, load, plural, violation_lines
-from cronlapse.cli.stdin import read_once
+from cronlapse.cli.playing import INVALID, MISMATCH, load, plural, read_once, violation_lines
 from engine.scenario import Scenario, ScenarioInvalid, ScenarioRunner, ScriptRun, check_script
 from engine.scenario.runner import Failure
 
@@ -74,7 +73,7 @@ def _checked(
     try:
         failures, count = check_script(loaded)
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return None
     return loaded, failures, count, Checker(loaded.engine).violations()
 

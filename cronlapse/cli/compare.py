@@ -8,8 +8,8 @@ import argparse
 from typing import Any, TextIO
 
 from cronlapse.analyses.compare.futures import FIGURES, Threshold, compare, parse_threshold
-from cronlapse.cli.playing import INVALID, load, runner_for, tick
-from cronlapse.cli.stdin import STDIN, STDIN_NAME, read_once
+from cronlapse.cli.playing import INVALID, load, read_once, runner_for, tick
+from cronlapse.sources import STDIN, STDIN_NAME
 from engine.core import Engine
 from engine.scenario import Scenario
 

@@ -19,15 +19,12 @@ from cronlapse.analyses.explain import dst as explain_dst
 from cronlapse.analyses.explain import explain_run, plain
 from cronlapse.analyses.explain.dst import FIRST_YEAR, LAST_YEAR
 from cronlapse.analyses.explain.missed import MissedQuestionError, explain_missed, render
-from cronlapse.cli.playing import INVALID, Handler, load, past_the_end
-from cronlapse.cli.stdin import STDIN, scenario_text
-from cronlapse.importers.files import ImportProblems
-from cronlapse.importers.recognise import import_recognised
+from cronlapse.cli.playing import INVALID, Handler, opened_scenario, past_the_end
+from cronlapse.sources import is_script
 from engine.model.limits import CATCH_UP_WINDOW
 from engine.play.history import History
-from engine.scenario import Scenario, ScenarioInvalid, is_script
+from engine.scenario import Scenario, ScenarioInvalid
 from engine.scenario.errors import Problems
-from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import Node, parse_yaml
 from engine.schedules.calendar import ScheduleError, parse_schedule_expression
 from engine.schedules.clock import Clock, ClockError, parse_zone
@@ -113,11 +110,8 @@ def explain_run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
 
 
 def _scenario(path: str, err: TextIO) -> Scenario | None:
-    loaded = load(path, err)
-    if loaded is not None and not isinstance(loaded, Scenario):
-        err.write(f"{path}: explain reads a .yaml scenario, not a seed 001 script\n")
-        return None
-    return loaded
+    opened = opened_scenario(path, "explain", err)
+    return None if opened is None else opened[1]
 
 
 def _end(scenario: Scenario, history: History) -> int | None:
@@ -259,30 +253,25 @@ def explain_missed_command(args: argparse.Namespace, out: TextIO, err: TextIO) -
         err.write(f"{name}: {error}\n")
         return INVALID
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return INVALID
     out.write(render(answer))
     return 0
 
 
 def _tree(path: str, err: TextIO) -> tuple[Node, Scenario] | None:
-    """The file's parsed document (a crontab, manifest or timer imported first) and the scenario
-    it is as it stands; None after printing its problems."""
+    """The file's parsed document (a crontab, manifest or timer: the scenario its importer
+    writes) and the scenario it is as it stands; None after printing its problems. A script is
+    refused by its name, before it is read."""
+    command = "explain missed"
     if is_script(path):
-        err.write(f"{path}: explain missed reads a .yaml scenario, not a seed 001 script\n")
+        err.write(f"{path}: {command} reads a .yaml scenario, not a seed 001 script\n")
         return None
-    try:
-        imported = None if path == STDIN else import_recognised(path)
-        if imported is not None:
-            err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
-        text, source = (imported.text, path) if imported is not None else scenario_text(path)
-        tree = parse_yaml(text, Problems(source))
-        return tree, scenario_from_tree(tree, Problems(source))
-    except ImportProblems as problems:
-        err.writelines(f"{problem}\n" for problem in problems.problems)
-    except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
-    return None
+    opened = opened_scenario(path, command, err)
+    if opened is None:
+        return None
+    source, scenario = opened
+    return parse_yaml(source.text, Problems(source.source)), scenario
 
 
 def _outage(text: str, scenario: Scenario) -> tuple[int, int]:

@@ -11,23 +11,12 @@ Problems go to ``err`` as one line each, never a traceback.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from cronlapse.analyses.invariants import Violation
-from cronlapse.cli.stdin import STDIN, scenario_text
-from cronlapse.importers.files import ImportProblems
-from cronlapse.importers.recognise import import_recognised
-from engine.scenario import (
-    Scenario,
-    ScenarioInvalid,
-    ScenarioRunner,
-    ScriptRun,
-    is_script,
-    load_scenario,
-    parse_scenario,
-    run_script_file,
-)
+from cronlapse.sources import STDIN, Source, SourceInvalid, open_source
+from engine.scenario import Scenario, ScenarioRunner, ScriptRun
 from engine.scenario.schema import MAX_TICK
 
 INVALID = 2
@@ -70,24 +59,35 @@ def tick(text: str) -> int:
     return value
 
 
+def opened(path: str, err: TextIO) -> Source | None:
+    """The source at ``path`` (see :func:`cronlapse.sources.open_source`), after telling what an
+    importer could not bring in; None after printing its problems, one line each."""
+    try:
+        source = open_source(path)
+    except SourceInvalid as invalid:
+        err.writelines(f"{problem}\n" for problem in invalid.problems)
+        return None
+    err.writelines(f"{notice}\n" for notice in source.notices)
+    return source
+
+
 def load(path: str, err: TextIO) -> Scenario | ScriptRun | None:
     """The scenario or played script at ``path`` (a crontab, manifest or timer is imported;
     ``-`` is a scenario on standard input); None after printing its problems."""
-    try:
-        if path == STDIN:
-            return parse_scenario(*scenario_text(path))
-        imported = import_recognised(path)
-        if imported is not None:
-            err.writelines(f"not imported: {reason}\n" for reason in imported.skipped)
-            return imported.scenario
-        return run_script_file(path) if is_script(path) else load_scenario(path)
-    except ImportProblems as problems:
-        err.writelines(f"{problem}\n" for problem in problems.problems)
+    source = opened(path, err)
+    return None if source is None else source.played
+
+
+def opened_scenario(path: str, command: str, err: TextIO) -> tuple[Source, Scenario] | None:
+    """:func:`opened` and its scenario, for a command that reads scenarios only (``explain``,
+    ``backfill``, ``sweep``): a seed 001 script is refused in so many words."""
+    source = opened(path, err)
+    if source is None:
         return None
-    except ScenarioInvalid as invalid:
-        for error in invalid.errors:
-            err.write(f"{error}\n")
+    if source.scenario is None:
+        err.write(f"{path}: {command} reads a .yaml scenario, not a seed 001 script\n")
         return None
+    return source, source.scenario
 
 
 def runner_for(
@@ -113,6 +113,17 @@ def load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun 
         )
         return None
     return loaded
+
+
+def read_once(command: str, paths: Sequence[str], err: TextIO) -> bool:
+    """Whether ``-`` is among ``paths`` at most once; else, said as a usage error: a second
+    read of standard input finds it empty, and would call the scenario empty."""
+    if paths.count(STDIN) <= 1:
+        return True
+    err.write(
+        f"cronlapse {command}: - (standard input) may be given once: it can be read only once\n"
+    )
+    return False
 
 
 def violation_lines(source: str, found: list[Violation]) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from cronlapse.cli.stdin import STDIN, STDIN_NAME, stdin_bytes
+from cronlapse.sources import STDIN, STDIN_NAME
+from cronlapse.sources.stdin import stdin_bytes
 from engine.facades.script import execute_script
 from engine.scenario import ScenarioInvalid
 from engine.scenario.yaml_source import utf8_text
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{source}: cannot read: {error.strerror}\n")
         return 2
     except ScenarioInvalid as invalid:
-        err.writelines(f"{error}\n" for error in invalid.errors)
+        err.writelines(f"{error}\n" for error in invalid.problems)
         return 2
     if not any(line.strip() for line in lines):
         err.write(f"{source}:1:1: the script is empty: its first command must be INIT\n")

@@ -26,9 +26,7 @@ from cronlapse.analyses.sweep.metrics import DEFAULT_METRICS, MetricError, parse
 from cronlapse.analyses.sweep.plan import Variant, plan_tasks
 from cronlapse.analyses.sweep.summary import Row, summarise
 from cronlapse.analyses.sweep.target import Target, cheapest, parse_target
-from cronlapse.cli.playing import tick
-from cronlapse.cli.stdin import scenario_text
-from engine.scenario import ScenarioInvalid
+from cronlapse.cli.playing import opened_scenario, tick
 
 INVALID = 2
 NOT_MET = 1
@@ -83,13 +81,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        sweep = _Sweep.from_args(args)
+        sweep = _Sweep.from_args(args, err)
     except (VaryError, MetricError) as error:
         err.write(f"cronlapse sweep: {error}\n")
         return INVALID
-    except ScenarioInvalid as invalid:
-        for error in invalid.errors:
-            err.write(f"{error}\n")
+    if sweep is None:
         return INVALID
     for path in (args.csv, args.json):
         problem = _unwritable(path)
@@ -133,7 +129,10 @@ class _Sweep:
         self.tasks = tasks
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> _Sweep:
+    def from_args(cls, args: argparse.Namespace, err: TextIO) -> _Sweep | None:
+        """The sweep the options ask for; raises :class:`VaryError` or :class:`MetricError` for
+        an option that does not read, checked before the file is read; None after printing why
+        the file cannot be swept."""
         variations = [parse_variation(option) for option in args.vary]
         keys = [variation.key.text for variation in variations]
         if len(set(keys)) != len(keys):
@@ -148,9 +147,12 @@ class _Sweep:
             raise MetricError(f"--plot {args.plot}: not one of the metrics ({', '.join(metrics)})")
         if args.replicas < 1:
             raise VaryError(f"--replicas {args.replicas}: expected 1 or more")
-        text, source = scenario_text(args.file)
+        opened = opened_scenario(args.file, "sweep", err)
+        if opened is None:
+            return None
+        source, _ = opened
         variants, tasks = plan_tasks(
-            source, text, variations, args.replicas, tuple(metrics), args.until
+            source.source, source.text, variations, args.replicas, tuple(metrics), args.until
         )
         return cls(variations, tuple(metrics), target, variants, tasks)
 

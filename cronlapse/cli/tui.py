@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cronlapse.bundled import DEMO
-from cronlapse.cli.stdin import STDIN
+from cronlapse.sources import STDIN
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:

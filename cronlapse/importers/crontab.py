@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cronlapse.importers.files import ImportProblems, read_text
+from cronlapse.importers.files import ImportProblems, at, read_text
+from engine.model.problems import Problem
 from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
 from engine.schedules.clock import ClockError, parse_zone
 
@@ -109,7 +110,7 @@ def read_crontab(path: str, system: bool | None = None) -> Crontab:
 def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> Crontab:
     """The entries of a crontab's text (see the module docstring)."""
     crontab = Crontab(path, system)
-    problems: list[str] = []
+    problems: list[Problem] = []
     zone: str | None = None
     comments: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -150,7 +151,7 @@ def _entry(
     system: bool,
     zone: str | None,
     description: str | None,
-    problems: list[str],
+    problems: list[Problem],
     crontab: Crontab,
 ) -> CrontabEntry | None:
     tokens = raw.split()
@@ -162,10 +163,8 @@ def _entry(
     needed = time_fields + (2 if system else 1)
     if len(tokens) < needed:
         what = "the user and the command" if system else "a command"
-        problems.append(
-            f"{where}:{len(raw) + 1}: expected {time_fields} time field"
-            f"{'s' if time_fields > 1 else ''} then {what}"
-        )
+        fields = f"{time_fields} time field{'s' if time_fields > 1 else ''}"
+        problems.append(at(path, number, len(raw) + 1, f"expected {fields} then {what}"))
         return None
     expression = " ".join(tokens[:time_fields])
     try:
@@ -174,18 +173,20 @@ def _entry(
         cron = never.expression  # cron runs it never: the fleet lists it as not imported
     except ScheduleError as error:
         column = _column(raw, tokens, _field_index(error.field))
-        problems.append(f"{where}:{column}: {error}")
+        problems.append(at(path, number, column, str(error)))
         return None
     user = tokens[time_fields] if system else None
     command = _rest(raw, needed - 1)  # every token before the command
     return CrontabEntry(number, cron, command, zone, user, description, raw.strip())
 
 
-def _checked_zone(value: str, path: str, number: int, raw: str, problems: list[str]) -> str | None:
+def _checked_zone(
+    value: str, path: str, number: int, raw: str, problems: list[Problem]
+) -> str | None:
     try:
         parse_zone(value, "CRON_TZ")
     except ClockError as error:
-        problems.append(f"{path}:{number}:{raw.index('=') + 2}: {error}")
+        problems.append(at(path, number, raw.index("=") + 2, str(error)))
         return None
     return value
 

@@ -4,7 +4,7 @@ Cron, Kubernetes and systemd start every due run at once, with no limit on how m
 together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
 minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
 reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
-``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.importers.recognise`).
+``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.sources`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
-from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.files import ImportProblems, at
 from cronlapse.importers.kubernetes import CronJob, read_manifest
-from cronlapse.importers.scenario_text import Horizon, ImportedJob, job_lines, scenario_text
+from cronlapse.importers.scenario_text import (
+    Horizon,
+    ImportedJob,
+    Origin,
+    job_lines,
+    scenario_text,
+)
 from cronlapse.importers.systemd import Timer, TimerSchedule, read_timer
+from engine.model.problems import Problem
 from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
 from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
 
@@ -71,7 +78,7 @@ class _Fleet:
 def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> ImportedFleet:
     """The scenario for the files at ``paths``, all of ``kind`` (one of :data:`KINDS`); raises
     :class:`ImportProblems` with every problem of every file."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     fleet = _Fleet()
     files = paths
     if kind == "crontab":
@@ -117,22 +124,23 @@ def _load_problems(
     job_at = dict(zip(job_lines(text), jobs, strict=True))
     problems = []
     usage = False
-    for error in invalid.errors:
-        job = None if error.pos is None else job_at.get(error.pos.line)
+    for problem in invalid.problems:
+        job = None if problem.line is None else job_at.get(problem.line)
         if job is not None:
-            key = error.path.rpartition(".")[2]
-            problems.append(f"{job.origin}: cannot be simulated: {key}: {error.message}")
-        elif error.path == "clock.epoch":
-            problems.append(f"--from: {error.message}")
+            key = problem.path.rpartition(".")[2]
+            problems.append(job.origin.problem(f"cannot be simulated: {key}: {problem.message}"))
+        elif problem.path == "clock.epoch":
+            problems.append(at("--from", None, None, problem.message))
             usage = True
-        elif error.path == "clock.until":
-            problems.append(
-                f"--days: {options.days} days from {options.start} run past the year 9999: "
+        elif problem.path == "clock.until":
+            message = (
+                f"{options.days} days from {options.start} run past the year 9999: "
                 "expected fewer days or an earlier --from"
             )
+            problems.append(at("--days", None, None, message))
             usage = True
         else:
-            problems.append(f"the scenario it would write: {error}")
+            problems.append(at("the scenario it would write", None, None, str(problem)))
     return ImportProblems(problems, usage)
 
 
@@ -198,7 +206,7 @@ def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> Import
         comments.insert(0, entry.description)
     if entry.user is not None:
         comments.append(f"runs as {entry.user}")
-    origin = f"{crontab.path}:{entry.line}: {entry.source}"
+    origin = Origin(crontab.path, entry.line, entry.source)
     return ImportedJob(_program(entry.command), keys, tuple(comments), origin)
 
 
@@ -256,7 +264,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         *(_FORBID_NOTE if cronjob.concurrency == "Forbid" else ()),
         *cronjob.notes,
     ]
-    origin = f"{path}:{cronjob.line}: CronJob {cronjob.name}"
+    origin = Origin(path, cronjob.line, f"CronJob {cronjob.name}")
     return ImportedJob(cronjob.name, keys, tuple(comments), origin)
 
 
@@ -320,7 +328,7 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
         "overlap: Forbid: systemd does not start a unit that is still active",
         *timer.notes,
     ]
-    origin = f"{_where(triggers[0])}: {triggers[0].source}"
+    origin = Origin(triggers[0].path, triggers[0].line, triggers[0].source)
     fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from cronlapse.importers.files import ImportProblems, read_text
 from cronlapse.importers.robfig import every_minutes, robfig_expression
+from engine.model.problems import Problem
 from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence, parse_yaml_documents
 from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
@@ -100,28 +101,28 @@ def parse_manifest(text: str, path: str = "<manifest>") -> Manifest:
     try:
         documents = parse_yaml_documents(text, problems)
     except ScenarioInvalid as error:
-        raise ImportProblems([str(e) for e in error.errors]) from None
+        raise ImportProblems(error.problems) from None
     reader = _Reader(path)
     manifest = Manifest(path)
     for document in documents:
         reader.document(document, manifest)
-    messages = [str(e) for e in problems.errors] + reader.problems
-    if messages:
-        raise ImportProblems(messages)
+    found = [*problems, *reader.problems]
+    if found:
+        raise ImportProblems(found)
     return manifest
 
 
 class _Reader:
     def __init__(self, path: str) -> None:
         self.path = path
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
 
     def error(self, node: Node, message: str, field: str | None = None) -> None:
         """A problem at ``node``, about ``field`` (its path from the object, ``spec.schedule``)
         when there is one: a manifest repeats the same keys in every CronJob, so the line alone
         leaves the reader to work out which field was refused."""
-        where = f"{self.path}:{node.pos}: "
-        self.problems.append(where + (message if field is None else f"{field}: {message}"))
+        pos = node.pos
+        self.problems.append(Problem(self.path, pos.line, pos.column, field or "", message))
 
     def document(self, node: Node, manifest: Manifest) -> None:
         if not isinstance(node, Mapping):

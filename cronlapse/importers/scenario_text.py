@@ -12,10 +12,29 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from cronlapse.importers.files import at
+from engine.model.problems import Problem
 from engine.scenario.yaml_text import escaped, flow
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
 _JOB_LINE = "  - {id: "
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an imported job came from: a line of a file, and the setting written there."""
+
+    path: str
+    line: int
+    setting: str
+    """The entry or setting, as written (``30 2 * * * /bin/load``, ``CronJob nightly``)."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.setting}"
+
+    def problem(self, message: str) -> Problem:
+        """A problem of the job, at the line it came from."""
+        return at(self.path, self.line, None, f"{self.setting}: {message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +45,8 @@ class ImportedJob:
     """The scenario job's keys besides ``id``, in the order to write them."""
     comments: tuple[str, ...]
     """Lines to write above the job."""
-    origin: str
-    """``file:line: setting`` where it came from, for a problem the scenario finds in it."""
+    origin: Origin
+    """Where it came from, for a problem the scenario finds in it."""
 
 
 @dataclass(frozen=True, slots=True)

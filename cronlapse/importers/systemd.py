@@ -49,7 +49,7 @@ from cronlapse.importers.calendar_event import (
     parse_calendar_event,
 )
 from cronlapse.importers.drop_ins import find_drop_ins, note_drop_ins, read_drop_ins
-from cronlapse.importers.files import ImportProblems, read_text
+from cronlapse.importers.files import ImportProblems, at, read_text
 from cronlapse.importers.systemd_service import add_service
 from cronlapse.importers.unit_file import (
     Setting,
@@ -58,6 +58,7 @@ from cronlapse.importers.unit_file import (
     parse_unit,
     span_problem,
 )
+from engine.model.problems import Problem
 from engine.schedules.clock import ClockError, parse_zone
 
 FIRST_KEYS = ("OnBootSec", "OnStartupSec", "OnActiveSec")
@@ -124,10 +125,10 @@ class _Reader:
         self.path = path
         self.seed = seed
         self.duration = duration
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
 
     def error(self, setting: Setting, message: str, offset: int = 0) -> None:
-        self.problems.append(f"{setting.where(offset)}: {setting.key}=: {message}")
+        self.problems.append(setting.problem(message, offset))
 
     def timer(self, settings: list[Setting]) -> Timer:
         timer = Timer(Path(self.path).name.removesuffix(".timer"), self.path)
@@ -160,10 +161,8 @@ class _Reader:
         timer.schedules = [s for s in calendar if s.cron is not None]
         self.add_monotonic(timer, monotonic, calendar)
         if not timer.schedules and not timer.skipped and not self.problems:
-            self.problems.append(
-                f"{self.path}:1:1: expected OnCalendar= or OnBootSec=/OnActiveSec= in a [Timer] "
-                "section"
-            )
+            message = "expected OnCalendar= or OnBootSec=/OnActiveSec= in a [Timer] section"
+            self.problems.append(at(self.path, 1, 1, message))
         if self.problems:
             raise ImportProblems(self.problems)
         if delay is not None:

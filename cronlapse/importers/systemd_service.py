@@ -38,12 +38,8 @@ def add_service(timer: Timer, settings: list[Setting]) -> None:
     units = [s for s in settings if s.section == "Timer" and s.key == "Unit"]
     unit = units[-1] if units else None
     if unit is not None and unit.value and not _UNIT_NAME.fullmatch(unit.value):
-        raise ImportProblems(
-            [
-                f"{unit.where()}: Unit=: expected a unit name such as backup.service, "
-                f"got {unit.value!r}"
-            ]
-        )
+        message = f"expected a unit name such as backup.service, got {unit.value!r}"
+        raise ImportProblems([unit.problem(message)])
     path = Path(timer.path).with_name(
         unit.value if unit and unit.value else f"{timer.name}.service"
     )
@@ -108,5 +104,5 @@ def _add_limit(timer: Timer, name: str, service: list[Setting]) -> None:
     seconds = parse_timespan(limit.value)
     problem = span_problem(seconds)
     if seconds is None or problem is not None:
-        raise ImportProblems([f"{limit.where()}: {limit.key}=: {problem}"])
+        raise ImportProblems([limit.problem(str(problem))])
     timer.timeout_minutes = max(1, math.ceil(seconds / 60))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cronlapse.importers.files import ImportProblems
+from cronlapse.importers.files import ImportProblems, at
+from engine.model.problems import Problem
 
 _SECTION = re.compile(r"\[([^\[\]]+)\]")
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -44,14 +45,15 @@ class Setting:
     column: int
     """1-based column of the value."""
 
-    def where(self, offset: int = 0) -> str:
-        return f"{self.path}:{self.line}:{self.column + offset}"
+    def problem(self, message: str, offset: int = 0) -> Problem:
+        """A problem of this setting, at its value (``offset`` characters into it)."""
+        return at(self.path, self.line, self.column + offset, f"{self.key}=: {message}")
 
 
 def parse_unit(text: str, path: str) -> list[Setting]:
     """The settings of a unit file's text, in order; raises :class:`ImportProblems`."""
     settings: list[Setting] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     section: str | None = None
     lines = text.splitlines()
     number = 0
@@ -70,11 +72,12 @@ def parse_unit(text: str, path: str) -> list[Setting]:
             section = header[1]
             continue
         key, equals, value = raw.partition("=")
-        where = f"{path}:{start + 1}"
         if not equals or not _KEY.fullmatch(key.strip()):
-            problems.append(f"{where}:1: expected [Section], Key=value or a # comment")
+            message = "expected [Section], Key=value or a # comment"
+            problems.append(at(path, start + 1, 1, message))
         elif section is None:
-            problems.append(f"{where}:1: expected a [Section] header before the first setting")
+            message = "expected a [Section] header before the first setting"
+            problems.append(at(path, start + 1, 1, message))
         else:
             column = len(key) + 2 + len(value) - len(value.lstrip())
             settings.append(Setting(section, key.strip(), value.strip(), path, start + 1, column))

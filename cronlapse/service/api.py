@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
 from cronlapse.service.auth import Token
-from cronlapse.service.codec import InputInvalid, Problem, Refused
+from cronlapse.service.codec import InputInvalid, request_problem
 from cronlapse.service.config import Config
 from cronlapse.service.delivery.channels import unknown_targets
 from cronlapse.service.executors import AttemptKey, Executors
@@ -46,6 +46,7 @@ from cronlapse.service.running import running_launches
 from engine.model import limits
 from engine.model.commands import Outcome, Result
 from engine.model.digits import is_digits
+from engine.model.problems import Problem
 from engine.model.records import PRIORITY_LEVELS
 from engine.query.status_words import STATUSES
 from engine.scenario.errors import did_you_mean
@@ -79,8 +80,9 @@ def answer(result: Result, created: dict | None = None) -> Response:
     if result.accepted:
         return Response(status_code=204)
     if result.outcome is Outcome.INVALID:
-        path = result.path if isinstance(result, Refused) else ""
-        return error(422, result.message, [Problem(path, result.message)])
+        # The problem names the request's field (codec.with_field), or none: the body's.
+        problem = result.problem or request_problem("", result.message)
+        return error(422, result.message, [problem])
     return error(result.outcome.value, result.message)
 
 
@@ -177,19 +179,19 @@ class Routes:
         except TooLarge:
             return error(413, f"the body is larger than {MAX_BODY_BYTES // 1024} KiB")
         except BodyError as problem:
-            return error(422, problem.message, [Problem(problem.path, problem.message)])
+            return error(422, problem.message, [request_problem(problem.path, problem.message)])
 
     def unknown_run(self, body: dict) -> Response | None:
         """422 for an executor or a notification channel that the config does not define."""
         run = body.get("run")
         names = self.config.executors
         problems = [
-            Problem(path, message)
+            request_problem(path, message)
             for path, message in unknown_targets(body.get("notify"), self.config.channels)
         ]
         if isinstance(run, str) and run not in names:
             message = f"unknown executor {run!r}: expected one of {', '.join(sorted(names))}"
-            problems.insert(0, Problem("run", message))
+            problems.insert(0, request_problem("run", message))
         return error(422, "invalid request body", problems) if problems else None
 
     async def unrouted(self, request: Request, problem: Exception) -> Response:
@@ -232,7 +234,7 @@ class Routes:
         job_id = body["id"]
         if isinstance(job_id, str) and "/" in job_id:  # GET /job/a/b is another route
             message = f"{job_id[:40]!r} cannot be named in a URL: use no '/'"
-            return error(422, "invalid request body", [Problem("id", message)])
+            return error(422, "invalid request body", [request_problem("id", message)])
         # A bare number is an id as a file's ``id: 7`` is: the text "7" (Reader.identifier).
         return await self.submit("schedule", body, {"id": str(job_id)})
 
@@ -259,18 +261,20 @@ class Routes:
             return body
         if "job" in body or "id" in body:
             key = "job" if "job" in body else "id"
-            return error(422, "invalid request body", [Problem(key, "the job's id is in the URL")])
+            return error(
+                422, "invalid request body", [request_problem(key, "the job's id is in the URL")]
+            )
         if "cancel_next" in body:
             if body["cancel_next"] is not True:
                 message = f"expected true, got {json.dumps(body['cancel_next'])[:40]}"
-                return error(422, "invalid request body", [Problem("cancel_next", message)])
+                return error(422, "invalid request body", [request_problem("cancel_next", message)])
             if len(body) > 1:
                 message = "cancel_next goes alone: amend the job in another request"
-                return error(422, "invalid request body", [Problem("cancel_next", message)])
+                return error(422, "invalid request body", [request_problem("cancel_next", message)])
             return await self.submit("cancel", {"job": job_id})
         if not body:
             message = "expected at least one change, or cancel_next"
-            return error(422, "invalid request body", [Problem("", message)])
+            return error(422, "invalid request body", [request_problem("", message)])
         refused = self.unknown_run(body)
         if refused is not None:
             return refused
@@ -294,7 +298,7 @@ class Routes:
         problems = _unknown_parameters(query, ("status", "priority", "run", *_PAGING))
         status = query.get("status")
         if status is not None and status not in STATUSES:
-            problems.append(Problem("status", f"expected one of {', '.join(STATUSES)}"))
+            problems.append(request_problem("status", f"expected one of {', '.join(STATUSES)}"))
         priority = query.get("priority")
         wanted_priority = None
         if priority is not None:
@@ -304,12 +308,12 @@ class Routes:
                 if number is None or limits.PRIORITY.problem(number) is not None:
                     low, high = limits.PRIORITY.low, limits.PRIORITY.high
                     message = f"expected high, medium, low or a whole number from {low} to {high}"
-                    problems.append(Problem("priority", message))
+                    problems.append(request_problem("priority", message))
                 else:
                     wanted_priority = number
         run = query.get("run")
         if run is not None and NUL in run:
-            problems.append(Problem("run", NUL_REFUSED))
+            problems.append(request_problem("run", NUL_REFUSED))
         start, limit = _paging(query, problems)
         if problems:
             return error(422, "invalid query", problems)
@@ -413,7 +417,7 @@ _PAGING = ("cursor", "limit")
 def _unknown_parameters(query, known: tuple[str, ...]) -> list[Problem]:
     """A parameter a listing does not take: a misspelt filter would otherwise list everything."""
     return [
-        Problem(name, f"unknown query parameter{did_you_mean(name, known)}")
+        request_problem(name, f"unknown query parameter{did_you_mean(name, known)}")
         for name in dict.fromkeys(query.keys())
         if name not in known
     ]
@@ -423,9 +427,9 @@ def _paging(query, problems: list[Problem]) -> tuple[int, int]:
     """``cursor`` (an opaque position from a previous page's ``next``) and ``limit``."""
     cursor, limit = query.get("cursor", "0"), query.get("limit", "50")
     if not is_digits(cursor) or len(cursor) > 18:
-        problems.append(Problem("cursor", "expected the next value of a previous page"))
+        problems.append(request_problem("cursor", "expected the next value of a previous page"))
         cursor = "0"
     if not is_digits(limit) or not 1 <= int(limit[:6]) <= PAGE_LIMIT:
-        problems.append(Problem("limit", f"expected a whole number from 1 to {PAGE_LIMIT}"))
+        problems.append(request_problem("limit", f"expected a whole number from 1 to {PAGE_LIMIT}"))
         limit = "50"
     return int(cursor), int(limit)

@@ -24,35 +24,20 @@ of a notification ended (:mod:`cronlapse.service.delivery`), read here into the 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from cronlapse.service.json_nodes import to_node
-from engine.model.commands import (
-    MODIFIABLE_FIELDS,
-    Command,
-    ModifyJob,
-    Outcome,
-    ReportDelivery,
-    Result,
-    ScheduleJob,
-)
-from engine.model.limits import spec_problem
+from engine.model.commands import Command, ReportDelivery, Result, ScheduleJob
+from engine.model.problems import Code, Problem
 from engine.model.records import CatchUp
-from engine.parts.lifecycle import past_run_time
-from engine.rules.pools import pool_problem
 from engine.scenario.command_reader import CommandReader
 from engine.scenario.errors import Problems
-from engine.scenario.jobs import Definition, JobReader
+from engine.scenario.jobs import JobReader, dependency_node
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.schema import Reader
 from engine.scenario.vocabulary import VERBS
 from engine.schedules.clock import Clock
-
-if TYPE_CHECKING:
-    from engine.core import Engine
 
 SIMULATION_ONLY = ("duration", "fail", "hang", "failure_rate")
 """Job keys of scenarios that a real job has no use for."""
@@ -80,10 +65,13 @@ DELIVERY_FIELDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    path: str
-    message: str
+REQUEST = "request"
+"""The source of a request's problems: their path is the field's JSON path in the body."""
+
+
+def request_problem(path: str, message: str, code: Code | None = None) -> Problem:
+    """A problem of the request body's field at ``path`` (empty: the body as a whole)."""
+    return Problem(REQUEST, None, None, path, message, code)
 
 
 class InputInvalid(ValueError):
@@ -94,80 +82,41 @@ class InputInvalid(ValueError):
         self.problems = problems
 
 
-@dataclass(frozen=True, slots=True)
-class Refused(Result):
-    """The engine's refusal of an input, with the path of the field it concerns.
-
-    The engine's :class:`~engine.model.commands.Result` carries a message and no field: it judges
-    commands, not the JSON they were read from. The service holds both, so it names the field
-    (as the readers do: ``depends_on[1]``, ``pool``) and the 422 says which one is wrong. It is
-    a Result still, so whatever reads an outcome (the group commit, the export) reads it as
-    before."""
-
-    path: str = ""
-
-
-def with_field(
-    engine: Engine, command: Command, args: Mapping[str, object], result: Result
-) -> Result:
-    """``result``, as a :class:`Refused` naming its field when the engine refused a ``schedule``
-    for a dependency or a pool it does not know, or a ``modify`` of the schedule of a job that
-    others depend on.
-
-    The readers cannot refuse these: a dependency may be created by an earlier input of the
-    same commit, and the pools and a job's dependents are the engine's, so the engine judges
-    them when the input applies, after it is journaled. Which check refused is asked of the
-    engine's own checks again, not read from the message's wording: a refused command changes
-    nothing, so they answer as they did. (The engine's other refusals of a job's fields, its
-    limits and a run time already past, and on ``modify`` a field it cannot change, are the
-    readers' first: each reaches the engine only once the readers have passed it.)"""
-    if result.outcome is not Outcome.INVALID:
-        return result
-    if isinstance(command, ModifyJob):
-        path = _kept_schedule_path(engine, command, args)
-        return (
-            result if path is None else Refused(result.outcome, result.value, result.message, path)
-        )
-    if not isinstance(command, ScheduleJob):
-        return result
-    spec = command.spec
-    if spec.depends_on and engine.dependencies.problem(spec) == result.message:
-        unknown = next(name for name in spec.depends_on if name not in engine.jobs)
-        # The scenario check's own path for a dependency: its item in a list, else the key.
-        definition = Definition(spec.job_id, spec, engine.now, to_node(dict(args)), "")
-        path = definition.dependency_node(unknown)[1]
-    elif pool_problem(dict(engine.policy.pools), spec.pool) == result.message:
-        path = "pool"
-    else:
-        return result
-    return Refused(result.outcome, result.value, result.message, path)
-
-
 SCHEDULE_COMPANIONS = ("first", "timezone")
 """Schedule keys that go with a schedule (``every``, ``cron``...) rather than being one."""
 
 
-def _kept_schedule_path(
-    engine: Engine, command: ModifyJob, args: Mapping[str, object]
-) -> str | None:
-    """The schedule's key when the engine refused ``command`` because others depend on the
-    job (:meth:`engine.parts.lifecycle.Lifecycle.modify`); None when another check refused it.
+def with_field(command: Command, args: Mapping[str, object], result: Result) -> Result:
+    """``result``, its problem (if the engine refused ``command``) a problem of the request:
+    the field the engine names, as the JSON path of ``args`` that gave it.
 
-    That check is the last of the modify's INVALID ones and has no function of its own to ask
-    again: it refused when the change is the schedule's, the job has dependents, and each
-    check before it (a field it cannot change, the limits, a run time already past) passes."""
-    changes = dict(command.changes)
-    job = engine.jobs.get(command.job_id)
-    if job is None or not job.dependents or "schedule" not in changes:
-        return None
-    if set(changes) - MODIFIABLE_FIELDS:
-        return None
-    spec = dataclasses.replace(job.spec, **changes)
-    if spec_problem(spec) is not None or past_run_time(spec.schedule, engine.now) is not None:
-        return None
-    return next(
-        (key for key in SCHEDULE_KEYS if key in args and key not in SCHEDULE_COMPANIONS), None
+    The readers cannot refuse some inputs: a dependency may be created by an earlier input of
+    the same commit, and the pools and a job's dependents are the engine's, so the engine
+    judges them when the input applies, after it is journaled. Its problem's code and field
+    say which rule refused and what about; here they become the key (and the item of a list)
+    that a scenario's check would name. Other refusals name no field of the body: the engine's
+    limits, a run time already past and a field it cannot modify are the readers' first, so
+    they reach the engine only once the readers have passed them."""
+    problem = result.problem
+    if problem is None:
+        return result
+    path = _request_path(command, args, problem)
+    return Result(
+        result.outcome, result.value, request_problem(path, problem.message, problem.code)
     )
+
+
+def _request_path(command: Command, args: Mapping[str, object], problem: Problem) -> str:
+    """Where in ``args`` the field of the engine's ``problem`` was given; empty when the
+    engine's field is not one of the body's."""
+    if problem.code is Code.UNKNOWN_DEPENDENCY and isinstance(command, ScheduleJob):
+        return dependency_node(to_node(dict(args)), "", problem.subject)[1]
+    if problem.code is Code.UNKNOWN_POOL:
+        return "pool"
+    if problem.code is Code.DEPENDENTS_KEEP_SCHEDULE:
+        given = (key for key in SCHEDULE_KEYS if key in args and key not in SCHEDULE_COMPANIONS)
+        return next(given, "")
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,34 +136,36 @@ def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -
     problems: list[Problem] = []
     run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
     if run is not None and (not isinstance(run, str) or not run.strip()):
-        problems.append(Problem(RUN_KEY, "expected the name of an executor"))
+        problems.append(request_problem(RUN_KEY, "expected the name of an executor"))
     for key in SIMULATION_ONLY:
         if verb in ("schedule", "modify") and key in fields:
             message = f"{key} only means something in a simulation: a real job's attempts end "
-            problems.append(Problem(key, message + "when its executor reports"))
+            problems.append(request_problem(key, message + "when its executor reports"))
     if verb == "modify" and set(fields) == {"job"} and run is not None:
         if problems:
             raise InputInvalid(problems)
         return Decoded(None, run)  # type: ignore[arg-type]
-    found = Problems("request")
+    found = Problems(REQUEST)
     reader = Reader(found)
     defaults = SERVICE_DEFAULTS if verb == "schedule" else {}
     commands = CommandReader(reader, JobReader(reader, clock), dict(defaults))
     command = commands.command(VERBS[verb], to_node(fields), "", tick, lenient=True)
-    problems += [Problem(error.path, error.message) for error in found.errors]
+    problems += found
     if problems or command is None:
-        raise InputInvalid(problems or [Problem("", f"expected the arguments of {verb}")])
+        raise InputInvalid(problems or [request_problem("", f"expected the arguments of {verb}")])
     return Decoded(command, run)  # type: ignore[arg-type]
 
 
 def _read_delivery(args: Mapping[str, object]) -> Decoded:
     """A delivery report: exactly the key's fields and ``ok``, each of its type."""
     problems = [
-        Problem(name, f"expected a {kind.__name__}")
+        request_problem(name, f"expected a {kind.__name__}")
         for name, kind in DELIVERY_FIELDS.items()
         if type(args.get(name)) is not kind
     ]
-    problems += [Problem(name, "unknown key") for name in args if name not in DELIVERY_FIELDS]
+    problems += [
+        request_problem(name, "unknown key") for name in args if name not in DELIVERY_FIELDS
+    ]
     if problems:
         raise InputInvalid(problems)
     key = tuple(args[name] for name in DELIVERY_FIELDS if name != "ok")

@@ -27,11 +27,12 @@ import logging
 import psycopg
 from sqlalchemy import delete, func, insert
 
-from cronlapse.service.codec import InputInvalid, Problem, Refused
+from cronlapse.service.codec import InputInvalid, request_problem
 from cronlapse.service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, open_database, wake_up
 from cronlapse.service.migrations.v003_inbox import inbox
 from engine.model.commands import Outcome, Result
 from engine.model.digits import is_digits
+from engine.model.problems import Code
 
 log = logging.getLogger("cronlapse.serve")
 TAKE_SECONDS = 5.0
@@ -56,8 +57,11 @@ def encode_answer(value: Result | InputInvalid | BaseException) -> str:
     """The inbox row's answer: the engine's result, the readers' refusal, or a failure."""
     if isinstance(value, Result):
         answer: dict = {"outcome": value.outcome.name, "message": value.message}
-        if isinstance(value, Refused):
-            answer["path"] = value.path
+        problem = value.problem
+        if problem is not None and problem.path:
+            answer["path"] = problem.path
+        if problem is not None and problem.code is not None:
+            answer["code"] = problem.code.value
     elif isinstance(value, InputInvalid):
         answer = {"invalid": [{"path": p.path, "message": p.message} for p in value.problems]}
     else:
@@ -69,12 +73,14 @@ def decode_answer(text: str) -> Result:
     """The result an answer holds; raises :class:`InputInvalid` or :class:`Unanswered`."""
     answer = json.loads(text)
     if "invalid" in answer:
-        raise InputInvalid([Problem(p["path"], p["message"]) for p in answer["invalid"]])
+        raise InputInvalid([request_problem(p["path"], p["message"]) for p in answer["invalid"]])
     if "failed" in answer:
         raise Unanswered(503, f"the scheduler failed on the command: {answer['failed']}")
-    if "path" in answer:
-        return Refused(Outcome[answer["outcome"]], message=answer["message"], path=answer["path"])
-    return Result(Outcome[answer["outcome"]], message=answer["message"])
+    outcome = Outcome[answer["outcome"]]
+    if not answer["message"]:
+        return Result(outcome)
+    code = Code(answer["code"]) if "code" in answer else None
+    return Result(outcome, None, request_problem(answer.get("path", ""), answer["message"], code))
 
 
 class Inbox:

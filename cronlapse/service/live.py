@@ -44,10 +44,11 @@ from cronlapse.service.journal_store import JournalStore, Row
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.backoff import Backoff, BackoffKind, Jitter
-from engine.model.commands import Outcome, PauseJob, Result, ResumeJob
+from engine.model.commands import Outcome, PauseJob, Result, ResumeJob, refused
 from engine.model.digits import is_digits
 from engine.model.policies import CompletionMode, DeliveryMode, NotificationPolicy
 from engine.model.presets import seed_003_policy
+from engine.model.problems import Code
 from engine.parts.notifications import NotificationKey, NotificationState
 from engine.play.ticks import Phase, TickDriver, TimedCommand
 
@@ -378,10 +379,11 @@ class LiveService:
                 driver.reach(tick, _PHASE)
                 job = self.engine.jobs.get(str(args["job"]))
                 ok = job is not None and not job.deleted
-                result = _OK if ok else Result(Outcome.NOT_FOUND, message=f"no job {args['job']!r}")
+                message = f"no job {args['job']!r}"
+                result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
             else:
                 result = driver.apply(TimedCommand(tick, _PHASE, decoded.command))
-                result = with_field(self.engine, decoded.command, args, result)
+                result = with_field(decoded.command, args, result)
             if result.accepted:
                 self._record(verb, args, decoded)
         self._consume_events()

@@ -36,6 +36,7 @@ from engine.model.policies import (
     DoomedSubmission,
     Policy,
 )
+from engine.model.problems import Problem
 from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import Phase, TickDriver, TimedCommand
 from engine.schedules.kinds import Once
@@ -71,12 +72,17 @@ class ScriptError(Exception):
 class ScriptResult:
     output: list[str] = field(default_factory=list)
     """What the protocol prints on standard output."""
-    errors: list[str] = field(default_factory=list)
-    """One ``line N: what is wrong`` per rejected line, for standard error."""
+    problems: list[Problem] = field(default_factory=list)
+    """One per rejected line, at its line (column 1: a line is rejected as a whole)."""
+
+    @property
+    def errors(self) -> list[str]:
+        """What the protocol prints on standard error: ``line N: what is wrong`` per problem."""
+        return [f"line {problem.line}: {problem.message}" for problem in self.problems]
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.errors else 0
+        return 1 if self.problems else 0
 
 
 def _integer(tokens: list[str], index: int, name: str, minimum: int | None = None) -> int:
@@ -183,7 +189,7 @@ class ScriptSession:
                 raise ScriptError("INIT missing: the first command must be INIT")
             handler(tokens)
         except ScriptError as error:
-            self.result.errors.append(f"line {number}: {error}")
+            self.result.problems.append(Problem("", number, 1, "", str(error)))
 
     @property
     def commands(self) -> list[TimedCommand]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from enum import Enum
 
 from engine.model.limits import DEFAULT_BACKFILL_RUNS
+from engine.model.problems import Code, Problem, refusal
 from engine.model.records import BackfillOrder, CatchUp, JobSpec
 from engine.model.values import value
 
@@ -38,13 +39,29 @@ microsecond (the enum metaclass's ``__getattr__`` hook), and every command asks 
 
 @value
 class Result:
+    """A command's answer: its outcome, what it made (a job's id, a dispatch's assignments),
+    and for a refused command the :class:`~engine.model.problems.Problem` that says why."""
+
     outcome: Outcome
     value: object = None
-    message: str = ""
+    problem: Problem | None = None
 
     @property
     def accepted(self) -> bool:
         return self.outcome in _ACCEPTED
+
+    @property
+    def message(self) -> str:
+        """Why the command was refused, for people; empty when it was not."""
+        return "" if self.problem is None else self.problem.message
+
+
+def refused(
+    outcome: Outcome, code: Code, message: str, path: str = "", subject: str = ""
+) -> Result:
+    """The answer of a command the engine refuses: ``outcome`` (not found, conflict, invalid)
+    and the problem, with its code and the field it concerns."""
+    return Result(outcome, None, refusal(code, message, path, subject))
 
 
 DONE = Result(Outcome.OK)

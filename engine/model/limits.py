@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.model.problems import Code, Problem, refusal
 from engine.model.records import JobSpec
 
 MAX_DURATION = 10**12
@@ -101,8 +102,9 @@ LIMITS: dict[str, Limit] = {
 """The limited job fields by the name a file and the command line give them."""
 
 
-def spec_problem(spec: JobSpec) -> str | None:
-    """What is wrong with a job definition, as ``field: what was expected``, or None."""
+def spec_problem(spec: JobSpec) -> Problem | None:
+    """What is wrong with a job definition (the first field past its limit, its message
+    ``field: what was expected``), or None."""
     if _plainly_valid(spec):
         return None
     fields: list[tuple[str, Limit, object]] = [
@@ -132,7 +134,7 @@ def spec_problem(spec: JobSpec) -> str | None:
     for name, limit, value in fields:
         problem = limit.problem(value)
         if problem is not None:
-            return f"{name}: {problem}"
+            return refusal(Code.OUT_OF_RANGE, f"{name}: {problem}", name)
     return None
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.commands import DONE, Outcome, Result
+from engine.model.commands import DONE, Outcome, Result, refused
 from engine.model.policies import CompletionMode, OnTimeout
+from engine.model.problems import Code
 from engine.model.records import (
     Attempt,
     AttemptOutcome,
@@ -80,12 +81,11 @@ class Attempts:
         occurrence = self._engine.occurrences.get((job_id, scheduled))
         running = occurrence.running_attempt if occurrence is not None else None
         if running is None:
-            return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} has no running attempt")
+            message = f"{job_id}@{scheduled} has no running attempt"
+            return refused(Outcome.CONFLICT, Code.NO_RUNNING_ATTEMPT, message, "scheduled")
         if running.number != attempt:
-            return Result(
-                Outcome.CONFLICT,
-                message=f"{job_id}@{scheduled} runs attempt {running.number}, not {attempt}",
-            )
+            message = f"{job_id}@{scheduled} runs attempt {running.number}, not {attempt}"
+            return refused(Outcome.CONFLICT, Code.WRONG_ATTEMPT, message, "attempt")
         assert occurrence is not None
         outcome = AttemptOutcome.SUCCEEDED if succeeded else AttemptOutcome.FAILED
         self.end(occurrence, running, outcome)

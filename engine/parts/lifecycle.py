@@ -30,9 +30,10 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.commands import MODIFIABLE_FIELDS, Outcome, Result
+from engine.model.commands import MODIFIABLE_FIELDS, Outcome, Result, refused
 from engine.model.limits import spec_problem
 from engine.model.policies import DispatchOrder, RunningJobChanges
+from engine.model.problems import Code, Problem, refusal
 from engine.model.records import (
     CancelledRange,
     CancelReason,
@@ -53,14 +54,25 @@ S = OccurrenceState
 _CANCELLABLE = frozenset({S.SCHEDULED, S.BLOCKED, S.QUEUED, S.RETRY_PENDING})
 
 
-def past_run_time(schedule: Schedule, now: int) -> str | None:
+def past_run_time(schedule: Schedule, now: int) -> Problem | None:
     """Why a schedule is refused at ``now``: it has no run left, so it would be accepted and
     never run. A recurring schedule that began in the past is fine: it runs from now on."""
     if schedule.first_at_or_after(now) is not None:
         return None
     if isinstance(schedule, Once):
-        return f"run time {schedule.at} is before the current time {now}"
-    return f"{schedule.describe()} has no run at or after the current time {now}"
+        message = f"run time {schedule.at} is before the current time {now}"
+    else:
+        message = f"{schedule.describe()} has no run at or after the current time {now}"
+    return refusal(Code.PAST_RUN_TIME, message, "schedule")
+
+
+def _no_job(job_id: str) -> Result:
+    return refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {job_id!r}", "job_id")
+
+
+def _attempt_running(job_id: str) -> Result:
+    message = f"{job_id} has a running attempt"
+    return refused(Outcome.CONFLICT, Code.ATTEMPT_RUNNING, message, "job_id")
 
 
 class Lifecycle:
@@ -73,24 +85,26 @@ class Lifecycle:
         engine = self._engine
         job = engine.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return _no_job(job_id)
         if job.doomed_by is not None:
             message = f"{job_id} can never run: it was cancelled because {job.doomed_by} failed"
-            return Result(Outcome.CONFLICT, message=message)
+            return refused(Outcome.CONFLICT, Code.JOB_DOOMED, message, "job_id")
         if self._refuses_change(job):
-            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+            return _attempt_running(job_id)
         unknown = sorted(set(changes) - MODIFIABLE_FIELDS)
         if unknown:
             allowed = ", ".join(sorted(MODIFIABLE_FIELDS))
-            return Result(Outcome.INVALID, message=f"cannot modify {unknown[0]}; can: {allowed}")
+            message = f"cannot modify {unknown[0]}; can: {allowed}"
+            return refused(Outcome.INVALID, Code.NOT_MODIFIABLE, message, unknown[0])
         spec = dataclasses.replace(job.spec, **changes)
         problem = spec_problem(spec)
         if problem is None and "schedule" in changes:
             problem = past_run_time(spec.schedule, engine.now)
         if problem is None and job.dependents and "schedule" in changes:
-            problem = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
+            message = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
+            problem = refusal(Code.DEPENDENTS_KEEP_SCHEDULE, message, "schedule")
         if problem is not None:
-            return Result(Outcome.INVALID, message=problem)
+            return Result(Outcome.INVALID, None, problem)
         if "priority" in changes and engine.policy.order is not DispatchOrder.FIFO:
             self._materialise_backlog(job)
         engine.journal.touch(job)
@@ -114,20 +128,21 @@ class Lifecycle:
         engine = self._engine
         job = engine.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return _no_job(job_id)
         if scheduled is None:
             if self._refuses_change(job):
-                return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+                return _attempt_running(job_id)
             scheduled = self._next_cancellable(job)
             if scheduled is None:
-                return Result(Outcome.NOT_FOUND, message=f"{job_id} has no occurrence to cancel")
+                message = f"{job_id} has no occurrence to cancel"
+                return refused(Outcome.NOT_FOUND, Code.NOTHING_TO_CANCEL, message)
         state = engine.occurrence_state(job_id, scheduled)
         if state is None:
-            return Result(
-                Outcome.NOT_FOUND, message=f"{scheduled} is not an occurrence of {job_id}"
-            )
+            message = f"{scheduled} is not an occurrence of {job_id}"
+            return refused(Outcome.NOT_FOUND, Code.UNKNOWN_RUN, message, "scheduled")
         if state not in _CANCELLABLE:
-            return Result(Outcome.CONFLICT, message=f"{job_id}@{scheduled} is {state.value}")
+            message = f"{job_id}@{scheduled} is {state.value}"
+            return refused(Outcome.CONFLICT, Code.RUN_NOT_CANCELLABLE, message, "scheduled")
         self._cancel_run(job, scheduled, state, CancelReason.USER)
         return Result(Outcome.OK, scheduled)
 
@@ -157,9 +172,9 @@ class Lifecycle:
         engine = self._engine
         job = engine.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return _no_job(job_id)
         if self._runs(job):
-            return Result(Outcome.CONFLICT, message=f"{job_id} has a running attempt")
+            return _attempt_running(job_id)
         if job.backfill is not None:
             engine.journal.touch(job)
             job.backfill = None  # its runs are cancelled below; it creates no more
@@ -177,9 +192,10 @@ class Lifecycle:
         engine = self._engine
         job = engine.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return _no_job(job_id)
         if job.paused_through is not None:
-            return Result(Outcome.CONFLICT, message=f"{job_id} is already paused")
+            message = f"{job_id} is already paused"
+            return refused(Outcome.CONFLICT, Code.ALREADY_PAUSED, message, "job_id")
         engine.journal.touch(job)
         job.paused_through = engine.cursors.created_through
         engine.log.add(ev.JobPaused, engine.now, job_id)
@@ -189,10 +205,10 @@ class Lifecycle:
         engine = self._engine
         job = engine.cursors.live(job_id)
         if job is None:
-            return Result(Outcome.NOT_FOUND, message=f"no job {job_id!r}")
+            return _no_job(job_id)
         paused_through = job.paused_through
         if paused_through is None:
-            return Result(Outcome.CONFLICT, message=f"{job_id} is not paused")
+            return refused(Outcome.CONFLICT, Code.NOT_PAUSED, f"{job_id} is not paused", "job_id")
         mode = catch_up or job.spec.catch_up
         engine.journal.touch(job)
         job.paused_through = None

@@ -19,9 +19,10 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.commands import Outcome, Result
+from engine.model.commands import Outcome, Result, refused
 from engine.model.journaled import BOOKKEEPING, IDENTITY, journaled
 from engine.model.policies import DeliveryMode
+from engine.model.problems import Code
 from engine.model.records import Channel, NotifyOn, Occurrence
 from engine.parts.timers import TimerKind
 from engine.rewind.journal import JournaledPart
@@ -127,17 +128,20 @@ class Outbox(JournaledPart):
         """End the due try of ``key`` as its deliverer reports (reported delivery only)."""
         engine = self._engine
         if engine.policy.notifications.delivery is not DeliveryMode.REPORTED:
-            return Result(Outcome.CONFLICT, message="delivery is simulated: tries are not reported")
+            message = "delivery is simulated: tries are not reported"
+            return refused(Outcome.CONFLICT, Code.DELIVERY_SIMULATED, message)
         notification = self.records.get(key)
         if notification is None:
-            return Result(Outcome.NOT_FOUND, message=f"no notification {key!r}")
+            message = f"no notification {key!r}"
+            return refused(Outcome.NOT_FOUND, Code.UNKNOWN_NOTIFICATION, message, "key")
         if notification.state is not NotificationState.PENDING:
             state = notification.state.value.lower()
-            return Result(Outcome.CONFLICT, message=f"the notification is already {state}")
+            message = f"the notification is already {state}"
+            return refused(Outcome.CONFLICT, Code.NOTIFICATION_SETTLED, message, "key")
         assert notification.next_try is not None
         if notification.next_try > engine.now:
             message = f"the notification's next try is not due before tick {notification.next_try}"
-            return Result(Outcome.CONFLICT, message=message)
+            return refused(Outcome.CONFLICT, Code.TRY_NOT_DUE, message, "key")
         tries = notification.tries + 1
         self._end_try(notification, delivered, random.Random(f"{key!r}/{tries}"))
         return Result(Outcome.OK)

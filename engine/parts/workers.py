@@ -10,14 +10,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.commands import Outcome, Result
+from engine.model.commands import Outcome, Result, refused
 from engine.model.ordering import java_order_key
 from engine.model.policies import WorkerPool
+from engine.model.problems import Code
 from engine.model.records import Worker
 from engine.rewind.journal import JournaledPart
 
 if TYPE_CHECKING:
     from engine.core import Engine
+
+
+def _no_worker(worker_id: str) -> Result:
+    message = f"no worker {worker_id!r}"
+    return refused(Outcome.NOT_FOUND, Code.UNKNOWN_WORKER, message, "worker_id")
 
 
 class Workforce(JournaledPart):
@@ -37,7 +43,8 @@ class Workforce(JournaledPart):
     def register(self, worker_id: str) -> Result:
         engine = self._engine
         if worker_id in self.workers:
-            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already registered")
+            message = f"worker {worker_id!r} is already registered"
+            return refused(Outcome.CONFLICT, Code.WORKER_EXISTS, message, "worker_id")
         key = java_order_key(worker_id)
         generation = engine.journal.generation
         self.workers[worker_id] = Worker(
@@ -56,9 +63,10 @@ class Workforce(JournaledPart):
         engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
-            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+            return _no_worker(worker_id)
         if worker.down:
-            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already down")
+            message = f"worker {worker_id!r} is already down"
+            return refused(Outcome.CONFLICT, Code.WORKER_ALREADY_DOWN, message, "worker_id")
         engine.journal.touch(worker)
         worker.down = True
         worker.draining = False
@@ -72,9 +80,10 @@ class Workforce(JournaledPart):
         engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
-            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+            return _no_worker(worker_id)
         if not worker.down and not worker.draining:
-            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is already up")
+            message = f"worker {worker_id!r} is already up"
+            return refused(Outcome.CONFLICT, Code.WORKER_ALREADY_UP, message, "worker_id")
         engine.journal.touch(worker)
         worker.down = False
         worker.draining = False
@@ -88,9 +97,10 @@ class Workforce(JournaledPart):
         engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
-            return Result(Outcome.NOT_FOUND, message=f"no worker {worker_id!r}")
+            return _no_worker(worker_id)
         if worker.down or worker.draining:
-            return Result(Outcome.CONFLICT, message=f"worker {worker_id!r} is not up")
+            message = f"worker {worker_id!r} is not up"
+            return refused(Outcome.CONFLICT, Code.WORKER_NOT_UP, message, "worker_id")
         engine.log.add(ev.WorkerDrainStarted, engine.now, worker_id)
         self.idle.discard(worker_id, worker.order_key)
         engine.journal.touch(worker)

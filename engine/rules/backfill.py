@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.commands import BackfillJob, Outcome, Result
+from engine.model.commands import BackfillJob, Outcome, Result, refused
 from engine.model.limits import BACKFILL_RUNS
+from engine.model.problems import Code
 from engine.model.records import Backfill, BackfillOrder, Job, OccurrenceState
 from engine.rules.run_dependencies import Verdict
 from engine.schedules.kinds import Once
@@ -45,11 +46,11 @@ class Plan:
 
 
 class BackfillError(ValueError):
-    """A backfill that cannot start; ``outcome`` is the command's answer."""
+    """A backfill that cannot start: the command's answer, with the problem that says why."""
 
-    def __init__(self, outcome: Outcome, message: str) -> None:
+    def __init__(self, outcome: Outcome, code: Code, message: str, path: str = "") -> None:
         super().__init__(message)
-        self.outcome = outcome
+        self.result = refused(outcome, code, message, path)
 
 
 def plan(engine: Engine, command: BackfillJob) -> Plan:
@@ -62,8 +63,10 @@ def plan(engine: Engine, command: BackfillJob) -> Plan:
         if len(create) + len(exist) == command.max_runs:
             raise BackfillError(
                 Outcome.INVALID,
+                Code.TOO_MANY_RUNS,
                 f"the backfill of {job.job_id} from {command.first} to {command.last} has more "
                 f"than {command.max_runs:,} runs (max_runs): narrow the range or raise max_runs",
+                "max_runs",
             )
         (exist if exists(engine, job, tick) else create).append(tick)
         tick = job.first_fire(tick + 1)
@@ -80,27 +83,31 @@ def exists(engine: Engine, job: Job, tick: int) -> bool:
 def _job(engine: Engine, command: BackfillJob) -> Job:
     job = engine.cursors.live(command.job_id)
     if job is None:
-        raise BackfillError(Outcome.NOT_FOUND, f"no job {command.job_id!r}")
-    problem = None
+        raise BackfillError(
+            Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {command.job_id!r}", "job_id"
+        )
+    invalid = Outcome.INVALID
     if isinstance(job.spec.schedule, Once):
-        problem = f"{job.job_id} runs once: a backfill covers a recurring job's logical times"
-    elif command.last < command.first:
-        problem = f"to: {command.last} is before from: {command.first}"
-    elif command.last > engine.now:
-        problem = (
+        message = f"{job.job_id} runs once: a backfill covers a recurring job's logical times"
+        raise BackfillError(invalid, Code.RUNS_ONCE, message, "job_id")
+    if command.last < command.first:
+        message = f"to: {command.last} is before from: {command.first}"
+        raise BackfillError(invalid, Code.RANGE_REVERSED, message, "last")
+    if command.last > engine.now:
+        message = (
             f"to: {command.last} is after now ({engine.now}): a backfill covers logical times "
             "that have passed"
         )
-    elif BACKFILL_RUNS.problem(command.max_runs) is not None:
-        problem = f"max_runs: {BACKFILL_RUNS.problem(command.max_runs)}"
-    if problem is not None:
-        raise BackfillError(Outcome.INVALID, problem)
+        raise BackfillError(invalid, Code.RANGE_NOT_PAST, message, "last")
+    too_many = BACKFILL_RUNS.problem(command.max_runs)
+    if too_many is not None:
+        raise BackfillError(invalid, Code.OUT_OF_RANGE, f"max_runs: {too_many}", "max_runs")
     if job.backfill is not None:
-        raise BackfillError(Outcome.CONFLICT, f"{job.job_id} has a backfill under way")
+        message = f"{job.job_id} has a backfill under way"
+        raise BackfillError(Outcome.CONFLICT, Code.BACKFILL_UNDER_WAY, message, "job_id")
     if job.unmet_dependencies:
-        raise BackfillError(
-            Outcome.CONFLICT, f"{job.job_id} waits for the one-time jobs it depends on"
-        )
+        message = f"{job.job_id} waits for the one-time jobs it depends on"
+        raise BackfillError(Outcome.CONFLICT, Code.DEPENDENCIES_UNMET, message, "job_id")
     return job
 
 
@@ -115,7 +122,7 @@ class Backfills:
         try:
             planned = plan(engine, command)
         except BackfillError as error:
-            return Result(error.outcome, message=str(error))
+            return error.result
         job = engine.jobs[command.job_id]
         order = command.order
         engine.log.add(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine.model import events as ev
 from engine.model.policies import DoomedSubmission
+from engine.model.problems import Code, Problem, refusal
 from engine.model.records import CancelReason, Job, JobSpec, Occurrence, OccurrenceState
 from engine.schedules.kinds import Once
 
@@ -31,12 +32,13 @@ class Dependencies:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    def problem(self, spec: JobSpec) -> str | None:
-        """Why ``spec``'s dependencies cannot be accepted, or None."""
+    def problem(self, spec: JobSpec) -> Problem | None:
+        """Why ``spec``'s dependencies cannot be accepted (the first it does not know), or None."""
         jobs = self._engine.jobs
         for dependency_id in spec.depends_on:
             if dependency_id not in jobs:
-                return f"unknown dependency {dependency_id!r}"
+                message = f"unknown dependency {dependency_id!r}"
+                return refusal(Code.UNKNOWN_DEPENDENCY, message, "depends_on", dependency_id)
         return None
 
     def link(self, job: Job) -> str | None:

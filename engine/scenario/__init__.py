@@ -7,10 +7,10 @@ order and collects the :class:`Failure` of every answer or expectation that does
 """
 
 from engine.scenario.checks import Expectation, Mismatch, StatusQuery
-from engine.scenario.errors import Position, ScenarioError, ScenarioInvalid
+from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.model import Scenario, TimelineEntry
 from engine.scenario.runner import Failure, Rejection, ScenarioRunner
-from engine.scenario.script import ScriptRun, check_script, is_script, run_script_file
+from engine.scenario.script import ScriptRun, check_script, run_script_file
 from engine.scenario.validate import load_scenario, parse_scenario
 
 __all__ = [
@@ -20,14 +20,12 @@ __all__ = [
     "Position",
     "Rejection",
     "Scenario",
-    "ScenarioError",
     "ScenarioInvalid",
     "ScenarioRunner",
     "ScriptRun",
     "StatusQuery",
     "TimelineEntry",
     "check_script",
-    "is_script",
     "load_scenario",
     "parse_scenario",
     "run_script_file",

@@ -1,14 +1,18 @@
 """Errors that point at the line: every problem in a scenario file names where it is and why.
 
 A scenario is validated completely before anything runs, and every problem found is kept, so a
-user fixes a file in one pass instead of one error per run.
+user fixes a file in one pass instead of one error per run. Each is a
+:class:`~engine.model.problems.Problem` (``file:line:column: key.path: message``), the one type
+every refusal in cronlapse has.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from engine.model.problems import Code, Problem
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -22,52 +26,56 @@ class Position:
         return f"{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class ScenarioError:
-    """One problem: ``file:line:column: key.path: what was expected``."""
-
-    source: str
-    pos: Position | None
-    path: str
-    """The key path, e.g. ``jobs[2].daily``; empty for problems of the file as a whole."""
-    message: str
-
-    def __str__(self) -> str:
-        where = self.source if self.pos is None else f"{self.source}:{self.pos}"
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+def located(
+    source: str,
+    pos: Position | None,
+    path: str,
+    message: str,
+    code: Code | None = None,
+    subject: str = "",
+) -> Problem:
+    """The problem at ``pos`` of ``source`` (None: of the file as a whole)."""
+    line, column = (None, None) if pos is None else (pos.line, pos.column)
+    return Problem(source, line, column, path, message, code, subject)
 
 
 class ScenarioInvalid(Exception):
-    """A file that must not run; ``errors`` holds every problem found, in file order."""
+    """A file that must not run; ``problems`` holds every problem found, in file order."""
 
-    def __init__(self, errors: Iterable[ScenarioError]) -> None:
-        self.errors = sorted(errors, key=lambda e: e.pos or Position(0, 0))
-        super().__init__("\n".join(str(error) for error in self.errors))
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = sorted(problems, key=lambda problem: problem.order)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
 
 
 class Problems:
-    """Collects the errors of one file; identical ones (a generated job repeating its template's
-    mistake 2,000 times) are kept once."""
+    """Collects the problems of one file; identical ones (a generated job repeating its
+    template's mistake 2,000 times) are kept once."""
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self._errors: dict[tuple[Position | None, str, str], ScenarioError] = {}
+        self._found: dict[tuple[Position | None, str, str], Problem] = {}
 
-    def add(self, pos: Position | None, path: str, message: str) -> None:
-        self._errors.setdefault(
-            (pos, path, message), ScenarioError(self.source, pos, path, message)
-        )
+    def add(
+        self,
+        pos: Position | None,
+        path: str,
+        message: str,
+        code: Code | None = None,
+        subject: str = "",
+    ) -> None:
+        key = (pos, path, message)
+        if key not in self._found:
+            self._found[key] = located(self.source, pos, path, message, code, subject)
 
-    @property
-    def errors(self) -> list[ScenarioError]:
-        return list(self._errors.values())
+    def __iter__(self) -> Iterator[Problem]:
+        return iter(list(self._found.values()))
 
     def __bool__(self) -> bool:
-        return bool(self._errors)
+        return bool(self._found)
 
     def raise_if_any(self) -> None:
-        if self._errors:
-            raise ScenarioInvalid(self._errors.values())
+        if self._found:
+            raise ScenarioInvalid(self._found.values())
 
 
 KEY_SYNONYMS: dict[str, tuple[str, ...]] = {

@@ -95,13 +95,19 @@ class Definition:
 
     def dependency_node(self, name: str) -> tuple[Node, str]:
         """The node and key path of ``name`` in this job's ``depends_on``."""
-        path = path_key(self.path, "depends_on")
-        dependencies = _value(self.node, "depends_on")
-        if isinstance(dependencies, Sequence):
-            for index, item in enumerate(dependencies.items):
-                if isinstance(item, Scalar) and item.text == name:
-                    return item, path_index(path, index)
-        return dependencies, path
+        return dependency_node(self.node, self.path, name)
+
+
+def dependency_node(job: Node, path: str, name: str) -> tuple[Node, str]:
+    """The node and key path of ``name`` in the ``depends_on`` of the job at ``job`` (whose
+    key path is ``path``): its item in a list, else the key itself (``depends_on: a, b``)."""
+    path = path_key(path, "depends_on")
+    dependencies = _value(job, "depends_on")
+    if isinstance(dependencies, Sequence):
+        for index, item in enumerate(dependencies.items):
+            if isinstance(item, Scalar) and item.text == name:
+                return item, path_index(path, index)
+    return dependencies, path
 
 
 def _value(node: Node, key: str) -> Node:

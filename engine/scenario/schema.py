@@ -13,6 +13,7 @@ from collections.abc import Collection
 from collections.abc import Mapping as MappingType
 from typing import TypeVar
 
+from engine.model.problems import Code
 from engine.scenario.errors import Problems, did_you_mean_key, one_of, path_index, path_key
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 
@@ -80,7 +81,9 @@ class Reader:
             message = f"unknown key {key.text!r}{hint}"
             if not hint:
                 message += f": expected {one_of(sorted(keys))}"
-            self.problems.add(key.pos, path_key(path, key.text), message)
+            self.problems.add(
+                key.pos, path_key(path, key.text), message, Code.UNKNOWN_KEY, key.text
+            )
         for key in required:
             if key not in entries:
                 self.error(node, path, f"missing required key {key!r}")

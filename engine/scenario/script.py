@@ -1,4 +1,5 @@
-"""Seed 001 command scripts (``.txt``) as the second input format of run, check and export.
+"""Seed 001 command scripts as the second input format of run, check and export (a ``.txt``
+file: :mod:`cronlapse.sources` tells them from scenarios).
 
 A script runs through :mod:`engine.facades.script`, so it gives the same engine and the same
 output lines as ``cronlapse script``. A rejected line makes the file invalid (nothing is
@@ -9,22 +10,18 @@ sibling ``NAME.expected`` file, line by line, when there is one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import zip_longest
 
 from engine.core import Engine
 from engine.facades.script import ScriptSession
+from engine.model.problems import Problem
 from engine.scenario.checks import Mismatch
-from engine.scenario.errors import Position, Problems
+from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.runner import Failure
 from engine.scenario.yaml_source import read_text
 
-SCRIPT_SUFFIX = ".txt"
 EXPECTED_SUFFIX = ".expected"
-
-
-def is_script(path: str) -> bool:
-    return path.lower().endswith(SCRIPT_SUFFIX)
 
 
 def expected_path(path: str) -> str:
@@ -34,27 +31,34 @@ def expected_path(path: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ScriptRun:
-    """A script played to its end: its output lines and the engine it drove."""
+    """A script played to its end by the protocol's session, which holds its output lines, the
+    engine it drove, and the commands it applied (what a history replays)."""
 
     source: str
-    output: tuple[str, ...]
-    engine: Engine
+    session: ScriptSession
+
+    @property
+    def output(self) -> tuple[str, ...]:
+        return tuple(self.session.result.output)
+
+    @property
+    def engine(self) -> Engine:
+        engine = self.session.engine
+        assert engine is not None  # run_script_file refuses a script without INIT
+        return engine
 
 
 def run_script_file(path: str) -> ScriptRun:
     """Play the script at ``path``; :class:`ScenarioInvalid` lists every rejected line."""
     session = ScriptSession()
-    problems = Problems(path)
     for number, line in enumerate(read_text(path).splitlines(), start=1):
-        before = len(session.result.errors)
         session.feed(number, line)
-        for error in session.result.errors[before:]:
-            problems.add(Position(number, 1), "", error.removeprefix(f"line {number}: "))
+    problems = [replace(problem, source=path) for problem in session.result.problems]
     if session.engine is None and not problems:
-        problems.add(Position(1, 1), "", "the script is empty: its first command must be INIT")
-    problems.raise_if_any()
-    assert session.engine is not None
-    return ScriptRun(path, tuple(session.result.output), session.engine)
+        problems = [Problem(path, 1, 1, "", "the script is empty: its first command must be INIT")]
+    if problems:
+        raise ScenarioInvalid(problems)
+    return ScriptRun(path, session)
 
 
 def check_script(run: ScriptRun) -> tuple[list[Failure], int]:

@@ -378,7 +378,7 @@ def read_words(
     commands = CommandReader(reader, JobReader(reader, clock), {}, zones)
     action = commands.command(verb, words_node(verb, words), "", now, lenient=True)
     if problems:
-        first = problems.errors[0]
+        first = next(iter(problems))
         if not first.path:
             raise CommandLineError(f"{first.message}: expected {verb.usage}")
         raise CommandLineError(f"{first.path}: {first.message}")

@@ -32,11 +32,12 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
+from engine.model.problems import Problem
 from engine.scenario.errors import (
     Position,
     Problems,
-    ScenarioError,
     ScenarioInvalid,
+    located,
     path_index,
     path_key,
 )
@@ -218,7 +219,7 @@ def read_text(path: str) -> str:
 
 def unreadable(source: str, error: OSError) -> ScenarioInvalid:
     """``SOURCE: cannot read: WHY``, the one wording of every command for a file it cannot read."""
-    return ScenarioInvalid([ScenarioError(source, None, "", f"cannot read: {error.strerror}")])
+    return ScenarioInvalid([located(source, None, "", f"cannot read: {error.strerror}")])
 
 
 def limited_text(data: bytes, source: str, what: str, size: int = 0) -> str:
@@ -227,7 +228,7 @@ def limited_text(data: bytes, source: str, what: str, size: int = 0) -> str:
     or not UTF-8, so that a file and standard input are held to the same rules."""
     if max(size, len(data)) > MAX_BYTES:
         message = f"{what} is larger than {MAX_BYTES // (1024 * 1024)} MB: too large for a scenario"
-        raise ScenarioInvalid([ScenarioError(source, None, "", message)])
+        raise ScenarioInvalid([located(source, None, "", message)])
     return utf8_text(data, source)
 
 
@@ -241,7 +242,7 @@ def utf8_text(data: bytes, source: str) -> str:
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         message = f"not UTF-8 text: byte 0x{data[error.start]:02x} cannot be decoded"
         pos = Position(line, column)
-        raise ScenarioInvalid([ScenarioError(source, pos, "", message)]) from None
+        raise ScenarioInvalid([located(source, pos, "", message)]) from None
 
 
 def parse_yaml(text: str, problems: Problems) -> Node:
@@ -254,7 +255,7 @@ def parse_yaml(text: str, problems: Problems) -> Node:
     roots = _compose(text, problems, single=True)
     if roots[0] is None:
         problems.add(Position(1, 1), "", "the file is empty: expected a mapping with 'scenario:'")
-        raise ScenarioInvalid(problems.errors)
+        raise ScenarioInvalid(problems)
     return roots[0]
 
 
@@ -268,13 +269,13 @@ def _compose(text: str, problems: Problems, single: bool) -> list[Node | None]:
     source = problems.source
     if len(text) > MAX_BYTES:
         message = f"the text is longer than {MAX_BYTES:,} characters: too large for a scenario"
-        raise ScenarioInvalid([ScenarioError(source, None, "", message)])
+        raise ScenarioInvalid([located(source, None, "", message)])
     try:
         Reader(text)  # checks every character, before any parsing
     except yaml.reader.ReaderError as error:
         pos = _offset_position(text, error.position)
         message = f"character #x{error.character:04x} is not allowed in YAML"
-        raise ScenarioInvalid([ScenarioError(source, pos, "", message)]) from None
+        raise ScenarioInvalid([located(source, pos, "", message)]) from None
     for loader_type in _LOADERS:
         loader = loader_type(text)
         try:
@@ -282,7 +283,7 @@ def _compose(text: str, problems: Problems, single: bool) -> list[Node | None]:
             break
         except _TooLarge as error:
             raise ScenarioInvalid(
-                [ScenarioError(source, _position(error.mark), "", str(error))]
+                [located(source, _position(error.mark), "", str(error))]
             ) from None
         except yaml.MarkedYAMLError as error:
             if loader_type is _LOADERS[-1]:
@@ -304,13 +305,13 @@ def _nodes(loader: _GuardedComposer, single: bool) -> list[yaml.Node | None]:
     return nodes
 
 
-def _syntax_error(error: yaml.MarkedYAMLError, source: str) -> ScenarioError:
+def _syntax_error(error: yaml.MarkedYAMLError, source: str) -> Problem:
     mark = error.problem_mark or error.context_mark
     problem = error.problem or "invalid YAML"
     if error.context and error.context_mark is not None and error.context_mark is not mark:
         problem = f"{problem} ({error.context} at line {error.context_mark.line + 1})"
     pos = _position(mark) if mark is not None else None
-    return ScenarioError(source, pos, "", f"YAML syntax error: {problem}")
+    return located(source, pos, "", f"YAML syntax error: {problem}")
 
 
 def _offset_position(text: str, offset: int) -> Position:

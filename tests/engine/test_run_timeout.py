@@ -97,7 +97,8 @@ def test_each_run_of_a_recurring_job_has_its_own_limit() -> None:
 
 
 def test_a_run_timeout_outside_its_limits_is_refused() -> None:
-    assert spec_problem(JobSpec("x", Once(0), run_timeout=0)) == (
+    problem = spec_problem(JobSpec("x", Once(0), run_timeout=0))
+    assert problem is not None and problem.message == (
         "run_timeout: expected a whole number from 1 to 1000000000000, got the number 0"
     )
     assert spec_problem(JobSpec("x", Once(0), run_timeout=1)) is None

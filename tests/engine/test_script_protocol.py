@@ -925,3 +925,17 @@ def test_cli_clean_script_exits_zero(tmp_path: Path) -> None:
     proc = _cli(["-"], stdin=path.read_text())
     assert proc.stdout.splitlines() == ["OK a", "START a 0", "DONE a 1", "IDLE"]
     assert proc.returncode == 0
+
+
+def test_a_rejected_line_is_a_problem_at_its_line() -> None:
+    """The protocol prints ``line N: ...``; a front end gets the line as a number, not a text to
+    parse back (the dashboard points at it, ``run`` names it ``FILE:N:1``)."""
+    result = execute_script(["INIT 2 3", "SUBMIT A 1 x 1 0", "TICK 1", "JUMP"])
+    assert [(p.line, p.column, p.message) for p in result.problems] == [
+        (2, 1, "duration must be an integer, got 'x'"),
+        (4, 1, "unknown command 'JUMP'"),
+    ]
+    assert result.errors == [
+        "line 2: duration must be an integer, got 'x'",
+        "line 4: unknown command 'JUMP'",
+    ]

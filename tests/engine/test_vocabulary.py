@@ -69,7 +69,7 @@ def yaml_problem(command: str) -> str:
     would say it: ``key: message``."""
     with pytest.raises(ScenarioInvalid) as caught:
         load(command)
-    error = caught.value.errors[0]
+    error = caught.value.problems[0]
     assert re.fullmatch(r"s\.yaml:\d+:\d+", str(error).split(": ")[0])
     key = error.path.removeprefix("timeline[0].").partition(".")[2]
     return f"{key}: {error.message}" if key else error.message
@@ -202,7 +202,9 @@ def test_the_engine_refuses_a_spec_beyond_its_limits_with_the_readers_message() 
     spec = JobSpec("x", Once(0), priority=2**31)
     result = engine.schedule(spec)
     assert result.outcome is Outcome.INVALID and "x" not in engine.jobs
-    assert result.message == spec_problem(spec) == f"priority: {PRIORITY.problem(2**31)}"
+    problem = spec_problem(spec)
+    assert problem is not None
+    assert result.message == problem.message == f"priority: {PRIORITY.problem(2**31)}"
     assert engine.apply(ScheduleJob(JobSpec("y", Once(0)))).accepted
     refused = engine.apply(ModifyJob.of("y", duration=0))
     assert refused.outcome is Outcome.INVALID and refused.message.startswith("duration: expected")

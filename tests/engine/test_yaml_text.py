@@ -28,7 +28,7 @@ def _plain(node: Node) -> object:
 def _read(text: str) -> object:
     problems = Problems("written.yaml")
     value = _plain(parse_yaml(f"value: {text}\n", problems))
-    assert not problems, problems.errors
+    assert not problems, list(problems)
     return value
 
 

@@ -90,7 +90,7 @@ def test_the_output_names_where_each_job_came_from() -> None:
 def test_a_bad_line_names_its_place_and_what_was_expected(text: str, problem: str) -> None:
     with pytest.raises(ImportProblems) as caught:
         parse_crontab(text, "f")
-    assert caught.value.problems[0].startswith(problem)
+    assert str(caught.value.problems[0]).startswith(problem)
 
 
 def test_a_system_line_without_a_command_is_refused() -> None:

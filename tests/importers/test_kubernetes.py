@@ -182,7 +182,7 @@ HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
 def test_a_bad_manifest_names_the_place_and_what_was_expected(text: str, problem: str) -> None:
     with pytest.raises(ImportProblems) as caught:
         parse_manifest(text, "m")
-    assert caught.value.problems[0].startswith(problem), caught.value.problems
+    assert str(caught.value.problems[0]).startswith(problem), caught.value.problems
 
 
 def test_a_binary_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
@@ -202,7 +202,7 @@ def test_every_problem_of_a_cronjob_names_its_field() -> None:
     )
     with pytest.raises(ImportProblems) as caught:
         parse_manifest(text, "m")
-    fields = [problem.split(": ")[1] for problem in caught.value.problems]
+    fields = [str(problem).split(": ")[1] for problem in caught.value.problems]
     assert fields == [
         "apiVersion",
         "metadata.namespace",
@@ -364,7 +364,7 @@ def test_what_kubernetes_refuses_is_refused(schedule: str, problem: str) -> None
     with pytest.raises(ImportProblems) as caught:
         parse_manifest(cronjob(f"schedule: '{schedule}'"), "m")
     (found,) = caught.value.problems
-    assert found.startswith("m:4:18: spec.schedule: " + problem), found
+    assert str(found).startswith("m:4:18: spec.schedule: " + problem), found
 
 
 @pytest.mark.parametrize(("every", "minutes"), [("2h", 120), ("1h30m", 90), ("90m0.5s", 90)])
@@ -400,7 +400,7 @@ def test_suspend_reads_yaml_1_1_booleans_as_the_api_server_does(
 def test_a_quoted_yes_is_a_string_and_refused() -> None:
     with pytest.raises(ImportProblems) as caught:
         parse_manifest(cronjob("schedule: '@daily', suspend: 'yes'"), "m")
-    assert caught.value.problems[0].startswith("m:4:37: spec.suspend: expected true or false")
+    assert str(caught.value.problems[0]).startswith("m:4:37: spec.suspend: expected true or false")
 
 
 # --------------------------------------------------------------------------- pod-level keys

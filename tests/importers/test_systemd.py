@@ -184,7 +184,7 @@ def test_a_timer_in_another_zone_fires_at_its_local_time(tmp_path: Path) -> None
 def test_a_bad_timer_names_its_place_and_what_was_expected(text: str, problem: str) -> None:
     with pytest.raises(ImportProblems) as caught:
         parse_timer(text, "t")
-    assert caught.value.problems[0].startswith(problem), caught.value.problems
+    assert str(caught.value.problems[0]).startswith(problem), caught.value.problems
 
 
 def test_a_bad_service_is_reported_at_its_own_place(tmp_path: Path) -> None:

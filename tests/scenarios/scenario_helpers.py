@@ -18,4 +18,4 @@ def problems(text: str) -> list[str]:
     """Every error of an invalid scenario, as printed."""
     with pytest.raises(ScenarioInvalid) as caught:
         scenario(text)
-    return [str(error) for error in caught.value.errors]
+    return [str(error) for error in caught.value.problems]

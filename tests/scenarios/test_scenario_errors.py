@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scenario_helpers import problems
 
+from engine.model.problems import Code
 from engine.scenario import ScenarioInvalid, parse_scenario
 
 CASES = [
@@ -697,7 +698,7 @@ def _errors(lines: list[str]) -> set[str]:
     try:
         parse_scenario(text, "s.yaml")
     except ScenarioInvalid as invalid:
-        return {str(error) for error in invalid.errors}
+        return {str(error) for error in invalid.problems}
     return set()
 
 
@@ -751,3 +752,16 @@ def test_every_synonym_names_keys_that_exist() -> None:
         for key in value
     }
     assert {key for meant in KEY_SYNONYMS.values() for key in meant} <= keys
+
+
+def test_an_unknown_key_is_told_apart_by_its_code_and_names_the_key() -> None:
+    """A sweep refuses to vary a key the scenario cannot take: it asks the problem's code and
+    subject, not its wording (which carries a suggestion that may change)."""
+    with pytest.raises(ScenarioInvalid) as caught:
+        parse_scenario("scenario: x\nworkers: [w]\njobs:\n  - {id: a, at: 5, colour: red}\n")
+    (problem,) = caught.value.problems
+    assert (problem.code, problem.subject, problem.path) == (
+        Code.UNKNOWN_KEY,
+        "colour",
+        "jobs[0].colour",
+    )

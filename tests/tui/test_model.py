@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tui_helpers import small_session
 
 from engine import run_script
 from engine.core import Engine
-from engine.facades.script import event_line
+from engine.facades.script import event_line, execute_script
 from engine.model.commands import (
     CancelOccurrence,
     Command,
@@ -37,6 +40,7 @@ from tui.model.rows import (
     worker_rows,
 )
 from tui.model.script import script_run
+from tui.model.session import LoadFailed, load_session
 
 
 def _models(engine_ref):
@@ -178,7 +182,7 @@ STATUS C
 def test_a_script_replays_as_the_protocol_runs_it() -> None:
     """The adapter's timeline, replayed by history, gives the events the protocol printed."""
     run = script_run(SCRIPT.splitlines())
-    assert not run.errors
+    assert not execute_script(SCRIPT.splitlines()).problems
     history = History(run.new_engine, run.timeline, run.until)
     navigator = Navigator(history)
     navigator.seek(run.until - 1)
@@ -188,9 +192,13 @@ def test_a_script_replays_as_the_protocol_runs_it() -> None:
     assert sorted(printed) == sorted(expected)
 
 
-def test_a_scripts_rejected_lines_are_reported_with_their_numbers() -> None:
-    run = script_run(["INIT 2 3", "SUBMIT A x 1 1 0", "TICK 2"])
-    assert run.errors == ("line 2: priority must be an integer, got 'x'",)
+def test_a_scripts_rejected_lines_are_reported_with_their_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("INIT 2 3\nSUBMIT A x 1 1 0\nTICK 2\n")
+    with pytest.raises(LoadFailed) as caught:
+        load_session(path)
+    problems = [(p.line, p.message) for p in caught.value.problems]
+    assert problems == [(2, "priority must be an integer, got 'x'")]
 
 
 lifecycle = st.lists(

@@ -27,9 +27,6 @@ class ScriptRun:
     until: int
     clock: int
     """Where the protocol's clock ended: it processed every tick before this one."""
-    errors: tuple[str, ...]
-    """``line N: what is wrong`` for every rejected line, as ``cronlapse script`` prints them."""
-    output: tuple[str, ...]
 
 
 def script_run(lines: Sequence[str]) -> ScriptRun:
@@ -37,6 +34,11 @@ def script_run(lines: Sequence[str]) -> ScriptRun:
     session = ScriptSession()
     for number, line in enumerate(lines, start=1):
         session.feed(number, line)
+    return replay(session)
+
+
+def replay(session: ScriptSession) -> ScriptRun:
+    """What a protocol session that has played its script amounts to, for a history."""
     final = session.engine.now if session.engine is not None else 0
     last_command = max((timed.tick for timed in session.commands), default=0)
     chosen = session.policy or Policy()
@@ -45,6 +47,4 @@ def script_run(lines: Sequence[str]) -> ScriptRun:
         timeline=tuple(session.commands),
         until=max(final - 1, last_command, 0),
         clock=final,
-        errors=tuple(session.result.errors),
-        output=tuple(session.result.output),
     )

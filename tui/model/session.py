@@ -1,4 +1,6 @@
-"""Opening a file: a scenario (YAML) or a seed 001 script becomes a :class:`Session`.
+"""Opening a file: a scenario (YAML), a seed 001 script, or a crontab, manifest or timer
+(opened by :func:`cronlapse.sources.open_source`, as every front end opens one) becomes a
+:class:`Session`.
 
 A session is what the dashboard shows: a name, the tick-to-time clock if the file has one, and a
 :class:`~engine.play.history.History` to step through. A file that cannot run raises
@@ -9,40 +11,21 @@ nothing a file contains escapes as another exception.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cronlapse.sources import Source, SourceInvalid, open_source
 from engine.core import Engine
-from engine.model.digits import is_digits
+from engine.model.problems import Problem
 from engine.play.history import History
 from engine.play.ticks import TimedCommand
+from engine.scenario import Scenario, ScenarioRunner
 from engine.schedules.clock import Clock
-from tui.model.script import script_run
+from tui.model.script import replay
 
 DAY = 86_400
 """Seconds in a day: an open-ended run's horizon grows by a day of ticks."""
-SCRIPT_SUFFIXES = (".txt",)
-"""Files read as seed 001 scripts (as ``cronlapse run`` reads them); others are YAML scenarios."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One reason a file cannot run, where it is known."""
-
-    source: str
-    line: int | None
-    column: int | None
-    path: str
-    """The key path in the scenario (``jobs[2].every``), or empty."""
-    message: str
-
-    def __str__(self) -> str:
-        where = self.source
-        if self.line is not None:
-            where += f":{self.line}:{self.column or 1}"
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
 class LoadFailed(Exception):
@@ -118,102 +101,42 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
 
 
 def load_session(path: str | Path) -> Session:
-    """The session for the file at ``path``; :class:`LoadFailed` if it cannot run."""
+    """The session for the file at ``path`` (opened as every front end opens one: a scenario, a
+    seed 001 script, or an imported crontab, manifest or timer); :class:`LoadFailed` if it
+    cannot run. The dashboard never reads standard input: ``-`` is a file of that name."""
     path = Path(path)
     source = str(path)
     try:
-        if path.suffix.lower() in SCRIPT_SUFFIXES:
-            return _load_script(path, source)
-        return _load_scenario(path, source)
-    except LoadFailed:
-        raise
+        return _session(open_source(path, stdin=False), path)
+    except SourceInvalid as invalid:
+        raise LoadFailed(source, invalid.problems) from None
     except Exception as error:  # a loader bug must not take the dashboard down with it
         problem = Problem(source, None, None, "", f"cannot load: {type(error).__name__}: {error}")
         raise LoadFailed(source, [problem]) from error
 
 
-def _load_scenario(path: Path, source: str) -> Session:
-    from cronlapse.importers.files import ImportProblems
-    from cronlapse.importers.recognise import import_recognised
-    from engine.scenario.errors import ScenarioInvalid
-    from engine.scenario.validate import load_scenario
-
-    try:
-        imported = import_recognised(source)  # a crontab, a manifest or a timer
-        scenario = load_scenario(source) if imported is None else imported.scenario
-    except ImportProblems as problems:
-        raise LoadFailed(source, [_import_problem(p) for p in problems.problems]) from None
-    except ScenarioInvalid as invalid:
-        problems = [
-            Problem(
-                error.source,
-                error.pos.line if error.pos is not None else None,
-                error.pos.column if error.pos is not None else None,
-                error.path,
-                error.message,
-            )
-            for error in invalid.errors
-        ]
-        raise LoadFailed(source, problems) from None
+def _session(source: Source, path: Path) -> Session:
+    """What the dashboard shows of an opened source."""
+    if source.script is not None:
+        run = replay(source.script.session)
+        history = History(run.new_engine, run.timeline, run.until)
+        return Session(source.name, history, path, "script")
+    scenario = source.scenario
+    assert scenario is not None  # a source that is no script is a scenario
     until = scenario.until
     if until is None and not scenario.endless:
         until = _headless_end(scenario)
     history = new_history(scenario.new_engine, scenario.commands, until, scenario.clock)
-    name = scenario.name or path.stem
-    notices = () if imported is None else tuple(f"not imported: {r}" for r in imported.skipped)
-    return Session(name, history, path, "scenario", scenario.clock, scenario.description, notices)
+    return Session(
+        source.name, history, path, "scenario", scenario.clock, scenario.description, source.notices
+    )
 
 
-def _import_problem(problem: str) -> Problem:
-    """An importer's ``file:line:column: message`` (or ``file:line: message``) as a positioned
-    problem."""
-    match = re.fullmatch(r"(.*?):(\d+)(?::(\d+))?: (.*)", problem, re.DOTALL)
-    if match is None:
-        source, _, message = problem.partition(": ")
-        return Problem(source, None, None, "", message)
-    column = None if match[3] is None else int(match[3])
-    return Problem(match[1], int(match[2]), column, "", match[4])
-
-
-def _headless_end(scenario) -> int:
+def _headless_end(scenario: Scenario) -> int:
     """Where ``cronlapse run`` ends a scenario that has no ``until`` and runs out of work: its
     last timeline or ``expect`` tick, or where the engine goes idle, whichever is later. The
     dashboard ends there too (stopping at the last event would leave out an ``expect`` tick
     after it, and the two would disagree on the run's last tick)."""
-    from engine.scenario.runner import ScenarioRunner
-
     runner = ScenarioRunner(scenario)
     runner.run()
     return max(runner.processed, 0)
-
-
-def _load_script(path: Path, source: str) -> Session:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise LoadFailed(
-            source, [Problem(source, None, None, "", f"cannot read: {error.strerror}")]
-        ) from None
-    except UnicodeDecodeError as error:
-        message = f"not UTF-8 text ({error.reason})"
-        raise LoadFailed(source, [Problem(source, None, None, "", message)]) from None
-    run = script_run(text.splitlines())
-    # As `cronlapse run` does, a rejected line makes the script invalid: show why, run nothing.
-    problems = [_script_problem(source, error) for error in run.errors]
-    if not run.timeline and not problems:
-        problems = [
-            Problem(source, 1, 1, "", "the script is empty: its first command must be INIT")
-        ]
-    if problems:
-        raise LoadFailed(source, problems)
-    history = History(run.new_engine, run.timeline, run.until)
-    return Session(path.stem, history, path, "script")
-
-
-def _script_problem(source: str, error: str) -> Problem:
-    """``line N: message`` from the protocol as a positioned problem."""
-    head, _, message = error.partition(": ")
-    number = head.removeprefix("line ")
-    if is_digits(number):
-        return Problem(source, int(number), 1, "", message)
-    return Problem(source, None, None, "", error)

@@ -25,9 +25,8 @@ from cronlapse.analyses.sweep.metrics import DEFAULT_METRICS, MetricError, parse
 from cronlapse.analyses.sweep.plan import plan_tasks
 from cronlapse.analyses.sweep.summary import Row, summarise
 from cronlapse.analyses.sweep.target import Target, cheapest, parse_target
+from cronlapse.sources import SourceInvalid, open_source
 from engine.model.digits import is_digits
-from engine.scenario import ScenarioInvalid
-from engine.scenario.yaml_source import read_text
 
 
 class SweepProblem(ValueError):
@@ -61,12 +60,15 @@ class SweepRun:
         self._on_finish = on_finish
         variations, metrics, target, replicas = _read_words(words)
         try:
+            source = open_source(path, stdin=False)
+            if source.scenario is None:
+                raise SweepProblem(f"{path}: sweep reads a .yaml scenario, not a seed 001 script")
             self._variants, self._tasks = plan_tasks(
-                str(path), read_text(str(path)), variations, replicas, metrics
+                source.source, source.text, variations, replicas, metrics
             )
-        except ScenarioInvalid as invalid:
-            raise SweepProblem(str(invalid.errors[0])) from None
-        except (VaryError, OSError) as error:
+        except SourceInvalid as invalid:
+            raise SweepProblem(str(invalid.problems[0])) from None
+        except VaryError as error:
             raise SweepProblem(str(error)) from None
         self.keys = tuple(variation.key.text for variation in variations)
         self.metrics = metrics

@@ -16,7 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.model.session import LoadFailed, Problem
+from engine.model.problems import Problem
+from tui.model.session import LoadFailed
 
 
 def _source_lines(path: str) -> list[str]:

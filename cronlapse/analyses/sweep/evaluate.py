@@ -14,7 +14,8 @@ from cronlapse.analyses.latency.attribution import latency_report
 from cronlapse.analyses.sweep.apply import set_value
 from cronlapse.analyses.sweep.keys import SEED_KEY, KeyPath, Value, VaryError
 from cronlapse.analyses.sweep.metrics import parse_metric
-from engine.scenario.errors import Problems, ScenarioError, ScenarioInvalid
+from engine.model.problems import Problem
+from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.runner import ScenarioRunner
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import parse_yaml
@@ -49,17 +50,17 @@ def evaluate(task: Task) -> Outcome:
     try:
         return Outcome(task.variant, task.replica, _measure(task))
     except ScenarioInvalid as invalid:
-        return Outcome(task.variant, task.replica, error="; ".join(map(_where, invalid.errors)))
+        return Outcome(task.variant, task.replica, error="; ".join(map(_where, invalid.problems)))
     except VaryError as error:
         return Outcome(task.variant, task.replica, error=str(error))
     except Exception as error:  # a crash is one failed row, never a stopped sweep
         return Outcome(task.variant, task.replica, error=f"{type(error).__name__}: {error}")
 
 
-def _where(error: ScenarioError) -> str:
+def _where(problem: Problem) -> str:
     """A problem without the file's name, which every row shares: ``line:column: path: why``."""
-    where = f"{error.pos}: " if error.pos is not None else ""
-    return f"{where}{error.path}: {error.message}" if error.path else where + error.message
+    where = "" if problem.line is None else f"{problem.line}:{problem.column}: "
+    return f"{where}{problem.path}: {problem.message}" if problem.path else where + problem.message
 
 
 def _measure(task: Task) -> tuple[float | None, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cronlapse.analyses.sweep.apply import closest_path, paths_in, set_value
 from cronlapse.analyses.sweep.evaluate import Task
 from cronlapse.analyses.sweep.keys import SEED, Field, Value, Variation, VaryError
+from engine.model.problems import Code
 from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import Mapping, Node, Scalar, parse_yaml
@@ -94,11 +95,11 @@ def check_keys(source: str, text: str, variations: list[Variation]) -> Node:
 
 def _refuse_unknown_key(invalid: ScenarioInvalid, tree: Node, variation: Variation) -> None:
     """Raise if the loader refused the key itself; a refused value is its variant's business."""
-    names = [step.name for step in variation.key.steps if isinstance(step, Field)]
-    for error in invalid.errors:
-        if any(error.message.startswith(f"unknown key {name!r}") for name in names):
+    names = {step.name for step in variation.key.steps if isinstance(step, Field)}
+    for problem in invalid.problems:
+        if problem.code is Code.UNKNOWN_KEY and problem.subject in names:
             suggestion = closest_path(variation.key.text, list(paths_in(tree)))
-            raise VaryError(f"--vary {variation.key}: {error.message}{suggestion}") from None
+            raise VaryError(f"--vary {variation.key}: {problem.message}{suggestion}") from None
 
 
 def _seed_of(tree: Node) -> int:
