@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.policies import make_ready_queue
 from engine.model.records import Job, Occurrence, OccurrenceState
 from engine.model.values import value
-from engine.parts.ready import ReadyQueue
+from engine.parts.ready import ReadyQueue, make_ready_queue
 from engine.parts.ready_entry import OCCURRENCE, ReadyEntry
 from engine.rewind.journal import JournaledPart
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.model.policies import make_ready_queue
 from engine.model.records import OccurrenceState
-from engine.parts.ready import ReadyQueue
+from engine.parts.ready import ReadyQueue, make_ready_queue
 from engine.parts.ready_entry import JOB_ID, OCCURRENCE, ReadyEntry
 from engine.rewind.journal import JournaledPart
 
