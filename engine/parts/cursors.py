@@ -145,6 +145,15 @@ class JobCursors(JournaledPart):
             and not job.deleted
         )
 
+    def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
+        """The state of ``(job_id, scheduled)``: its record's, else by arithmetic for a run not
+        materialised; None when it is no run of the job (or there is no such job)."""
+        occurrence = self._store.records.get((job_id, scheduled))
+        if occurrence is not None:
+            return occurrence.state
+        job = self.jobs.get(job_id)
+        return None if job is None else self.implicit_state(job, scheduled)
+
     def implicit_state(self, job: Job, scheduled: int) -> OccurrenceState | None:
         """The state of a run of ``job`` that has no record, by arithmetic; None if it is not a
         run of the job (or one the cursor passed)."""
