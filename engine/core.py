@@ -31,7 +31,8 @@ constructor, the collaborators and values it uses (the clock, the journal, the l
 cursors, the timers, the policy...), and none holds the engine. The parts that drive a run call
 each other in a circle (an attempt's end frees an overlap slot, which cancels a run, which moves
 a backfill on, which starts a run...), so those are connected after they are all built, each by
-its own ``connect`` method naming the siblings it calls.
+its own ``connect`` method naming the siblings it calls. Each timer kind goes to its handler
+through one table, built here (:func:`timer_handlers`).
 
 Lazy occurrences. A job's due runs stay implicit until a worker takes one (see
 :mod:`engine.parts.cursors` and :mod:`engine.parts.dispatcher`): a backlog of a million due runs
@@ -41,7 +42,7 @@ costs one queue entry per job. Blocked and cancelled runs are ranges (see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.model import events as ev
@@ -104,13 +105,30 @@ _CREATED = Outcome.CREATED
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook)."""
 
-_ATTEMPT_END, _TIMEOUT, _BACKOFF_END = (
-    TimerKind.ATTEMPT_END,
-    TimerKind.TIMEOUT,
-    TimerKind.BACKOFF_END,
-)
-_DEADLINE, _START_DEADLINE = TimerKind.DEADLINE, TimerKind.START_DEADLINE
-_RUN_TIMEOUT = TimerKind.RUN_TIMEOUT
+TimerHandlers = Mapping[TimerKind, Callable[..., None]]
+"""Each timer kind's handler, called with the timer's payload unpacked."""
+
+
+def timer_handlers(
+    attempts: Attempts, outbox: Outbox, deadlines: Deadlines, start_deadlines: StartDeadlines
+) -> TimerHandlers:
+    """The table from timer kind to handler. The order in which a tick's timers run is not
+    here: it is the kinds' own (:class:`~engine.parts.timers.TimerKind`), by which the timers'
+    heap sorts a tick's timers. Every kind must have a handler: a kind without one is refused
+    here, when the engine is built, not at the first timer of that kind."""
+    handlers: dict[TimerKind, Callable[..., None]] = {
+        TimerKind.ATTEMPT_END: attempts.duration_over,
+        TimerKind.TIMEOUT: attempts.timeout_reached,
+        TimerKind.BACKOFF_END: attempts.backoff_ended,
+        TimerKind.NOTIFICATION_TRY: outbox.try_delivery,
+        TimerKind.DEADLINE: deadlines.check,
+        TimerKind.START_DEADLINE: start_deadlines.check,
+        TimerKind.RUN_TIMEOUT: attempts.run_timeout_reached,
+    }
+    missing = [kind.name for kind in TimerKind if kind not in handlers]
+    if missing:
+        raise TypeError(f"timer kinds without a handler: {', '.join(missing)}")
+    return handlers
 
 
 def _dispatch(engine: Engine, _: Dispatch) -> Result:
@@ -185,8 +203,11 @@ class Engine:
         overlap.connect(dispatcher, attempts, lifecycle, run_dependencies)
         backfills.connect(dispatcher, lifecycle, run_dependencies, overlap)
         # The rules that only react to their timers, outside the circle.
-        self.deadlines = Deadlines(clock, journal, log, cursors, store, timers, outbox)
-        self.start_deadlines = StartDeadlines(journal, cursors, store, timers, lifecycle)
+        self.deadlines = deadlines = Deadlines(clock, journal, log, cursors, store, timers, outbox)
+        self.start_deadlines = start_deadlines = StartDeadlines(
+            journal, cursors, store, timers, lifecycle
+        )
+        self._on_timer = timer_handlers(attempts, outbox, deadlines, start_deadlines)
         for part in (clock, store, cursors, workforce, timers, outbox, dispatcher):
             journal.register(part)
         if pools is not None:
@@ -322,24 +343,12 @@ class Engine:
         return DONE
 
     def begin_tick(self) -> None:
-        """Run the engine's own events of the current tick (see the module docstring)."""
-        attempts, pop_due, now = self.attempts, self.timers.pop_due, self._clock.now
+        """Run the engine's own events of the current tick (see the module docstring): each timer
+        due, in the order the timers' heap gives them, by its kind's handler."""
+        handlers, pop_due, now = self._on_timer, self.timers.pop_due, self._clock.now
         while (timer := pop_due(now)) is not None:
             _, kind, _, payload = timer
-            if kind is _ATTEMPT_END:
-                attempts.duration_over(*payload)
-            elif kind is _TIMEOUT:
-                attempts.timeout_reached(*payload)
-            elif kind is _BACKOFF_END:
-                attempts.backoff_ended(*payload)
-            elif kind is _DEADLINE:
-                self.deadlines.check(*payload)
-            elif kind is _START_DEADLINE:
-                self.start_deadlines.check(*payload)
-            elif kind is _RUN_TIMEOUT:
-                attempts.run_timeout_reached(*payload)
-            else:
-                self.notifications.try_delivery(payload)
+            handlers[kind](*payload)
         if self._auto:
             self._create_due()
 

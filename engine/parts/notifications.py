@@ -11,7 +11,7 @@ a try is due (PENDING, ``next_try`` reached); whoever delivers for real ends the
 seeded by the key and the try's number, so each key backs off the same way whatever else happens.
 
 Given the tick clock, the journal, the event log, the timers (a try falls due as a
-``NOTIFICATION_TRY`` timer), the jobs (whose subscriptions say who
+``NOTIFICATION_TRY`` timer whose payload is ``(key,)``), the jobs (whose subscriptions say who
 hears of what), the policy's notification settings and the seeded generator (a simulated retry's
 jitter).
 """
@@ -131,7 +131,7 @@ class Outbox(JournaledPart):
                 key, created=now, next_try=now, gen=generation, born=generation
             )
             self._log.add(ev.NotificationQueued, now, key)
-            self._timers.add(now, TimerKind.NOTIFICATION_TRY, key)
+            self._timers.add(now, TimerKind.NOTIFICATION_TRY, (key,))
 
     def try_delivery(self, key: NotificationKey) -> None:
         """A try falls due: simulated, it ends at once; reported, it waits for its report."""
@@ -184,4 +184,4 @@ class Outbox(JournaledPart):
             self._log.add(
                 ev.NotificationRetried, now, key, notification.tries, notification.next_try
             )
-            self._timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, key)
+            self._timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, (key,))

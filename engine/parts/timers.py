@@ -11,6 +11,11 @@ from engine.rewind.undo_heap import UndoHeap
 
 
 class TimerKind(IntEnum):
+    """What a timer is for. The values are the order in which a tick's own events run (the
+    timers' heap sorts a tick's timers by kind, then by the order they were set): this is where
+    that order is stated (docs/architecture.md, "Tick order", tells it to users). Each kind's
+    handler is in the table :func:`engine.core.timer_handlers` builds."""
+
     ATTEMPT_END = 0
     """A simulated attempt's duration is over: it succeeds or fails as scripted."""
     TIMEOUT = 1

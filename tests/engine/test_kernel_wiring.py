@@ -1,5 +1,5 @@
-"""The kernel's wiring, checked: its subpackages import each other in one order, and no part holds
-the engine.
+"""The kernel's wiring, checked: its subpackages import each other in one order, no part holds the
+engine, and each timer kind reaches its handler, in the documented order within a tick.
 
 The order of the kernel's subpackages, from the bottom up (tests/test_layers.py checks the layers
 above the kernel):
@@ -21,9 +21,18 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
-from engine.core import Engine
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core import Engine, timer_handlers
 from engine.model.policies import Policy
+from engine.parts.attempts import Attempts
+from engine.parts.notifications import Outbox
+from engine.parts.timers import TimerKind
+from engine.rules.deadlines import Deadlines
+from engine.rules.start_deadlines import StartDeadlines
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "engine"
@@ -43,6 +52,30 @@ LEVELS: dict[str, int] = {
 
 LOWER = ("model", "schedules", "rewind", "parts", "rules")
 """The subpackages below the composition root: they never import the engine."""
+
+DOCUMENTED_ORDER = [
+    TimerKind.ATTEMPT_END,
+    TimerKind.TIMEOUT,
+    TimerKind.BACKOFF_END,
+    TimerKind.NOTIFICATION_TRY,
+    TimerKind.DEADLINE,
+    TimerKind.START_DEADLINE,
+    TimerKind.RUN_TIMEOUT,
+]
+"""A tick's own events, in their order (docs/architecture.md, "Tick order": attempt completions,
+then timeouts, then backoff expiries, then notification delivery tries; then the deadline, the
+start deadline and the run timeout, each after the attempts that end in the tick)."""
+
+HANDLER_METHODS = [
+    (Attempts, "duration_over"),
+    (Attempts, "timeout_reached"),
+    (Attempts, "backoff_ended"),
+    (Outbox, "try_delivery"),
+    (Deadlines, "check"),
+    (StartDeadlines, "check"),
+    (Attempts, "run_timeout_reached"),
+]
+"""Every method a timer may call, each replaced by a recorder in the tests of the order."""
 
 
 def kernel_modules() -> Iterator[tuple[str, Path]]:
@@ -171,3 +204,55 @@ def test_the_engine_and_its_parts_share_one_clock_that_a_rollback_restores() -> 
     assert engine.advance(20).accepted and engine.now == 20
     engine.rollback(mark)
     assert engine.now == 0
+
+
+def test_every_timer_kind_has_a_handler() -> None:
+    engine = Engine()
+    handlers = timer_handlers(
+        engine.attempts, engine.notifications, engine.deadlines, engine.start_deadlines
+    )
+    assert set(handlers) == set(TimerKind)
+    assert all(callable(handler) for handler in handlers.values())
+
+
+def _recording_engine(calls: list[tuple[TimerKind, tuple]]) -> Engine:
+    """An engine whose timer handlers only record what they are called with (the kind is the
+    payload's first item, as the tests below set it)."""
+
+    def recorder(_part: object, *payload: object) -> None:
+        calls.append((payload[0], payload[1:]))  # type: ignore[arg-type]
+
+    patches = [mock.patch.object(cls, name, recorder) for cls, name in HANDLER_METHODS]
+    for patch in patches:
+        patch.start()
+    try:
+        return Engine()  # the table holds the recorders, bound to the parts
+    finally:
+        for patch in patches:
+            patch.stop()
+
+
+def test_a_ticks_timers_run_in_the_documented_order_whatever_order_they_were_set_in() -> None:
+    calls: list[tuple[TimerKind, tuple]] = []
+    engine = _recording_engine(calls)
+    for kind in reversed(TimerKind):
+        engine.timers.add(5, kind, (kind, "payload", 5))
+    engine.advance(6)
+    assert [kind for kind, _ in calls] == DOCUMENTED_ORDER
+    assert all(rest == ("payload", 5) for _, rest in calls)  # the payload, unpacked
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from(list(TimerKind))), max_size=30))
+def test_timers_run_by_tick_then_kind_then_the_order_they_were_set_in(
+    timers: list[tuple[int, TimerKind]],
+) -> None:
+    calls: list[tuple[TimerKind, tuple]] = []
+    engine = _recording_engine(calls)
+    for index, (tick, kind) in enumerate(timers):
+        engine.timers.add(tick, kind, (kind, tick, index))
+    engine.advance(10)
+    expected = sorted(
+        (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
+    )
+    assert [(tick, DOCUMENTED_ORDER.index(kind), i) for kind, (tick, i) in calls] == expected
