@@ -185,7 +185,8 @@ class Engine:
         self.dispatcher = dispatcher = Dispatcher(
             ready, clock, journal, log, cursors, store, workforce, pools
         )
-        # The parts and rules that drive a run, then the circle they call each other in closed.
+        # The parts and rules that drive a run: they call each other in a circle, closed by
+        # connecting each to the siblings it calls once all of them are built.
         self.attempts = attempts = Attempts(
             clock, journal, log, rng, policy, store, jobs, workforce, timers, outbox, pools
         )

@@ -10,6 +10,9 @@ tick it falls due at.
 Creation follows dispatch: under automatic dispatch every processed tick creates what fell due;
 under manual dispatch (seed 000) only a Dispatch command does, and a job scheduled after the last
 one has created nothing yet (``dispatches`` counts them).
+
+Given the journal and the occurrence store: a cursor walks past the runs that have a record, and
+a run's state is its record's when it has one (:meth:`JobCursors.occurrence_state`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ Given the ready queue (shared with the pools, which hand back the runs they set 
 clock, the journal, the event log, the job cursors, the occurrence store, the workforce and the
 pools. Connected after construction (:meth:`Dispatcher.connect`) to the attempts it starts and
 the rules that decide whether a job's cursor run may wait in the queue (run dependencies,
-overlap): each of them puts runs back into the queue, so they are built after it.
+overlap): each of them calls the dispatcher back (a retry, a run its rule lets go), so the
+circle is closed by connecting, not by an order of construction.
 """
 
 from __future__ import annotations

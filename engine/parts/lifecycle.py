@@ -26,8 +26,8 @@ The rules, which the docs repeat for users:
 Given the tick clock, the journal, the event log, the policy, the job cursors, the occurrence
 store and the outbox. Connected after construction (:meth:`Lifecycle.connect`) to the dispatcher
 and the rules a change moves on (dependencies, run dependencies, overlap, backfills): every one of
-them cancels runs through the lifecycle (a cascade, a replaced run, an expired one), so they are
-built after it.
+them cancels runs through the lifecycle, directly or through another (a cascade, a replaced run),
+so the circle is closed by connecting, not by an order of construction.
 """
 
 from __future__ import annotations

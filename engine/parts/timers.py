@@ -1,4 +1,8 @@
-"""Timers: what the engine must do at a later tick, in the order it runs within one tick."""
+"""Timers: what the engine must do at a later tick, in the order it runs within one tick.
+
+Given nothing: the parts set timers, and the engine takes each one due off the heap and hands
+its payload to its kind's handler (:func:`engine.core.timer_handlers`).
+"""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ Given the tick clock, the journal, the event log, the policy, the job cursors an
 store. Connected after construction (:meth:`OverlapControl.connect`) to the dispatcher (an active
 run waits in its queue), the attempts (a replaced run's attempt is terminated), the lifecycle (a
 replaced run is cancelled) and the run dependencies (a cursor run may wait for its upstream runs):
-the dispatcher and the end of an attempt call this rule when a slot may be free, so they are
-built with it, not after it.
+the dispatcher releases a limited job through this rule and an attempt's end frees a slot here,
+so neither side can be built after the other.
 """
 
 from __future__ import annotations
