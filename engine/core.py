@@ -1,12 +1,13 @@
-"""The engine: routes commands to its parts, advances time event by event, emits events.
+"""The engine: composes its parts, routes commands to them, advances time event by event.
 
 Time model. ``now`` is a tick whose processing may still be open: ``advance(to)`` processes every
 tick from ``now`` up to (not including) ``to`` at which something can happen, jumping over idle
 ticks, and leaves ``now == to`` with that tick not yet processed. Processing a tick runs, in this
-order: the engine's own events of the tick (attempt ends, timeouts, backoff expiries, notification
-tries, then, with automatic dispatch, occurrences falling due: ``begin_tick``), then automatic
-dispatch (``settle``). Where commands go between those is the tick driver's business
-(:mod:`engine.play.ticks`).
+order: the engine's own events of the tick (its timers in the order of their kinds,
+:class:`~engine.parts.timers.TimerKind`: attempt ends, timeouts, backoff expiries, notification
+tries, deadlines, start deadlines, run timeouts; then, with automatic dispatch, occurrences falling
+due: ``begin_tick``), then automatic dispatch (``settle``). Where commands go between those is the
+tick driver's business (:mod:`engine.play.ticks`).
 
 The parts, each owning its state and declaring it to the journal (:mod:`engine.rewind.journal`):
 
@@ -17,11 +18,21 @@ The parts, each owning its state and declaring it to the journal (:mod:`engine.r
 - :class:`~engine.parts.workers.Workforce`: the workers and the idle pool;
 - :class:`~engine.parts.timers.Timers`: attempt ends, timeouts, backoff ends, notification tries;
 - :class:`~engine.parts.notifications.Outbox`: the notifications and their delivery tries;
+- :class:`~engine.parts.tick_clock.TickClock`: the current tick, ``now``;
+- :class:`~engine.rules.pools.Pools` (when the policy has pools): the slots in use;
 
 and, without state of their own, :class:`~engine.parts.attempts.Attempts` (the life of an attempt),
-:class:`~engine.rules.dependencies.Dependencies` (gating and cascades) and
-:class:`~engine.parts.lifecycle.Lifecycle` (modify, cancel, delete, pause, resume). Parts call each
-other's public methods through the engine; none reads another's private state.
+:class:`~engine.parts.lifecycle.Lifecycle` (modify, cancel, delete, pause, resume) and the rules
+(:mod:`engine.rules`: dependencies, run dependencies, overlap, backfills, deadlines, start
+deadlines).
+
+Composition. This module is the one place that builds the parts: each is given, in its
+constructor, the collaborators and values it uses (the clock, the journal, the log, the store, the
+cursors, the timers, the policy...), and none holds the engine. The parts that drive a run call
+each other in a circle (an attempt's end frees an overlap slot, which cancels a run, which moves
+a backfill on, which starts a run...), so those are connected after they are all built, each by
+its own ``connect`` method naming the siblings it calls. Each timer kind goes to its handler
+through one table, built here (:func:`timer_handlers`).
 
 Lazy occurrences. A job's due runs stay implicit until a worker takes one (see
 :mod:`engine.parts.cursors` and :mod:`engine.parts.dispatcher`): a backlog of a million due runs
@@ -31,7 +42,7 @@ costs one queue entry per job. Blocked and cancelled runs are ranges (see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.model import events as ev
@@ -77,9 +88,11 @@ from engine.parts.dispatcher import Assignment, Dispatcher
 from engine.parts.lifecycle import Lifecycle, past_run_time
 from engine.parts.notifications import Notification, Outbox
 from engine.parts.occurrences import OccurrenceStore
+from engine.parts.ready import make_ready_queue
+from engine.parts.tick_clock import TickClock
 from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
-from engine.rewind.journal import JournaledPart, Mark, UndoJournal
+from engine.rewind.journal import Mark, UndoJournal
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
 from engine.rules.dependencies import Dependencies
@@ -93,13 +106,31 @@ __all__ = ["Assignment", "Engine"]
 _CREATED = Outcome.CREATED
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook)."""
-_ATTEMPT_END, _TIMEOUT, _BACKOFF_END = (
-    TimerKind.ATTEMPT_END,
-    TimerKind.TIMEOUT,
-    TimerKind.BACKOFF_END,
-)
-_DEADLINE, _START_DEADLINE = TimerKind.DEADLINE, TimerKind.START_DEADLINE
-_RUN_TIMEOUT = TimerKind.RUN_TIMEOUT
+
+TimerHandlers = Mapping[TimerKind, Callable[..., None]]
+"""Each timer kind's handler, called with the timer's payload unpacked."""
+
+
+def timer_handlers(
+    attempts: Attempts, outbox: Outbox, deadlines: Deadlines, start_deadlines: StartDeadlines
+) -> TimerHandlers:
+    """The table from timer kind to handler. The order in which a tick's timers run is not
+    here: it is the kinds' own (:class:`~engine.parts.timers.TimerKind`), by which the timers'
+    heap sorts a tick's timers. Every kind must have a handler: a kind without one is refused
+    here, when the engine is built, not at the first timer of that kind."""
+    handlers: dict[TimerKind, Callable[..., None]] = {
+        TimerKind.ATTEMPT_END: attempts.duration_over,
+        TimerKind.TIMEOUT: attempts.timeout_reached,
+        TimerKind.BACKOFF_END: attempts.backoff_ended,
+        TimerKind.NOTIFICATION_TRY: outbox.try_delivery,
+        TimerKind.DEADLINE: deadlines.check,
+        TimerKind.START_DEADLINE: start_deadlines.check,
+        TimerKind.RUN_TIMEOUT: attempts.run_timeout_reached,
+    }
+    missing = [kind.name for kind in TimerKind if kind not in handlers]
+    if missing:
+        raise TypeError(f"timer kinds without a handler: {', '.join(missing)}")
+    return handlers
 
 
 def _dispatch(engine: Engine, _: Dispatch) -> Result:
@@ -131,44 +162,60 @@ _HANDLERS: dict[type, Callable[[Engine, Any], Result]] = {
 most, more for the ones further down)."""
 
 
-class Engine(JournaledPart):
+class Engine:
     """The one scheduling engine behind every facade, scenario and view."""
 
     def __init__(self, policy: Policy | None = None, seed: int = 0) -> None:
-        self.policy = policy or Policy()
+        self.policy = policy = policy or Policy()
         self.seed = seed
-        self.now = 0
-        self.log = ev.EventLog()
-        self.rng = TrackedRandom(seed)
-        self.journal = UndoJournal(self.log, self.rng)
-        self.store = OccurrenceStore(self.journal, self.policy.execution_limit)
-        self.cursors = JobCursors(self.journal, self.store)
-        self.workforce = Workforce(self)
-        self.timers = Timers()
-        self.notifications = Outbox(self)
-        self.pools = Pools(self) if self.policy.pools else None
-        self.dispatcher = Dispatcher(self)
-        self.attempts = Attempts(self)
-        self.dependencies = Dependencies(self)
-        self.run_dependencies = RunDependencies(self)
-        self.deadlines = Deadlines(self)
-        self.start_deadlines = StartDeadlines(self)
-        self.lifecycle = Lifecycle(self)
-        self.overlap = OverlapControl(self)
-        self.backfills = Backfills(self)
-        for part in (
-            self,
-            self.store,
-            self.cursors,
-            self.workforce,
-            self.timers,
-            self.notifications,
-            self.dispatcher,
-        ):
-            self.journal.register(part)
-        if self.pools is not None:
-            self.journal.register(self.pools)
-        self._auto = self.policy.dispatch is DispatchMode.AUTO
+        # What every part may be given: the clock, the log, the seeded generator, the journal.
+        self._clock = clock = TickClock()
+        self.log = log = ev.EventLog()
+        self.rng = rng = TrackedRandom(seed)
+        self.journal = journal = UndoJournal(log, rng)
+        # The parts that own state, each built from those before it.
+        self.store = store = OccurrenceStore(journal, policy.execution_limit)
+        self.cursors = cursors = JobCursors(journal, store)
+        jobs = cursors.jobs
+        self.timers = timers = Timers()
+        self.workforce = workforce = Workforce(clock, journal, log)
+        self.notifications = outbox = Outbox(
+            clock, journal, log, timers, jobs, policy.notifications, rng
+        )
+        ready = make_ready_queue(policy)
+        self.pools = pools = Pools(policy, ready, jobs, clock) if policy.pools else None
+        self.dispatcher = dispatcher = Dispatcher(
+            ready, clock, journal, log, cursors, store, workforce, pools
+        )
+        # The parts and rules that drive a run: they call each other in a circle, closed by
+        # connecting each to the siblings it calls once all of them are built.
+        self.attempts = attempts = Attempts(
+            clock, journal, log, rng, policy, store, jobs, workforce, timers, outbox, pools
+        )
+        self.lifecycle = lifecycle = Lifecycle(clock, journal, log, policy, cursors, store, outbox)
+        self.dependencies = dependencies = Dependencies(clock, journal, log, policy, cursors, store)
+        self.run_dependencies = run_dependencies = RunDependencies(clock, log, cursors, store)
+        self.overlap = overlap = OverlapControl(clock, journal, log, policy, cursors, store)
+        self.backfills = backfills = Backfills(clock, journal, log, cursors, store)
+        workforce.connect(attempts)
+        attempts.connect(dispatcher, dependencies, overlap, backfills)
+        dispatcher.connect(attempts, run_dependencies, overlap)
+        lifecycle.connect(dispatcher, dependencies, run_dependencies, overlap, backfills)
+        dependencies.connect(dispatcher, run_dependencies, lifecycle)
+        run_dependencies.connect(dispatcher, lifecycle, backfills)
+        overlap.connect(dispatcher, attempts, lifecycle, run_dependencies)
+        backfills.connect(dispatcher, lifecycle, run_dependencies, overlap)
+        # The rules that only react to their timers, outside the circle.
+        self.deadlines = deadlines = Deadlines(clock, journal, log, cursors, store, timers, outbox)
+        self.start_deadlines = start_deadlines = StartDeadlines(
+            journal, cursors, store, timers, lifecycle
+        )
+        self._on_timer = timer_handlers(attempts, outbox, deadlines, start_deadlines)
+        for part in (clock, store, cursors, workforce, timers, outbox, dispatcher):
+            journal.register(part)
+        if pools is not None:
+            journal.register(pools)
+        self._auto = policy.dispatch is DispatchMode.AUTO
         # The parts' tables, for reading: the same objects (the journal changes them in place,
         # never replaces them), so views and hot paths skip a lookup through the part.
         self.jobs: dict[str, Job] = self.cursors.jobs
@@ -180,6 +227,15 @@ class Engine(JournaledPart):
         )
 
     # ------------------------------------------------------- the parts' state
+
+    @property
+    def now(self) -> int:
+        """The current tick (see the module docstring): the parts' clock, read and set here."""
+        return self._clock.now
+
+    @now.setter
+    def now(self, tick: int) -> None:
+        self._clock.now = tick
 
     @property
     def created_through(self) -> int:
@@ -202,10 +258,11 @@ class Engine(JournaledPart):
         if spec.job_id in self.jobs:
             message = f"job {spec.job_id!r} already exists"
             return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "job_id")
-        first = spec.schedule.first_at_or_after(self.now)
+        now = self._clock.now
+        first = spec.schedule.first_at_or_after(now)
         problem = spec_problem(spec)
         if problem is None and first is None:
-            problem = past_run_time(spec.schedule, self.now)
+            problem = past_run_time(spec.schedule, now)
         if problem is None and spec.depends_on:
             problem = self.dependencies.problem(spec)
         if problem is None and spec.pool is not None:
@@ -214,7 +271,7 @@ class Engine(JournaledPart):
         if problem is not None:
             return Result(Outcome.INVALID, None, problem)
         job = self.cursors.add(spec, first)
-        self.log.add(ev.JobScheduled, self.now, spec.job_id, spec.schedule.describe())
+        self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
         if spec.deadline is not None:
             self.deadlines.start(job)
         if spec.start_deadline is not None:
@@ -225,7 +282,7 @@ class Engine(JournaledPart):
                 self.lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
                 return Result(_CREATED, spec.job_id)
         else:
-            job.runnable_since = self.now
+            job.runnable_since = now
         self.cursors.wait_for_due(job)
         return Result(_CREATED, spec.job_id)
 
@@ -272,42 +329,31 @@ class Engine(JournaledPart):
 
     def advance(self, to: int) -> Result:
         """Process every tick in ``[now, to)`` where something can happen: O(events), not ticks."""
-        if to < self.now:
-            message = f"time {to} is before the current time {self.now}"
+        clock = self._clock
+        if to < clock.now:
+            message = f"time {to} is before the current time {clock.now}"
             return refused(Outcome.INVALID, Code.BEFORE_NOW, message, "to")
         if not self._auto and not self.timers:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
-            self.now = to
+            clock.now = to
             return DONE
-        while self.now < to:
+        while clock.now < to:
             self.settle()
             upcoming = self.next_event_tick()
-            self.now = to if upcoming is None or upcoming > to else upcoming
+            clock.now = to if upcoming is None or upcoming > to else upcoming
             if self._auto:
                 # The ticks jumped over were processed too: nothing happened in them, but what
                 # fell due in them (behind a job's waiting front) was created.
-                self.cursors.created_through = self.now - 1
+                self.cursors.created_through = clock.now - 1
         return DONE
 
     def begin_tick(self) -> None:
-        """Run the engine's own events of the current tick (see the module docstring)."""
-        attempts, pop_due, now = self.attempts, self.timers.pop_due, self.now
+        """Run the engine's own events of the current tick (see the module docstring): each timer
+        due, in the order the timers' heap gives them, by its kind's handler."""
+        handlers, pop_due, now = self._on_timer, self.timers.pop_due, self._clock.now
         while (timer := pop_due(now)) is not None:
             _, kind, _, payload = timer
-            if kind is _ATTEMPT_END:
-                attempts.duration_over(*payload)
-            elif kind is _TIMEOUT:
-                attempts.timeout_reached(*payload)
-            elif kind is _BACKOFF_END:
-                attempts.backoff_ended(*payload)
-            elif kind is _DEADLINE:
-                self.deadlines.check(*payload)
-            elif kind is _START_DEADLINE:
-                self.start_deadlines.check(*payload)
-            elif kind is _RUN_TIMEOUT:
-                attempts.run_timeout_reached(*payload)
-            else:
-                self.notifications.try_delivery(payload)
+            handlers[kind](*payload)
         if self._auto:
             self._create_due()
 
@@ -323,8 +369,9 @@ class Engine(JournaledPart):
         due = self.cursors.next_due_tick() if self._auto else None
         if due is not None and (upcoming is None or due < upcoming):
             upcoming = due
-        if upcoming is not None and upcoming <= self.now:
-            return self.now + 1
+        now = self._clock.now
+        if upcoming is not None and upcoming <= now:
+            return now + 1
         return upcoming
 
     # ----------------------------------------------------------------- queries
@@ -339,11 +386,7 @@ class Engine(JournaledPart):
 
     def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
         """The state of ``(job_id, scheduled)``, by arithmetic for occurrences not materialised."""
-        occurrence = self.store.records.get((job_id, scheduled))
-        if occurrence is not None:
-            return occurrence.state
-        job = self.jobs.get(job_id)
-        return None if job is None else self.cursors.implicit_state(job, scheduled)
+        return self.cursors.occurrence_state(job_id, scheduled)
 
     def is_created(self, job: Job, scheduled: int) -> bool:
         """Whether a dispatch since the job's submission created ``scheduled`` (paused: before)."""
@@ -379,17 +422,9 @@ class Engine(JournaledPart):
     def head_log_span(self) -> tuple[int, int] | None:
         return self.journal.head_log_span()
 
-    # The engine's own part of the journal: the clock.
-
-    def scalars(self) -> tuple:
-        return (self.now,)
-
-    def restore_scalars(self, values: tuple) -> None:
-        (self.now,) = values
-
     # --------------------------------------------------------------- internals
 
     def _create_due(self) -> None:
         release = self.dispatcher.release
-        for job in self.cursors.create_due(self.now):
+        for job in self.cursors.create_due(self._clock.now):
             release(job)

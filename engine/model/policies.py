@@ -1,7 +1,8 @@
 """Policies are data: dispatch order, worker choice, backoff and the engine's modes.
 
-The engine asks a ready queue (:mod:`engine.parts.ready`) for the next occurrence to run and a
-:class:`WorkerPool` for the worker to run it on; it never sorts. Every operation is O(log n).
+The engine asks a ready queue of the policy's order (:func:`engine.parts.ready.make_ready_queue`)
+for the next occurrence to run and a :class:`WorkerPool` for the worker to run it on; it never
+sorts. Every operation is O(log n).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from enum import Enum
 
 from engine.model.backoff import Backoff, BackoffKind
 from engine.model.records import Channel
-from engine.parts.ready import AgingReadyQueue, HeapReadyQueue, ReadyQueue
 
 
 class DispatchOrder(Enum):
@@ -138,13 +138,6 @@ class Policy:
             raise ValueError("A scheduling window is not negative")
         if any(slots < 1 for _, slots in self.pools):
             raise ValueError("A pool has at least one slot")
-
-
-def make_ready_queue(policy: Policy) -> ReadyQueue:
-    if policy.order is DispatchOrder.AGING:
-        assert policy.aging_step is not None
-        return AgingReadyQueue(policy.aging_step)
-    return HeapReadyQueue(by_priority=policy.order is DispatchOrder.PRIORITY)
 
 
 class WorkerPool:

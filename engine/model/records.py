@@ -9,16 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from engine.model.backoff import Backoff
 from engine.model.job_rules import OverlapRule, TriggerRule
 from engine.model.journaled import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.model.values import value
 from engine.schedules.kinds import Schedule
-
-if TYPE_CHECKING:
-    from engine.parts.ready_entry import ReadyEntry
 
 
 class OccurrenceState(Enum):
@@ -279,8 +275,9 @@ class Job:
     one (``OccurrenceReleased``) as slots free."""
     backfill: Backfill | None = None
     """A backfill under way: the logical ticks it still has to create (engine/rules/backfill.py)."""
-    front: ReadyEntry | None = field(default=None, compare=False, repr=False)
-    """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken."""
+    front: tuple | None = field(default=None, compare=False, repr=False)
+    """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken (a
+    bare tuple, read as :mod:`engine.parts.ready_entry` says)."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
     """The journal generation that last saved this record (see :mod:`engine.rewind.journal`)."""
     born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)

@@ -10,6 +10,9 @@ tick it falls due at.
 Creation follows dispatch: under automatic dispatch every processed tick creates what fell due;
 under manual dispatch (seed 000) only a Dispatch command does, and a job scheduled after the last
 one has created nothing yet (``dispatches`` counts them).
+
+Given the journal and the occurrence store: a cursor walks past the runs that have a record, and
+a run's state is its record's when it has one (:meth:`JobCursors.occurrence_state`).
 """
 
 from __future__ import annotations
@@ -144,6 +147,15 @@ class JobCursors(JournaledPart):
             and self.dispatches > job.dispatches_at_submit
             and not job.deleted
         )
+
+    def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
+        """The state of ``(job_id, scheduled)``: its record's, else by arithmetic for a run not
+        materialised; None when it is no run of the job (or there is no such job)."""
+        occurrence = self._store.records.get((job_id, scheduled))
+        if occurrence is not None:
+            return occurrence.state
+        job = self.jobs.get(job_id)
+        return None if job is None else self.implicit_state(job, scheduled)
 
     def implicit_state(self, job: Job, scheduled: int) -> OccurrenceState | None:
         """The state of a run of ``job`` that has no record, by arithmetic; None if it is not a

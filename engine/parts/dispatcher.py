@@ -6,6 +6,13 @@ job's next due run becomes its front. A run with a record (a retry, or a backlog
 a priority change) waits as an entry of its own. The queue's order is the policy's
 (:mod:`engine.parts.ready`, :mod:`engine.parts.aging_queue`); the worker is the idle one with the
 lowest id.
+
+Given the ready queue (shared with the pools, which hand back the runs they set aside), the tick
+clock, the journal, the event log, the job cursors, the occurrence store, the workforce and the
+pools. Connected after construction (:meth:`Dispatcher.connect`) to the attempts it starts and
+the rules that decide whether a job's cursor run may wait in the queue (run dependencies,
+overlap): each of them calls the dispatcher back (a retry, a run its rule lets go), so the
+circle is closed by connecting, not by an order of construction.
 """
 
 from __future__ import annotations
@@ -13,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
-from engine.model.policies import make_ready_queue
 from engine.model.records import Job, Occurrence, OccurrenceState
 from engine.model.values import value
 from engine.parts.ready import ReadyQueue
@@ -21,7 +27,16 @@ from engine.parts.ready_entry import OCCURRENCE, ReadyEntry
 from engine.rewind.journal import JournaledPart
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.parts.attempts import Attempts
+    from engine.parts.cursors import JobCursors
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.parts.workers import Workforce
+    from engine.rewind.journal import UndoJournal
+    from engine.rules.overlap import OverlapControl
+    from engine.rules.pools import Pools
+    from engine.rules.run_dependencies import RunDependencies
 
 QUEUED, RETRY_PENDING = OccurrenceState.QUEUED, OccurrenceState.RETRY_PENDING
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
@@ -41,10 +56,38 @@ class Assignment:
 class Dispatcher(JournaledPart):
     """The ready queue and the fronts of the jobs in it."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.ready: ReadyQueue = make_ready_queue(engine.policy)
-        self._pools = engine.pools
+    def __init__(
+        self,
+        ready: ReadyQueue,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+        workforce: Workforce,
+        pools: Pools | None,
+    ) -> None:
+        self.ready = ready
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._store = store
+        self._workforce = workforce
+        self._pools = pools
+        self._attempts: Attempts
+        self._run_dependencies: RunDependencies
+        self._overlap: OverlapControl
+
+    def connect(
+        self, attempts: Attempts, run_dependencies: RunDependencies, overlap: OverlapControl
+    ) -> None:
+        """The attempts a dispatch starts and the rules a release consults, built after the
+        dispatcher (see the module docstring)."""
+        self._attempts = attempts
+        self._run_dependencies = run_dependencies
+        self._overlap = overlap
 
     def containers(self) -> tuple[ReadyQueue, ...]:
         return (self.ready,)
@@ -54,16 +97,13 @@ class Dispatcher(JournaledPart):
         else put it back on the due heap for its next run."""
         if job.front is not None:
             return
-        engine = self._engine
-        cursors = engine.cursors
-        engine.journal.touch(job)
+        cursors = self._cursors
+        self._journal.touch(job)
         waits = job.upstream_runs and not job.unmet_dependencies
-        if waits and not engine.run_dependencies.gate(job):
+        if waits and not self._run_dependencies.gate(job):
             return  # its cursor run waits for an upstream run (engine/rules/run_dependencies.py)
         if job.spec.overlap is not None and not job.unmet_dependencies:
-            engine.overlap.release(
-                job
-            )  # a limited job's runs wait as records (engine/rules/overlap.py)
+            self._overlap.release(job)  # a limited job's runs wait as records (rules/overlap.py)
             return
         scheduled = job.next_due
         if scheduled is None or scheduled > (
@@ -76,7 +116,7 @@ class Dispatcher(JournaledPart):
             # until its last dependency succeeds (or a cascade cancels it).
             if job.blocked_from is None:
                 job.blocked_from = scheduled
-                engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
+                self._log.add(ev.OccurrenceBlocked, self._clock.now, job.job_id, scheduled)
             return
         since = job.runnable_since or 0
         spec = job.spec
@@ -96,14 +136,14 @@ class Dispatcher(JournaledPart):
         """Withdraw a job's implicit front from the ready queue, if it has one."""
         entry = job.front
         if entry is not None:
-            self._engine.journal.touch(job)
+            self._journal.touch(job)
             job.front = None
             self.ready.remove(entry)
         return entry
 
     def push_ready(self, occurrence: Occurrence) -> None:
         """A run with a record may run now (a retry after its backoff, a materialised one)."""
-        job = self._engine.jobs[occurrence.job_id]
+        job = self._jobs[occurrence.job_id]
         self.ready.push(
             (
                 occurrence.job_id,
@@ -119,11 +159,10 @@ class Dispatcher(JournaledPart):
     def assign(self, assignments: list[Assignment] | None = None) -> None:
         """The best ready runs to the idle workers, until one or the other runs out; each
         attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
-        engine = self._engine
-        workforce, start = engine.workforce, engine.attempts.start
+        workforce, start, now = self._workforce, self._attempts.start, self._clock.now
         ready, idle, pools = self.ready, workforce.idle, self._pools
         while idle and ready:
-            entry = ready.pop(engine.now)
+            entry = ready.pop(now)
             if entry is None:
                 break
             if pools is not None and pools.set_aside(entry):
@@ -145,16 +184,15 @@ class Dispatcher(JournaledPart):
 
     def _take(self, entry: ReadyEntry) -> Occurrence | None:
         """Materialise the front ``entry`` stands for (None if it is no longer the front)."""
-        engine = self._engine
         job_id, scheduled, _, _, ready_since, _, _ = entry
-        job = engine.jobs[job_id]
+        job = self._jobs[job_id]
         if job.front is not entry:
             return None
-        engine.journal.touch(job)
+        self._journal.touch(job)
         job.front = None
-        occurrence = engine.store.materialise(job, scheduled, QUEUED)
+        occurrence = self._store.materialise(job, scheduled, QUEUED)
         occurrence.ready_since = ready_since
-        engine.cursors.advance(job)
+        self._cursors.advance(job)
         if job.next_due is not None or job.spec.overlap is not None or job.upstream_runs:
             self.release(job)  # else it has no run left to release (a one-time job's, mostly)
         return occurrence

@@ -22,6 +22,12 @@ The rules, which the docs repeat for users:
 - While a job is paused no occurrence of it is created; those created before still run. On resume,
   the occurrences that fell due while paused are skipped, or only the latest runs, or all run,
   within the job's catch-up window and missed-run limit (:mod:`engine.rules.missed_runs`).
+
+Given the tick clock, the journal, the event log, the policy, the job cursors, the occurrence
+store and the outbox. Connected after construction (:meth:`Lifecycle.connect`) to the dispatcher
+and the rules a change moves on (dependencies, run dependencies, overlap, backfills): every one of
+them cancels runs through the lifecycle, directly or through another (a cascade, a replaced run),
+so the circle is closed by connecting, not by an order of construction.
 """
 
 from __future__ import annotations
@@ -43,12 +49,23 @@ from engine.model.records import (
     Occurrence,
     OccurrenceState,
 )
-from engine.parts.ranges import count_runs, implicit_range, runs_in
+from engine.parts.ranges import Runs, count_runs, implicit_range, runs_in
 from engine.rules.missed_runs import skip_through
 from engine.schedules.kinds import Once, Schedule
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.model.policies import Policy
+    from engine.parts.cursors import JobCursors
+    from engine.parts.dispatcher import Dispatcher
+    from engine.parts.notifications import Outbox
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.rewind.journal import UndoJournal
+    from engine.rules.backfill import Backfills
+    from engine.rules.dependencies import Dependencies
+    from engine.rules.overlap import OverlapControl
+    from engine.rules.run_dependencies import RunDependencies
 
 S = OccurrenceState
 _CANCELLABLE = frozenset({S.SCHEDULED, S.BLOCKED, S.QUEUED, S.RETRY_PENDING})
@@ -78,12 +95,51 @@ def _attempt_running(job_id: str) -> Result:
 class Lifecycle:
     """The commands that change a scheduled job; owns no state beyond the job and run records."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        policy: Policy,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+        outbox: Outbox,
+    ) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._policy = policy
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._store = store
+        self._records = store.records
+        self._runs = Runs(store.records, cursors)
+        self._outbox = outbox
+        self._dispatcher: Dispatcher
+        self._dependencies: Dependencies
+        self._run_dependencies: RunDependencies
+        self._overlap: OverlapControl
+        self._backfills: Backfills
+
+    def connect(
+        self,
+        dispatcher: Dispatcher,
+        dependencies: Dependencies,
+        run_dependencies: RunDependencies,
+        overlap: OverlapControl,
+        backfills: Backfills,
+    ) -> None:
+        """The dispatcher and the rules a change moves on, built after the lifecycle (see the
+        module docstring)."""
+        self._dispatcher = dispatcher
+        self._dependencies = dependencies
+        self._run_dependencies = run_dependencies
+        self._overlap = overlap
+        self._backfills = backfills
 
     def modify(self, job_id: str, changes: dict[str, object]) -> Result:
-        engine = self._engine
-        job = engine.cursors.live(job_id)
+        cursors, now = self._cursors, self._clock.now
+        job = cursors.live(job_id)
         if job is None:
             return _no_job(job_id)
         if job.doomed_by is not None:
@@ -99,34 +155,33 @@ class Lifecycle:
         spec = dataclasses.replace(job.spec, **changes)
         problem = spec_problem(spec)
         if problem is None and "schedule" in changes:
-            problem = past_run_time(spec.schedule, engine.now)
+            problem = past_run_time(spec.schedule, now)
         if problem is None and job.dependents and "schedule" in changes:
             message = f"{job_id} keeps its schedule: {', '.join(job.dependents)} depend on it"
             problem = refusal(Code.DEPENDENTS_KEEP_SCHEDULE, message, "schedule")
         if problem is not None:
             return Result(Outcome.INVALID, None, problem)
-        if "priority" in changes and engine.policy.order is not DispatchOrder.FIFO:
+        if "priority" in changes and self._policy.order is not DispatchOrder.FIFO:
             self._materialise_backlog(job)
-        engine.journal.touch(job)
+        self._journal.touch(job)
         if job.next_due is None:
             # The cursor ran past every remembered definition: none of them applies any more,
             # and a new schedule must start from now, not from a cursor that has ended.
             job.backlog = ()
-        limit = engine.cursors.created_limit(job)
+        limit = cursors.created_limit(job)
         if job.next_due is not None and job.next_due <= limit:
             job.backlog = (*job.backlog, (limit, job.spec))
         job.spec = spec
         if "schedule" in changes:
-            job.spec_since = engine.now
-            start = job.next_due if job.backlog else engine.now
-            job.next_due = engine.cursors.walk(job, job.first_fire(start))
-        engine.dispatcher.release(job)
-        engine.log.add(ev.JobModified, engine.now, job_id, tuple(sorted(changes)))
+            job.spec_since = now
+            start = job.next_due if job.backlog else now
+            job.next_due = cursors.walk(job, job.first_fire(start))
+        self._dispatcher.release(job)
+        self._log.add(ev.JobModified, now, job_id, tuple(sorted(changes)))
         return Result(Outcome.OK)
 
     def cancel(self, job_id: str, scheduled: int | None = None) -> Result:
-        engine = self._engine
-        job = engine.cursors.live(job_id)
+        job = self._cursors.live(job_id)
         if job is None:
             return _no_job(job_id)
         if scheduled is None:
@@ -136,7 +191,7 @@ class Lifecycle:
             if scheduled is None:
                 message = f"{job_id} has no occurrence to cancel"
                 return refused(Outcome.NOT_FOUND, Code.NOTHING_TO_CANCEL, message)
-        state = engine.occurrence_state(job_id, scheduled)
+        state = self._cursors.occurrence_state(job_id, scheduled)
         if state is None:
             message = f"{scheduled} is not an occurrence of {job_id}"
             return refused(Outcome.NOT_FOUND, Code.UNKNOWN_RUN, message, "scheduled")
@@ -148,86 +203,79 @@ class Lifecycle:
 
     def expire(self, job: Job, scheduled: int) -> None:
         """The run waited for a worker past its job's ``start_deadline``: it never runs."""
-        engine = self._engine
         deadline = job.spec.start_deadline
-        engine.log.add(ev.RunExpired, engine.now, job.job_id, scheduled, deadline)
+        self._log.add(ev.RunExpired, self._clock.now, job.job_id, scheduled, deadline)
         self._cancel_run(job, scheduled, S.QUEUED, CancelReason.EXPIRED)
 
     def _cancel_run(self, job: Job, scheduled: int, state: S, reason: CancelReason) -> None:
         """Cancel a waiting run, giving an implicit one its record first."""
-        engine = self._engine
-        occurrence = engine.occurrences.get((job.job_id, scheduled))
+        occurrence = self._records.get((job.job_id, scheduled))
         if occurrence is None:
-            occurrence = engine.store.materialise(job, scheduled, state)
+            occurrence = self._store.materialise(job, scheduled, state)
             if scheduled == job.next_due:
-                engine.dispatcher.take_front(job)
-                engine.cursors.advance(job)
-                engine.dispatcher.release(job)
+                self._dispatcher.take_front(job)
+                self._cursors.advance(job)
+                self._dispatcher.release(job)
         self._cancel(occurrence, reason, None)
         if isinstance(job.spec.schedule, Once):
-            engine.dependencies.failed(job)
-        engine.overlap.freed(job)
+            self._dependencies.failed(job)
+        self._overlap.freed(job)
 
     def delete(self, job_id: str) -> Result:
-        engine = self._engine
-        job = engine.cursors.live(job_id)
+        job = self._cursors.live(job_id)
         if job is None:
             return _no_job(job_id)
-        if self._runs(job):
+        if self._running(job):
             return _attempt_running(job_id)
+        now = self._clock.now
         if job.backfill is not None:
-            engine.journal.touch(job)
+            self._journal.touch(job)
             job.backfill = None  # its runs are cancelled below; it creates no more
-            engine.log.add(ev.BackfillFinished, engine.now, job_id)
+            self._log.add(ev.BackfillFinished, now, job_id)
         self.cancel_waiting(job, CancelReason.DELETED, None)
         job.deleted = True
-        engine.log.add(ev.JobDeleted, engine.now, job_id)
+        self._log.add(ev.JobDeleted, now, job_id)
         if isinstance(job.spec.schedule, Once):
-            occurrence = engine.dependencies.only_occurrence(job)
+            occurrence = self._dependencies.only_occurrence(job)
             if occurrence is None or occurrence.state is not S.SUCCEEDED:
-                engine.dependencies.failed(job)
+                self._dependencies.failed(job)
         return Result(Outcome.OK)
 
     def pause(self, job_id: str) -> Result:
-        engine = self._engine
-        job = engine.cursors.live(job_id)
+        job = self._cursors.live(job_id)
         if job is None:
             return _no_job(job_id)
         if job.paused_through is not None:
             message = f"{job_id} is already paused"
             return refused(Outcome.CONFLICT, Code.ALREADY_PAUSED, message, "job_id")
-        engine.journal.touch(job)
-        job.paused_through = engine.cursors.created_through
-        engine.log.add(ev.JobPaused, engine.now, job_id)
+        self._journal.touch(job)
+        job.paused_through = self._cursors.created_through
+        self._log.add(ev.JobPaused, self._clock.now, job_id)
         return Result(Outcome.OK)
 
     def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
-        engine = self._engine
-        job = engine.cursors.live(job_id)
+        job = self._cursors.live(job_id)
         if job is None:
             return _no_job(job_id)
         paused_through = job.paused_through
         if paused_through is None:
             return refused(Outcome.CONFLICT, Code.NOT_PAUSED, f"{job_id} is not paused", "job_id")
         mode = catch_up or job.spec.catch_up
-        engine.journal.touch(job)
+        now, log = self._clock.now, self._log
+        self._journal.touch(job)
         job.paused_through = None
-        engine.log.add(ev.JobResumed, engine.now, job_id, mode)
+        log.add(ev.JobResumed, now, job_id, mode)
         if job.next_due is not None:
-            through = skip_through(engine, job, mode, paused_through)
+            through = skip_through(now, log, job, mode, paused_through)
             if through is not None:
                 job.skipped = (*job.skipped, (paused_through, through))
-                engine.log.add(ev.OccurrencesSkipped, engine.now, job_id, paused_through, through)
+                log.add(ev.OccurrencesSkipped, now, job_id, paused_through, through)
                 if job.front is None:
-                    job.next_due = engine.cursors.walk(job, job.next_due)
+                    job.next_due = self._cursors.walk(job, job.next_due)
                 if job.dependents:
-                    engine.run_dependencies.changed(job)
-        engine.dispatcher.release(job)
+                    self._run_dependencies.changed(job)
+        self._dispatcher.release(job)
         return Result(Outcome.OK)
-
-    def _live_job(self, job_id: str) -> Job | None:
-        job = self.jobs.get(job_id)
-        return None if job is None or job.deleted else job
 
     def cascade(self, occurrence: Occurrence, cause: str) -> None:
         """An upstream run failed (``cause``: the job whose failure started it): Airflow's
@@ -239,31 +287,30 @@ class Lifecycle:
         self._cancel(occurrence, CancelReason.REPLACED, policy)
 
     def _cancel(self, occurrence: Occurrence, reason: CancelReason, cause: str | None):
-        engine = self._engine
-        engine.journal.touch(occurrence)
+        job = self._jobs[occurrence.job_id]
+        self._journal.touch(occurrence)
         occurrence.cancel_reason = reason
         occurrence.cancel_cause = cause
         occurrence.eligible_at = None
-        engine.store.set_state(occurrence, engine.jobs[occurrence.job_id], S.CANCELLED)
-        engine.log.add(ev.OccurrenceCancelled, engine.now, *occurrence.key, reason, cause)
-        engine.notifications.notify(occurrence, NotifyOn.CANCELLED)
-        job = engine.jobs[occurrence.job_id]
+        self._store.set_state(occurrence, job, S.CANCELLED)
+        self._log.add(ev.OccurrenceCancelled, self._clock.now, *occurrence.key, reason, cause)
+        self._outbox.notify(occurrence, NotifyOn.CANCELLED)
         if job.dependents and not isinstance(job.spec.schedule, Once):
-            engine.run_dependencies.changed(job)
+            self._run_dependencies.changed(job)
         if job.backfill is not None:
-            engine.backfills.ended(job, occurrence.scheduled)
+            self._backfills.ended(job, occurrence.scheduled)
 
-    def _runs(self, job: Job) -> bool:
+    def _running(self, job: Job) -> bool:
         """Whether an attempt of ``job`` is running: seed 003 refuses to delete a job "in a
         status running" (409)."""
-        records = self._engine.occurrences
+        records = self._records
         return any(records[(job.job_id, t)].state is S.RUNNING for t in job.open)
 
     def _refuses_change(self, job: Job) -> bool:
         """Whether the policy refuses to modify ``job`` (or cancel its next run) now: seed 003's
         PUT answers 409 while the job runs."""
-        policy = self._engine.policy
-        return policy.running_job_changes is RunningJobChanges.REFUSE and self._runs(job)
+        refuses = self._policy.running_job_changes is RunningJobChanges.REFUSE
+        return refuses and self._running(job)
 
     def cancel_waiting(self, job: Job, reason: CancelReason, cause: str | None) -> None:
         """Cancel every run of ``job`` that waits (a running attempt goes on) and create no more:
@@ -271,21 +318,20 @@ class Lifecycle:
 
         Those runs follow every record (they are behind the cursor, the records before it), so
         their notifications come in the order the same runs as records would give."""
-        engine = self._engine
-        engine.dispatcher.take_front(job)
-        engine.journal.touch(job)
-        waiting = implicit_range(engine, job)
+        self._dispatcher.take_front(job)
+        self._journal.touch(job)
+        waiting = implicit_range(self._runs, job)
         if isinstance(job.spec.schedule, Once) and job.next_due is not None:
             # The one run gets its record, so that a dependent can see why it never ran.
-            state = engine.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
-            engine.store.materialise(job, job.next_due, state)
+            state = self._cursors.occurrence_state(job.job_id, job.next_due) or S.SCHEDULED
+            self._store.materialise(job, job.next_due, state)
             waiting = None
         job.next_due = None
         job.blocked_from = None
         if reason is CancelReason.CASCADE:
             job.doomed_by = cause
         for scheduled in list(job.open):
-            occurrence = engine.occurrences[(job.job_id, scheduled)]
+            occurrence = self._records[(job.job_id, scheduled)]
             if occurrence.state is not S.RUNNING:
                 self._cancel(occurrence, reason, cause)
         if waiting is not None:
@@ -296,25 +342,24 @@ class Lifecycle:
     ) -> None:
         """Cancel the job's created runs in ``[first, last]`` that have no record, as a range: one
         event, but each run's notifications exactly as a cancelled record would queue them."""
-        engine = self._engine
         job.cancelled_backlog = CancelledRange(first, last, reason, cause)
-        runs = count_runs(engine, job, first, last)
-        engine.log.add(
-            ev.BacklogCancelled, engine.now, job.job_id, first, last, runs, reason, cause
+        runs = count_runs(self._runs, job, first, last)
+        self._log.add(
+            ev.BacklogCancelled, self._clock.now, job.job_id, first, last, runs, reason, cause
         )
         if any(NotifyOn.CANCELLED in subscription.on for subscription in job.spec.notify):
-            for scheduled in runs_in(engine, job, first, last):
-                engine.notifications.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
+            for scheduled in runs_in(self._runs, job, first, last):
+                self._outbox.notify_run(job.job_id, scheduled, 0, NotifyOn.CANCELLED)
         if job.dependents and not isinstance(job.spec.schedule, Once):
-            engine.run_dependencies.changed(job)
+            self._run_dependencies.changed(job)
 
     def _next_cancellable(self, job: Job) -> int | None:
         """The job's earliest occurrence that has not started: materialised or the cursor's."""
-        engine = self._engine
+        records = self._records
         candidates = [
             scheduled
             for scheduled in job.open
-            if engine.occurrences[(job.job_id, scheduled)].state in _CANCELLABLE
+            if records[(job.job_id, scheduled)].state in _CANCELLABLE
         ]
         if job.next_due is not None:
             candidates.append(job.next_due)
@@ -322,12 +367,12 @@ class Lifecycle:
 
     def _materialise_backlog(self, job: Job) -> None:
         """Turn a job's implicit waiting occurrences into records queued on their own."""
-        engine = self._engine
-        front = engine.dispatcher.take_front(job)
+        dispatcher, cursors = self._dispatcher, self._cursors
+        front = dispatcher.take_front(job)
         if front is None:
             return
-        limit = engine.cursors.created_limit(job)
+        limit = cursors.created_limit(job)
         while job.next_due is not None and job.next_due <= limit:
-            occurrence = engine.store.materialise(job, job.next_due, S.QUEUED)
-            engine.dispatcher.push_ready(occurrence)
-            engine.cursors.advance(job)
+            occurrence = self._store.materialise(job, job.next_due, S.QUEUED)
+            dispatcher.push_ready(occurrence)
+            cursors.advance(job)

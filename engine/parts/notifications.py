@@ -9,6 +9,11 @@ policy scripts its channel as down at that tick. Reported (the service): the eng
 a try is due (PENDING, ``next_try`` reached); whoever delivers for real ends the try with a
 :class:`~engine.model.commands.ReportDelivery`, and a retry's jitter is drawn from a generator
 seeded by the key and the try's number, so each key backs off the same way whatever else happens.
+
+Given the tick clock, the journal, the event log, the timers (a try falls due as a
+``NOTIFICATION_TRY`` timer whose payload is ``(key,)``), the jobs (whose subscriptions say who
+hears of what), the policy's notification settings and the seeded generator (a simulated retry's
+jitter).
 """
 
 from __future__ import annotations
@@ -24,11 +29,16 @@ from engine.model.journaled import BOOKKEEPING, IDENTITY, journaled
 from engine.model.policies import DeliveryMode
 from engine.model.problems import Code
 from engine.model.records import Channel, NotifyOn, Occurrence
-from engine.parts.timers import TimerKind
+from engine.parts.timers import TimerKind, Timers
 from engine.rewind.journal import JournaledPart
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.model.policies import NotificationPolicy
+    from engine.model.records import Job
+    from engine.model.rng import TrackedRandom
+    from engine.parts.tick_clock import TickClock
+    from engine.rewind.journal import UndoJournal
 
 NotificationKey = tuple[str, int, int, str, str, str]
 
@@ -72,8 +82,23 @@ class Notification:
 class Outbox(JournaledPart):
     """Queues notifications for a job's subscribers and tries to deliver them."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        timers: Timers,
+        jobs: dict[str, Job],
+        policy: NotificationPolicy,
+        rng: TrackedRandom,
+    ) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._timers = timers
+        self._jobs = jobs
+        self._policy = policy
+        self._rng = rng
         self.records: dict[NotificationKey, Notification] = {}
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
@@ -86,11 +111,10 @@ class Outbox(JournaledPart):
     def notify_run(self, job_id: str, scheduled: int, attempt: int, happening: NotifyOn) -> None:
         """Queue the notifications of a run, with or without a record (an implicit run has had
         no attempt)."""
-        engine = self._engine
-        subscriptions = engine.jobs[job_id].spec.notify
+        subscriptions = self._jobs[job_id].spec.notify
         if not subscriptions:
             return
-        now, generation = engine.now, engine.journal.generation
+        now, generation = self._clock.now, self._journal.generation
         for subscription in subscriptions:
             if happening not in subscription.on:
                 continue
@@ -107,27 +131,23 @@ class Outbox(JournaledPart):
             self.records[key] = Notification(
                 key, created=now, next_try=now, gen=generation, born=generation
             )
-            engine.log.add(ev.NotificationQueued, now, key)
-            engine.timers.add(now, TimerKind.NOTIFICATION_TRY, key)
+            self._log.add(ev.NotificationQueued, now, key)
+            self._timers.add(now, TimerKind.NOTIFICATION_TRY, (key,))
 
     def try_delivery(self, key: NotificationKey) -> None:
         """A try falls due: simulated, it ends at once; reported, it waits for its report."""
-        engine = self._engine
+        now = self._clock.now
         notification = self.records[key]
-        if (
-            notification.state is not NotificationState.PENDING
-            or notification.next_try != engine.now
-        ):
+        if notification.state is not NotificationState.PENDING or notification.next_try != now:
             return
-        policy = engine.policy.notifications
+        policy = self._policy
         if policy.delivery is DeliveryMode.SIMULATED:
-            delivered = not policy.is_down(Channel(notification.channel), engine.now)
-            self._end_try(notification, delivered, engine.rng)
+            delivered = not policy.is_down(Channel(notification.channel), now)
+            self._end_try(notification, delivered, self._rng)
 
     def report(self, key: NotificationKey, delivered: bool) -> Result:
         """End the due try of ``key`` as its deliverer reports (reported delivery only)."""
-        engine = self._engine
-        if engine.policy.notifications.delivery is not DeliveryMode.REPORTED:
+        if self._policy.delivery is not DeliveryMode.REPORTED:
             message = "delivery is simulated: tries are not reported"
             return refused(Outcome.CONFLICT, Code.DELIVERY_SIMULATED, message)
         notification = self.records.get(key)
@@ -139,7 +159,7 @@ class Outbox(JournaledPart):
             message = f"the notification is already {state}"
             return refused(Outcome.CONFLICT, Code.NOTIFICATION_SETTLED, message, "key")
         assert notification.next_try is not None
-        if notification.next_try > engine.now:
+        if notification.next_try > self._clock.now:
             message = f"the notification's next try is not due before tick {notification.next_try}"
             return refused(Outcome.CONFLICT, Code.TRY_NOT_DUE, message, "key")
         tries = notification.tries + 1
@@ -148,25 +168,24 @@ class Outbox(JournaledPart):
 
     def _end_try(self, notification: Notification, delivered: bool, rng: random.Random) -> None:
         """Count the try, then DELIVERED, DEAD after the last allowed try, or retry later."""
-        engine = self._engine
-        now = engine.now
+        now = self._clock.now
         key = notification.key
-        engine.journal.touch(notification)
+        self._journal.touch(notification)
         notification.tries += 1
-        policy = engine.policy.notifications
+        policy = self._policy
         if delivered:
             notification.state = NotificationState.DELIVERED
             notification.delivered_at = now
             notification.next_try = None
-            engine.log.add(ev.NotificationDelivered, now, key, notification.tries)
+            self._log.add(ev.NotificationDelivered, now, key, notification.tries)
         elif notification.tries >= policy.max_tries:
             notification.state = NotificationState.DEAD
             notification.next_try = None
-            engine.log.add(ev.NotificationDeadLettered, now, key, notification.tries)
+            self._log.add(ev.NotificationDeadLettered, now, key, notification.tries)
         else:
             delay = max(1, policy.backoff.delay(notification.tries, rng))
             notification.next_try = now + delay
-            engine.log.add(
+            self._log.add(
                 ev.NotificationRetried, now, key, notification.tries, notification.next_try
             )
-            engine.timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, key)
+            self._timers.add(notification.next_try, TimerKind.NOTIFICATION_TRY, (key,))

@@ -4,6 +4,8 @@ An occurrence gets a record only when something happens to it (a worker takes it
 one by one, it blocks a dependent); the runs a job's cursor has not reached are implicit and live
 in :mod:`engine.parts.cursors`. Every state change goes through :meth:`OccurrenceStore.set_state`,
 so the index and the job's list of open runs can never disagree with the records.
+
+Given the journal and the policy's execution limit (the timeout of a job that sets none).
 """
 
 from __future__ import annotations

@@ -11,26 +11,50 @@ A range's runs are the job's schedule ticks in ``[first, last]`` (under the defi
 created with) that were not skipped on resume and have no record of their own. Walking them costs
 one schedule step per run; counting them is arithmetic for ``Every`` schedules, and for cron
 schedules a walk of the days unlike those already walked (``CronSchedule.count_fire_ticks``).
+
+The functions read a :class:`RunBook`: the materialised runs and the job cursors. The engine is
+one (the readers above the kernel pass it); a part that reads ranges passes a :class:`Runs` of the
+two parts it was given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from engine.model.records import Job, OccurrenceState
+from engine.model.records import Job, Occurrence, OccurrenceState
 from engine.model.values import value
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.parts.cursors import JobCursors
 
 S = OccurrenceState
 
 _WALK_COST = 10
 """About how many records a scan reads in the time one step of a walk over a job's runs takes
 (measured on an ``Every`` schedule: 0.045 µs a record against 0.44 µs a step)."""
+
+
+class RunBook(Protocol):
+    """Where a job's runs are read: the materialised ones by key, and the cursors that say which
+    runs without a record were created."""
+
+    @property
+    def occurrences(self) -> Mapping[tuple[str, int], Occurrence]: ...
+
+    @property
+    def cursors(self) -> JobCursors: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """A :class:`RunBook` made of the two parts themselves."""
+
+    occurrences: Mapping[tuple[str, int], Occurrence]
+    cursors: JobCursors
 
 
 @value
@@ -43,27 +67,29 @@ class ImplicitRange:
     state: OccurrenceState
 
 
-def implicit_range(engine: Engine, job: Job) -> ImplicitRange | None:
+def implicit_range(book: RunBook, job: Job) -> ImplicitRange | None:
     """The job's implicit runs as a range, if it has any."""
     cancelled = job.cancelled_backlog
     if cancelled is not None:
         return ImplicitRange(job, cancelled.first, cancelled.last, S.CANCELLED)
     first = job.next_due
-    if first is None or not engine.is_created(job, first):
+    cursors = book.cursors
+    if first is None or not cursors.is_created(job, first):
         return None
     state = S.BLOCKED if job.unmet_dependencies or job.blocked_from is not None else S.QUEUED
-    return ImplicitRange(job, first, engine.cursors.created_limit(job), state)
+    return ImplicitRange(job, first, cursors.created_limit(job), state)
 
 
-def runs_in(engine: Engine, job: Job, first: int, last: int) -> Iterator[int]:
+def runs_in(book: RunBook, job: Job, first: int, last: int) -> Iterator[int]:
     """The job's runs in ``[first, last]`` without a record and not skipped, in tick order."""
+    records = book.occurrences
     tick = job.first_fire(first)
     while tick is not None and tick <= last:
         skipped = _skip_around(job, tick)
         if skipped is not None:
             tick = job.first_fire(skipped + 1)
             continue
-        if (job.job_id, tick) not in engine.occurrences:
+        if (job.job_id, tick) not in records:
             yield tick
         tick = job.first_fire(tick + 1)
 
@@ -73,20 +99,20 @@ class RecordTicks:
     count first needs them: a caller counting many ranges passes one, so that a count that must
     subtract the records of a long range reads the engine's records once, not once a range."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, book: RunBook) -> None:
+        self._records = book.occurrences
         self._by_job: dict[str, list[int]] | None = None
 
     def of(self, job_id: str) -> list[int]:
         if self._by_job is None:
             self._by_job = {}
-            for record_job, tick in self._engine.occurrences:
+            for record_job, tick in self._records:
                 self._by_job.setdefault(record_job, []).append(tick)
         return self._by_job.get(job_id, [])
 
 
 def count_runs(
-    engine: Engine, job: Job, first: int, last: int, records: RecordTicks | None = None
+    book: RunBook, job: Job, first: int, last: int, records: RecordTicks | None = None
 ) -> int:
     """``len(list(runs_in(...)))``, by arithmetic per definition and skip range where it can.
 
@@ -101,11 +127,11 @@ def count_runs(
         total += _fires_not_skipped(job, spec.schedule, low, min(last, through))
         low = through + 1
     total += _fires_not_skipped(job, job.spec.schedule, max(low, job.spec_since), last)
-    if total * _WALK_COST <= len(engine.occurrences):
+    if total * _WALK_COST <= len(book.occurrences):
         # Else a cascade over many jobs, the dashboard's table of cancellations and the
         # service's queue depth would cost the number of jobs times the number of records.
-        return sum(1 for _ in runs_in(engine, job, first, last))
-    for tick in (records or RecordTicks(engine)).of(job.job_id):
+        return sum(1 for _ in runs_in(book, job, first, last))
+    for tick in (records or RecordTicks(book)).of(job.job_id):
         if first <= tick <= last and job.fires_at(tick) and _skip_around(job, tick) is None:
             total -= 1
     return total

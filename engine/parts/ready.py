@@ -6,6 +6,7 @@ The heap serves the fifo and priority orders; the aging order's queue is in
 
 from __future__ import annotations
 
+from engine.model.policies import DispatchOrder, Policy
 from engine.parts.aging_queue import AgingReadyQueue
 from engine.parts.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
 from engine.rewind.undo_heap import UndoHeap
@@ -62,3 +63,11 @@ class HeapReadyQueue:
 
 
 ReadyQueue = HeapReadyQueue | AgingReadyQueue
+
+
+def make_ready_queue(policy: Policy) -> ReadyQueue:
+    """An empty ready queue of the policy's order."""
+    if policy.order is DispatchOrder.AGING:
+        assert policy.aging_step is not None
+        return AgingReadyQueue(policy.aging_step)
+    return HeapReadyQueue(by_priority=policy.order is DispatchOrder.PRIORITY)

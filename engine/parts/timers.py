@@ -1,4 +1,8 @@
-"""Timers: what the engine must do at a later tick, in the order it runs within one tick."""
+"""Timers: what the engine must do at a later tick, in the order it runs within one tick.
+
+Given nothing: the parts set timers, and the engine takes each one due off the heap and hands
+its payload to its kind's handler (:func:`engine.core.timer_handlers`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,11 @@ from engine.rewind.undo_heap import UndoHeap
 
 
 class TimerKind(IntEnum):
+    """What a timer is for. The values are the order in which a tick's own events run (the
+    timers' heap sorts a tick's timers by kind, then by the order they were set): this is where
+    that order is stated (docs/architecture.md, "Tick order", tells it to users). Each kind's
+    handler is in the table :func:`engine.core.timer_handlers` builds."""
+
     ATTEMPT_END = 0
     """A simulated attempt's duration is over: it succeeds or fails as scripted."""
     TIMEOUT = 1

@@ -3,6 +3,10 @@
 A worker that goes down loses its running attempt (LOST): the occurrence is retried at once and the
 lost attempt does not count against its retries, so nothing is lost and nothing runs twice. A
 draining worker finishes its attempt, then goes down.
+
+Given the tick clock, the journal and the event log; connected to the attempts after both are
+built (:meth:`Workforce.connect`), because each calls the other: an attempt occupies and releases
+a worker, and a worker that goes down loses its attempt.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from engine.model.ordering import java_order_key
 from engine.model.policies import WorkerPool
 from engine.model.problems import Code
 from engine.model.records import Worker
-from engine.rewind.journal import JournaledPart
+from engine.rewind.journal import JournaledPart, UndoJournal
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.parts.attempts import Attempts
+    from engine.parts.tick_clock import TickClock
 
 
 def _no_worker(worker_id: str) -> Result:
@@ -29,10 +35,17 @@ def _no_worker(worker_id: str) -> Result:
 class Workforce(JournaledPart):
     """The workers by id and the pool of idle ones (lowest id first)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, clock: TickClock, journal: UndoJournal, log: EventLog) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._attempts: Attempts
         self.workers: dict[str, Worker] = {}
         self.idle = WorkerPool()
+
+    def connect(self, attempts: Attempts) -> None:
+        """The attempts, built after the workforce: a worker going down loses its attempt."""
+        self._attempts = attempts
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
         return (("worker", self.workers),)
@@ -41,72 +54,69 @@ class Workforce(JournaledPart):
         return (self.idle,)
 
     def register(self, worker_id: str) -> Result:
-        engine = self._engine
         if worker_id in self.workers:
             message = f"worker {worker_id!r} is already registered"
             return refused(Outcome.CONFLICT, Code.WORKER_EXISTS, message, "worker_id")
         key = java_order_key(worker_id)
-        generation = engine.journal.generation
+        now, generation = self._clock.now, self._journal.generation
         self.workers[worker_id] = Worker(
             worker_id,
             key,
-            since=engine.now,
-            registered=engine.now,
+            since=now,
+            registered=now,
             gen=generation,
             born=generation,
         )
         self.idle.add(worker_id, key)
-        engine.log.add(ev.WorkerRegistered, engine.now, worker_id)
+        self._log.add(ev.WorkerRegistered, now, worker_id)
         return Result(Outcome.CREATED, worker_id)
 
     def down(self, worker_id: str) -> Result:
-        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return _no_worker(worker_id)
         if worker.down:
             message = f"worker {worker_id!r} is already down"
             return refused(Outcome.CONFLICT, Code.WORKER_ALREADY_DOWN, message, "worker_id")
-        engine.journal.touch(worker)
+        self._journal.touch(worker)
         worker.down = True
         worker.draining = False
         self.idle.discard(worker_id, worker.order_key)
-        engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
+        self._log.add(ev.WorkerWentDown, self._clock.now, worker_id)
         if worker.running is not None:
-            engine.attempts.lose(worker.running)
+            self._attempts.lose(worker.running)
         return Result(Outcome.OK)
 
     def up(self, worker_id: str) -> Result:
-        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return _no_worker(worker_id)
         if not worker.down and not worker.draining:
             message = f"worker {worker_id!r} is already up"
             return refused(Outcome.CONFLICT, Code.WORKER_ALREADY_UP, message, "worker_id")
-        engine.journal.touch(worker)
+        self._journal.touch(worker)
         worker.down = False
         worker.draining = False
         if worker.running is None:
-            worker.since = engine.now
+            worker.since = self._clock.now
             self.idle.add(worker_id, worker.order_key)
-        engine.log.add(ev.WorkerCameUp, engine.now, worker_id)
+        self._log.add(ev.WorkerCameUp, self._clock.now, worker_id)
         return Result(Outcome.OK)
 
     def drain(self, worker_id: str) -> Result:
-        engine = self._engine
         worker = self.workers.get(worker_id)
         if worker is None:
             return _no_worker(worker_id)
         if worker.down or worker.draining:
             message = f"worker {worker_id!r} is not up"
             return refused(Outcome.CONFLICT, Code.WORKER_NOT_UP, message, "worker_id")
-        engine.log.add(ev.WorkerDrainStarted, engine.now, worker_id)
+        now = self._clock.now
+        self._log.add(ev.WorkerDrainStarted, now, worker_id)
         self.idle.discard(worker_id, worker.order_key)
-        engine.journal.touch(worker)
+        self._journal.touch(worker)
         if worker.running is None:
             worker.down = True
-            engine.log.add(ev.WorkerWentDown, engine.now, worker_id)
+            self._log.add(ev.WorkerWentDown, now, worker_id)
         else:
             worker.draining = True
         return Result(Outcome.OK)
@@ -118,20 +128,20 @@ class Workforce(JournaledPart):
 
     def occupy(self, worker: Worker, key: tuple[str, int]) -> None:
         """``worker`` starts an attempt of the occurrence ``key``."""
-        self._engine.journal.touch(worker)
+        self._journal.touch(worker)
         worker.running = key
-        worker.since = self._engine.now
+        worker.since = self._clock.now
 
     def release(self, worker: Worker) -> None:
         """The worker's attempt ended: account its busy time, then idle it (or finish a drain)."""
-        engine = self._engine
-        engine.journal.touch(worker)
-        worker.busy_ticks += engine.now - worker.since
-        worker.since = engine.now
+        now = self._clock.now
+        self._journal.touch(worker)
+        worker.busy_ticks += now - worker.since
+        worker.since = now
         worker.running = None
         if worker.draining:
             worker.draining = False
             worker.down = True
-            engine.log.add(ev.WorkerWentDown, engine.now, worker.worker_id)
+            self._log.add(ev.WorkerWentDown, now, worker.worker_id)
         elif not worker.down:
             self.idle.add(worker.worker_id, worker.order_key)

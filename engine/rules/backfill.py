@@ -16,12 +16,18 @@ Costs are per run of the range: the range is walked with the schedule, so a rang
 ticks of an hourly job costs its runs, and one with more than ``max_runs`` runs (10,000 unless
 the command says otherwise) is refused after counting ``max_runs + 1`` of them. A job without a
 backfill pays one comparison where a run of it ends.
+
+:class:`Backfills` is given the tick clock, the journal, the event log, the job cursors and the
+occurrence store; it is connected after construction (:meth:`Backfills.connect`) to the
+dispatcher, the lifecycle, the run dependencies and the overlap rule, which its runs go through
+like any other and which move a backfill on when a run ends. :func:`plan` is the dry run a reader
+above the kernel asks of an engine.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.model import events as ev
 from engine.model.commands import BackfillJob, Outcome, Result, refused
@@ -32,7 +38,15 @@ from engine.rules.run_dependencies import Verdict
 from engine.schedules.kinds import Once
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.parts.cursors import JobCursors
+    from engine.parts.dispatcher import Dispatcher
+    from engine.parts.lifecycle import Lifecycle
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.rewind.journal import UndoJournal
+    from engine.rules.overlap import OverlapControl
+    from engine.rules.run_dependencies import RunDependencies
 
 S = OccurrenceState
 
@@ -53,10 +67,24 @@ class BackfillError(ValueError):
         self.result = refused(outcome, code, message, path)
 
 
-def plan(engine: Engine, command: BackfillJob) -> Plan:
+class PlanSource(Protocol):
+    """What a dry run reads: the job cursors and the current tick (an engine has both)."""
+
+    @property
+    def cursors(self) -> JobCursors: ...
+
+    @property
+    def now(self) -> int: ...
+
+
+def plan(engine: PlanSource, command: BackfillJob) -> Plan:
     """The runs ``command`` would create now, and those it would find; raises
     :class:`BackfillError` for a backfill the engine refuses. Changes nothing (the dry run)."""
-    job = _job(engine, command)
+    return _plan(engine.cursors, engine.now, command)
+
+
+def _plan(cursors: JobCursors, now: int, command: BackfillJob) -> Plan:
+    job = _job(cursors, now, command)
     create, exist = [], []
     tick = job.first_fire(command.first)
     while tick is not None and tick <= command.last:
@@ -68,20 +96,20 @@ def plan(engine: Engine, command: BackfillJob) -> Plan:
                 f"than {command.max_runs:,} runs (max_runs): narrow the range or raise max_runs",
                 "max_runs",
             )
-        (exist if exists(engine, job, tick) else create).append(tick)
+        (exist if exists(cursors, job, tick) else create).append(tick)
         tick = job.first_fire(tick + 1)
     return Plan(tuple(create), tuple(exist))
 
 
-def exists(engine: Engine, job: Job, tick: int) -> bool:
+def exists(cursors: JobCursors, job: Job, tick: int) -> bool:
     """Whether the job's run for ``tick`` exists, or is its schedule's to create: it has a state
     (a record, a waiting or cancelled range, or SCHEDULED from the cursor on), where a run that
     was skipped, or that the cursor passed without a record, has none."""
-    return engine.occurrence_state(job.job_id, tick) is not None
+    return cursors.occurrence_state(job.job_id, tick) is not None
 
 
-def _job(engine: Engine, command: BackfillJob) -> Job:
-    job = engine.cursors.live(command.job_id)
+def _job(cursors: JobCursors, now: int, command: BackfillJob) -> Job:
+    job = cursors.live(command.job_id)
     if job is None:
         raise BackfillError(
             Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {command.job_id!r}", "job_id"
@@ -93,9 +121,9 @@ def _job(engine: Engine, command: BackfillJob) -> Job:
     if command.last < command.first:
         message = f"to: {command.last} is before from: {command.first}"
         raise BackfillError(invalid, Code.RANGE_REVERSED, message, "last")
-    if command.last > engine.now:
+    if command.last > now:
         message = (
-            f"to: {command.last} is after now ({engine.now}): a backfill covers logical times "
+            f"to: {command.last} is after now ({now}): a backfill covers logical times "
             "that have passed"
         )
         raise BackfillError(invalid, Code.RANGE_NOT_PAST, message, "last")
@@ -114,48 +142,77 @@ def _job(engine: Engine, command: BackfillJob) -> Job:
 class Backfills:
     """Starts backfills and moves them on; owns no state beyond the job records."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+    ) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._store = store
+        self._dispatcher: Dispatcher
+        self._lifecycle: Lifecycle
+        self._run_dependencies: RunDependencies
+        self._overlap: OverlapControl
+
+    def connect(
+        self,
+        dispatcher: Dispatcher,
+        lifecycle: Lifecycle,
+        run_dependencies: RunDependencies,
+        overlap: OverlapControl,
+    ) -> None:
+        """The parts a backfill's runs go through, built after this rule (see the module
+        docstring)."""
+        self._dispatcher = dispatcher
+        self._lifecycle = lifecycle
+        self._run_dependencies = run_dependencies
+        self._overlap = overlap
 
     def start(self, command: BackfillJob) -> Result:
-        engine = self._engine
+        now = self._clock.now
         try:
-            planned = plan(engine, command)
+            planned = _plan(self._cursors, now, command)
         except BackfillError as error:
             return error.result
-        job = engine.jobs[command.job_id]
+        job = self._jobs[command.job_id]
         order = command.order
-        engine.log.add(
+        self._log.add(
             ev.BackfillStarted,
-            engine.now,
+            now,
             job.job_id,
             command.first,
             command.last,
             order.value,
             len(planned.create),
         )
-        engine.journal.touch(job)
+        self._journal.touch(job)
         job.backfill = Backfill(job.first_fire(command.first), command.last, order)
         self.pump(job)
         return Result(Outcome.OK, len(planned.create))
 
     def pump(self, job: Job) -> None:
         """Create the backfill's runs as far as its order and the upstream runs allow."""
-        engine = self._engine
         backfill = job.backfill
         assert backfill is not None
-        engine.journal.touch(job)
+        self._journal.touch(job)
         tick = backfill.next
         while tick is not None and tick <= backfill.last:
-            if exists(engine, job, tick):
-                engine.log.add(ev.BackfillRunExists, engine.now, job.job_id, tick)
+            if exists(self._cursors, job, tick):
+                self._log.add(ev.BackfillRunExists, self._clock.now, job.job_id, tick)
             else:
                 verdict = (
-                    engine.run_dependencies.judge(job, tick) if job.upstream_runs else Verdict.RUN
+                    self._run_dependencies.judge(job, tick) if job.upstream_runs else Verdict.RUN
                 )
                 if verdict is Verdict.WAIT:
                     break  # judged again when an upstream run ends
-                if verdict is Verdict.RUN and _at_limit(engine, job):
+                if verdict is Verdict.RUN and self._at_limit(job):
                     break  # the end of one of its active runs frees a slot
                 self._create(job, tick, verdict)
                 if backfill.order is BackfillOrder.SEQUENTIAL and verdict is Verdict.RUN:
@@ -165,25 +222,25 @@ class Backfills:
             tick = job.first_fire(tick + 1)
         if tick is None or tick > backfill.last:
             job.backfill = None
-            engine.log.add(ev.BackfillFinished, engine.now, job.job_id)
+            self._log.add(ev.BackfillFinished, self._clock.now, job.job_id)
         else:
             job.backfill = Backfill(tick, backfill.last, backfill.order)
 
     def _create(self, job: Job, tick: int, verdict: Verdict) -> None:
         """The run for ``tick``: ready to run, or skipped or cancelled by its trigger rule."""
-        engine = self._engine
+        now = self._clock.now
         if verdict is Verdict.SKIP:
             because = job.spec.trigger_rule.value
-            engine.log.add(ev.OccurrenceSkipped, engine.now, job.job_id, tick, because)
-            engine.run_dependencies.changed(job)
+            self._log.add(ev.OccurrenceSkipped, now, job.job_id, tick, because)
+            self._run_dependencies.changed(job)
             return
-        occurrence = engine.store.materialise(job, tick, S.QUEUED)
-        engine.log.add(ev.RunBackfilled, engine.now, job.job_id, tick)
+        occurrence = self._store.materialise(job, tick, S.QUEUED)
+        self._log.add(ev.RunBackfilled, now, job.job_id, tick)
         if verdict is Verdict.UPSTREAM_FAILED:
-            engine.lifecycle.cascade(occurrence, engine.run_dependencies.root_cause(job, tick))
+            self._lifecycle.cascade(occurrence, self._run_dependencies.root_cause(job, tick))
             return
-        occurrence.ready_since = engine.now
-        engine.dispatcher.push_ready(occurrence)
+        occurrence.ready_since = now
+        self._dispatcher.push_ready(occurrence)
 
     def ended(self, job: Job, scheduled: int) -> None:
         """A run of ``job`` became final: the next run of a sequential backfill waiting for it,
@@ -192,7 +249,7 @@ class Backfills:
         if backfill is None:
             return
         if backfill.waiting_for == scheduled:
-            self._engine.journal.touch(job)
+            self._journal.touch(job)
             job.backfill = Backfill(backfill.next, backfill.last, backfill.order)
             self.pump(job)
         elif backfill.waiting_for is None and job.spec.overlap is not None:
@@ -214,10 +271,10 @@ class Backfills:
             and job.fires_at(tick)
         )
 
-
-def _at_limit(engine: Engine, job: Job) -> bool:
-    """Whether the job's overlap rule has no slot for one more active run: a backfill waits
-    for one (Airflow's backfill under ``max_active_runs``), whatever the rule's action, because
-    the action (skip, hold, replace) is meant for a run falling due, not one asked for."""
-    rule = job.spec.overlap
-    return rule is not None and engine.overlap.active(job) >= rule.limit
+    def _at_limit(self, job: Job) -> bool:
+        """Whether the job's overlap rule has no slot for one more active run: a backfill waits
+        for one (Airflow's backfill under ``max_active_runs``), whatever the rule's action,
+        because the action (skip, hold, replace) is meant for a run falling due, not one asked
+        for."""
+        rule = job.spec.overlap
+        return rule is not None and self._overlap.active(job) >= rule.limit

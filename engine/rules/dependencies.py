@@ -8,6 +8,11 @@ blocked runs are one range per job, never a record each (``Job.blocked_from``): 
 a dependency can never succeed (it failed for good, or was cancelled or deleted first), every job
 that depends on it, transitively, is cancelled: breadth first, each level in submission order,
 each job once, at its shallowest level.
+
+Given the tick clock, the journal, the event log, the policy, the job cursors and the occurrence
+store. Connected after construction (:meth:`Dependencies.connect`) to the dispatcher (an
+unblocked job is released), the run dependencies (a recurring job's outcome is judged there) and
+the lifecycle (a cascade cancels): each of them leads back here when a run ends or is cancelled.
 """
 
 from __future__ import annotations
@@ -21,7 +26,15 @@ from engine.model.records import CancelReason, Job, JobSpec, Occurrence, Occurre
 from engine.schedules.kinds import Once
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.model.policies import Policy
+    from engine.parts.cursors import JobCursors
+    from engine.parts.dispatcher import Dispatcher
+    from engine.parts.lifecycle import Lifecycle
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.rewind.journal import UndoJournal
+    from engine.rules.run_dependencies import RunDependencies
 
 S = OccurrenceState
 
@@ -29,12 +42,38 @@ S = OccurrenceState
 class Dependencies:
     """Gates jobs on the one-time jobs they depend on; owns no state beyond the job records."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        policy: Policy,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+    ) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._policy = policy
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._records = store.records
+        self._dispatcher: Dispatcher
+        self._run_dependencies: RunDependencies
+        self._lifecycle: Lifecycle
+
+    def connect(
+        self, dispatcher: Dispatcher, run_dependencies: RunDependencies, lifecycle: Lifecycle
+    ) -> None:
+        """The parts a dependency's outcome moves on, built after this rule (see the module
+        docstring)."""
+        self._dispatcher = dispatcher
+        self._run_dependencies = run_dependencies
+        self._lifecycle = lifecycle
 
     def problem(self, spec: JobSpec) -> Problem | None:
         """Why ``spec``'s dependencies cannot be accepted (the first it does not know), or None."""
-        jobs = self._engine.jobs
+        jobs = self._jobs
         for dependency_id in spec.depends_on:
             if dependency_id not in jobs:
                 message = f"unknown dependency {dependency_id!r}"
@@ -43,12 +82,11 @@ class Dependencies:
 
     def link(self, job: Job) -> str | None:
         """Register ``job`` with its dependencies; the job that dooms it, if one already has."""
-        engine = self._engine
         doomed_by = None
-        cancel_doomed = engine.policy.doomed_submission is DoomedSubmission.CANCEL
+        cancel_doomed = self._policy.doomed_submission is DoomedSubmission.CANCEL
         for dependency_id in job.spec.depends_on:
-            dependency = engine.jobs[dependency_id]
-            engine.journal.touch(dependency)
+            dependency = self._jobs[dependency_id]
+            self._journal.touch(dependency)
             dependency.dependents = (*dependency.dependents, job.job_id)
             if not isinstance(dependency.spec.schedule, Once):
                 job.upstream_runs = (*job.upstream_runs, dependency_id)
@@ -61,43 +99,42 @@ class Dependencies:
             elif state is not S.SUCCEEDED:
                 job.unmet_dependencies += 1
         if job.unmet_dependencies == 0:
-            job.runnable_since = engine.now
+            job.runnable_since = self._clock.now
         return doomed_by
 
     def only_occurrence(self, job: Job) -> Occurrence | None:
         """A one-time job's run, if it has a record."""
         assert isinstance(job.spec.schedule, Once)
-        return self._engine.occurrences.get((job.job_id, job.spec.schedule.at))
+        return self._records.get((job.job_id, job.spec.schedule.at))
 
     def succeeded(self, job: Job) -> None:
         """``job``'s run succeeded: a dependent whose last dependency it was becomes runnable."""
-        engine = self._engine
         if not isinstance(job.spec.schedule, Once):
-            engine.run_dependencies.changed(job)
+            self._run_dependencies.changed(job)
             return
+        now = self._clock.now
         for dependent_id in job.dependents:
-            dependent = engine.jobs[dependent_id]
-            engine.journal.touch(dependent)
+            dependent = self._jobs[dependent_id]
+            self._journal.touch(dependent)
             dependent.unmet_dependencies -= 1
             if dependent.unmet_dependencies:
                 continue
-            dependent.runnable_since = engine.now
+            dependent.runnable_since = now
             if dependent.blocked_from is None:
                 continue  # none of its runs fell due: it waits on the due heap as usual
             dependent.blocked_from = None
             first = dependent.next_due
-            if first is not None and engine.cursors.is_created(dependent, first):
-                engine.log.add(ev.OccurrenceUnblocked, engine.now, dependent.job_id, first)
-            engine.dispatcher.release(dependent)
+            if first is not None and self._cursors.is_created(dependent, first):
+                self._log.add(ev.OccurrenceUnblocked, now, dependent.job_id, first)
+            self._dispatcher.release(dependent)
 
     def failed(self, root: Job) -> None:
         """``root`` (one-time) can never succeed now: cancel its dependents, level by level.
         A recurring ``root``'s failed run is an outcome its dependents judge run by run."""
         if not root.dependents:
             return
-        engine = self._engine
         if not isinstance(root.spec.schedule, Once):
-            engine.run_dependencies.changed(root)
+            self._run_dependencies.changed(root)
             return
         seen = {root.job_id}
         level = [root]
@@ -107,8 +144,8 @@ class Dependencies:
                 for dependent_id in job.dependents:
                     if dependent_id not in seen:
                         seen.add(dependent_id)
-                        next_level.append(engine.jobs[dependent_id])
+                        next_level.append(self._jobs[dependent_id])
             next_level.sort(key=lambda job: job.submission)
             for job in next_level:
-                engine.lifecycle.cancel_waiting(job, CancelReason.CASCADE, root.job_id)
+                self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, root.job_id)
             level = next_level

@@ -16,19 +16,17 @@ Skipped runs are one range (``OccurrencesSkipped``), never a record each.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine.model import events as ev
 from engine.model.records import CatchUp, Job
 from engine.schedules.kinds import last_at_or_before
 
-if TYPE_CHECKING:
-    from engine.core import Engine
 
-
-def skip_through(engine: Engine, job: Job, mode: CatchUp, paused_through: int) -> int | None:
-    """The last tick of the runs a resume skips, ``(paused_through, through]``; None: none."""
-    now, spec = engine.now, job.spec
+def skip_through(
+    now: int, log: ev.EventLog, job: Job, mode: CatchUp, paused_through: int
+) -> int | None:
+    """The last tick of the runs a resume at ``now`` skips, ``(paused_through, through]``; None:
+    none. Too many missed runs are said on ``log``."""
+    spec = job.spec
     missed = last_at_or_before(spec.schedule, now, paused_through + 1)
     if missed is None:
         return None
@@ -38,7 +36,7 @@ def skip_through(engine: Engine, job: Job, mode: CatchUp, paused_through: int) -
     if spec.max_missed is not None:
         counted = _count_fires(job, floor + 1, missed, spec.max_missed + 1)
         if counted > spec.max_missed:
-            engine.log.add(ev.TooManyMissedRuns, now, job.job_id, counted, spec.max_missed)
+            log.add(ev.TooManyMissedRuns, now, job.job_id, counted, spec.max_missed)
             return missed
     if mode is CatchUp.SKIP:
         through = missed

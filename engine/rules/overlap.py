@@ -22,6 +22,13 @@ Costs stay per assignment: a limited job's active runs are records (at most ``li
 each about to be assigned), its BufferAll backlog stays implicit behind its cursor, and a skip is
 one event and a step of the cursor. A limited job never has an implicit front in the ready queue;
 its active runs wait there as records.
+
+Given the tick clock, the journal, the event log, the policy, the job cursors and the occurrence
+store. Connected after construction (:meth:`OverlapControl.connect`) to the dispatcher (an active
+run waits in its queue), the attempts (a replaced run's attempt is terminated), the lifecycle (a
+replaced run is cancelled) and the run dependencies (a cursor run may wait for its upstream runs):
+the dispatcher releases a limited job through this rule and an attempt's end frees a slot here,
+so neither side can be built after the other.
 """
 
 from __future__ import annotations
@@ -36,7 +43,16 @@ from engine.model.records import Job, Occurrence, OccurrenceState
 from engine.schedules.kinds import last_at_or_before
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.model.policies import Policy
+    from engine.parts.attempts import Attempts
+    from engine.parts.cursors import JobCursors
+    from engine.parts.dispatcher import Dispatcher
+    from engine.parts.lifecycle import Lifecycle
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.rewind.journal import UndoJournal
+    from engine.rules.run_dependencies import RunDependencies
 
 S = OccurrenceState
 
@@ -67,8 +83,40 @@ ACTIONS: dict[Overlap, Action] = {
 class OverlapControl:
     """Creates a limited job's runs as its rule allows; owns no state beyond the job records."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        clock: TickClock,
+        journal: UndoJournal,
+        log: EventLog,
+        policy: Policy,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+    ) -> None:
+        self._clock = clock
+        self._journal = journal
+        self._log = log
+        self._automatic = policy.dispatch is DispatchMode.AUTO
+        self._cursors = cursors
+        self._store = store
+        self._records = store.records
+        self._dispatcher: Dispatcher
+        self._attempts: Attempts
+        self._lifecycle: Lifecycle
+        self._run_dependencies: RunDependencies
+
+    def connect(
+        self,
+        dispatcher: Dispatcher,
+        attempts: Attempts,
+        lifecycle: Lifecycle,
+        run_dependencies: RunDependencies,
+    ) -> None:
+        """The parts a run at the limit acts through, built after this rule (see the module
+        docstring)."""
+        self._dispatcher = dispatcher
+        self._attempts = attempts
+        self._lifecycle = lifecycle
+        self._run_dependencies = run_dependencies
 
     def active(self, job: Job) -> int:
         """The job's active runs: its records that are not final, less the one held."""
@@ -79,12 +127,11 @@ class OverlapControl:
         """Take the job as far as its rule allows now: a held run into a free slot first, then
         each run due from the cursor on started, skipped, held or put in another's place. The
         dispatcher calls this instead of giving a limited job a front (dependencies met)."""
-        engine = self._engine
-        cursors = engine.cursors
+        cursors = self._cursors
         rule = job.spec.overlap
         assert rule is not None
         action = ACTIONS[rule.policy]
-        engine.journal.touch(job)
+        self._journal.touch(job)
         while True:
             if job.held is not None:
                 if action is Action.BUFFER_LATEST and self._superseded(job):
@@ -95,7 +142,7 @@ class OverlapControl:
                     continue
                 if self._promote_held(job, rule.limit):
                     continue
-            if job.upstream_runs and not engine.run_dependencies.gate(job):
+            if job.upstream_runs and not self._run_dependencies.gate(job):
                 return  # the cursor run waits for an upstream run
             scheduled = job.next_due
             if scheduled is None or scheduled > cursors.created_limit(job):
@@ -106,8 +153,8 @@ class OverlapControl:
             elif action is Action.BUFFER_ALL:
                 if job.held_from is None:
                     job.held_from = scheduled
-                    engine.log.add(
-                        ev.OccurrenceHeld, engine.now, job.job_id, scheduled, rule.policy.value
+                    self._log.add(
+                        ev.OccurrenceHeld, self._clock.now, job.job_id, scheduled, rule.policy.value
                     )
                 return  # off the due heap: the end of an active run releases the next
             elif action is Action.BUFFER_ONE and job.held is None:
@@ -128,11 +175,10 @@ class OverlapControl:
 
     def _hold(self, job: Job, scheduled: int, policy: Overlap) -> None:
         """The cursor run waits for a slot as a QUEUED record outside the ready queue."""
-        engine = self._engine
-        engine.store.materialise(job, scheduled, S.QUEUED)
+        self._store.materialise(job, scheduled, S.QUEUED)
         job.held = scheduled
-        engine.cursors.advance(job)
-        engine.log.add(ev.OccurrenceHeld, engine.now, job.job_id, scheduled, policy.value)
+        self._cursors.advance(job)
+        self._log.add(ev.OccurrenceHeld, self._clock.now, job.job_id, scheduled, policy.value)
 
     def _superseded(self, job: Job) -> bool:
         """Whether a run newer than the held one is due (BufferLatest), so that the held one must
@@ -140,63 +186,57 @@ class OverlapControl:
         dispatch. Attempts end before runs fall due within a tick, and an active run that ends
         at a schedule's tick leaves Kubernetes' next sync that schedule, the most recent one:
         the run held before it never starts."""
-        engine = self._engine
         due = job.next_due
         if due is None:
             return False
-        if due <= engine.cursors.created_limit(job):
+        if due <= self._cursors.created_limit(job):
             return True
-        automatic = engine.policy.dispatch is DispatchMode.AUTO
-        return automatic and due <= engine.now and job.paused_through is None
+        return self._automatic and due <= self._clock.now and job.paused_through is None
 
     def _let_go_held(self, job: Job, policy: Overlap) -> None:
         """A newer run takes the held run's place (BufferLatest): the held run, which has a
         record, is cancelled with reason ``replaced`` (one that expired meanwhile is only let
         go). A skip would leave no record, and a held run answers QUEUED like BufferOne's."""
-        engine = self._engine
         assert job.held is not None
-        occurrence = engine.occurrences[(job.job_id, job.held)]
+        occurrence = self._records[(job.job_id, job.held)]
         job.held = None
         if occurrence.state is S.QUEUED:
-            engine.lifecycle.replaced(occurrence, policy.value)
+            self._lifecycle.replaced(occurrence, policy.value)
 
     def _promote_held(self, job: Job, limit: int) -> bool:
         """The held run takes a free slot (or is dropped, if it was cancelled meanwhile)."""
-        engine = self._engine
         assert job.held is not None
-        occurrence = engine.occurrences[(job.job_id, job.held)]
+        occurrence = self._records[(job.job_id, job.held)]
         if occurrence.state is S.QUEUED and self.active(job) >= limit:
             return False
         job.held = None
         if occurrence.state is not S.QUEUED:
             return True
-        occurrence_ready(engine, occurrence)
-        engine.log.add(ev.OccurrenceReleased, engine.now, *occurrence.key, True)
+        self._ready(occurrence)
+        self._log.add(ev.OccurrenceReleased, self._clock.now, *occurrence.key, True)
         return True
 
     def _start(self, job: Job, scheduled: int) -> None:
         """The cursor run becomes active: a record in the ready queue."""
-        engine = self._engine
-        occurrence = engine.store.materialise(job, scheduled, S.QUEUED)
-        engine.cursors.advance(job)
+        occurrence = self._store.materialise(job, scheduled, S.QUEUED)
+        self._cursors.advance(job)
         if job.held_from is None:
-            engine.dispatcher.push_ready(occurrence)
+            self._dispatcher.push_ready(occurrence)
             return
-        occurrence_ready(engine, occurrence)
+        self._ready(occurrence)
         due = job.next_due
-        emptied = due is None or due > engine.cursors.created_limit(job)
+        emptied = due is None or due > self._cursors.created_limit(job)
         if emptied:
             job.held_from = None
-        engine.log.add(ev.OccurrenceReleased, engine.now, job.job_id, scheduled, emptied)
+        self._log.add(ev.OccurrenceReleased, self._clock.now, job.job_id, scheduled, emptied)
 
     def _skip(self, job: Job, scheduled: int, policy: Overlap) -> None:
         """The cursor run never runs: one event, and the cursor moves past it (a run behind the
         cursor without a record is no run: its state answers None, as a resume's skips do)."""
-        engine = self._engine
-        engine.log.add(ev.OccurrenceSkipped, engine.now, job.job_id, scheduled, policy.value)
-        engine.cursors.advance(job)
+        self._log.add(ev.OccurrenceSkipped, self._clock.now, job.job_id, scheduled, policy.value)
+        self._cursors.advance(job)
         if job.dependents:
-            engine.run_dependencies.changed(job)
+            self._run_dependencies.changed(job)
 
     def _skip_backlog(self, job: Job, scheduled: int, action: Action) -> bool:
         """Several runs due at once at the limit (a dispatch after a long wait under manual
@@ -204,8 +244,7 @@ class OverlapControl:
         (``OccurrencesSkipped``), not one by one: all of them, or all but the latest under
         Replace and BufferLatest (each would take the place of the one before). Whether it
         skipped any."""
-        engine = self._engine
-        limit = engine.cursors.created_limit(job)
+        limit = self._cursors.created_limit(job)
         second = job.first_fire(scheduled + 1)
         if second is None or second > limit:
             return False  # one run due: its own event
@@ -216,24 +255,22 @@ class OverlapControl:
                 return False
             through = latest - 1
         job.skipped = (*job.skipped, (scheduled - 1, through))
-        engine.log.add(ev.OccurrencesSkipped, engine.now, job.job_id, scheduled - 1, through)
-        job.next_due = engine.cursors.walk(job, scheduled)
+        self._log.add(ev.OccurrencesSkipped, self._clock.now, job.job_id, scheduled - 1, through)
+        job.next_due = self._cursors.walk(job, scheduled)
         if job.dependents:
-            engine.run_dependencies.changed(job)
+            self._run_dependencies.changed(job)
         return True
 
     def _replace_oldest(self, job: Job, policy: Overlap) -> None:
         """Cancel the job's oldest active run (terminating its attempt) to free its slot."""
-        engine = self._engine
         oldest = next(t for t in job.open if t != job.held)
-        occurrence = engine.occurrences[(job.job_id, oldest)]
+        occurrence = self._records[(job.job_id, oldest)]
         if occurrence.state is S.RUNNING:
-            engine.attempts.terminate(occurrence)
-        engine.lifecycle.replaced(occurrence, policy.value)
+            self._attempts.terminate(occurrence)
+        self._lifecycle.replaced(occurrence, policy.value)
 
-
-def occurrence_ready(engine: Engine, occurrence: Occurrence) -> None:
-    """A run that waited for a slot waits for a worker from now: aging counts from here."""
-    engine.journal.touch(occurrence)
-    occurrence.ready_since = max(occurrence.ready_since, engine.now)
-    engine.dispatcher.push_ready(occurrence)
+    def _ready(self, occurrence: Occurrence) -> None:
+        """A run that waited for a slot waits for a worker from now: aging counts from here."""
+        self._journal.touch(occurrence)
+        occurrence.ready_since = max(occurrence.ready_since, self._clock.now)
+        self._dispatcher.push_ready(occurrence)

@@ -10,20 +10,24 @@ the pool's own queue (of the policy's order) instead of being started, and the n
 tried. When an attempt of the pool ends, the pool's best run set aside goes back to the ready
 queue, so it competes again, in the policy's order, for the slot that freed. Each run is set
 aside at most once per slot that frees: the costs stay per assignment.
+
+Given the policy (the pools and the queues' order), the dispatcher's ready queue (where a run set
+aside goes back), the jobs and the tick clock.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.model.policies import make_ready_queue
 from engine.model.records import OccurrenceState
-from engine.parts.ready import ReadyQueue
+from engine.parts.ready import ReadyQueue, make_ready_queue
 from engine.parts.ready_entry import JOB_ID, OCCURRENCE, ReadyEntry
 from engine.rewind.journal import JournaledPart
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.policies import Policy
+    from engine.model.records import Job
+    from engine.parts.tick_clock import TickClock
 
 S = OccurrenceState
 
@@ -31,13 +35,17 @@ S = OccurrenceState
 class Pools(JournaledPart):
     """The pools' slots in use and the runs set aside while each is full."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self.slots: dict[str, int] = dict(engine.policy.pools)
+    def __init__(
+        self, policy: Policy, ready: ReadyQueue, jobs: dict[str, Job], clock: TickClock
+    ) -> None:
+        self._ready = ready
+        self._jobs = jobs
+        self._clock = clock
+        self.slots: dict[str, int] = dict(policy.pools)
         self.running: dict[str, int] = dict.fromkeys(self.slots, 0)
         """Attempts running now in each pool."""
         self.waiting: dict[str, ReadyQueue] = {
-            name: make_ready_queue(engine.policy) for name in self.slots
+            name: make_ready_queue(policy) for name in self.slots
         }
         """Per pool, the ready runs set aside because it was full."""
 
@@ -53,7 +61,7 @@ class Pools(JournaledPart):
 
     def set_aside(self, entry: ReadyEntry) -> bool:
         """Whether ``entry``'s pool is full; if it is, the entry waits in the pool's queue."""
-        pool = self._engine.jobs[entry[JOB_ID]].spec.pool
+        pool = self._jobs[entry[JOB_ID]].spec.pool
         if pool is None or self.running[pool] < self.slots[pool]:
             return False
         self.waiting[pool].push(entry)
@@ -65,14 +73,13 @@ class Pools(JournaledPart):
     def free(self, pool: str) -> None:
         """An attempt of the pool ended: its best run set aside competes again."""
         self.running[pool] -= 1
-        engine = self._engine
-        queue = self.waiting[pool]
+        queue, now = self.waiting[pool], self._clock.now
         while queue:
-            entry = queue.pop(engine.now)
+            entry = queue.pop(now)
             if entry is None:
                 return
             if self._still_ready(entry):
-                engine.dispatcher.ready.push(entry)
+                self._ready.push(entry)
                 return
 
     def _still_ready(self, entry: ReadyEntry) -> bool:
@@ -80,7 +87,7 @@ class Pools(JournaledPart):
         cancelled): only a valid one goes back."""
         occurrence = entry[OCCURRENCE]
         if occurrence is None:
-            return self._engine.jobs[entry[JOB_ID]].front is entry
+            return self._jobs[entry[JOB_ID]].front is entry
         return occurrence.state is S.QUEUED or occurrence.state is S.RETRY_PENDING
 
 

@@ -18,6 +18,12 @@ A job's runs are judged in order, its cursor run first: while the cursor run wai
 after it wait behind it (BLOCKED; ``OccurrenceBlocked`` once, ``OccurrenceUnblocked`` when it
 may run). A job waiting for an upstream run is re-judged when a run of an upstream job ends, is
 cancelled or is skipped: the costs are per upstream outcome, not per tick.
+
+Given the tick clock, the event log, the job cursors and the occurrence store. Connected after
+construction (:meth:`RunDependencies.connect`) to the dispatcher (a job that may go on is
+released), the lifecycle (an ``upstream_failed`` run is cancelled) and the backfills (a backfill
+waiting for an upstream run goes on): each of them asks this rule to judge, so they cannot be
+built before it.
 """
 
 from __future__ import annotations
@@ -31,7 +37,13 @@ from engine.model.records import CancelReason, Job, OccurrenceState
 from engine.schedules.kinds import last_at_or_before
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.model.events import EventLog
+    from engine.parts.cursors import JobCursors
+    from engine.parts.dispatcher import Dispatcher
+    from engine.parts.lifecycle import Lifecycle
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.tick_clock import TickClock
+    from engine.rules.backfill import Backfills
 
 S = OccurrenceState
 R = TriggerRule
@@ -82,8 +94,24 @@ def verdict(rule: TriggerRule, outcomes: list[str]) -> Verdict:
 class RunDependencies:
     """Judges a job's cursor run against its upstream runs; owns no state beyond job records."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self, clock: TickClock, log: EventLog, cursors: JobCursors, store: OccurrenceStore
+    ) -> None:
+        self._clock = clock
+        self._log = log
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._store = store
+        self._records = store.records
+        self._dispatcher: Dispatcher
+        self._lifecycle: Lifecycle
+        self._backfills: Backfills
+
+    def connect(self, dispatcher: Dispatcher, lifecycle: Lifecycle, backfills: Backfills) -> None:
+        """The parts a verdict moves on, built after this rule (see the module docstring)."""
+        self._dispatcher = dispatcher
+        self._lifecycle = lifecycle
+        self._backfills = backfills
 
     def upstream_tick(self, upstream: Job, tick: int) -> int | None:
         """The upstream job's run for ``tick``: its latest run at or before it. Before its first
@@ -94,18 +122,18 @@ class RunDependencies:
         earlier = last_at_or_before(upstream.spec.schedule, tick, 0)
         if earlier is None:
             return None
-        engine = self._engine
-        if (upstream.job_id, earlier) in engine.occurrences:
+        if (upstream.job_id, earlier) in self._records:
             return earlier
-        if upstream.backfill is not None and engine.backfills.pending(upstream, earlier):
+        if upstream.backfill is not None and self._backfills.pending(upstream, earlier):
             return earlier
         return None
 
     def outcome(self, upstream: Job, tick: int) -> str:
-        engine = self._engine
-        record = engine.occurrences.get((upstream.job_id, tick))
+        record = self._records.get((upstream.job_id, tick))
         state = (
-            record.state if record is not None else engine.occurrence_state(upstream.job_id, tick)
+            record.state
+            if record is not None
+            else self._cursors.occurrence_state(upstream.job_id, tick)
         )
         if state is S.SUCCEEDED:
             return "success"
@@ -117,7 +145,7 @@ class RunDependencies:
                 cascade = upstream.cancelled_backlog.reason is CancelReason.CASCADE
             return "upstream_failed" if cascade else "skipped"
         if state is None:
-            if upstream.backfill is not None and engine.backfills.pending(upstream, tick):
+            if upstream.backfill is not None and self._backfills.pending(upstream, tick):
                 return "pending"  # its backfill is still to create it
             return "skipped"  # a run the cursor passed without a record: skipped
         return "pending"
@@ -125,8 +153,7 @@ class RunDependencies:
     def gate(self, job: Job) -> bool:
         """Judge the job's cursor run (and the next, while runs are cancelled or skipped): True
         when it may go on (or is not due yet), False when it waits for an upstream run."""
-        engine = self._engine
-        cursors = engine.cursors
+        cursors, log, now = self._cursors, self._log, self._clock.now
         while True:
             scheduled = job.next_due
             if scheduled is None or scheduled > cursors.created_limit(job):
@@ -135,39 +162,39 @@ class RunDependencies:
             if judged is Verdict.WAIT:
                 if job.blocked_from is None:
                     job.blocked_from = scheduled
-                    engine.log.add(ev.OccurrenceBlocked, engine.now, job.job_id, scheduled)
+                    log.add(ev.OccurrenceBlocked, now, job.job_id, scheduled)
                 return False
             if job.blocked_from is not None:
                 job.blocked_from = None
-                engine.log.add(ev.OccurrenceUnblocked, engine.now, job.job_id, scheduled)
+                log.add(ev.OccurrenceUnblocked, now, job.job_id, scheduled)
             if judged is Verdict.RUN:
                 return True
             if judged is Verdict.SKIP:
                 because = job.spec.trigger_rule.value
-                engine.log.add(ev.OccurrenceSkipped, engine.now, job.job_id, scheduled, because)
+                log.add(ev.OccurrenceSkipped, now, job.job_id, scheduled, because)
                 cursors.advance(job)
                 self.changed(job)
             else:
-                occurrence = engine.store.materialise(job, scheduled, S.QUEUED)
+                occurrence = self._store.materialise(job, scheduled, S.QUEUED)
                 cursors.advance(job)
-                engine.lifecycle.cascade(occurrence, self.root_cause(job, scheduled))
+                self._lifecycle.cascade(occurrence, self.root_cause(job, scheduled))
 
     def changed(self, upstream: Job) -> None:
         """A run of ``upstream`` reached an outcome: judge again the jobs waiting on it."""
-        engine = self._engine
+        jobs = self._jobs
         for dependent_id in upstream.dependents:
-            dependent = engine.jobs[dependent_id]
+            dependent = jobs[dependent_id]
             if (
                 upstream.job_id in dependent.upstream_runs
                 and dependent.blocked_from is not None
                 and not dependent.unmet_dependencies
             ):
-                engine.dispatcher.release(dependent)
+                self._dispatcher.release(dependent)
             if dependent.backfill is not None:
-                engine.backfills.upstream_changed(dependent)
+                self._backfills.upstream_changed(dependent)
 
     def judge(self, job: Job, scheduled: int) -> Verdict:
-        jobs = self._engine.jobs
+        jobs = self._jobs
         outcomes = []
         for upstream_id in job.upstream_runs:
             upstream = jobs[upstream_id]
@@ -179,9 +206,8 @@ class RunDependencies:
     def root_cause(self, job: Job, scheduled: int) -> str:
         """The job whose failure started the cascade: the first failed upstream, or the cause it
         was itself cancelled for."""
-        engine = self._engine
         for upstream_id in job.upstream_runs:
-            upstream = engine.jobs[upstream_id]
+            upstream = self._jobs[upstream_id]
             tick = self.upstream_tick(upstream, scheduled)
             if tick is None:
                 continue
@@ -189,7 +215,7 @@ class RunDependencies:
             if outcome == "failed":
                 return upstream_id
             if outcome == "upstream_failed":
-                record = engine.occurrences.get((upstream_id, tick))
+                record = self._records.get((upstream_id, tick))
                 cause = record.cancel_cause if record is not None else None
                 if cause is None and upstream.cancelled_backlog is not None:
                     cause = upstream.cancelled_backlog.cause

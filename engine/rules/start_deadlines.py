@@ -11,6 +11,9 @@ is blocked on a dependency, was skipped, or was not created yet (its job paused)
 then the timer moves to the job's next run, so a run created after its own check (caught up on
 resume, backfilled) is not judged by it. The cost is one timer per run of a job with the rule;
 a job without it pays nothing.
+
+Given the journal, the job cursors (a run's state), the occurrence store, the timers and the
+lifecycle (which cancels an expired run); built after the lifecycle, which never calls it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from engine.model.records import Job, OccurrenceState
 from engine.parts.timers import TimerKind
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.parts.cursors import JobCursors
+    from engine.parts.lifecycle import Lifecycle
+    from engine.parts.occurrences import OccurrenceStore
+    from engine.parts.timers import Timers
+    from engine.rewind.journal import UndoJournal
 
 S = OccurrenceState
 
@@ -29,8 +36,20 @@ S = OccurrenceState
 class StartDeadlines:
     """Checks each run of a job with a start deadline once; owns no state beyond the jobs."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        journal: UndoJournal,
+        cursors: JobCursors,
+        store: OccurrenceStore,
+        timers: Timers,
+        lifecycle: Lifecycle,
+    ) -> None:
+        self._journal = journal
+        self._cursors = cursors
+        self._jobs = cursors.jobs
+        self._records = store.records
+        self._timers = timers
+        self._lifecycle = lifecycle
 
     def start(self, job: Job) -> None:
         """Set the timer for the job's first run (a new job with a start deadline)."""
@@ -39,22 +58,20 @@ class StartDeadlines:
     def check(self, job_id: str, scheduled: int) -> None:
         """The run at ``scheduled`` had until the tick before to start: expire it if it still
         waits for a worker, then watch the job's next run."""
-        engine = self._engine
-        job = engine.jobs[job_id]
+        job = self._jobs[job_id]
         if job.start_next != scheduled:
             return  # stale
-        if engine.occurrence_state(job_id, scheduled) is S.QUEUED:
-            record = engine.occurrences.get((job_id, scheduled))
+        if self._cursors.occurrence_state(job_id, scheduled) is S.QUEUED:
+            record = self._records.get((job_id, scheduled))
             if record is None or not record.attempts:
-                engine.lifecycle.expire(job, scheduled)
+                self._lifecycle.expire(job, scheduled)
         self._watch(job, None if job.deleted else job.first_fire(scheduled + 1))
 
     def _watch(self, job: Job, scheduled: int | None) -> None:
-        engine = self._engine
-        engine.journal.touch(job)
+        self._journal.touch(job)
         job.start_next = scheduled
         deadline = job.spec.start_deadline
         if scheduled is not None and deadline is not None:
-            engine.timers.add(
+            self._timers.add(
                 scheduled + deadline + 1, TimerKind.START_DEADLINE, (job.job_id, scheduled)
             )
