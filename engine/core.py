@@ -77,6 +77,7 @@ from engine.parts.notifications import Notification, Outbox
 from engine.parts.occurrences import OccurrenceStore
 from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
+from engine.query.api import Query
 from engine.rewind.journal import JournaledPart, Mark, UndoJournal
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
@@ -176,6 +177,7 @@ class Engine(JournaledPart):
         self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = (
             self.notifications.records
         )
+        self.query = Query(self)
 
     # ------------------------------------------------------- the parts' state
 
