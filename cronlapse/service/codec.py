@@ -42,6 +42,7 @@ from engine.model.commands import (
 from engine.model.limits import spec_problem
 from engine.model.records import CatchUp
 from engine.parts.lifecycle import past_run_time
+from engine.rules.dependencies import dependency_problem
 from engine.rules.pools import pool_problem
 from engine.scenario.command_reader import CommandReader
 from engine.scenario.errors import Problems
@@ -131,8 +132,9 @@ def with_field(
     if not isinstance(command, ScheduleJob):
         return result
     spec = command.spec
-    if spec.depends_on and engine.dependencies.problem(spec) == result.message:
-        unknown = next(name for name in spec.depends_on if name not in engine.jobs)
+    jobs = engine.query.jobs()
+    if spec.depends_on and dependency_problem(jobs, spec) == result.message:
+        unknown = next(name for name in spec.depends_on if name not in jobs)
         # The scenario check's own path for a dependency: its item in a list, else the key.
         definition = Definition(spec.job_id, spec, engine.now, to_node(dict(args)), "")
         path = definition.dependency_node(unknown)[1]
@@ -157,7 +159,7 @@ def _kept_schedule_path(
     again: it refused when the change is the schedule's, the job has dependents, and each
     check before it (a field it cannot change, the limits, a run time already past) passes."""
     changes = dict(command.changes)
-    job = engine.jobs.get(command.job_id)
+    job = engine.query.job(command.job_id)
     if job is None or not job.dependents or "schedule" not in changes:
         return None
     if set(changes) - MODIFIABLE_FIELDS:

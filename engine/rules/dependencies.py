@@ -12,6 +12,7 @@ each job once, at its shallowest level.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
@@ -33,11 +34,7 @@ class Dependencies:
 
     def problem(self, spec: JobSpec) -> str | None:
         """Why ``spec``'s dependencies cannot be accepted, or None."""
-        jobs = self._engine.jobs
-        for dependency_id in spec.depends_on:
-            if dependency_id not in jobs:
-                return f"unknown dependency {dependency_id!r}"
-        return None
+        return dependency_problem(self._engine.jobs, spec)
 
     def link(self, job: Job) -> str | None:
         """Register ``job`` with its dependencies; the job that dooms it, if one already has."""
@@ -110,3 +107,12 @@ class Dependencies:
             for job in next_level:
                 engine.lifecycle.cancel_waiting(job, CancelReason.CASCADE, root.job_id)
             level = next_level
+
+
+def dependency_problem(jobs: Mapping[str, Job], spec: JobSpec) -> str | None:
+    """Why ``spec``'s dependencies cannot be accepted among ``jobs`` (one is not a job), or
+    None: the engine's check, which the service asks again to name the field it refused."""
+    for dependency_id in spec.depends_on:
+        if dependency_id not in jobs:
+            return f"unknown dependency {dependency_id!r}"
+    return None
