@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from engine.model.records import Job, OccurrenceState
+from engine.model.records import OccurrenceState
 from engine.parts.ranges import RecordTicks, count_runs, implicit_range, runs_in
 from engine.query.views import CancelledRangeView
 
@@ -74,6 +74,7 @@ class RunCounter:
         self._engine = engine
         self._records = RecordTicks(engine)
 
-    def between(self, job: Job, first: int, last: int) -> int:
-        """How many runs of ``job`` in ``[first, last]`` have no record and were not skipped."""
+    def between(self, job_id: str, first: int, last: int) -> int:
+        """How many runs of the job in ``[first, last]`` have no record and were not skipped."""
+        job = self._engine.jobs[job_id]
         return count_runs(self._engine, job, first, last, self._records)

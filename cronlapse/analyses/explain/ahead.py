@@ -93,7 +93,7 @@ def _behind_front(context: Context, front: Waiting, mine: Waiting, counter: RunC
     last = min(last, query.created_limit(other.job_id))
     if last <= front.scheduled:
         return 0
-    return counter.between(other, front.scheduled + 1, last)
+    return counter.between(front.job_id, front.scheduled + 1, last)
 
 
 def _last_tick_ahead(context: Context, other: Job, mine: Waiting) -> int | None:
