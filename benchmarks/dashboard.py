@@ -172,7 +172,7 @@ async def measure(
             results.append((key, samples))
             screen.apply(screen.navigator.seek(start))
             await pilot.pause()
-        occurrences = len(screen.navigator.engine.occurrences)
+        occurrences = len(screen.navigator.engine.query.records())
         events = len(screen.navigator.engine.log)
         print(
             f"  at tick {screen.navigator.tick:,}: {occurrences:,} occurrences, {events:,} events"

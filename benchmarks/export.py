@@ -43,8 +43,8 @@ def build(url: str, jobs: int, hours: int) -> int:
     for _ in range(hours * 3600):
         wall[0] += 1
         live.advance_clock()
-        for job_id, scheduled in list(live.engine.by_state[OccurrenceState.RUNNING]):
-            attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+        for job_id, scheduled in list(live.engine.query.record_keys(OccurrenceState.RUNNING)):
+            attempt = live.engine.query.record(job_id, scheduled).running_attempt
             args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": True}
             live.submit("complete", args)
     rows = live.store.last_seq()

@@ -113,7 +113,7 @@ def measure(timeline: list[tuple[int, Command]], until: int, seeks: int, heap: f
     engine = history.engine
     print(
         f"recorded to tick {until}: {recorded:.2f} s, {len(engine.log):,} events, "
-        f"{len(engine.occurrences):,} occurrences, {len(engine.journal.keyframes)} keyframes; "
+        f"{len(engine.query.records()):,} occurrences, {len(engine.journal.keyframes)} keyframes; "
         f"a bare engine: {bare:.2f} s: recording costs {recorded / bare:.2f}x"
     )
 

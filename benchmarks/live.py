@@ -71,7 +71,7 @@ def open_and_replay(url: str) -> dict[str, float]:
         pacer.record(elapsed)
         longest_slice = max(longest_slice, elapsed)
     replaying = time.perf_counter() - started
-    running = len(source.history.engine.by_state[OccurrenceState.SUCCEEDED])
+    running = len(source.history.engine.query.record_keys(OccurrenceState.SUCCEEDED))
     source.reader.close()
     return {
         "reading": reading,

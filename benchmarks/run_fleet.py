@@ -89,7 +89,7 @@ def main() -> None:
     assert not found, found[:3]
     print(
         f"{args.jobs} crontab entries, {args.days} days: {len(log):,} events, "
-        f"{len(runner.engine.occurrences):,} runs"
+        f"{len(runner.engine.query.records()):,} runs"
     )
     play = phases["play"]
     for name, seconds in phases.items():

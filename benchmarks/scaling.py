@@ -51,7 +51,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.model.events import AttemptStarted
-from engine.query.reads import count_occurrences
 from engine.scenario import ScenarioRunner, parse_scenario
 
 DAY = 1440
@@ -279,8 +278,8 @@ def measure(point: Point) -> dict[str, float | int]:
         "peak": peak,
         "events": len(engine.log),
         "later_events": len(engine.log) - first_events,
-        "records": len(engine.occurrences),
-        "due": count_occurrences(engine),
+        "records": len(engine.query.records()),
+        "due": engine.query.count_runs(),
         "assignments": len(starts),
         "later_assignments": sum(1 for tick in starts if tick > 0),
     }

@@ -204,13 +204,13 @@ def build_journal(db: Path, jobs: int, days: int, workers: int) -> tuple[int, in
     for number in range(jobs):
         live.submit("schedule", {"id": f"job{number}", "every": HOUR, "first": f"+{HOUR}"})
     runs = 0
-    running = live.engine.by_state[OccurrenceState.RUNNING]
+    running = live.engine.query.record_keys(OccurrenceState.RUNNING)
     for _ in range(days * 24):
         wall.now += HOUR
         live.advance_clock()
         while running:
             for job_id, scheduled in list(running):
-                attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+                attempt = live.engine.query.record(job_id, scheduled).running_attempt
                 number = attempt.number
                 args = {"job": job_id, "scheduled": scheduled, "attempt": number, "ok": True}
                 live.submit("complete", args)

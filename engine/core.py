@@ -92,6 +92,7 @@ from engine.parts.ready import make_ready_queue
 from engine.parts.tick_clock import TickClock
 from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
+from engine.query.api import Query
 from engine.rewind.journal import Mark, UndoJournal
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
@@ -225,6 +226,7 @@ class Engine:
         self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = (
             self.notifications.records
         )
+        self.query = Query(self)
 
     # ------------------------------------------------------- the parts' state
 

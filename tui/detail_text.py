@@ -18,7 +18,6 @@ from engine.core import Engine
 from engine.model import events as ev
 from engine.model.policies import CompletionMode
 from engine.model.records import OccurrenceState
-from engine.query.reads import count_implicit, implicit_front, job_view
 from engine.schedules.clock import Clock
 from tui.describe import detail as event_detail
 from tui.describe import event_style, event_word, subject
@@ -76,8 +75,8 @@ def _fields(rows: list[tuple[str, Any]]) -> Table:
 
 def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> RenderableType:
     job_id, scheduled = key
-    state = engine.occurrence_state(job_id, scheduled)
-    record = engine.occurrences.get(key)
+    state = engine.query.run_state(job_id, scheduled)
+    record = engine.query.record(job_id, scheduled)
     if state is None:
         return Text(f"{job_id}@{scheduled} does not exist at this tick.", style=DIM)
     parts: list[RenderableType] = [_title(f"{job_id} @ {scheduled}", state_text(state))]
@@ -118,7 +117,7 @@ def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> Ren
 
 
 def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
-    view = job_view(engine, job_id, fire_times=5)
+    view = engine.query.job_view(job_id, fire_times=5)
     if view is None:
         return Text(f"no job {job_id}", style=DIM)
     spec = view.job.spec
@@ -153,9 +152,9 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
         )
     if spec.payload:
         rows.append(("payload", spec.payload))
-    front = implicit_front(engine, job_id)
+    front = engine.query.implicit_front(job_id)
     if front is not None:
-        behind = count_implicit(engine, job_id, offset=1, cap=DETAIL_BACKLOG_CAP)
+        behind = engine.query.count_implicit(job_id, offset=1, cap=DETAIL_BACKLOG_CAP)
         more = "+" if behind >= DETAIL_BACKLOG_CAP else ""
         rows.append(("queued", f"from {front}, {behind}{more} behind"))
     fires = Text()
@@ -188,18 +187,18 @@ def _timeout(engine: Engine, timeout: int | None, clock: Clock | None) -> Text:
 
 
 def _once_style(engine: Engine, job_id: str):
-    dependency = engine.jobs.get(job_id)
+    dependency = engine.query.job(job_id)
     if dependency is None:
         return DIM
     at = getattr(dependency.spec.schedule, "at", None)
-    state = engine.occurrence_state(job_id, at) if at is not None else None
+    state = engine.query.run_state(job_id, at) if at is not None else None
     return style_of(state) if state is not None else DIM
 
 
 def worker(
     worker_id: str, engine: Engine, clock: Clock | None, lanes: Lanes | None
 ) -> RenderableType:
-    record = engine.workers.get(worker_id)
+    record = engine.query.worker(worker_id)
     if record is None:
         return Text(f"no worker {worker_id} at this tick", style=DIM)
     lifetime = engine.now - record.registered
@@ -256,7 +255,7 @@ def event(position: int, engine: Engine, clock: Clock | None) -> RenderableType:
 
 
 def notification(key: tuple, engine: Engine, clock: Clock | None) -> RenderableType:
-    record = engine.outbox.get(key)
+    record = engine.query.notification(key)
     if record is None:
         return Text("this notification does not exist at this tick", style=DIM)
     job_id, scheduled, attempt, happening, channel, target = key

@@ -79,7 +79,7 @@ JOB_STATUS = {
     "paused": Style(color="yellow"),
     "deleted": Style(color="red"),
 }
-"""A job's status (see ``engine.query.reads.JobView``), in the detail pane and its events."""
+"""A job's status (see ``engine.query.views.JobView``), in the detail pane and its events."""
 JOB_CHANGED = Style(color="medium_purple1")
 """A job's definition changed (a modify)."""
 

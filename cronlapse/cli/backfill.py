@@ -77,8 +77,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     history = History(scenario.new_engine, scenario.commands, scenario.until)
     history.seek(at)
     engine = history.engine
-    if args.job not in engine.jobs:
-        close = difflib.get_close_matches(args.job, list(engine.jobs), n=3)
+    jobs = engine.query.jobs()
+    if args.job not in jobs:
+        close = difflib.get_close_matches(args.job, list(jobs), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         err.write(f"{NAME}: {scenario.source} has no job {args.job!r} at tick {at}{hint}\n")
         return INVALID

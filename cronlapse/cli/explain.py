@@ -133,7 +133,7 @@ def _named_run(
     if not at or not job_id or not tick_text:
         err.write(f"cronlapse explain run: expected JOB@TICK (e.g. extract@1560), got {text!r}\n")
         return None
-    jobs = history.engine.jobs
+    jobs = history.engine.query.jobs()
     if job_id not in jobs:
         close = difflib.get_close_matches(job_id, list(jobs), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""

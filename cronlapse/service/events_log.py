@@ -109,7 +109,7 @@ def log_record(event: ev.Event, engine: Engine | None = None) -> dict[str, objec
     if kind is ev.AttemptStarted:
         record["lag"] = event.tick - record["scheduled"]  # type: ignore[operator]
     if engine is not None and kind in (ev.JobScheduled, ev.JobModified):
-        job = engine.jobs.get(str(record["job"]))
+        job = engine.query.job(str(record["job"]))
         due = None if job is None else job.next_due
         record["next_run"] = None if due is None else iso(due)
     return record

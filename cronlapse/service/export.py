@@ -171,7 +171,7 @@ def _gap_end(engine: Engine, following: int | None, wanted: int) -> int:
     ends = [wanted]
     if following is not None:
         ends.append(following - 1)
-    due = engine.cursors.next_due_tick()
+    due = engine.query.next_due()
     if due is not None:
         ends.append(due - 1)
     return min(ends)
@@ -231,7 +231,7 @@ class _Writer:
         ]
 
     def _setup(self, engine: Engine) -> None:
-        workers = list(engine.workers.values())
+        workers = list(engine.query.workers().values())
         self.lines.append("workers: " + flow([worker.worker_id for worker in workers]))
         self.lines.append("timeline:")
         for worker in workers:
@@ -239,9 +239,10 @@ class _Writer:
                 self._entry(self.start, "drain", {"worker": worker.worker_id}, "ok")
             elif worker.state is WorkerState.DOWN:
                 self._entry(self.start, "down", {"worker": worker.worker_id}, "ok")
-        kept = {job.job_id for job in engine.jobs.values() if _to_come(job)}
+        jobs = engine.query.jobs().values()
+        kept = {job.job_id for job in jobs if _to_come(job)}
         never = self.end + 1
-        for job in sorted(engine.jobs.values(), key=lambda job: job.submission):
+        for job in sorted(jobs, key=lambda job: job.submission):
             if job.job_id in kept:
                 self._entry(self.start, "schedule", _job_keys(job, job.next_due, kept), "created")
                 continue

@@ -140,14 +140,15 @@ def busy(engine: Engine, pending: Iterable[NotificationKey] | None = None) -> st
     its try was made and its report is not journaled yet (reported delivery leaves no timer
     then). ``pending``: the keys of the PENDING notifications, if the caller keeps them
     (:attr:`LiveService.pending`); otherwise the whole outbox is read."""
+    query = engine.query
     for state in WAITING_STATES:
-        waiting = engine.by_state.get(state)
+        waiting = query.record_keys(state)
         if waiting:
             job_id, scheduled = next(iter(waiting))
             return f"run {job_id}@{scheduled} is {state.name}"
-    if engine.dispatcher.ready:
+    if not query.ready_queue_empty():
         return "a run that fell due waits for a worker"
-    outbox = engine.outbox
+    outbox = query.notifications()
     for key in outbox if pending is None else pending:
         if outbox[key].state is PENDING:
             return f"a notification of {key[0]} is still being delivered"
@@ -167,7 +168,7 @@ def in_flight(engine: Engine, tick: int) -> str | None:
     found = busy(engine)
     if found is not None:
         return found
-    for job in engine.jobs.values():
+    for job in engine.query.jobs().values():
         if job.deleted or job.next_due is None:
             continue
         if job.next_due <= tick:

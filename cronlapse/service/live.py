@@ -158,7 +158,7 @@ def pausable_jobs(engine: Engine) -> list[str]:
     """The jobs a downtime pauses: not deleted, not paused, with runs to come."""
     return [
         job_id
-        for job_id, job in engine.jobs.items()
+        for job_id, job in engine.query.jobs().items()
         if not job.deleted and job.paused_through is None and job.next_due is not None
     ]
 
@@ -234,7 +234,7 @@ class LiveService:
                 self.state = pickle.loads(saved[1])
         self.pending = {
             key: None
-            for key, notification in self.engine.outbox.items()
+            for key, notification in self.engine.query.notifications().items()
             if notification.state is NotificationState.PENDING
         }
 
@@ -264,7 +264,7 @@ class LiveService:
             self._journal(now, DOWNTIME, {"since": since}, None)
 
     def _match_workers(self) -> None:
-        workers = self.engine.workers
+        workers = self.engine.query.workers()
         wanted = [f"w{number}" for number in range(1, self.config.workers + 1)]
         for worker_id in wanted:
             if worker_id not in workers:
@@ -377,7 +377,7 @@ class LiveService:
             assert decoded is not None
             if decoded.command is None:
                 driver.reach(tick, _PHASE)
-                job = self.engine.jobs.get(str(args["job"]))
+                job = self.engine.query.job(str(args["job"]))
                 ok = job is not None and not job.deleted
                 message = f"no job {args['job']!r}"
                 result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)

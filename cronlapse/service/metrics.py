@@ -27,7 +27,6 @@ from collections.abc import Iterable
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.records import OccurrenceState, WorkerState
-from engine.query.reads import count_occurrences
 
 LAG_BUCKETS = (0.0, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0)
 """Upper bounds (seconds) of the dispatch lag's buckets; +Inf is added."""
@@ -115,14 +114,14 @@ class Metrics:
 
     @staticmethod
     def _gauges(out: _Exposition, engine: Engine) -> None:
-        by_state = engine.by_state
+        query = engine.query
         out.family("cronlapse_queue_depth", "gauge", "Runs due and waiting for a worker.")
-        out.sample("cronlapse_queue_depth", count_occurrences(engine, state=OccurrenceState.QUEUED))
+        out.sample("cronlapse_queue_depth", query.count_runs(state=OccurrenceState.QUEUED))
         out.family("cronlapse_retry_pending", "gauge", "Runs waiting to be retried.")
-        out.sample("cronlapse_retry_pending", len(by_state[OccurrenceState.RETRY_PENDING]))
+        out.sample("cronlapse_retry_pending", len(query.record_keys(OccurrenceState.RETRY_PENDING)))
         out.family("cronlapse_running", "gauge", "Runs running.")
-        out.sample("cronlapse_running", len(by_state[OccurrenceState.RUNNING]))
-        states = Counter(worker.state for worker in engine.workers.values())
+        out.sample("cronlapse_running", len(query.record_keys(OccurrenceState.RUNNING)))
+        states = Counter(worker.state for worker in query.workers().values())
         out.family("cronlapse_workers", "gauge", "Worker slots by state.")
         for state in WorkerState:
             out.sample("cronlapse_workers", states[state], state=state.value.lower())

@@ -33,8 +33,6 @@ from cronlapse.service.migrations.v003_inbox import view_jobs, view_meta, view_r
 from cronlapse.service.views import job_json, run_json, with_runs, workers_json
 from engine.model import events as ev
 from engine.model.records import Job
-from engine.parts.ranges import implicit_range, runs_in
-from engine.query.reads import occurrence_row
 
 METRICS_SECONDS = 1.0
 KEYS_PER_DELETE = 5_000
@@ -95,7 +93,7 @@ class ReadModel:
         self.positions = {}
         self.due = []
         self.jobs = set(self.live.state.order)
-        self.runs = set(self.live.engine.occurrences)
+        self.runs = set(self.live.engine.query.records())
         self.metrics_written = 0.0
         self.write(conn, self.live.state.seq)
 
@@ -108,7 +106,8 @@ class ReadModel:
             self.positions[order[position]] = position
         while self.due and self.due[0][0] <= engine.now:
             self.jobs.add(heapq.heappop(self.due)[1])
-        jobs = [engine.jobs[j] for j in self.jobs if j in self.positions and j in engine.jobs]
+        known = engine.query.jobs()
+        jobs = [known[j] for j in self.jobs if j in self.positions and j in known]
         runs = {key for key in self.runs if key[0] in self.positions}
         self.jobs, self.runs = set(), set()
         if jobs:
@@ -160,19 +159,19 @@ class ReadModel:
     def _implicit_rows(self, job: Job) -> list[dict | None]:
         """The job's runs that wait without a record; a recurring job's backlog grows at its
         next run, which is noted so the job is rewritten then."""
-        engine = self.live.engine
-        waiting = implicit_range(engine, job)
+        query = self.live.engine.query
+        waiting = query.implicit_range(job.job_id)
         if waiting is None:
             return []
         following = job.first_fire(waiting.last + 1)
         if following is not None:
             heapq.heappush(self.due, (following, job.job_id))
-        ticks = runs_in(engine, job, waiting.first, waiting.last)
+        ticks = query.implicit_runs(job.job_id, waiting.first, waiting.last)
         return [self._run_row(job.job_id, tick, True) for tick in ticks]
 
     def _run_row(self, job_id: str, tick: int, implicit: bool) -> dict | None:
         engine = self.live.engine
-        row = occurrence_row(engine, job_id, tick)
+        row = engine.query.run(job_id, tick)
         if row is None:
             return None
         view = dumps(run_json(engine, row))

@@ -15,7 +15,6 @@ from typing import Protocol
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.views import job_json, job_status, run_json, workers_json
-from engine.query.reads import list_occurrences
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +63,10 @@ class LiveReads:
         return self.live.engine.now
 
     async def exists(self, job_id: str) -> bool:
-        return self.live.engine.cursors.live(job_id) is not None
+        return self.live.engine.query.live_job(job_id) is not None
 
     async def job(self, job_id: str) -> dict | None:
-        job = self.live.engine.cursors.live(job_id)
+        job = self.live.engine.query.live_job(job_id)
         return None if job is None else job_json(self.live.state, job)
 
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
@@ -77,7 +76,7 @@ class LiveReads:
         items = []
         position = start
         while position < len(order) and len(items) < limit:
-            job = engine.jobs[order[position]]
+            job = engine.query.jobs()[order[position]]
             position += 1
             if (
                 not job.deleted
@@ -91,9 +90,9 @@ class LiveReads:
 
     async def runs(self, job_id: str, start: int, limit: int) -> Listing | None:
         engine = self.live.engine
-        if engine.cursors.live(job_id) is None:
+        if engine.query.live_job(job_id) is None:
             return None
-        page = list_occurrences(engine, job_id=job_id, offset=start, limit=limit)
+        page = engine.query.runs(job_id=job_id, offset=start, limit=limit)
         following = str(start + len(page.items)) if page.more else None
         return Listing([run_json(engine, row) for row in page.items], following)
 

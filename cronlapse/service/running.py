@@ -13,16 +13,17 @@ def running_launches(live: LiveService, local: bool = True) -> dict[AttemptKey, 
     """Every RUNNING attempt on the server's own worker slots (``local``), or on the slots of
     worker processes (not ``local``: :mod:`cronlapse.service.roles.dispatch`), with its executor
     (None if the config lost it) and payload."""
-    engine = live.engine
+    query = live.engine.query
+    records, jobs = query.records(), query.jobs()
     executors = live.config.executors
     launches = {}
-    for job_id, scheduled in engine.by_state[OccurrenceState.RUNNING]:
-        occurrence = engine.occurrences[(job_id, scheduled)]
+    for job_id, scheduled in query.record_keys(OccurrenceState.RUNNING):
+        occurrence = records[(job_id, scheduled)]
         attempt = occurrence.running_attempt
         if attempt is None or is_local_slot(attempt.worker_id) != local:
             continue
         key = AttemptKey(job_id, scheduled, attempt.number)
-        spec = engine.jobs[job_id].spec_for(scheduled)
+        spec = jobs[job_id].spec_for(scheduled)
         executor = executors.get(live.state.runs.get(job_id, NOOP))
         scheduled_at = iso(scheduled) or ""  # empty past the year 9999: no date names it
         launches[key] = Launch(key, executor, spec.payload, scheduled_at)

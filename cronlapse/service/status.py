@@ -25,7 +25,7 @@ from engine.core import Engine
 from engine.model.records import OccurrenceState
 from engine.parts.notifications import NotificationState
 from engine.parts.ready_entry import SCHEDULED
-from engine.query.status_words import STATUSES, job_word
+from engine.query.status_words import STATUSES
 
 OUTBOX_WORDS = {
     NotificationState.PENDING: "queued",
@@ -71,10 +71,11 @@ def oldest_waiting(engine: Engine) -> Waiting | None:
     a created run that is QUEUED (a retry waits for its backoff first, not for a worker)."""
     scheduled: list[tuple[int, str]] = [
         (job.front[SCHEDULED], job.job_id)
-        for job in engine.jobs.values()
+        for job in engine.query.jobs().values()
         if job.front is not None and not job.deleted
     ]
-    scheduled += [(tick, job_id) for job_id, tick in engine.by_state[OccurrenceState.QUEUED]]
+    queued = engine.query.record_keys(OccurrenceState.QUEUED)
+    scheduled += [(tick, job_id) for job_id, tick in queued]
     if not scheduled:
         return None
     tick, job_id = min(scheduled)
@@ -85,7 +86,7 @@ def outbox_counts(engine: Engine) -> tuple[dict[str, int], dict[str, dict[str, i
     """Notifications by outcome, in total and by channel."""
     total = dict.fromkeys(OUTBOX_WORDS.values(), 0)
     by_channel: dict[str, dict[str, int]] = {}
-    for notification in engine.outbox.values():
+    for notification in engine.query.notifications().values():
         word = OUTBOX_WORDS[notification.state]
         total[word] += 1
         channel = by_channel.setdefault(notification.channel, dict.fromkeys(total, 0))
@@ -101,8 +102,8 @@ def read_status(url: str) -> Status:
         engine = JournalReplay.latest(store).engine
         jobs = dict.fromkeys(STATUSES, 0)
         deleted = 0
-        for job in engine.jobs.values():
-            word = job_word(engine, job.job_id)
+        for job in engine.query.jobs().values():
+            word = engine.query.job_word(job.job_id)
             if word is None:
                 deleted += 1
             else:

@@ -14,8 +14,7 @@ from cronlapse.service.clock import ENGINE_CLOCK
 from cronlapse.service.live import LiveState
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
-from engine.query.reads import OccurrenceRow, implicit_front, occurrence_row, worker_rows
-from engine.query.status_words import job_word, run_word
+from engine.query import OccurrenceRow
 from engine.schedules.kinds import next_fire_times
 from engine.schedules.schedule_clock import calendar_clock
 
@@ -61,15 +60,14 @@ def next_runs(engine: Engine, job: Job, count: int = NEXT_RUNS) -> list[int]:
 
 def job_status(state: LiveState, job: Job) -> str:
     """Seed 003's word for the job (:mod:`engine.query.status_words`)."""
-    return job_word(state.engine, job.job_id) or "cancelled"
+    return state.engine.query.job_word(job.job_id) or "cancelled"
 
 
 def run_json(engine: Engine, row: OccurrenceRow) -> dict:
-    window = engine.policy.scheduling_window or 0
     return {
         "scheduled": iso(row.scheduled),
         "tick": row.scheduled,
-        "status": run_word(row.state, row.scheduled, engine.now, window),
+        "status": engine.query.run_word(row.state, row.scheduled),
         "attempts": [
             {
                 "attempt": attempt.number,
@@ -86,10 +84,10 @@ def run_json(engine: Engine, row: OccurrenceRow) -> dict:
 def recent_runs(state: LiveState, job: Job) -> list[dict]:
     engine = state.engine
     ticks = list(state.recent.get(job.job_id, {}))
-    front = implicit_front(engine, job.job_id)
+    front = engine.query.implicit_front(job.job_id)
     if front is not None and front not in ticks:
         ticks.append(front)
-    rows = [occurrence_row(engine, job.job_id, tick) for tick in sorted(ticks)]
+    rows = [engine.query.run(job.job_id, tick) for tick in sorted(ticks)]
     return [run_json(engine, row) for row in rows if row is not None]
 
 
@@ -126,5 +124,5 @@ def workers_json(engine: Engine) -> list[dict]:
             else {"job": row.running[0], "scheduled": iso(row.running[1]), "attempt": row.attempt},
             "utilisation": round(row.utilisation, 4),
         }
-        for row in worker_rows(engine)
+        for row in engine.query.worker_rows()
     ]

@@ -155,7 +155,7 @@ class CronJobScheduler:
         _require_int("current_time", current_time)
         if not self._move_to(current_time) or not 0 <= scheduled_time <= MAX_TIME:
             return ""
-        state = self._engine.occurrence_state(job_id, scheduled_time)
+        state = self._engine.query.run_state(job_id, scheduled_time)
         return "" if state is None else state.value
 
     def _move_to(self, current_time: int) -> bool:

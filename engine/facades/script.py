@@ -228,7 +228,7 @@ class ScriptSession:
         if len(dependencies) != dep_count:
             raise ScriptError(f"depCount is {dep_count} but {len(dependencies)} ids follow")
         engine = self._ready_engine()
-        jobs = engine.jobs
+        jobs = engine.query.jobs()
         if job_id in jobs:
             raise ScriptError(f"job {job_id!r} was already submitted")
         if dependencies and any(dependency not in jobs for dependency in dependencies):
@@ -259,7 +259,7 @@ class ScriptSession:
         attempt = _integer(tokens, 2, "attempt", minimum=1)
         engine = self._ready_engine()
         job_id = tokens[1]
-        if job_id in engine.jobs:
+        if engine.query.job(job_id) is not None:
             self._run(ScriptFailure(job_id, attempt))
         else:
             self._pending_failures.setdefault(job_id, set()).add(attempt)
@@ -277,20 +277,19 @@ class ScriptSession:
         _field_count(tokens, 2, "STATUS <id>")
         engine = self._ready_engine()
         job_id = tokens[1]
-        job = engine.jobs.get(job_id)
+        job = engine.query.job(job_id)
         if job is None:
             self.result.output.append(f"{job_id} UNKNOWN 0")
             return
         assert isinstance(job.spec.schedule, Once)
-        key = (job_id, job.spec.schedule.at)
-        state = engine.occurrence_state(*key) or OccurrenceState.SCHEDULED
-        occurrence = engine.occurrences.get(key)
-        used = len(occurrence.attempts) if occurrence is not None else 0
+        scheduled = job.spec.schedule.at
+        state = engine.query.run_state(job_id, scheduled) or OccurrenceState.SCHEDULED
+        used = len(engine.query.attempts(job_id, scheduled))
         self.result.output.append(f"{job_id} {_STATUS_WORDS[state]} {used}")
 
     def _running(self, tokens: list[str]) -> None:
         _field_count(tokens, 1, "RUNNING")
-        running = self._ready_engine().workers[WORKER_ID].running
+        running = self._ready_engine().query.workers()[WORKER_ID].running
         self.result.output.append("IDLE" if running is None else running[0])
 
     def _run(self, command: Command) -> Result:

@@ -11,9 +11,13 @@ run's: the one running, else its earliest run still to come or waiting, else its
 
 from __future__ import annotations
 
-from engine.core import Engine
+from typing import TYPE_CHECKING
+
 from engine.model.records import OccurrenceState
 from engine.schedules.kinds import last_at_or_before
+
+if TYPE_CHECKING:
+    from engine.core import Engine
 
 S = OccurrenceState
 

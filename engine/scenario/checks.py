@@ -14,7 +14,6 @@ from engine.core import Assignment, Engine
 from engine.model import events as ev
 from engine.model.commands import Outcome, Result
 from engine.model.records import OccurrenceState, WorkerState
-from engine.query.reads import count_occurrences
 from engine.scenario.errors import Position
 
 OUTCOME_NAMES = {outcome.name.lower(): outcome for outcome in Outcome}
@@ -57,7 +56,7 @@ class StatusQuery:
     scheduled: int
 
     def answer(self, engine: Engine) -> Result:
-        return Result(Outcome.OK, engine.occurrence_state(self.job_id, self.scheduled))
+        return Result(Outcome.OK, engine.query.run_state(self.job_id, self.scheduled))
 
 
 # ------------------------------------------------------------------ answers
@@ -143,7 +142,7 @@ class OccurrenceStatus:
     state: OccurrenceState
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        actual = engine.occurrence_state(self.job_id, self.scheduled)
+        actual = engine.query.run_state(self.job_id, self.scheduled)
         if actual is self.state:
             return None
         subject = f"{self.job_id}@{self.scheduled}"
@@ -158,8 +157,7 @@ class AttemptCount:
     attempts: int
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        occurrence = engine.occurrences.get((self.job_id, self.scheduled))
-        actual = 0 if occurrence is None else len(occurrence.attempts)
+        actual = len(engine.query.attempts(self.job_id, self.scheduled))
         if actual == self.attempts:
             return None
         return Mismatch(
@@ -176,7 +174,7 @@ class StateCount:
     count: int
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        actual = count_occurrences(engine, state=self.state, job_id=self.job_id)
+        actual = engine.query.count_runs(state=self.state, job_id=self.job_id)
         if actual == self.count:
             return None
         scope = "" if self.job_id is None else f" of {self.job_id}"
@@ -217,7 +215,7 @@ class WorkerStateIs:
     state: WorkerState
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        worker = engine.workers.get(self.worker_id)
+        worker = engine.query.worker(self.worker_id)
         if worker is not None and worker.state is self.state:
             return None
         actual = "no such worker" if worker is None else worker.state.name

@@ -79,7 +79,7 @@ def engine_zones(engine: Engine) -> Zones:
     """The zones of the engine's jobs as they are now (the command line, the service)."""
 
     def zone(job_id: str) -> Clock | None:
-        job = engine.jobs.get(job_id)
+        job = engine.query.job(job_id)
         return None if job is None else calendar_clock(job.spec.schedule)
 
     return zone

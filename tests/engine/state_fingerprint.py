@@ -9,12 +9,21 @@ entries) compare by dataclass equality, which also covers every field but the bo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Engine
 from engine.model.journaled import changed_field, values
+from engine.model.records import OccurrenceState
+from engine.query import Query
 
-TABLES = ("jobs", "workers", "occurrences", "outbox")
+TABLES: dict[str, Callable[[Query], Mapping]] = {
+    "jobs": Query.jobs,
+    "workers": Query.workers,
+    "occurrences": Query.records,
+    "outbox": Query.notifications,
+}
+"""The engine's tables, as the query API answers them."""
 
 
 def state_fingerprint(engine: Engine) -> dict[str, Any]:
@@ -25,21 +34,23 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
     (every reader sorts or counts it, and a rollback may put a key back in another place)."""
     fingerprint: dict[str, Any] = {
         "now": engine.now,
-        "created_through": engine.created_through,
-        "dispatches": engine.dispatches,
+        "created_through": engine.query.created_through(),
+        "dispatches": engine.query.dispatches(),
         "undispatched_submissions": engine.cursors.undispatched_submissions,
         "counters": (engine.timers.sequence, engine.cursors.submissions),
         "rng": engine.rng.getstate(),
         "log": list(engine.log),
-        "table order": tuple(tuple(getattr(engine, table)) for table in TABLES),
-        "by_state": {state: frozenset(keys) for state, keys in engine.by_state.items()},
+        "table order": tuple(tuple(table(engine.query)) for table in TABLES.values()),
+        "by_state": {
+            state: frozenset(engine.query.record_keys(state)) for state in OccurrenceState
+        },
         "ready": engine.dispatcher.ready.contents(),
         "idle": engine.workforce.idle.snapshot()[1],
         "due": engine.cursors.due.live(),
         "timers": engine.timers.heap.live(),
     }
-    for table in TABLES:
-        fingerprint[table] = {key: values(record) for key, record in getattr(engine, table).items()}
+    for name, table in TABLES.items():
+        fingerprint[name] = {key: values(record) for key, record in table(engine.query).items()}
     return fingerprint
 
 
@@ -49,7 +60,7 @@ def assert_same_state(actual: Engine, expected: Engine) -> None:
     mine, theirs = state_fingerprint(actual), state_fingerprint(expected)
     for part, expected_value in theirs.items():
         if part in TABLES and mine[part] != expected_value:
-            for key, record in getattr(actual, part).items():
+            for key, record in TABLES[part](actual.query).items():
                 if key in expected_value and mine[part][key] != expected_value[key]:
                     raise AssertionError((part, key, changed_field(record, expected_value[key])))
         assert mine[part] == expected_value, part

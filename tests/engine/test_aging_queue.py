@@ -200,7 +200,7 @@ def test_a_recurring_backlog_over_a_billion_ticks_holds_one_entry_per_waiting_jo
     assert len(started) == 1 + 3_000
     assert len(queue) == 2
     assert len(queue.snapshot()) == 2
-    assert len(engine.occurrences) == 1 + 3_000
+    assert len(engine.query.records()) == 1 + 3_000
     assert violations(engine) == []
 
 

@@ -19,11 +19,11 @@ def test_what_is_not_a_command_is_refused_and_changes_nothing() -> None:
     engine = Engine()
     with pytest.raises(TypeError, match="not a command"):
         engine.apply("SUBMIT j1 1 1 1 0")  # type: ignore[arg-type]
-    assert len(engine.log) == 0 and not engine.jobs
+    assert len(engine.log) == 0 and not engine.query.jobs()
 
 
 def test_a_command_reaches_its_part() -> None:
     engine = Engine()
     assert engine.apply(commands.RegisterWorker("w1")).accepted
-    assert list(engine.workers) == ["w1"]
+    assert list(engine.query.workers()) == ["w1"]
     assert not engine.apply(commands.Complete("nope", 0, 1, True)).accepted

@@ -73,7 +73,7 @@ def test_parallel_creates_the_missing_runs_at_once() -> None:
     assert {10, 20, 30} <= {t for t, at in started(engine).items() if at == 100}  # 4 workers
     engine.advance(200)
     ran = [*range(0, 70, 10), *range(100, 200, 10)]
-    assert all(engine.occurrence_state("etl", t) is S.SUCCEEDED for t in ran)
+    assert all(engine.query.run_state("etl", t) is S.SUCCEEDED for t in ran)
     assert violations(engine) == []
 
 
@@ -103,7 +103,7 @@ def test_sequential_goes_on_after_a_failed_run() -> None:
     engine.apply(BackfillJob("etl", 10, 30, SEQUENTIAL))
     engine.advance(200)
     assert [started(engine)[t] for t in (10, 20, 30)] == [100, 103, 106]
-    assert engine.occurrence_state("etl", 20) is S.FAILED
+    assert engine.query.run_state("etl", 20) is S.FAILED
     assert violations(engine) == []
 
 
@@ -192,8 +192,8 @@ def test_an_upstream_failure_cascades_to_the_backfilled_run() -> None:
     engine.apply(BackfillJob("extract", 20, 20))
     engine.apply(BackfillJob("transform", 20, 20))
     engine.advance(150)
-    assert engine.occurrence_state("extract", 20) is S.FAILED
-    assert engine.occurrence_state("transform", 20) is S.CANCELLED
+    assert engine.query.run_state("extract", 20) is S.FAILED
+    assert engine.query.run_state("transform", 20) is S.CANCELLED
     assert violations(engine) == []
 
 
@@ -204,7 +204,7 @@ def test_deleting_the_job_ends_its_backfill() -> None:
     assert engine.apply(DeleteJob("etl")).accepted
     engine.advance(200)
     assert backfilled(engine) == [10]
-    assert engine.jobs["etl"].backfill is None
+    assert engine.query.job("etl").backfill is None
 
 
 TIMELINE = [
@@ -264,7 +264,7 @@ def test_a_backfill_waits_for_a_slot_under_the_jobs_overlap_limit(
     assert backfilled(engine) == [10, 20, 30, 40]
     runs = started(engine)
     ended = {S.SUCCEEDED, S.CANCELLED} if policy is Overlap.REPLACE else {S.SUCCEEDED}
-    assert all(engine.occurrence_state("etl", t) in ended for t in (10, 20, 30, 40))
+    assert all(engine.query.run_state("etl", t) in ended for t in (10, 20, 30, 40))
     if policy is not Overlap.REPLACE:
         assert all(t in runs for t in (10, 20, 30, 40)), "each started: none skipped"
     spans = sorted((runs[t], runs[t] + 3) for t in runs)

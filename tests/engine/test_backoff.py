@@ -16,7 +16,6 @@ from engine.model.backoff import Backoff, BackoffKind, Jitter
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.policies import Policy
 from engine.model.records import JobSpec, OccurrenceState
-from engine.query.reads import list_occurrences, occurrence_row
 from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
@@ -104,7 +103,7 @@ def test_exponential_backoff_with_cap_gives_hand_computed_retry_ticks() -> None:
     # Attempt 4 [14, 15) succeeds.
     engine = retrying_engine(Backoff(EXP, base=2, cap=5))
     engine.advance(2)
-    occurrence = engine.occurrences[("a", 0)]
+    occurrence = engine.query.record("a", 0)
     assert (occurrence.state, occurrence.eligible_at, occurrence.retry_delay) == (
         S.RETRY_PENDING,
         3,
@@ -199,7 +198,7 @@ def test_retry_pending_rows_show_their_retry_tick() -> None:
     # retry tick has passed waits for a worker.)
     for seed in range(20):
         engine = jittery_fleet(seed)
-        pending = list_occurrences(engine, state=S.RETRY_PENDING, limit=100).items
+        pending = engine.query.runs(state=S.RETRY_PENDING, limit=100).items
         if pending:
             break
     assert pending, "no seed left an occurrence in backoff at tick 300"
@@ -213,4 +212,4 @@ def test_retry_pending_rows_show_their_retry_tick() -> None:
         ][-1]
         assert (last.eligible_at, last.delay) == (record.eligible_at, record.retry_delay)
         assert last.tick + last.delay == last.eligible_at
-        assert occurrence_row(engine, row.job_id, row.scheduled) == row
+        assert engine.query.run(row.job_id, row.scheduled) == row

@@ -234,7 +234,7 @@ def schedule_of(template: tuple, now: int) -> Schedule:
 
 
 def target(engine: Engine, index: int) -> str:
-    ids = sorted(engine.jobs)
+    ids = sorted(engine.query.jobs())
     return "ghost" if index == 7 or not ids else ids[index % len(ids)]
 
 
@@ -253,7 +253,7 @@ def command_of(step: tuple, engine: Engine) -> Command:
             return ModifyJob.of(target(engine, index), **wanted)
         case ("cancel", index, offset):
             job_id = target(engine, index)
-            job = engine.jobs.get(job_id)
+            job = engine.query.job(job_id)
             if offset is None:
                 return CancelOccurrence(job_id)
             tick = max(0, now + offset)
@@ -284,16 +284,16 @@ def command_of(step: tuple, engine: Engine) -> Command:
 
 def complete_of(engine: Engine, index: int, skew: int, succeeded: bool) -> Complete:
     """A report for the index-th running attempt (its number skewed), or for any occurrence."""
-    running = sorted(engine.by_state[S.RUNNING], key=lambda k: (k[1], k[0]))
+    running = sorted(engine.query.record_keys(S.RUNNING), key=lambda k: (k[1], k[0]))
     if running:
         key = running[index % len(running)]
-        attempt = engine.occurrences[key].running_attempt
+        attempt = engine.query.records()[key].running_attempt
         assert attempt is not None
         return Complete(*key, attempt.number + skew, succeeded)
-    others = sorted(engine.occurrences, key=lambda k: (k[1], k[0]))
+    others = sorted(engine.query.records(), key=lambda k: (k[1], k[0]))
     if others:
         key = others[index % len(others)]
-        return Complete(*key, len(engine.occurrences[key].attempts) + skew, succeeded)
+        return Complete(*key, len(engine.query.records()[key].attempts) + skew, succeeded)
     return Complete("a", 0, 1, succeeded)
 
 
@@ -326,14 +326,14 @@ def fingerprint(engine: Engine) -> tuple:
     return (
         engine.now,
         len(engine.log),
-        engine.created_through,
-        engine.dispatches,
+        engine.query.created_through(),
+        engine.query.dispatches(),
         engine.rng.getstate(),
-        {job_id: (freeze(job), freeze(job.front)) for job_id, job in engine.jobs.items()},
-        {key: freeze(occurrence) for key, occurrence in engine.occurrences.items()},
-        {worker_id: freeze(worker) for worker_id, worker in engine.workers.items()},
-        {key: freeze(notification) for key, notification in engine.outbox.items()},
-        {state: tuple(keys) for state, keys in engine.by_state.items()},
+        {job_id: (freeze(job), freeze(job.front)) for job_id, job in engine.query.jobs().items()},
+        {key: freeze(occurrence) for key, occurrence in engine.query.records().items()},
+        {worker_id: freeze(worker) for worker_id, worker in engine.query.workers().items()},
+        {key: freeze(notification) for key, notification in engine.query.notifications().items()},
+        {state: tuple(engine.query.record_keys(state)) for state in OccurrenceState},
         engine.timers.heap.snapshot(),
         engine.cursors.due.snapshot(),
         engine.workforce.idle.snapshot(),

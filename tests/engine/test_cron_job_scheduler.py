@@ -24,15 +24,15 @@ def snapshot(scheduler: CronJobScheduler) -> tuple:
     engine = scheduler.engine
     return (
         engine.now,
-        sorted(engine.jobs),
+        sorted(engine.query.jobs()),
         {
             key: (
                 occurrence.state.value,
                 [(a.number, a.worker_id, a.outcome.value) for a in occurrence.attempts],
             )
-            for key, occurrence in engine.occurrences.items()
+            for key, occurrence in engine.query.records().items()
         },
-        {worker_id: worker.running for worker_id, worker in engine.workers.items()},
+        {worker_id: worker.running for worker_id, worker in engine.query.workers().items()},
         len(engine.log),
     )
 
@@ -103,9 +103,9 @@ def test_camel_case_names_are_aliases() -> None:
 def test_new_scheduler_is_empty_at_time_zero() -> None:
     s = CronJobScheduler()
     assert s.engine.now == 0
-    assert s.engine.workers == {}
-    assert s.engine.jobs == {}
-    assert s.engine.occurrences == {}
+    assert s.engine.query.workers() == {}
+    assert s.engine.query.jobs() == {}
+    assert s.engine.query.records() == {}
     assert s.get_job_status("anything", 0, 0) == ""
     assert s.dispatch_jobs(0) == []
     assert s.complete_job("anything", 0, 1, True, 0) is False
@@ -127,7 +127,7 @@ def test_schedulers_are_independent() -> None:
 def test_register_worker_returns_true_and_the_worker_is_available() -> None:
     s = CronJobScheduler()
     assert s.register_worker("w1") is True
-    assert list(s.engine.workers) == ["w1"]
+    assert list(s.engine.query.workers()) == ["w1"]
     assert s.schedule_job("j", 0, 0, 0, 0) is True
     assert s.dispatch_jobs(0) == ["j,0,1,w1"]
 
@@ -149,7 +149,7 @@ def test_register_worker_rejects_an_already_registered_id() -> None:
     before = snapshot(s)
     assert s.register_worker("w") is False
     assert snapshot(s) == before
-    assert list(s.engine.workers) == ["w"]
+    assert list(s.engine.query.workers()) == ["w"]
 
 
 def test_duplicate_registration_of_a_busy_worker_leaves_it_busy() -> None:
@@ -167,7 +167,7 @@ def test_worker_ids_are_stored_exactly_as_given_and_never_trimmed() -> None:
     assert s.register_worker("a") is True
     assert s.register_worker("a ") is True
     assert s.register_worker(" a") is False
-    assert sorted(s.engine.workers) == [" a", "a", "a "]
+    assert sorted(s.engine.query.workers()) == [" a", "a", "a "]
     for job_id in ("j1", "j2", "j3"):
         assert s.schedule_job(job_id, 0, 0, 0, 0) is True
     # " a" < "a" < "a " (space 0x20 sorts first; a prefix sorts before a longer string).
@@ -186,7 +186,7 @@ def test_register_worker_id_length_limit() -> None:
 def test_register_worker_rejects_commas(worker_id: str) -> None:
     s = CronJobScheduler()
     assert s.register_worker(worker_id) is False
-    assert s.engine.workers == {}
+    assert s.engine.query.workers() == {}
 
 
 def test_register_worker_never_touches_time() -> None:
@@ -278,7 +278,7 @@ def test_schedule_job_rejects_a_first_run_earlier_than_the_current_time() -> Non
 def test_schedule_job_rejects_blank_ids(blank: str) -> None:
     s = CronJobScheduler()
     assert s.schedule_job(blank, 0, 0, 0, 0) is False
-    assert s.engine.jobs == {}
+    assert s.engine.query.jobs() == {}
     assert s.get_job_status(blank, 0, 0) == ""
 
 
@@ -687,9 +687,9 @@ def test_completion_frees_the_worker_for_the_next_dispatch() -> None:
     s = one_worker_one_job()
     assert s.schedule_job("k", 0, 0, 0, 0) is True
     assert s.dispatch_jobs(0) == ["j,0,1,w"]
-    assert s.engine.workers["w"].running == ("j", 0)
+    assert s.engine.query.worker("w").running == ("j", 0)
     assert s.complete_job("j", 0, 1, True, 3) is True
-    assert s.engine.workers["w"].running is None
+    assert s.engine.query.worker("w").running is None
     assert s.dispatch_jobs(3) == ["k,0,1,w"]
 
 
@@ -834,7 +834,7 @@ def test_a_duplicate_completion_report_is_rejected() -> None:
     assert s.complete_job("j", 0, 1, False, 2) is False
     assert without_time(snapshot(s)) == without_time(before)
     # The worker is still busy with k.
-    assert s.engine.workers["w"].running == ("k", 0)
+    assert s.engine.query.worker("w").running == ("k", 0)
     assert s.get_job_status("j", 0, 2) == "SUCCEEDED"
     assert s.get_job_status("k", 0, 2) == "RUNNING"
 
@@ -963,7 +963,7 @@ def test_scheduled_is_answered_by_arithmetic_instantly() -> None:
     finally:
         sys.setprofile(None)
     assert len(calls) < 200, "a status query must be arithmetic, not a walk over the schedule"
-    assert s.engine.occurrences == {}
+    assert s.engine.query.records() == {}
 
 
 def test_a_status_query_never_creates_or_dispatches_anything() -> None:
@@ -980,7 +980,7 @@ def test_a_status_query_never_creates_or_dispatches_anything() -> None:
         assert queried.get_job_status("rec", t, 30) == ("SCHEDULED" if t % 5 == 0 else "")
         assert queried.get_job_status("once", t, 30) == ("SCHEDULED" if t == 3 else "")
     assert without_time(snapshot(queried)) == without_time(before)
-    assert queried.engine.occurrences == {}
+    assert queried.engine.query.records() == {}
     assert queried.engine.now == 30
     assert queried.dispatch_jobs(30) == plain.dispatch_jobs(30) == ["rec,0,1,w"]
     before = snapshot(queried)
@@ -1152,7 +1152,7 @@ def test_attempt_numbers_are_unique_start_at_one_and_are_never_reused() -> None:
         attempt = int(assignments[0].split(",")[2])
         assert s.complete_job("j", 0, attempt, False, step) is True
     assert seen == ["j,0,1,w1", "j,0,2,w1", "j,0,3,w1", "j,0,4,w1"]
-    attempts = s.engine.occurrences[("j", 0)].attempts
+    attempts = s.engine.query.record("j", 0).attempts
     assert [a.number for a in attempts] == [1, 2, 3, 4]
 
 
@@ -1166,7 +1166,7 @@ def test_an_occurrence_has_at_most_one_running_attempt() -> None:
     assert s.complete_job("j", 0, 1, False, 0) is True
     assert s.dispatch_jobs(0) == ["j,0,2,w0"]
     assert s.dispatch_jobs(0) == []
-    running = [a for a in s.engine.occurrences[("j", 0)].attempts if a.outcome.value == "RUNNING"]
+    running = [a for a in s.engine.query.record("j", 0).attempts if a.outcome.value == "RUNNING"]
     assert [a.number for a in running] == [2]
 
 
@@ -1234,8 +1234,8 @@ def test_java_whitespace_controls_and_spaces_are_blank(blank: str) -> None:
     s = CronJobScheduler()
     assert s.register_worker(blank) is False
     assert s.schedule_job(blank, 0, 0, 0, 0) is False
-    assert s.engine.workers == {}
-    assert s.engine.jobs == {}
+    assert s.engine.query.workers() == {}
+    assert s.engine.query.jobs() == {}
 
 
 def test_ids_with_surrogate_code_points_are_rejected_because_java_could_not_tell_them_apart():

@@ -427,9 +427,9 @@ class CronSchedulerMachine(RuleBasedStateMachine):
         else:
             job_id = data.draw(job_ids)
             scheduled = data.draw(st.integers(-1, 60) | st.sampled_from([MAX_TIME, MAX_TIME + 1]))
-        before = len(self.sut.engine.occurrences)
+        before = len(self.sut.engine.query.records())
         self.call("get_job_status", job_id, scheduled, self.later(step))
-        assert len(self.sut.engine.occurrences) == before
+        assert len(self.sut.engine.query.records()) == before
 
     @rule(
         which=st.sampled_from(["schedule", "dispatch", "complete", "status"]),
@@ -470,7 +470,7 @@ class CronSchedulerMachine(RuleBasedStateMachine):
         engine = self.sut.engine
         assert engine.now == self.now
         running_on: dict[str, tuple[str, int]] = {}
-        for key, occurrence in engine.occurrences.items():
+        for key, occurrence in engine.query.records().items():
             numbers = [attempt.number for attempt in occurrence.attempts]
             assert numbers == list(range(1, len(numbers) + 1))
             assert len(numbers) <= self.schedules[key[0]][2] + 1
@@ -483,7 +483,7 @@ class CronSchedulerMachine(RuleBasedStateMachine):
                 running_on[live[0].worker_id] = key
                 assert self.running[key] == (live[0].number, live[0].worker_id)
         assert running_on == self.busy
-        for worker_id, worker in engine.workers.items():
+        for worker_id, worker in engine.query.workers().items():
             assert worker.running == self.busy.get(worker_id)
 
     @invariant()
@@ -618,7 +618,7 @@ def test_status_arithmetic_matches_the_reference(first, interval, k, delta) -> N
     assert scheduler.get_job_status("j", scheduled, 0) == reference.get_job_status(
         "j", scheduled, 0
     )
-    assert scheduler.engine.occurrences == {}
+    assert scheduler.engine.query.records() == {}
 
 
 def test_reference_reproduces_the_specification_examples() -> None:

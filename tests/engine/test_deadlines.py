@@ -36,7 +36,7 @@ def test_a_run_waiting_past_its_deadline_raises_an_alert_once() -> None:
     add(engine, "report", Every(0, 30), duration=5, deadline=20, notify=ALERTS)
     run(engine, 100)
     assert missed(engine) == [(20, "report", 0), (50, "report", 30)]
-    keys = [key for key in engine.outbox if key[3] == "deadline_missed"]
+    keys = [key for key in engine.query.notifications() if key[3] == "deadline_missed"]
     assert keys == [
         ("report", 0, 0, "deadline_missed", "slack", "#ops"),
         ("report", 30, 0, "deadline_missed", "slack", "#ops"),
@@ -78,7 +78,7 @@ def test_a_deleted_job_stops_checking() -> None:
     assert engine.apply(DeleteJob("job")).accepted
     run(engine, 60)
     assert missed(engine) == []
-    assert engine.jobs["job"].deadline_next is None
+    assert engine.query.job("job").deadline_next is None
 
 
 def test_a_deadline_outside_its_limits_is_refused() -> None:
@@ -105,7 +105,7 @@ class DeadlineMachine(EngineMachine):
         it for every job."""
         intervals = [
             job.spec.schedule.interval
-            for job in self.engine.jobs.values()
+            for job in self.engine.query.jobs().values()
             if isinstance(job.spec.schedule, Every)
             and job.spec.deadline is not None
             and job.deadline_next is not None

@@ -209,7 +209,7 @@ class EngineMachine(RuleBasedStateMachine):
         return result
 
     def job_ids(self) -> list[str]:
-        return sorted(self.engine.jobs)
+        return sorted(self.engine.query.jobs())
 
     def largest_safe_jump(self) -> int:
         """How far one advance may go while staying cheap. Automatic dispatch processes every fire
@@ -220,7 +220,7 @@ class EngineMachine(RuleBasedStateMachine):
         billion ticks."""
         intervals = [
             job.spec.schedule.interval
-            for job in self.engine.jobs.values()
+            for job in self.engine.query.jobs().values()
             if isinstance(job.spec.schedule, Every)
             and not job.deleted
             and job.next_due is not None
@@ -228,15 +228,15 @@ class EngineMachine(RuleBasedStateMachine):
         ]
         intervals += [
             CRON_GAPS[job.spec.schedule.expression][1]
-            for job in self.engine.jobs.values()
+            for job in self.engine.query.jobs().values()
             if isinstance(job.spec.schedule, CronSchedule) and not job.deleted
         ]
         return min([BIG] + [100 * interval for interval in intervals])
 
     def implicit_backlog(self, job_id: str) -> int:
         """At most how many due occurrences of the job wait implicitly (created, untouched)."""
-        engine, job = self.engine, self.engine.jobs[job_id]
-        limit = engine.created_through
+        engine, job = self.engine, self.engine.query.job(job_id)
+        limit = engine.query.created_through()
         if job.paused_through is not None:
             limit = min(limit, job.paused_through)
         if job.next_due is None or job.next_due > limit:
@@ -252,7 +252,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(worker_id=st.sampled_from(WORKER_IDS))
     def register_worker(self, worker_id: str) -> None:
-        existed = worker_id in self.engine.workers
+        existed = worker_id in self.engine.query.workers()
         result = self.run(RegisterWorker(worker_id))
         assert result.outcome is (Outcome.CONFLICT if existed else Outcome.CREATED)
 
@@ -268,7 +268,7 @@ class EngineMachine(RuleBasedStateMachine):
         elif kind == "calendar":
             schedule = CronSchedule(draw(st.sampled_from(sorted(CRON_GAPS))), CLOCK)
         ones = sorted(
-            j for j, job in self.engine.jobs.items() if isinstance(job.spec.schedule, Once)
+            j for j, job in self.engine.query.jobs().items() if isinstance(job.spec.schedule, Once)
         )
         depends_on: tuple[str, ...] = ()
         if ones and draw(st.integers(0, 3), label="dependencies?") == 0:
@@ -298,7 +298,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def schedule_job(self, data: st.DataObject) -> None:
         spec = self.draw_spec(data)
-        existed = spec.job_id in self.engine.jobs
+        existed = spec.job_id in self.engine.query.jobs()
         past = spec.schedule.first_at_or_after(self.engine.now) is None
         result = self.run(ScheduleJob(spec))
         if existed:
@@ -318,19 +318,19 @@ class EngineMachine(RuleBasedStateMachine):
         if which == "next":
             self.run(CancelOccurrence(job_id))
             return
-        schedule = self.engine.jobs[job_id].spec.schedule
+        schedule = self.engine.query.job(job_id).spec.schedule
         around = data.draw(st.integers(max(0, self.engine.now - 20), self.engine.now + 40))
         tick = schedule.first_at_or_after(around)
         if tick is None:
             tick = around  # not a fire tick: not found
-        state = self.engine.occurrence_state(job_id, tick)
+        state = self.engine.query.run_state(job_id, tick)
         result = self.run(CancelOccurrence(job_id, tick))
-        if self.engine.jobs[job_id].deleted:
+        if self.engine.query.job(job_id).deleted:
             assert result.outcome is Outcome.NOT_FOUND
         elif state is S.RUNNING or (state is not None and state.is_final):
             assert result.outcome is Outcome.CONFLICT
         if result.accepted:
-            assert self.engine.occurrence_state(job_id, tick) is S.CANCELLED
+            assert self.engine.query.run_state(job_id, tick) is S.CANCELLED
 
     @rule(
         data=st.data(),
@@ -347,7 +347,7 @@ class EngineMachine(RuleBasedStateMachine):
             return
         job_id = data.draw(st.sampled_from(ids))
         changes = {k: v for k, v in candidates.items() if v is not None}
-        job = self.engine.jobs[job_id]
+        job = self.engine.query.job(job_id)
         if self.implicit_backlog(job_id) > 500:
             return  # under a priority order a modify materialises the backlog (docs/engine.md)
         # Schedules change only on recurring jobs: a job others depend on keeps its schedule.
@@ -357,7 +357,7 @@ class EngineMachine(RuleBasedStateMachine):
             changes["payload"] = "touched"
         running = {
             k: (o.attempts[-1].number, o.duration, o.timeout, o.max_attempts, o.priority)
-            for k, o in self.engine.occurrences.items()
+            for k, o in self.engine.query.records().items()
             if o.state is S.RUNNING
         }
         result = self.run(ModifyJob.of(job_id, **changes))
@@ -365,7 +365,7 @@ class EngineMachine(RuleBasedStateMachine):
             assert result.outcome is Outcome.NOT_FOUND
         # A running attempt is never touched by a modify.
         for key, before in running.items():
-            o = self.engine.occurrences[key]
+            o = self.engine.query.records()[key]
             assert o.state is S.RUNNING
             assert (o.attempts[-1].number, o.duration, o.timeout, o.max_attempts, o.priority) == (
                 before
@@ -377,8 +377,8 @@ class EngineMachine(RuleBasedStateMachine):
         if not ids:
             return
         job_id = data.draw(st.sampled_from(ids))
-        job = self.engine.jobs[job_id]
-        was_running = any(self.engine.occurrences[(job_id, t)].state is S.RUNNING for t in job.open)
+        job = self.engine.query.job(job_id)
+        was_running = any(self.engine.query.record(job_id, t).state is S.RUNNING for t in job.open)
         result = self.run(DeleteJob(job_id))
         if was_running and not job.deleted:
             assert result.outcome is Outcome.CONFLICT
@@ -390,19 +390,21 @@ class EngineMachine(RuleBasedStateMachine):
         ids = self.job_ids()
         if ids:
             job_id = data.draw(st.sampled_from(ids))
-            paused = self.engine.jobs[job_id].paused_through is not None
+            paused = self.engine.query.job(job_id).paused_through is not None
             result = self.run(PauseJob(job_id))
-            if not self.engine.jobs[job_id].deleted:
+            if not self.engine.query.job(job_id).deleted:
                 assert result.outcome is (Outcome.CONFLICT if paused else Outcome.OK)
 
     @rule(data=st.data(), catch_up=st.none() | st.sampled_from(CatchUp))
     def resume(self, data: st.DataObject, catch_up: CatchUp | None) -> None:
-        paused = [j for j, job in self.engine.jobs.items() if job.paused_through is not None]
+        paused = [
+            j for j, job in self.engine.query.jobs().items() if job.paused_through is not None
+        ]
         ids = sorted(paused) or self.job_ids()
         if ids:
             job_id = data.draw(st.sampled_from(ids))
             result = self.run(ResumeJob(job_id, catch_up))
-            if not self.engine.jobs[job_id].deleted:
+            if not self.engine.query.job(job_id).deleted:
                 assert result.accepted == (job_id in paused)
 
     @rule(
@@ -427,24 +429,24 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(worker_id=st.sampled_from(WORKER_IDS), action=st.sampled_from(("down", "up", "drain")))
     def worker_fault(self, worker_id: str, action: str) -> None:
         command = {"down": WorkerDown, "up": WorkerUp, "drain": DrainWorker}[action](worker_id)
-        worker = self.engine.workers.get(worker_id)
+        worker = self.engine.query.worker(worker_id)
         running = worker.running if worker is not None else None
         result = self.run(command)
         if worker is None:
             assert result.outcome is Outcome.NOT_FOUND
         elif action == "down" and result.accepted and running is not None:
             # The attempt was lost, not the occurrence: it waits for a retry.
-            assert self.engine.occurrences[running].state is S.RETRY_PENDING
+            assert self.engine.query.records()[running].state is S.RETRY_PENDING
 
-    @precondition(lambda self: any(w.running for w in self.engine.workers.values()))
+    @precondition(lambda self: any(w.running for w in self.engine.query.workers().values()))
     @rule(data=st.data(), comes_back=st.booleans())
     def crash_a_busy_worker(self, data: st.DataObject, comes_back: bool) -> None:
-        busy = sorted(w for w, worker in self.engine.workers.items() if worker.running)
+        busy = sorted(w for w, worker in self.engine.query.workers().items() if worker.running)
         worker_id = data.draw(st.sampled_from(busy))
-        key = self.engine.workers[worker_id].running
-        attempts = len(self.engine.occurrences[key].attempts)  # type: ignore[index]
+        key = self.engine.query.worker(worker_id).running
+        attempts = len(self.engine.query.records()[key].attempts)  # type: ignore[index]
         assert self.run(WorkerDown(worker_id)).accepted
-        occurrence = self.engine.occurrences[key]  # type: ignore[index]
+        occurrence = self.engine.query.records()[key]  # type: ignore[index]
         assert occurrence.attempts[-1].outcome.value == "LOST"
         assert len(occurrence.attempts) == attempts
         assert occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == self.engine.now
@@ -454,7 +456,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def schedule_a_dependent_job(self, data: st.DataObject) -> None:
         ones = sorted(
-            j for j, job in self.engine.jobs.items() if isinstance(job.spec.schedule, Once)
+            j for j, job in self.engine.query.jobs().items() if isinstance(job.spec.schedule, Once)
         )
         if not ones:
             return
@@ -487,19 +489,19 @@ class EngineMachine(RuleBasedStateMachine):
     def dispatch(self) -> None:
         result = self.run(Dispatch())
         for assignment in result.value:  # type: ignore[union-attr]
-            occurrence = self.engine.occurrences[(assignment.job_id, assignment.scheduled)]
+            occurrence = self.engine.query.record(assignment.job_id, assignment.scheduled)
             attempt = occurrence.running_attempt
             assert attempt is not None
             assert (attempt.number, attempt.worker_id) == (assignment.attempt, assignment.worker_id)
 
     def running_keys(self) -> list[tuple[str, int]]:
-        return sorted(self.engine.by_state[S.RUNNING], key=lambda k: (k[1], k[0]))
+        return sorted(self.engine.query.record_keys(S.RUNNING), key=lambda k: (k[1], k[0]))
 
-    @precondition(lambda self: self.reported and self.engine.by_state[S.RUNNING])
+    @precondition(lambda self: self.reported and self.engine.query.record_keys(S.RUNNING))
     @rule(data=st.data(), succeeded=st.booleans())
     def complete_the_running_attempt(self, data: st.DataObject, succeeded: bool) -> None:
         key = data.draw(st.sampled_from(self.running_keys()))
-        attempt = self.engine.occurrences[key].running_attempt
+        attempt = self.engine.query.records()[key].running_attempt
         assert attempt is not None
         assert self.run(Complete(*key, attempt.number, succeeded)).accepted
         assert attempt.outcome.value == ("SUCCEEDED" if succeeded else "FAILED")
@@ -509,11 +511,11 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(data=st.data(), succeeded=st.booleans(), skew=st.sampled_from((1, -1, 2)))
     def complete_a_wrong_attempt(self, data: st.DataObject, succeeded: bool, skew: int) -> None:
         # A stale or future attempt number, or any report for an occurrence that is not running.
-        keys = sorted(self.engine.occurrences, key=lambda k: (k[1], k[0]))
+        keys = sorted(self.engine.query.records(), key=lambda k: (k[1], k[0]))
         if not keys:
             return
         key = data.draw(st.sampled_from(keys))
-        occurrence = self.engine.occurrences[key]
+        occurrence = self.engine.query.records()[key]
         number = len(occurrence.attempts) + skew
         if occurrence.running_attempt is None:
             number = data.draw(st.integers(0, len(occurrence.attempts) + 1))
@@ -528,14 +530,14 @@ class EngineMachine(RuleBasedStateMachine):
     @invariant()
     def states_are_consistent(self) -> None:
         engine = self.engine
-        for key in engine.by_state[S.RETRY_PENDING]:
-            assert engine.occurrences[key].eligible_at is not None
-        for worker in engine.workers.values():
+        for key in engine.query.record_keys(S.RETRY_PENDING):
+            assert engine.query.records()[key].eligible_at is not None
+        for worker in engine.query.workers().values():
             if worker.down:
                 assert worker.running is None
-        for key in engine.by_state[S.RUNNING]:
-            attempt = engine.occurrences[key].running_attempt
-            assert attempt is not None and engine.workers[attempt.worker_id].running == key
+        for key in engine.query.record_keys(S.RUNNING):
+            attempt = engine.query.records()[key].running_attempt
+            assert attempt is not None and engine.query.worker(attempt.worker_id).running == key
 
     def teardown(self) -> None:
         # Determinism: the same commands on a fresh engine with the same policy and seed give the

@@ -83,7 +83,7 @@ def test_the_section_agrees_with_the_runs_records_in_every_bundled_scenario(name
     scenario = bundled(name)
     history = history_at(scenario, scenario.until)
     context = Context(history.engine, scenario.clock)
-    for (job_id, scheduled), record in history.engine.occurrences.items():
+    for (job_id, scheduled), record in history.engine.query.records().items():
         section = attempts(context, job_id, scheduled)
         if not record.attempts:
             assert section is None

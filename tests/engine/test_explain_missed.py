@@ -11,7 +11,6 @@ import pytest
 
 from cronlapse.analyses.explain.missed import MissedQuestionError, explain_missed, render
 from engine.model import commands as cmd
-from engine.query.reads import list_occurrences
 from engine.scenario import ScenarioRunner, parse_scenario
 from engine.scenario.errors import Problems
 from engine.scenario.yaml_source import parse_yaml
@@ -78,7 +77,7 @@ def test_the_jobs_own_rule_is_what_run_does_with_that_outage() -> None:
     )
     runner = ScenarioRunner(parse_scenario(text), 95)
     runner.run()
-    rows = list_occurrences(runner.engine, job_id="sync", since=6, until=95)
+    rows = runner.engine.query.runs(job_id="sync", since=6, until=95)
     created = tuple(row.scheduled for row in rows.items)
     assert started(text, "sync", 5, 95)["this job, as configured"] == created == (70, 80, 90)
 

@@ -113,7 +113,7 @@ def test_the_phases_cut_every_runs_life_without_overlap(name: str) -> None:
         history = history_at(scenario, at)
         engine = history.engine
         context = Context(engine, scenario.clock)
-        for (job_id, scheduled), record in engine.occurrences.items():
+        for (job_id, scheduled), record in engine.query.records().items():
             if scheduled > at:
                 continue
             found = phases(context, job_id, scheduled)

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from cronlapse.analyses.explain import explain_run
 from cronlapse.analyses.explain.forecast import next_start
 from engine.model.records import OccurrenceState
-from engine.query.reads import list_occurrences
 from tests.engine.explain_helpers import bundled, history_at, inline, why
 from tests.engine.state_fingerprint import state_fingerprint
 
@@ -94,12 +93,12 @@ def test_the_forecast_is_the_start_a_run_on_shows(at: int) -> None:
     waiting = [
         (row.job_id, row.scheduled, len(row.attempts))
         for state in (OccurrenceState.QUEUED, OccurrenceState.RETRY_PENDING)
-        for row in list_occurrences(engine, state=state, limit=1000).items
+        for row in engine.query.runs(state=state, limit=1000).items
     ]
     forecasts = [next_start(history, job, tick) for job, tick, _ in waiting]
     history.seek(scenario.until)
     for (job, tick, attempts), forecast in zip(waiting, forecasts, strict=True):
-        record = history.engine.occurrences.get((job, tick))
+        record = history.engine.query.record(job, tick)
         started = (
             record.attempts[attempts].started
             if record and len(record.attempts) > attempts

@@ -202,11 +202,11 @@ def test_a_rewind_across_a_jittered_retry_gives_the_same_retry_tick():
     assert retries, "the timeline must produce a jittered retry"
     first = retries[0]
     history.seek(first.tick - 1)
-    assert history.engine.occurrences[(first.job_id, first.scheduled)].eligible_at != (
+    assert history.engine.query.record(first.job_id, first.scheduled).eligible_at != (
         first.eligible_at
     )
     history.seek(first.tick)
-    occurrence = history.engine.occurrences[(first.job_id, first.scheduled)]
+    occurrence = history.engine.query.record(first.job_id, first.scheduled)
     assert occurrence.state is OccurrenceState.RETRY_PENDING
     assert occurrence.eligible_at == first.eligible_at
 
@@ -218,10 +218,10 @@ def test_a_rewind_across_a_cascade_restores_every_cancelled_job():
     assert [e.job_id for e in cascade] == ["load", "report"]
     history.seek(cascade[0].tick - 1)
     for event in cascade:
-        state = history.engine.occurrence_state(event.job_id, event.scheduled)
+        state = history.engine.query.run_state(event.job_id, event.scheduled)
         assert state is not OccurrenceState.CANCELLED
     history.seek(cascade[0].tick)
-    assert [history.engine.occurrence_state(e.job_id, e.scheduled) for e in cascade] == [
+    assert [history.engine.query.run_state(e.job_id, e.scheduled) for e in cascade] == [
         OccurrenceState.CANCELLED,
         OccurrenceState.CANCELLED,
     ]
@@ -240,7 +240,7 @@ def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one
     history.seek(UNTIL)
     restored = state_fingerprint(history.engine)
     assert restored != paused_future
-    assert history.engine.occurrence_state("etl", 110) is OccurrenceState.CANCELLED
+    assert history.engine.query.run_state("etl", 110) is OccurrenceState.CANCELLED
     assert not history.redo_branch()
 
 

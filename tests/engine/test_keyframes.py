@@ -104,15 +104,15 @@ def test_a_jump_across_the_run_restores_the_records_changed_not_the_changes(monk
     history.seek(TICKS)
     engine = history.engine
     changes = len(engine.log)
-    assert changes > 20 * (JOBS + 3 + len(engine.occurrences) // 100)
+    assert changes > 20 * (JOBS + 3 + len(engine.query.records()) // 100)
     restored = count_restored(monkeypatch)
     history.seek(20)
-    existing = len(engine.jobs) + len(engine.workers) + len(engine.occurrences)
+    existing = len(engine.query.jobs()) + len(engine.query.workers()) + len(engine.query.records())
     assert restored[-1] <= existing
     history.seek(TICKS)
     # Forward, the runs made on the way go back into their tables; only those changed after
     # the span they were made in are restored (an attempt running across a keyframe).
-    born = len(engine.occurrences)
+    born = len(engine.query.records())
     assert restored[-1] <= JOBS + 3 + born // 10
 
 

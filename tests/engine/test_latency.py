@@ -50,7 +50,7 @@ def test_a_finished_run_is_lag_wait_backoff_and_running_end_to_end(name: str) ->
     for run in report.runs:
         if not run.started:
             continue
-        record = engine.occurrences[(run.job_id, run.scheduled)]
+        record = engine.query.record(run.job_id, run.scheduled)
         if record.state is not OccurrenceState.SUCCEEDED:
             continue
         running = sum(a.ended - a.started for a in record.attempts)

@@ -43,7 +43,6 @@ from engine.model.records import (
     OccurrenceState,
     Subscription,
 )
-from engine.query.reads import job_view
 from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
@@ -84,10 +83,10 @@ def started(engine: Engine, job_id: str | None = None) -> list[tuple[int, str, i
 def state_snapshot(engine: Engine) -> tuple:
     return (
         len(engine.log),
-        {k: (o.state, len(o.attempts)) for k, o in engine.occurrences.items()},
+        {k: (o.state, len(o.attempts)) for k, o in engine.query.records().items()},
         {
             j: (job.spec, job.next_due, job.paused_through, job.deleted)
-            for j, job in engine.jobs.items()
+            for j, job in engine.query.jobs().items()
         },
     )
 
@@ -112,7 +111,7 @@ def test_create_returns_the_id_with_201_and_get_finds_it() -> None:
     assert (result.outcome.value, result.value) == (201, "report")
     got = engine.get_job("report")
     assert got.outcome.value == 200
-    assert got.value is engine.jobs["report"]
+    assert got.value is engine.query.job("report")
     assert got.value.spec.priority == 2
     assert engine.get_job("nope").outcome is Outcome.NOT_FOUND
     assert engine.get_job("nope").outcome.value == 404
@@ -236,7 +235,7 @@ def backlog_engine() -> Engine:
     engine.advance(30)
     add(engine, "b", Once(30), priority=1)
     assert engine.apply(Dispatch()).value == []
-    assert [engine.occurrence_state("a", t) for t in (10, 20, 30, 40)] == [S.QUEUED] * 3 + [
+    assert [engine.query.run_state("a", t) for t in (10, 20, 30, 40)] == [S.QUEUED] * 3 + [
         S.SCHEDULED
     ]
     return engine
@@ -246,7 +245,7 @@ def test_modify_keeps_the_definition_of_the_implicit_backlog() -> None:
     engine = backlog_engine()
     assert engine.apply(ModifyJob.of("a", priority=5)).accepted
     # The three waiting occurrences were materialised with the old priority 0.
-    assert {k: o.priority for k, o in engine.occurrences.items()} == {
+    assert {k: o.priority for k, o in engine.query.records().items()} == {
         ("a", 0): 0,
         ("a", 10): 0,
         ("a", 20): 0,
@@ -260,7 +259,7 @@ def test_modify_keeps_the_definition_of_the_implicit_backlog() -> None:
     assert engine.apply(Complete("b", 30, 1, True)).accepted
     # Dispatch at 40 creates a@40 with the new priority 5: it beats the older a@10..a@30.
     assert [(x.job_id, x.scheduled) for x in engine.apply(Dispatch()).value] == [("a", 40)]
-    assert engine.occurrences[("a", 40)].priority == 5
+    assert engine.query.record("a", 40).priority == 5
     for scheduled, following in ((40, 10), (10, 20), (20, 30)):
         assert engine.apply(Complete("a", scheduled, 1, True)).accepted
         assert [x.scheduled for x in engine.apply(Dispatch()).value] == [following]
@@ -282,8 +281,8 @@ def test_modify_max_attempts_applies_to_occurrences_created_after_it() -> None:
         assert [x.scheduled for x in engine.apply(Dispatch()).value] == [scheduled]
         assert engine.apply(Complete("a", scheduled, 1, False)).accepted
     for scheduled in (0, 10, 20, 30):
-        assert engine.occurrences[("a", scheduled)].state is S.FAILED
-        assert engine.occurrences[("a", scheduled)].max_attempts == 1
+        assert engine.query.record("a", scheduled).state is S.FAILED
+        assert engine.query.record("a", scheduled).max_attempts == 1
     engine.advance(40)
     # a@40 is created after the change: its first failure is retried.
     assert [x.scheduled for x in engine.apply(Dispatch()).value] == [40]
@@ -306,9 +305,9 @@ def test_modify_does_not_cost_the_size_of_the_backlog() -> None:
     engine.apply(Dispatch())
     engine.advance(20_000)
     engine.apply(Dispatch())
-    assert len(engine.occurrences) == 1
+    assert len(engine.query.records()) == 1
     assert engine.apply(ModifyJob.of("a", priority=5)).accepted
-    assert len(engine.occurrences) < 100
+    assert len(engine.query.records()) < 100
 
 
 def test_a_running_attempt_is_never_lost_by_a_modify() -> None:
@@ -343,7 +342,7 @@ def test_a_running_attempt_is_never_lost_by_a_modify() -> None:
         ev.AttemptStarted(150, "a", 150, 1, "w1"),
         ev.AttemptSucceeded(151, "a", 150, 1, "w1"),
     ]
-    assert engine.jobs["a"].spec.payload == "new"
+    assert engine.query.job("a").spec.payload == "new"
     assert violations(engine) == []
 
 
@@ -376,7 +375,7 @@ def test_modifying_a_dependency_cannot_unblock_its_dependents_early() -> None:
     engine.advance(30)
     assert result.outcome is Outcome.INVALID
     assert started(engine, "D") == []
-    assert engine.jobs["D"].unmet_dependencies == 1
+    assert engine.query.job("D").unmet_dependencies == 1
 
 
 def test_modify_after_the_backlog_ran_out_applies_whole() -> None:
@@ -392,7 +391,7 @@ def test_modify_after_the_backlog_ran_out_applies_whole() -> None:
     assert engine.log[-1] == ev.JobModified(10, "c", ("schedule",))
     engine.advance(30)
     assert started(engine, "c") == [(5, "c", 0, 1), (20, "c", 20, 1)]
-    assert engine.occurrences[("c", 20)].timeout == 4
+    assert engine.query.record("c", 20).timeout == 4
     assert violations(engine) == []
 
 
@@ -410,7 +409,7 @@ def test_schedule_refuses_a_run_time_in_the_past(schedule, message: str) -> None
     result = engine.apply(ScheduleJob(JobSpec("late", schedule)))
     assert (result.outcome, result.message) == (Outcome.INVALID, message)
     assert result.outcome.value == 422
-    assert state_snapshot(engine) == before and "late" not in engine.jobs
+    assert state_snapshot(engine) == before and "late" not in engine.query.jobs()
 
 
 def test_schedule_accepts_a_run_time_now_and_a_recurring_start_in_the_past() -> None:
@@ -422,7 +421,7 @@ def test_schedule_accepts_a_run_time_now_and_a_recurring_start_in_the_past() -> 
     add(engine, "rec", Every(5, 10))
     engine.advance(26)
     assert started(engine) == [(10, "now", 10, 1), (15, "rec", 15, 1), (25, "rec", 25, 1)]
-    assert engine.occurrence_state("rec", 5) is None
+    assert engine.query.run_state("rec", 5) is None
 
 
 def test_modify_refuses_a_run_time_in_the_past() -> None:
@@ -453,16 +452,16 @@ def test_cancel_next_cancels_the_earliest_occurrence_not_started() -> None:
     assert engine.log[-1] == ev.OccurrenceCancelled(12, "a", 20, CancelReason.USER, None)
     engine.advance(35)
     assert [s for _, _, s, _ in started(engine)] == [0, 10, 30]
-    assert engine.occurrences[("a", 20)].state is S.CANCELLED
-    assert engine.occurrence_state("a", 20) is S.CANCELLED
+    assert engine.query.record("a", 20).state is S.CANCELLED
+    assert engine.query.run_state("a", 20) is S.CANCELLED
 
 
 def test_cancel_a_future_scheduled_tick_then_the_job_skips_it() -> None:
     engine = make()
     add(engine, "a", Every(0, 10))
     assert at(engine, 3, CancelOccurrence("a", 40)) == Result(Outcome.OK, 40)
-    assert engine.occurrence_state("a", 40) is S.CANCELLED
-    assert engine.occurrence_state("a", 30) is S.SCHEDULED
+    assert engine.query.run_state("a", 40) is S.CANCELLED
+    assert engine.query.run_state("a", 30) is S.SCHEDULED
     engine.advance(61)
     assert [s for _, _, s, _ in started(engine)] == [0, 10, 20, 30, 50, 60]
     assert violations(engine) == []
@@ -478,7 +477,7 @@ def test_cancel_next_while_one_runs_skips_the_running_one() -> None:
     assert engine.apply(CancelOccurrence("a")) == Result(Outcome.OK, 10)
     engine.advance(25)
     assert [s for _, _, s, _ in started(engine)] == [0, 20]
-    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
+    assert engine.query.record("a", 0).state is S.SUCCEEDED
 
 
 def test_cancel_a_queued_occurrence_in_the_backlog() -> None:
@@ -488,7 +487,7 @@ def test_cancel_a_queued_occurrence_in_the_backlog() -> None:
     add(engine, "blocker", Once(0), duration=30, priority=9)
     add(engine, "a", Every(5, 10))
     assert at(engine, 15, CancelOccurrence("a", 15)) == Result(Outcome.OK, 15)
-    assert engine.occurrence_state("a", 5) is S.QUEUED
+    assert engine.query.run_state("a", 5) is S.QUEUED
     engine.advance(40)
     assert [(t, s) for t, j, s, _ in started(engine, "a")] == [(30, 5), (31, 25), (35, 35)]
     assert violations(engine) == []
@@ -508,9 +507,9 @@ def test_cancel_retry_pending_means_no_further_attempt() -> None:
         backoff=Backoff(BackoffKind.FIXED, base=10),
     )
     engine.advance(4)
-    assert engine.occurrence_state("a", 0) is S.RETRY_PENDING
+    assert engine.query.run_state("a", 0) is S.RETRY_PENDING
     assert engine.apply(CancelOccurrence("a")) == Result(Outcome.OK, 0)
-    occurrence = engine.occurrences[("a", 0)]
+    occurrence = engine.query.record("a", 0)
     assert (occurrence.state, occurrence.eligible_at) == (S.CANCELLED, None)
     engine.advance(50)
     assert started(engine) == [(0, "a", 0, 1)]
@@ -522,7 +521,7 @@ def test_cancel_a_finished_occurrence_is_a_conflict() -> None:
     engine = make()
     add(engine, "a", Every(0, 10))
     engine.advance(5)
-    assert engine.occurrence_state("a", 0) is S.SUCCEEDED
+    assert engine.query.run_state("a", 0) is S.SUCCEEDED
     assert engine.apply(CancelOccurrence("a", 0)).outcome is Outcome.CONFLICT
 
 
@@ -531,7 +530,7 @@ def test_cancelling_a_one_time_job_cancels_its_dependents() -> None:
     add(engine, "build", Once(10))
     add(engine, "deploy", Once(0), depends_on=("build",))
     engine.advance(3)
-    assert engine.occurrence_state("deploy", 0) is S.BLOCKED
+    assert engine.query.run_state("deploy", 0) is S.BLOCKED
     assert engine.apply(CancelOccurrence("build")) == Result(Outcome.OK, 10)
     assert engine.log.since(len(engine.log) - 2) == [
         ev.OccurrenceCancelled(3, "build", 10, CancelReason.USER, None),
@@ -549,16 +548,16 @@ def test_delete_is_a_conflict_while_running_then_ok_and_history_stays() -> None:
     engine = make()
     add(engine, "a", Every(0, 10), duration=5)
     assert at(engine, 2, DeleteJob("a")).outcome is Outcome.CONFLICT
-    assert not engine.jobs["a"].deleted
+    assert not engine.query.job("a").deleted
     assert at(engine, 5, DeleteJob("a")) == Result(Outcome.OK)
     assert engine.log[-1] == ev.JobDeleted(5, "a")
     engine.advance(100)
     assert started(engine) == [(0, "a", 0, 1)]
     # History: the job record and its occurrences remain, marked deleted.
-    assert engine.jobs["a"].deleted
-    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
-    assert engine.occurrence_state("a", 10) is None
-    view = job_view(engine, "a")
+    assert engine.query.job("a").deleted
+    assert engine.query.record("a", 0).state is S.SUCCEEDED
+    assert engine.query.run_state("a", 10) is None
+    view = engine.query.job_view("a")
     assert view is not None and (view.status, view.next_fire_times) == ("deleted", ())
     assert violations(engine) == []
 
@@ -592,9 +591,9 @@ def test_deleting_a_one_time_dependency_before_it_ran_cancels_dependents() -> No
     add(engine, "build", Once(10))
     add(engine, "deploy", Once(20), depends_on=("build",))
     assert engine.apply(DeleteJob("build")).accepted
-    assert engine.occurrences[("build", 10)].state is S.CANCELLED
-    assert engine.occurrences[("build", 10)].cancel_reason is CancelReason.DELETED
-    assert engine.occurrence_state("deploy", 20) is S.CANCELLED
+    assert engine.query.record("build", 10).state is S.CANCELLED
+    assert engine.query.record("build", 10).cancel_reason is CancelReason.DELETED
+    assert engine.query.run_state("deploy", 20) is S.CANCELLED
     engine.advance(30)
     assert started(engine) == []
 
@@ -609,14 +608,14 @@ def test_delete_cancels_the_implicit_backlog_too() -> None:
     engine.apply(Dispatch())
     engine.advance(20)
     engine.apply(Dispatch())
-    assert [engine.occurrence_state("a", t) for t in (10, 20)] == [S.QUEUED, S.QUEUED]
+    assert [engine.query.run_state("a", t) for t in (10, 20)] == [S.QUEUED, S.QUEUED]
     mark = engine.log.mark()
     assert engine.apply(DeleteJob("a")).accepted
     assert engine.log.since(mark) == [
         ev.BacklogCancelled(20, "a", 10, 20, 2, CancelReason.DELETED, None),
         ev.JobDeleted(20, "a"),
     ]
-    assert [engine.occurrence_state("a", t) for t in (10, 20, 30)] == [
+    assert [engine.query.run_state("a", t) for t in (10, 20, 30)] == [
         S.CANCELLED,
         S.CANCELLED,
         None,
@@ -635,8 +634,8 @@ def paused_at_12(**fields: object) -> Engine:
     assert engine.log[-1] == ev.JobPaused(12, "a")
     engine.advance(45)
     assert started(engine) == [(0, "a", 0, 1), (10, "a", 10, 1)]  # nothing while paused
-    assert engine.occurrence_state("a", 20) is S.SCHEDULED
-    assert job_view(engine, "a").status == "paused"  # type: ignore[union-attr]
+    assert engine.query.run_state("a", 20) is S.SCHEDULED
+    assert engine.query.job_view("a").status == "paused"  # type: ignore[union-attr]
     return engine
 
 
@@ -661,8 +660,8 @@ def test_resume_catch_up(catch_up: CatchUp, skipped, runs: list[tuple[int, int]]
     assert [(t, s) for t, _, s, _ in started(engine)][2:] == runs
     for scheduled in (20, 30, 40):
         ran = any(s == scheduled for _, s in runs)
-        assert (engine.occurrence_state("a", scheduled) is S.SUCCEEDED) == ran
-        assert ran or engine.occurrence_state("a", scheduled) is None
+        assert (engine.query.run_state("a", scheduled) is S.SUCCEEDED) == ran
+        assert ran or engine.query.run_state("a", scheduled) is None
     assert violations(engine) == []
 
 
@@ -695,7 +694,7 @@ def test_pause_lets_occurrences_created_before_it_run() -> None:
     add(engine, "blocker", Once(0), duration=30, priority=9)
     add(engine, "a", Every(5, 10))
     assert at(engine, 15, PauseJob("a")).accepted
-    assert [engine.occurrence_state("a", t) for t in (5, 15, 25)] == [
+    assert [engine.query.run_state("a", t) for t in (5, 15, 25)] == [
         S.QUEUED,
         S.QUEUED,
         S.SCHEDULED,
@@ -716,7 +715,7 @@ def test_pause_after_an_idle_jump_keeps_occurrences_that_fell_due_before_it() ->
     add(engine, "blocker", Once(0), duration=100, priority=9)
     add(engine, "a", Every(1, 10))
     engine.advance(35)
-    states = [engine.occurrence_state("a", t) for t in (1, 11, 21, 31)]
+    states = [engine.query.run_state("a", t) for t in (1, 11, 21, 31)]
     assert engine.apply(PauseJob("a")).accepted
     engine.advance(36)
     assert engine.apply(ResumeJob("a", CatchUp.SKIP)).accepted
@@ -740,10 +739,10 @@ def test_a_schedule_change_leaves_the_waiting_backlog_on_the_old_schedule_withou
     engine.apply(Dispatch())
     engine.advance(30)
     engine.apply(Dispatch())
-    records = len(engine.occurrences)
+    records = len(engine.query.records())
     assert engine.apply(ModifyJob.of("a", schedule=Every(35, 7), max_attempts=3)).accepted
-    assert len(engine.occurrences) == records
-    assert [engine.occurrence_state("a", t) for t in (10, 20, 30, 35, 40, 42)] == [
+    assert len(engine.query.records()) == records
+    assert [engine.query.run_state("a", t) for t in (10, 20, 30, 35, 40, 42)] == [
         S.QUEUED,
         S.QUEUED,
         S.QUEUED,
@@ -754,12 +753,12 @@ def test_a_schedule_change_leaves_the_waiting_backlog_on_the_old_schedule_withou
     taken = []
     for tick in (30, 31, 32, 36, 43):
         engine.advance(tick)
-        running = [w.running for w in engine.workers.values() if w.running]
+        running = [w.running for w in engine.query.workers().values() if w.running]
         for job_id, scheduled in running:
-            attempt = engine.occurrences[(job_id, scheduled)].running_attempt.number
+            attempt = engine.query.record(job_id, scheduled).running_attempt.number
             assert engine.apply(Complete(job_id, scheduled, attempt, True)).accepted
         taken += [
-            (x.scheduled, engine.occurrences[("a", x.scheduled)].max_attempts)
+            (x.scheduled, engine.query.record("a", x.scheduled).max_attempts)
             for x in engine.apply(Dispatch()).value
         ]
     assert taken == [(10, 1), (20, 1), (30, 1), (35, 3), (42, 3)]
@@ -795,7 +794,7 @@ def test_a_job_submitted_behind_a_failed_dependency_follows_the_policy(doomed, s
     engine.advance(10)
     cancelled = [e for e in engine.log if isinstance(e, ev.OccurrenceCancelled)]
     assert [(e.job_id, e.cause) for e in cancelled] == ([("b", "a")] if state else [])
-    assert engine.occurrence_state("b", 5) is (state or OccurrenceState.BLOCKED)
+    assert engine.query.run_state("b", 5) is (state or OccurrenceState.BLOCKED)
 
 
 def test_modify_replaces_the_subscriptions_for_every_notification_from_then_on() -> None:
@@ -805,7 +804,7 @@ def test_modify_replaces_the_subscriptions_for_every_notification_from_then_on()
     hook = Subscription(frozenset({NotifyOn.SUCCEEDED}), Channel.WEBHOOK, "http://hook")
     assert engine.apply(ModifyJob.of("a", notify=(hook,))).accepted
     engine.advance(15)
-    assert [key[:2] for key in engine.outbox] == [("a", 10)]
+    assert [key[:2] for key in engine.query.notifications()] == [("a", 10)]
     assert engine.apply(ModifyJob.of("a", notify=())).accepted
     engine.advance(25)
-    assert [key[:2] for key in engine.outbox] == [("a", 10)]
+    assert [key[:2] for key in engine.query.notifications()] == [("a", 10)]

@@ -61,8 +61,10 @@ def test_succeeded_failed_and_retries_exhausted_keys() -> None:
         (2, ("bad", 0, 2, "failed", *target)),
         (2, ("bad", 0, 2, "retries_exhausted", *target)),
     ]
-    assert all(n.state is NotificationState.DELIVERED for n in engine.outbox.values())
-    assert set(engine.outbox) == {key for _, key in queued(engine)}
+    assert all(
+        n.state is NotificationState.DELIVERED for n in engine.query.notifications().values()
+    )
+    assert set(engine.query.notifications()) == {key for _, key in queued(engine)}
 
 
 def test_timed_out_and_cancelled_keys() -> None:
@@ -142,7 +144,7 @@ def test_each_channel_and_target_gets_its_own_key() -> None:
     engine = make()
     add(engine, "a", Once(0), notify=subscriptions)
     engine.advance(3)
-    assert sorted(key[4:] for key in engine.outbox) == [
+    assert sorted(key[4:] for key in engine.query.notifications()) == [
         ("email", "a@x"),
         ("email", "b@x"),
         ("slack", "#ops"),
@@ -156,7 +158,7 @@ def test_no_subscription_no_notification() -> None:
     engine = make()
     add(engine, "a", Once(0), fail_attempts=frozenset({1}))
     engine.advance(5)
-    assert engine.outbox == {}
+    assert engine.query.notifications() == {}
     assert note_events(engine) == []
 
 
@@ -195,7 +197,7 @@ def test_an_outage_delays_delivery_with_backoff_until_it_ends() -> None:
         ev.NotificationRetried(16, HOOK, 3, 20),
         ev.NotificationDelivered(20, HOOK, 4),
     ]
-    hook = engine.outbox[HOOK]
+    hook = engine.query.notifications()[HOOK]
     assert (hook.state, hook.tries, hook.delivered_at, hook.created) == (
         NotificationState.DELIVERED,
         4,
@@ -214,9 +216,9 @@ def test_a_notification_is_dead_after_max_tries() -> None:
         ev.NotificationRetried(14, HOOK, 2, 16),
         ev.NotificationDeadLettered(16, HOOK, 3),
     ]
-    assert engine.outbox[HOOK].state is NotificationState.DEAD
-    assert engine.outbox[HOOK].next_try is None
-    assert engine.outbox[MAIL].state is NotificationState.DELIVERED
+    assert engine.query.notifications()[HOOK].state is NotificationState.DEAD
+    assert engine.query.notifications()[HOOK].next_try is None
+    assert engine.query.notifications()[MAIL].state is NotificationState.DELIVERED
 
 
 def test_pending_notifications_are_visible_in_the_outbox() -> None:
@@ -225,7 +227,7 @@ def test_pending_notifications_are_visible_in_the_outbox() -> None:
     hook = Subscription(frozenset({ON.SUCCEEDED}), Channel.WEBHOOK, "https://hook")
     add(engine, "a", Once(12), notify=(hook,))
     engine.advance(15)
-    pending = engine.outbox[HOOK]
+    pending = engine.query.notifications()[HOOK]
     assert (pending.state, pending.tries, pending.next_try) == (NotificationState.PENDING, 2, 16)
     assert (pending.job_id, pending.happening, pending.channel, pending.target) == (
         "a",
@@ -283,14 +285,14 @@ def test_every_key_is_delivered_at_most_once_and_ends_final() -> None:
             hang_attempts=frozenset({2}) if n == 3 else frozenset(),
         )
     engine.advance(60)
-    for job_id in list(engine.jobs):
+    for job_id in list(engine.query.jobs()):
         assert engine.apply(DeleteJob(job_id)).outcome.value in (200, 409)
     engine.advance(200)
     delivered = Counter(e.key for e in engine.log if isinstance(e, ev.NotificationDelivered))
     assert delivered and max(delivered.values()) == 1
-    states = Counter(n.state for n in engine.outbox.values())
+    states = Counter(n.state for n in engine.query.notifications().values())
     assert states[NotificationState.PENDING] == 0
     assert states[NotificationState.DEAD] > 0
-    for key, notification in engine.outbox.items():
+    for key, notification in engine.query.notifications().items():
         assert (notification.state is NotificationState.DELIVERED) == (delivered[key] == 1)
     assert violations(engine) == []

@@ -54,7 +54,7 @@ def key(job_id: str = "a") -> tuple:
 def test_a_due_try_waits_for_its_report() -> None:
     engine = make()
     engine.advance(50)
-    notification = engine.outbox[key()]
+    notification = engine.query.notifications()[key()]
     assert notification.state is NotificationState.PENDING
     assert (notification.tries, notification.next_try) == (0, 1)
 
@@ -63,7 +63,7 @@ def test_a_delivered_report_ends_it_delivered() -> None:
     engine = make()
     engine.advance(3)
     assert engine.apply(ReportDelivery(key(), True)).accepted
-    notification = engine.outbox[key()]
+    notification = engine.query.notifications()[key()]
     assert (notification.state, notification.tries, notification.delivered_at) == (
         NotificationState.DELIVERED,
         1,
@@ -75,17 +75,17 @@ def test_a_delivered_report_ends_it_delivered() -> None:
 def test_a_failed_report_retries_after_a_jittered_backoff_then_dead() -> None:
     engine = make(max_tries=3)
     assert engine.apply(ReportDelivery(key(), False)).accepted
-    first = engine.outbox[key()].next_try
+    first = engine.query.notifications()[key()].next_try
     assert first is not None and 2 <= first <= 1 + 5  # full jitter in [0, 5], at least 1
     engine.settle()  # the tick's own timers (the first try's, spent) run
     assert engine.next_event_tick() == first, "the retry's timer wakes the clock"
     engine.advance(first)
     assert engine.apply(ReportDelivery(key(), False)).accepted
-    second = engine.outbox[key()].next_try
+    second = engine.query.notifications()[key()].next_try
     assert second is not None and first + 1 <= second <= first + 10
     engine.advance(second)
     assert engine.apply(ReportDelivery(key(), False)).accepted
-    notification = engine.outbox[key()]
+    notification = engine.query.notifications()[key()]
     assert (notification.state, notification.tries) == (NotificationState.DEAD, 3)
     assert ev.NotificationDeadLettered(second, key(), 3) in list(engine.log)
 
@@ -105,7 +105,7 @@ def test_jitter_differs_between_keys() -> None:
     engine = make(jobs=names)
     for name in names:
         assert engine.apply(ReportDelivery(key(name), False)).accepted
-    assert len({engine.outbox[key(name)].next_try for name in names}) > 1
+    assert len({engine.query.notifications()[key(name)].next_try for name in names}) > 1
 
 
 def test_reports_that_do_not_fit_are_refused_and_change_nothing() -> None:
@@ -115,12 +115,12 @@ def test_reports_that_do_not_fit_are_refused_and_change_nothing() -> None:
     assert engine.apply(ReportDelivery(key(), False)).accepted
     early = engine.apply(ReportDelivery(key(), True))
     assert early.outcome is Outcome.CONFLICT and "not due" in early.message
-    assert engine.outbox[key()].tries == 1
-    engine.apply(Advance(engine.outbox[key()].next_try))
+    assert engine.query.notifications()[key()].tries == 1
+    engine.apply(Advance(engine.query.notifications()[key()].next_try))
     assert engine.apply(ReportDelivery(key(), True)).accepted
     again = engine.apply(ReportDelivery(key(), True))
     assert again.outcome is Outcome.CONFLICT and "already delivered" in again.message
-    assert engine.outbox[key()].tries == 2
+    assert engine.query.notifications()[key()].tries == 2
 
 
 def test_a_simulated_outbox_refuses_reports() -> None:
@@ -133,7 +133,7 @@ def test_a_simulated_outbox_refuses_reports() -> None:
 def test_tries_end_delivered_or_dead_within_max_tries(outcomes: list[bool], max_tries: int) -> None:
     engine = make(max_tries=max_tries)
     for delivered in outcomes:
-        notification = engine.outbox[key()]
+        notification = engine.query.notifications()[key()]
         if notification.state is not NotificationState.PENDING:
             break
         assert notification.next_try is not None
@@ -141,7 +141,7 @@ def test_tries_end_delivered_or_dead_within_max_tries(outcomes: list[bool], max_
         assert engine.apply(ReportDelivery(key(), delivered)).accepted
     tried = outcomes[:max_tries]
     delivered = True in tried
-    notification = engine.outbox[key()]
+    notification = engine.query.notifications()[key()]
     assert notification.tries == (tried.index(True) + 1 if delivered else len(tried))
     if delivered:
         assert notification.state is NotificationState.DELIVERED

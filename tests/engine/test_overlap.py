@@ -90,8 +90,8 @@ def test_forbid_and_skip_skip_every_run_that_falls_due_while_one_is_active(polic
         (t, t) for t in (10, 20, 40, 50, 70, 80, 100)
     ]
     assert {e.because for e in skipped} == {policy.value}
-    assert engine.occurrence_state("j", 20) is None  # not a run: it never will be
-    assert engine.occurrence_state("j", 90) is S.RUNNING
+    assert engine.query.run_state("j", 20) is None  # not a run: it never will be
+    assert engine.query.run_state("j", 90) is S.RUNNING
 
 
 def test_buffer_one_holds_one_run_and_skips_the_rest() -> None:
@@ -109,7 +109,7 @@ def test_buffer_one_holds_one_run_and_skips_the_rest() -> None:
         (75, 50),
         (100, 80),
     ]
-    assert engine.occurrence_state("j", 100) is S.QUEUED
+    assert engine.query.run_state("j", 100) is S.QUEUED
 
 
 @pytest.mark.parametrize("policy", [Overlap.BUFFER_ALL, Overlap.MAX_ACTIVE_RUNS])
@@ -128,8 +128,8 @@ def test_buffer_all_runs_every_run_one_after_the_other(policy) -> None:
     ]
     assert of(engine, ev.OccurrenceSkipped) == []
     # The held runs wait implicitly (Airflow calls them queued): no record each.
-    assert engine.occurrence_state("j", 90) is S.QUEUED
-    assert ("j", 90) not in engine.occurrences
+    assert engine.query.run_state("j", 90) is S.QUEUED
+    assert ("j", 90) not in engine.query.records()
 
 
 def test_a_buffer_that_empties_says_so_and_the_next_run_is_not_held() -> None:
@@ -159,7 +159,7 @@ def test_replace_cancels_the_running_run_and_starts_the_new_one(policy) -> None:
     ]
     cancelled = of(engine, ev.OccurrenceCancelled)
     assert {(e.reason, e.cause) for e in cancelled} == {(CancelReason.REPLACED, policy.value)}
-    run_0 = engine.occurrences[("j", 0)]
+    run_0 = engine.query.record("j", 0)
     assert run_0.state is S.CANCELLED
     assert run_0.attempts[-1].outcome is AttemptOutcome.TERMINATED
     assert most_running_at_once(engine) == 1
@@ -212,8 +212,8 @@ def test_cancelling_the_active_run_frees_its_slot_for_the_held_one() -> None:
     spec = JobSpec("j", Every(0, 10), duration=5, overlap=OverlapRule(Overlap.BUFFER_ONE))
     assert engine.apply(ScheduleJob(spec)).accepted
     run(engine, 12)
-    assert engine.occurrence_state("j", 0) is S.QUEUED  # active, waiting for the worker
-    assert engine.occurrence_state("j", 10) is S.QUEUED  # held
+    assert engine.query.run_state("j", 0) is S.QUEUED  # active, waiting for the worker
+    assert engine.query.run_state("j", 10) is S.QUEUED  # held
     assert engine.apply(CancelOccurrence("j", 0)).accepted
     released = of(engine, ev.OccurrenceReleased)
     assert [(e.tick, e.scheduled) for e in released] == [(13, 10)]
@@ -241,7 +241,7 @@ def test_deleting_a_job_cancels_its_held_run_and_its_buffer() -> None:
     assert engine.apply(DeleteJob("j")).outcome is Outcome.CONFLICT  # run 0 is running
     engine.apply(WorkerDown("w1"))  # its attempt is lost; run 0 waits for a worker again
     assert engine.apply(DeleteJob("j")).accepted
-    assert engine.occurrence_state("j", 10) is S.CANCELLED
+    assert engine.query.run_state("j", 10) is S.CANCELLED
     run(engine, 100)
     assert of(engine, ev.OccurrenceReleased) == []
 
@@ -261,7 +261,7 @@ def test_a_big_buffer_costs_nothing_per_held_run() -> None:
     spec = JobSpec("j", Every(0, 1), duration=10_000, overlap=OverlapRule(Overlap.BUFFER_ALL))
     assert engine.apply(ScheduleJob(spec)).accepted
     engine.advance(10_000)
-    assert len(engine.occurrences) == 1
+    assert len(engine.query.records()) == 1
     assert len(of(engine, ev.OccurrenceHeld)) == 1
     assert len(engine.log) < 10
 
@@ -271,8 +271,8 @@ def test_skips_cost_one_event_each_and_leave_no_trail() -> None:
     spec = JobSpec("j", Every(0, 1), duration=1_000, overlap=OverlapRule(Overlap.FORBID))
     assert engine.apply(ScheduleJob(spec)).accepted
     engine.advance(900)
-    assert engine.jobs["j"].skipped == ()  # the cursor walks past each skip at once
-    assert len(engine.occurrences) == 1
+    assert engine.query.job("j").skipped == ()  # the cursor walks past each skip at once
+    assert len(engine.query.records()) == 1
     assert len(of(engine, ev.OccurrenceSkipped)) == 899
 
 
@@ -330,18 +330,18 @@ def test_many_runs_due_at_once_at_the_limit_are_skipped_as_one_range(policy) -> 
     ranges = [(e.after, e.through) for e in of(engine, ev.OccurrencesSkipped)]
     if policy is Overlap.REPLACE:
         assert ranges == [(0, 10**9 - 1)]
-        assert engine.occurrence_state("j", 10**9) is S.RUNNING  # run 0 was terminated
-        assert engine.occurrence_state("j", 0) is S.CANCELLED
+        assert engine.query.run_state("j", 10**9) is S.RUNNING  # run 0 was terminated
+        assert engine.query.run_state("j", 0) is S.CANCELLED
     elif policy is Overlap.BUFFER_ONE:
         assert ranges == [(1, 10**9)]
-        assert engine.occurrence_state("j", 1) is S.QUEUED  # held
+        assert engine.query.run_state("j", 1) is S.QUEUED  # held
     elif policy is Overlap.BUFFER_LATEST:
         assert ranges == [(0, 10**9 - 1)]
-        assert engine.occurrence_state("j", 10**9) is S.QUEUED  # held: the newest
-        assert engine.occurrence_state("j", 0) is S.RUNNING
+        assert engine.query.run_state("j", 10**9) is S.QUEUED  # held: the newest
+        assert engine.query.run_state("j", 0) is S.RUNNING
     else:
         assert ranges == [(0, 10**9)]
-    assert engine.occurrence_state("j", 5) is None
+    assert engine.query.run_state("j", 5) is None
     assert len(engine.log) < 20
     assert violations(engine) == []
 
@@ -382,8 +382,8 @@ def test_buffer_latest_holds_the_newest_run_and_starts_it_when_the_active_one_en
         (25, 20),
         (75, 70),
     ]
-    assert engine.occurrence_state("j", 90) is S.CANCELLED  # 100 took its place
-    assert engine.occurrence_state("j", 100) is S.RUNNING
+    assert engine.query.run_state("j", 90) is S.CANCELLED  # 100 took its place
+    assert engine.query.run_state("j", 100) is S.RUNNING
     assert of(engine, ev.AttemptTerminated) == []  # the active run is never touched
 
 
@@ -407,7 +407,7 @@ def test_buffer_latest_behind_a_long_run_keeps_one_run_waiting() -> None:
     spec = JobSpec("j", Every(0, 1), duration=1_000, overlap=OverlapRule(Overlap.BUFFER_LATEST))
     assert engine.apply(ScheduleJob(spec)).accepted
     run(engine, 999)
-    job = engine.jobs["j"]
+    job = engine.query.job("j")
     assert job.held == 999 and len(job.open) == 2  # the running run and the newest one
     run(engine, 1_000)
     assert starts(engine)[-1] == (1_000, 1_000)

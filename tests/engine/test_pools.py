@@ -84,7 +84,7 @@ def test_a_run_cancelled_while_it_waits_for_the_pool_is_not_started_later() -> N
     assert engine.apply(CancelOccurrence("b", 0)).accepted
     run(engine, 30)
     assert starts(engine) == [(0, "a", 0)]
-    assert engine.occurrence_state("b", 0) is S.CANCELLED
+    assert engine.query.run_state("b", 0) is S.CANCELLED
 
 
 def test_a_recurring_job_in_a_pool_keeps_its_backlog_implicit() -> None:
@@ -92,8 +92,8 @@ def test_a_recurring_job_in_a_pool_keeps_its_backlog_implicit() -> None:
     add(engine, "hog", Once(0), duration=10_000, pool="db")
     add(engine, "tick", Every(0, 1), duration=1, pool="db")
     engine.advance(10_000)
-    assert len(engine.occurrences) == 1  # hog's run; tick's 10,000 due runs are one front
-    assert engine.occurrence_state("tick", 9_999) is S.QUEUED
+    assert len(engine.query.records()) == 1  # hog's run; tick's 10,000 due runs are one front
+    assert engine.query.run_state("tick", 9_999) is S.QUEUED
 
 
 def test_pools_and_overlap_rules_combine() -> None:

@@ -19,7 +19,6 @@ from engine.model.commands import (
 )
 from engine.model.policies import CompletionMode, DispatchMode, Policy
 from engine.model.records import AttemptOutcome, OccurrenceState, WorkerState
-from engine.query.reads import job_view, list_jobs, list_occurrences, occurrence_row, worker_rows
 from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
@@ -42,16 +41,16 @@ def rows(page) -> list[tuple[str, int, OccurrenceState]]:
 def test_job_view_has_definition_status_and_next_fire_times() -> None:
     engine = make()
     add(engine, "a", Every(0, 10), priority=2, payload="{}")
-    view = job_view(engine, "a")
+    view = engine.query.job_view("a")
     assert view is not None
     assert (view.status, view.next_fire_times) == ("active", (0, 10, 20, 30, 40))
     assert view.job.spec.priority == 2 and view.job.spec.payload == "{}"
     engine.advance(25)  # a@0, a@10, a@20 ran: next is 30
-    assert job_view(engine, "a").next_fire_times == (30, 40, 50, 60, 70)  # type: ignore[union-attr]
-    assert job_view(engine, "a", fire_times=2).next_fire_times == (30, 40)  # type: ignore[union-attr]
+    assert engine.query.job_view("a").next_fire_times == (30, 40, 50, 60, 70)  # type: ignore[union-attr]
+    assert engine.query.job_view("a", fire_times=2).next_fire_times == (30, 40)  # type: ignore[union-attr]
     assert engine.apply(PauseJob("a")).accepted
-    assert job_view(engine, "a").status == "paused"  # type: ignore[union-attr]
-    assert job_view(engine, "ghost") is None
+    assert engine.query.job_view("a").status == "paused"  # type: ignore[union-attr]
+    assert engine.query.job_view("ghost") is None
 
 
 def test_job_view_of_a_finished_or_deleted_job_has_no_fire_times() -> None:
@@ -60,7 +59,7 @@ def test_job_view_of_a_finished_or_deleted_job_has_no_fire_times() -> None:
     add(engine, "gone", Every(0, 5))
     engine.advance(7)  # one worker: gone@0 over [0, 1), once@3 over [3, 4), gone@5 over [5, 6)
     assert engine.apply(DeleteJob("gone")).accepted
-    once, gone = job_view(engine, "once"), job_view(engine, "gone")
+    once, gone = engine.query.job_view("once"), engine.query.job_view("gone")
     assert once is not None and (once.status, once.next_fire_times) == ("active", ())
     assert gone is not None and (gone.status, gone.next_fire_times) == ("deleted", ())
 
@@ -77,7 +76,7 @@ def test_occurrence_row_has_the_full_attempt_history() -> None:
     engine.begin_tick()
     assert engine.apply(WorkerDown("w1")).accepted
     engine.advance(6)
-    row = occurrence_row(engine, "a", 0)
+    row = engine.query.run("a", 0)
     assert row is not None and row.state is S.SUCCEEDED and row.record is not None
     assert [(a.number, a.worker_id, a.started, a.ended, a.outcome) for a in row.attempts] == [
         (1, "w1", 0, 2, AttemptOutcome.FAILED),
@@ -92,22 +91,22 @@ def test_occurrence_row_of_implicit_future_and_unknown_occurrences() -> None:
     engine.apply(Dispatch())  # a@0 runs on w1
     engine.advance(20)
     engine.apply(Dispatch())  # a@10 and a@20 created, waiting
-    running = occurrence_row(engine, "a", 0)
+    running = engine.query.run("a", 0)
     assert running is not None and running.state is S.RUNNING
     assert [(a.number, a.worker_id, a.ended, a.outcome) for a in running.attempts] == [
         (1, "w1", None, AttemptOutcome.RUNNING)
     ]
-    waiting = occurrence_row(engine, "a", 10)
+    waiting = engine.query.run("a", 10)
     assert waiting is not None and (waiting.state, waiting.record, waiting.attempts) == (
         S.QUEUED,
         None,
         [],
     )
-    future = occurrence_row(engine, "a", 30)
+    future = engine.query.run("a", 30)
     assert future is not None and (future.state, future.record) == (S.SCHEDULED, None)
-    assert occurrence_row(engine, "a", 15) is None  # not a fire tick
-    assert occurrence_row(engine, "ghost", 0) is None
-    assert ("a", 10) not in engine.occurrences  # a query creates nothing
+    assert engine.query.run("a", 15) is None  # not a fire tick
+    assert engine.query.run("ghost", 0) is None
+    assert ("a", 10) not in engine.query.records()  # a query creates nothing
 
 
 # -------------------------------------------------------------------------------- list_occurrences
@@ -132,7 +131,7 @@ def fleet() -> Engine:
 
 def test_list_occurrences_in_tick_then_id_order_with_filters() -> None:
     engine = fleet()
-    everything = list_occurrences(engine)
+    everything = engine.query.runs()
     assert rows(everything) == [
         ("a", 0, S.SUCCEEDED),
         ("b", 5, S.FAILED),
@@ -142,38 +141,34 @@ def test_list_occurrences_in_tick_then_id_order_with_filters() -> None:
         ("b", 20, S.FAILED),
     ]
     assert not everything.more
-    assert rows(list_occurrences(engine, state=S.FAILED)) == [
+    assert rows(engine.query.runs(state=S.FAILED)) == [
         ("b", 5, S.FAILED),
         ("b", 20, S.FAILED),
     ]
-    assert rows(list_occurrences(engine, job_id="a", state=S.SUCCEEDED)) == [
+    assert rows(engine.query.runs(job_id="a", state=S.SUCCEEDED)) == [
         ("a", 0, S.SUCCEEDED),
         ("a", 10, S.SUCCEEDED),
         ("a", 20, S.SUCCEEDED),
     ]
-    assert [(r.job_id, r.scheduled) for r in list_occurrences(engine, worker_id="w2").items] == [
-        ("b", 20)
-    ]
-    assert [
-        (r.job_id, r.scheduled) for r in list_occurrences(engine, since=10, until=20).items
-    ] == [
+    assert [(r.job_id, r.scheduled) for r in engine.query.runs(worker_id="w2").items] == [("b", 20)]
+    assert [(r.job_id, r.scheduled) for r in engine.query.runs(since=10, until=20).items] == [
         ("a", 10),
         ("c", 12),
         ("a", 20),
         ("b", 20),
     ]
-    assert list_occurrences(engine, since=21).items == []
-    assert list_occurrences(engine, job_id="ghost").items == []
+    assert engine.query.runs(since=21).items == []
+    assert engine.query.runs(job_id="ghost").items == []
 
 
 def test_list_occurrences_paging() -> None:
     engine = fleet()
-    first = list_occurrences(engine, limit=4)
-    second = list_occurrences(engine, offset=4, limit=4)
+    first = engine.query.runs(limit=4)
+    second = engine.query.runs(offset=4, limit=4)
     assert (len(first.items), first.more, first.offset) == (4, True, 0)
     assert (len(second.items), second.more, second.offset) == (2, False, 4)
-    assert rows(first) + rows(second) == rows(list_occurrences(engine))
-    exact = list_occurrences(engine, limit=6)
+    assert rows(first) + rows(second) == rows(engine.query.runs())
+    exact = engine.query.runs(limit=6)
     assert (len(exact.items), exact.more) == (6, False)
 
 
@@ -190,27 +185,27 @@ def backlog(size: int) -> Engine:
 
 def test_implicit_queued_rows_of_a_backlog_are_listed_and_paged() -> None:
     engine = backlog(1000)
-    assert len(engine.occurrences) == 1  # only a@0 exists as a record
-    page = list_occurrences(engine, state=S.QUEUED, offset=500, limit=3)
+    assert len(engine.query.records()) == 1  # only a@0 exists as a record
+    page = engine.query.runs(state=S.QUEUED, offset=500, limit=3)
     assert rows(page) == [("a", 501, S.QUEUED), ("a", 502, S.QUEUED), ("a", 503, S.QUEUED)]
     assert page.more and all(r.record is None for r in page.items)
-    last = list_occurrences(engine, state=S.QUEUED, offset=998, limit=5)
+    last = engine.query.runs(state=S.QUEUED, offset=998, limit=5)
     assert (rows(last), last.more) == ([("a", 999, S.QUEUED), ("a", 1000, S.QUEUED)], False)
-    everything = list_occurrences(engine, limit=2)
+    everything = engine.query.runs(limit=2)
     assert rows(everything) == [("a", 0, S.RUNNING), ("a", 1, S.QUEUED)]
-    assert rows(list_occurrences(engine, since=700, until=701)) == [
+    assert rows(engine.query.runs(since=700, until=701)) == [
         ("a", 700, S.QUEUED),
         ("a", 701, S.QUEUED),
     ]
-    assert list_occurrences(engine, state=S.RUNNING).items[0].scheduled == 0
-    assert len(engine.occurrences) == 1  # listing created nothing
+    assert engine.query.runs(state=S.RUNNING).items[0].scheduled == 0
+    assert len(engine.query.records()) == 1  # listing created nothing
 
 
 def test_a_million_queued_rows_cost_only_the_page() -> None:
     engine = backlog(10**6)
-    page = list_occurrences(engine, state=S.QUEUED, limit=2)
+    page = engine.query.runs(state=S.QUEUED, limit=2)
     assert rows(page) == [("a", 1, S.QUEUED), ("a", 2, S.QUEUED)] and page.more
-    assert len(engine.occurrences) == 1
+    assert len(engine.query.records()) == 1
 
 
 def test_materialised_and_implicit_rows_merge_in_order() -> None:
@@ -222,18 +217,18 @@ def test_materialised_and_implicit_rows_merge_in_order() -> None:
     engine.advance(5)
     engine.apply(Dispatch())
     assert engine.apply(CancelOccurrence("a", 3)).accepted
-    assert rows(list_occurrences(engine, since=1, until=4)) == [
+    assert rows(engine.query.runs(since=1, until=4)) == [
         ("a", 1, S.QUEUED),
         ("a", 2, S.QUEUED),
         ("b", 2, S.QUEUED),
         ("a", 3, S.CANCELLED),
         ("a", 4, S.QUEUED),
     ]
-    assert rows(list_occurrences(engine, state=S.QUEUED, job_id="b")) == [("b", 2, S.QUEUED)]
+    assert rows(engine.query.runs(state=S.QUEUED, job_id="b")) == [("b", 2, S.QUEUED)]
     # Work the backlog off: a@0 completes, the next dispatch takes a@1.
     assert engine.apply(Complete("a", 0, 1, True)).accepted
     assert [x.scheduled for x in engine.apply(Dispatch()).value] == [1]
-    assert rows(list_occurrences(engine, until=1)) == [("a", 0, S.SUCCEEDED), ("a", 1, S.RUNNING)]
+    assert rows(engine.query.runs(until=1)) == [("a", 0, S.SUCCEEDED), ("a", 1, S.RUNNING)]
 
 
 # ---------------------------------------------------------------------------------------- list_jobs
@@ -245,7 +240,7 @@ def test_list_jobs_with_status_filter_and_paging() -> None:
         add(engine, f"j{n}", Every(n, 10))
     assert engine.apply(PauseJob("j1")).accepted
     assert engine.apply(DeleteJob("j3")).accepted
-    every = list_jobs(engine)
+    every = engine.query.job_views()
     assert [(v.job.job_id, v.status) for v in every.items] == [
         ("j0", "active"),
         ("j1", "paused"),
@@ -254,10 +249,14 @@ def test_list_jobs_with_status_filter_and_paging() -> None:
         ("j4", "active"),
     ]
     assert [v.next_fire_times for v in every.items] == [(0,), (1,), (2,), (), (4,)]
-    assert [v.job.job_id for v in list_jobs(engine, status="active").items] == ["j0", "j2", "j4"]
-    page = list_jobs(engine, offset=1, limit=2)
+    assert [v.job.job_id for v in engine.query.job_views(status="active").items] == [
+        "j0",
+        "j2",
+        "j4",
+    ]
+    page = engine.query.job_views(offset=1, limit=2)
     assert ([v.job.job_id for v in page.items], page.more) == (["j1", "j2"], True)
-    page = list_jobs(engine, offset=3, limit=2)
+    page = engine.query.job_views(offset=3, limit=2)
     assert ([v.job.job_id for v in page.items], page.more) == (["j3", "j4"], False)
 
 
@@ -275,17 +274,17 @@ def test_list_jobs_active_means_a_run_not_final_or_a_run_to_come() -> None:
     add(engine, "rec", Every(0, 100))
     assert engine.apply(CancelOccurrence("cancelled")).accepted
     engine.advance(5)
-    assert rows(list_occurrences(engine, until=0)) == [
+    assert rows(engine.query.runs(until=0)) == [
         ("done", 0, S.SUCCEEDED),
         ("long", 0, S.RUNNING),
         ("queued", 0, S.QUEUED),
         ("rec", 0, S.QUEUED),
     ]
-    active = list_jobs(engine, status="active")
+    active = engine.query.job_views(status="active")
     assert [v.job.job_id for v in active.items] == ["long", "queued", "later", "rec"]
     engine.advance(60)
-    assert [v.job.job_id for v in list_jobs(engine, status="active").items] == ["rec"]
-    assert len(list_jobs(engine).items) == 6
+    assert [v.job.job_id for v in engine.query.job_views(status="active").items] == ["rec"]
+    assert len(engine.query.job_views().items) == 6
 
 
 # -------------------------------------------------------------------------------------- worker_rows
@@ -305,7 +304,7 @@ def test_worker_rows_utilisation() -> None:
     engine.advance(16)
     assert engine.apply(RegisterWorker("w4")).accepted
     engine.advance(20)
-    table = {r.worker_id: r for r in worker_rows(engine)}
+    table = {r.worker_id: r for r in engine.query.worker_rows()}
     assert (table["w1"].state, table["w1"].running, table["w1"].utilisation) == (
         WorkerState.DOWN,
         None,
@@ -328,5 +327,5 @@ def test_worker_rows_of_a_fresh_worker(now: int) -> None:
     engine = make(workers=0)
     engine.advance(now)
     assert engine.apply(RegisterWorker("w")).accepted
-    (row,) = worker_rows(engine)
+    (row,) = engine.query.worker_rows()
     assert (row.state, row.utilisation, row.since) == (WorkerState.IDLE, 0.0, now)

@@ -39,7 +39,6 @@ from engine.model.records import (
     Subscription,
 )
 from engine.parts.ranges import count_runs, implicit_range, runs_in
-from engine.query.reads import cancelled_range, count_occurrences, list_occurrences, occurrence_row
 from engine.scenario.checks import StateCount
 from engine.schedules.kinds import Every, Once
 
@@ -52,7 +51,7 @@ ON_CANCEL = (
 
 
 def rows(engine: Engine, **filters: object) -> list[tuple]:
-    page = list_occurrences(engine, limit=1000, **filters)  # type: ignore[arg-type]
+    page = engine.query.runs(limit=1000, **filters)  # type: ignore[arg-type]
     return [(r.job_id, r.scheduled, r.state) for r in page.items]
 
 
@@ -109,12 +108,12 @@ def test_a_recurring_job_blocked_for_a_million_ticks_makes_no_record_per_run() -
     engine.apply(ScheduleJob(JobSpec("d", Once(1_000_000), duration=5)))
     engine.apply(ScheduleJob(JobSpec("r", Every(0, 1), depends_on=("d",))))
     engine.apply(Advance(1_000_000))
-    assert engine.occurrence_state("r", 0) is S.BLOCKED
-    assert engine.occurrence_state("r", 999_999) is S.BLOCKED
-    assert engine.occurrence_state("r", 1_000_000) is S.SCHEDULED
-    assert len(engine.occurrences) == 0
+    assert engine.query.run_state("r", 0) is S.BLOCKED
+    assert engine.query.run_state("r", 999_999) is S.BLOCKED
+    assert engine.query.run_state("r", 1_000_000) is S.SCHEDULED
+    assert len(engine.query.records()) == 0
     assert len(engine.log) < 10
-    page = list_occurrences(engine, state=S.BLOCKED, offset=999_998, limit=5)
+    page = engine.query.runs(state=S.BLOCKED, offset=999_998, limit=5)
     assert [(r.scheduled, r.record) for r in page.items] == [(999_998, None), (999_999, None)]
     assert not page.more
 
@@ -124,14 +123,12 @@ def test_deleting_a_backlog_is_counted_and_its_rows_say_why() -> None:
     assert engine.apply(CancelOccurrence("a", 30)).accepted  # a record, inside the range
     assert engine.apply(DeleteJob("a")).accepted
     assert ev.BacklogCancelled(50, "a", 10, 50, 4, CancelReason.DELETED, None) in engine.log
-    assert count_occurrences(engine, state=S.CANCELLED) == 5
-    assert count_occurrences(engine, state=S.CANCELLED, job_id="a") == 5
-    assert count_occurrences(engine, state=S.QUEUED, job_id="a") == 0
-    assert count_occurrences(engine, job_id="a") == 5
+    assert engine.query.count_runs(state=S.CANCELLED) == 5
+    assert engine.query.count_runs(state=S.CANCELLED, job_id="a") == 5
+    assert engine.query.count_runs(state=S.QUEUED, job_id="a") == 0
+    assert engine.query.count_runs(job_id="a") == 5
     assert StateCount("a", S.CANCELLED, 5).verify(engine) is None
-    reasons = [
-        (r.scheduled, r.cancel_reason) for r in list_occurrences(engine, state=S.CANCELLED).items
-    ]
+    reasons = [(r.scheduled, r.cancel_reason) for r in engine.query.runs(state=S.CANCELLED).items]
     assert reasons == [
         (10, CancelReason.DELETED),
         (20, CancelReason.DELETED),
@@ -139,7 +136,7 @@ def test_deleting_a_backlog_is_counted_and_its_rows_say_why() -> None:
         (40, CancelReason.DELETED),
         (50, CancelReason.DELETED),
     ]
-    row = occurrence_row(engine, "a", 40)
+    row = engine.query.run("a", 40)
     assert row is not None and (row.state, row.record, row.cancel_reason) == (
         S.CANCELLED,
         None,
@@ -164,7 +161,7 @@ def test_blocked_runs_are_listed_counted_and_unblocked_as_one_range() -> None:
     engine = dependent(fail=False)
     blocked = [("r", t, S.BLOCKED) for t in (0, 5, 10, 15)]
     assert rows(engine, state=S.BLOCKED) == rows(engine, job_id="r") == blocked
-    assert count_occurrences(engine, state=S.BLOCKED) == 4
+    assert engine.query.count_runs(state=S.BLOCKED) == 4
     assert StateCount("r", S.BLOCKED, 4).verify(engine) is None
     assert [e for e in engine.log if isinstance(e, ev.OccurrenceBlocked)] == [
         ev.OccurrenceBlocked(0, "r", 0)
@@ -190,12 +187,12 @@ def test_a_cascade_cancels_blocked_runs_as_one_range_notified_run_by_run() -> No
     assert ev.BacklogCancelled(21, "r", 0, 20, 5, CancelReason.CASCADE, "d") in engine.log
     assert not any(isinstance(e, ev.OccurrenceCancelled) for e in engine.log)
     assert rows(engine, job_id="r") == [("r", t, S.CANCELLED) for t in (0, 5, 10, 15, 20)]
-    assert {r.cancel_cause for r in list_occurrences(engine, job_id="r").items} == {"d"}
-    assert count_occurrences(engine, state=S.CANCELLED) == 5
-    assert [key[:4] for key in engine.outbox] == [
+    assert {r.cancel_cause for r in engine.query.runs(job_id="r").items} == {"d"}
+    assert engine.query.count_runs(state=S.CANCELLED) == 5
+    assert [key[:4] for key in engine.query.notifications()] == [
         ("r", t, 0, "cancelled") for t in (0, 5, 10, 15, 20) for _ in "ew"
     ]
-    assert engine.occurrence_state("r", 25) is None  # never created
+    assert engine.query.run_state("r", 25) is None  # never created
     assert run_stats(engine.log, engine.now).jobs["r"].cancellations == 5
     assert violations(engine) == []
 
@@ -208,7 +205,7 @@ def test_cancelling_the_run_that_opened_a_blocked_range_keeps_the_rest_blocked()
     ]
     engine.apply(Advance(22))
     assert ev.OccurrenceUnblocked(21, "r", 5) in engine.log
-    assert engine.occurrence_state("r", 5) is S.RUNNING
+    assert engine.query.run_state("r", 5) is S.RUNNING
 
 
 STEPS = st.one_of(
@@ -248,15 +245,15 @@ def command(engine: Engine, step: tuple):
 
 def assert_views_agree(engine: Engine) -> None:
     """The listing, the counts, the status query and the ranges all tell the same story."""
-    everything = list_occurrences(engine, limit=10_000).items
+    everything = engine.query.runs(limit=10_000).items
     for row in everything:
-        assert engine.occurrence_state(row.job_id, row.scheduled) is row.state, row
+        assert engine.query.run_state(row.job_id, row.scheduled) is row.state, row
     for state in S:
         listed = [r for r in everything if r.state is state]
-        assert list_occurrences(engine, state=state, limit=10_000).items == listed
+        assert engine.query.runs(state=state, limit=10_000).items == listed
         if state is not S.SCHEDULED:
-            assert count_occurrences(engine, state=state) == len(listed), state
-    for job in engine.jobs.values():
+            assert engine.query.count_runs(state=state) == len(listed), state
+    for job in engine.query.jobs().values():
         waiting = implicit_range(engine, job)
         if waiting is not None:
             ticks = list(runs_in(engine, job, waiting.first, waiting.last))
@@ -320,19 +317,19 @@ def _many_records_then_delete(other_jobs_runs: int) -> tuple[int, int]:
     engine.apply(RegisterWorker("w"))
     engine.apply(ScheduleJob(JobSpec("busy", Every(0, 1), duration=1)))
     engine.advance(other_jobs_runs)
-    assert len(engine.occurrences) >= other_jobs_runs - 1
+    assert len(engine.query.records()) >= other_jobs_runs - 1
     start = engine.now
     engine.apply(ScheduleJob(JobSpec("late", Every(start, 1), priority=-1)))
     engine.advance(start + 5)
     # "late" never ran: its runs wait as one range (the worker always takes "busy" first).
-    assert implicit_range(engine, engine.jobs["late"]) is not None
+    assert implicit_range(engine, engine.query.job("late")) is not None
 
     def delete_and_read() -> None:
         assert engine.apply(DeleteJob("late")).accepted
-        assert cancelled_range(engine, "late") is not None
+        assert engine.query.cancelled_range("late") is not None
 
     lines = _engine_lines(delete_and_read)
-    view = cancelled_range(engine, "late")
+    view = engine.query.cancelled_range("late")
     assert view is not None
     return lines, view.runs
 
@@ -363,7 +360,7 @@ def test_counting_the_queued_runs_costs_the_ranges_not_every_record() -> None:
 
     few, many = engine_with(200), engine_with(20_000)
     counts: list[int] = []
-    few_lines = _engine_lines(lambda: counts.append(count_occurrences(few, state=S.QUEUED)))
-    many_lines = _engine_lines(lambda: counts.append(count_occurrences(many, state=S.QUEUED)))
+    few_lines = _engine_lines(lambda: counts.append(few.query.count_runs(state=S.QUEUED)))
+    many_lines = _engine_lines(lambda: counts.append(many.query.count_runs(state=S.QUEUED)))
     assert counts[0] == counts[1] > 0
     assert many_lines < few_lines * 1.5, (few_lines, many_lines)

@@ -47,7 +47,7 @@ def test_a_run_waits_for_the_upstream_run_of_its_tick() -> None:
     add(engine, "extract", Every(0, 60), duration=10)
     add(engine, "transform", Every(0, 60), duration=5, depends_on=("extract",))
     run(engine, 5)
-    assert engine.occurrence_state("transform", 0) is S.BLOCKED
+    assert engine.query.run_state("transform", 0) is S.BLOCKED
     run(engine, 80)
     assert started(engine, "transform") == [(10, 0), (70, 60)]
 
@@ -77,14 +77,14 @@ def test_a_failure_cascades_as_upstream_failed_down_a_chain() -> None:
     add(engine, "load", Every(0, 60), duration=5, depends_on=("transform",))
     run(engine, 10)
     for job_id in ("transform", "load"):
-        occurrence = engine.occurrences[(job_id, 0)]
+        occurrence = engine.query.record(job_id, 0)
         assert occurrence.state is S.CANCELLED
         assert (occurrence.cancel_reason, occurrence.cancel_cause) == (
             CancelReason.CASCADE,
             "extract",
         )
     # The next runs are judged on their own: the chain is not cancelled as a whole.
-    assert engine.occurrence_state("transform", 60) is S.SCHEDULED
+    assert engine.query.run_state("transform", 60) is S.SCHEDULED
 
 
 def test_a_skip_cascades_under_all_success() -> None:
@@ -163,8 +163,8 @@ def test_a_paused_upstream_holds_its_dependents_until_its_resume_skips_the_runs(
     run(engine, 5)
     assert engine.apply(PauseJob("up")).accepted
     run(engine, 25)
-    assert engine.occurrence_state("down", 10) is S.BLOCKED
-    assert engine.occurrence_state("down", 20) is S.BLOCKED  # behind 10, its cursor run
+    assert engine.query.run_state("down", 10) is S.BLOCKED
+    assert engine.query.run_state("down", 20) is S.BLOCKED  # behind 10, its cursor run
     assert engine.apply(ResumeJob("up")).accepted  # skips up's runs 10 and 20
     run(engine, 40)
     # Skipped upstream runs do not fail none_failed: down@10 and down@20 run at the resume;
@@ -206,7 +206,7 @@ class RunDependencyMachine(EngineMachine):
         spec = super().draw_spec(data)
         recurring = sorted(
             job_id
-            for job_id, job in self.engine.jobs.items()
+            for job_id, job in self.engine.query.jobs().items()
             if not isinstance(job.spec.schedule, Once)
         )
         upstream = data.draw(

@@ -47,8 +47,8 @@ def test_the_run_fails_for_good_when_its_time_is_up_however_many_retries_are_lef
         ev.AttemptTimedOut(40, "a", 0, 2, "w1"),
         ev.OccurrenceFailed(40, "a", 0, 2, run_timeout=40),
     ]
-    assert engine.occurrence_state("a", 0) is S.FAILED
-    assert engine.workers["w1"].running is None
+    assert engine.query.run_state("a", 0) is S.FAILED
+    assert engine.query.worker("w1").running is None
 
 
 def test_a_run_waiting_for_its_retry_fails_when_its_time_is_up() -> None:
@@ -69,14 +69,14 @@ def test_a_run_waiting_for_its_retry_fails_when_its_time_is_up() -> None:
         ev.RetryScheduled(10, "a", 0, 2, 40, 30),
         ev.OccurrenceFailed(25, "a", 0, 1, run_timeout=25),
     ]
-    assert len(engine.occurrences[("a", 0)].attempts) == 1  # no attempt at 40
+    assert len(engine.query.record("a", 0).attempts) == 1  # no attempt at 40
 
 
 def test_a_run_that_ends_at_the_very_tick_is_on_time() -> None:
     engine = make()
     add(engine, "a", Once(0), duration=30, run_timeout=30)
     run(engine, 40)
-    assert engine.occurrence_state("a", 0) is S.SUCCEEDED
+    assert engine.query.run_state("a", 0) is S.SUCCEEDED
 
 
 def test_the_limit_counts_from_the_first_attempts_start_not_the_scheduled_tick() -> None:
@@ -85,7 +85,7 @@ def test_the_limit_counts_from_the_first_attempts_start_not_the_scheduled_tick()
     add(engine, "a", Once(0), duration=20)
     add(engine, "b", Once(0), duration=10, run_timeout=15)
     run(engine, 40)
-    assert engine.occurrence_state("b", 0) is S.SUCCEEDED
+    assert engine.query.run_state("b", 0) is S.SUCCEEDED
 
 
 def test_each_run_of_a_recurring_job_has_its_own_limit() -> None:
@@ -135,4 +135,4 @@ jobs:
     assert "failed for good after 2 attempt(s): its run_timeout passed" in text
     assert "15 ticks from its first attempt's start at tick 0" in text
     engine = history_at(scenario, 30).engine
-    assert failed_for_good(engine, engine.occurrences[("k", 0)]).short == "run_timeout"
+    assert failed_for_good(engine, engine.query.record("k", 0)).short == "run_timeout"

@@ -18,7 +18,7 @@ from engine.model.commands import (
 from engine.model.policies import DispatchOrder, OnTimeout, Policy, RunningJobChanges
 from engine.model.presets import seed_003_policy
 from engine.model.records import JobSpec, OccurrenceState
-from engine.query.status_words import job_word, run_word
+from engine.query.status_words import run_word
 from engine.scenario import ScenarioRunner
 from engine.scenario.errors import ScenarioInvalid
 from engine.scenario.validate import parse_scenario
@@ -49,8 +49,8 @@ def test_a_running_job_is_not_modified_nor_its_next_run_cancelled() -> None:
     engine = running_job()
     assert engine.apply(ModifyJob.of("a", priority=3)).outcome is Outcome.CONFLICT
     assert engine.apply(CancelOccurrence("a")).outcome is Outcome.CONFLICT
-    assert engine.jobs["a"].spec.priority == 0
-    assert engine.occurrence_state("a", 10) is S.SCHEDULED
+    assert engine.query.job("a").spec.priority == 0
+    assert engine.query.run_state("a", 10) is S.SCHEDULED
     engine.advance(6)  # a@0 ended at 5
     assert engine.apply(ModifyJob.of("a", priority=3)).outcome is Outcome.OK
     assert engine.apply(CancelOccurrence("a")).value == 10
@@ -59,7 +59,7 @@ def test_a_running_job_is_not_modified_nor_its_next_run_cancelled() -> None:
 def test_a_given_waiting_run_may_still_be_cancelled_while_another_runs() -> None:
     engine = running_job()
     assert engine.apply(CancelOccurrence("a", 10)).value == 10
-    assert engine.occurrence_state("a", 10) is S.CANCELLED
+    assert engine.query.run_state("a", 10) is S.CANCELLED
 
 
 def test_the_policy_may_allow_changes_while_a_job_runs() -> None:
@@ -83,7 +83,7 @@ def test_delete_refuses_a_running_job_then_removes_it() -> None:
     assert engine.get_job("a").outcome is Outcome.NOT_FOUND
     assert engine.apply(ModifyJob.of("a", priority=1)).outcome is Outcome.NOT_FOUND
     # The history keeps what happened: a@0's record and its events.
-    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
+    assert engine.query.record("a", 0).state is S.SUCCEEDED
     assert ev.JobDeleted(6, "a") in list(engine.log)
     assert engine.apply(ScheduleJob(JobSpec("a", Once(50)))).outcome is Outcome.CONFLICT
 
@@ -118,12 +118,12 @@ def test_a_run_over_its_limit_is_retried_or_taken_back(
     spec = JobSpec("a", Every(0, 100), max_attempts=3, hang_attempts=frozenset({1}))
     engine.apply(ScheduleJob(spec))
     engine.advance(50)
-    record = engine.occurrences[("a", 0)]
+    record = engine.query.record("a", 0)
     assert record.timeout == 5  # the policy's limit: the job sets none
     assert (record.state, len(record.attempts)) == (final, attempts)
-    assert engine.workers["w1"].running is None
+    assert engine.query.worker("w1").running is None
     engine.advance(101)
-    assert engine.occurrence_state("a", 100) is S.RUNNING  # the next run of the cadence
+    assert engine.query.run_state("a", 100) is S.RUNNING  # the next run of the cadence
 
 
 def test_the_seed_003_preset_gathers_the_seeds_choices_in_ticks_of_the_clock() -> None:
@@ -178,7 +178,10 @@ def test_a_jobs_word_is_its_current_runs() -> None:
     engine.apply(ScheduleJob(JobSpec("later", Once(1000))))
     engine.apply(ScheduleJob(JobSpec("now", Once(0), duration=5)))
     engine.advance(1)
-    assert (job_word(engine, "later"), job_word(engine, "now")) == ("created", "running")
+    assert (engine.query.job_word("later"), engine.query.job_word("now")) == ("created", "running")
     engine.advance(900)
-    assert (job_word(engine, "later"), job_word(engine, "now")) == ("scheduled", "succeeded")
-    assert job_word(engine, "missing") is None
+    assert (engine.query.job_word("later"), engine.query.job_word("now")) == (
+        "scheduled",
+        "succeeded",
+    )
+    assert engine.query.job_word("missing") is None

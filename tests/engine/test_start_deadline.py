@@ -43,9 +43,9 @@ def test_a_run_not_started_within_n_ticks_expires() -> None:
     # 10 and 20 wait past 25 and 35; 30 (deadline 45) and 40 (55) wait too: 30 expires at 46;
     # 40 starts at 50, when long ends.
     assert expired(engine) == [(26, 10), (36, 20), (46, 30)]
-    assert engine.occurrence_state("etl", 10) is S.CANCELLED
-    assert engine.occurrences[("etl", 10)].cancel_reason is CancelReason.EXPIRED
-    assert engine.occurrence_state("etl", 40) is S.SUCCEEDED
+    assert engine.query.run_state("etl", 10) is S.CANCELLED
+    assert engine.query.record("etl", 10).cancel_reason is CancelReason.EXPIRED
+    assert engine.query.run_state("etl", 40) is S.SUCCEEDED
     assert violations(engine) == []
 
 
@@ -53,18 +53,18 @@ def test_a_run_may_start_at_its_last_tick_and_zero_means_on_time_only() -> None:
     engine = shortage(start_deadline=10)
     engine.advance(80)
     assert (50, 40) not in expired(engine)  # 40 may start at 50: it does
-    assert engine.occurrence_state("etl", 40) is S.SUCCEEDED
+    assert engine.query.run_state("etl", 40) is S.SUCCEEDED
     engine = shortage(start_deadline=0)
     engine.advance(80)
     assert [scheduled for _, scheduled in expired(engine)] == [10, 20, 30, 40]
-    assert engine.occurrence_state("etl", 50) is S.SUCCEEDED  # the worker is free at 50
+    assert engine.query.run_state("etl", 50) is S.SUCCEEDED  # the worker is free at 50
 
 
 def test_without_the_rule_runs_wait_however_long() -> None:
     engine = shortage()
     engine.advance(80)
     assert expired(engine) == []
-    assert all(engine.occurrence_state("etl", t) is S.SUCCEEDED for t in (10, 20, 30, 40))
+    assert all(engine.query.run_state("etl", t) is S.SUCCEEDED for t in (10, 20, 30, 40))
 
 
 def test_an_expired_run_frees_its_slot_under_an_overlap_rule() -> None:
@@ -87,7 +87,7 @@ def test_a_run_created_after_its_deadline_is_not_expired_by_it() -> None:
     engine.advance(100)
     assert engine.apply(BackfillJob("etl", 10, 90)).accepted
     engine.advance(200)
-    assert all(engine.occurrence_state("etl", t) is S.SUCCEEDED for t in range(10, 100, 10))
+    assert all(engine.query.run_state("etl", t) is S.SUCCEEDED for t in range(10, 100, 10))
     assert expired(engine) == [(106, 100)]  # the schedule's own run waited behind them
     assert violations(engine) == []
 

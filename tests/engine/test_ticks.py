@@ -59,7 +59,7 @@ def test_a_place_in_time_that_has_passed_is_refused_and_changes_nothing() -> Non
         driver.apply_now(late)
     with pytest.raises(OutOfOrder, match="has passed"):
         driver.start(4)
-    assert len(driver.engine.log) == events and "late" not in driver.engine.jobs
+    assert len(driver.engine.log) == events and "late" not in driver.engine.query.jobs()
 
 
 def test_apply_now_runs_at_the_start_of_the_current_tick() -> None:

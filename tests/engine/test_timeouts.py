@@ -42,7 +42,7 @@ def test_a_hanging_attempt_times_out_at_exactly_start_plus_timeout_and_is_retrie
     add(engine, "a", Once(3), timeout=5, hang_attempts=HANG_FIRST, max_attempts=2, duration=2)
     add(engine, "b", Once(4))
     engine.advance(7)
-    assert engine.occurrence_state("a", 3) is S.RUNNING  # still running at 7
+    assert engine.query.run_state("a", 3) is S.RUNNING  # still running at 7
     engine.advance(20)
     assert log_after_setup(engine) == [
         ev.AttemptStarted(3, "a", 3, 1, "w1"),
@@ -53,7 +53,7 @@ def test_a_hanging_attempt_times_out_at_exactly_start_plus_timeout_and_is_retrie
         ev.AttemptStarted(10, "b", 4, 1, "w1"),
         ev.AttemptSucceeded(11, "b", 4, 1, "w1"),
     ]
-    attempt = engine.occurrences[("a", 3)].attempts[0]
+    attempt = engine.query.record("a", 3).attempts[0]
     assert (attempt.started, attempt.ended, attempt.outcome) == (3, 8, AttemptOutcome.TIMED_OUT)
     assert violations(engine) == []
 
@@ -72,7 +72,7 @@ def test_a_timeout_with_no_retry_left_fails_the_occurrence_and_frees_the_worker(
         ev.AttemptStarted(300, "b", 1, 1, "w1"),
         ev.AttemptSucceeded(301, "b", 1, 1, "w1"),
     ]
-    assert engine.occurrence_state("a", 0) is S.FAILED
+    assert engine.query.run_state("a", 0) is S.FAILED
 
 
 def test_a_timed_out_attempt_retries_after_backoff() -> None:
@@ -88,7 +88,7 @@ def test_a_timed_out_attempt_retries_after_backoff() -> None:
         backoff=Backoff(BackoffKind.FIXED, base=6),
     )
     engine.advance(5)
-    occurrence = engine.occurrences[("a", 0)]
+    occurrence = engine.query.record("a", 0)
     assert (occurrence.state, occurrence.eligible_at, occurrence.retry_delay) == (
         S.RETRY_PENDING,
         10,
@@ -183,7 +183,7 @@ def test_reported_completion_after_the_tick_own_events_is_too_late() -> None:
     engine.advance(5)
     engine.begin_tick()
     assert engine.apply(Complete("a", 0, 1, True)).outcome is Outcome.CONFLICT
-    assert engine.occurrences[("a", 0)].attempts[0].outcome is AttemptOutcome.TIMED_OUT
+    assert engine.query.record("a", 0).attempts[0].outcome is AttemptOutcome.TIMED_OUT
 
 
 def test_timeout_frees_the_worker_but_manual_dispatch_waits_for_a_dispatch() -> None:
@@ -191,8 +191,8 @@ def test_timeout_frees_the_worker_but_manual_dispatch_waits_for_a_dispatch() -> 
     add(engine, "a", Once(0), timeout=3, hang_attempts=HANG_FIRST, max_attempts=2)
     assert [x.attempt for x in engine.apply(Dispatch()).value] == [1]
     engine.advance(10)
-    assert engine.workers["w1"].running is None
-    assert engine.occurrence_state("a", 0) is S.RETRY_PENDING
+    assert engine.query.worker("w1").running is None
+    assert engine.query.run_state("a", 0) is S.RETRY_PENDING
     assert [(x.attempt, x.worker_id) for x in engine.apply(Dispatch()).value] == [(2, "w1")]
 
 
@@ -203,8 +203,8 @@ def test_a_hang_without_a_timeout_runs_forever() -> None:
     engine.advance(1)
     assert engine.next_event_tick() is None
     engine.advance(10**9)
-    assert engine.occurrence_state("a", 0) is S.RUNNING
-    assert engine.workers["w1"].running == ("a", 0)
+    assert engine.query.run_state("a", 0) is S.RUNNING
+    assert engine.query.worker("w1").running == ("a", 0)
 
 
 def test_a_stale_timeout_never_reaps_a_later_attempt() -> None:
@@ -215,7 +215,7 @@ def test_a_stale_timeout_never_reaps_a_later_attempt() -> None:
     engine.advance(2)
     assert engine.apply(WorkerDown("w1")).accepted
     engine.advance(6)
-    assert engine.occurrence_state("a", 0) is S.RUNNING
+    assert engine.query.run_state("a", 0) is S.RUNNING
     engine.advance(8)
     assert [e for e in engine.log if isinstance(e, ev.AttemptTimedOut)] == [
         ev.AttemptTimedOut(7, "a", 0, 2, "w2")
@@ -236,5 +236,5 @@ def test_a_modified_timeout_applies_to_later_occurrences(
     engine.advance(15)
     timed_out = [e.tick for e in engine.log if isinstance(e, ev.AttemptTimedOut)]
     assert timed_out == ([] if reaped_at is None else [reaped_at])
-    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
-    assert engine.occurrences[("a", 10)].timeout == new_timeout
+    assert engine.query.record("a", 0).state is S.SUCCEEDED
+    assert engine.query.record("a", 10).timeout == new_timeout

@@ -201,14 +201,14 @@ def test_the_engine_refuses_a_spec_beyond_its_limits_with_the_readers_message() 
     engine = Engine()
     spec = JobSpec("x", Once(0), priority=2**31)
     result = engine.schedule(spec)
-    assert result.outcome is Outcome.INVALID and "x" not in engine.jobs
+    assert result.outcome is Outcome.INVALID and "x" not in engine.query.jobs()
     problem = spec_problem(spec)
     assert problem is not None
     assert result.message == problem.message == f"priority: {PRIORITY.problem(2**31)}"
     assert engine.apply(ScheduleJob(JobSpec("y", Once(0)))).accepted
     refused = engine.apply(ModifyJob.of("y", duration=0))
     assert refused.outcome is Outcome.INVALID and refused.message.startswith("duration: expected")
-    assert engine.jobs["y"].spec.duration == 1
+    assert engine.query.job("y").spec.duration == 1
 
 
 @given(st.integers(-(2**40), 2**40))

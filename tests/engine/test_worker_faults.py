@@ -26,7 +26,6 @@ from engine.model.commands import (
 )
 from engine.model.policies import CompletionMode, DispatchMode, Policy
 from engine.model.records import AttemptOutcome, OccurrenceState, WorkerState
-from engine.query.reads import worker_rows
 from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
@@ -66,7 +65,7 @@ def test_an_attempt_on_a_worker_that_goes_down_is_lost_and_retried_at_once() -> 
         ev.AttemptStarted(2, "a", 0, 2, "w2"),
         ev.AttemptSucceeded(7, "a", 0, 2, "w2"),
     ]
-    occurrence = engine.occurrences[("a", 0)]
+    occurrence = engine.query.record("a", 0)
     assert occurrence.state is S.SUCCEEDED
     assert [
         (a.number, a.worker_id, a.started, a.ended, a.outcome) for a in occurrence.attempts
@@ -108,8 +107,8 @@ def test_a_down_worker_takes_no_work_until_it_comes_back() -> None:
     add(engine, "a", Once(3))
     assert engine.apply(WorkerDown("w1")).accepted
     engine.advance(6)
-    assert engine.occurrence_state("a", 3) is S.QUEUED
-    assert engine.workers["w1"].state is WorkerState.DOWN
+    assert engine.query.run_state("a", 3) is S.QUEUED
+    assert engine.query.worker("w1").state is WorkerState.DOWN
     assert at(engine, 7, WorkerUp("w1")).accepted
     engine.advance(9)
     assert log_after_setup(engine) == [
@@ -126,11 +125,11 @@ def test_drain_finishes_the_attempt_then_takes_no_more_work() -> None:
     engine = make(workers=2)
     add(engine, "a", Every(0, 10), duration=5)
     assert at(engine, 2, DrainWorker("w1")).accepted
-    assert engine.workers["w1"].state is WorkerState.DRAINING
-    assert engine.occurrence_state("a", 0) is S.RUNNING  # not lost
+    assert engine.query.worker("w1").state is WorkerState.DRAINING
+    assert engine.query.run_state("a", 0) is S.RUNNING  # not lost
     engine.advance(6)
-    assert engine.workers["w1"].state is WorkerState.DOWN
-    assert engine.occurrence_state("a", 0) is S.SUCCEEDED
+    assert engine.query.worker("w1").state is WorkerState.DOWN
+    assert engine.query.run_state("a", 0) is S.SUCCEEDED
     assert at(engine, 30, WorkerUp("w1")).accepted
     engine.advance(31)
     workers = [(e.scheduled, e.worker_id) for e in engine.log if isinstance(e, ev.AttemptStarted)]
@@ -159,7 +158,7 @@ def test_draining_an_idle_worker_takes_it_down_at_once() -> None:
     assert log_after_setup(engine) == [ev.WorkerDrainStarted(0, "w1"), ev.WorkerWentDown(0, "w1")]
     add(engine, "a", Once(1))
     engine.advance(5)
-    assert engine.occurrence_state("a", 1) is S.QUEUED
+    assert engine.query.run_state("a", 1) is S.QUEUED
 
 
 def test_worker_up_during_a_drain_cancels_it() -> None:
@@ -169,7 +168,7 @@ def test_worker_up_during_a_drain_cancels_it() -> None:
     add(engine, "a", Every(0, 3), duration=3)
     assert at(engine, 1, DrainWorker("w1")).accepted
     assert at(engine, 2, WorkerUp("w1")).accepted
-    assert engine.workers["w1"].state is WorkerState.BUSY
+    assert engine.query.worker("w1").state is WorkerState.BUSY
     engine.advance(4)
     assert [(e.tick, e.scheduled) for e in engine.log if isinstance(e, ev.AttemptStarted)] == [
         (0, 0),
@@ -189,7 +188,7 @@ def test_going_down_while_draining_loses_the_attempt() -> None:
         for e in log_after_setup(engine)
         if isinstance(e, ev.AttemptStarted | ev.AttemptLost | ev.AttemptSucceeded)
     ] == [("AttemptStarted", 0), ("AttemptLost", 2), ("AttemptStarted", 2), ("AttemptSucceeded", 7)]
-    assert engine.workers["w1"].state is WorkerState.DOWN
+    assert engine.query.worker("w1").state is WorkerState.DOWN
 
 
 def test_worker_command_outcomes() -> None:
@@ -226,13 +225,13 @@ def test_reported_a_report_for_a_lost_attempt_is_stale() -> None:
     add(engine, "a", Once(0))
     assert [x.attempt for x in engine.apply(Dispatch()).value] == [1]
     assert engine.apply(WorkerDown("w1")).accepted
-    assert engine.occurrence_state("a", 0) is S.RETRY_PENDING
+    assert engine.query.run_state("a", 0) is S.RETRY_PENDING
     assert engine.apply(Dispatch()).value == []  # no worker up
     assert engine.apply(Complete("a", 0, 1, True)).outcome is Outcome.CONFLICT
     assert engine.apply(WorkerUp("w1")).accepted
     assert [x.attempt for x in engine.apply(Dispatch()).value] == [2]
     assert engine.apply(Complete("a", 0, 2, True)).accepted
-    assert engine.occurrence_state("a", 0) is S.SUCCEEDED
+    assert engine.query.run_state("a", 0) is S.SUCCEEDED
     assert violations(engine) == []
 
 
@@ -258,7 +257,7 @@ def test_a_flapping_fleet_loses_nothing_and_runs_nothing_twice() -> None:
         assert at(engine, tick, command).accepted
         assert violations(engine) == []
     # Stop new work after 40 and let everything drain with all workers up.
-    for job_id in list(engine.jobs):
+    for job_id in list(engine.query.jobs()):
         assert at(engine, 40, PauseJob(job_id)).accepted
     engine.advance(200)
     succeeded = Counter(
@@ -267,13 +266,13 @@ def test_a_flapping_fleet_loses_nothing_and_runs_nothing_twice() -> None:
     assert max(succeeded.values()) == 1
     due = {
         (job_id, tick)
-        for job_id, job in engine.jobs.items()
+        for job_id, job in engine.query.jobs().items()
         for tick in range(0, 41)
         if job.spec.schedule.contains(tick)
     }
     assert set(succeeded) == due
     assert sum(isinstance(e, ev.AttemptLost) for e in engine.log) > 0
-    assert all(o.state is S.SUCCEEDED for o in engine.occurrences.values())
+    assert all(o.state is S.SUCCEEDED for o in engine.query.records().values())
     assert violations(engine) == []
 
 
@@ -282,7 +281,7 @@ def test_worker_rows_show_down_and_draining() -> None:
     add(engine, "a", Once(0), duration=10)
     assert at(engine, 1, DrainWorker("w1")).accepted
     assert engine.apply(WorkerDown("w3")).accepted
-    assert [(r.worker_id, r.state, r.running) for r in worker_rows(engine)] == [
+    assert [(r.worker_id, r.state, r.running) for r in engine.query.worker_rows()] == [
         ("w1", WorkerState.DRAINING, ("a", 0)),
         ("w2", WorkerState.IDLE, None),
         ("w3", WorkerState.DOWN, None),

@@ -89,7 +89,7 @@ def test_the_scenario_runs_the_cronjobs_at_their_times_and_keeps_the_suspended_o
     assert starts["nightly-report"] == [90, 90 + 1440]  # 02:30 Berlin is 01:30 UTC in January
     assert starts["cache-warmer"] == list(range(0, 2881, 60))
     assert "quarterly-cleanup" not in starts
-    assert runner.engine.jobs["quarterly-cleanup"].paused_through is not None
+    assert runner.engine.query.job("quarterly-cleanup").paused_through is not None
 
 
 HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"

@@ -264,11 +264,18 @@ def test_a_modified_schedule_keeps_the_jobs_zone_unless_it_names_another() -> No
     """It took the clock's: 03:00 ran at 03:00 UTC, not Paris."""
     runner = ScenarioRunner(scenario(ZONED))
     runner.run_to(60)
-    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 3 * * * (Europe/Paris)"
+    assert (
+        runner.engine.query.job("nightly").spec.schedule.describe()
+        == "cron 0 3 * * * (Europe/Paris)"
+    )
     runner.run_to(120)
-    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 4 * * * (Asia/Tokyo)"
+    assert (
+        runner.engine.query.job("nightly").spec.schedule.describe() == "cron 0 4 * * * (Asia/Tokyo)"
+    )
     runner.run_to(180)
-    assert runner.engine.jobs["nightly"].spec.schedule.describe() == "cron 0 5 * * * (Asia/Tokyo)"
+    assert (
+        runner.engine.query.job("nightly").spec.schedule.describe() == "cron 0 5 * * * (Asia/Tokyo)"
+    )
 
 
 UNKNOWN_POOL = """\
@@ -285,7 +292,7 @@ def test_a_schedule_into_an_unknown_pool_that_expects_its_refusal_is_a_test_of_i
     ``check`` refused the file it wrote."""
     runner = ScenarioRunner(scenario(UNKNOWN_POOL % ", expect: invalid"))
     assert runner.run() == []
-    assert "p" not in runner.engine.jobs
+    assert "p" not in runner.engine.query.jobs()
     assert problems(UNKNOWN_POOL % "") == [
         "s.yaml:5:37: timeline[0].schedule.pool: pool 'x' does not exist: the policy "
         "defines no pools"

@@ -222,7 +222,7 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
     time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
     _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
     replayed = _replayed(group.url)
-    assert set(acknowledged) | set(yearly) <= set(replayed.engine.jobs)
+    assert set(acknowledged) | set(yearly) <= set(replayed.engine.query.jobs())
     assert violations(replayed.engine) == []
 
 

@@ -40,7 +40,9 @@ def open_live(db: Path, wall: Wall) -> LiveService:
 
 
 def outbox(live: LiveService) -> dict:
-    return {key: (n.state, n.tries, n.next_try) for key, n in live.engine.outbox.items()}
+    return {
+        key: (n.state, n.tries, n.next_try) for key, n in live.engine.query.notifications().items()
+    }
 
 
 def succeeded_once(tmp_path: Path) -> tuple[LiveService, Wall, tuple]:
@@ -49,7 +51,7 @@ def succeeded_once(tmp_path: Path) -> tuple[LiveService, Wall, tuple]:
     live = open_live(tmp_path / "j.db", wall)
     live.submit("schedule", {"id": "a", "notify": [SUBSCRIPTION]})
     assert complete_running(live) == 1
-    (key,) = live.engine.outbox
+    (key,) = live.engine.query.notifications()
     return live, wall, key
 
 
@@ -64,7 +66,7 @@ def test_a_failed_try_waits_for_its_backoff_then_is_due_again(tmp_path: Path) ->
     live, wall, key = succeeded_once(tmp_path)
     notice = due_notices(live)[key]
     assert live.submit(DELIVERY, delivery_input(notice, False)).accepted
-    next_try = live.engine.outbox[key].next_try
+    next_try = live.engine.query.notifications()[key].next_try
     assert next_try is not None and next_try > START
     assert due_notices(live) == {}
     wall.now = float(next_try)
@@ -79,10 +81,10 @@ def test_replay_rebuilds_the_same_outbox(tmp_path: Path) -> None:
     live.store.close()
     again = open_live(tmp_path / "j.db", wall)
     assert (outbox(again), dict(again.pending), due_notices(again)) == before
-    wall.now = float(again.engine.outbox[key].next_try)  # type: ignore[arg-type]
+    wall.now = float(again.engine.query.notifications()[key].next_try)  # type: ignore[arg-type]
     again.advance_clock()
     assert again.submit(DELIVERY, delivery_input(due_notices(again)[key], True)).accepted
-    assert again.engine.outbox[key].state is NotificationState.DELIVERED
+    assert again.engine.query.notifications()[key].state is NotificationState.DELIVERED
     assert again.pending == {} and due_notices(again) == {}
     again.snapshot()
     again.store.close()
@@ -95,11 +97,11 @@ def test_dead_after_the_policys_tries(tmp_path: Path) -> None:
     for _ in range(NOTIFICATION_POLICY.max_tries):
         notice = due_notices(live)[key]
         assert live.submit(DELIVERY, delivery_input(notice, False)).accepted
-        next_try = live.engine.outbox[key].next_try
+        next_try = live.engine.query.notifications()[key].next_try
         if next_try is not None:
             wall.now = float(next_try)
             live.advance_clock()
-    notification = live.engine.outbox[key]
+    notification = live.engine.query.notifications()[key]
     assert (notification.state, notification.tries) == (
         NotificationState.DEAD,
         NOTIFICATION_POLICY.max_tries,

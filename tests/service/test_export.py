@@ -40,9 +40,9 @@ def drive(live: LiveService, wall: Wall, rng: random.Random, steps: int, prompt:
     for step in range(steps):
         wall.now += rng.choice([1, 5, 17, 30])
         live.advance_clock()
-        running = list(live.engine.by_state.get(OccurrenceState.RUNNING, ()))
+        running = list(live.engine.query.record_keys(OccurrenceState.RUNNING))
         for job_id, scheduled in running if prompt else running[:1]:
-            attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+            attempt = live.engine.query.record(job_id, scheduled).running_attempt
             assert attempt is not None
             ok = rng.random() < 0.6
             args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": ok}
@@ -218,7 +218,7 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
     wall.now += 60
     live.advance_clock()
     live.submit("modify", {"job": "paris", "daily": "03:00"})
-    assert live.engine.jobs["paris"].spec.schedule.describe() == "cron 0 3 * * * (UTC)"
+    assert live.engine.query.job("paris").spec.schedule.describe() == "cron 0 3 * * * (UTC)"
     for _ in range(3):
         wall.now += 86_400
         live.advance_clock()
@@ -253,8 +253,8 @@ def test_a_job_of_several_triggers_is_exported_with_them(tmp_path: Path) -> None
     for _ in range(40):
         wall.now += 17
         live.advance_clock()
-        for job_id, scheduled in list(live.engine.by_state.get(OccurrenceState.RUNNING, ())):
-            attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+        for job_id, scheduled in list(live.engine.query.record_keys(OccurrenceState.RUNNING)):
+            attempt = live.engine.query.record(job_id, scheduled).running_attempt
             assert attempt is not None
             args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": True}
             live.submit("complete", args)

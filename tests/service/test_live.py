@@ -19,7 +19,6 @@ from cronlapse.service.live import LiveService
 from cronlapse.service.snapshots import BackgroundSnapshots
 from cronlapse.service.views import job_json, workers_json
 from engine.model.records import OccurrenceState
-from engine.query.reads import list_occurrences
 
 START = 1_000_000
 
@@ -46,14 +45,14 @@ def open_live(db: Path, wall: Wall, **config: int) -> LiveService:
 
 def answers(live: LiveService) -> str:
     """Everything the API would answer about the state, as one string."""
-    jobs = [job_json(live.state, job) for job in live.engine.jobs.values()]
+    jobs = [job_json(live.state, job) for job in live.engine.query.jobs().values()]
     return json.dumps({"jobs": jobs, "workers": workers_json(live.engine), "now": live.engine.now})
 
 
 def complete_running(live: LiveService, ok: bool = True) -> int:
-    running = list(live.engine.by_state[OccurrenceState.RUNNING])
+    running = list(live.engine.query.record_keys(OccurrenceState.RUNNING))
     for job_id, scheduled in running:
-        attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+        attempt = live.engine.query.record(job_id, scheduled).running_attempt
         assert attempt is not None
         args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": ok}
         live.submit("complete", args)
@@ -61,7 +60,7 @@ def complete_running(live: LiveService, ok: bool = True) -> int:
 
 
 def runs_of(live: LiveService, job_id: str) -> dict[int, str]:
-    view = job_json(live.state, live.engine.jobs[job_id])
+    view = job_json(live.state, live.engine.query.job(job_id))
     return {run["tick"]: run["status"] for run in view["runs"]}
 
 
@@ -157,7 +156,7 @@ def test_downtime_past_the_grace_follows_the_jobs_catch_up(
         complete_running(live)
         wall.now += 0.5
         live.advance_clock()
-    rows = list_occurrences(live.engine, job_id="a", limit=1000).items
+    rows = live.engine.query.runs(job_id="a", limit=1000).items
     listed = [
         row
         for row in rows
@@ -217,4 +216,4 @@ def test_an_observer_that_fails_fails_its_own_input_alone(tmp_path: Path) -> Non
     assert len(live.engine.log) == 0
     assert live.state.recent["a"], "the runs the events touched are noted all the same"
     assert live.submit("schedule", {"id": "b", "every": 60}).accepted
-    assert sorted(live.engine.jobs) == ["a", "b"]
+    assert sorted(live.engine.query.jobs()) == ["a", "b"]

@@ -89,7 +89,7 @@ def test_a_restart_does_not_log_the_replayed_history(tmp_path: Path) -> None:
     wall = Wall()
     live = open_live(tmp_path / "s.db", wall, workers=1)
     live.submit("schedule", {"id": "a", "every": 60})
-    assert live.engine.by_state[OccurrenceState.RUNNING]
+    assert live.engine.query.record_keys(OccurrenceState.RUNNING)
     live.store.close()
     again = open_live(tmp_path / "s.db", wall, workers=1)
     out = attach(again)

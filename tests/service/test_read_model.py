@@ -35,7 +35,7 @@ def _running_runs(count: int) -> SimpleNamespace:
         assert driver.apply_now(ScheduleJob(JobSpec(f"job{number}", Once(0)))).accepted
         state.order.append(f"job{number}")
     driver.finish(0)
-    assert len(state.engine.occurrences) == count
+    assert len(state.engine.query.records()) == count
     return SimpleNamespace(state=state, engine=state.engine)
 
 
@@ -47,13 +47,13 @@ def test_a_write_of_more_runs_than_one_delete_takes_replaces_every_row(postgres)
         model = ReadModel(live, Metrics())  # type: ignore[arg-type]
         with database.begin() as conn:
             model.rebuild(conn)
-        model.runs.update(live.engine.occurrences)
+        model.runs.update(live.engine.query.records())
         with database.begin() as conn:
             model.write(conn, 2)
         with database.connect() as conn:
             rows = conn.execute(select(func.count()).select_from(view_runs)).scalar()
             keys = conn.execute(select(view_runs.c.job_id, view_runs.c.scheduled)).all()
         assert rows == RUNS
-        assert {tuple(key) for key in keys} == set(live.engine.occurrences)
+        assert {tuple(key) for key in keys} == set(live.engine.query.records())
     finally:
         database.dispose()

@@ -116,7 +116,7 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
     time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
     _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
     replayed = _replayed(group.url)
-    assert set(acknowledged) <= set(replayed.engine.jobs)
+    assert set(acknowledged) <= set(replayed.engine.query.jobs())
     succeeded = [event for event in replayed.engine.log if isinstance(event, ev.AttemptSucceeded)]
     assert len(succeeded) >= len(acknowledged), "the checker sees every run's events"
     assert violations(replayed.engine) == []
@@ -294,7 +294,7 @@ def test_a_standby_follows_the_journal_before_it_is_elected(postgres) -> None:
     thread.start()
     writer.append(5, 2, "register", {"worker": "w9"})
     deadline = time.monotonic() + 10
-    while "w9" not in follower.engine.workers:
+    while "w9" not in follower.engine.query.workers():
         assert time.monotonic() < deadline, "the standby did not apply the new row"
         time.sleep(0.05)
     assert not elected.is_set()

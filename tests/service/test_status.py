@@ -125,7 +125,7 @@ def test_the_text_form_names_each_section(tmp_path: Path, capsys) -> None:
     live = open_live(tmp_path / "s.db", wall, workers=1)
     live.submit("schedule", {"id": "a"})
     live.submit("schedule", {"id": "b"})
-    assert live.engine.by_state[OccurrenceState.RUNNING]
+    assert live.engine.query.record_keys(OccurrenceState.RUNNING)
     live.store.close()
     assert main(["status", "--db", f"sqlite:///{tmp_path / 's.db'}"]) == 0
     text = capsys.readouterr().out

@@ -97,7 +97,7 @@ def test_check_reports_a_recognised_files_problems_at_their_place(cli: Cli, tmp_
 
 def test_the_dashboard_loads_a_timer_and_points_at_a_bad_line() -> None:
     session = load_session(CORPUS / "systemd" / "tmp-cleanup.timer")
-    assert session.kind == "scenario" and "tmp-cleanup" in session.engine.jobs
+    assert session.kind == "scenario" and "tmp-cleanup" in session.engine.query.jobs()
     assert session.name == "systemd tmp-cleanup.timer"
 
 

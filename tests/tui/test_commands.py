@@ -28,20 +28,20 @@ async def test_worker_commands(app: DashboardApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         engine = lambda: app.dashboard.navigator.engine  # noqa: E731
         await run(pilot, "register w9")
-        assert "w9" in engine().workers
+        assert "w9" in engine().query.workers()
         await run(pilot, "down w9")
-        assert engine().workers["w9"].state is WorkerState.DOWN
+        assert engine().query.worker("w9").state is WorkerState.DOWN
         await run(pilot, "up w9")
-        assert engine().workers["w9"].state is WorkerState.IDLE
+        assert engine().query.worker("w9").state is WorkerState.IDLE
         await pilot.press("right", "right")
-        busy = next(w for w, r in engine().workers.items() if r.running is not None)
+        busy = next(w for w, r in engine().query.workers().items() if r.running is not None)
         await run(pilot, f"drain {busy}")
-        assert engine().workers[busy].state is WorkerState.DRAINING
+        assert engine().query.worker(busy).state is WorkerState.DRAINING
 
 
 async def test_a_modified_schedule_keeps_the_jobs_zone(app: DashboardApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        jobs = lambda: app.dashboard.navigator.engine.jobs  # noqa: E731
+        jobs = lambda: app.dashboard.navigator.engine.query.jobs()  # noqa: E731
         await run(pilot, "schedule paris daily=02:00 timezone=Europe/Paris")
         await run(pilot, "modify paris daily=03:00")
         assert jobs()["paris"].spec.schedule.describe() == "cron 0 3 * * * (Europe/Paris)"
@@ -51,26 +51,26 @@ async def test_job_commands(app: DashboardApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         engine = lambda: app.dashboard.navigator.engine  # noqa: E731
         await run(pilot, "schedule backup every=5 duration=2 priority=high")
-        assert engine().jobs["backup"].spec.priority == 2
+        assert engine().query.job("backup").spec.priority == 2
         await run(pilot, "modify backup duration=3")
         assert "has a running attempt" in message(app)  # seed 003: not while it runs
-        assert engine().jobs["backup"].spec.duration == 2
+        assert engine().query.job("backup").spec.duration == 2
         await run(pilot, "schedule later every=5 first=+5")
         await run(pilot, "modify later duration=3")
-        assert engine().jobs["later"].spec.duration == 3
+        assert engine().query.job("later").spec.duration == 3
         await run(pilot, "pause backup")
-        assert engine().jobs["backup"].paused_through is not None
+        assert engine().query.job("backup").paused_through is not None
         await run(pilot, "resume backup skip")
-        assert engine().jobs["backup"].paused_through is None
+        assert engine().query.job("backup").paused_through is None
         await run(pilot, "cancel backup 5")
-        assert engine().occurrence_state("backup", 5) is S.CANCELLED
+        assert engine().query.run_state("backup", 5) is S.CANCELLED
         await run(pilot, "fail report 1")
-        assert 1 in engine().jobs["report"].fail_attempts
+        assert 1 in engine().query.job("report").fail_attempts
         await run(pilot, "delete backup")
         assert "has a running attempt" in message(app)
         await run(pilot, "schedule spare at=50")
         await run(pilot, "delete spare")
-        assert engine().jobs["spare"].deleted
+        assert engine().query.job("spare").deleted
 
 
 async def test_dispatch_and_complete_with_manual_dispatch_and_reported_completion() -> None:
@@ -79,11 +79,11 @@ async def test_dispatch_and_complete_with_manual_dispatch_and_reported_completio
     async with app.run_test(size=SIZE) as pilot:
         engine = lambda: app.dashboard.navigator.engine  # noqa: E731
         await pilot.press("right")
-        assert not engine().occurrences
+        assert not engine().query.records()
         await run(pilot, "dispatch")
-        assert engine().occurrence_state("etl", 0) is S.RUNNING
+        assert engine().query.run_state("etl", 0) is S.RUNNING
         await run(pilot, "complete etl 0 1 ok")
-        assert engine().occurrence_state("etl", 0) is S.SUCCEEDED
+        assert engine().query.run_state("etl", 0) is S.SUCCEEDED
 
 
 async def test_a_rejected_command_is_an_inline_error_and_changes_nothing(app) -> None:
@@ -138,14 +138,14 @@ async def test_a_command_while_rewound_starts_a_new_future_and_redo_restores_it(
         assert "rewound" in app.dashboard.query_one("#status").summary
         await run(pilot, "down w3")
         assert (
-            engine().workers["w3"].down
+            engine().query.worker("w3").down
             and "rewound" not in app.dashboard.query_one("#status").summary
         )
         await pilot.press("end")
-        assert not engine().workers["w1"].down, "the command at tick 5 was discarded"
+        assert not engine().query.worker("w1").down, "the command at tick 5 was discarded"
         await run(pilot, "redo")
         await pilot.press("end")
-        assert engine().workers["w1"].down and not engine().workers["w3"].down
+        assert engine().query.worker("w1").down and not engine().query.worker("w3").down
         assert len(engine().log) == with_w1_down
         await run(pilot, "redo")
         assert "nothing to redo" in message(app)
@@ -194,7 +194,7 @@ async def test_status_answers_and_every_dashboard_command_has_a_handler(app) -> 
             "status: etl@5: no such occurrence",
         )
         await run(pilot, "schedule weekly-report weekly=mon@09:00 priority=5000")
-        assert app.dashboard.navigator.engine.jobs["weekly-report"].spec.priority == 5000
+        assert app.dashboard.navigator.engine.query.job("weekly-report").spec.priority == 5000
         await run(pilot, "schedule huge priority=3000000000")
         assert "priority: expected a whole number from -2147483648 to 2147483647" in message(app)
-        assert "huge" not in app.dashboard.navigator.engine.jobs
+        assert "huge" not in app.dashboard.navigator.engine.query.jobs()

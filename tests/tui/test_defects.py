@@ -34,7 +34,7 @@ async def test_opening_a_scenario_with_other_worker_ids_redraws_the_timeline() -
         await pilot.press("right")
         await pilot.pause()
         timeline = app.dashboard.query_one(TimelineView)
-        assert timeline.lane_ids == sorted(app.dashboard.navigator.engine.workers)
+        assert timeline.lane_ids == sorted(app.dashboard.navigator.engine.query.workers())
         timeline.render_line(1)
 
 

@@ -98,7 +98,7 @@ async def test_a_good_script_opens(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         assert app.screen is app.dashboard and app.dashboard.session.kind == "script"
         await pilot.press("end")
-        assert app.dashboard.navigator.engine.occurrence_state("A", 0).name == "SUCCEEDED"
+        assert app.dashboard.navigator.engine.query.run_state("A", 0).name == "SUCCEEDED"
 
 
 async def test_a_missing_file_is_an_error_not_a_crash(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_a_timer_that_never_elapses_opens_without_its_job(tmp_path: Path) -> Non
     timer = tmp_path / "feb.timer"
     timer.write_text("[Timer]\nOnCalendar=*-02-30 00:00\nOnCalendar=daily\n")
     session = load_session(timer)
-    assert list(session.engine.jobs) == ["feb"]
+    assert list(session.engine.query.jobs()) == ["feb"]
 
 
 async def test_an_imported_crontab_says_what_it_could_not_import(tmp_path: Path) -> None:
@@ -145,7 +145,7 @@ async def test_an_imported_crontab_says_what_it_could_not_import(tmp_path: Path)
     app = DashboardApp(crontab, watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.screen is app.dashboard and "load" in app.dashboard.navigator.engine.jobs
+        assert app.screen is app.dashboard and "load" in app.dashboard.navigator.engine.query.jobs()
         messages = [str(toast.message) for toast in app._notifications]
         assert any(
             f"not imported: {crontab}:1: @reboot runs when cron starts" in m for m in messages

@@ -210,7 +210,7 @@ async def test_a_command_during_a_jump_applies_at_the_tick_it_reached(one_tick_s
         assert screen.jump is None
         reached = screen.navigator.tick
         assert 0 < reached < LONG
-        assert screen.navigator.engine.workers["w1"].down
+        assert screen.navigator.engine.query.worker("w1").down
         assert screen_state(screen)["tick"] == reached
 
 

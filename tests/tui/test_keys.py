@@ -155,7 +155,7 @@ async def test_colon_opens_the_command_line(app: DashboardApp) -> None:
         assert bar.is_open and app.focused is bar.input
         await pilot.press(*"down w1", "enter")
         assert not bar.is_open
-        assert app.dashboard.navigator.engine.workers["w1"].down
+        assert app.dashboard.navigator.engine.query.worker("w1").down
         await pilot.press(":", "escape")
         assert not bar.is_open
 
@@ -220,7 +220,7 @@ async def test_a_file_opened_over_another_shows_a_row_of_its_own(
         assert app.open_path(scenario_file)
         await pilot.pause()
         assert app.dashboard.detail.shown == ("worker", "w2")
-        assert "w2" in app.dashboard.navigator.engine.workers
+        assert "w2" in app.dashboard.navigator.engine.query.workers()
 
 
 async def test_o_refuses_a_missing_file_inline(app: DashboardApp, tmp_path: Path) -> None:
@@ -253,7 +253,7 @@ async def test_the_file_reloads_by_itself_when_it_changes(scenario_file: Path) -
             scenario_file.read_text().replace("duration: 3", "duration: 4"), encoding="utf-8"
         )
         assert app.check_file() is True
-        spec = app.dashboard.navigator.engine.jobs["etl"].spec
+        spec = app.dashboard.navigator.engine.query.job("etl").spec
         assert spec.duration == 4
 
 

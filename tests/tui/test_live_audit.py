@@ -89,7 +89,7 @@ async def test_a_service_that_stops_answering_holds_the_head_at_its_last_row(
             assert "● LIVE" not in header(app)
             await pilot.pause(1.0)  # 20 ticks a second: the clock runs on, the head does not
             assert screen.navigator.tick == last == screen.navigator.history.until
-            assert all(tick <= last for _, tick in screen.navigator.engine.occurrences)
+            assert all(tick <= last for _, tick in screen.navigator.engine.query.records())
 
             server.start(port=port)
             await until(pilot, lambda: "● LIVE" in header(app), "the service back")
@@ -111,14 +111,14 @@ def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path
     wall.now += 8  # the run is due at +5; the service journals nothing (stalled)
     source.poll()
     source.navigator.seek(source.head)
-    assert source.history.engine.occurrence_state("a", START + 5) is OccurrenceState.RUNNING
+    assert source.history.engine.query.run_state("a", START + 5) is OccurrenceState.RUNNING
     assert source.not_responding_since() is None  # not late enough to tell
     wall.now += STALL_SECONDS + 1
     changes, _ = source.poll()
     assert source.not_responding_since() == START + 5
     assert source.head == last == source.history.until == source.navigator.tick
     assert [change.forward for change in changes] == [False]  # the made-up run is undone
-    assert source.history.engine.occurrence_state("a", START + 5) is not OccurrenceState.RUNNING
+    assert source.history.engine.query.run_state("a", START + 5) is not OccurrenceState.RUNNING
     source.poll()  # its recording past the head is forgotten: it stays stalled
     assert source.not_responding_since() == START + 5 and source.navigator.tick == last
     source.navigator.step(1)
@@ -249,7 +249,7 @@ async def test_home_goes_to_the_first_journal_row(tmp_path: Path) -> None:
         await until(pilot, lambda: "● LIVE" in header(app), "the live head")
         await pilot.press("home")
         assert app.dashboard.navigator.tick == START  # the first row (registering the worker)
-        assert "w1" in app.dashboard.navigator.engine.workers
+        assert "w1" in app.dashboard.navigator.engine.query.workers()
         await pilot.press("left")
         assert app.dashboard.navigator.tick == START
 

@@ -57,8 +57,8 @@ def serve(db: Path, wall: Wall, **config: int) -> LiveService:
 
 
 def complete_running(live: LiveService, ok: bool = True) -> None:
-    for job_id, scheduled in list(live.engine.by_state[OccurrenceState.RUNNING]):
-        attempt = live.engine.occurrences[(job_id, scheduled)].running_attempt
+    for job_id, scheduled in list(live.engine.query.record_keys(OccurrenceState.RUNNING)):
+        attempt = live.engine.query.record(job_id, scheduled).running_attempt
         assert attempt is not None
         args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": ok}
         live.submit("complete", args)
@@ -131,7 +131,7 @@ def test_the_replayed_journal_is_the_services_state(steps) -> None:
                 live.store.close()
                 wall.now += number
                 live = serve(db, wall, workers=2, misfire_grace=60)
-            elif f"j{number}" in live.engine.jobs:
+            elif f"j{number}" in live.engine.query.jobs():
                 live.submit(verb, {"job": f"j{number}"})
         caught_up(source)
         source.drop_what_if()
@@ -147,7 +147,7 @@ def test_new_rows_are_picked_up_and_the_clock_moves_the_head(tmp_path: Path) -> 
     live = serve(tmp_path / "a.db", wall, workers=1)
     source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
     assert source.head == START
-    assert not source.history.engine.jobs
+    assert not source.history.engine.query.jobs()
     wall.now += 7  # the journal is idle: the head moves with the service's clock
     source.poll()
     assert source.head == START + 7 == source.history.until
@@ -155,12 +155,12 @@ def test_new_rows_are_picked_up_and_the_clock_moves_the_head(tmp_path: Path) -> 
     changes, read = source.poll()
     assert read == 1 and not changes  # the row's tick is ahead of the history: nothing undone
     source.navigator.seek(source.head)
-    assert "a" in source.history.engine.jobs
+    assert "a" in source.history.engine.query.jobs()
     wall.now += 3
     live.advance_clock()
     source.poll()
     source.navigator.seek(source.head)
-    assert source.history.engine.occurrence_state("a", START + 10) is OccurrenceState.RUNNING
+    assert source.history.engine.query.run_state("a", START + 10) is OccurrenceState.RUNNING
 
 
 def test_a_row_for_a_tick_already_played_moves_back_takes_it_and_returns(tmp_path: Path) -> None:
@@ -313,13 +313,15 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
                 "the run in the occurrences table",
             )
 
-            ran = max(tick for job, tick in screen.navigator.engine.occurrences if job == "pilot")
+            ran = max(
+                tick for job, tick in screen.navigator.engine.query.records() if job == "pilot"
+            )
             await until(pilot, lambda: screen.navigator.tick > ran + 1, "the head past the run")
             await pilot.press("left")  # to the run's last event: the job exists there
             assert "REWOUND" in header(app)
             await type_command(pilot, "delete pilot")
             await until(pilot, lambda: "WHAT-IF" in header(app), "the what-if")
-            assert screen.navigator.engine.jobs["pilot"].deleted  # locally
+            assert screen.navigator.engine.query.job("pilot").deleted  # locally
             await pilot.pause(3 * POLL_SECONDS)  # following went on meanwhile
             with server.client() as http:
                 assert http.get("/job/pilot").status_code == 200
@@ -327,7 +329,7 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
 
             await pilot.press("end")
             await until(pilot, lambda: "● LIVE" in header(app), "back at the live head")
-            assert not screen.navigator.engine.jobs["pilot"].deleted
+            assert not screen.navigator.engine.query.job("pilot").deleted
             await type_command(pilot, "schedule real-one at=+1000 priority=high")
             await until(pilot, lambda: screen.answers, "the API's answer")
             assert screen.answers == ["schedule: POST /job: 201 created real-one"]
@@ -337,7 +339,9 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
                 journal_verbs(server)
             )
             await until(
-                pilot, lambda: "real-one" in screen.navigator.engine.jobs, "the journaled command"
+                pilot,
+                lambda: "real-one" in screen.navigator.engine.query.jobs(),
+                "the journaled command",
             )
 
             await type_command(pilot, "down w1")  # no such request: refused, nothing sent
@@ -465,7 +469,7 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     app = LiveDashboardApp(open_live(url, wall), Answering())
     async with app.run_test(size=(110, 24)) as pilot:
         await until(pilot, lambda: "● LIVE" in header(app), "the live head")
-        assert len(app.dashboard.navigator.engine.jobs) == 1920 + 1
+        assert len(app.dashboard.navigator.engine.query.jobs()) == 1920 + 1
     readings = list(dict.fromkeys(note for note in notes if note.startswith("reading")))
     # a slice at a time, the header redrawn after each
     percents = [int(note.removeprefix("reading the journal ").rstrip("%")) for note in readings]

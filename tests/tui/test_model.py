@@ -25,7 +25,6 @@ from engine.model.commands import (
 from engine.model.records import CatchUp, JobSpec, OccurrenceState
 from engine.play.history import History
 from engine.play.ticks import at_ticks
-from engine.query.reads import list_occurrences
 from engine.schedules.kinds import Every
 from tui.model.indexes import LogIndex, SortedIndex, text_matcher
 from tui.model.lanes import Lanes
@@ -100,7 +99,7 @@ def test_indexes_updated_from_changes_equal_a_rebuild(plan) -> None:
             assert _keys(model) == _keys(rebuilt), type(model).__name__
         rebuilt_lanes = Lanes()
         rebuilt_lanes.rebuild(navigator.engine)
-        workers = navigator.engine.workers
+        workers = navigator.engine.query.workers()
         assert _lanes(lanes, workers) == _lanes(rebuilt_lanes, workers)
 
 
@@ -250,9 +249,9 @@ def test_occurrence_rows_show_each_job_front_as_the_query_api_lists_it(plan, see
     for tick in seeks:
         rows.apply(navigator.seek(tick), navigator.engine)
         engine = navigator.engine
-        waiting = list_occurrences(engine, state=OccurrenceState.QUEUED, limit=10_000).items
+        waiting = engine.query.runs(state=OccurrenceState.QUEUED, limit=10_000).items
         fronts: dict[str, int] = {}
         for row in waiting:
             if row.record is None:
                 fronts.setdefault(row.job_id, row.scheduled)
-        assert set(_keys(rows)) == set(engine.occurrences) | set(fronts.items())
+        assert set(_keys(rows)) == set(engine.query.records()) | set(fronts.items())

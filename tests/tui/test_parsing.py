@@ -185,7 +185,7 @@ def test_export_writes_a_chrome_trace_and_a_csv_of_the_attempts(tmp_path) -> Non
     navigator = Navigator(small_session().history)
     navigator.seek(30)
     engine = navigator.engine
-    attempts = sum(len(o.attempts) for o in engine.occurrences.values())
+    attempts = sum(len(o.attempts) for o in engine.query.records().values())
     trace_path = tmp_path / "run.trace.json"
     assert export(engine, trace_path, "small fleet", CLOCK) == attempts
     trace = json.loads(trace_path.read_text())

@@ -20,7 +20,6 @@ from engine.model.commands import (
 from engine.model.policies import DispatchMode, Policy
 from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import at_ticks
-from engine.query.reads import count_occurrences, list_occurrences
 from engine.schedules.kinds import Every, Once
 from tui.app import DashboardApp
 from tui.detail_text import job as job_detail
@@ -116,7 +115,7 @@ async def test_implicit_runs_show_as_one_row_per_job_with_the_count_behind() -> 
 
 def _waiting_behind_front(engine, job_id: str) -> int:
     """The query API's count of a job's implicit waiting runs after the first."""
-    page = list_occurrences(engine, state=OccurrenceState.QUEUED, job_id=job_id, limit=1000)
+    page = engine.query.runs(state=OccurrenceState.QUEUED, job_id=job_id, limit=1000)
     return len([row for row in page.items if row.record is None]) - 1
 
 
@@ -166,7 +165,7 @@ async def test_a_deleted_backlog_shows_in_the_cancelled_table_as_one_row_with_it
         screen = app.dashboard
         screen.seek(50)
         engine = screen.navigator.engine
-        assert count_occurrences(engine, state=OccurrenceState.CANCELLED, job_id="a") == 4
+        assert engine.query.count_runs(state=OccurrenceState.CANCELLED, job_id="a") == 4
         assert rows(screen.query_one("#cancellations")) == [
             "a +3 10 CANCELLED 0 deleted its job was deleted"
         ]

@@ -68,11 +68,11 @@ def _candidates(
     spec: Verb | AppCommand, kind: str, current: str, before: list[str], engine: Engine
 ) -> Iterable[str]:
     if kind == "job":
-        return sorted(engine.jobs, key=natural_key)
+        return sorted(engine.query.jobs(), key=natural_key)
     if kind == "worker":
-        return sorted(engine.workers, key=natural_key)
+        return sorted(engine.query.workers(), key=natural_key)
     if kind == "scheduled":
-        job = engine.jobs.get(before[1]) if len(before) > 1 else None
+        job = engine.query.job(before[1]) if len(before) > 1 else None
         if job is None:
             return []
         ticks = list(job.open)

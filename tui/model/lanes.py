@@ -52,8 +52,9 @@ class Lanes:
         self.outages: dict[str, list[Outage]] = {}
 
     def rebuild(self, engine: Engine) -> None:
-        self.spans = {worker_id: [] for worker_id in engine.workers}
-        self.outages = {worker_id: [] for worker_id in engine.workers}
+        workers = engine.query.workers()
+        self.spans = {worker_id: [] for worker_id in workers}
+        self.outages = {worker_id: [] for worker_id in workers}
         self._play(engine.log)
 
     def apply(self, change: Change, engine: Engine) -> None:
@@ -112,7 +113,7 @@ class Lanes:
     def _rewind(self, tick: int, undone: Iterable[ev.Event], engine: Engine) -> None:
         workers = {event.worker_id for event in undone if hasattr(event, "worker_id")}
         for worker_id in workers:
-            if worker_id not in engine.workers:
+            if engine.query.worker(worker_id) is None:
                 self.spans.pop(worker_id, None)
                 self.outages.pop(worker_id, None)
                 continue

@@ -14,7 +14,6 @@ from engine.core import Engine
 from engine.model import events as ev
 from engine.model.ordering import java_order_key
 from engine.model.records import OccurrenceState
-from engine.query.reads import cancelled_range, implicit_front
 from tui.model.indexes import LogIndex, SortedIndex
 from tui.model.navigator import Change
 
@@ -72,9 +71,10 @@ def occurrence_keys(events: Iterable[ev.Event]) -> tuple[set[tuple[str, int]], s
 def implicit_fronts(engine: Engine) -> set[tuple[str, int]]:
     """Each job's first run that waits implicitly (QUEUED, not materialised), as the query API
     gives it: the runs behind a front are implicit too, and its row counts them."""
+    query = engine.query
     fronts = set()
-    for job_id in engine.jobs:
-        front = implicit_front(engine, job_id)
+    for job_id in query.jobs():
+        front = query.implicit_front(job_id)
         if front is not None:
             fronts.add((job_id, front))
     return fronts
@@ -90,8 +90,9 @@ class OccurrenceRows:
 
     def rebuild(self, engine: Engine) -> None:
         self._fronts = implicit_fronts(engine)
-        keys = list(engine.occurrences)
-        keys += [key for key in self._fronts if key not in engine.occurrences]
+        records = engine.query.records()
+        keys = list(records)
+        keys += [key for key in self._fronts if key not in records]
         self.index.reset(keys)
         self._by_job = {}
         for key in keys:
@@ -101,16 +102,17 @@ class OccurrenceRows:
         if change.rebuild or len(change.events) > REBUILD_EVENTS:
             self.rebuild(engine)
             return
+        query = engine.query
         keys, jobs = occurrence_keys(change.events)
         for job_id in jobs:
             keys.update(self._by_job.get(job_id, ()))
-            job = engine.jobs.get(job_id)
+            job = query.job(job_id)
             if job is not None:
                 keys.update((job_id, scheduled) for scheduled in job.open)
         fronts = implicit_fronts(engine)
         keys.update(fronts.symmetric_difference(self._fronts))
         self._fronts = fronts
-        occurrences, index = engine.occurrences, self.index
+        occurrences, index = query.records(), self.index
         added = []
         for key in keys:
             if key in occurrences or key in fronts:
@@ -163,13 +165,13 @@ def retry_rows(engine_ref: Callable[[], Engine]) -> KeyedRows:
     """RETRY_PENDING occurrences, soonest eligible first."""
 
     def order(key):
-        occurrence = engine_ref().occurrences[key]
+        occurrence = engine_ref().query.records()[key]
         return (occurrence.eligible_at or 0, key[1], order_key(key[0]))
 
     return KeyedRows(
         order,
-        lambda engine: engine.by_state[S.RETRY_PENDING],
-        lambda engine, key: key in engine.by_state[S.RETRY_PENDING],
+        lambda engine: engine.query.record_keys(S.RETRY_PENDING),
+        lambda engine, key: key in engine.query.record_keys(S.RETRY_PENDING),
         _occurrences_touched,
     )
 
@@ -177,17 +179,19 @@ def retry_rows(engine_ref: Callable[[], Engine]) -> KeyedRows:
 def final_rows() -> KeyedRows:
     """Cancelled and failed occurrences, by scheduled tick; a job's runs cancelled together
     without records (a deletion, a cascade) are one row, keyed by the range's first tick, as the
-    query API gives it (:func:`engine.query.reads.cancelled_range`)."""
+    query API gives it (:meth:`engine.query.api.Query.cancelled_range`)."""
 
     def members(engine: Engine):
-        views = (cancelled_range(engine, job_id) for job_id in engine.jobs)
+        query = engine.query
+        views = (query.cancelled_range(job_id) for job_id in query.jobs())
         ranges = [(view.job_id, view.first) for view in views if view is not None]
-        return [*engine.by_state[S.CANCELLED], *engine.by_state[S.FAILED], *ranges]
+        return [*query.record_keys(S.CANCELLED), *query.record_keys(S.FAILED), *ranges]
 
     def belongs(engine: Engine, key) -> bool:
-        if key in engine.occurrences:
-            return key in engine.by_state[S.CANCELLED] or key in engine.by_state[S.FAILED]
-        view = cancelled_range(engine, key[0])
+        query = engine.query
+        if key in query.records():
+            return key in query.record_keys(S.CANCELLED) or key in query.record_keys(S.FAILED)
+        view = query.cancelled_range(key[0])
         return view is not None and view.first == key[1]
 
     def touched(events: Sequence[ev.Event]) -> set[tuple[str, int]]:
@@ -202,8 +206,8 @@ def worker_rows() -> KeyedRows:
     """Registered workers, by id (numbers in ids compare as numbers)."""
     return KeyedRows(
         lambda key: natural_key(key),
-        lambda engine: engine.workers,
-        lambda engine, key: key in engine.workers,
+        lambda engine: engine.query.workers(),
+        lambda engine, key: key in engine.query.workers(),
         lambda events: {e.worker_id for e in events if hasattr(e, "worker_id")},
     )
 
@@ -211,9 +215,9 @@ def worker_rows() -> KeyedRows:
 def notification_rows(engine_ref: Callable[[], Engine]) -> KeyedRows:
     """The notification outbox, oldest first."""
     return KeyedRows(
-        lambda key: (engine_ref().outbox[key].created,),
-        lambda engine: engine.outbox,
-        lambda engine, key: key in engine.outbox,
+        lambda key: (engine_ref().query.notifications()[key].created,),
+        lambda engine: engine.query.notifications(),
+        lambda engine, key: key in engine.query.notifications(),
         lambda events: {e.key for e in events if isinstance(e, ev.NotificationEvent)},
     )
 

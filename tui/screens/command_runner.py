@@ -83,7 +83,8 @@ class CommandRunner:
         return True, text
 
     def _status(self, query: StatusQuery) -> tuple[bool, str]:
-        state = self.screen.navigator.engine.occurrence_state(query.job_id, query.scheduled)
+        engine = self.screen.navigator.engine
+        state = engine.query.run_state(query.job_id, query.scheduled)
         where = f"{query.job_id}@{query.scheduled}"
         if state is None:
             return False, f"status: {where}: no such occurrence"

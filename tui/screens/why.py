@@ -56,7 +56,7 @@ def run_of(kind: str, key: Any, engine: Engine, lanes: Lanes | None) -> tuple[st
             return item.key[0], item.key[1]
         return "This event is not about one run."
     if kind == "worker":
-        worker = engine.workers.get(key)
+        worker = engine.query.worker(key)
         if worker is not None and worker.running is not None:
             return worker.running
         spans = lanes.spans.get(key, []) if lanes is not None else []

@@ -13,7 +13,6 @@ from rich.text import Text
 
 from cronlapse.analyses.explain.failed import failed_for_good
 from engine.model.records import CancelReason, OccurrenceState
-from engine.query.reads import cancelled_range
 from tui.cells import tick_text
 from tui.model.rows import final_rows
 from tui.states import DIM, state_text, style_of
@@ -47,7 +46,7 @@ class CancellationsTable(VirtualTable):
     def row_cells(self, key: tuple[str, int]) -> list[Text]:
         engine = self.engine
         assert engine is not None
-        occurrence = engine.occurrences.get(key)
+        occurrence = engine.query.record(*key)
         if occurrence is None:
             return self._range_cells(key)
         if occurrence.state is OccurrenceState.CANCELLED:
@@ -73,7 +72,7 @@ class CancellationsTable(VirtualTable):
         """A job's runs cancelled together: its first run, and how many follow it."""
         engine = self.engine
         assert engine is not None
-        view = cancelled_range(engine, key[0])
+        view = engine.query.cancelled_range(key[0])
         assert view is not None
         name = Text(key[0])
         if view.runs > 1:

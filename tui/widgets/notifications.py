@@ -35,7 +35,7 @@ class NotificationsTable(VirtualTable):
     def row_cells(self, key: tuple) -> list[Text]:
         engine = self.engine
         assert engine is not None
-        notification = engine.outbox[key]
+        notification = engine.query.notifications()[key]
         job_id, scheduled, attempt, happening, channel, target = key
         return [
             run_name(job_id, scheduled, attempt),

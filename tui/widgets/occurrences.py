@@ -8,7 +8,6 @@ from rich.text import Text
 
 from cronlapse.analyses.latency.attribution import priority_name
 from engine.model.records import OccurrenceState
-from engine.query.reads import count_implicit
 from tui.cells import number, tick_text, time_text
 from tui.model.rows import OccurrenceRows
 from tui.states import DIM, STATE_LABELS, state_text
@@ -45,8 +44,9 @@ class OccurrencesTable(VirtualTable):
         engine = self.engine
         assert engine is not None
         job_id, scheduled = key
-        record = engine.occurrences.get(key)
-        job = engine.jobs.get(job_id)
+        query = engine.query
+        record = query.record(job_id, scheduled)
+        job = query.job(job_id)
         name = Text(job_id)
         if record is not None:
             state = record.state
@@ -54,14 +54,14 @@ class OccurrencesTable(VirtualTable):
             worker = record.attempts[-1].worker_id if record.attempts else ""
             started = record.attempts[0].started if record.attempts else None
         else:
-            state = engine.occurrence_state(job_id, scheduled) or S.QUEUED
+            state = query.run_state(job_id, scheduled) or S.QUEUED
             tries = 0
             # An implicit run keeps the definition it was created with (a modify may follow).
             spec = job.spec_for(scheduled) if job is not None else None
             allowed = spec.max_attempts if spec is not None else 0
             priority = spec.priority if spec is not None else 0
             worker, started = "", None
-            behind = count_implicit(engine, job_id, offset=1, cap=BACKLOG_CAP)
+            behind = query.count_implicit(job_id, offset=1, cap=BACKLOG_CAP)
             if behind:
                 more = "+" if behind >= BACKLOG_CAP else ""
                 name.append(f" +{behind}{more}", style=DIM)

@@ -36,7 +36,7 @@ class RetriesTable(VirtualTable):
     def row_cells(self, key: tuple[str, int]) -> list[Text]:
         engine = self.engine
         assert engine is not None
-        occurrence = engine.occurrences[key]
+        occurrence = engine.query.records()[key]
         eligible = occurrence.eligible_at
         wait = None if eligible is None else max(0, eligible - engine.now)
         return [

@@ -106,8 +106,9 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         engine = self.engine
         # Compared as sets, not counts: another file (or a reload after a rename) may bring the
         # same number of workers under other ids, and a lane for a gone worker cannot be drawn.
-        if engine is not None and engine.workers.keys() != self._lane_set:
-            self.lane_ids = sorted(engine.workers, key=natural_key)
+        workers = engine.query.workers() if engine is not None else None
+        if workers is not None and workers.keys() != self._lane_set:
+            self.lane_ids = sorted(workers, key=natural_key)
             self._lane_set = set(self.lane_ids)
             longest = max(map(len, self.lane_ids), default=0)
             self.label = max(LABEL, min(LABEL_MAX, longest + 1))
@@ -195,7 +196,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         if row >= len(self.lane_ids):
             return Strip.blank(width, base)
         worker_id = self.lane_ids[row]
-        label_style = base + style_of(self.engine.workers[worker_id].state)
+        label_style = base + style_of(self.engine.query.workers()[worker_id].state)
         if row == self.cursor and self.has_focus:
             label_style += self.get_component_rich_style("timeline--cursor")
         name = fit(worker_id, self.label - 1).plain.ljust(self.label)
@@ -236,7 +237,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         assert engine is not None
         scale = self.scale
         end = start + columns * scale
-        registered = engine.workers[worker_id].registered
+        registered = engine.query.workers()[worker_id].registered
         now = engine.now
         chars = [" "] * columns
         # idle dots from the first column at or after its registration up to now

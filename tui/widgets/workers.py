@@ -34,10 +34,10 @@ class WorkersTable(VirtualTable):
     def row_cells(self, key: str) -> list[Text]:
         engine = self.engine
         assert engine is not None
-        worker = engine.workers[key]
+        worker = engine.query.workers()[key]
         running = Text()
         if worker.running is not None:
-            occurrence = engine.occurrences.get(worker.running)
+            occurrence = engine.query.record(*worker.running)
             attempt = occurrence.running_attempt if occurrence is not None else None
             running = run_name(*worker.running, attempt.number if attempt is not None else None)
         lifetime = engine.now - worker.registered

@@ -18,8 +18,7 @@ from cronlapse.analyses.explain.lines import Line, Tag, line
 from cronlapse.analyses.latency.attribution import priority_words
 from engine.model.policies import DispatchOrder
 from engine.model.records import Job, OccurrenceState, WorkerState
-from engine.parts.ranges import RecordTicks, count_runs, implicit_range, runs_in
-from engine.parts.ready_entry import Waiting
+from engine.query import RunCounter, Waiting
 
 S = OccurrenceState
 SHOWN_AHEAD = 5
@@ -29,8 +28,7 @@ SHOWN_AHEAD = 5
 def own_entry(context: Context, job: Job, scheduled: int) -> Waiting:
     """The run as the ready queue holds it, or would hold it once its job's earlier runs have
     gone: its own priority and its own wait, not its job's front's."""
-    engine = context.engine
-    record = engine.occurrences.get((job.job_id, scheduled))
+    record = context.engine.query.record(job.job_id, scheduled)
     if record is not None:
         priority, ready_since = record.priority, record.ready_since
     else:
@@ -48,8 +46,8 @@ def runs_ahead(context: Context, job: Job, mine: Waiting) -> Line:
     mine_rank = rank(mine)
     ahead: list[Waiting] = []
     behind_fronts: list[tuple[Waiting, int]] = []
-    records = RecordTicks(engine)  # read once for every front's count, and only if needed
-    for entry in _valid(context):
+    counter = engine.query.run_counter()  # one for every front's count
+    for entry in engine.query.ready_runs():
         if entry.job_id == job.job_id and entry.occurrence is None:
             continue  # its job's front: counted with the job's earlier runs
         if entry.job_id == job.job_id and entry.scheduled == mine.scheduled:
@@ -58,7 +56,7 @@ def runs_ahead(context: Context, job: Job, mine: Waiting) -> Line:
             continue
         ahead.append(entry)
         if entry.occurrence is None:
-            behind = _behind_front(context, entry, mine, records)
+            behind = _behind_front(context, entry, mine, counter)
             if behind:
                 behind_fronts.append((entry, behind))
     ahead.sort(key=rank)
@@ -83,19 +81,19 @@ def runs_ahead(context: Context, job: Job, mine: Waiting) -> Line:
     return line(title, *children)
 
 
-def _behind_front(context: Context, front: Waiting, mine: Waiting, records: RecordTicks) -> int:
+def _behind_front(context: Context, front: Waiting, mine: Waiting, counter: RunCounter) -> int:
     """How many of the runs waiting behind another job's front rank before ``mine``. Each of
     them would enter the queue as the front does, with its own tick; the order ranks a job's
     runs by tick, so those ahead are the runs up to one tick, found by arithmetic."""
-    engine = context.engine
-    other = engine.jobs[front.job_id]
+    query = context.engine.query
+    other = query.jobs()[front.job_id]
     last = _last_tick_ahead(context, other, mine)
     if last is None:
         return 0
-    last = min(last, engine.cursors.created_limit(other))
+    last = min(last, query.created_limit(other.job_id))
     if last <= front.scheduled:
         return 0
-    return count_runs(engine, other, front.scheduled + 1, last, records)
+    return counter.between(front.job_id, front.scheduled + 1, last)
 
 
 def _last_tick_ahead(context: Context, other: Job, mine: Waiting) -> int | None:
@@ -115,7 +113,7 @@ def _last_tick_ahead(context: Context, other: Job, mine: Waiting) -> int | None:
     if order is DispatchOrder.PRIORITY:
         if priority == mine.priority:
             return same_tick
-        return engine.cursors.created_limit(other) if priority > mine.priority else None
+        return engine.query.created_limit(other.job_id) if priority > mine.priority else None
     # Aging: a run of ``other`` at tick s has aged priority
     # priority + (now - max(s, since)) // step, which falls as s grows.
     step = engine.policy.aging_step or 1
@@ -135,13 +133,15 @@ def arrivals(context: Context, mine: Waiting) -> Line | None:
     """With every worker busy: the runs that fall due before one frees and rank before this
     run then, so that they, not it, take the worker (starvation, under a priority order)."""
     engine = context.engine
-    workers = engine.workers.values()
+    query = engine.query
+    workers = query.workers().values()
     if any(w.state is WorkerState.IDLE for w in workers):
         return None
+    records = query.records()
     ends = [
         end[0]
         for w in workers
-        if w.running is not None and (end := attempt_end(engine, engine.occurrences[w.running]))
+        if w.running is not None and (end := attempt_end(engine, records[w.running]))
     ]
     if not ends:
         return None
@@ -149,13 +149,10 @@ def arrivals(context: Context, mine: Waiting) -> Line | None:
     rank = _ranker(context, frees)
     mine_rank = rank(mine)
     coming: list[Waiting] = []
-    for tick, _, job_id in engine.cursors.due.live():
-        other = engine.jobs[job_id]
+    for tick, other in query.falling_due(frees):
+        job_id = other.job_id
         if (
-            tick > frees
-            or job_id == mine.job_id
-            or other.next_due != tick
-            or other.paused_through is not None
+            job_id == mine.job_id
             or other.front is not None
             or other.unmet_dependencies
             or other.upstream_runs
@@ -205,7 +202,7 @@ def _entry_words(context: Context, entry: Waiting) -> str:
     words = f"{entry.job_id}@{entry.scheduled} priority {priority_words(entry.priority)}"
     if engine.policy.order is DispatchOrder.AGING:
         words += f", aged {_aged(context, entry)}"
-    deadline = engine.jobs[entry.job_id].spec.start_deadline
+    deadline = engine.query.jobs()[entry.job_id].spec.start_deadline
     if deadline is not None:
         # Ahead now, yet it may never take the worker (engine/rules/start_deadlines.py).
         words += f", expires at {context.at(entry.scheduled + deadline + 1)} unless it starts"
@@ -228,26 +225,10 @@ def _ranker(context: Context, at: int) -> Callable[[Waiting], tuple]:
     return lambda e: (-_aged(context, e, at), e.scheduled, e.submission)
 
 
-def _valid(context: Context) -> list[Waiting]:
-    """The ready queue's entries that stand for a waiting run, each once."""
-    engine = context.engine
-    found: dict[tuple[str, int], Waiting] = {}
-    for held in engine.dispatcher.ready.contents():
-        entry = Waiting(*held)
-        occurrence = entry.occurrence
-        if occurrence is None:
-            if engine.jobs[entry.job_id].front is not held:
-                continue
-        elif occurrence.state not in (S.QUEUED, S.RETRY_PENDING):
-            continue
-        found.setdefault((entry.job_id, entry.scheduled), entry)
-    return list(found.values())
-
-
 def _earlier_own_runs(context: Context, job: Job, scheduled: int) -> int:
     """How many of the job's implicit waiting runs come before ``scheduled``."""
-    engine = context.engine
-    waiting = implicit_range(engine, job)
+    query = context.engine.query
+    waiting = query.implicit_range(job.job_id)
     if waiting is None or waiting.state is not S.QUEUED or scheduled <= waiting.first:
         return 0
-    return sum(1 for tick in runs_in(engine, job, waiting.first, scheduled - 1))
+    return sum(1 for tick in query.implicit_runs(job.job_id, waiting.first, scheduled - 1))

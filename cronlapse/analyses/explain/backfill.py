@@ -15,10 +15,9 @@ def pending_backfill(
     history: History, context: Context, job_id: str, scheduled: int
 ) -> Line | None:
     """The backfill that is to create ``job_id@scheduled``; None when none is."""
-    engine = context.engine
-    job = engine.jobs[job_id]
-    backfill = job.backfill
-    if backfill is None or not engine.backfills.pending(job, scheduled):
+    query = context.engine.query
+    backfill = query.jobs()[job_id].backfill
+    if backfill is None or not query.backfill_pending(job_id, scheduled):
         return None
     started = next(
         (e.tick for e in reversed(context.events_of(job_id)) if isinstance(e, ev.BackfillStarted)),
@@ -30,7 +29,7 @@ def pending_backfill(
         rows.append(line(f"in order: it waits for {job_id}@{backfill.waiting_for} to end"))
 
     def created() -> int | None:
-        state = history.engine.occurrence_state(job_id, scheduled)
+        state = history.engine.query.run_state(job_id, scheduled)
         return history.tick if state not in (None, OccurrenceState.SCHEDULED) else None
 
     tick, played = play_until(history, created, STEP_LIMIT)

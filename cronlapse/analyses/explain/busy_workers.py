@@ -16,11 +16,12 @@ SHOWN_WORKERS = 5
 
 def workers_line(context: Context, could_take_it: bool) -> Line:
     engine = context.engine
-    workers = list(engine.workers.values())
+    workers = list(engine.query.workers().values())
     idle = sum(1 for w in workers if w.state is WorkerState.IDLE)
     busy = [w for w in workers if w.running is not None]
     down = [w.worker_id for w in workers if w.state is WorkerState.DOWN]
-    ends = {w.worker_id: attempt_end(engine, engine.occurrences[w.running]) for w in busy}
+    records = engine.query.records()
+    ends = {w.worker_id: attempt_end(engine, records[w.running]) for w in busy}
     busy.sort(key=lambda w: (_end_tick(ends[w.worker_id]), w.worker_id))
     children = [_busy_line(context, worker, ends[worker.worker_id]) for worker in busy]
     if len(children) > SHOWN_WORKERS:
@@ -46,7 +47,7 @@ def attempt_end(engine: Engine, record: Occurrence) -> tuple[int, str] | None:
     if attempt is None:
         return None
     ends: list[tuple[int, str]] = []
-    hangs = attempt.number in engine.jobs[record.job_id].spec.hang_attempts
+    hangs = attempt.number in engine.query.jobs()[record.job_id].spec.hang_attempts
     if engine.policy.completion is CompletionMode.SIMULATED and not hangs:
         ends.append((attempt.started + record.duration, "its duration"))
     if record.timeout is not None:
@@ -59,8 +60,7 @@ def _end_tick(end: tuple[int, str] | None) -> int:
 
 
 def _busy_line(context: Context, worker, end: tuple[int, str] | None) -> Line:
-    engine = context.engine
-    record = engine.occurrences[worker.running]
+    record = context.engine.query.records()[worker.running]
     attempt = record.running_attempt
     number = attempt.number if attempt is not None else "?"
     started = attempt.started if attempt is not None else worker.since

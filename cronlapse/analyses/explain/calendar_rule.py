@@ -18,13 +18,12 @@ from cronsim import CronSim
 
 from cronlapse.analyses.explain.context import Context
 from cronlapse.analyses.explain.lines import Line, line, section
-from engine.query.reads import job_view
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Repeating, Schedule
 
 
 def calendar(context: Context, job_id: str, scheduled: int) -> Line | None:
-    job = context.engine.jobs.get(job_id)
+    job = context.engine.query.job(job_id)
     if job is None:
         return None
     schedule = job.spec_for(scheduled).schedule
@@ -36,7 +35,7 @@ def calendar(context: Context, job_id: str, scheduled: int) -> Line | None:
         rows.append(line(f"this run: {trigger}"))
     if cron is not None:
         rows.append(dst_rule(cron, scheduled))
-    view = job_view(context.engine, job_id, fire_times=5)
+    view = context.engine.query.job_view(job_id, fire_times=5)
     fires = [line(context.at(tick)) for tick in view.next_fire_times] if view else []
     rows.append(line("next fire times", *fires) if fires else line("no more fire times"))
     return section("Calendar", rows)
@@ -106,7 +105,7 @@ def second_pass(context: Context, job_id: str, scheduled: int) -> Line | None:
     wall time in the second pass's offset, is a repeated wall time no later than the tick's own
     (a time between ticks fires at the next one). Its run is then at that time's first pass,
     unless the scenario started after it (a fixed-time job never fires before its start)."""
-    job = context.engine.jobs[job_id]
+    job = context.engine.query.jobs()[job_id]
     schedule = job.spec_for(scheduled).schedule
     if not isinstance(schedule, CronSchedule) or _real_time_field(schedule.cron) is not None:
         return None

@@ -13,11 +13,10 @@ from cronlapse.analyses.explain.context import Context
 from cronlapse.analyses.explain.lines import Line, Tag, line, section
 from engine.model import events as ev
 from engine.model.records import CancelReason
-from engine.query.reads import occurrence_row
 
 
 def cancellation(context: Context, job_id: str, scheduled: int) -> Line | None:
-    row = occurrence_row(context.engine, job_id, scheduled)
+    row = context.engine.query.run(job_id, scheduled)
     if row is None or row.cancel_reason is None:
         return None
     when = _cancelled_at(context, job_id, scheduled)
@@ -27,7 +26,7 @@ def cancellation(context: Context, job_id: str, scheduled: int) -> Line | None:
     if row.cancel_reason is CancelReason.DELETED:
         return section("Cancelled", [line(f"its job {job_id} was deleted{at}")])
     if row.cancel_reason is CancelReason.EXPIRED:
-        deadline = context.engine.jobs[job_id].spec.start_deadline
+        deadline = context.engine.query.jobs()[job_id].spec.start_deadline
         text = f"expired{at}: not started {deadline} ticks after its time (start_deadline)"
         return section("Cancelled", [line(text)])
     if row.cancel_reason is CancelReason.REPLACED:
@@ -75,7 +74,7 @@ def _root_fate(context: Context, root: str) -> str:
 
 def _path(context: Context, root: str, target: str) -> list[str]:
     """The shortest chain of dependents from ``root`` to ``target`` (both included)."""
-    jobs = context.engine.jobs
+    jobs = context.engine.query.jobs()
     previous: dict[str, str | None] = {root: None}
     queue = deque([root])
     while queue:

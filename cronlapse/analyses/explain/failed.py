@@ -45,7 +45,7 @@ def failed_for_good(engine: Engine, record: Occurrence) -> FailedForGood:
     lost = sum(1 for attempt in record.attempts if attempt.outcome is AttemptOutcome.LOST)
     left = last.number < record.max_attempts
     timed_out = last.outcome is AttemptOutcome.TIMED_OUT
-    limit = engine.jobs[record.job_id].spec_for(record.scheduled).run_timeout
+    limit = engine.query.jobs()[record.job_id].spec_for(record.scheduled).run_timeout
     # The run's time ran out: while its last attempt ran (ended at the limit), or while it
     # waited for a retry it had left (any other failure with attempts left is retried).
     ran_out = limit is not None and (

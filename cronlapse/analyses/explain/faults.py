@@ -35,8 +35,9 @@ def faults(context: Context, job_id: str, scheduled: int) -> Line | None:
 
 
 def _limit(context: Context, job_id: str, scheduled: int, event: ev.AttemptTimedOut) -> str:
-    record = context.engine.occurrences.get((job_id, scheduled))
-    job = context.engine.jobs[job_id]
+    query = context.engine.query
+    record = query.record(job_id, scheduled)
+    job = query.jobs()[job_id]
     attempt = record.attempts[event.attempt - 1] if record is not None else None
     timeout = record.timeout if record is not None else job.spec.timeout
     started = attempt.started if attempt is not None else event.tick

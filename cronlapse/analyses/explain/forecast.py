@@ -17,7 +17,6 @@ from typing import TypeVar
 from engine.model import events as ev
 from engine.model.records import CancelReason, CatchUp, OccurrenceState
 from engine.play.history import History
-from engine.query.reads import occurrence_row
 
 STEP_LIMIT = 20_000
 """Event ticks played at most before answering "not within the ticks played"."""
@@ -64,20 +63,19 @@ class Resume:
 
 def next_start(history: History, job_id: str, scheduled: int, limit: int = STEP_LIMIT) -> Forecast:
     """Play on until the run has a new attempt started (or it ends, or ``limit`` steps)."""
-    record = history.engine.occurrences.get((job_id, scheduled))
-    started_before = len(record.attempts) if record is not None else 0
+    started_before = len(history.engine.query.attempts(job_id, scheduled))
 
     def look() -> Forecast | RunEnd | None:
-        engine = history.engine
-        record = engine.occurrences.get((job_id, scheduled))
-        if record is not None and len(record.attempts) > started_before:
-            attempt = record.attempts[started_before]
+        query = history.engine.query
+        attempts = query.attempts(job_id, scheduled)
+        if len(attempts) > started_before:
+            attempt = attempts[started_before]
             return Forecast(attempt.started, attempt.worker_id, history.tick)
-        state = engine.occurrence_state(job_id, scheduled)
+        state = query.run_state(job_id, scheduled)
         if state is None:
             return RunEnd(history.tick, None, because=_skip_rule(history, job_id, scheduled))
         if state.is_final:
-            row = occurrence_row(engine, job_id, scheduled)
+            row = query.run(job_id, scheduled)
             reason = row.cancel_reason if row is not None else None
             cause = row.cancel_cause if row is not None else None
             return RunEnd(history.tick, state, reason, cause)
@@ -96,8 +94,8 @@ def next_resume(
     tick played."""
 
     def look() -> Resume | None:
-        engine = history.engine
-        if engine.jobs[job_id].paused_through is not None:
+        job = history.engine.query.jobs()[job_id]
+        if job.paused_through is not None:
             return None
         catch_up = next(
             (
@@ -105,9 +103,9 @@ def next_resume(
                 for event in history.events_at(history.tick)
                 if isinstance(event, ev.JobResumed) and event.job_id == job_id
             ),
-            engine.jobs[job_id].spec.catch_up,
+            job.spec.catch_up,
         )
-        created = engine.occurrence_state(job_id, scheduled) is not None
+        created = history.engine.query.run_state(job_id, scheduled) is not None
         return Resume(history.tick, catch_up, created)
 
     return play_until(history, look, limit)
@@ -120,7 +118,7 @@ def next_creation(
     if it is not) and the last tick played."""
 
     def look() -> int | None:
-        state = history.engine.occurrence_state(job_id, scheduled)
+        state = history.engine.query.run_state(job_id, scheduled)
         return history.tick if state is not OccurrenceState.SCHEDULED else None
 
     return play_until(history, look, limit)

@@ -37,9 +37,9 @@ _OUTCOME_WORDS = {
 
 def holds(context: Context, job_id: str, scheduled: int, state: S) -> Line | None:
     """Why a waiting run has not started; None for a run that is not waiting."""
-    engine = context.engine
-    job = engine.jobs[job_id]
-    record = engine.occurrences.get((job_id, scheduled))
+    query = context.engine.query
+    job = query.jobs()[job_id]
+    record = query.record(job_id, scheduled)
     if state is S.BLOCKED:
         return section("What holds it now", _dependencies(context, job, scheduled))
     if state is S.RETRY_PENDING and record is not None and record.eligible_at is not None:
@@ -77,14 +77,14 @@ def holds(context: Context, job_id: str, scheduled: int, state: S) -> Line | Non
 def _dependencies(context: Context, job: Job, scheduled: int) -> list[Line]:
     """The upstream runs it waits for: a one-time dependency's run, or for recurring ones the
     runs its trigger rule judges, of its job's first waiting run (runs are judged in order)."""
-    engine = context.engine
+    query = context.engine.query
     rows: list[Line] = []
     for dependency in job.spec.depends_on:
         if dependency in job.upstream_runs:
             continue
-        other = engine.jobs.get(dependency)
+        other = query.job(dependency)
         at = getattr(other.spec.schedule, "at", None) if other is not None else None
-        state = engine.occurrence_state(dependency, at) if at is not None else None
+        state = query.run_state(dependency, at) if at is not None else None
         if state is not S.SUCCEEDED:
             word = state.value if state is not None else "not scheduled"
             name = f"{dependency}@{at}" if at is not None else dependency
@@ -95,24 +95,19 @@ def _dependencies(context: Context, job: Job, scheduled: int) -> list[Line]:
 
 
 def _upstream_runs(context: Context, job: Job, scheduled: int) -> list[Line]:
-    engine = context.engine
-    judging = engine.run_dependencies
-    judged = job.blocked_from if job.blocked_from is not None else scheduled
-    rule = job.spec.trigger_rule
+    query = context.engine.query
+    upstream = query.upstream(job.job_id, scheduled)
+    judged, rule = upstream.judged, upstream.rule
     children: list[Line] = []
-    for upstream_id in job.upstream_runs:
-        upstream = engine.jobs[upstream_id]
-        tick = judging.upstream_tick(upstream, judged)
-        if tick is None:
-            children.append(line(f"{upstream_id} has no run at or before tick {judged}"))
-            continue
-        outcome = judging.outcome(upstream, tick)
-        if outcome == "pending":
-            state = engine.occurrence_state(upstream_id, tick)
+    for run in upstream.runs:
+        if run.scheduled is None or run.outcome is None:
+            children.append(line(f"{run.job_id} has no run at or before tick {judged}"))
+        elif run.outcome == "pending":
+            state = query.run_state(run.job_id, run.scheduled)
             word = state.value if state is not None else "not created yet"
-            children.append(line(f"waits for {upstream_id}@{tick}, which is {word}"))
+            children.append(line(f"waits for {run.job_id}@{run.scheduled}, which is {word}"))
         else:
-            children.append(line(f"{upstream_id}@{tick} {_OUTCOME_WORDS[outcome]}"))
+            children.append(line(f"{run.job_id}@{run.scheduled} {_OUTCOME_WORDS[run.outcome]}"))
     rows = [line(f"trigger rule {rule.value}: it runs {_RULE_WORDS[rule]}", *children)]
     if judged != scheduled:
         rows.insert(
@@ -141,19 +136,19 @@ def _paused(context: Context, job: Job) -> Line:
 
 def _full_pool(context: Context, job: Job) -> Line | None:
     """The job's pool, when all its slots are taken: the run waits for one to free."""
-    engine = context.engine
+    query = context.engine.query
     pool = job.spec.pool
-    pools = engine.pools
-    if pool is None or pools is None or pools.running[pool] < pools.slots[pool]:
+    use = query.pool(pool) if pool is not None else None
+    if use is None or not use.full:
         return None
+    jobs = query.jobs()
     holders = [
         f"{key[0]}@{key[1]} on {worker.worker_id}"
-        for worker in engine.workers.values()
-        if (key := worker.running) is not None and engine.jobs[key[0]].spec.pool == pool
+        for worker in query.workers().values()
+        if (key := worker.running) is not None and jobs[key[0]].spec.pool == pool
     ]
-    slots = pools.slots[pool]
     return line(
-        f"its pool {pool} is full: {pools.running[pool]} of {slots} slots in use "
+        f"its pool {pool} is full: {use.running} of {use.slots} slots in use "
         f"({', '.join(holders)}); it takes the first slot that frees",
         tag=Tag.WARN,
     )

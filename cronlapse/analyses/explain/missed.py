@@ -21,7 +21,6 @@ from engine.model import commands as cmd
 from engine.model import events as ev
 from engine.model.records import CatchUp, JobSpec
 from engine.play.history import History
-from engine.query.reads import list_occurrences
 from engine.scenario import Scenario
 from engine.scenario.errors import Problems
 from engine.scenario.model import TimelineEntry
@@ -183,7 +182,7 @@ def _play(scenario: Scenario, job_id: str, rule: Rule, start: int, end: int) -> 
     played = dataclasses.replace(scenario, timeline=_with_rule(scenario.timeline, job_id, rule))
     history = History(played.new_engine, played.commands, played.until)
     history.seek(end - 1)
-    job = history.engine.jobs.get(job_id)
+    job = history.engine.query.job(job_id)
     paused_through = None if job is None else job.paused_through
     history.seek(end)
     if paused_through is None or not _held_back(history, job_id, start, end):
@@ -191,8 +190,8 @@ def _play(scenario: Scenario, job_id: str, rule: Rule, start: int, end: int) -> 
             f"{job_id} is not held back by the outage at {start}: the timeline has deleted it "
             "or left it paused by then"
         )
-    rows = list_occurrences(
-        history.engine, job_id=job_id, since=paused_through + 1, until=end, limit=SHOWN
+    rows = history.engine.query.runs(
+        job_id=job_id, since=paused_through + 1, until=end, limit=SHOWN
     )
     too_many = next(
         (

@@ -23,7 +23,7 @@ def notifications(context: Context, job_id: str, scheduled: int) -> Line | None:
     engine = context.engine
     mine = sorted(
         (key, record)
-        for key, record in engine.outbox.items()
+        for key, record in engine.query.notifications().items()
         if key[0] == job_id and key[1] == scheduled
     )
     if not mine:
@@ -82,8 +82,7 @@ def _why_failed(context: Context, event: ev.NotificationEvent) -> str:
 def deadline(context: Context, job_id: str, scheduled: int, state: OccurrenceState) -> Line | None:
     """The run's deadline (engine/rules/deadlines.py): missed, met or still ahead; None without
     one."""
-    engine = context.engine
-    limit = engine.jobs[job_id].spec_for(scheduled).deadline
+    limit = context.engine.query.jobs()[job_id].spec_for(scheduled).deadline
     if limit is None:
         return None
     due = scheduled + limit

@@ -89,7 +89,7 @@ def phases(context: Context, job_id: str, scheduled: int) -> Phases:
         + [stop for spans in (paused, blocked, held) for _, stop in spans]
     )
     before_first = [(min(ready, first), first)]
-    pool = context.engine.jobs[job_id].spec.pool
+    pool = context.engine.query.jobs()[job_id].spec.pool
     full = _intersect(_pool_full(context, pool, end), after + before_first) if pool else []
     painted = _paint(
         (since, end),
@@ -219,10 +219,10 @@ def _pool_full(context: Context, pool: str, end: int) -> list[Span]:
     """The ticks up to ``end`` at whose dispatch every slot of ``pool`` was taken, from the
     attempts of its jobs in the log (an attempt holds a slot from its start to its end)."""
     engine = context.engine
-    pools = engine.pools
-    if pools is None:
+    use = engine.query.pool(pool)
+    if use is None:
         return []
-    members = {job_id for job_id, job in engine.jobs.items() if job.spec.pool == pool}
+    members = {job_id for job_id, job in engine.query.jobs().items() if job.spec.pool == pool}
     change: dict[int, int] = {}
     for _, event in engine.log.select((ev.AttemptStarted, *ev.ATTEMPT_ENDS)):
         if event.tick > end:
@@ -235,7 +235,7 @@ def _pool_full(context: Context, pool: str, end: int) -> list[Span]:
     full_since: int | None = None
     for tick in sorted(change):
         running += change[tick]
-        full = running >= pools.slots[pool]
+        full = running >= use.slots
         if full and full_since is None:
             full_since = tick
         elif not full and full_since is not None:
@@ -253,10 +253,11 @@ def _intersect(spans: list[Span], within: list[Span]) -> list[Span]:
 
 def _engine_ready(context: Context, job_id: str, scheduled: int) -> int:
     """The tick the engine counts the run as ready from (its aging counts from there)."""
-    record = context.engine.occurrences.get((job_id, scheduled))
+    query = context.engine.query
+    record = query.record(job_id, scheduled)
     if record is not None:
         return record.ready_since
-    job = context.engine.jobs.get(job_id)
+    job = query.job(job_id)
     return max(scheduled, job.runnable_since or 0) if job is not None else scheduled
 
 

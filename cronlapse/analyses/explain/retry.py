@@ -20,7 +20,7 @@ def retries(context: Context, job_id: str, scheduled: int) -> Line | None:
     if not scheduled_retries:
         return None
     engine = context.engine
-    job = engine.jobs[job_id]
+    job = engine.query.jobs()[job_id]
     backoff = job.spec.backoff or engine.policy.backoff
     source = "the job's" if job.spec.backoff is not None else "the policy's"
     rows = []

@@ -45,12 +45,13 @@ def explain_run(history: History, job_id: str, scheduled: int, clock: Clock | No
     """Why the run ``job_id@scheduled`` is where it is at the history's tick."""
     engine = history.engine
     context = Context(engine, clock)
-    if job_id not in engine.jobs:
+    query = engine.query
+    if query.job(job_id) is None:
         return line(f"no job {job_id} at {context.at(context.now)}", tag=Tag.WARN)
-    state = engine.occurrence_state(job_id, scheduled)
+    state = query.run_state(job_id, scheduled)
     if state is None or state is S.SCHEDULED:
         return _not_due(history, context, job_id, scheduled, state)
-    record = engine.occurrences.get((job_id, scheduled))
+    record = query.record(job_id, scheduled)
     title = f"{job_id}@{scheduled} is {state.value} at {context.at(context.now)}"
     parts: list[Line] = [line(f"scheduled for {context.at(scheduled)}")]
     backfill = backfilled(context, job_id, scheduled)
@@ -130,7 +131,7 @@ def _end_words(context: Context, job_id: str, end: RunEnd) -> str:
     if end.reason is CancelReason.CASCADE:
         why = f" (a cascade from {end.cause})"
     elif end.reason is CancelReason.EXPIRED:
-        deadline = context.engine.jobs[job_id].spec.start_deadline
+        deadline = context.engine.query.jobs()[job_id].spec.start_deadline
         why = f" (expired: not started {deadline} ticks after its time)"
     elif end.reason is CancelReason.USER:
         why = " (a cancel command)"
@@ -145,7 +146,7 @@ def _not_due(
     history: History, context: Context, job_id: str, scheduled: int, state: S | None
 ) -> Line:
     """A tick that is not (yet) a run of the job: why it has not been created, if it is due."""
-    job = context.engine.jobs[job_id]
+    job = context.engine.query.jobs()[job_id]
     paused = job.paused_through is not None
     manual = context.engine.policy.dispatch is DispatchMode.MANUAL
     due = scheduled <= context.now
@@ -185,7 +186,7 @@ def _paused(
     """Its job is paused: since when, when it is resumed if nothing changes, and what the
     resume's missed-run rule does with the run (a pause stops the creation of runs; the runs
     that fell due meanwhile are its resume's to run or to leave out)."""
-    job = context.engine.jobs[job_id]
+    job = context.engine.query.jobs()[job_id]
     since = next(e.tick for e in reversed(context.events_of(job_id)) if isinstance(e, ev.JobPaused))
     rows = [
         line(
@@ -218,7 +219,7 @@ def _paused(
 
 def _catch_up_rule(context: Context, job_id: str, mode: CatchUp) -> str:
     """The missed-run rule by its keys, and what it runs."""
-    spec = context.engine.jobs[job_id].spec
+    spec = context.engine.query.jobs()[job_id].spec
     keys = [f"catch_up: {mode.value}"]
     if spec.catch_up_window is not None:
         keys.append(f"catch_up_window: {spec.catch_up_window}")

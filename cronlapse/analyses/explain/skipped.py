@@ -32,7 +32,7 @@ def skipped(context: Context, job_id: str, scheduled: int) -> Line | None:
 
     A tick that is no fire time may still be one of the schedule's wall times: the second pass
     of a repeated hour, which the DST rule for fixed-time jobs leaves without a run."""
-    job = context.engine.jobs[job_id]
+    job = context.engine.query.jobs()[job_id]
     if not job.fires_at(scheduled):
         return second_pass(context, job_id, scheduled)
     found: ev.Event | None = None
@@ -80,7 +80,7 @@ def skipped(context: Context, job_id: str, scheduled: int) -> Line | None:
                     "before the resume"
                 )
             )
-    if not context.engine.backfills.pending(job, scheduled):  # else its own section says so
+    if not context.engine.query.backfill_pending(job_id, scheduled):  # else its own section says so
         rows.append(line("a backfill can still create it (backfill JOB FROM TO)", tag=Tag.NOTE))
     return section(f"skipped at {context.at(found.tick)}", rows)
 

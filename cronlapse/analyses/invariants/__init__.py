@@ -53,7 +53,7 @@ class Checker:
         for index, event in log.select((ev.JobScheduled, ev.JobModified), self._read):
             latest[event.job_id] = index
         for job_id, index in latest.items():
-            job = self.engine.jobs.get(job_id)
+            job = self.engine.query.job(job_id)
             if job is not None:
                 self._specs[index] = job.spec
         self._read = len(log)

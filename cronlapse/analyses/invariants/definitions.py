@@ -47,11 +47,11 @@ class Window:
 def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
     found: list[Violation] = []
     runs: dict[str, list[Occurrence]] = {}
-    for occurrence in engine.occurrences.values():
+    for occurrence in engine.query.records().values():
         runs.setdefault(occurrence.job_id, []).append(occurrence)
     auto = engine.policy.dispatch is DispatchMode.AUTO
     histories = []
-    for job_id, job in engine.jobs.items():
+    for job_id, job in engine.query.jobs().items():
         known = facts.jobs.get(job_id)
         if known is None or not known.definitions:
             found.append(Violation(engine.now, f"job {job_id} has no JobScheduled event"))
@@ -242,7 +242,7 @@ def _walk_behind_cursor(
         for tick in walks.fire_ticks(stretch.schedule, low, high):
             if tick in known.skipped_runs:
                 continue
-            if (job.job_id, tick) not in engine.occurrences:
+            if engine.query.record(job.job_id, tick) is None:
                 text = f"{job.job_id}@{tick} fell behind the cursor without being created"
                 return [Violation(tick, text)], walked
             walked.add(tick)

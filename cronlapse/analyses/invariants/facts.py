@@ -122,7 +122,7 @@ def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
             case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
                 backfilled_at[(job_id, scheduled)] = event.tick
     for job_id, known in jobs.items():
-        job = engine.jobs.get(job_id)
+        job = engine.query.job(job_id)
         if job is not None:
             known.definitions[-1].spec = job.spec
     return Facts(jobs, cancelled_at, backfilled_at)

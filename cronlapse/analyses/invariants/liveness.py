@@ -238,13 +238,14 @@ def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Viol
 def _still_waiting(engine: Engine) -> list[Key]:
     """Runs waiting now: created and QUEUED (each job's earliest implicit one stands for the
     rest, which became ready no earlier) or RETRY_PENDING."""
-    keys = list(engine.by_state[S.QUEUED]) + list(engine.by_state[S.RETRY_PENDING])
-    for job_id, job in engine.jobs.items():
+    query = engine.query
+    keys = list(query.record_keys(S.QUEUED)) + list(query.record_keys(S.RETRY_PENDING))
+    for job_id, job in query.jobs().items():
         due = job.next_due
         if (
             due is not None
-            and (job_id, due) not in engine.occurrences
-            and engine.occurrence_state(job_id, due) is S.QUEUED
+            and query.record(job_id, due) is None
+            and query.run_state(job_id, due) is S.QUEUED
         ):
             keys.append((job_id, due))
     return keys

@@ -21,7 +21,7 @@ class PoolTicks:
     def __init__(self, engine: Engine) -> None:
         self.slots = dict(engine.policy.pools)
         self.pool_of = {
-            job_id: job.spec.pool for job_id, job in engine.jobs.items() if job.spec.pool
+            job_id: job.spec.pool for job_id, job in engine.query.jobs().items() if job.spec.pool
         }
         self._running = dict.fromkeys(self.slots, 0)
         self._starts: dict[str, list[int]] = {name: [] for name in self.slots}
@@ -79,7 +79,8 @@ def pool_violations(engine: Engine) -> list[Violation]:
     slots = dict(engine.policy.pools)
     if not slots:
         return found
-    pool_of = {job_id: job.spec.pool for job_id, job in engine.jobs.items() if job.spec.pool}
+    jobs = engine.query.jobs()
+    pool_of = {job_id: job.spec.pool for job_id, job in jobs.items() if job.spec.pool}
     running = dict.fromkeys(slots, 0)
     for event in engine.log:
         pool = pool_of.get(event.job_id) if isinstance(event, ev.OccurrenceEvent) else None

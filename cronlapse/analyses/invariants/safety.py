@@ -30,7 +30,7 @@ def safety_violations(engine: Engine) -> list[Violation]:
 
 def _occurrence_violations(engine: Engine) -> list[str]:
     found = []
-    for key, occurrence in engine.occurrences.items():
+    for key, occurrence in engine.query.records().items():
         attempts = occurrence.attempts
         numbers = [attempt.number for attempt in attempts]
         running = [attempt for attempt in attempts if attempt.outcome is _RUNNING]
@@ -50,7 +50,7 @@ def _occurrence_violations(engine: Engine) -> list[str]:
                 f"{_name(key)}: state {occurrence.state.value} with {len(running)} running"
             )
         for attempt in running:
-            worker = engine.workers.get(attempt.worker_id)
+            worker = engine.query.worker(attempt.worker_id)
             if worker is None or worker.running != key:
                 found.append(
                     f"{_name(key)}: attempt {attempt.number} runs on {attempt.worker_id}, "
@@ -72,7 +72,7 @@ check reads them for every run."""
 def _worker_violations(engine: Engine) -> list[str]:
     found = []
     seen: dict[tuple[str, int], str] = {}
-    for worker_id, worker in engine.workers.items():
+    for worker_id, worker in engine.query.workers().items():
         if worker.running is None:
             continue
         if worker.running in seen:
@@ -85,11 +85,13 @@ def _worker_violations(engine: Engine) -> list[str]:
 
 def _index_violations(engine: Engine) -> list[str]:
     found = []
-    for state, keys in engine.by_state.items():
-        for key in keys:
-            if engine.occurrences[key].state is not state:
+    query = engine.query
+    records = query.records()
+    for state in S:
+        for key in query.record_keys(state):
+            if records[key].state is not state:
                 found.append(f"{key} indexed as {state.value}")
-    if sum(len(keys) for keys in engine.by_state.values()) != len(engine.occurrences):
+    if sum(len(query.record_keys(state)) for state in S) != len(records):
         found.append("the by-state index and the occurrences disagree in size")
     return found
 
@@ -138,13 +140,14 @@ def _overlap_violations(engine: Engine) -> list[Violation]:
     any tick of the log, more than its limit of runs running at once."""
     found = []
     rules = {}
-    for job_id, job in engine.jobs.items():
+    for job_id, job in engine.query.jobs().items():
         rule = job.spec.overlap
         if rule is None:
             continue
         rules[job_id] = rule
-        if engine.overlap.active(job) > rule.limit:
-            text = f"{job_id} has {engine.overlap.active(job)} active runs, over {rule.limit}"
+        active = engine.query.active_runs(job_id)
+        if active > rule.limit:
+            text = f"{job_id} has {active} active runs, over {rule.limit}"
             found.append(Violation(engine.now, text))
     if not rules:
         return found  # no rule to break (what most fleets have): no pass over the log

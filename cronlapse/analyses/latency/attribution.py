@@ -27,8 +27,6 @@ from cronlapse.analyses.stats import percentile
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.records import PRIORITY_LEVELS, OccurrenceState
-from engine.parts.ranges import implicit_range, runs_in
-from engine.query.reads import count_occurrences
 
 S = OccurrenceState
 
@@ -169,7 +167,7 @@ def latency_report(engine: Engine, worst: int = WORST_RUNS) -> LatencyReport:
     """Attribute the waiting of every run the engine has started so far (its log to ``now``)."""
     runs = attribute(engine)
     by_priority: dict[int, list[RunLatency]] = {}
-    by_job: dict[str, list[RunLatency]] = {job_id: [] for job_id in engine.jobs}
+    by_job: dict[str, list[RunLatency]] = {job_id: [] for job_id in engine.query.jobs()}
     for run in runs:
         by_priority.setdefault(run.priority, []).append(run)
         by_job.setdefault(run.job_id, []).append(run)
@@ -197,7 +195,7 @@ def attribute(engine: Engine) -> list[RunLatency]:
     Reads the log's stored fields of two event kinds without building events: on the demo
     fleet's week (160,000 events) building them was most of the cost."""
     now = engine.now
-    occurrences = engine.occurrences
+    occurrences = engine.query.records()
     eligible: dict[tuple[str, int], int] = {}
     found: dict[tuple[str, int], list[int]] = {}
     for kind, fields in engine.log.stored_since(0):
@@ -227,21 +225,23 @@ def attribute(engine: Engine) -> list[RunLatency]:
 
 def _still_waiting(engine: Engine) -> list[RunLatency]:
     """Due runs without a first attempt: records (queued or blocked), then the lazy backlogs
-    (:mod:`engine.parts.ranges`), whose runs are counted, not materialised."""
+    (the query API's implicit ranges), whose runs are counted, not materialised."""
     now = engine.now
+    query = engine.query
+    records = query.records()
     runs = []
     for state in (S.QUEUED, S.BLOCKED):
-        for job_id, scheduled in engine.by_state[state]:
+        for job_id, scheduled in query.record_keys(state):
             if scheduled <= now:
-                record = engine.occurrences[(job_id, scheduled)]
+                record = records[(job_id, scheduled)]
                 ready = None if state is S.BLOCKED else record.ready_since
                 runs.append(_waiting(job_id, scheduled, record.priority, ready, now))
-    for job in engine.jobs.values():
-        backlog = implicit_range(engine, job)
+    for job in query.jobs().values():
+        backlog = query.implicit_range(job.job_id)
         if backlog is None or backlog.state is S.CANCELLED:
             continue
         ready = None if backlog.state is S.BLOCKED else job.runnable_since
-        for scheduled in runs_in(engine, job, backlog.first, min(backlog.last, now)):
+        for scheduled in query.implicit_runs(job.job_id, backlog.first, min(backlog.last, now)):
             priority = job.spec_for(scheduled).priority
             runs.append(_waiting(job.job_id, scheduled, priority, ready, now))
     return runs
@@ -268,15 +268,13 @@ def _counts(engine: Engine) -> dict[str, int]:
             counts["cancelled"] += ev.BacklogCancelled(*fields).runs
         elif kind is ev.OccurrencesSkipped:
             counts["skipped"] += _skipped(engine, ev.OccurrencesSkipped(*fields))
-    counts["waiting"] = sum(
-        count_occurrences(engine, state=state) for state in (S.QUEUED, S.BLOCKED)
-    )
+    counts["waiting"] = sum(engine.query.count_runs(state=state) for state in (S.QUEUED, S.BLOCKED))
     return counts
 
 
 def _skipped(engine: Engine, event: ev.OccurrencesSkipped) -> int:
     """How many of the job's fire times fell in the skipped range ``(after, through]``."""
-    job = engine.jobs[event.job_id]
+    job = engine.query.jobs()[event.job_id]
     count, tick = 0, event.after + 1
     while (fire := job.spec.schedule.first_at_or_after(tick)) is not None and fire <= event.through:
         count += 1
@@ -287,6 +285,6 @@ def _skipped(engine: Engine, event: ev.OccurrencesSkipped) -> int:
 def _utilisation(engine: Engine) -> float | None:
     """Busy ticks over registered ticks, all workers together, from the workers' own counters."""
     now = engine.now
-    workers = engine.workers.values()
+    workers = engine.query.workers().values()
     span = sum(max(0, now - worker.registered) for worker in workers)
     return sum(worker.busy_ticks_at(now) for worker in workers) / span if span else None

@@ -74,7 +74,7 @@ class Notice:
 def due_notices(live: LiveService) -> dict[NotificationKey, Notice]:
     """The outbox's PENDING notifications whose next try has come, by the engine's clock."""
     engine = live.engine
-    now, outbox, channels = engine.now, engine.outbox, live.config.channels
+    now, outbox, channels = engine.now, engine.query.notifications(), live.config.channels
     due = {}
     for key in live.pending:
         notification = outbox[key]

@@ -112,7 +112,7 @@ class Dispatcher:
         # down already, not one to take down again.
         slots = {
             worker_id: _slot_state(worker)
-            for worker_id, worker in engine.workers.items()
+            for worker_id, worker in engine.query.workers().items()
             if not is_local_slot(worker_id)
         }
         changes = []
@@ -124,7 +124,8 @@ class Dispatcher:
                     changes.append((verb, slot))
         # A lost process's idle slots go down before its busy ones: the attempts the busy ones
         # lose are retried at once, and must not land on a slot of the same dead process.
-        busy = {worker_id for worker_id, worker in engine.workers.items() if worker.running}
+        workers = engine.query.workers().items()
+        busy = {worker_id for worker_id, worker in workers if worker.running}
         changes.sort(key=lambda change: change[0] == "down" and change[1] in busy)
         await asyncio.gather(
             *(self.inputs.submit(verb, {"worker": slot}) for verb, slot in changes)
@@ -195,7 +196,7 @@ def _slot_change(slot: str, state: str | None, fresh: bool, stopping: bool) -> s
 
 def _row(launch: Launch, live: LiveService) -> dict:
     key = launch.key
-    occurrence = live.engine.occurrences[(key.job_id, key.scheduled)]
+    occurrence = live.engine.query.records()[(key.job_id, key.scheduled)]
     attempt = occurrence.running_attempt
     assert attempt is not None
     return {
