@@ -24,8 +24,8 @@ from benchmarks.timing import best  # noqa: E402
 from cronlapse.service.clock import Anchor, LiveClock  # noqa: E402
 from cronlapse.service.config import Config  # noqa: E402
 from cronlapse.service.export import export_stretch  # noqa: E402
-from cronlapse.service.journal_store import JournalStore  # noqa: E402
 from cronlapse.service.live import LiveService  # noqa: E402
+from cronlapse.service.store import open_store  # noqa: E402
 from engine.model.records import OccurrenceState  # noqa: E402
 
 START = 1_796_094_000
@@ -35,7 +35,7 @@ def build(url: str, jobs: int, hours: int) -> int:
     wall = [float(START)]
     config = Config(workers=8, snapshot_every=10**9)
     live = LiveService(
-        JournalStore(url), LiveClock(Anchor(wall[0], START, 1.0), lambda: wall[0]), config
+        open_store(url), LiveClock(Anchor(wall[0], START, 1.0), lambda: wall[0]), config
     )
     live.open()
     for number in range(jobs):
@@ -47,13 +47,13 @@ def build(url: str, jobs: int, hours: int) -> int:
             attempt = live.engine.query.record(job_id, scheduled).running_attempt
             args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": True}
             live.submit("complete", args)
-    rows = live.store.last_seq()
+    rows = live.store.journal.last_seq()
     live.store.close()
     return rows
 
 
 def replay(url: str) -> None:
-    store = JournalStore(url)
+    store = open_store(url)
     clock = LiveClock(Anchor(0.0, 0, 1.0), lambda: 0.0)
     live = LiveService(store, clock, Config(workers=8, snapshot_every=10**9, misfire_grace=10**12))
     live.open()

@@ -30,15 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cronlapse.service.store import Entry, open_store  # noqa: E402
 from engine.model.records import OccurrenceState  # noqa: E402
 from tui.model.jump import Jump, Pacer  # noqa: E402
 from tui.model.live import open_live  # noqa: E402
 from tui.screens.live import MOST_OPEN_ROWS, OPEN_ROWS  # noqa: E402
 from tui.screens.playback import SLICE_SECONDS  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "service_bench", ROOT / "benchmarks" / "cronlapse.service.py"
-)
+_spec = importlib.util.spec_from_file_location("service_bench", ROOT / "benchmarks" / "service.py")
 assert _spec is not None and _spec.loader is not None
 service_bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(service_bench)
@@ -97,12 +96,13 @@ def follow(db: Path) -> dict[str, float]:
     for _ in range(POLLS):
         source.poll()
     idle = (time.perf_counter() - started) / POLLS
-    store = service_bench.JournalStore(url)
+    store = open_store(url)
     tick = source.last_row_tick
     busy = 0.0
     for number in range(POLLS):
         tick += 1
-        store.append(tick, 2, "schedule", {"id": f"late{number}", "at": tick + 10**6})
+        late = {"id": f"late{number}", "at": tick + 10**6}
+        store.journal.append([Entry(tick, 2, "schedule", late)])
         started = time.perf_counter()
         source.poll()
         source.navigator.seek(source.head)

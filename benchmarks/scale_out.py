@@ -38,8 +38,8 @@ from sqlalchemy import func, select
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cronlapse.service.db import open_database  # noqa: E402
-from cronlapse.service.migrations.v001_journal import journal  # noqa: E402
+from cronlapse.service.store.sql.db import open_database  # noqa: E402
+from cronlapse.service.store.sql.schema import journal  # noqa: E402
 from tests.service.pg_cluster import Cluster  # noqa: E402
 
 TOKEN = "benchmark-token-0123456789"

@@ -4,7 +4,7 @@ Every point is a scenario (the ``generate:`` section of docs/scenarios.md) playe
 ``ScenarioRunner``, as ``cronlapse run`` plays it, in a subprocess of its own: its peak memory is
 that process's maximum resident set size minus what it held after its imports, so points do not
 pollute each other. Each row shows the events logged, the occurrence records made
-(``len(engine.occurrences)``), the runs that fell due (implicit ones included), the assignments
+(``len(engine.query.records())``), the runs that fell due (implicit ones included), the assignments
 (attempts started), the cost per assignment and per event after tick 0 (tick 0 registers the
 workers and schedules the jobs: a cost per job, timed apart), and the seconds the cyclic garbage
 collector took of the play. Times are the process's CPU seconds (time.process_time): on a

@@ -40,9 +40,11 @@ sys.path.insert(0, str(ROOT))
 
 from cronlapse.service.clock import Anchor, LiveClock  # noqa: E402
 from cronlapse.service.config import Config  # noqa: E402
-from cronlapse.service.journal_store import JournalStore, journal  # noqa: E402
-from cronlapse.service.journal_store import snapshots as snapshot_table  # noqa: E402
 from cronlapse.service.live import LiveService  # noqa: E402
+from cronlapse.service.store import Entry, open_store  # noqa: E402
+from cronlapse.service.store.sql import SqlStore  # noqa: E402
+from cronlapse.service.store.sql.schema import journal  # noqa: E402
+from cronlapse.service.store.sql.schema import snapshots as snapshot_table  # noqa: E402
 from engine.model.records import OccurrenceState  # noqa: E402
 
 TOKEN = "benchmark-token"
@@ -116,10 +118,10 @@ def _job(number: int) -> dict:
 
 
 def _commit_rate(directory: Path, count: int) -> float:
-    store = JournalStore(f"sqlite:///{directory}/yardstick.db")
+    store = open_store(f"sqlite:///{directory}/yardstick.db")
     start = time.perf_counter()
     for number in range(count):
-        store.append(number, 2, "schedule", _job(number))
+        store.journal.append([Entry(number, 2, "schedule", _job(number))])
     elapsed = time.perf_counter() - start
     store.close()
     return count / elapsed
@@ -148,31 +150,36 @@ def throughput(count: int, clients: int) -> None:
 # --------------------------------------------------------------------- restart
 
 
-class _Batched(JournalStore):
-    """Commits appends in batches: builds the same rows a live server would, faster."""
+class _BatchedJournal:
+    """The store's journal, committing appends in batches: builds the same rows a live server
+    would, faster."""
 
     BATCH = 20_000
 
-    def __init__(self, url: str) -> None:
-        super().__init__(url)
+    def __init__(self, store: SqlStore) -> None:
+        self.inner = store.journal
+        self.db = store.db
         self.pending: list[dict] = []
-        self.next_seq = self.last_seq() + 1
+        self.next_seq = self.inner.last_seq() + 1
 
-    def append(self, tick: int, phase: int, verb: str, args: dict) -> int:
-        self.pending.append(
-            {
-                "seq": self.next_seq,
-                "tick": tick,
-                "phase": phase,
-                "verb": verb,
-                "args": json.dumps(args, separators=(",", ":")),
-                "wall": 0.0,
-            }
-        )
-        self.next_seq += 1
+    def append(self, entries: list[Entry], publication: None = None) -> list[int]:
+        seqs = []
+        for entry in entries:
+            self.pending.append(
+                {
+                    "seq": self.next_seq,
+                    "tick": entry.tick,
+                    "phase": entry.phase,
+                    "verb": entry.verb,
+                    "args": json.dumps(entry.args, separators=(",", ":")),
+                    "wall": 0.0,
+                }
+            )
+            seqs.append(self.next_seq)
+            self.next_seq += 1
         if len(self.pending) >= self.BATCH:
             self.flush()
-        return self.next_seq - 1
+        return seqs
 
     def flush(self) -> None:
         if self.pending:
@@ -182,7 +189,10 @@ class _Batched(JournalStore):
 
     def save_snapshot(self, seq: int, state: bytes) -> None:
         self.flush()
-        super().save_snapshot(seq, state)
+        self.inner.save_snapshot(seq, state)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
 
 
 class _Wall:
@@ -197,7 +207,9 @@ def build_journal(db: Path, jobs: int, days: int, workers: int) -> tuple[int, in
     """``jobs`` hourly jobs over ``days`` days, each run completed; returns (rows, runs)."""
     start = 1_800_000_000
     wall = _Wall(float(start))
-    store = _Batched(f"sqlite:///{db}")
+    store = SqlStore(f"sqlite:///{db}")
+    batched = _BatchedJournal(store)
+    store.journal = batched  # type: ignore[assignment]
     config = Config(workers=workers, snapshot_every=10**12, misfire_grace=10**12)
     live = LiveService(store, LiveClock(Anchor(wall.now, start, 1.0), wall), config)
     live.open()
@@ -216,12 +228,12 @@ def build_journal(db: Path, jobs: int, days: int, workers: int) -> tuple[int, in
                 live.submit("complete", args)
                 runs += 1
     live.snapshot()
-    store.flush()
-    return store.last_seq(), runs
+    batched.flush()
+    return batched.last_seq(), runs
 
 
 def time_open(db: Path, snapshots: bool) -> tuple[float, int]:
-    store = JournalStore(f"sqlite:///{db}")
+    store = SqlStore(f"sqlite:///{db}")
     if not snapshots:
         with store.db.begin() as conn:
             conn.execute(delete(snapshot_table))
@@ -236,9 +248,9 @@ def time_open(db: Path, snapshots: bool) -> tuple[float, int]:
 
 
 def time_read(db: Path) -> float:
-    store = JournalStore(f"sqlite:///{db}")
+    store = open_store(f"sqlite:///{db}")
     start = time.perf_counter()
-    sum(1 for _ in store.rows_after(0))
+    sum(1 for _ in store.journal.rows_after(0))
     elapsed = time.perf_counter() - start
     store.close()
     return elapsed

@@ -145,21 +145,8 @@ def _below(layer: Layer, target: Layer) -> bool:
     return LAYERS.index(target) < LAYERS.index(layer)
 
 
-PENDING = {
-    "tui/live_app.py",
-    "tui/model/live.py",
-    "tui/model/live_api.py",
-    "tui/model/live_journal.py",
-    "tui/screens/live.py",
-}
-"""Modules that still import what their layer may not, until the store's read-only interface
-lands: strict, so each must leave this set the moment it is fixed."""
-
-
 def _case(path: Path) -> object:
-    name = str(path.relative_to(ROOT))
-    marks = [pytest.mark.xfail(strict=True, reason="pending")] if name in PENDING else []
-    return pytest.param(path, id=name, marks=marks)
+    return pytest.param(path, id=str(path.relative_to(ROOT)))
 
 
 @pytest.mark.parametrize("path", [_case(path) for path in product_modules()])

@@ -22,15 +22,10 @@ LIBRARY_PRIVATES = {
 }
 """Reaches into a library's private API, each explained where it is made (Textual's own way to
 update scrollbars without laying out the screen)."""
-PENDING = {"cronlapse/service/journal_replay.py"}
-"""Modules that still reach into another object's state, until the service's one write path
-lands: strict, so each must leave this set the moment it is fixed."""
 
 
 def _case(path: Path) -> object:
-    name = str(path.relative_to(ROOT))
-    marks = [pytest.mark.xfail(strict=True, reason="pending")] if name in PENDING else []
-    return pytest.param(path, id=name, marks=marks)
+    return pytest.param(path, id=str(path.relative_to(ROOT)))
 
 
 def foreign_private_uses(source: str) -> list[str]:

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-
-from cronlapse.service.clock import ENGINE_CLOCK
+from cronlapse.service.store import ENGINE_CLOCK
 from tui.app import DashboardApp
 from tui.model.live import LiveSource, open_live
 from tui.model.live_api import ServiceApi, find_token
-from tui.model.live_journal import ADDRESS_KEY
 from tui.model.session import Session
 from tui.screens.dashboard import DashboardScreen
 from tui.screens.live import LiveDashboardScreen
@@ -24,7 +21,7 @@ class LiveDashboardApp(DashboardApp):
 
     def __init__(self, source: LiveSource, api: ServiceApi, *, blink: bool = True) -> None:
         session = Session(
-            f"live {_short(source.reader.url)}",
+            f"live {source.reader.name}",
             source.history,
             kind="live",
             clock=ENGINE_CLOCK,
@@ -67,12 +64,5 @@ def live_app(
     """The app for the service journaled in ``db``: its API at ``url``, else where the server
     said it listens (``meta``), else the default; JournalUnreadable if ``db`` is no journal."""
     source = open_live(db)
-    address = url or source.reader.meta(ADDRESS_KEY) or DEFAULT_URL
+    address = url or source.reader.address() or DEFAULT_URL
     return LiveDashboardApp(source, ServiceApi(address, find_token(db, token_file)), blink=blink)
-
-
-def _short(url: str) -> str:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database:
-        return parsed.database.rsplit("/", 1)[-1]
-    return parsed.render_as_string(hide_password=True)

@@ -115,18 +115,16 @@ def _export_mode_problem(args: argparse.Namespace) -> str | None:
 
 def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cronlapse export --scenario --db URL``: a stretch of the journal as a scenario."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from cronlapse.service.db import UnsupportedDatabase, shown
     from cronlapse.service.export import ExportError, export_stretch
+    from cronlapse.service.store import StoreError, StoreFailure, shown
 
     try:
         stretch = export_stretch(args.db, args.start, args.end)
-    except (ExportError, UnsupportedDatabase) as error:
-        err.write(f"cronlapse export: {error}\n")
+    except StoreFailure as error:
+        err.write(f"cronlapse export: cannot read {shown(args.db)}: {error.kind}\n")
         return 2
-    except SQLAlchemyError as error:
-        err.write(f"cronlapse export: cannot read {shown(args.db)}: {error.__class__.__name__}\n")
+    except (ExportError, StoreError) as error:
+        err.write(f"cronlapse export: {error}\n")
         return 2
     if stretch.moved is not None:
         err.write(

@@ -26,19 +26,17 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from cronlapse.service.db import UnsupportedDatabase, shown
-    from cronlapse.service.journal_replay import NoJournal, UnknownInput
+    from cronlapse.service.journal_replay import UnknownInput
     from cronlapse.service.status import read_status, status_json, status_text
+    from cronlapse.service.store import StoreError, StoreFailure, shown
 
     try:
         found = read_status(args.db)
-    except (NoJournal, UnknownInput, UnsupportedDatabase) as error:
-        err.write(f"cronlapse status: {error}\n")
+    except StoreFailure as error:
+        err.write(f"cronlapse status: cannot read {shown(args.db)}: {error.kind}\n")
         return 2
-    except SQLAlchemyError as error:
-        err.write(f"cronlapse status: cannot read {shown(args.db)}: {error.__class__.__name__}\n")
+    except (StoreError, UnknownInput) as error:
+        err.write(f"cronlapse status: {error}\n")
         return 2
     out.write(status_json(found) if args.json else status_text(found))
     return 0

@@ -92,8 +92,8 @@ def _dashboard(path: Path, err: TextIO) -> int:
 
 def _live(args: argparse.Namespace, err: TextIO) -> int:
     try:
+        from cronlapse.service.store import JournalUnreadable
         from tui.live_app import live_app
-        from tui.model.live_journal import JournalUnreadable
     except ImportError as error:
         err.write(f"cronlapse: the dashboard needs Textual ({error}); pip install textual\n")
         return 2

@@ -41,8 +41,9 @@ from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.openapi import openapi_document
-from cronlapse.service.reads import JobFilter, LiveReads, Reads
+from cronlapse.service.reads import LiveReads, Reads
 from cronlapse.service.running import running_launches
+from cronlapse.service.store import JobFilter
 from engine.model import limits
 from engine.model.commands import Outcome, Result
 from engine.model.digits import is_digits

@@ -13,11 +13,8 @@ import hmac
 import os
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 
-from sqlalchemy.engine import make_url
-
-TOKEN_ENV = "CRONLAPSE_TOKEN"
+from cronlapse.service.store import TOKEN_ENV, token_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +27,6 @@ class Token:
         """Whether an ``Authorization`` header carries this token, in constant time."""
         given = header[7:] if header is not None and header[:7].lower() == "bearer " else ""
         return hmac.compare_digest(given.encode(), self.value.encode())
-
-
-def token_path(db_url: str) -> Path:
-    url = make_url(db_url)
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        return Path(str(url.database) + ".token")
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "cronlapse" / "token"
 
 
 def load_token(db_url: str) -> Token:

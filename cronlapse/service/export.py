@@ -31,17 +31,14 @@ from dataclasses import dataclass
 
 from cronlapse.service.clock import ENGINE_CLOCK
 from cronlapse.service.codec import CLOCK, DOWNTIME, RUN_KEY
-from cronlapse.service.db import shown
 from cronlapse.service.journal_replay import (
     JournalReplay,
-    NoJournal,
     UnknownInput,
     busy,
     in_flight,
     open_journal,
 )
-from cronlapse.service.journal_store import JournalStore, Row
-from cronlapse.service.live import NOTIFICATION_POLICY
+from cronlapse.service.store import NOTIFICATION_POLICY, JournalRow, NoJournal, Store, shown
 from engine.core import Engine
 from engine.model.policies import NotificationPolicy
 from engine.model.records import Job, WorkerState
@@ -73,7 +70,7 @@ SCENARIO_POLICY = {
     "completion": "reported",
     "notifications": _notifications(NOTIFICATION_POLICY),
 }
-"""cronlapse.service.live.SERVICE_POLICY in a scenario's words: its delivery tries end by the
+"""cronlapse.service.store.SERVICE_POLICY in a scenario's words: its delivery tries end by the
 journal's ``delivery`` reports, as its attempts end by its ``complete`` reports."""
 
 
@@ -112,34 +109,40 @@ def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:
     except NoJournal as error:
         raise ExportError(str(error)) from None
     try:
-        rows = list(store.rows_after(0))
-        if not rows:
-            raise ExportError(f"the journal at {shown(url)} is empty")
-        first, last = rows[0].tick, rows[-1].tick
-        wanted = first - 1 if start is None else read_tick(start, first, "--from")
-        until = last if end is None else read_tick(end, max(wanted, 0), "--to")
-        if wanted > last:
-            raise ExportError(f"--from: tick {wanted} is after the journal's last input, {last}")
-        if until < wanted:
-            raise ExportError(f"--to: tick {until} is before the start, tick {wanted}")
-        try:
-            candidates, moved = _candidates(store, rows, wanted)
-            # The latest candidate nearly always passes the thorough check too; each one that
-            # does not costs another replay.
-            for origin in reversed(candidates):
-                writer = _Writer(store, url, rows, origin, until)
-                text = writer.text()
-                if text is not None:
-                    return Stretch(text, origin, until, moved)
-                moved = writer.refused
-        except UnknownInput as error:
-            raise ExportError(str(error)) from None
-        raise AssertionError("the tick before the first input always qualifies")
+        return export_journal(store, url, start, end)
     finally:
         store.close()
 
 
-def _candidates(store: JournalStore, rows: list[Row], wanted: int) -> tuple[list[int], str | None]:
+def export_journal(store: Store, url: str, start: str | None, end: str | None) -> Stretch:
+    """:func:`export_stretch` of the journal ``store`` holds; ``url`` names it in the scenario's
+    comments and messages."""
+    rows = list(store.journal.rows_after(0))
+    if not rows:
+        raise ExportError(f"the journal at {shown(url)} is empty")
+    first, last = rows[0].tick, rows[-1].tick
+    wanted = first - 1 if start is None else read_tick(start, first, "--from")
+    until = last if end is None else read_tick(end, max(wanted, 0), "--to")
+    if wanted > last:
+        raise ExportError(f"--from: tick {wanted} is after the journal's last input, {last}")
+    if until < wanted:
+        raise ExportError(f"--to: tick {until} is before the start, tick {wanted}")
+    try:
+        candidates, moved = _candidates(store, rows, wanted)
+        # The latest candidate nearly always passes the thorough check too; each one that
+        # does not costs another replay.
+        for origin in reversed(candidates):
+            writer = _Writer(store, url, rows, origin, until)
+            text = writer.text()
+            if text is not None:
+                return Stretch(text, origin, until, moved)
+            moved = writer.refused
+    except UnknownInput as error:
+        raise ExportError(str(error)) from None
+    raise AssertionError("the tick before the first input always qualifies")
+
+
+def _candidates(store: Store, rows: list[JournalRow], wanted: int) -> tuple[list[int], str | None]:
     """The ticks at or before ``wanted`` where nothing is busy (the cheap check, at the end of
     each gap between inputs), in order, and why ``wanted`` itself is not one (None when it is).
     The first, before any input, always qualifies."""
@@ -180,7 +183,7 @@ def _gap_end(engine: Engine, following: int | None, wanted: int) -> int:
 class _Writer:
     """Replays the journal again to the start, then writes the scenario."""
 
-    def __init__(self, store: JournalStore, url: str, rows: list[Row], start: int, end: int):
+    def __init__(self, store: Store, url: str, rows: list[JournalRow], start: int, end: int):
         self.store, self.url, self.rows = store, url, rows
         self.start, self.end = start, end
         self.lines: list[str] = []
@@ -254,7 +257,7 @@ class _Writer:
             else:
                 self._entry(self.start, "cancel", {"job": job.job_id, "scheduled": never}, "ok")
 
-    def _row(self, row: Row, answer: str, pausable: list[str]) -> None:
+    def _row(self, row: JournalRow, answer: str, pausable: list[str]) -> None:
         if row.verb == CLOCK:
             return
         if row.verb == DOWNTIME:

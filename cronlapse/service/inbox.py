@@ -1,11 +1,11 @@
 """The inbox: how a stateless API process (``serve --role api``) hands a write to the scheduler.
 
-A write is one transaction that inserts an ``inbox`` row (the verb and arguments the journal
-will hold) and NOTIFYs ``cronlapse_inbox``. The active scheduler takes the rows in order
+A write is an inbox row (the verb and arguments the journal will hold), which wakes the
+scheduler (:mod:`cronlapse.service.store.inbox`). The active scheduler takes the rows in order
 (:mod:`cronlapse.service.roles.inbox_reader`), applies them through the same group commit as its own
 inputs, and writes each one's answer (:func:`encode_answer`) in the same transaction as its
-journal row, NOTIFYing ``cronlapse_answers``. The API process, listening there, reads the answer,
-deletes the row and answers its client exactly as the single process would
+journal row, which wakes the API processes. The API process, listening, takes the answer (the
+row goes with it) and answers its client exactly as the single process would
 (:func:`decode_answer` gives back the engine's :class:`~engine.model.commands.Result`, or the
 readers' :class:`~cronlapse.service.codec.InputInvalid`).
 
@@ -24,12 +24,8 @@ import contextlib
 import json
 import logging
 
-import psycopg
-from sqlalchemy import delete, func, insert
-
 from cronlapse.service.codec import InputInvalid, request_problem
-from cronlapse.service.db import ANSWER_CHANNEL, INBOX_CHANNEL, libpq_url, open_database, wake_up
-from cronlapse.service.migrations.v003_inbox import inbox
+from cronlapse.service.store import Channel, Store, StoreFailure
 from engine.model.commands import Outcome, Result
 from engine.model.digits import is_digits
 from engine.model.problems import Code
@@ -86,9 +82,8 @@ def decode_answer(text: str) -> Result:
 class Inbox:
     """An API process's side of the inbox: write a command, wait for its answer."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.db = open_database(url)
+    def __init__(self, store: Store) -> None:
+        self.store = store
         self.arrived: dict[int, asyncio.Event] = {}
         """The writes waiting here, by inbox position: set when their answer is notified."""
         self.early: dict[int, None] = {}
@@ -105,22 +100,19 @@ class Inbox:
             self.listening.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.listening
-        self.db.dispose()
 
     async def _listen(self, ready: asyncio.Future) -> None:
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(
-                    libpq_url(self.url), autocommit=True
-                ) as listener:
-                    await listener.execute(f"LISTEN {ANSWER_CHANNEL}")
+                async with self.store.wakeups.listen([Channel.ANSWERS]) as listener:
                     if not ready.done():
                         ready.set_result(None)
-                    async for note in listener.notifies():
-                        for seq in note.payload.split(","):
-                            if is_digits(seq):
-                                self._notified(int(seq))
-            except psycopg.Error as error:  # the waits re-read their rows meanwhile
+                    while True:
+                        for payload in await listener.wait(None):
+                            for seq in payload.split(","):
+                                if is_digits(seq):
+                                    self._notified(int(seq))
+            except StoreFailure as error:  # the waits re-read their rows meanwhile
                 log.warning("inbox listener: %s; reconnecting", error)
                 if not ready.done():
                     ready.set_result(None)
@@ -137,7 +129,8 @@ class Inbox:
 
     async def submit(self, verb: str, args: dict) -> Result:
         """The scheduler's answer to ``verb``; raises InputInvalid or Unanswered."""
-        seq = await asyncio.to_thread(self._write, verb, args)
+        inbox = self.store.inbox
+        seq = await asyncio.to_thread(inbox.write, verb, args)
         arrived = self.arrived[seq] = asyncio.Event()
         if self.early.pop(seq, 0) is None:
             arrived.set()
@@ -149,13 +142,13 @@ class Inbox:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(arrived.wait(), RECHECK_SECONDS)
                 arrived.clear()
-                text = await asyncio.to_thread(self._take_answer, seq)
+                text = await asyncio.to_thread(inbox.take_answer, seq)
                 if text is not None:
                     return decode_answer(text)
                 waited = loop.time() - started
                 if withdrawable and waited >= TAKE_SECONDS:
                     withdrawable = False
-                    if await asyncio.to_thread(self._withdraw, seq):
+                    if await asyncio.to_thread(inbox.withdraw, seq):
                         raise Unanswered(
                             503,
                             f"no scheduler took the command within {TAKE_SECONDS:g} s: "
@@ -170,27 +163,3 @@ class Inbox:
                     )
         finally:
             del self.arrived[seq]
-
-    def _write(self, verb: str, args: dict) -> int:
-        with self.db.begin() as conn:
-            created = func.extract("epoch", func.clock_timestamp())
-            values = {"verb": verb, "args": json.dumps(args, separators=(",", ":"))}
-            # The row and the scheduler's wake-up (sent at commit) in one round trip.
-            written = insert(inbox).values(created=created, **values)
-            seq = conn.execute(written.returning(inbox.c.seq, wake_up(INBOX_CHANNEL))).scalar()
-        return int(seq)
-
-    def _take_answer(self, seq: int) -> str | None:
-        """The row's answer if it has one (the row is deleted then: it is read once)."""
-        with self.db.begin() as conn:
-            return conn.execute(
-                delete(inbox)
-                .where(inbox.c.seq == seq, inbox.c.answer.is_not(None))
-                .returning(inbox.c.answer)
-            ).scalar()
-
-    def _withdraw(self, seq: int) -> bool:
-        """Delete the row if no scheduler has taken it: then it can never be applied."""
-        with self.db.begin() as conn:
-            gone = conn.execute(delete(inbox).where(inbox.c.seq == seq, inbox.c.taken_by.is_(None)))
-            return gone.rowcount == 1

@@ -1,11 +1,12 @@
 """The service's own replay of its journal, row by row, for tools that read a database without
 serving it (``cronlapse export --scenario``, ``cronlapse status``).
 
-It is :class:`~cronlapse.service.live.LiveService`'s reading and applying of a row, exactly as a
-restart runs it, with nothing written back: no catch-up input, no worker slots matched, no snapshot.
-Rows that no longer read are skipped, as a restart skips them. Reading while a server writes is
-safe: SQLite's WAL mode lets a reader see the last committed rows without blocking the writer. (A
-snapshot is unpickled: only ever point it at a service's own database, see journal_store.)
+It is :class:`~cronlapse.service.live.LiveService`'s applying of a row
+(:meth:`~cronlapse.service.live.LiveService.apply_row`), exactly as a restart runs it, with nothing
+written back: no catch-up input, no worker slots matched, no snapshot. Rows that no longer read
+are skipped, as a restart skips them. Reading while a server writes is safe: SQLite's WAL mode
+lets a reader see the last committed rows without blocking the writer. (A snapshot is unpickled:
+only ever point it at a service's own database, see :mod:`cronlapse.service.store.journal`.)
 The engine's generator counts the 32-bit words it draws, so an exported stretch can continue
 it (``seed_skip``).
 """
@@ -14,15 +15,18 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable
-from pathlib import Path
-
-from sqlalchemy.engine import make_url
 
 from cronlapse.service.clock import Anchor, LiveClock
-from cronlapse.service.codec import CLOCK, DOWNTIME, InputInvalid
+from cronlapse.service.codec import CLOCK, DOWNTIME
 from cronlapse.service.config import Config
-from cronlapse.service.journal_store import JournalStore, Row
 from cronlapse.service.live import LiveService, collector_paused
+from cronlapse.service.store import (
+    JournalRow,
+    RowUnreadable,
+    Store,
+    open_store,
+    pausable_jobs,
+)
 from engine.core import Engine
 from engine.model.commands import Result
 from engine.model.records import OccurrenceState
@@ -41,19 +45,11 @@ WAITING_STATES = (
 """Runs in these states are in flight: a scenario cannot start in the middle of them."""
 
 
-class NoJournal(ValueError):
-    """The URL names no service database."""
-
-
-def open_journal(url: str) -> JournalStore:
-    """The journal of an existing database; :class:`NoJournal` for an SQLite file that does not
-    exist (opening it would create one)."""
-    parsed = make_url(url)
-    path = parsed.database
-    on_disk = parsed.get_backend_name() == "sqlite" and path and path != ":memory:"
-    if on_disk and not Path(path).is_file():
-        raise NoJournal(f"no database at {path}")
-    return JournalStore(url)
+def open_journal(url: str) -> Store:
+    """The store of an existing database;
+    :class:`~cronlapse.service.store.NoJournal` for an SQLite file that does not exist (opening
+    it would create one)."""
+    return open_store(url, existing=True)
 
 
 class UnknownInput(ValueError):
@@ -77,7 +73,7 @@ class CountingRandom(TrackedRandom):
 class JournalReplay:
     """A live service's state rebuilt from its journal, one row at a time."""
 
-    def __init__(self, store: JournalStore) -> None:
+    def __init__(self, store: Store) -> None:
         # The clock is never read: every row carries its tick.
         self.live = LiveService(store, LiveClock(Anchor(0.0, 0, 1.0)), Config())
         rng = self.live.engine.rng
@@ -85,15 +81,15 @@ class JournalReplay:
         self.rows = 0
 
     @classmethod
-    def latest(cls, store: JournalStore) -> JournalReplay:
+    def latest(cls, store: Store) -> JournalReplay:
         """The state as of the journal's last row: its latest snapshot, then the rows after it
         (what a restart does, without writing anything)."""
         replay = cls(store)
-        saved = store.latest_snapshot()
+        saved = store.journal.latest_snapshot()
         if saved is not None:
             with collector_paused():
-                replay.live.state = pickle.loads(saved[1])
-        for row in store.rows_after(replay.live.state.seq):
+                replay.live.state = pickle.loads(saved.state)
+        for row in store.journal.rows_after(replay.live.state.seq):
             replay.apply(row)
         return replay
 
@@ -107,30 +103,24 @@ class JournalReplay:
         rng = self.engine.rng
         return rng.words if isinstance(rng, CountingRandom) else 0
 
-    def apply(self, row: Row) -> Result | None:
+    def apply(self, row: JournalRow) -> Result | None:
         """Apply one row as a restart does; None when it no longer reads (skipped)."""
-        live = self.live
         if row.verb not in VERBS and row.verb not in (CLOCK, DOWNTIME):
             raise UnknownInput(f"journal row {row.seq}: unknown input {row.verb!r}")
         try:
-            decoded = None if row.verb in (CLOCK, DOWNTIME) else live._read(row)
-        except InputInvalid:
-            decoded, result = None, None
-        else:
-            result = live._apply(row.tick, row.verb, row.args, decoded)
-        live.state.seq = row.seq
+            result: Result | None = self.live.apply_row(row)
+        except RowUnreadable:
+            result = None
         self.rows += 1
         return result
 
     def finish(self, tick: int) -> None:
         """Play the engine through ``tick`` (a clock reading, not journaled)."""
-        if tick > self.engine.now:
-            self.live.state.driver.finish(tick)
-            self.live._consume_events()
+        self.live.play_through(tick)
 
     def pausable(self) -> list[str]:
         """The jobs a ``downtime`` row would pause now (see LiveService._downtime)."""
-        return self.live._pausable()
+        return pausable_jobs(self.engine)
 
 
 def busy(engine: Engine, pending: Iterable[NotificationKey] | None = None) -> str | None:

@@ -2,8 +2,10 @@
 
 The engine is deterministic, so its state is a function of its inputs; the service keeps the
 inputs. Each input (an API command, an executor's report, a clock reading) is committed to the
-journal with the tick it applies at *before* it is applied and before its request is answered
-(:meth:`LiveService.submit`). Every input is applied at its tick in the ``AFTER_DISPATCH`` phase
+journal with the tick it applies at before its request is answered, through the one write path
+(:mod:`cronlapse.service.write_path`: journaled, then applied; the active scheduler applies a
+batch first and commits it with what it publishes). Every input is applied at its tick in the
+``AFTER_DISPATCH`` phase
 through the engine's :class:`~engine.play.ticks.TickDriver` (the one tick driver): time is first
 played up to the tick, then the command runs, then the tick settles again. Replaying the rows in
 order therefore rebuilds the same state, which is what a restart does (:meth:`LiveService.open`):
@@ -26,7 +28,6 @@ the reference; ``latest`` is its ``coalesce=True``.)
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import logging
 import os
@@ -35,41 +36,33 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NoReturn, Protocol
 
-from sqlalchemy import Connection
-
 from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
-from cronlapse.service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input, with_field
+from cronlapse.service.codec import CLOCK, DOWNTIME, Decoded, read_input, with_field
 from cronlapse.service.config import Config
-from cronlapse.service.journal_store import JournalStore, Row
+from cronlapse.service.store import (
+    PHASE,
+    SERVICE_POLICY,
+    JournalRow,
+    Publication,
+    RowUnreadable,
+    Store,
+    downtime_commands,
+    pausable_jobs,
+    read_row,
+)
+from cronlapse.service.write_path import Input, write_now
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.backoff import Backoff, BackoffKind, Jitter
-from engine.model.commands import Outcome, PauseJob, Result, ResumeJob, refused
+from engine.model.commands import Outcome, Result, refused
 from engine.model.digits import is_digits
-from engine.model.policies import CompletionMode, DeliveryMode, NotificationPolicy
-from engine.model.presets import seed_003_policy
 from engine.model.problems import Code
 from engine.parts.notifications import NotificationKey, NotificationState
-from engine.play.ticks import Phase, TickDriver, TimedCommand
+from engine.play.ticks import TickDriver, TimedCommand
 
 log = logging.getLogger("cronlapse.serve")
 
-NOTIFICATION_POLICY = NotificationPolicy(
-    max_tries=8,
-    backoff=Backoff(BackoffKind.EXPONENTIAL, base=5, cap=300, jitter=Jitter.FULL),
-    delivery=DeliveryMode.REPORTED,
-)
-"""Real deliveries: eight tries, about ten minutes of backoff at most (5 s doubling up to 5
-minutes, full jitter), each try ended by its deliverer's report
-(:mod:`cronlapse.service.delivery`)."""
-SERVICE_POLICY = dataclasses.replace(
-    seed_003_policy(), completion=CompletionMode.REPORTED, notifications=NOTIFICATION_POLICY
-)
-"""Seed 003's choices (the ``seed-003`` preset, :mod:`engine.model.presets`), with attempts that end
-when their executor reports and notification tries that end when their deliverer reports."""
 RECENT_RUNS = 10
 """Runs a job view shows besides its next ones."""
-_PHASE = Phase.AFTER_DISPATCH
 _OK = Result(Outcome.OK)
 DIVERGED_EXIT = 4
 """The exit status of a scheduler whose applied inputs could not be journaled."""
@@ -87,15 +80,16 @@ class BackgroundWriter(Protocol):
 
 class Publisher(Protocol):
     """What the active scheduler writes with its journal rows
-    (:mod:`cronlapse.service.roles.publish`): the read model and the inbox's answers, in the
-    journal's own transaction."""
+    (:mod:`cronlapse.service.roles.publish`): the read model, the inbox's answers and the due
+    notices, in the journal's own transaction."""
 
     def applied(self, verb: str, args: dict) -> None:
         """An input was applied (and will be journaled with the next write)."""
         ...
 
-    def write(self, conn: Connection, seq: int, answers: dict[int, str]) -> None:
-        """Write, in ``conn``'s transaction, what changed up to journal position ``seq``."""
+    def publication(self, answers: dict[int, str]) -> Publication:
+        """What changed since the last write, with ``answers`` (inbox row -> answer): written
+        with the next journal rows (called where the commit runs, off the event loop)."""
         ...
 
 
@@ -141,41 +135,11 @@ def fresh_state() -> LiveState:
     return LiveState(TickDriver(Engine(SERVICE_POLICY)))
 
 
-def row_command(row: Row) -> TimedCommand | None:
-    """The engine command a journal row applies, at its tick, as the service applies it (and as
-    a :class:`~engine.play.history.History`'s timeline holds it, to replay the journal elsewhere).
-
-    None for a clock reading (time passing, which a replay plays anyway) and for a change of
-    executor alone; a downtime's commands depend on the state (:func:`downtime_commands`).
-    :class:`InputInvalid` when the row no longer reads."""
-    if row.verb == CLOCK:
-        return None
-    decoded = read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
-    return None if decoded.command is None else TimedCommand(row.tick, _PHASE, decoded.command)
-
-
-def pausable_jobs(engine: Engine) -> list[str]:
-    """The jobs a downtime pauses: not deleted, not paused, with runs to come."""
-    return [
-        job_id
-        for job_id, job in engine.query.jobs().items()
-        if not job.deleted and job.paused_through is None and job.next_due is not None
-    ]
-
-
-def downtime_commands(engine: Engine, since: int, tick: int) -> list[TimedCommand]:
-    """A downtime from ``since`` to ``tick`` for ``engine`` as it is at ``since``: every job with
-    runs to come paused at ``since`` and resumed at ``tick``, where the engine's resume applies
-    each job's catch_up rule to the runs that fell due in between."""
-    jobs = pausable_jobs(engine)
-    pauses = [TimedCommand(since, _PHASE, PauseJob(job_id)) for job_id in jobs]
-    return pauses + [TimedCommand(tick, _PHASE, ResumeJob(job_id)) for job_id in jobs]
-
-
 class LiveService:
-    """Journals inputs, applies them, replays them on open, and keeps snapshots."""
+    """Applies inputs to the engine (journaled through :mod:`cronlapse.service.write_path`),
+    replays them on open, and keeps snapshots."""
 
-    def __init__(self, store: JournalStore, clock: LiveClock, config: Config) -> None:
+    def __init__(self, store: Store, clock: LiveClock, config: Config) -> None:
         self.store = store
         self.clock = clock
         self.config = config
@@ -193,9 +157,10 @@ class LiveService:
         """The outbox's PENDING notifications (kept from the engine's events), so finding the
         ones due costs their number, not the whole outbox's."""
         self.publisher: Publisher | None = None
-        """The active scheduler's read model and inbox answers. When set, an input is applied
-        first and journaled with what it changed in one transaction (a failed commit ends the
-        process: its engine is ahead of its journal); otherwise it is journaled, then applied."""
+        """The active scheduler's read model, inbox answers and due notices. When set, an input
+        is applied first and journaled with what it changed in one transaction (a failed commit
+        ends the process: its engine is ahead of its journal); otherwise it is journaled, then
+        applied (:mod:`cronlapse.service.write_path`)."""
 
     @property
     def engine(self) -> Engine:
@@ -215,10 +180,7 @@ class LiveService:
         replayed."""
         replayed = self.replay()
         if self.publisher is not None:  # the read model as of this row, checked at election
-            try:
-                self.commit_published([], {})
-            except Exception as error:
-                self.diverged(error)
+            write_now(self, [], publish_empty=True)
         # Everything loaded so far lives as long as the server: the cycle collector need not
         # walk it again on every full collection (seconds, once a server has months of runs).
         gc.freeze()
@@ -228,10 +190,10 @@ class LiveService:
 
     def load_snapshot(self) -> None:
         """Start from the latest snapshot, if there is one."""
-        saved = self.store.latest_snapshot()
+        saved = self.store.journal.latest_snapshot()
         if saved is not None:
             with collector_paused():
-                self.state = pickle.loads(saved[1])
+                self.state = pickle.loads(saved.state)
         self.pending = {
             key: None
             for key, notification in self.engine.query.notifications().items()
@@ -243,25 +205,32 @@ class LiveService:
         scheduler calls it again and again to follow the active one's journal
         (:mod:`cronlapse.service.roles.scheduler`)."""
         replayed = 0
-        for row in self.store.rows_after(self.state.seq):
+        for row in self.store.journal.rows_after(self.state.seq):
             try:
-                decoded = None if row.verb in (CLOCK, DOWNTIME) else self._read(row)
-            except InputInvalid as error:
+                self.apply_row(row)
+            except RowUnreadable as error:
                 log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
-            else:
-                self._apply(row.tick, row.verb, row.args, decoded)
-            self.state.seq = row.seq
             replayed += 1
         self.unsnapshotted += replayed
         return replayed
 
-    def _read(self, row) -> Decoded:
-        return read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+    def apply_row(self, row: JournalRow) -> Result:
+        """Apply a row the journal holds, as it was applied live, and move the state's position
+        to it; :class:`RowUnreadable` (the position moves, nothing is applied) when it no longer
+        reads."""
+        try:
+            decoded = read_row(row)
+        except RowUnreadable:
+            self.state.seq = row.seq
+            raise
+        result = self.apply(row.tick, row.verb, row.args, decoded)
+        self.state.seq = row.seq
+        return result
 
     def _catch_up(self) -> None:
         since, now = self.engine.now, self.clock.now()
         if now - since > self.config.misfire_grace and pausable_jobs(self.engine):
-            self._journal(now, DOWNTIME, {"since": since}, None)
+            self._write(Input(DOWNTIME, {"since": since}))
 
     def _match_workers(self) -> None:
         workers = self.engine.query.workers()
@@ -282,13 +251,23 @@ class LiveService:
         return max(self.clock.now(), self.engine.now)
 
     def submit(self, verb: str, args: dict) -> Result:
-        """Read, journal, then apply one input now; :class:`InputInvalid` journals nothing."""
-        tick = self.now()
-        return self._journal(tick, verb, args, self.read(verb, args, tick))
+        """Read, journal and apply one input now; :class:`InputInvalid` journals nothing."""
+        answer = self._write(Input(verb, args))
+        assert answer is not None
+        return answer
+
+    def _write(self, given: Input) -> Result | None:
+        (answer,) = write_now(self, [given])
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
 
     def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
-        """What an input does at ``tick`` (None for a clock reading); :class:`InputInvalid`."""
-        return None if verb == CLOCK else read_input(verb, args, tick, ENGINE_CLOCK)
+        """What an input does at ``tick`` (None for a clock reading or a downtime, whose
+        effect depends on the state); :class:`InputInvalid`."""
+        if verb in (CLOCK, DOWNTIME):
+            return None
+        return read_input(verb, args, tick, ENGINE_CLOCK)
 
     def clock_due(self) -> int | None:
         """The clock's tick if the engine has something to do by then (a reading to journal)."""
@@ -301,40 +280,24 @@ class LiveService:
 
     def advance_clock(self) -> bool:
         """Journal and apply a clock reading if the engine has something to do by now."""
-        tick = self.clock_due()
-        if tick is None:
-            return False
-        self._journal(tick, CLOCK, {}, None)
-        return True
+        return self._write(Input(CLOCK, {})) is not None
 
     def apply_committed(
         self, seq: int, tick: int, verb: str, args: dict, decoded: Decoded | None
     ) -> Result:
         """Apply an input the journal holds at position ``seq`` (committed: never before)."""
-        result = self._apply(tick, verb, args, decoded)
+        result = self.apply(tick, verb, args, decoded)
         self.settle(seq, 1)
         return result
 
     def apply_uncommitted(
         self, tick: int, verb: str, args: dict, decoded: Decoded | None
     ) -> Result:
-        """Apply an input that :meth:`commit_published` journals next (publisher set)."""
+        """Apply an input the batch journals next, with what it changed (publisher set)."""
         assert self.publisher is not None
-        result = self._apply(tick, verb, args, decoded)
+        result = self.apply(tick, verb, args, decoded)
         self.publisher.applied(verb, args)
         return result
-
-    def commit_published(
-        self, rows: list[tuple[int, int, str, dict]], answers: dict[int, str]
-    ) -> list[int]:
-        """Journal inputs already applied, with the read model and the inbox's answers."""
-        publisher = self.publisher
-        assert publisher is not None
-
-        def publish(conn: Connection, seqs: list[int]) -> None:
-            publisher.write(conn, seqs[-1] if seqs else self.state.seq, answers)
-
-        return self.store.append_many(rows, publish)
 
     def diverged(self, error: BaseException) -> NoReturn:
         """Applied inputs could not be journaled: this engine is ahead of the journal. Exit, so
@@ -353,19 +316,11 @@ class LiveService:
                 self.unsnapshotted = 0
         self.on_change()
 
-    def _journal(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
-        if self.publisher is None:
-            seq = self.store.append(tick, int(_PHASE), verb, args)
-            return self.apply_committed(seq, tick, verb, args, decoded)
-        result = self.apply_uncommitted(tick, verb, args, decoded)
-        try:
-            seqs = self.commit_published([(tick, int(_PHASE), verb, args)], {})
-        except Exception as error:
-            self.diverged(error)
-        self.settle(seqs[0], 1)
-        return result
-
-    def _apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+    def apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
+        """Apply one input at ``tick`` in the AFTER_DISPATCH phase, as read at that tick
+        (``decoded``: None for a clock reading or a downtime): the one place where an input
+        reaches the engine, live and on replay. The engine's new events then go to the
+        observers and are dropped."""
         state = self.state
         driver = state.driver
         if verb == CLOCK:
@@ -376,18 +331,25 @@ class LiveService:
         else:
             assert decoded is not None
             if decoded.command is None:
-                driver.reach(tick, _PHASE)
+                driver.reach(tick, PHASE)
                 job = self.engine.query.job(str(args["job"]))
                 ok = job is not None and not job.deleted
                 message = f"no job {args['job']!r}"
                 result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
             else:
-                result = driver.apply(TimedCommand(tick, _PHASE, decoded.command))
+                result = driver.apply(TimedCommand(tick, PHASE, decoded.command))
                 result = with_field(decoded.command, args, result)
             if result.accepted:
                 self._record(verb, args, decoded)
         self._consume_events()
         return result
+
+    def play_through(self, tick: int) -> None:
+        """Play the engine through ``tick`` without an input (a clock reading not journaled: a
+        replay that stops between rows)."""
+        if tick > self.engine.now:
+            self.state.driver.finish(tick)
+            self._consume_events()
 
     def _record(self, verb: str, args: dict, decoded: Decoded) -> None:
         if verb == "schedule":
@@ -435,14 +397,14 @@ class LiveService:
     # -------------------------------------------------------------- snapshots
 
     def snapshot(self) -> None:
-        """Store the whole state at the last applied row (see journal_store on pickle), unless
+        """Store the whole state at the last applied row (see the store's journal on pickle), unless
         a snapshot at that row is stored already: the state is a function of the rows up to it,
         so that one holds this state (a stop after a restart with no new input, or after the
         snapshot the last input started)."""
-        if self.store.has_snapshot(self.state.seq):
+        if self.store.journal.has_snapshot(self.state.seq):
             self.unsnapshotted = 0
             return
         with collector_paused():
             state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
-        self.store.save_snapshot(self.state.seq, state)
+        self.store.journal.save_snapshot(self.state.seq, state)
         self.unsnapshotted = 0

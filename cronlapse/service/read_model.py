@@ -1,11 +1,10 @@
 """The read model: what the API answers about jobs, runs and workers, kept in the database.
 
 Stateless API processes (``serve --role api``) hold no engine; they answer reads from the
-``view_*`` tables (:mod:`cronlapse.service.migrations.v003_inbox`), which the active scheduler
-writes with
-:class:`ReadModel` in the same transaction as the journal rows that changed them
-(:meth:`cronlapse.service.journal_store.JournalStore.append_many`'s ``extra``). The JSON stored is
-the single process's own (:mod:`cronlapse.service.views`), so both answer the same bytes.
+store's read model (:mod:`cronlapse.service.store.views`), whose changes :class:`ReadModel`
+computes for the active scheduler to write in the same transaction as the journal rows that made
+them (a :class:`~cronlapse.service.store.Publication`). The JSON stored is the single process's
+own (:mod:`cronlapse.service.views`), so both answer the same bytes.
 
 What is rewritten in a transaction is what the applied inputs touched: the jobs the engine's
 events and the inputs name, and the runs the events name. A job's answer also changes with time
@@ -20,25 +19,20 @@ the worker slots; the metrics text at most once a second (``METRICS_SECONDS``).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import time
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, delete, insert, select, tuple_
-
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
-from cronlapse.service.migrations.v003_inbox import view_jobs, view_meta, view_runs
+from cronlapse.service.store import JobView, RunView, ViewChanges
 from cronlapse.service.views import job_json, run_json, with_runs, workers_json
 from engine.model import events as ev
 from engine.model.records import Job
 
 METRICS_SECONDS = 1.0
-KEYS_PER_DELETE = 5_000
-"""Runs deleted per statement: one round trip for a transaction's runs, within the bound
-parameters a statement may carry (PostgreSQL's 65,535; two a run)."""
-SEQ_KEY = "seq"
 TICK_KEY = "tick"
 WORKERS_KEY = "workers"
 METRICS_KEY = "metrics"
@@ -82,23 +76,18 @@ class ReadModel:
         if key is not None and isinstance(args.get(key), str):
             self.jobs.add(args[key])
 
-    def stored_seq(self, conn: Connection) -> int | None:
-        value = conn.execute(select(view_meta.c.value).where(view_meta.c.key == SEQ_KEY)).scalar()
-        return None if value is None else int(value)
-
-    def rebuild(self, conn: Connection) -> None:
-        """Rewrite the whole read model (a database the single process ran, or a lost write)."""
-        conn.execute(delete(view_jobs))
-        conn.execute(delete(view_runs))
+    def rebuild(self) -> ViewChanges:
+        """The whole read model, replacing what is stored (a database the single process ran,
+        or a lost write)."""
         self.positions = {}
         self.due = []
         self.jobs = set(self.live.state.order)
         self.runs = set(self.live.engine.query.records())
         self.metrics_written = 0.0
-        self.write(conn, self.live.state.seq)
+        return dataclasses.replace(self.changes(), reset=True)
 
-    def write(self, conn: Connection, seq: int) -> None:
-        """Write what changed, as of journal position ``seq``, in ``conn``'s transaction."""
+    def changes(self) -> ViewChanges:
+        """What changed since the last call: the jobs and runs touched, and the meta."""
         state = self.live.state
         engine = state.engine
         order = state.order
@@ -110,32 +99,21 @@ class ReadModel:
         jobs = [known[j] for j in self.jobs if j in self.positions and j in known]
         runs = {key for key in self.runs if key[0] in self.positions}
         self.jobs, self.runs = set(), set()
-        if jobs:
-            ids = [job.job_id for job in jobs]
-            conn.execute(delete(view_jobs).where(view_jobs.c.job_id.in_(ids)))
-            conn.execute(insert(view_jobs), [self._job_row(job) for job in jobs])
-            conn.execute(delete(view_runs).where(view_runs.c.job_id.in_(ids), view_runs.c.implicit))
         rows = [row for job in jobs if not job.deleted for row in self._implicit_rows(job)]
         for job in jobs:
             runs.update((job.job_id, tick) for tick in job.open)
         rows += [self._run_row(job_id, tick, False) for job_id, tick in runs]
-        rows = [row for row in rows if row is not None]
-        if rows:
-            keys = [(row["job_id"], row["scheduled"]) for row in rows]
-            run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
-            for first in range(0, len(keys), KEYS_PER_DELETE):
-                chunk = keys[first : first + KEYS_PER_DELETE]
-                conn.execute(delete(view_runs).where(run_key.in_(chunk)))
-            conn.execute(insert(view_runs), rows)
-        meta = {SEQ_KEY: str(seq), TICK_KEY: str(engine.now)}
-        meta[WORKERS_KEY] = dumps(workers_json(engine))
+        meta = {TICK_KEY: str(engine.now), WORKERS_KEY: dumps(workers_json(engine))}
         if time.monotonic() - self.metrics_written >= METRICS_SECONDS:
             self.metrics_written = time.monotonic()
             meta[METRICS_KEY] = self.metrics.text(engine)
-        conn.execute(delete(view_meta).where(view_meta.c.key.in_(list(meta))))
-        conn.execute(insert(view_meta), [{"key": k, "value": v} for k, v in meta.items()])
+        return ViewChanges(
+            jobs=[self._job_row(job) for job in jobs],
+            runs=[row for row in rows if row is not None],
+            meta=meta,
+        )
 
-    def _job_row(self, job: Job) -> dict:
+    def _job_row(self, job: Job) -> JobView:
         state = self.live.state
         engine = state.engine
         if not job.deleted and job.next_due is not None:
@@ -145,18 +123,18 @@ class ReadModel:
                     heapq.heappush(self.due, (tick, job.job_id))
         summary = job_json(state, job, detail=False)
         detail = with_runs(state, job, summary)
-        return {
-            "job_id": job.job_id,
-            "position": self.positions[job.job_id],
-            "deleted": job.deleted,
-            "status": summary["status"],
-            "priority": job.spec.priority,
-            "run": summary["run"],
-            "summary": dumps(summary),
-            "detail": dumps(detail),
-        }
+        return JobView(
+            job_id=job.job_id,
+            position=self.positions[job.job_id],
+            deleted=job.deleted,
+            status=summary["status"],
+            priority=job.spec.priority,
+            run=summary["run"],
+            summary=dumps(summary),
+            detail=dumps(detail),
+        )
 
-    def _implicit_rows(self, job: Job) -> list[dict | None]:
+    def _implicit_rows(self, job: Job) -> list[RunView | None]:
         """The job's runs that wait without a record; a recurring job's backlog grows at its
         next run, which is noted so the job is rewritten then."""
         query = self.live.engine.query
@@ -169,10 +147,9 @@ class ReadModel:
         ticks = query.implicit_runs(job.job_id, waiting.first, waiting.last)
         return [self._run_row(job.job_id, tick, True) for tick in ticks]
 
-    def _run_row(self, job_id: str, tick: int, implicit: bool) -> dict | None:
+    def _run_row(self, job_id: str, tick: int, implicit: bool) -> RunView | None:
         engine = self.live.engine
         row = engine.query.run(job_id, tick)
         if row is None:
             return None
-        view = dumps(run_json(engine, row))
-        return {"job_id": job_id, "scheduled": tick, "implicit": implicit, "view": view}
+        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)))

@@ -3,7 +3,8 @@
 The handlers (:mod:`cronlapse.service.api`) check the request and shape the answer; where the answer
 comes from is a :class:`Reads`: :class:`LiveReads`, the engine in this process (the single process
 and the active scheduler), or :class:`~cronlapse.service.stored_reads.StoredReads`, the read model
-in the database (``serve --role api``, which holds no engine). Both answer with
+in the store (``serve --role api``, which holds no engine). ``GET /jobs``' filters are the store's
+:class:`~cronlapse.service.store.JobFilter`, which the read model filters by. Both answer with
 :mod:`cronlapse.service.views`' JSON, so the two kinds of process answer the same.
 """
 
@@ -14,16 +15,8 @@ from typing import Protocol
 
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
+from cronlapse.service.store import JobFilter
 from cronlapse.service.views import job_json, job_status, run_json, workers_json
-
-
-@dataclass(frozen=True, slots=True)
-class JobFilter:
-    """``GET /jobs``' filters, read and checked (None: any)."""
-
-    status: str | None
-    priority: int | None
-    run: str | None
 
 
 @dataclass(frozen=True, slots=True)

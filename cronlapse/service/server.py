@@ -19,27 +19,29 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
 from typing import TextIO
 
-import psycopg
 import uvicorn
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from starlette.applications import Starlette
 
 from cronlapse.service.api import Api
 from cronlapse.service.auth import TOKEN_ENV, Token, load_token
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config, ConfigInvalid, load_config
-from cronlapse.service.db import POSTGRESQL, UnsupportedDatabase, database_url, shown
 from cronlapse.service.delivery.attach import attach_deliveries
 from cronlapse.service.events_log import EventLogger
-from cronlapse.service.journal_store import JournalStore
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
-from cronlapse.service.migrations import SchemaTooNew
 from cronlapse.service.snapshots import BackgroundSnapshots
+from cronlapse.service.store import (
+    ADDRESS_KEY,
+    CLOCK_KEY,
+    Election,
+    Store,
+    StoreError,
+    backend,
+    open_store,
+    shown,
+)
 
-CLOCK_KEY = "clock"
-ADDRESS_KEY = "address"
-"""Where the server listens (``http://HOST:PORT``), for a dashboard watching its journal."""
 ROLES = ("scheduler", "api")
 
 
@@ -54,16 +56,16 @@ def _config(config_path: str | None) -> Config:
         raise ServeError(f"invalid config:\n{error}") from None
 
 
-def _store(db: str, fence: int | None = None) -> JournalStore:
+def _store(db: str, migrate: bool = True) -> Store:
     try:
-        return JournalStore(db, fence)
-    except (ArgumentError, SQLAlchemyError, UnsupportedDatabase, SchemaTooNew) as error:
+        return open_store(db, migrate=migrate)
+    except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
 
 
-def saved_clock(store: JournalStore, speed: float) -> LiveClock:
+def saved_clock(store: Store, speed: float) -> LiveClock:
     """The live clock continuing the one the journal's last server ran (read only)."""
-    saved = store.get_meta(CLOCK_KEY)
+    saved = store.journal.get_meta(CLOCK_KEY)
     return LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
 
 
@@ -71,7 +73,7 @@ def start(live: LiveService, speed: float, following: bool = False) -> LiveServi
     """Take the journal over: resume its clock, replay (from the latest snapshot unless
     ``live`` has been following the journal), catch up; snapshots in the background."""
     live.clock = saved_clock(live.store, speed)
-    live.store.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
+    live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
     if following:
         live.take_over()
     else:
@@ -87,17 +89,18 @@ def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
     store = _store(db)
     try:
         clock = saved_clock(store, speed)
-    except SQLAlchemyError as error:
+    except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
     return start(LiveService(store, clock, config), speed)
 
 
 def _postgres_only(db: str, what: str) -> None:
     try:
-        if database_url(db).get_backend_name() != POSTGRESQL:
-            raise ServeError(f"{what} needs a postgresql:// database")
-    except (ArgumentError, UnsupportedDatabase) as error:
+        found = backend(db)
+    except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
+    if found != "postgresql":
+        raise ServeError(f"{what} needs a postgresql:// database")
 
 
 def worker(db: str, name: str | None, slots: int, config_path: str | None, messages: TextIO) -> int:
@@ -107,8 +110,12 @@ def worker(db: str, name: str | None, slots: int, config_path: str | None, messa
     _postgres_only(db, "cronlapse worker")
     config = _config(config_path)
     try:
-        return work(db, name, slots, config, messages)
-    except (SQLAlchemyError, SchemaTooNew, psycopg.Error) as error:
+        store = open_store(db)
+        try:
+            return work(store, name, slots, config, messages)
+        finally:
+            store.close()
+    except StoreError as error:
         raise ServeError(f"cannot reach the database {shown(db)}: {error}") from None
 
 
@@ -119,23 +126,25 @@ def elected_service(
     messages: TextIO,
     metrics: Metrics,
     stop: threading.Event,
-) -> LiveService | None:
+) -> tuple[LiveService, Election] | None:
     """Wait to be the active scheduler, following the journal; then the service, taken over,
-    publishing its read model and inbox answers with every journal write. None if ``stop``
-    was set while standing by: the process then ends without having held the lock."""
+    publishing its read model and inbox answers with every journal write, and its election.
+    None if ``stop`` was set while standing by: the process then ends without having held the
+    lock."""
     from cronlapse.service.read_model import ReadModel
-    from cronlapse.service.roles.publish import Publication
-    from cronlapse.service.roles.scheduler import Election
+    from cronlapse.service.roles.publish import SchedulerPublisher
+    from cronlapse.service.roles.scheduler import stand_by, watch
 
     _postgres_only(db, "--role scheduler")
     config = dataclasses.replace(_config(config_path), workers=0)
-    election = Election(db)
-    store = _store(db, fence=election.pid)
+    store = _store(db)
+    election = store.election()
+    store.journal.fence_with(election)
     live = LiveService(store, saved_clock(store, speed), config)
     live.load_snapshot()
     messages.write("cronlapse serve: standby, following the journal until elected\n")
     messages.flush()
-    if not election.wait(live, stop.is_set):
+    if not stand_by(election, live, stop.is_set):
         election.close()
         store.close()
         return None
@@ -143,10 +152,10 @@ def elected_service(
     messages.flush()
     read_model = ReadModel(live, metrics)
     live.on_events.append(read_model)
-    live.publisher = Publication(live, read_model)
+    live.publisher = SchedulerPublisher(live, read_model)
     live = start(live, speed, following=True)
-    election.watch()
-    return live
+    watch(election)
+    return live, election
 
 
 def serve(
@@ -198,6 +207,7 @@ def _serve_engine(
     """``serve`` with an engine in this process: without a role, or as a scheduler (once
     elected; 0 at once if ``stop`` was set while it stood by)."""
     metrics = Metrics()
+    election = None
     if role == "scheduler":
         assert stop is not None
         elected = elected_service(db, config_path, speed, messages, metrics, stop)
@@ -205,7 +215,7 @@ def _serve_engine(
             messages.write(STANDBY_STOPPED)
             messages.flush()
             return 0
-        live = elected
+        live, election = elected
     else:
         live = open_service(db, config_path, speed)
     if log is not None:
@@ -216,11 +226,11 @@ def _serve_engine(
         f"{live.state.seq} inputs, tick {live.engine.now})\n"
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
-    live.store.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
+    live.store.journal.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     api = Api(live, token, metrics_public, metrics)
     app = api.app()
-    if role == "scheduler":
-        _with_scheduler_tasks(app, api, db, messages)
+    if election is not None:
+        _with_scheduler_tasks(app, api, election, messages)
     else:
         attach_deliveries(app, live, api.inputs)
     return _run(app, host, port, announcement, messages, stop)
@@ -371,9 +381,10 @@ def _serve_api(
     if read_db is not None:
         _postgres_only(read_db, "--read-db")
     config = _config(config_path)
-    _store(db).close()  # the schema, migrated if this is the first process on the database
+    store = _store(db)  # the schema, migrated if this is the first process on the database
+    replica = None if read_db is None else _store(read_db, migrate=False)
     token = _token(db)
-    app = ApiRole(db, read_db, config, token, messages, metrics_public).app()
+    app = ApiRole(store, replica, config, token, messages, metrics_public).app()
     replica = "" if read_db is None else f", reads from {shown(read_db)}"
     announcement = (
         f"cronlapse serve: API process listening on http://{host}:{port} "
@@ -383,7 +394,7 @@ def _serve_api(
     return _run(app, host, port, announcement, messages)
 
 
-def _with_scheduler_tasks(app: Starlette, api: Api, db: str, messages: TextIO) -> None:
+def _with_scheduler_tasks(app: Starlette, api: Api, election: Election, messages: TextIO) -> None:
     """Run the worker processes' dispatcher (:mod:`cronlapse.service.roles.dispatch`) and the
     inbox's reader (:mod:`cronlapse.service.roles.inbox_reader`) inside the API's lifespan: both
     journal through the same group commit as the API's requests. It also claims the outbox
@@ -391,15 +402,14 @@ def _with_scheduler_tasks(app: Starlette, api: Api, db: str, messages: TextIO) -
     from cronlapse.service.inbox import Inbox
     from cronlapse.service.roles.dispatch import Dispatcher
     from cronlapse.service.roles.inbox_reader import InboxReader
-    from cronlapse.service.roles.outbox import OutboxClaim
+    from cronlapse.service.roles.outbox import OutboxDelivery
 
     inner = app.router.lifespan_context
-    dispatcher = Dispatcher(api.live, api.inputs, db)
-    fence = api.live.store.fence
-    assert fence is not None
-    reader = InboxReader(api.inputs, db, fence)
-    inbox = Inbox(db)
-    claim = OutboxClaim(db, api.config.channels, inbox, messages)
+    store = api.live.store
+    dispatcher = Dispatcher(api.live, api.inputs, store)
+    reader = InboxReader(api.inputs, store, election.session)
+    inbox = Inbox(store)
+    claim = OutboxDelivery(store, api.config.channels, inbox, messages)
 
     @contextlib.asynccontextmanager
     async def lifespan(started: Starlette) -> AsyncIterator[None]:

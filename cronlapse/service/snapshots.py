@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import pickle
 
-from cronlapse.service.journal_store import JournalStore
 from cronlapse.service.live import LiveState, collector_paused
+from cronlapse.service.store import open_store
 
 
 class BackgroundSnapshots:
@@ -44,8 +44,8 @@ class BackgroundSnapshots:
             try:
                 with collector_paused():
                     data = pickle.dumps(state, pickle.HIGHEST_PROTOCOL)
-                store = JournalStore(self.url)
-                store.save_snapshot(state.seq, data)
+                store = open_store(self.url, migrate=False)
+                store.journal.save_snapshot(state.seq, data)
                 store.close()
                 code = 0
             finally:

@@ -12,14 +12,10 @@ waits for a worker and the journal's size.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import make_url
-
 from cronlapse.service.journal_replay import JournalReplay, open_journal
-from cronlapse.service.journal_store import JournalStore, journal, snapshots
+from cronlapse.service.store import Store
 from cronlapse.service.views import PAST_DATES, iso, time_text, workers_json
 from engine.core import Engine
 from engine.model.records import OccurrenceState
@@ -96,43 +92,41 @@ def outbox_counts(engine: Engine) -> tuple[dict[str, int], dict[str, dict[str, i
 
 def read_status(url: str) -> Status:
     """The status of the service database at ``url``
-    (:class:`~cronlapse.service.journal_replay.NoJournal` if there is none)."""
+    (:class:`~cronlapse.service.store.NoJournal` if there is none)."""
     store = open_journal(url)
     try:
-        engine = JournalReplay.latest(store).engine
-        jobs = dict.fromkeys(STATUSES, 0)
-        deleted = 0
-        for job in engine.query.jobs().values():
-            word = engine.query.job_word(job.job_id)
-            if word is None:
-                deleted += 1
-            else:
-                jobs[word] += 1
-        outbox, by_channel = outbox_counts(engine)
-        return Status(
-            tick=engine.now,
-            jobs=jobs,
-            workers=workers_json(engine),
-            outbox=outbox,
-            outbox_by_channel=by_channel,
-            oldest_waiting=oldest_waiting(engine),
-            journal=_size(store),
-            deleted_jobs=deleted,
-        )
+        return status_of(store)
     finally:
         store.close()
 
 
-def _size(store: JournalStore) -> JournalSize:
-    with store.db.connect() as conn:
-        rows = int(conn.execute(select(func.count()).select_from(journal)).scalar() or 0)
-        snapshot = conn.execute(select(func.max(snapshots.c.seq))).scalar()
-    url = make_url(store.url)
-    size = None
-    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        files = [url.database, url.database + "-wal"]
-        size = sum(os.path.getsize(path) for path in files if os.path.exists(path))
-    return JournalSize(rows, size, None if snapshot is None else int(snapshot))
+def status_of(store: Store) -> Status:
+    """The status of the service whose journal ``store`` holds, as a restart rebuilds it."""
+    engine = JournalReplay.latest(store).engine
+    jobs = dict.fromkeys(STATUSES, 0)
+    deleted = 0
+    for job in engine.query.jobs().values():
+        word = engine.query.job_word(job.job_id)
+        if word is None:
+            deleted += 1
+        else:
+            jobs[word] += 1
+    outbox, by_channel = outbox_counts(engine)
+    return Status(
+        tick=engine.now,
+        jobs=jobs,
+        workers=workers_json(engine),
+        outbox=outbox,
+        outbox_by_channel=by_channel,
+        oldest_waiting=oldest_waiting(engine),
+        journal=_size(store),
+        deleted_jobs=deleted,
+    )
+
+
+def _size(store: Store) -> JournalSize:
+    journal = store.journal
+    return JournalSize(journal.count(), journal.size_on_disk(), journal.latest_snapshot_seq())
 
 
 def status_json(status: Status) -> str:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from cronlapse.service.journal_replay import JournalReplay
-from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.store import Store
 from engine.model import events as ev
 from engine.scenario import parse_scenario
 from engine.scenario.runner import ScenarioRunner
 
 
-def service_events(url: str, start: int, end: int) -> list[ev.Event]:
+def service_events(store: Store, start: int, end: int) -> list[ev.Event]:
     """The engine events the service's replay of the journal makes in ticks ``(start, end]``."""
-    store = JournalStore(url)
     replay = JournalReplay(store)
     live = replay.live
     kept: list[ev.Event] = []
@@ -22,12 +21,11 @@ def service_events(url: str, start: int, end: int) -> list[ev.Event]:
         consume()
 
     live._consume_events = keep  # type: ignore[method-assign]
-    for row in store.rows_after(0):
+    for row in store.journal.rows_after(0):
         if row.tick > end:
             break
         replay.apply(row)
     replay.finish(end)
-    store.close()
     return [event for event in kept if start < event.tick <= end]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 
 from cronlapse.analyses.invariants import violations
-from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.store import open_store
 from tests.service.conftest import FROZEN, TOKEN, Server
 from tests.service.role_processes import Processes
 from tests.service.test_durability import _all_answers, _config, _load
@@ -263,7 +263,7 @@ def test_gets_come_from_the_read_db_and_writes_go_to_the_primary(processes, post
     group: Processes = processes(NOOP)
     group.scheduler("scheduler").start()
     elsewhere = postgres.database()
-    JournalStore(elsewhere).close()  # the schema a replica would have
+    open_store(elsewhere).close()  # the schema a replica would have
     api = _api(group, "api", ("--read-db", elsewhere))
     api.start()
     plain = _api(group, "plain")

@@ -15,7 +15,7 @@ from cronlapse.service.delivery.channels import (
     WebhookChannel,
     unknown_targets,
 )
-from tests.service.conftest import ROOT, Server
+from tests.service.conftest import ROOT
 
 CHANNELS = """\
 channels:
@@ -129,30 +129,6 @@ def test_a_subscription_names_a_configured_channel_of_its_kind(tmp_path: Path) -
     assert unknown_targets(notify[:1], {}) == [
         ("notify[0].to", "unknown channel 'ops-hook': the server's config defines none")
     ]
-
-
-def test_the_api_refuses_unknown_channels_and_accepts_configured_ones(make_server) -> None:
-    server: Server = make_server(config=CHANNELS)
-    hook = {"on": ["succeeded"], "channel": "webhook", "to": "ops-hook"}
-    with server.client() as client:
-        created = client.post("/job", json={"id": "a", "every": 3600, "notify": [hook]})
-        assert created.status_code == 201
-        unknown = client.post(
-            "/job", json={"id": "b", "every": 60, "run": "nope", "notify": [{**hook, "to": "x"}]}
-        )
-        assert unknown.status_code == 422
-        assert [e["path"] for e in unknown.json()["errors"]] == ["run", "notify[0].to"]
-        assert client.get("/job/b").status_code == 404, "nothing was journaled"
-        mail = {"on": ["failed"], "channel": "email", "to": "oncall-mail"}
-        assert client.put("/job/a", json={"notify": [hook, mail]}).status_code == 204
-        wrong = client.put("/job/a", json={"notify": [{**mail, "channel": "slack"}]})
-        assert wrong.status_code == 422
-        assert wrong.json()["errors"] == [
-            {
-                "path": "notify[0].to",
-                "message": "channel 'oncall-mail' is an email channel, not slack",
-            }
-        ]
 
 
 def test_the_docs_example_config_loads(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ of the notification alone) and the email's Message-ID."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,8 +17,9 @@ from cronlapse.service.delivery.attach import delivery_input
 from cronlapse.service.delivery.channels import EmailChannel, WebhookChannel
 from cronlapse.service.delivery.email import build_message
 from cronlapse.service.delivery.notice import Notice, due_notices, idempotency_key
-from cronlapse.service.journal_store import JournalStore
-from cronlapse.service.live import NOTIFICATION_POLICY, LiveService
+from cronlapse.service.live import LiveService
+from cronlapse.service.store import CLOCK_KEY, NOTIFICATION_POLICY, Store
+from cronlapse.service.store.memory import MemoryStore
 from engine.parts.notifications import NotificationState
 from tests.service.test_live import START, Wall, complete_running
 
@@ -29,11 +28,10 @@ CONFIG = Config(workers=1, channels={"ops-hook": HOOK})
 SUBSCRIPTION = {"on": ["succeeded", "failed"], "channel": "webhook", "to": "ops-hook"}
 
 
-def open_live(db: Path, wall: Wall) -> LiveService:
-    store = JournalStore(f"sqlite:///{db}")
-    saved = store.get_meta("clock")
+def open_live(store: Store, wall: Wall) -> LiveService:
+    saved = store.journal.get_meta(CLOCK_KEY)
     clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), 1.0, wall)
-    store.set_meta("clock", clock.anchor.dumps())
+    store.journal.set_meta(CLOCK_KEY, clock.anchor.dumps())
     live = LiveService(store, clock, CONFIG)
     live.open()
     return live
@@ -45,25 +43,25 @@ def outbox(live: LiveService) -> dict:
     }
 
 
-def succeeded_once(tmp_path: Path) -> tuple[LiveService, Wall, tuple]:
+def succeeded_once(store: Store) -> tuple[LiveService, Wall, tuple]:
     """A job that ran and succeeded: one notification queued for the webhook, due now."""
     wall = Wall()
-    live = open_live(tmp_path / "j.db", wall)
+    live = open_live(store, wall)
     live.submit("schedule", {"id": "a", "notify": [SUBSCRIPTION]})
     assert complete_running(live) == 1
     (key,) = live.engine.query.notifications()
     return live, wall, key
 
 
-def test_a_queued_notification_is_due_with_its_channel(tmp_path: Path) -> None:
-    live, _wall, key = succeeded_once(tmp_path)
+def test_a_queued_notification_is_due_with_its_channel() -> None:
+    live, _wall, key = succeeded_once(MemoryStore())
     assert key == ("a", START, 1, "succeeded", "webhook", "ops-hook")
     assert due_notices(live) == {key: Notice(key, HOOK, START, 1)}
     assert set(live.pending) == {key}
 
 
-def test_a_failed_try_waits_for_its_backoff_then_is_due_again(tmp_path: Path) -> None:
-    live, wall, key = succeeded_once(tmp_path)
+def test_a_failed_try_waits_for_its_backoff_then_is_due_again() -> None:
+    live, wall, key = succeeded_once(MemoryStore())
     notice = due_notices(live)[key]
     assert live.submit(DELIVERY, delivery_input(notice, False)).accepted
     next_try = live.engine.query.notifications()[key].next_try
@@ -74,12 +72,12 @@ def test_a_failed_try_waits_for_its_backoff_then_is_due_again(tmp_path: Path) ->
     assert due_notices(live)[key].try_number == 2
 
 
-def test_replay_rebuilds_the_same_outbox(tmp_path: Path) -> None:
-    live, wall, key = succeeded_once(tmp_path)
+def test_replay_rebuilds_the_same_outbox() -> None:
+    store = MemoryStore()
+    live, wall, key = succeeded_once(store)
     live.submit(DELIVERY, delivery_input(due_notices(live)[key], False))
     before = (outbox(live), dict(live.pending), due_notices(live))
-    live.store.close()
-    again = open_live(tmp_path / "j.db", wall)
+    again = open_live(store, wall)
     assert (outbox(again), dict(again.pending), due_notices(again)) == before
     wall.now = float(again.engine.query.notifications()[key].next_try)  # type: ignore[arg-type]
     again.advance_clock()
@@ -87,13 +85,12 @@ def test_replay_rebuilds_the_same_outbox(tmp_path: Path) -> None:
     assert again.engine.query.notifications()[key].state is NotificationState.DELIVERED
     assert again.pending == {} and due_notices(again) == {}
     again.snapshot()
-    again.store.close()
-    from_snapshot = open_live(tmp_path / "j.db", wall)
+    from_snapshot = open_live(store, wall)
     assert outbox(from_snapshot) == outbox(again) and from_snapshot.pending == {}
 
 
-def test_dead_after_the_policys_tries(tmp_path: Path) -> None:
-    live, wall, key = succeeded_once(tmp_path)
+def test_dead_after_the_policys_tries() -> None:
+    live, wall, key = succeeded_once(MemoryStore())
     for _ in range(NOTIFICATION_POLICY.max_tries):
         notice = due_notices(live)[key]
         assert live.submit(DELIVERY, delivery_input(notice, False)).accepted
@@ -109,19 +106,19 @@ def test_dead_after_the_policys_tries(tmp_path: Path) -> None:
     assert live.pending == {} and due_notices(live) == {}
 
 
-def test_a_report_that_does_not_read_journals_nothing(tmp_path: Path) -> None:
-    live, _wall, key = succeeded_once(tmp_path)
-    seq = live.store.last_seq()
+def test_a_report_that_does_not_read_journals_nothing() -> None:
+    live, _wall, key = succeeded_once(MemoryStore())
+    seq = live.store.journal.last_seq()
     bad = {**delivery_input(due_notices(live)[key], True), "ok": "yes", "extra": 1}
     with pytest.raises(InputInvalid) as raised:
         live.submit(DELIVERY, bad)
     assert [p.path for p in raised.value.problems] == ["ok", "extra"]
-    assert live.store.last_seq() == seq
+    assert live.store.journal.last_seq() == seq
 
 
-def test_a_channel_the_config_lost_is_due_without_one(tmp_path: Path) -> None:
+def test_a_channel_the_config_lost_is_due_without_one() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "j.db", wall)
+    live = open_live(MemoryStore(), wall)
     live.submit("schedule", {"id": "a", "notify": [SUBSCRIPTION]})
     complete_running(live)
     live.config = Config(workers=1)

@@ -11,7 +11,7 @@ from collections import defaultdict
 import httpx
 
 from cronlapse.service.delivery.notice import idempotency_key
-from cronlapse.service.live import NOTIFICATION_POLICY
+from cronlapse.service.store import NOTIFICATION_POLICY
 from tests.service.conftest import MailReceiver, Server, WebhookReceiver
 
 SPEED = "20"

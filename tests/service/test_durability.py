@@ -15,8 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cronlapse.service.db import open_database
-from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.store import open_store
 from tests.service.conftest import BACKENDS, Server
 
 ROUNDS = 3
@@ -148,11 +147,11 @@ def test_a_clean_stop_writes_a_snapshot_of_everything(make_server) -> None:
             client.post("/job", json={"id": f"j{number}", "every": 3600, "first": "+600"})
         before = _all_answers(client)
     assert server.stop() == 0  # SIGTERM: a clean shutdown
-    store = JournalStore(server.db_url)
-    saved, last = store.latest_snapshot(), store.last_seq()
+    store = open_store(server.db_url)
+    saved, last = store.journal.latest_snapshot(), store.journal.last_seq()
     store.close()
     assert last >= 7, "2 worker registrations and 5 jobs"
-    assert saved is not None and saved[0] == last, "the snapshot covers the whole journal"
+    assert saved is not None and saved.seq == last, "the snapshot covers the whole journal"
     server.start()
     with server.client() as client:
         assert _all_answers(client) == before
@@ -166,10 +165,10 @@ def _stops_cleanly(server: Server, sig: signal.Signals = signal.SIGTERM) -> None
     output = server.output()
     assert status == 0, f"exit status {status}:\n{output}"
     assert "Traceback" not in output and "shutdown failed" not in output, output
-    store = JournalStore(server.db_url)
-    saved, last = store.latest_snapshot(), store.last_seq()
+    store = open_store(server.db_url)
+    saved, last = store.journal.latest_snapshot(), store.journal.last_seq()
     store.close()
-    assert saved is not None and saved[0] == last, "the snapshot covers the whole journal"
+    assert saved is not None and saved.seq == last, "the snapshot covers the whole journal"
 
 
 @pytest.mark.parametrize("snapshot_every", [10000, 1])
@@ -222,12 +221,12 @@ def test_a_stop_whose_shutdown_fails_is_not_a_success(make_server) -> None:
     with server.client() as client:
         body = {"id": "a", "every": 3600, "first": "+600"}
         assert client.post("/job", json=body).status_code == 201
-    database = open_database(server.db_url)
+    store = open_store(server.db_url)  # the SQL store's engine, to break its table under it
     try:
-        with database.begin() as conn:
+        with store.db.begin() as conn:
             conn.exec_driver_sql("ALTER TABLE snapshots RENAME TO snapshots_gone")
     finally:
-        database.dispose()
+        store.close()
     status = server.stop()
     output = server.output()
     assert status == 1, f"exit status {status}:\n{output}"

@@ -1,22 +1,21 @@
 """``cronlapse export --scenario``: a stretch of a service's journal replays as a scenario, event
-for event, with the answers the service gave (in-process here; test_export_server.py runs a real
-server for a simulated hour)."""
+for event, with the answers the service gave (in-process, on the memory store, here; the command
+on SQLite files: test_export_cli.py; a real server for a simulated hour: test_export_server.py)."""
 
 from __future__ import annotations
 
 import random
-import tempfile
 from pathlib import Path
 
 from export_helpers import scenario_events, service_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cronlapse.cli.main import main
-from cronlapse.service.export import export_stretch
+from cronlapse.service.export import Stretch, export_journal
 from cronlapse.service.journal_replay import busy
-from cronlapse.service.journal_store import JournalStore
 from cronlapse.service.live import LiveService
+from cronlapse.service.store import Store
+from cronlapse.service.store.memory import MemoryStore
 from engine.model.records import OccurrenceState
 from tests.service.test_live import Wall, complete_running, open_live
 from tui.model.session import load_session
@@ -60,18 +59,22 @@ def drive(live: LiveService, wall: Wall, rng: random.Random, steps: int, prompt:
             live.submit("modify", {"job": "a", "run": "noop"})
 
 
-def journal(seed: int, prompt: bool, steps: int = 120) -> str:
-    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
+def journal(seed: int, prompt: bool, steps: int = 120, store: Store | None = None) -> Store:
+    """A service's journal of ``steps`` random inputs, on ``store`` (a new memory store)."""
+    store = MemoryStore() if store is None else store
     wall = Wall()
-    live = open_live(db, wall, workers=2)
+    live = open_live(store, wall, workers=2)
     drive(live, wall, random.Random(seed), steps, prompt)
-    live.store.close()
-    return f"sqlite:///{db}"
+    return store
 
 
-def assert_reproduced(url: str, start: str | None, end: str | None = None) -> int:
-    stretch = export_stretch(url, start, end)
-    expected = service_events(url, stretch.start, stretch.end)
+def export(store: Store, start: str | None, end: str | None = None) -> Stretch:
+    return export_journal(store, "memory:", start, end)
+
+
+def assert_reproduced(store: Store, start: str | None, end: str | None = None) -> int:
+    stretch = export(store, start, end)
+    expected = service_events(store, stretch.start, stretch.end)
     events, runner = scenario_events(stretch.text, stretch.start)
     assert runner.failures == []
     assert events == expected
@@ -84,96 +87,45 @@ def assert_reproduced(url: str, start: str | None, end: str | None = None) -> in
 def test_a_stretch_replays_the_services_events_exactly(
     seed: int, prompt: bool, at: float, to: float
 ) -> None:
-    url = journal(seed, prompt)
-    assert_reproduced(url, None)
-    rows = list(JournalStore(url).rows_after(0))
+    store = journal(seed, prompt)
+    assert_reproduced(store, None)
+    rows = list(store.journal.rows_after(0))
     first, last = rows[0].tick, rows[-1].tick
     start = first + int(at * (last - first))
-    assert_reproduced(url, str(start), str(start + int(to * (last - start))))
+    assert_reproduced(store, str(start), str(start + int(to * (last - start))))
 
 
 def test_a_stretch_from_a_quiet_moment_continues_the_generator() -> None:
-    url = journal(7, prompt=True, steps=200)
-    stretch = export_stretch(url, "+2000", None)
+    store = journal(7, prompt=True, steps=200)
+    stretch = export(store, "+2000", None)
     assert stretch.start > 1_001_000
     assert "seed_skip: 0\n" not in stretch.text  # retries drew jittered backoffs before it
-    assert_reproduced(url, "+2000")
+    assert_reproduced(store, "+2000")
 
 
 def test_a_start_in_the_middle_of_a_run_moves_back_to_the_last_quiet_moment() -> None:
-    url = journal(3, prompt=False)
-    stretch = export_stretch(url, "+800", None)
+    store = journal(3, prompt=False)
+    stretch = export(store, "+800", None)
     assert stretch.start < 1_000_000 + 800
     assert stretch.moved is not None
 
 
-def test_the_cli_writes_a_file_that_check_and_run_accept(tmp_path: Path) -> None:
-    url = journal(11, prompt=True)
-    target = tmp_path / "incident.yaml"
-    assert main(["export", "--scenario", "--db", url, "-o", str(target)]) == 0
-    assert main(["check", str(target)]) == 0
-    assert main(["run", str(target)]) == 0
-
-
 def test_the_dashboard_opens_it_and_plays_the_same_events(tmp_path: Path) -> None:
-    url = journal(5, prompt=True)
-    stretch = export_stretch(url, None, None)
+    store = journal(5, prompt=True)
+    stretch = export(store, None, None)
     target = tmp_path / "incident.yaml"
     target.write_text(stretch.text, encoding="utf-8")
     session = load_session(target)
     session.history.seek(stretch.end)
     events = [event for event in session.engine.log if event.tick > stretch.start]
-    assert events == service_events(url, stretch.start, stretch.end)
+    assert events == service_events(store, stretch.start, stretch.end)
     assert session.clock is not None and session.clock.zone.key == "UTC"
 
 
-def test_cli_errors(tmp_path: Path, capsys) -> None:
-    missing = tmp_path / "missing.db"
-    assert main(["export", "--scenario", "--db", f"sqlite:///{missing}"]) == 2
-    assert capsys.readouterr().err == f"cronlapse export: no database at {missing}\n"
-    assert not missing.exists()
-    empty = f"sqlite:///{tmp_path / 'empty.db'}"
-    JournalStore(empty).close()
-    assert main(["export", "--scenario", "--db", empty]) == 2
-    assert capsys.readouterr().err == f"cronlapse export: the journal at {empty} is empty\n"
-    url = journal(1, prompt=True, steps=5)
-    assert main(["export", "--scenario", "--db", url, "--from", "yesterday"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("cronlapse export: --from: ") and err.count("\n") == 1
-    assert main(["export", "--scenario", "--db", url, "--from", "+10", "--to", "5"]) == 2
-    assert "--to: tick 5 is before the start" in capsys.readouterr().err
-    assert main(["export", "--scenario", "--db", url, "--from", "+100000"]) == 2
-    assert "is after the journal's last input" in capsys.readouterr().err
-    assert main(["export", "--scenario", "--db", url, "--to", str(10**15)]) == 2
-    err = capsys.readouterr().err
-    assert (
-        err
-        == f"cronlapse export: --to: tick {10**15} is past the year 9999, where no date names it\n"
-    )
-    assert main(["export", "--scenario"]) == 2
-    assert capsys.readouterr().err == "cronlapse export: --scenario needs --db URL\n"
-    assert main(["export", "--db", url]) == 2
-    assert "--db, --from, --to and -o go with --scenario" in capsys.readouterr().err
-
-
-def test_an_input_this_version_cannot_apply_is_named(tmp_path: Path, capsys) -> None:
-    url = journal(2, prompt=True, steps=3)
-    store = JournalStore(url)
-    seq = store.append(1_000_100, 2, "clock", {})  # a row for the verb below to follow
-    store.db.dispose()
-    with store.db.begin() as conn:
-        conn.exec_driver_sql("UPDATE journal SET verb = 'teleport' WHERE seq = ?", (seq,))
-    store.close()
-    assert main(["export", "--scenario", "--db", url]) == 2
-    message = f"journal row {seq}: unknown input 'teleport'\n"
-    assert capsys.readouterr().err == f"cronlapse export: {message}"
-    assert main(["status", "--db", url]) == 2
-    assert capsys.readouterr().err == f"cronlapse status: {message}"
-
-
-def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel(tmp_path: Path) -> None:
+def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "s.db", wall, workers=1)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1)
     live.submit("schedule", {"id": "cron", "cron": "*/5 * * * *"})
     wall.now += 30
     live.advance_clock()
@@ -181,19 +133,17 @@ def test_a_calendar_run_cancelled_ahead_moves_the_start_before_the_cancel(tmp_pa
     cancelled_at = live.engine.now
     wall.now += 60
     live.submit("schedule", {"id": "other", "at": "+1000"})
-    live.store.close()
-    url = f"sqlite:///{tmp_path / 's.db'}"
-    stretch = export_stretch(url, str(cancelled_at + 30), None)
+    stretch = export(store, str(cancelled_at + 30), None)
     assert stretch.start < cancelled_at
     assert stretch.moved == "job cron's schedule has a run before 1000500 it will not make"
-    assert_reproduced(url, str(cancelled_at + 30))
+    assert_reproduced(store, str(cancelled_at + 30))
 
 
-def test_a_notification_try_awaiting_its_report_is_in_flight(tmp_path: Path) -> None:
+def test_a_notification_try_awaiting_its_report_is_in_flight() -> None:
     """A reported try that was made but whose end is not journaled yet has no timer left: the
     moment is still busy, or a stretch starting there would lack the notification its report
     ends."""
-    live = open_live(tmp_path / "s.db", Wall(), workers=1)
+    live = open_live(MemoryStore(), Wall(), workers=1)
     hook = [{"on": ["succeeded"], "channel": "webhook", "to": "hook"}]
     live.submit("schedule", {"id": "told", "notify": hook})
     complete_running(live)
@@ -211,9 +161,9 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
     """Journaled by ``LiveService.submit`` as given (the API adds the job's zone first, and an
     older server did not): the service read the new time in its clock's zone, UTC, and so
     must the scenario, which reads a schedule naming no zone in the job's (Paris)."""
-    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
+    store = MemoryStore()
     wall = Wall()
-    live = open_live(db, wall, workers=1)
+    live = open_live(store, wall, workers=1)
     live.submit("schedule", {"id": "paris", "daily": "02:00", "timezone": "Europe/Paris"})
     wall.now += 60
     live.advance_clock()
@@ -222,29 +172,28 @@ def test_a_modified_schedule_that_names_no_zone_replays_in_the_zone_the_service_
     for _ in range(3):
         wall.now += 86_400
         live.advance_clock()
-    live.store.close()
-    assert_reproduced(f"sqlite:///{db}", None)
+    assert_reproduced(store, None)
 
 
 def test_an_input_the_engine_refused_after_it_was_journaled_is_exported_as_a_test() -> None:
     """A job in a pool the service does not define: read, journaled, then refused by the engine
     (422). The export writes it with the answer it got; ``check`` refused the file for it."""
-    db = Path(tempfile.mkdtemp()) / "cronlapse.service.db"
+    store = MemoryStore()
     wall = Wall()
-    live = open_live(db, wall, workers=1)
+    live = open_live(store, wall, workers=1)
     assert not live.submit("schedule", {"id": "pooled", "every": 60, "pool": "x"}).accepted
     live.submit("schedule", {"id": "plain", "every": 60})
     wall.now += 600
     live.advance_clock()
-    live.store.close()
-    assert_reproduced(f"sqlite:///{db}", None)
+    assert_reproduced(store, None)
 
 
-def test_a_job_of_several_triggers_is_exported_with_them(tmp_path: Path) -> None:
+def test_a_job_of_several_triggers_is_exported_with_them() -> None:
     """A cron list, its one more run and its repeat (a systemd timer's triggers, which the
     service accepts as a scenario does) were exported as no schedule at all: a one-time job."""
     wall = Wall()
-    live = open_live(tmp_path / "s.db", wall, workers=2)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=2)
     live.submit(
         "schedule",
         {"id": "t", "cron": ["*/7 * * * *", "*/5 * * * *"], "first": "+90", "repeat": 120},
@@ -258,9 +207,31 @@ def test_a_job_of_several_triggers_is_exported_with_them(tmp_path: Path) -> None
             assert attempt is not None
             args = {"job": job_id, "scheduled": scheduled, "attempt": attempt.number, "ok": True}
             live.submit("complete", args)
-    live.store.close()
-    url = f"sqlite:///{tmp_path / 's.db'}"
-    stretch = export_stretch(url, "+300", None)
+    stretch = export(store, "+300", None)
     assert '"cron": ["*/7 * * * *", "*/5 * * * *"]' in stretch.text
     assert '"repeat": 120' in stretch.text
-    assert_reproduced(url, "+300")
+    assert_reproduced(store, "+300")
+
+
+def test_a_restart_after_downtime_is_exported_as_its_pauses_and_resumes() -> None:
+    """A ``downtime`` row (a restart past the misfire grace) in the stretch: the jobs it paused
+    and resumed, read from the replayed state, reproduce its catch-up."""
+    store = MemoryStore()
+    wall = Wall()
+    live = open_live(store, wall, workers=1, misfire_grace=60)
+    live.submit("schedule", {"id": "a", "every": 10, "first": "+10", "catch_up": "latest"})
+    live.submit("schedule", {"id": "b", "every": 30, "first": "+15", "catch_up": "skip"})
+    for _ in range(3):
+        wall.now += 10
+        live.advance_clock()
+        complete_running(live)
+    wall.now += 300  # down: more than the grace
+    live = open_live(store, wall, workers=1, misfire_grace=60)
+    for _ in range(6):
+        complete_running(live)
+        wall.now += 10
+        live.advance_clock()
+    assert "downtime" in [row.verb for row in store.journal.rows_after(0)]
+    stretch = export(store, "+5")
+    assert '"pause": {"job": "a"}' in stretch.text and '"resume": {"job": "b"}' in stretch.text
+    assert_reproduced(store, "+5")

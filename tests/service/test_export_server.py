@@ -11,7 +11,7 @@ from export_helpers import scenario_events, service_events
 
 from cronlapse.cli.main import main
 from cronlapse.service.export import export_stretch
-from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.store import open_store
 from engine.model import events as ev
 from tests.service.conftest import Received, Server, WebhookReceiver
 
@@ -89,9 +89,8 @@ def test_an_exported_hour_replays_the_services_events_exactly(
     _hour(server)
     server.stop()
     url = f"sqlite:///{server.db}"
-    store = JournalStore(url)
-    rows = list(store.rows_after(0))
-    store.close()
+    store = open_store(url)
+    rows = list(store.journal.rows_after(0))
     assert rows[-1].tick - rows[0].tick >= HOUR
     target = tmp_path / "hour.yaml"
     assert main(["export", "--scenario", "--db", url, "-o", str(target)]) == 0
@@ -99,7 +98,7 @@ def test_an_exported_hour_replays_the_services_events_exactly(
 
     text = target.read_text()
     start = rows[0].tick - 1
-    expected = service_events(url, start, rows[-1].tick)
+    expected = service_events(store, start, rows[-1].tick)
     events, runner = scenario_events(text, start)
     assert runner.failures == [] and runner.rejections == []
     assert events == expected
@@ -111,7 +110,8 @@ def test_an_exported_hour_replays_the_services_events_exactly(
     # The second half hour alone, from the last quiet moment before it.
     stretch = export_stretch(url, str(rows[0].tick + HOUR // 2), None)
     assert stretch.start > rows[0].tick
-    expected = service_events(url, stretch.start, stretch.end)
+    expected = service_events(store, stretch.start, stretch.end)
     events, runner = scenario_events(stretch.text, stretch.start)
     assert runner.failures == [] and runner.rejections == []
     assert events == expected and len(events) > 50
+    store.close()

@@ -7,70 +7,53 @@ import asyncio
 import pytest
 
 from cronlapse.service.inputs import Inputs
-from engine.model.commands import Outcome, Result
-
-DONE = Result(Outcome.OK)
-
-
-class _Store:
-    def __init__(self) -> None:
-        self.rows: list[tuple] = []
-
-    def append_many(self, rows: list[tuple]) -> list[int]:
-        self.rows += rows
-        return list(range(len(self.rows) - len(rows) + 1, len(self.rows) + 1))
+from cronlapse.service.live import LiveService
+from cronlapse.service.store.memory import MemoryStore
+from tests.service.test_live import Wall, open_live
 
 
-class _Live:
-    """The parts of a LiveService that a batch uses; reading ``broken`` fails as a bug would."""
+def _live_with_a_broken_reader() -> LiveService:
+    """A service on the memory store whose reading of the verb ``broken`` fails, as a bug in a
+    reader would."""
+    live = open_live(MemoryStore(), Wall(), workers=1)
+    reads = live.read
 
-    publisher = None
-
-    def __init__(self) -> None:
-        self.store = _Store()
-        self.applied: list[str] = []
-
-    def now(self) -> int:
-        return 0
-
-    def clock_due(self) -> None:
-        return None
-
-    def read(self, verb: str, args: dict, tick: int) -> str:
+    def read(verb: str, args: dict, tick: int):
         if verb == "broken":
             raise RuntimeError("a reader's bug")
-        return verb
+        return reads(verb, args, tick)
 
-    def apply_committed(self, seq: int, tick: int, verb: str, args: dict, decoded) -> Result:
-        self.applied.append(verb)
-        return DONE
+    live.read = read  # type: ignore[method-assign]
+    return live
 
 
 def test_an_input_whose_reading_fails_is_answered_with_the_failure_and_the_batch_goes_on() -> None:
-    live = _Live()
-    inputs = Inputs(live)  # type: ignore[arg-type]
+    live = _live_with_a_broken_reader()
+    inputs = Inputs(live)
+    before = live.store.journal.last_seq()
 
     async def batch() -> list:
         return await asyncio.gather(
-            inputs.submit("schedule", {}),
+            inputs.submit("schedule", {"id": "a", "at": "+60"}),
             inputs.submit("broken", {}),
-            inputs.submit("cancel", {}),
+            inputs.submit("schedule", {"id": "b", "at": "+60"}),
             return_exceptions=True,
         )
 
-    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=10))
-    assert (first, last) == (DONE, DONE)
+    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=60))
+    assert first.accepted and last.accepted
     assert isinstance(failed, RuntimeError)
-    assert live.applied == ["schedule", "cancel"]
-    assert [row[2] for row in live.store.rows] == ["schedule", "cancel"], "nothing else journaled"
+    assert sorted(live.engine.query.jobs()) == ["a", "b"]
+    rows = list(live.store.journal.rows_after(before))
+    assert [(row.verb, row.args["id"]) for row in rows] == [("schedule", "a"), ("schedule", "b")]
 
 
 def test_the_next_batch_is_served_after_a_failed_reading() -> None:
-    inputs = Inputs(_Live())  # type: ignore[arg-type]
+    inputs = Inputs(_live_with_a_broken_reader())
 
-    async def two_batches() -> Result:
+    async def two_batches():
         with pytest.raises(RuntimeError):
             await inputs.submit("broken", {})
-        return await inputs.submit("schedule", {})
+        return await inputs.submit("schedule", {"id": "a", "at": "+60"})
 
-    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=10)) == DONE
+    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=60)).accepted

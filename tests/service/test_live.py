@@ -1,10 +1,9 @@
-"""The live engine in-process, with a hand-driven clock: replay, snapshots, catch-up."""
+"""The live engine in-process, on the memory store, with a hand-driven clock: replay, snapshots,
+catch-up. (A service opened again on the same store is a restart.)"""
 
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,9 +13,9 @@ from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.codec import InputInvalid
 from cronlapse.service.config import Config
 from cronlapse.service.executors import idempotency_key
-from cronlapse.service.journal_store import JournalStore
 from cronlapse.service.live import LiveService
-from cronlapse.service.snapshots import BackgroundSnapshots
+from cronlapse.service.store import CLOCK_KEY, Store
+from cronlapse.service.store.memory import MemoryStore
 from cronlapse.service.views import job_json, workers_json
 from engine.model.records import OccurrenceState
 
@@ -33,11 +32,12 @@ class Wall:
         return self.now
 
 
-def open_live(db: Path, wall: Wall, **config: int) -> LiveService:
-    store = JournalStore(f"sqlite:///{db}")
-    saved = store.get_meta("clock")
+def open_live(store: Store, wall: Wall, **config: int) -> LiveService:
+    """The service on ``store`` as ``cronlapse serve`` opens it (a restart when the store holds a
+    journal already), on the clock ``wall``."""
+    saved = store.journal.get_meta(CLOCK_KEY)
     clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), 1.0, wall)
-    store.set_meta("clock", clock.anchor.dumps())
+    store.journal.set_meta(CLOCK_KEY, clock.anchor.dumps())
     live = LiveService(store, clock, Config(**config))
     live.open()
     return live
@@ -77,62 +77,60 @@ STEP = st.one_of(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(STEP, max_size=25), snapshot_every=st.sampled_from([2, 9, 10**9]))
 def test_a_restart_answers_exactly_as_before(steps, snapshot_every) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        db = Path(directory) / "live.db"
-        wall = Wall()
-        live = open_live(db, wall, workers=2, snapshot_every=snapshot_every, misfire_grace=10**9)
-        for verb, number, value in steps:
-            if verb == "schedule":
-                live.submit("schedule", {"id": f"j{number}", "every": value, "max_retries": 1})
-            elif verb == "wait":
-                wall.now += number
-                live.advance_clock()
-            elif verb == "complete":
-                complete_running(live, ok=bool(number))
-            elif verb == "modify":
-                live.submit("modify", {"job": f"j{number}", "every": value, "priority": "high"})
-            else:
-                live.submit(verb, {"job": f"j{number}"})
-        before = answers(live)
-        live.store.close()
-        again = open_live(db, wall, workers=2, snapshot_every=snapshot_every, misfire_grace=10**9)
-        assert answers(again) == before
-        again.store.close()
-
-
-def test_a_snapshot_and_its_tail_give_what_the_whole_journal_gives(tmp_path: Path) -> None:
+    store = MemoryStore()
     wall = Wall()
-    live = open_live(tmp_path / "a.db", wall, workers=1, snapshot_every=7)
+    live = open_live(store, wall, workers=2, snapshot_every=snapshot_every, misfire_grace=10**9)
+    for verb, number, value in steps:
+        if verb == "schedule":
+            live.submit("schedule", {"id": f"j{number}", "every": value, "max_retries": 1})
+        elif verb == "wait":
+            wall.now += number
+            live.advance_clock()
+        elif verb == "complete":
+            complete_running(live, ok=bool(number))
+        elif verb == "modify":
+            live.submit("modify", {"job": f"j{number}", "every": value, "priority": "high"})
+        else:
+            live.submit(verb, {"job": f"j{number}"})
+    before = answers(live)
+    again = open_live(store, wall, workers=2, snapshot_every=snapshot_every, misfire_grace=10**9)
+    assert answers(again) == before
+
+
+def test_a_snapshot_and_its_tail_give_what_the_whole_journal_gives() -> None:
+    wall = Wall()
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1, snapshot_every=7)
     live.submit("schedule", {"id": "a", "every": 10})
     for _ in range(30):
         wall.now += 5
         live.advance_clock()
         complete_running(live)
-    assert live.store.latest_snapshot() is not None
+    assert store.journal.latest_snapshot() is not None
     before = answers(live)
-    live.store.close()
-    replayed = LiveService(JournalStore(f"sqlite:///{tmp_path / 'a.db'}"), live.clock, live.config)
-    replayed.store.save_snapshot(0, b"")  # not the latest: the newest snapshot wins
-    assert replayed.store.latest_snapshot()[0] > 0
+    replayed = LiveService(store, live.clock, live.config)
+    store.journal.save_snapshot(0, b"")  # not the latest: the newest snapshot wins
+    latest = store.journal.latest_snapshot()
+    assert latest is not None and latest.seq > 0
     replayed.open()
     assert answers(replayed) == before
 
 
-def test_an_invalid_input_is_refused_before_the_journal(tmp_path: Path) -> None:
-    live = open_live(tmp_path / "a.db", Wall())
-    rows = live.store.last_seq()
+def test_an_invalid_input_is_refused_before_the_journal() -> None:
+    live = open_live(MemoryStore(), Wall())
+    rows = live.store.journal.last_seq()
     with pytest.raises(InputInvalid):
         live.submit("schedule", {"id": "a", "every": 0})
-    assert live.store.last_seq() == rows
+    assert live.store.journal.last_seq() == rows
 
 
-def test_downtime_within_the_grace_runs_every_missed_run_late(tmp_path: Path) -> None:
+def test_downtime_within_the_grace_runs_every_missed_run_late() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "a.db", wall, workers=1, misfire_grace=100)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1, misfire_grace=100)
     live.submit("schedule", {"id": "a", "every": 10, "first": "+10"})
-    live.store.close()
     wall.now += 95
-    live = open_live(tmp_path / "a.db", wall, workers=1, misfire_grace=100)
+    live = open_live(store, wall, workers=1, misfire_grace=100)
     for _ in range(12):
         wall.now += 1
         live.advance_clock()
@@ -143,15 +141,13 @@ def test_downtime_within_the_grace_runs_every_missed_run_late(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("catch_up", "missed_runs"), [("latest", 1), ("all", 20), ("skip", 0)])
-def test_downtime_past_the_grace_follows_the_jobs_catch_up(
-    tmp_path: Path, catch_up: str, missed_runs: int
-) -> None:
+def test_downtime_past_the_grace_follows_the_jobs_catch_up(catch_up: str, missed_runs: int) -> None:
     wall = Wall()
-    live = open_live(tmp_path / "a.db", wall, workers=1, misfire_grace=60)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1, misfire_grace=60)
     live.submit("schedule", {"id": "a", "every": 10, "first": "+10", "catch_up": catch_up})
-    live.store.close()
     wall.now += 205  # down from START to START + 205: runs at +10 ... +200 were missed
-    live = open_live(tmp_path / "a.db", wall, workers=1, misfire_grace=60)
+    live = open_live(store, wall, workers=1, misfire_grace=60)
     for _ in range(40):
         complete_running(live)
         wall.now += 0.5
@@ -186,25 +182,10 @@ def test_the_clock_continues_across_restarts_and_speed_changes() -> None:
     assert Anchor.loads(faster.anchor.dumps()) == faster.anchor
 
 
-def test_a_forked_child_writes_the_snapshot_while_the_server_goes_on(tmp_path: Path) -> None:
-    wall = Wall()
-    db = tmp_path / "a.db"
-    live = open_live(db, wall, workers=1, snapshot_every=5)
-    live.background = BackgroundSnapshots(f"sqlite:///{db}")
-    for number in range(12):
-        live.submit("schedule", {"id": f"j{number}", "every": 60})
-    live.background.wait()
-    saved = live.store.latest_snapshot()
-    assert saved is not None and saved[0] >= 5
-    before = answers(live)
-    live.store.close()
-    assert answers(open_live(db, wall, workers=1, snapshot_every=5)) == before
-
-
-def test_an_observer_that_fails_fails_its_own_input_alone(tmp_path: Path) -> None:
+def test_an_observer_that_fails_fails_its_own_input_alone() -> None:
     """The events an observer (the structured log, the metrics) failed on are still noted and
     dropped: kept, they failed every later input again (every answer a 500)."""
-    live = open_live(tmp_path / "s.db", Wall(), workers=1)
+    live = open_live(MemoryStore(), Wall(), workers=1)
 
     def observer(events) -> None:  # a bug with one event (as the log's with a far-future run)
         if any(getattr(event, "job_id", None) == "a" for event in events):

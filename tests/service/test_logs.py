@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import time
-from pathlib import Path
 
 from cronlapse.service.codec import DELIVERY
 from cronlapse.service.delivery.attach import delivery_input
 from cronlapse.service.delivery.notice import due_notices
 from cronlapse.service.events_log import NAMES, EventLogger
 from cronlapse.service.live import LiveService
+from cronlapse.service.store.memory import MemoryStore
 from engine.model import events as ev
 from engine.model.records import OccurrenceState
 from tests.service.test_live import Wall, complete_running, open_live
@@ -37,9 +36,10 @@ def test_every_engine_event_has_a_name() -> None:
     assert len(set(NAMES.values())) == len(NAMES)
 
 
-def test_one_line_per_state_change_with_its_fields(tmp_path: Path) -> None:
+def test_one_line_per_state_change_with_its_fields() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "s.db", wall, workers=1)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1)
     out = attach(live)
     live.submit("schedule", {"id": "etl", "at": "+10", "max_retries": 1, "notify": NOTIFY})
     wall.now += 10
@@ -85,46 +85,14 @@ def test_one_line_per_state_change_with_its_fields(tmp_path: Path) -> None:
     )
 
 
-def test_a_restart_does_not_log_the_replayed_history(tmp_path: Path) -> None:
+def test_a_restart_does_not_log_the_replayed_history() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "s.db", wall, workers=1)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1)
     live.submit("schedule", {"id": "a", "every": 60})
     assert live.engine.query.record_keys(OccurrenceState.RUNNING)
-    live.store.close()
-    again = open_live(tmp_path / "s.db", wall, workers=1)
+    again = open_live(store, wall, workers=1)
     out = attach(again)
     assert out.getvalue() == ""
     complete_running(again)
     assert [line["event"] for line in lines(out)] == ["run.succeeded"]
-
-
-def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path: Path) -> None:
-    server = make_server()
-    with server.client() as client:
-        assert client.post("/job", json={"id": "now"}).status_code == 201
-    logged = server.directory / "structured.log"
-    other = make_server(options=("--log-file", str(logged)))
-    with other.client() as client:
-        assert client.post("/job", json={"id": "now"}).status_code == 201
-        assert client.put("/job/now", json={"priority": "high"}).status_code in (204, 409)
-    deadline = time.monotonic() + 120
-    while "run.succeeded" not in server.output() or "run.succeeded" not in logged.read_text():
-        assert time.monotonic() < deadline, server.output()
-        time.sleep(0.05)
-    from_stderr = [json.loads(line) for line in server.output().splitlines() if line[:1] == "{"]
-    assert [line["event"] for line in from_stderr][:2] == ["job.created", "run.started"]
-    from_file = [json.loads(line) for line in logged.read_text().splitlines()]
-    assert {"job.created", "run.started", "run.succeeded"} <= {line["event"] for line in from_file}
-    assert not any(line[:1] == "{" for line in other.output().splitlines())
-
-
-def test_the_servers_own_messages_go_to_stderr_and_nothing_to_stdout(make_server) -> None:
-    """ "listening on" and how to authenticate are diagnostics, on standard error as every
-    cronlapse command writes them (and as the logs are); they were on standard output, where
-    a supervisor or a pipe took them for the command's output."""
-    server = make_server()
-    messages = server.output()
-    assert f"cronlapse serve: listening on {server.url} (journal " in messages
-    assert "cronlapse serve: authenticate with the token in $CRONLAPSE_TOKEN" in messages
-    assert server.stop() == 0
-    assert server.stdout() == ""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 from cronlapse.service.codec import DELIVERY
 from cronlapse.service.delivery.attach import delivery_input
 from cronlapse.service.delivery.notice import due_notices
 from cronlapse.service.metrics import LAG_BUCKETS, Metrics
+from cronlapse.service.store.memory import MemoryStore
 from tests.service.test_live import Wall, complete_running, open_live
 
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
@@ -83,9 +83,10 @@ def test_the_strict_reader_refuses_what_prometheus_would() -> None:
         raise AssertionError(f"accepted: {bad!r}")
 
 
-def test_metrics_count_what_the_engine_did(tmp_path: Path) -> None:
+def test_metrics_count_what_the_engine_did() -> None:
     wall = Wall()
-    live = open_live(tmp_path / "s.db", wall, workers=1)
+    store = MemoryStore()
+    live = open_live(store, wall, workers=1)
     metrics = Metrics()
     live.on_events.append(metrics)
     notify = [{"on": ["succeeded"], "channel": "webhook", "to": "hook"}]
@@ -122,20 +123,3 @@ def test_metrics_count_what_the_engine_did(tmp_path: Path) -> None:
     assert len(LAG_BUCKETS) + 1 == sum(
         1 for name, _ in samples if name == "cronlapse_dispatch_lag_seconds_bucket"
     )
-
-
-def test_the_route_needs_the_token_unless_public(make_server) -> None:
-    server = make_server()
-    with server.client() as client:
-        assert client.post("/job", json={"id": "a"}).status_code == 201
-        answer = client.get("/metrics")
-        assert answer.status_code == 200
-        assert answer.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
-        assert ("cronlapse_tick", ()) in parse(answer.text)
-        assert "/metrics" in client.get("/openapi.json").json()["paths"]
-    with server.client(token=None) as anonymous:
-        assert anonymous.get("/metrics").status_code == 401
-    public = make_server(options=("--metrics-public",))
-    with public.client(token=None) as anonymous:
-        assert anonymous.get("/metrics").status_code == 200
-        assert anonymous.get("/workers").status_code == 401

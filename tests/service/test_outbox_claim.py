@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from cronlapse.service.journal_store import JournalStore
+from cronlapse.service.store import open_store
 from tests.service.conftest import FROZEN, TOKEN, Server, WebhookReceiver
 from tests.service.role_processes import Processes
 
@@ -41,9 +41,9 @@ def _until(condition, what: str) -> None:
 
 
 def _deliveries(url: str) -> list[dict]:
-    store = JournalStore(url)
+    store = open_store(url)
     try:
-        return [row.args for row in store.rows_after(0) if row.verb == "delivery"]
+        return [row.args for row in store.journal.rows_after(0) if row.verb == "delivery"]
     finally:
         store.close()
 

@@ -1,8 +1,8 @@
-"""The second backend: the same store code on PostgreSQL, and versioned migrations on both.
+"""The second backend: versioned migrations on both, and the URLs cronlapse takes.
 
 The served API, the SIGKILL test and the restart from a snapshot run on both backends in
-test_api.py and test_durability.py (their fixtures are parametrised); here are the store and the
-migrations themselves.
+test_api.py and test_durability.py (their fixtures are parametrised); the store's operations in
+test_store_sql.py (the contract every store keeps); here are the migrations themselves.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, inspect, select, text
 
-from cronlapse.service.db import UnsupportedDatabase, database_url, open_database, shown
-from cronlapse.service.journal_store import JournalStore
-from cronlapse.service.migrations import LATEST, STEPS, SchemaTooNew, migrate, schema_version
-from cronlapse.service.migrations.v001_journal import meta
+from cronlapse.service.store import Entry, SchemaTooNew, UnsupportedDatabase, open_store, shown
+from cronlapse.service.store.sql.db import open_database
+from cronlapse.service.store.sql.migrations import LATEST, STEPS, migrate, schema_version
+from cronlapse.service.store.sql.migrations.v001_journal import meta
+from cronlapse.service.store.sql.urls import database_url
 from tests.service.conftest import BACKENDS, ROOT, free_port
 
 
@@ -59,26 +60,6 @@ def _pre_versioning_schema(url: str) -> None:
     engine.dispose()
 
 
-def test_the_store_round_trips_on_each_backend(url: str) -> None:
-    store = JournalStore(url)
-    assert store.append_many([(1, 2, "register", {"worker": "w1"}), (3, 2, "clock", {})]) == [1, 2]
-    assert store.append(4, 2, "schedule", {"id": "a", "every": 60}) == 3
-    assert [(row.seq, row.tick, row.verb, row.args) for row in store.rows_after(1)] == [
-        (2, 3, "clock", {}),
-        (3, 4, "schedule", {"id": "a", "every": 60}),
-    ]
-    for seq in (1, 2, 3):
-        store.save_snapshot(seq, bytes([seq]) * 3)
-    assert store.latest_snapshot() == (3, b"\x03\x03\x03")
-    with store.db.connect() as conn:
-        kept = conn.execute(text("SELECT seq FROM snapshots ORDER BY seq")).scalars().all()
-    assert kept == [2, 3], "the latest snapshot and one spare"
-    store.set_meta("clock", "a")
-    store.set_meta("clock", "b")
-    assert store.get_meta("clock") == "b"
-    store.close()
-
-
 def test_an_empty_database_is_migrated_to_the_latest_version(url: str) -> None:
     engine = open_database(url)
     assert migrate(engine) == list(range(1, LATEST + 1))
@@ -92,10 +73,10 @@ def test_an_empty_database_is_migrated_to_the_latest_version(url: str) -> None:
 
 def test_a_database_from_before_migrations_keeps_its_rows(url: str) -> None:
     _pre_versioning_schema(url)
-    store = JournalStore(url)
-    assert [(row.seq, row.verb) for row in store.rows_after(0)] == [(1, "register")]
-    assert store.get_meta("clock") == "x"
-    assert store.append(6, 2, "clock", {}) == 2
+    store = open_store(url)
+    assert [(row.seq, row.verb) for row in store.journal.rows_after(0)] == [(1, "register")]
+    assert store.journal.get_meta("clock") == "x"
+    assert store.journal.append([Entry(6, 2, "clock", {})]) == [2]
     with store.db.connect() as conn:
         assert schema_version(conn) == LATEST
         assert {"snapshots", "dispatch"} <= set(inspect(conn).get_table_names()), "created"
@@ -137,7 +118,7 @@ def test_processes_starting_at_once_migrate_once(postgres) -> None:
     def open_one() -> None:
         barrier.wait()
         try:
-            JournalStore(url).close()
+            open_store(url).close()
         except BaseException as failure:
             failures.append(failure)
 

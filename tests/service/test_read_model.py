@@ -1,59 +1,57 @@
-"""The scheduler's read model, written into a real PostgreSQL database.
-
-A transaction that rewrites more runs than one statement may carry as bound parameters
-(PostgreSQL takes at most 65,535; a run's key is two) deletes their old rows in chunks of
-``KEYS_PER_DELETE``. Every chunk must go: a row left behind makes the insert that follows fail on
-the primary key, and the scheduler stops.
-"""
+"""The read model answers what the engine answers: an API process reading the store
+(:class:`StoredReads`) and the active scheduler reading its engine (:class:`LiveReads`) give the
+same JSON, as inputs apply and as time alone changes a job's answer (on the memory store)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import asyncio
 
-from sqlalchemy import func, select
+import pytest
 
-from cronlapse.service.db import open_database
-from cronlapse.service.live import fresh_state
 from cronlapse.service.metrics import Metrics
-from cronlapse.service.migrations import migrate
-from cronlapse.service.migrations.v003_inbox import view_runs
-from cronlapse.service.read_model import KEYS_PER_DELETE, ReadModel
-from engine.model.commands import RegisterWorker, ScheduleJob
-from engine.model.records import JobSpec
-from engine.schedules.kinds import Once
+from cronlapse.service.reads import LiveReads, Reads
+from cronlapse.service.store import JobFilter
+from cronlapse.service.store.memory import MemoryStore
+from cronlapse.service.stored_reads import StoredReads
+from tests.service.test_live import complete_running
+from tests.service.test_write_path import _scheduler
 
-RUNS = KEYS_PER_DELETE * 2 + 1
-"""Three chunks, the last of one run."""
-
-
-def _running_runs(count: int) -> SimpleNamespace:
-    """A service's state with ``count`` one-time jobs, each run started on a worker of its own."""
-    state = fresh_state()
-    driver = state.driver
-    for number in range(count):
-        assert driver.apply_now(RegisterWorker(f"w{number}")).accepted
-        assert driver.apply_now(ScheduleJob(JobSpec(f"job{number}", Once(0)))).accepted
-        state.order.append(f"job{number}")
-    driver.finish(0)
-    assert len(state.engine.query.records()) == count
-    return SimpleNamespace(state=state, engine=state.engine)
+JOBS = ("every", "once", "cron", "gone")
 
 
-def test_a_write_of_more_runs_than_one_delete_takes_replaces_every_row(postgres) -> None:
-    database = open_database(postgres.database())
-    try:
-        migrate(database)
-        live = _running_runs(RUNS)
-        model = ReadModel(live, Metrics())  # type: ignore[arg-type]
-        with database.begin() as conn:
-            model.rebuild(conn)
-        model.runs.update(live.engine.query.records())
-        with database.begin() as conn:
-            model.write(conn, 2)
-        with database.connect() as conn:
-            rows = conn.execute(select(func.count()).select_from(view_runs)).scalar()
-            keys = conn.execute(select(view_runs.c.job_id, view_runs.c.scheduled)).all()
-        assert rows == RUNS
-        assert {tuple(key) for key in keys} == set(live.engine.query.records())
-    finally:
-        database.dispose()
+async def _answers(reads: Reads) -> tuple:
+    every = JobFilter(None, None, None)
+    return (
+        await reads.tick(),
+        [await reads.job(job_id) for job_id in JOBS],
+        await reads.jobs(0, 500, every),
+        await reads.jobs(1, 2, every),
+        await reads.jobs(0, 500, JobFilter("scheduled", None, None)),
+        [await reads.runs(job_id, 0, 500) for job_id in JOBS],
+        await reads.workers(),
+    )
+
+
+def test_the_stored_answers_are_the_engines(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = MemoryStore()
+    scheduler = _scheduler(store, monkeypatch)
+    live_reads, stored_reads = LiveReads(scheduler, Metrics()), StoredReads(store.views)
+    wall = scheduler.clock.wall
+
+    def same() -> None:
+        assert asyncio.run(_answers(stored_reads)) == asyncio.run(_answers(live_reads))
+
+    scheduler.submit("schedule", {"id": "every", "every": 60, "max_retries": 1})
+    scheduler.submit("schedule", {"id": "once", "at": "+600"})
+    scheduler.submit("schedule", {"id": "cron", "cron": "*/5 * * * *", "priority": "high"})
+    scheduler.submit("schedule", {"id": "gone", "every": 30})
+    scheduler.submit("delete", {"job": "gone"})
+    same()
+    for step in range(40):  # time alone: runs come within two minutes, then fall due
+        wall.now += 23  # type: ignore[attr-defined]
+        scheduler.advance_clock()
+        complete_running(scheduler, ok=step % 3 != 0)
+        same()
+    scheduler.submit("modify", {"job": "every", "every": 90, "priority": "low"})
+    scheduler.submit("cancel", {"job": "cron"})
+    same()

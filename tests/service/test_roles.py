@@ -26,9 +26,9 @@ import pytest
 from cronlapse.analyses.invariants import violations
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config
-from cronlapse.service.journal_store import Fenced, JournalStore
 from cronlapse.service.live import LiveService
-from cronlapse.service.roles.scheduler import Election
+from cronlapse.service.roles.scheduler import stand_by
+from cronlapse.service.store import Entry, Fenced, open_store
 from engine.model import events as ev
 from tests.service.conftest import ROOT, TOKEN, Server, free_port
 from tests.service.role_processes import SCHEDULER, SLOTS, Processes
@@ -58,7 +58,7 @@ def _statuses(server: Server) -> dict[str, str]:
 def _replayed(url: str) -> LiveService:
     """The whole journal replayed from its first row, with every event kept for the invariant
     checker (the service itself drops them once read)."""
-    store = JournalStore(url)
+    store = open_store(url)
     live = LiveService(store, LiveClock(Anchor(0.0, 0, 1.0)), Config())
     live._consume_events = lambda: None  # type: ignore[method-assign]
     live.replay()
@@ -258,50 +258,57 @@ def _wait_until(condition, seconds: float = 30) -> None:
 
 def test_a_scheduler_that_lost_the_lock_appends_nothing(postgres) -> None:
     url = postgres.database()
-    old = Election(url)
+    store = open_store(url)
+    old = store.election()
     assert old.try_take()
-    store = JournalStore(url, fence=old.pid)
-    assert store.append(1, 2, "register", {"worker": "w1"}) == 1
-    new = Election(url)
+    store.journal.fence_with(old)
+    assert store.journal.append([Entry(1, 2, "register", {"worker": "w1"})]) == [1]
+    new = store.election()
     assert not new.try_take(), "the lock is held"
-    old.conn.close()  # as when the old scheduler's connection dies
-    old.db.dispose()
+    old.close()  # as when the old scheduler's connection dies
     deadline = time.monotonic() + 10
     while not new.try_take():
         assert time.monotonic() < deadline
         time.sleep(0.05)
     with pytest.raises(Fenced):
-        store.append(2, 2, "register", {"worker": "w2"})
-    assert JournalStore(url, fence=new.pid).append(2, 2, "register", {"worker": "w2"}) == 2
-    assert [row.args["worker"] for row in store.rows_after(0)] == ["w1", "w2"]
+        store.journal.append([Entry(2, 2, "register", {"worker": "w2"})])
+    successor = open_store(url)
+    successor.journal.fence_with(new)
+    assert successor.journal.append([Entry(2, 2, "register", {"worker": "w2"})]) == [2]
+    assert [row.args["worker"] for row in store.journal.rows_after(0)] == ["w1", "w2"]
+    successor.close()
+    new.close()
     store.close()
 
 
 def test_a_standby_follows_the_journal_before_it_is_elected(postgres) -> None:
     url = postgres.database()
-    holder = Election(url)
+    writer = open_store(url)
+    holder = writer.election()
     assert holder.try_take()
-    writer = JournalStore(url, fence=holder.pid)
-    follower = LiveService(JournalStore(url), LiveClock(Anchor(0.0, 0, 1.0)), Config())
-    waiting = Election(url)
+    writer.journal.fence_with(holder)
+    follower = LiveService(open_store(url), LiveClock(Anchor(0.0, 0, 1.0)), Config())
+    waiting = follower.store.election()
     elected = threading.Event()
 
     def wait() -> None:
-        waiting.wait(follower)
+        stand_by(waiting, follower)
         elected.set()
 
     thread = threading.Thread(target=wait)
     thread.start()
-    writer.append(5, 2, "register", {"worker": "w9"})
+    writer.journal.append([Entry(5, 2, "register", {"worker": "w9"})])
     deadline = time.monotonic() + 10
     while "w9" not in follower.engine.query.workers():
         assert time.monotonic() < deadline, "the standby did not apply the new row"
         time.sleep(0.05)
     assert not elected.is_set()
-    holder.conn.close()
-    holder.db.dispose()
+    holder.close()
     thread.join(timeout=10)
     assert elected.is_set() and follower.state.seq == 1
+    waiting.close()
+    follower.store.close()
+    writer.close()
 
 
 def test_the_scheduler_role_needs_postgresql(tmp_path: Path) -> None:

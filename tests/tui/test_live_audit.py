@@ -16,8 +16,7 @@ from rich.style import Style
 from tui_helpers import POLICY, small_session
 
 from cronlapse.cli import tui as cli_tui
-from cronlapse.service.journal_store import JournalStore
-from cronlapse.service.live import SERVICE_POLICY
+from cronlapse.service.store import SERVICE_POLICY, open_store
 from engine.model.policies import OnTimeout
 from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
@@ -51,9 +50,9 @@ def text(renderable) -> str:
 
 
 def last_row_tick(server: Server) -> int:
-    store = JournalStore(f"sqlite:///{server.db}")
+    store = open_store(f"sqlite:///{server.db}")
     try:
-        return list(store.rows_after(0))[-1].tick
+        return list(store.journal.rows_after(0))[-1].tick
     finally:
         store.close()
 

@@ -10,13 +10,19 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy.exc import OperationalError
 
 from cronlapse.cli import tui as cli_tui
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config
-from cronlapse.service.journal_store import JournalStore
 from cronlapse.service.live import LiveService
+from cronlapse.service.store import (
+    CLOCK_KEY,
+    Entry,
+    JournalUnreadable,
+    StoreFailure,
+    open_journal_reader,
+    open_store,
+)
 from engine.core import Engine
 from engine.model.commands import PauseJob
 from engine.model.journaled import values
@@ -26,7 +32,6 @@ from tui.live_app import LiveDashboardApp, live_app
 from tui.model.commandline import CommandError
 from tui.model.live import LiveSource, Mode, open_live
 from tui.model.live_api import ServiceApi, api_request, find_token
-from tui.model.live_journal import CLOCK_KEY, JournalReader, JournalUnreadable
 from tui.screens.live import POLL_SECONDS
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
@@ -47,10 +52,10 @@ class Wall:
 
 def serve(db: Path, wall: Wall, **config: int) -> LiveService:
     """The service in-process, as ``cronlapse serve`` opens it, on a clock the test moves."""
-    store = JournalStore(f"sqlite:///{db}")
-    saved = store.get_meta("clock")
+    store = open_store(f"sqlite:///{db}")
+    saved = store.journal.get_meta(CLOCK_KEY)
     clock = LiveClock.resume(None if saved is None else Anchor.loads(saved), 1.0, wall)
-    store.set_meta("clock", clock.anchor.dumps())
+    store.journal.set_meta(CLOCK_KEY, clock.anchor.dumps())
     live = LiveService(store, clock, Config(**config))
     live.open()
     return live
@@ -237,16 +242,16 @@ def test_opening_reads_a_long_journal_in_slices_with_progress(tmp_path: Path) ->
 
 def test_the_journal_is_opened_read_only(tmp_path: Path) -> None:
     with pytest.raises(JournalUnreadable, match="no such database file"):
-        JournalReader(f"sqlite:///{tmp_path / 'missing.db'}")
+        open_journal_reader(f"sqlite:///{tmp_path / 'missing.db'}")
     assert not (tmp_path / "missing.db").exists()
     (tmp_path / "other.db").write_bytes(b"")
     with pytest.raises(JournalUnreadable, match="not a cronlapse database"):
-        JournalReader(f"sqlite:///{tmp_path / 'other.db'}")
+        open_journal_reader(f"sqlite:///{tmp_path / 'other.db'}")
     live = serve(tmp_path / "a.db", Wall())
-    reader = JournalReader(f"sqlite:///{tmp_path / 'a.db'}")
+    reader = open_journal_reader(f"sqlite:///{tmp_path / 'a.db'}")
     with pytest.raises(Exception, match="readonly"), reader.db.begin() as conn:
         conn.exec_driver_sql("DELETE FROM journal")
-    assert reader.last_seq() == live.store.last_seq()
+    assert reader.last_seq() == live.store.journal.last_seq()
 
 
 def test_the_clock_key_is_the_servers() -> None:
@@ -284,9 +289,9 @@ async def type_command(pilot, line: str) -> None:
 
 
 def journal_verbs(server: Server) -> list[tuple[str, dict]]:
-    store = JournalStore(f"sqlite:///{server.db}")
+    store = open_store(f"sqlite:///{server.db}")
     try:
-        return [(row.verb, row.args) for row in store.rows_after(0)]
+        return [(row.verb, row.args) for row in store.journal.rows_after(0)]
     finally:
         store.close()
 
@@ -428,7 +433,7 @@ async def test_a_journal_that_cannot_be_read_is_said_once_and_following_resumes(
         read = reader.rows_after
 
         def locked(seq: int, limit: int):
-            raise OperationalError("SELECT", {}, Exception("database is locked"))
+            raise StoreFailure("database is locked", "OperationalError")
 
         monkeypatch.setattr(reader, "rows_after", locked)
         await pilot.pause(4 * POLL_SECONDS)
@@ -454,9 +459,11 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, wall = recorded_service(tmp_path)
-    store = JournalStore(url)  # the rows a service writes, in one transaction (faster)
-    rows = [(int(wall.now), 2, "schedule", {"id": f"j{n}", "at": "+1000"}) for n in range(1920)]
-    store.append_many(rows)
+    store = open_store(url)  # the rows a service writes, in one transaction (faster)
+    rows = [
+        Entry(int(wall.now), 2, "schedule", {"id": f"j{n}", "at": "+1000"}) for n in range(1920)
+    ]
+    store.journal.append(rows)
     store.close()
     notes: list[str] = []
     show = StatusHeader.show

@@ -2,15 +2,17 @@
 
 The service journals its inputs and its engine is deterministic, so its state is a function of
 the rows (see docs/service.md). Each row becomes the engine command the service applied, by the
-service's own reading (:func:`cronlapse.service.live.row_command`,
-:func:`cronlapse.service.live.downtime_commands`), appended to the timeline of one
+service's own reading, which the store's face owns with the rows' format
+(:func:`cronlapse.service.store.row_command`, :func:`cronlapse.service.store.downtime_commands`),
+appended to the timeline of one
 :class:`~engine.play.history.History`: the real run, which the user rewinds and steps through as
 through a scenario's. Nothing is replayed twice: rows read once are commands in the timeline, and
 the history plays them when the user (or the live head) gets there.
 
 Following the head. :meth:`LiveSource.poll` reads the rows after the last one read (one query by
-key) and the service's clock (its anchor in ``meta``: wall time to ticks, as the service reads
-it), so the head moves with the clock even when the journal is idle. The head is the history's
+key) and the service's clock (its anchor, as the service reads it: wall time to ticks), through
+the store's read-only :class:`~cronlapse.service.store.JournalReader`, so the head moves with the
+clock even when the journal is idle. The head is the history's
 ``until``: nothing plays past it, since only the journal knows what comes next. A row may arrive
 for a tick the history has already played (it was committed just after the clock was read): the
 history moves back before it, takes it, and comes back, and the views follow each move.
@@ -33,13 +35,19 @@ import logging
 import time
 from collections.abc import Callable
 
-from cronlapse.service.codec import DOWNTIME, InputInvalid
-from cronlapse.service.journal_store import Row
-from cronlapse.service.live import SERVICE_POLICY, downtime_commands, row_command
+from cronlapse.service.store import (
+    DOWNTIME,
+    SERVICE_POLICY,
+    JournalReader,
+    JournalRow,
+    RowUnreadable,
+    downtime_commands,
+    open_journal_reader,
+    row_command,
+)
 from engine.core import Engine
 from engine.play.history import History
 from engine.play.ticks import TimedCommand
-from tui.model.live_journal import JournalReader
 from tui.model.navigator import Change, Navigator
 
 log = logging.getLogger("cronlapse.tui")
@@ -197,7 +205,7 @@ class LiveSource:
             changes.append(self.navigator.seek(head))
         self.history.hold(head)
 
-    def _take(self, rows: list[Row], changes: list[Change]) -> None:
+    def _take(self, rows: list[JournalRow], changes: list[Change]) -> None:
         batch: list[TimedCommand] = []
         for row in rows:
             if row.verb == DOWNTIME:
@@ -207,7 +215,7 @@ class LiveSource:
             else:
                 try:
                     timed = row_command(row)
-                except InputInvalid as error:
+                except RowUnreadable as error:
                     log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
                     self.skipped += 1
                     timed = None
@@ -251,4 +259,4 @@ class LiveSource:
 
 def open_live(url: str, wall: Callable[[], float] = time.time) -> LiveSource:
     """The source for the service database at ``url``; JournalUnreadable says why not."""
-    return LiveSource(JournalReader(url), wall)
+    return LiveSource(open_journal_reader(url), wall)

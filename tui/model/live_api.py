@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from cronlapse.service.auth import TOKEN_ENV, token_path
+from cronlapse.service.store import TOKEN_ENV, token_path
 from engine.scenario.vocabulary import VERBS, CommandLineError, words_node
 from engine.scenario.yaml_source import Mapping, Node, Scalar
 from tui.model.commandline import CommandError

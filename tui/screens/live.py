@@ -29,8 +29,8 @@ import time
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy.exc import SQLAlchemyError
 
+from cronlapse.service.store import StoreFailure
 from tui.model.commandline import CommandError
 from tui.model.jump import Pacer
 from tui.model.live import LiveSource, Mode
@@ -186,7 +186,7 @@ class LiveDashboardScreen(DashboardScreen):
         """Read rows into the history; the views take the moves it made. Rows read."""
         try:
             changes, read = self.source.poll() if limit is None else self.source.poll(limit)
-        except SQLAlchemyError as error:
+        except StoreFailure as error:
             if not self._poll_failed:  # said once, not four times a second
                 self.notify(f"cannot read the journal: {error}", severity="error", markup=False)
             self._poll_failed = True

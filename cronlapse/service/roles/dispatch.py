@@ -6,8 +6,8 @@ into the database and journals what comes back, on the scheduler's event loop, o
 time, woken by a worker's NOTIFY, by every journal commit (an input may have started attempts:
 they reach the workers within a round trip), or every ``ROUND_SECONDS``:
 
-1. every RUNNING attempt on a worker process's slot has a ``dispatch`` row; a row whose attempt
-   is no longer running is deleted (the worker running it sees that and kills it);
+1. every RUNNING attempt on a worker process's slot is assigned in the store; one no longer
+   running is taken away (the worker running it sees that and kills it);
 2. an outcome a worker wrote is journaled as the ``complete`` input the single process journals
    (once: the row goes when the attempt stops running);
 3. a worker process seen for the first time has its slots ``register``-ed (``NAME/1`` ...); one
@@ -15,12 +15,12 @@ they reach the workers within a round trip), or every ``ROUND_SECONDS``:
    ``LOST_AFTER`` seconds of the database's clock has them ``down``-ed: the engine marks the
    attempt it ran LOST and retries it at once on another slot, under the same idempotency key
    (the run's), as the simulation models a crashed worker;
-4. a worker process that says it is stopping (``workers.stopping``: SIGTERM, Ctrl-C) has its
-   slots ``drain``-ed instead: the engine assigns them nothing more and each goes down once its
-   attempt's outcome is journaled, so what the process runs is credited to it, once. When it
-   has finished it ends its heartbeat (:data:`~cronlapse.service.roles.worker.STOPPED`) and the
-   slots still up go down at once: an attempt assigned before the drain that it never claimed is
-   then retried elsewhere, never having run.
+4. a worker process that says it is stopping (SIGTERM, Ctrl-C) has its slots ``drain``-ed
+   instead: the engine assigns them nothing more and each goes down once its attempt's outcome
+   is journaled, so what the process runs is credited to it, once. When it has finished it ends
+   its heartbeat (:meth:`~cronlapse.service.store.Workers.hand_back`) and the slots still up go
+   down at once: an attempt assigned before the drain that it never claimed is then retried
+   elsewhere, never having run.
 
 Outcomes are journaled before the round's downs, so a worker that finished and then died is
 credited with its result rather than run again.
@@ -32,26 +32,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-
-from sqlalchemy import delete, func, select, tuple_
-from sqlalchemy.dialects.postgresql import insert
 
 from cronlapse.service.config import NOOP
-from cronlapse.service.db import (
-    DISPATCH_CHANNEL,
-    JOURNAL_CHANNEL,
-    REPORT_CHANNEL,
-    notify,
-    open_database,
-)
 from cronlapse.service.executors import AttemptKey, Launch
 from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import LiveService, is_local_slot
-from cronlapse.service.migrations.v002_dispatch import dispatch
-from cronlapse.service.migrations.v004_worker_stopping import workers
 from cronlapse.service.roles.wakeups import rounds
 from cronlapse.service.running import running_launches
+from cronlapse.service.store import Assignment, Channel, Store
 from engine.model.records import Worker
 
 log = logging.getLogger("cronlapse.serve")
@@ -60,22 +48,11 @@ LOST_AFTER = 3.0
 """Seconds without a heartbeat after which a worker process is taken for dead."""
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """What one round read from the database."""
-
-    outcomes: dict[AttemptKey, bool]
-    processes: dict[str, tuple[int, bool, bool]]
-    """Worker process name -> (its slots, whether its heartbeat is fresh, whether it is
-    stopping)."""
-
-
 class Dispatcher:
-    def __init__(self, live: LiveService, inputs: Inputs, url: str) -> None:
+    def __init__(self, live: LiveService, inputs: Inputs, store: Store) -> None:
         self.live = live
         self.inputs = inputs
-        self.url = url
-        self.db = open_database(url)
+        self.store = store
         self.written: set[AttemptKey] = set()
         self.journaled: set[AttemptKey] = set()
         """Attempts whose outcome is journaled or being journaled."""
@@ -90,18 +67,22 @@ class Dispatcher:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            self.db.dispose()
 
     async def _loop(self) -> None:
-        channels = [REPORT_CHANNEL, JOURNAL_CHANNEL]
-        await rounds(self.url, channels, self.round, ROUND_SECONDS, "dispatch", log)
+        channels = [Channel.REPORTS, Channel.JOURNAL]
+        await rounds(self.store.wakeups, channels, self.round, ROUND_SECONDS, "dispatch", log)
 
     async def round(self) -> None:
         remote = running_launches(self.live, local=False)
         engine = self.live.engine
-        seen = await asyncio.to_thread(self._mirror, remote)
+        assignments = {
+            (key.job_id, key.scheduled, key.attempt): _assignment(launch, self.live)
+            for key, launch in remote.items()
+        }
+        seen = await asyncio.to_thread(self.store.dispatch.assign, assignments)
         reports = []
-        for key, ok in seen.outcomes.items():
+        for found, ok in seen.outcomes.items():
+            key = AttemptKey(*found)
             if key not in self.journaled:
                 self.journaled.add(key)
                 args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt}
@@ -116,10 +97,11 @@ class Dispatcher:
             if not is_local_slot(worker_id)
         }
         changes = []
-        for name, (count, fresh, stopping) in seen.processes.items():
-            for number in range(1, count + 1):
-                slot = f"{name}/{number}"
-                verb = _slot_change(slot, slots.get(slot), fresh, stopping)
+        for process in seen.processes:
+            fresh = process.heartbeat_age < LOST_AFTER
+            for number in range(1, process.slots + 1):
+                slot = f"{process.name}/{number}"
+                verb = _slot_change(slot, slots.get(slot), fresh, process.stopping)
                 if verb is not None:
                     changes.append((verb, slot))
         # A lost process's idle slots go down before its busy ones: the attempts the busy ones
@@ -130,42 +112,6 @@ class Dispatcher:
         await asyncio.gather(
             *(self.inputs.submit(verb, {"worker": slot}) for verb, slot in changes)
         )
-
-    def _mirror(self, remote: dict[AttemptKey, Launch]) -> Seen:
-        """Write the new attempts, delete the finished ones, read outcomes and processes."""
-        key_columns = tuple_(dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt)
-        with self.db.begin() as conn:
-            rows = conn.execute(
-                select(
-                    dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt, dispatch.c.outcome
-                )
-            ).all()
-            present = {AttemptKey(r.job_id, r.scheduled, r.attempt): r.outcome for r in rows}
-            gone = [key for key in present if key not in remote]
-            if gone:
-                conn.execute(
-                    delete(dispatch).where(
-                        key_columns.in_([(k.job_id, k.scheduled, k.attempt) for k in gone])
-                    )
-                )
-            new = [launch for key, launch in remote.items() if key not in present]
-            if new:
-                conn.execute(
-                    insert(dispatch).on_conflict_do_nothing(),
-                    [_row(launch, self.live) for launch in new],
-                )
-                notify(conn, DISPATCH_CHANNEL)
-            now = conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar()
-            processes = {
-                row.name: (row.slots, float(now) - row.heartbeat < LOST_AFTER, row.stopping)
-                for row in conn.execute(select(workers))
-            }
-        outcomes = {
-            key: outcome
-            for key, outcome in present.items()
-            if outcome is not None and key in remote
-        }
-        return Seen(outcomes, processes)
 
 
 UP, DRAINING, DOWN = "up", "draining", "down"
@@ -194,17 +140,17 @@ def _slot_change(slot: str, state: str | None, fresh: bool, stopping: bool) -> s
     return None
 
 
-def _row(launch: Launch, live: LiveService) -> dict:
+def _assignment(launch: Launch, live: LiveService) -> Assignment:
     key = launch.key
     occurrence = live.engine.query.records()[(key.job_id, key.scheduled)]
     attempt = occurrence.running_attempt
     assert attempt is not None
-    return {
-        "job_id": key.job_id,
-        "scheduled": key.scheduled,
-        "attempt": key.attempt,
-        "slot": attempt.worker_id,
-        "executor": live.state.runs.get(key.job_id, NOOP),
-        "payload": launch.payload,
-        "scheduled_at": launch.scheduled_at,
-    }
+    return Assignment(
+        job_id=key.job_id,
+        scheduled=key.scheduled,
+        attempt=key.attempt,
+        slot=attempt.worker_id,
+        executor=live.state.runs.get(key.job_id, NOOP),
+        payload=launch.payload,
+        scheduled_at=launch.scheduled_at,
+    )

@@ -1,8 +1,9 @@
 """The active scheduler's side of the inbox: take the API processes' writes, in order.
 
-Woken by ``cronlapse_inbox`` (an API process wrote a row) or every ``ROUND_SECONDS``, it takes
-every unanswered row not already taken by this scheduler (marking it ``taken_by`` its election
-session, so an API process can no longer withdraw it), and submits each, in the rows' order, to
+Woken when an API process writes a row, or every ``ROUND_SECONDS``, it takes every unanswered
+row not already taken by this scheduler (marking it with its election session, so an API process
+can no longer withdraw it: :meth:`cronlapse.service.store.Inbox.take`), and submits each, in the
+rows' order, to
 the scheduler's group commit (:class:`~cronlapse.service.inputs.Inputs`), which journals it with its
 answer in one transaction. A row taken by a scheduler that died before answering is taken again
 by its successor: its answer was never committed, so neither was its journal row, and it is
@@ -14,17 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator
 
-from sqlalchemy import delete, func, or_, update
-
 from cronlapse.service.codec import InputInvalid
-from cronlapse.service.db import INBOX_CHANNEL, open_database
 from cronlapse.service.inputs import Inputs
-from cronlapse.service.migrations.v003_inbox import inbox
 from cronlapse.service.roles.wakeups import rounds
+from cronlapse.service.store import Channel, InboxRow, Store
 
 log = logging.getLogger("cronlapse.serve")
 ROUND_SECONDS = 0.5
@@ -33,12 +30,11 @@ SWEEP_AFTER = 60.0
 
 
 class InboxReader:
-    def __init__(self, inputs: Inputs, url: str, me: int) -> None:
+    def __init__(self, inputs: Inputs, store: Store, me: int) -> None:
         self.inputs = inputs
-        self.url = url
+        self.store = store
         self.me = me
-        """The election session's backend pid: this scheduler's mark on the rows it takes."""
-        self.db = open_database(url)
+        """The election's session: this scheduler's mark on the rows it takes."""
         self.submitted: set[asyncio.Task] = set()
         self.rounds = 0
         """Rounds so far: every twentieth also sweeps old answered rows."""
@@ -52,40 +48,23 @@ class InboxReader:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            self.db.dispose()
 
     async def _loop(self) -> None:
-        await rounds(self.url, [INBOX_CHANNEL], self._round, ROUND_SECONDS, "inbox", log)
+        wakeups = self.store.wakeups
+        await rounds(wakeups, [Channel.INBOX], self._round, ROUND_SECONDS, "inbox", log)
 
     async def _round(self) -> None:
         self.rounds += 1
-        self._submit(await asyncio.to_thread(self._take, self.rounds % 20 == 1))
+        sweep = SWEEP_AFTER if self.rounds % 20 == 1 else None
+        self._submit(await asyncio.to_thread(self.store.inbox.take, self.me, sweep))
 
-    def _submit(self, rows: list[tuple[int, str, dict]]) -> None:
-        for seq, verb, args in rows:
-            task = asyncio.get_running_loop().create_task(self.inputs.submit(verb, args, seq))
+    def _submit(self, rows: list[InboxRow]) -> None:
+        for row in rows:
+            submitted = self.inputs.submit(row.verb, row.args, row.seq)
+            task = asyncio.get_running_loop().create_task(submitted)
             self.submitted.add(task)
             task.add_done_callback(_answered)
             task.add_done_callback(self.submitted.discard)
-
-    def _take(self, sweep: bool) -> list[tuple[int, str, dict]]:
-        """Mark the unanswered rows not taken by this scheduler as its own; in order."""
-        with self.db.begin() as conn:
-            if sweep:
-                old = func.extract("epoch", func.clock_timestamp()) - SWEEP_AFTER
-                conn.execute(
-                    delete(inbox).where(inbox.c.answer.is_not(None), inbox.c.created < old)
-                )
-            taken = conn.execute(
-                update(inbox)
-                .where(
-                    inbox.c.answer.is_(None),
-                    or_(inbox.c.taken_by.is_(None), inbox.c.taken_by != self.me),
-                )
-                .values(taken_by=self.me)
-                .returning(inbox.c.seq, inbox.c.verb, inbox.c.args)
-            ).all()
-        return sorted((row.seq, row.verb, json.loads(row.args)) for row in taken)
 
 
 def _answered(task: asyncio.Task) -> None:

@@ -1,34 +1,25 @@
 """What the active scheduler writes with its journal rows: read model, inbox answers, due notices.
 
-A :class:`Publication` is the scheduler's :class:`~cronlapse.service.live.Publisher`. Every journal
-transaction of the active scheduler also writes, through it, the answers of the inbox rows it
-applied (NOTIFYing ``cronlapse_answers`` with their positions), the read model those rows
-changed (:class:`~cronlapse.service.read_model.ReadModel`) and the notifications now due for
-delivery (``due_notices``, what changed since the last write), which the process holding the outbox
-claim delivers (:mod:`cronlapse.service.roles.outbox`). Its first write after an election checks
-that the read model is as of the journal's last row, and rebuilds it otherwise (a database that a
-single process ran, or one migrated from before the read model).
+A :class:`SchedulerPublisher` is the scheduler's :class:`~cronlapse.service.live.Publisher`.
+Every journal transaction of the active scheduler also carries, through it, the answers of the
+inbox rows it applied (which wake the API processes waiting on them), the read model those rows
+changed (:class:`~cronlapse.service.read_model.ReadModel`) and the changes among the
+notifications due for delivery, which the process holding the outbox claim delivers
+(:mod:`cronlapse.service.roles.outbox`). Its first write after an election checks that the read
+model is as of the journal's last row, and rebuilds it otherwise (a database that a single
+process ran, or one migrated from before the read model); it also rewrites the due notices whole.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, and_, bindparam, delete, insert, update
-
-from cronlapse.service.db import ANSWER_CHANNEL, notify
 from cronlapse.service.delivery.notice import due_notices
 from cronlapse.service.live import LiveService
-from cronlapse.service.migrations.v003_inbox import due_notices as due_table
-from cronlapse.service.migrations.v003_inbox import inbox
 from cronlapse.service.read_model import ReadModel
+from cronlapse.service.store import DueChanges, DueNotice, Publication
 from engine.parts.notifications import NotificationKey
 
-KEY_COLUMNS = ("job_id", "scheduled", "attempt", "event", "channel", "target")
 
-NOTIFY_BYTES = 7000
-"""A NOTIFY payload's budget (PostgreSQL's limit is 8000 bytes)."""
-
-
-class Publication:
+class SchedulerPublisher:
     def __init__(self, live: LiveService, read_model: ReadModel) -> None:
         self.live = live
         self.read_model = read_model
@@ -40,47 +31,25 @@ class Publication:
     def applied(self, verb: str, args: dict) -> None:
         self.read_model.applied(verb, args)
 
-    def write(self, conn: Connection, seq: int, answers: dict[int, str]) -> None:
-        if not self.checked:
-            if self.read_model.stored_seq(conn) != self.live.state.seq:
-                self.read_model.rebuild(conn)
-            conn.execute(delete(due_table))
+    def publication(self, answers: dict[int, str]) -> Publication:
+        first = not self.checked
+        if first:
             self.checked = True
-        if answers:
-            conn.execute(
-                update(inbox)
-                .where(inbox.c.seq == bindparam("row"))
-                .values(answer=bindparam("text")),
-                [{"row": row, "text": text} for row, text in answers.items()],
-            )
-            for payload in _payloads([str(row) for row in answers]):
-                notify(conn, ANSWER_CHANNEL, payload)
-        self.read_model.write(conn, seq)
-        self._write_due(conn)
+            stored = self.live.store.views.position()
+            stale = stored != self.live.state.seq
+            views = self.read_model.rebuild() if stale else self.read_model.changes()
+        else:
+            views = self.read_model.changes()
+        return Publication(answers, views, self._due_changes(reset=first))
 
-    def _write_due(self, conn: Connection) -> None:
+    def _due_changes(self, reset: bool) -> DueChanges:
         due = {key: (n.time, n.try_number) for key, n in due_notices(self.live).items()}
-        gone = [key for key, was in self.due.items() if due.get(key) != was]
-        new = [key for key, now in due.items() if self.due.get(key) != now]
-        for key in gone:
-            parts = zip(KEY_COLUMNS, key, strict=True)
-            conn.execute(delete(due_table).where(and_(*(due_table.c[n] == p for n, p in parts))))
-        if new:
-            rows = [
-                dict(zip(KEY_COLUMNS, key, strict=True))
-                | {"created": due[key][0], "try_number": due[key][1]}
-                for key in new
-            ]
-            conn.execute(insert(due_table), rows)
+        written = {} if reset else self.due
+        removed = [key for key in written if key not in due]
+        added = [
+            DueNotice(key, *now)  # type: ignore[arg-type]
+            for key, now in due.items()
+            if written.get(key) != now
+        ]
         self.due = due
-
-
-def _payloads(rows: list[str]) -> list[str]:
-    """``rows`` comma-separated, in payloads within NOTIFY_BYTES."""
-    payloads, current = [], ""
-    for row in rows:
-        if current and len(current) + len(row) + 1 > NOTIFY_BYTES:
-            payloads.append(current)
-            current = ""
-        current = f"{current},{row}" if current else row
-    return [*payloads, current]
+        return DueChanges(added=added, removed=removed, reset=reset)

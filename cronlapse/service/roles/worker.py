@@ -1,26 +1,27 @@
 """``cronlapse worker``: an executor process, on any machine that reaches the database.
 
-It registers itself (a ``workers`` row: its name and slots), then, every ``ROUND_SECONDS`` or as
-soon as the scheduler NOTIFYs that it wrote attempts:
+It registers itself (its name and slots, :class:`cronlapse.service.store.Workers`), then, every
+``ROUND_SECONDS`` or as soon as the scheduler says that it assigned attempts:
 
 - heartbeats (the database's clock), which keeps its slots up in the engine;
-- claims the ``dispatch`` rows of its slots with ``SELECT ... FOR UPDATE SKIP LOCKED``, so
-  two processes given one name never run one attempt both, and runs each with the executor of
+- claims the attempts assigned to its slots (``SELECT ... FOR UPDATE SKIP LOCKED``, so
+  two processes given one name never run one attempt both), and runs each with the executor of
   its config, exactly as the single process does (:mod:`cronlapse.service.executors`: argv or URL,
   the idempotency key in the environment or header);
-- writes each outcome to its row and NOTIFYs the scheduler, which journals it;
-- kills an attempt whose row is gone: the engine took it back (its timeout passed), or the
+- writes each outcome back, waking the scheduler, which journals it;
+- kills an attempt no longer assigned: the engine took it back (its timeout passed), or the
   scheduler declared this process lost.
 
 A worker that dies stops heartbeating; the scheduler then marks its slots down, and the engine
 retries their attempts at once elsewhere, under the same idempotency key.
 
 A worker asked to stop (SIGTERM, Ctrl-C) stops cleanly instead, so that nothing it runs runs
-twice: it claims nothing more and says it is stopping (``workers.stopping``), which has the
-scheduler drain its slots (the engine assigns them nothing more); it lets the attempts it is
-executing finish and writes their outcomes, heartbeating meanwhile (a silent worker would be
-taken for dead and its attempts run again elsewhere while they still run here); then it ends
-its heartbeat (:data:`STOPPED`), so the scheduler takes the slots down at once rather than
+twice: it claims nothing more and says it is stopping, which has the scheduler drain its slots
+(the engine assigns them nothing more); it lets the attempts it is executing finish and writes
+their outcomes, heartbeating meanwhile (a silent worker would be taken for dead and its attempts
+run again elsewhere while they still run here); then it ends its heartbeat
+(:meth:`~cronlapse.service.store.Workers.hand_back`), so the scheduler takes the slots down at
+once rather than
 ``LOST_AFTER`` seconds later, and exits 0. An attempt assigned to one of its slots before the
 drain and never claimed is thereby handed back: the engine retries it elsewhere, where it runs
 for the first time. Killing the attempts instead would have them run again, under their key:
@@ -38,22 +39,14 @@ import threading
 from types import FrameType
 from typing import TextIO
 
-from sqlalchemy import Connection, and_, func, select, tuple_, update
-from sqlalchemy.dialects.postgresql import insert
-
 from cronlapse.service.config import Config
-from cronlapse.service.db import DISPATCH_CHANNEL, REPORT_CHANNEL, notify, open_database
 from cronlapse.service.executors import AttemptKey, Executors, Launch
-from cronlapse.service.migrations import migrate
-from cronlapse.service.migrations.v002_dispatch import dispatch
-from cronlapse.service.migrations.v004_worker_stopping import workers
 from cronlapse.service.roles.wakeups import rounds
+from cronlapse.service.store import Channel, Store
 
 log = logging.getLogger("cronlapse.worker")
 ROUND_SECONDS = 0.5
 """At most this long between heartbeats (the scheduler takes a process for lost after 3 s)."""
-STOPPED = 0.0
-"""The heartbeat a stopped process leaves: older than any, so its slots go down at once."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -64,13 +57,11 @@ def default_name() -> str:
 class Worker:
     """One worker process: its slots, its claimed attempts and their tasks."""
 
-    def __init__(self, url: str, name: str, slots: int, config: Config) -> None:
-        self.url = url
+    def __init__(self, store: Store, name: str, slots: int, config: Config) -> None:
+        self.store = store
         self.name = name
         self.slots = [f"{name}/{number}" for number in range(1, slots + 1)]
         self.config = config
-        self.db = open_database(url)
-        migrate(self.db)
         self.executors: Executors | None = None
         self.finished: dict[AttemptKey, bool] = {}
         """Outcomes not yet written to their rows."""
@@ -92,11 +83,12 @@ class Worker:
         if stop.is_set():
             asked.set()
         self.executors = Executors(self._finished)
-        await asyncio.to_thread(self._register)
+        await asyncio.to_thread(self.store.workers.register, self.name, len(self.slots))
         out.write(f"cronlapse worker: {self.name}, {len(self.slots)} slots\n")
         out.flush()
+        wakeups = self.store.wakeups
         working = loop.create_task(
-            rounds(self.url, [DISPATCH_CHANNEL], self.round, ROUND_SECONDS, "worker", log)
+            rounds(wakeups, [Channel.DISPATCH], self.round, ROUND_SECONDS, "worker", log)
         )
         try:
             await asked.wait()
@@ -113,7 +105,8 @@ class Worker:
             working.cancel()
             await asyncio.gather(working, return_exceptions=True)
             async with self.one_round:
-                await asyncio.to_thread(self._hand_back, self.finished)
+                finished, self.finished = self.finished, {}
+                await asyncio.to_thread(self.store.workers.hand_back, self.name, _ids(finished))
             out.write(
                 "cronlapse worker: stopped: every run it ran is reported; slots handed back\n"
             )
@@ -121,7 +114,6 @@ class Worker:
         finally:
             working.cancel()
             await self.executors.close()
-            self.db.dispose()
 
     async def round(self) -> None:
         async with self.one_round:
@@ -146,86 +138,21 @@ class Worker:
         self.finished[key] = ok
         self._wake()
 
-    def _register(self) -> None:
-        beat = func.extract("epoch", func.clock_timestamp())
-        with self.db.begin() as conn:
-            row = {
-                "name": self.name,
-                "slots": len(self.slots),
-                "heartbeat": beat,
-                "stopping": False,
-            }
-            conn.execute(
-                insert(workers).values(row).on_conflict_do_update(index_elements=["name"], set_=row)
-            )
-            notify(conn, REPORT_CHANNEL)
-
     def _exchange(self, finished: dict[AttemptKey, bool]) -> dict[AttemptKey, Launch]:
-        """One transaction: heartbeat, write outcomes, claim new rows (none once stopping);
-        returns the attempts this process should be running (its claimed rows without an
-        outcome)."""
-        key_columns = tuple_(dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt)
-        mine = dispatch.c.claimed_by == self.name
-        stopping = self.stopping
-        with self.db.begin() as conn:
-            beat = func.extract("epoch", func.clock_timestamp())
-            self._beat(conn, finished, beat)
-            free = select(*key_columns.clauses).where(
-                dispatch.c.slot.in_(self.slots),
-                dispatch.c.claimed_by.is_(None),
-                dispatch.c.outcome.is_(None),
-            )
-            claimable = (
-                [] if stopping else conn.execute(free.with_for_update(skip_locked=True)).all()
-            )
-            if claimable:
-                conn.execute(
-                    update(dispatch)
-                    .where(key_columns.in_([tuple(row) for row in claimable]))
-                    .values(claimed_by=self.name)
-                )
-            rows = conn.execute(
-                select(dispatch).where(and_(mine, dispatch.c.outcome.is_(None)))
-            ).all()
+        """One transaction: heartbeat, write outcomes, claim new attempts (none once stopping);
+        returns the attempts this process should be running (claimed, without an outcome)."""
+        assigned = self.store.workers.exchange(self.name, self.slots, _ids(finished), self.stopping)
         executors = self.config.executors
-        return {
-            AttemptKey(row.job_id, row.scheduled, row.attempt): Launch(
-                AttemptKey(row.job_id, row.scheduled, row.attempt),
-                executors.get(row.executor),
-                row.payload,
-                row.scheduled_at,
-            )
-            for row in rows
-        }
+        launches = {}
+        for assignment in assigned:
+            key = AttemptKey(*assignment.key)
+            executor = executors.get(assignment.executor)  # type: ignore[arg-type]
+            launches[key] = Launch(key, executor, assignment.payload, assignment.scheduled_at)
+        return launches
 
-    def _beat(self, conn: Connection, finished: dict[AttemptKey, bool], beat: object) -> None:
-        """Heartbeat ``beat`` (and whether this process is stopping), write outcomes; NOTIFY
-        the scheduler if either is news to it."""
-        key_columns = tuple_(dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt)
-        conn.execute(
-            update(workers)
-            .where(workers.c.name == self.name)
-            .values(heartbeat=beat, stopping=self.stopping)
-        )
-        for key, ok in finished.items():
-            conn.execute(
-                update(dispatch)
-                .where(
-                    key_columns == (key.job_id, key.scheduled, key.attempt),
-                    dispatch.c.claimed_by == self.name,
-                )
-                .values(outcome=ok)
-            )
-        if finished or self.stopping:
-            notify(conn, REPORT_CHANNEL)
 
-    def _hand_back(self, finished: dict[AttemptKey, bool]) -> None:
-        """The last transaction: the last outcomes, and the heartbeat ended, so that the
-        scheduler (which journals a round's outcomes before its downs) credits them and takes
-        the slots down at its next round."""
-        with self.db.begin() as conn:
-            self._beat(conn, finished, STOPPED)
-        self.finished = {}
+def _ids(finished: dict[AttemptKey, bool]) -> dict[tuple[str, int, int], bool]:
+    return {(key.job_id, key.scheduled, key.attempt): ok for key, ok in finished.items()}
 
 
 def _log_failure(task: asyncio.Task) -> None:
@@ -233,7 +160,7 @@ def _log_failure(task: asyncio.Task) -> None:
         log.warning("writing an outcome failed (retried next round): %s", task.exception())
 
 
-def work(url: str, name: str | None, slots: int, config: Config, out: TextIO) -> int:
+def work(store: Store, name: str | None, slots: int, config: Config, out: TextIO) -> int:
     """Run a worker process until SIGTERM or SIGINT has stopped it cleanly (status 0).
 
     Until its event loop handles them, the two signals only record the ask: by Python's
@@ -246,7 +173,7 @@ def work(url: str, name: str | None, slots: int, config: Config, out: TextIO) ->
 
     previous = {sig: signal.signal(sig, record) for sig in STOP_SIGNALS}
     try:
-        worker = Worker(url, name or default_name(), slots, config)
+        worker = Worker(store, name or default_name(), slots, config)
         asyncio.run(worker.run(out, stop))
     finally:
         for sig, handler in previous.items():

@@ -1,74 +1,40 @@
-"""Opening a database: the one place where SQLite and PostgreSQL differ.
+"""Opening a database, and what only PostgreSQL has: the one place where the backends differ.
 
-Everything else (the journal, snapshots, meta, migrations) is SQLAlchemy Core and the same on
-both. What differs is how a connection is set up:
+Everything else (the journal, snapshots, meta, the roles' tables, migrations) is SQLAlchemy Core
+and the same on both. What differs:
 
 - SQLite runs in WAL mode with ``synchronous=FULL`` (a commit is on disk when it returns) and a
   busy timeout; commits run on a worker thread (see :mod:`cronlapse.service.inputs`) and the pool
   hands a connection to one thread at a time, so SQLite's own same-thread check is off.
-- PostgreSQL goes through psycopg 3: a plain ``postgresql://`` URL (libpq's own form, what
-  ``psql`` takes) is read as ``postgresql+psycopg://``, so a user never names the driver. Its
-  default ``synchronous_commit=on`` already makes a commit durable when it returns.
+- PostgreSQL goes through psycopg 3 (:func:`~cronlapse.service.store.sql.urls.database_url`). Its
+  default ``synchronous_commit=on`` already makes a commit durable when it returns. It adds the
+  advisory locks (the migrations', the scheduler election's, the journal's fence, the outbox
+  claim) and LISTEN/NOTIFY.
+- The store's clock (a heartbeat, an inbox row's age) is the database's, so that machines whose
+  clocks differ agree: ``clock_timestamp()`` on PostgreSQL, SQLite's ``julianday('now')``.
 """
 
 from __future__ import annotations
 
-import sqlite3
-
-from sqlalchemy import ColumnElement, Connection, create_engine, event, func, select, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import ColumnElement, Connection, create_engine, event, func, literal, select, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine as SqlEngine
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.sql.dml import Insert
+
+from cronlapse.service.store.sql.urls import POSTGRESQL, SQLITE, database_url
 
 SCHEMA_LOCK = 0x63726F6E  # "cron"
 """The advisory lock key migrations hold on PostgreSQL (an arbitrary constant of cronlapse's)."""
 SCHEDULER_LOCK = SCHEMA_LOCK + 1
-"""The session-level advisory lock the active scheduler holds (see
-cronlapse.service.roles.scheduler)."""
+"""The session-level advisory lock the active scheduler holds (the election)."""
 FENCE_LOCK = SCHEMA_LOCK + 2
 """Journal appends hold it shared for their transaction; a new scheduler takes it exclusively
 once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends already under way."""
 OUTBOX_LOCK = SCHEMA_LOCK + 3
 """The session-level advisory lock of the process that delivers notifications (the outbox
-claim, see cronlapse.service.roles.outbox)."""
-JOURNAL_CHANNEL = "cronlapse_journal"
-"""LISTEN/NOTIFY channel: a journal append's commit wakes whoever follows the journal."""
-DISPATCH_CHANNEL = "cronlapse_dispatch"
-"""The scheduler wrote attempts for worker processes to claim."""
-REPORT_CHANNEL = "cronlapse_reports"
-"""A worker process wrote an outcome, or started."""
-INBOX_CHANNEL = "cronlapse_inbox"
-"""An API process wrote a command to the inbox."""
-ANSWER_CHANNEL = "cronlapse_answers"
-"""The active scheduler answered inbox rows (the payload: their positions, comma-separated)."""
-SQLITE = "sqlite"
-SQLITE_NEEDED = (3, 35)
-"""The first SQLite with ``RETURNING`` (2021)."""
-POSTGRESQL = "postgresql"
-BACKENDS = (SQLITE, POSTGRESQL)
-
-
-class UnsupportedDatabase(ValueError):
-    """A URL of a database cronlapse does not run on."""
-
-
-def database_url(url: str) -> URL:
-    """The SQLAlchemy URL for ``url``: psycopg 3 for PostgreSQL; another backend is refused."""
-    parsed = make_url(url)
-    backend = parsed.get_backend_name()
-    if backend not in BACKENDS:
-        raise UnsupportedDatabase(
-            f"expected a sqlite:/// or postgresql:// URL, got a {backend} one"
-        )
-    if backend == POSTGRESQL:
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    elif sqlite3.sqlite_version_info < SQLITE_NEEDED:
-        raise UnsupportedDatabase(
-            f"this Python's SQLite is {sqlite3.sqlite_version}; cronlapse needs "
-            f"{'.'.join(map(str, SQLITE_NEEDED))} or later (a journal append returns its "
-            "rows' positions with RETURNING)"
-        )
-    return parsed
+claim)."""
+UNIX_JULIAN_DAY = 2440587.5
+"""The Julian day of the Unix epoch: SQLite's clock reads in days since another epoch."""
 
 
 def open_database(url: str) -> SqlEngine:
@@ -81,23 +47,31 @@ def open_database(url: str) -> SqlEngine:
     return create_engine(parsed, pool_pre_ping=True)
 
 
-def shown(url: str) -> str:
-    """``url`` as it may be printed: without its password."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
-
-
 def backend(engine: SqlEngine) -> str:
     return engine.dialect.name
+
+
+def is_postgresql(conn: Connection) -> bool:
+    return backend(conn.engine) == POSTGRESQL
+
+
+def now_seconds(conn: Connection) -> ColumnElement:
+    """The database's clock, in Unix seconds (a float), as an SQL expression."""
+    if is_postgresql(conn):
+        return func.extract("epoch", func.clock_timestamp())
+    return (func.julianday("now") - literal(UNIX_JULIAN_DAY)) * 86400.0
+
+
+def insert_for(conn: Connection, table) -> Insert:
+    """An INSERT of the connection's dialect, which takes ``on_conflict_do_...``."""
+    return (postgresql.insert if is_postgresql(conn) else sqlite.insert)(table)
 
 
 def lock_schema(conn: Connection) -> None:
     """Hold the migration lock until ``conn``'s transaction ends. PostgreSQL: an advisory lock,
     since several processes may start on one database at once. SQLite: nothing, its one server
     process is the only one that migrates."""
-    if backend(conn.engine) == POSTGRESQL:
+    if is_postgresql(conn):
         conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
 
 
@@ -131,25 +105,17 @@ def holds_fence(conn: Connection, holder: int) -> bool:
     return bool(held)
 
 
-def notify_appended(conn: Connection) -> None:
-    """Wake the journal's followers when ``conn``'s transaction commits (PostgreSQL only)."""
-    if backend(conn.engine) == POSTGRESQL:
-        notify(conn, JOURNAL_CHANNEL)
-
-
 def notify(conn: Connection, channel: str, payload: str = "") -> None:
-    """Wake ``channel``'s listeners when ``conn``'s transaction commits (PostgreSQL)."""
-    conn.execute(select(wake_up(channel, payload)))
+    """Wake ``channel``'s listeners when ``conn``'s transaction commits (PostgreSQL only: SQLite
+    has no listeners)."""
+    if is_postgresql(conn):
+        conn.execute(select(wake_up(channel, payload)))
 
 
 def wake_up(channel: str, payload: str = "") -> ColumnElement:
-    """The SQL that NOTIFYs ``channel`` at commit, to select or return with another statement."""
+    """The SQL that NOTIFYs ``channel`` at commit, to select or return with another statement
+    (PostgreSQL)."""
     return func.pg_notify(channel, payload)
-
-
-def libpq_url(url: str) -> str:
-    """``url`` as libpq takes it, for psycopg's own connections (LISTEN)."""
-    return database_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def _sqlite_pragmas(connection, _record) -> None:

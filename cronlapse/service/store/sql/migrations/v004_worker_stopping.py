@@ -8,17 +8,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Connection, Float, Integer, MetaData, String, Table, false
-
-schema = MetaData()
-workers = Table(
-    "workers",
-    schema,
-    Column("name", String(200), primary_key=True),
-    Column("slots", Integer, nullable=False),
-    Column("heartbeat", Float, nullable=False),
-    Column("stopping", Boolean, nullable=False, server_default=false()),
-)
+from sqlalchemy import Connection
 
 
 def upgrade(conn: Connection) -> None:

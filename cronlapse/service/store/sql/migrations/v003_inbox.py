@@ -11,7 +11,7 @@
   journaled, nor misses one that was answered.
 - ``due_notices``: the notifications whose next delivery try has come, also kept by the active
   scheduler with its journal, for whichever process holds the outbox claim to deliver
-  (:mod:`cronlapse.service.roles.outbox`).
+  (the outbox claim).
 """
 
 from __future__ import annotations

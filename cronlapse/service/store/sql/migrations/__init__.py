@@ -6,10 +6,12 @@ mid-way leaves the database at a whole step (both backends roll DDL back with th
 A database made before versions were kept (the journal, snapshots and meta tables, no version
 row) is version 0 like an empty one: step 1 creates only the tables that are missing.
 
-Each step is frozen: it builds the tables as they were at its version, on a ``MetaData`` of its
-own, and never imports the current table definitions (:mod:`cronlapse.service.journal_store`), so a
-later change of those cannot change what an old step did. A database newer than this code is refused
-rather than written by code that does not know its tables.
+Each step is a delta against the version before it, frozen: it creates the tables it adds as
+they were at its version, on a ``MetaData`` of its own (or alters one with the DDL of its day),
+and never imports the current definitions (:mod:`cronlapse.service.store.sql.schema`), so a later
+change of those cannot change what an old step did. Applied in order to an empty database, the
+steps make exactly the current schema (a test compares them). A database newer than this code is
+refused rather than written by code that does not know its tables.
 
 On PostgreSQL several processes may start at once on one database (see docs/deployment.md);
 the migrating transaction holds a transaction-scoped advisory lock, so one migrates and the
@@ -23,14 +25,15 @@ from collections.abc import Callable
 from sqlalchemy import Connection, delete, insert, inspect, select
 from sqlalchemy.engine import Engine as SqlEngine
 
-from cronlapse.service.db import lock_schema
-from cronlapse.service.migrations import (
+from cronlapse.service.store.errors import SchemaTooNew
+from cronlapse.service.store.sql.db import lock_schema
+from cronlapse.service.store.sql.migrations import (
     v001_journal,
     v002_dispatch,
     v003_inbox,
     v004_worker_stopping,
 )
-from cronlapse.service.migrations.v001_journal import meta
+from cronlapse.service.store.sql.migrations.v001_journal import meta
 
 VERSION_KEY = "schema_version"
 STEPS: tuple[Callable[[Connection], None], ...] = (
@@ -41,10 +44,6 @@ STEPS: tuple[Callable[[Connection], None], ...] = (
 )
 """Step n (from 1) takes the schema from version n-1 to version n."""
 LATEST = len(STEPS)
-
-
-class SchemaTooNew(RuntimeError):
-    """The database was migrated by a later cronlapse."""
 
 
 def schema_version(conn: Connection) -> int:

@@ -1,0 +1,98 @@
+"""The read model: what the API answers about jobs, runs and workers, kept for processes that hold
+no engine (``serve --role api``).
+
+The active scheduler writes it (:class:`ViewChanges`, in the transaction of the journal rows that
+changed it: :meth:`~cronlapse.service.store.journal.Journal.append`), so a read never sees a
+write that is not journaled nor misses one that was answered. The JSON it holds is the single
+process's own (:mod:`cronlapse.service.views`): the store keeps and pages text, it never reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """One job's answers, with the columns ``GET /jobs`` filters and pages by."""
+
+    job_id: str
+    position: int
+    """Its place in submission order: ``GET /jobs`` pages by it."""
+    deleted: bool
+    status: str
+    priority: int
+    run: str
+    summary: str
+    """The JSON of the job in a listing."""
+    detail: str
+    """The JSON of ``GET /job/{id}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """One run's answer (its JSON), as ``GET /job/{id}/runs`` lists it."""
+
+    job_id: str
+    scheduled: int
+    implicit: bool
+    """A run that waits without a record (the engine's lazy backlog): rewritten with its job."""
+    view: str
+
+
+@dataclass(frozen=True, slots=True)
+class ViewChanges:
+    """What one write changes in the read model."""
+
+    jobs: Sequence[JobView] = ()
+    """Each replaces its job's row; the job's implicit runs are dropped (those still waiting
+    are among ``runs``)."""
+    runs: Sequence[RunView] = ()
+    """Each replaces its run's row."""
+    meta: Mapping[str, str] = field(default_factory=dict)
+    """Values replaced by key (the engine's tick, the worker slots, the metrics text)."""
+    reset: bool = False
+    """Forget every job and run first: a rebuild of the whole model."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobFilter:
+    """``GET /jobs``' filters, read and checked (None: any)."""
+
+    status: str | None
+    priority: int | None
+    run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of JSON texts, and the position of the next page (None: the last page)."""
+
+    items: list[str]
+    next: int | None
+
+
+class Views(Protocol):
+    """The read model's reads (its writes go with the journal's appends)."""
+
+    def position(self) -> int | None:
+        """The journal position the read model is as of (None: never written)."""
+        ...
+
+    def meta(self, key: str) -> str | None: ...
+
+    def job(self, job_id: str) -> str | None:
+        """The detail of a job that exists and is not deleted."""
+        ...
+
+    def jobs(self, start: int, limit: int, wanted: JobFilter) -> Page:
+        """Jobs not deleted from position ``start`` on, in submission order, filtered; at most
+        ``limit``. ``next`` is None only when no job follows the page's last one."""
+        ...
+
+    def runs(self, job_id: str, start: int, limit: int) -> Page | None:
+        """The job's runs by scheduled time, ``limit`` from the ``start``-th; None when the job
+        does not exist or is deleted. ``next`` is None when the page is the last."""
+        ...

@@ -1,0 +1,56 @@
+"""The scheduler's read model, written into a real PostgreSQL database.
+
+A transaction that rewrites more runs than one statement may carry as bound parameters
+(PostgreSQL takes at most 65,535; a run's key is two) deletes their old rows in chunks of
+``KEYS_PER_DELETE``. Every chunk must go: a row left behind makes the insert that follows fail on
+the primary key, and the scheduler stops.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from sqlalchemy import func, select
+
+from cronlapse.service.live import fresh_state
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.read_model import ReadModel
+from cronlapse.service.store import Publication, open_store
+from cronlapse.service.store.sql.schema import view_runs
+from cronlapse.service.store.sql.views import KEYS_PER_DELETE
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.records import JobSpec
+from engine.schedules.kinds import Once
+
+RUNS = KEYS_PER_DELETE * 2 + 1
+"""Three chunks, the last of one run."""
+
+
+def _running_runs(count: int) -> SimpleNamespace:
+    """A service's state with ``count`` one-time jobs, each run started on a worker of its own."""
+    state = fresh_state()
+    driver = state.driver
+    for number in range(count):
+        assert driver.apply_now(RegisterWorker(f"w{number}")).accepted
+        assert driver.apply_now(ScheduleJob(JobSpec(f"job{number}", Once(0)))).accepted
+        state.order.append(f"job{number}")
+    driver.finish(0)
+    assert len(state.engine.query.records()) == count
+    return SimpleNamespace(state=state, engine=state.engine)
+
+
+def test_a_write_of_more_runs_than_one_delete_takes_replaces_every_row(postgres) -> None:
+    store = open_store(postgres.database())
+    try:
+        live = _running_runs(RUNS)
+        model = ReadModel(live, Metrics())  # type: ignore[arg-type]
+        store.journal.append([], Publication(views=model.rebuild()))
+        model.runs.update(live.engine.query.records())
+        store.journal.append([], Publication(views=model.changes()))
+        with store.db.connect() as conn:
+            rows = conn.execute(select(func.count()).select_from(view_runs)).scalar()
+            keys = conn.execute(select(view_runs.c.job_id, view_runs.c.scheduled)).all()
+        assert rows == RUNS
+        assert {tuple(key) for key in keys} == set(live.engine.query.records())
+    finally:
+        store.close()
