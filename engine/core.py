@@ -43,7 +43,7 @@ costs one queue entry per job. Blocked and cancelled runs are ranges (see
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.model import events as ev
 from engine.model.commands import (
@@ -75,24 +75,21 @@ from engine.model.problems import Code, refusal
 from engine.model.records import (
     CancelReason,
     CatchUp,
-    Job,
     JobSpec,
-    Occurrence,
-    OccurrenceState,
-    Worker,
 )
 from engine.model.rng import TrackedRandom
 from engine.parts.attempts import Attempts
 from engine.parts.cursors import JobCursors
 from engine.parts.dispatcher import Assignment, Dispatcher
 from engine.parts.lifecycle import Lifecycle, past_run_time
-from engine.parts.notifications import Notification, Outbox
+from engine.parts.notifications import Outbox
 from engine.parts.occurrences import OccurrenceStore
 from engine.parts.ready import make_ready_queue
 from engine.parts.tick_clock import TickClock
 from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
 from engine.query.api import Query
+from engine.query.engine_parts import EngineParts
 from engine.rewind.journal import Mark, UndoJournal
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
@@ -134,70 +131,45 @@ def timer_handlers(
     return handlers
 
 
-def _dispatch(engine: Engine, _: Dispatch) -> Result:
-    return Result(Outcome.OK, engine.dispatch())
-
-
-_HANDLERS: dict[type, Callable[[Engine, Any], Result]] = {
-    ScheduleJob: lambda engine, c: engine.schedule(c.spec),
-    Complete: lambda engine, c: engine.attempts.complete(
-        c.job_id, c.scheduled, c.attempt, c.succeeded
-    ),
-    Dispatch: _dispatch,
-    Advance: lambda engine, c: engine.advance(c.to),
-    ReportDelivery: lambda engine, c: engine.notifications.report(c.key, c.delivered),
-    RegisterWorker: lambda engine, c: engine.workforce.register(c.worker_id),
-    ScriptFailure: lambda engine, c: engine.script_failure(c.job_id, c.attempt),
-    ModifyJob: lambda engine, c: engine.lifecycle.modify(c.job_id, dict(c.changes)),
-    CancelOccurrence: lambda engine, c: engine.lifecycle.cancel(c.job_id, c.scheduled),
-    DeleteJob: lambda engine, c: engine.lifecycle.delete(c.job_id),
-    PauseJob: lambda engine, c: engine.lifecycle.pause(c.job_id),
-    ResumeJob: lambda engine, c: engine.lifecycle.resume(c.job_id, c.catch_up),
-    BackfillJob: lambda engine, c: engine.backfills.start(c),
-    WorkerDown: lambda engine, c: engine.workforce.down(c.worker_id),
-    WorkerUp: lambda engine, c: engine.workforce.up(c.worker_id),
-    DrainWorker: lambda engine, c: engine.workforce.drain(c.worker_id),
-}
-"""Each command's handler, by the command's exact class: one dictionary lookup, where a
-``match`` over the classes tried them in turn (0.5 to 1 µs for the commands the facades send
-most, more for the ones further down)."""
-
-
 class Engine:
     """The one scheduling engine behind every facade, scenario and view."""
 
-    def __init__(self, policy: Policy | None = None, seed: int = 0) -> None:
+    def __init__(self, policy: Policy | None = None, seed: int = 0, seed_skip: int = 0) -> None:
+        """An engine with nothing in it yet. ``seed`` seeds its one random generator;
+        ``seed_skip`` words of it are drawn before tick 0, so that an exported stretch of a
+        service's journal continues the generator where the service had it."""
         self.policy = policy = policy or Policy()
         self.seed = seed
         # What every part may be given: the clock, the log, the seeded generator, the journal.
         self._clock = clock = TickClock()
         self.log = log = ev.EventLog()
-        self.rng = rng = TrackedRandom(seed)
+        self._rng = rng = TrackedRandom(seed)
+        rng.skip(seed_skip)
         self.journal = journal = UndoJournal(log, rng)
         # The parts that own state, each built from those before it.
-        self.store = store = OccurrenceStore(journal, policy.execution_limit)
-        self.cursors = cursors = JobCursors(journal, store)
+        self._store = store = OccurrenceStore(journal, policy.execution_limit)
+        self._cursors = cursors = JobCursors(journal, store)
         jobs = cursors.jobs
-        self.timers = timers = Timers()
-        self.workforce = workforce = Workforce(clock, journal, log)
-        self.notifications = outbox = Outbox(
-            clock, journal, log, timers, jobs, policy.notifications, rng
-        )
+        self._timers = timers = Timers()
+        self._workforce = workforce = Workforce(clock, journal, log)
+        self._outbox = outbox = Outbox(clock, journal, log, timers, jobs, policy.notifications, rng)
         ready = make_ready_queue(policy)
-        self.pools = pools = Pools(policy, ready, jobs, clock) if policy.pools else None
-        self.dispatcher = dispatcher = Dispatcher(
+        pools = Pools(policy, ready, jobs, clock) if policy.pools else None
+        self._dispatcher = dispatcher = Dispatcher(
             ready, clock, journal, log, cursors, store, workforce, pools
         )
         # The parts and rules that drive a run: they call each other in a circle, closed by
         # connecting each to the siblings it calls once all of them are built.
-        self.attempts = attempts = Attempts(
+        self._attempts = attempts = Attempts(
             clock, journal, log, rng, policy, store, jobs, workforce, timers, outbox, pools
         )
-        self.lifecycle = lifecycle = Lifecycle(clock, journal, log, policy, cursors, store, outbox)
-        self.dependencies = dependencies = Dependencies(clock, journal, log, policy, cursors, store)
-        self.run_dependencies = run_dependencies = RunDependencies(clock, log, cursors, store)
-        self.overlap = overlap = OverlapControl(clock, journal, log, policy, cursors, store)
-        self.backfills = backfills = Backfills(clock, journal, log, cursors, store)
+        self._lifecycle = lifecycle = Lifecycle(clock, journal, log, policy, cursors, store, outbox)
+        self._dependencies = dependencies = Dependencies(
+            clock, journal, log, policy, cursors, store
+        )
+        run_dependencies = RunDependencies(clock, log, cursors, store)
+        overlap = OverlapControl(clock, journal, log, policy, cursors, store)
+        self._backfills = backfills = Backfills(clock, journal, log, cursors, store)
         workforce.connect(attempts)
         attempts.connect(dispatcher, dependencies, overlap, backfills)
         dispatcher.connect(attempts, run_dependencies, overlap)
@@ -207,8 +179,8 @@ class Engine:
         overlap.connect(dispatcher, attempts, lifecycle, run_dependencies)
         backfills.connect(dispatcher, lifecycle, run_dependencies, overlap)
         # The rules that only react to their timers, outside the circle.
-        self.deadlines = deadlines = Deadlines(clock, journal, log, cursors, store, timers, outbox)
-        self.start_deadlines = start_deadlines = StartDeadlines(
+        self._deadlines = deadlines = Deadlines(clock, journal, log, cursors, store, timers, outbox)
+        self._start_deadlines = start_deadlines = StartDeadlines(
             journal, cursors, store, timers, lifecycle
         )
         self._on_timer = timer_handlers(attempts, outbox, deadlines, start_deadlines)
@@ -217,16 +189,22 @@ class Engine:
         if pools is not None:
             journal.register(pools)
         self._auto = policy.dispatch is DispatchMode.AUTO
-        # The parts' tables, for reading: the same objects (the journal changes them in place,
-        # never replaces them), so views and hot paths skip a lookup through the part.
-        self.jobs: dict[str, Job] = self.cursors.jobs
-        self.workers: dict[str, Worker] = self.workforce.workers
-        self.occurrences: dict[tuple[str, int], Occurrence] = self.store.records
-        self.by_state: dict[OccurrenceState, dict[tuple[str, int], None]] = self.store.index.keys
-        self.outbox: dict[tuple[str, int, int, str, str, str], Notification] = (
-            self.notifications.records
+        self.query = Query(
+            EngineParts(
+                clock,
+                policy,
+                cursors,
+                store,
+                workforce,
+                outbox,
+                ready,
+                pools,
+                overlap,
+                run_dependencies,
+                backfills,
+            )
         )
-        self.query = Query(self)
+        """The one read API: everything above the kernel reads the engine's state through it."""
 
     # ------------------------------------------------------- the parts' state
 
@@ -240,24 +218,21 @@ class Engine:
         self._clock.now = tick
 
     @property
-    def created_through(self) -> int:
-        return self.cursors.created_through
-
-    @property
-    def dispatches(self) -> int:
-        return self.cursors.dispatches
+    def random_words(self) -> int:
+        """How many 32-bit words the seeded generator has drawn, the seed's skip included."""
+        return self._rng.words
 
     # ---------------------------------------------------------------- commands
 
     def apply(self, command: Command) -> Result:
         """Apply one command; a rejected command changes nothing."""
-        handler = _HANDLERS.get(type(command))
+        handler = self._COMMANDS.get(type(command))
         if handler is None:
             raise TypeError(f"not a command: {command!r}")
         return handler(self, command)
 
     def schedule(self, spec: JobSpec) -> Result:
-        if spec.job_id in self.jobs:
+        if spec.job_id in self._cursors.jobs:
             message = f"job {spec.job_id!r} already exists"
             return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "job_id")
         now = self._clock.now
@@ -266,30 +241,30 @@ class Engine:
         if problem is None and first is None:
             problem = past_run_time(spec.schedule, now)
         if problem is None and spec.depends_on:
-            problem = self.dependencies.problem(spec)
+            problem = self._dependencies.problem(spec)
         if problem is None and spec.pool is not None:
             unknown = pool_problem(dict(self.policy.pools), spec.pool)
             problem = None if unknown is None else refusal(Code.UNKNOWN_POOL, unknown, "pool")
         if problem is not None:
             return Result(Outcome.INVALID, None, problem)
-        job = self.cursors.add(spec, first)
+        job = self._cursors.add(spec, first)
         self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
         if spec.deadline is not None:
-            self.deadlines.start(job)
+            self._deadlines.start(job)
         if spec.start_deadline is not None:
-            self.start_deadlines.start(job)
+            self._start_deadlines.start(job)
         if spec.depends_on:
-            doomed_by = self.dependencies.link(job)
+            doomed_by = self._dependencies.link(job)
             if doomed_by is not None:
-                self.lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
+                self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
                 return Result(_CREATED, spec.job_id)
         else:
             job.runnable_since = now
-        self.cursors.wait_for_due(job)
+        self._cursors.wait_for_due(job)
         return Result(_CREATED, spec.job_id)
 
     def script_failure(self, job_id: str, attempt: int) -> Result:
-        job = self.jobs.get(job_id)
+        job = self._cursors.jobs.get(job_id)
         if job is None:
             return refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {job_id!r}", "job_id")
         if attempt < 1:
@@ -303,29 +278,29 @@ class Engine:
         """Create every due occurrence, then assign ready ones to idle workers, best first."""
         self._create_due()
         assignments: list[Assignment] = []
-        self.dispatcher.assign(assignments)
+        self._dispatcher.assign(assignments)
         return assignments
 
     def register_worker(self, worker_id: str) -> Result:
-        return self.workforce.register(worker_id)
+        return self._workforce.register(worker_id)
 
     def complete(self, job_id: str, scheduled: int, attempt: int, succeeded: bool) -> Result:
-        return self.attempts.complete(job_id, scheduled, attempt, succeeded)
+        return self._attempts.complete(job_id, scheduled, attempt, succeeded)
 
     def modify(self, job_id: str, changes: dict[str, object]) -> Result:
-        return self.lifecycle.modify(job_id, changes)
+        return self._lifecycle.modify(job_id, changes)
 
     def cancel_occurrence(self, job_id: str, scheduled: int | None = None) -> Result:
-        return self.lifecycle.cancel(job_id, scheduled)
+        return self._lifecycle.cancel(job_id, scheduled)
 
     def delete(self, job_id: str) -> Result:
-        return self.lifecycle.delete(job_id)
+        return self._lifecycle.delete(job_id)
 
     def pause(self, job_id: str) -> Result:
-        return self.lifecycle.pause(job_id)
+        return self._lifecycle.pause(job_id)
 
     def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
-        return self.lifecycle.resume(job_id, catch_up)
+        return self._lifecycle.resume(job_id, catch_up)
 
     # -------------------------------------------------------------------- time
 
@@ -335,7 +310,7 @@ class Engine:
         if to < clock.now:
             message = f"time {to} is before the current time {clock.now}"
             return refused(Outcome.INVALID, Code.BEFORE_NOW, message, "to")
-        if not self._auto and not self.timers:
+        if not self._auto and not self._timers:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
             clock.now = to
             return DONE
@@ -346,13 +321,13 @@ class Engine:
             if self._auto:
                 # The ticks jumped over were processed too: nothing happened in them, but what
                 # fell due in them (behind a job's waiting front) was created.
-                self.cursors.created_through = clock.now - 1
+                self._cursors.created_through = clock.now - 1
         return DONE
 
     def begin_tick(self) -> None:
         """Run the engine's own events of the current tick (see the module docstring): each timer
         due, in the order the timers' heap gives them, by its kind's handler."""
-        handlers, pop_due, now = self._on_timer, self.timers.pop_due, self._clock.now
+        handlers, pop_due, now = self._on_timer, self._timers.pop_due, self._clock.now
         while (timer := pop_due(now)) is not None:
             _, kind, _, payload = timer
             handlers[kind](*payload)
@@ -363,36 +338,18 @@ class Engine:
         """Finish the current tick: its own events if not yet run, then automatic dispatch."""
         self.begin_tick()
         if self._auto:
-            self.dispatcher.assign()
+            self._dispatcher.assign()
 
     def next_event_tick(self) -> int | None:
         """The first tick after ``now`` at which the engine has something to do, if any."""
-        upcoming = self.timers.next_tick()
-        due = self.cursors.next_due_tick() if self._auto else None
+        upcoming = self._timers.next_tick()
+        due = self._cursors.next_due_tick() if self._auto else None
         if due is not None and (upcoming is None or due < upcoming):
             upcoming = due
         now = self._clock.now
         if upcoming is not None and upcoming <= now:
             return now + 1
         return upcoming
-
-    # ----------------------------------------------------------------- queries
-
-    def get_job(self, job_id: str) -> Result:
-        """The job; not found once deleted (seed 003: DELETE "removes the job"), though its
-        runs and events stay in the history."""
-        job = self.cursors.live(job_id)
-        if job is None:
-            return refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, f"no job {job_id!r}", "job_id")
-        return Result(Outcome.OK, job)
-
-    def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
-        """The state of ``(job_id, scheduled)``, by arithmetic for occurrences not materialised."""
-        return self.cursors.occurrence_state(job_id, scheduled)
-
-    def is_created(self, job: Job, scheduled: int) -> bool:
-        """Whether a dispatch since the job's submission created ``scheduled`` (paused: before)."""
-        return self.cursors.is_created(job, scheduled)
 
     # ------------------------------------------------------------ time travel
 
@@ -424,9 +381,38 @@ class Engine:
     def head_log_span(self) -> tuple[int, int] | None:
         return self.journal.head_log_span()
 
+    # ------------------------------------------------------------ the routes
+
+    _COMMANDS: ClassVar[Mapping[type, Callable[[Engine, Any], Result]]] = {
+        ScheduleJob: lambda self, c: self.schedule(c.spec),
+        Complete: lambda self, c: self._attempts.complete(
+            c.job_id, c.scheduled, c.attempt, c.succeeded
+        ),
+        Dispatch: lambda self, c: Result(Outcome.OK, self.dispatch()),
+        Advance: lambda self, c: self.advance(c.to),
+        ReportDelivery: lambda self, c: self._outbox.report(c.key, c.delivered),
+        RegisterWorker: lambda self, c: self._workforce.register(c.worker_id),
+        ScriptFailure: lambda self, c: self.script_failure(c.job_id, c.attempt),
+        ModifyJob: lambda self, c: self._lifecycle.modify(c.job_id, dict(c.changes)),
+        CancelOccurrence: lambda self, c: self._lifecycle.cancel(c.job_id, c.scheduled),
+        DeleteJob: lambda self, c: self._lifecycle.delete(c.job_id),
+        PauseJob: lambda self, c: self._lifecycle.pause(c.job_id),
+        ResumeJob: lambda self, c: self._lifecycle.resume(c.job_id, c.catch_up),
+        BackfillJob: lambda self, c: self._backfills.start(c),
+        WorkerDown: lambda self, c: self._workforce.down(c.worker_id),
+        WorkerUp: lambda self, c: self._workforce.up(c.worker_id),
+        DrainWorker: lambda self, c: self._workforce.drain(c.worker_id),
+    }
+    """Each command's route, by the command's exact class: one dictionary lookup, where a
+    ``match`` over the classes tried them in turn (0.5 to 1 µs for the commands the facades
+    send most, more for the ones further down). A table of the class, not of each engine: an
+    engine's state must pickle and deep-copy (snapshots, what-ifs), and routes closed over its
+    parts would do neither. The vocabulary is the ``Command`` union of
+    :mod:`engine.model.commands`; a test holds that each of its classes has a route."""
+
     # --------------------------------------------------------------- internals
 
     def _create_due(self) -> None:
-        release = self.dispatcher.release
-        for job in self.cursors.create_due(self._clock.now):
+        release = self._dispatcher.release
+        for job in self._cursors.create_due(self._clock.now):
             release(job)

@@ -1,9 +1,9 @@
 """``cronlapse backfill --dry-run``: the runs a backfill would create, listed without creating them.
 
-The listing is the engine's own plan (:func:`engine.rules.backfill.plan`), asked of the scenario
-played to ``--at`` (by default the range's end): the same walk, the same "exists already" test and
-the same ``max_runs`` refusal as the timeline's ``backfill`` verb, so the dry run and the backfill
-cannot disagree. Nothing is played past ``--at`` and nothing is written.
+The listing is the engine's own plan (:meth:`engine.query.api.Query.backfill_plan`), asked of
+the scenario played to ``--at`` (by default the range's end): the same walk, the same "exists
+already" test and the same ``max_runs`` refusal as the timeline's ``backfill`` verb, so the dry
+run and the backfill cannot disagree. Nothing is played past ``--at`` and nothing is written.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cronlapse.cli.playing import INVALID, opened_scenario, past_the_end
 from engine.model import limits
 from engine.model.commands import BackfillJob
 from engine.play.history import History
-from engine.rules.backfill import BackfillError, plan
+from engine.rules.backfill import BackfillError
 from engine.schedules.clock import Clock
 from engine.schedules.targets import TargetError, parse_target
 
@@ -84,7 +84,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{NAME}: {scenario.source} has no job {args.job!r} at tick {at}{hint}\n")
         return INVALID
     try:
-        planned = plan(engine, BackfillJob(args.job, first, last, max_runs=args.max_runs))
+        planned = engine.query.backfill_plan(
+            BackfillJob(args.job, first, last, max_runs=args.max_runs)
+        )
     except BackfillError as error:
         err.write(f"{NAME}: {error}\n")
         return INVALID

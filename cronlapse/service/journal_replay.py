@@ -30,7 +30,6 @@ from cronlapse.service.store import (
 from engine.core import Engine
 from engine.model.commands import Result
 from engine.model.records import OccurrenceState
-from engine.model.rng import TrackedRandom
 from engine.parts.notifications import NotificationKey, NotificationState
 from engine.scenario.vocabulary import VERBS
 from engine.schedules.kinds import Every, Once
@@ -56,28 +55,12 @@ class UnknownInput(ValueError):
     """A journal row whose verb this version cannot apply (a newer server wrote it)."""
 
 
-class CountingRandom(TrackedRandom):
-    """The engine's generator, counting the 32-bit words its draws consume."""
-
-    words: int = 0
-
-    def random(self) -> float:
-        self.words += 2  # a double takes two words (CPython's genrand_res53)
-        return super().random()
-
-    def getrandbits(self, k: int) -> int:
-        self.words += -(-k // 32)
-        return super().getrandbits(k)
-
-
 class JournalReplay:
     """A live service's state rebuilt from its journal, one row at a time."""
 
     def __init__(self, store: Store) -> None:
         # The clock is never read: every row carries its tick.
         self.live = LiveService(store, LiveClock(Anchor(0.0, 0, 1.0)), Config())
-        rng = self.live.engine.rng
-        rng.__class__ = CountingRandom  # same layout: only the draws are counted
         self.rows = 0
 
     @classmethod
@@ -100,8 +83,7 @@ class JournalReplay:
     @property
     def words(self) -> int:
         """The 32-bit words the engine's generator has drawn so far."""
-        rng = self.engine.rng
-        return rng.words if isinstance(rng, CountingRandom) else 0
+        return self.engine.random_words
 
     def apply(self, row: JournalRow) -> Result | None:
         """Apply one row as a restart does; None when it no longer reads (skipped)."""

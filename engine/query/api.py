@@ -8,11 +8,18 @@ from __future__ import annotations
 from collections.abc import Iterator, KeysView, Mapping
 from typing import TYPE_CHECKING
 
+import engine.query.backlogs as backlogs
+import engine.query.jobs as jobs
+import engine.query.queue as queue
+import engine.query.rules as rules
+import engine.query.runs as runs
+import engine.query.status_words as status_words
+import engine.query.workers as workers
+from engine.model.commands import BackfillJob
 from engine.model.records import Attempt, Job, Occurrence, OccurrenceState, Worker
 from engine.parts.notifications import Notification, NotificationKey
 from engine.parts.ranges import ImplicitRange, implicit_range, runs_in
 from engine.parts.ready_entry import Waiting
-from engine.query import backlogs, jobs, queue, rules, runs, status_words, workers
 from engine.query.backlogs import RunCounter
 from engine.query.views import (
     CancelledRangeView,
@@ -23,9 +30,10 @@ from engine.query.views import (
     Upstream,
     WorkerRow,
 )
+from engine.rules.backfill import Plan, plan
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 RunKey = tuple[str, int]
 """A run's key: its job's id and its scheduled tick."""
@@ -40,17 +48,17 @@ class Query:
     stays current as the engine moves, rewinds included; a row or a page is a value of the
     moment it was asked."""
 
-    __slots__ = ("_by_state", "_engine", "_jobs", "_outbox", "_records", "_workers")
+    __slots__ = ("_by_state", "_jobs", "_outbox", "_parts", "_records", "_workers")
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    def __init__(self, parts: EngineParts) -> None:
+        self._parts = parts
         # The tables are the same objects for the engine's whole life (the journal changes
         # them in place, never replaces them): looked up once here, not on every question.
-        self._jobs: dict[str, Job] = engine.jobs
-        self._records: dict[RunKey, Occurrence] = engine.occurrences
-        self._by_state: dict[OccurrenceState, dict[RunKey, None]] = engine.by_state
-        self._workers: dict[str, Worker] = engine.workers
-        self._outbox: dict[NotificationKey, Notification] = engine.outbox
+        self._jobs: Mapping[str, Job] = parts.cursors.jobs
+        self._records: Mapping[RunKey, Occurrence] = parts.store.records
+        self._by_state: Mapping[OccurrenceState, dict[RunKey, None]] = parts.store.index.keys
+        self._workers: Mapping[str, Worker] = parts.workforce.workers
+        self._outbox: Mapping[NotificationKey, Notification] = parts.outbox.records
 
     # ------------------------------------------------------------------- jobs
 
@@ -70,31 +78,31 @@ class Query:
 
     def job_view(self, job_id: str, fire_times: int = 5) -> JobView | None:
         """The job with its status word (active, paused, deleted) and its next fire times."""
-        return jobs.job_view(self._engine, job_id, fire_times)
+        return jobs.job_view(self._parts, job_id, fire_times)
 
     def job_views(
         self, *, status: str | None = None, offset: int = 0, limit: int = 50
     ) -> Page[JobView]:
         """Jobs in submission order, filtered by status, a page at a time (see
         :func:`engine.query.jobs.list_jobs` for what ``active`` keeps)."""
-        return jobs.list_jobs(self._engine, status=status, offset=offset, limit=limit)
+        return jobs.list_jobs(self._parts, status=status, offset=offset, limit=limit)
 
     def job_word(self, job_id: str) -> str | None:
         """Seed 003's word for the job (:mod:`engine.query.status_words`); None if there is no
         such job or it was deleted."""
-        return status_words.job_word(self._engine, job_id)
+        return status_words.job_word(self._parts, job_id)
 
     # ------------------------------------------------------------------- runs
 
     def run(self, job_id: str, scheduled: int) -> OccurrenceRow | None:
         """The run as a row, with a record or implicit; None if ``scheduled`` is not a run of
         the job (or one it skipped)."""
-        return runs.run_row(self._engine, job_id, scheduled)
+        return runs.run_row(self._parts, job_id, scheduled)
 
     def run_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
         """The run's state, by arithmetic for a run without a record; None if it is not a run
         of the job."""
-        return self._engine.occurrence_state(job_id, scheduled)
+        return self._parts.cursors.occurrence_state(job_id, scheduled)
 
     def record(self, job_id: str, scheduled: int) -> Occurrence | None:
         """The run's record, if it has one (a worker took it, or something happened to it)."""
@@ -128,7 +136,7 @@ class Query:
         """Runs by scheduled tick then job id, filtered, a page at a time; runs without a
         record included (a page of a million-run backlog costs the page)."""
         return runs.list_runs(
-            self._engine,
+            self._parts,
             state=state,
             job_id=job_id,
             worker_id=worker_id,
@@ -141,67 +149,67 @@ class Query:
     def count_runs(self, *, state: OccurrenceState | None = None, job_id: str | None = None) -> int:
         """How many runs (of one job, or of all) are in ``state`` (any state: every run that
         is due or has a record), runs without a record included, by arithmetic where it can."""
-        return runs.count_all_runs(self._engine, state=state, job_id=job_id)
+        return runs.count_all_runs(self._parts, state=state, job_id=job_id)
 
     def run_word(self, state: OccurrenceState, scheduled: int) -> str:
         """Seed 003's word for a run in ``state`` scheduled at ``scheduled``, now."""
-        window = self._engine.policy.scheduling_window or 0
-        return status_words.run_word(state, scheduled, self._engine.now, window)
+        window = self._parts.policy.scheduling_window or 0
+        return status_words.run_word(state, scheduled, self._parts.now, window)
 
     # --------------------------------------------------- runs without a record
 
     def implicit_front(self, job_id: str) -> int | None:
         """The tick of the job's first waiting run without a record, or None (see
         :func:`engine.query.backlogs.implicit_front`)."""
-        return backlogs.implicit_front(self._engine, job_id)
+        return backlogs.implicit_front(self._parts, job_id)
 
     def count_implicit(self, job_id: str, *, offset: int = 0, cap: int) -> int:
         """How many of the job's waiting runs without a record there are from the
         ``offset``-th on, counted up to ``cap`` (each one counted is a schedule query)."""
-        return backlogs.count_implicit(self._engine, job_id, offset=offset, cap=cap)
+        return backlogs.count_implicit(self._parts, job_id, offset=offset, cap=cap)
 
     def cancelled_range(self, job_id: str) -> CancelledRangeView | None:
         """The job's runs cancelled together without records, as one row, if it has any."""
-        return backlogs.cancelled_range(self._engine, job_id)
+        return backlogs.cancelled_range(self._parts, job_id)
 
     def implicit_range(self, job_id: str) -> ImplicitRange | None:
         """The job's runs without a record, waiting (QUEUED or BLOCKED) or cancelled together,
         as one range of ticks, if it has any."""
         job = self._jobs.get(job_id)
-        return None if job is None else implicit_range(self._engine, job)
+        return None if job is None else implicit_range(self._parts, job)
 
     def implicit_runs(self, job_id: str, first: int, last: int) -> Iterator[int]:
         """The ticks of the job's runs in ``[first, last]`` that have no record and were not
         skipped, in order: one schedule step each."""
-        return runs_in(self._engine, self._jobs[job_id], first, last)
+        return runs_in(self._parts, self._jobs[job_id], first, last)
 
     def run_counter(self) -> RunCounter:
         """A counter of runs without a record within tick spans, for counting many at once."""
-        return RunCounter(self._engine)
+        return RunCounter(self._parts)
 
     # ------------------------------------------------------ the jobs' cursors
 
     def created_through(self) -> int:
         """The latest tick through which runs that fell due were created (by a dispatch; every
         processed tick under automatic dispatch)."""
-        return self._engine.created_through
+        return self._parts.cursors.created_through
 
     def dispatches(self) -> int:
         """How often due runs were created; a job scheduled after the last time has none."""
-        return self._engine.dispatches
+        return self._parts.cursors.dispatches
 
     def created_limit(self, job_id: str) -> int:
         """The last tick whose runs of the job were created (its pause holds it back)."""
-        return self._engine.cursors.created_limit(self._jobs[job_id])
+        return self._parts.cursors.created_limit(self._jobs[job_id])
 
     def next_due(self) -> int | None:
         """The next tick at which a job's run falls due, if any job waits for one (it may be
         one a pause or a change has made stale: a tick to look at, not a promise)."""
-        return self._engine.cursors.next_due_tick()
+        return self._parts.cursors.next_due_tick()
 
     def falling_due(self, through: int) -> list[tuple[int, Job]]:
         """The jobs whose next run falls due by ``through``, with its tick, soonest first."""
-        return queue.falling_due(self._engine, through)
+        return queue.falling_due(self._parts, through)
 
     # ---------------------------------------------------------------- workers
 
@@ -214,7 +222,7 @@ class Query:
 
     def worker_rows(self) -> list[WorkerRow]:
         """Each worker with what it runs and its share of busy ticks, in registration order."""
-        return workers.worker_rows(self._engine)
+        return workers.worker_rows(self._parts)
 
     # ---------------------------------------------------------- notifications
 
@@ -229,28 +237,34 @@ class Query:
 
     def ready_runs(self) -> list[Waiting]:
         """The runs in the ready queue, each once (see :func:`engine.query.queue.ready_runs`)."""
-        return queue.ready_runs(self._engine)
+        return queue.ready_runs(self._parts)
 
     def ready_queue_empty(self) -> bool:
         """Whether the ready queue holds nothing, withdrawn entries included: at rest with idle
         workers, a dispatch has emptied it of those."""
-        return not self._engine.dispatcher.ready
+        return not self._parts.ready
 
     def pool(self, name: str) -> PoolUse | None:
         """The pool's slots and those running attempts hold; None if the policy has no such
         pool."""
-        return rules.pool_use(self._engine, name)
+        return rules.pool_use(self._parts, name)
 
     def active_runs(self, job_id: str) -> int:
         """The job's active runs as its overlap rule counts them: not final, the held one
         left out."""
-        return self._engine.overlap.active(self._jobs[job_id])
+        return self._parts.overlap.active(self._jobs[job_id])
 
     def upstream(self, job_id: str, scheduled: int) -> Upstream:
         """The trigger rule and the upstream runs that decide a run of a job with run
         dependencies (see :func:`engine.query.rules.upstream`)."""
-        return rules.upstream(self._engine, self._jobs[job_id], scheduled)
+        return rules.upstream(self._parts, self._jobs[job_id], scheduled)
+
+    def backfill_plan(self, command: BackfillJob) -> Plan:
+        """The runs a backfill would create now, and those it would find, without creating any
+        (the dry run); raises :class:`~engine.rules.backfill.BackfillError` for a backfill the
+        engine would refuse."""
+        return plan(self._parts.cursors, self._parts.now, command)
 
     def backfill_pending(self, job_id: str, scheduled: int) -> bool:
         """Whether the job's backfill under way has still to create its run at ``scheduled``."""
-        return self._engine.backfills.pending(self._jobs[job_id], scheduled)
+        return self._parts.backfills.pending(self._jobs[job_id], scheduled)

@@ -10,23 +10,23 @@ from engine.query.views import JobView, Page
 from engine.schedules.kinds import next_fire_times
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 
-def job_view(engine: Engine, job_id: str, fire_times: int = 5) -> JobView | None:
-    job = engine.jobs.get(job_id)
+def job_view(parts: EngineParts, job_id: str, fire_times: int = 5) -> JobView | None:
+    job = parts.jobs.get(job_id)
     if job is None:
         return None
     status = "deleted" if job.deleted else "paused" if job.paused_through is not None else "active"
     following: tuple[int, ...] = ()
     if job.next_due is not None and not job.deleted:
-        start = max(engine.now, job.next_due)
+        start = max(parts.now, job.next_due)
         following = tuple(next_fire_times(job.spec.schedule, start, fire_times))
     return JobView(job, status, following)
 
 
 def list_jobs(
-    engine: Engine, *, status: str | None = None, offset: int = 0, limit: int = 50
+    parts: EngineParts, *, status: str | None = None, offset: int = 0, limit: int = 50
 ) -> Page[JobView]:
     """Jobs in submission order, filtered by status, a page at a time.
 
@@ -34,7 +34,7 @@ def list_jobs(
     that is not final (waiting, blocked, running or pending a retry) or a run still to come. A
     one-time job whose run succeeded, failed or was cancelled is not active, although its view's
     status (which only tells active from paused and deleted) still says ``active``."""
-    views = (job_view(engine, job_id, fire_times=1) for job_id in engine.jobs)
+    views = (job_view(parts, job_id, fire_times=1) for job_id in parts.jobs)
     matching = (
         v
         for v in views

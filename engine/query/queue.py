@@ -12,18 +12,18 @@ from engine.model.records import Job, OccurrenceState
 from engine.parts.ready_entry import Waiting
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 S = OccurrenceState
 
 
-def ready_runs(engine: Engine) -> list[Waiting]:
+def ready_runs(parts: EngineParts) -> list[Waiting]:
     """The ready queue's entries that stand for a waiting run, each once, in the order the queue
     holds them. The queue keeps withdrawn entries (a front taken back, a run no longer waiting)
     until they surface; those are left out."""
-    jobs = engine.jobs
+    jobs = parts.jobs
     found: dict[tuple[str, int], Waiting] = {}
-    for held in engine.dispatcher.ready.contents():
+    for held in parts.ready.contents():
         entry = Waiting(*held)
         occurrence = entry.occurrence
         if occurrence is None:
@@ -35,12 +35,12 @@ def ready_runs(engine: Engine) -> list[Waiting]:
     return list(found.values())
 
 
-def falling_due(engine: Engine, through: int) -> list[tuple[int, Job]]:
+def falling_due(parts: EngineParts, through: int) -> list[tuple[int, Job]]:
     """The jobs whose next run falls due by tick ``through``, with that tick, soonest first: the
     due heap's entries that still hold (a job paused or moved on since is left out), each once."""
-    jobs = engine.jobs
+    jobs = parts.jobs
     found: dict[str, tuple[int, Job]] = {}
-    for tick, _, job_id in engine.cursors.due.live():
+    for tick, _, job_id in parts.cursors.due.live():
         job = jobs[job_id]
         if tick <= through and job.next_due == tick and job.paused_through is None:
             found.setdefault(job_id, (tick, job))

@@ -17,24 +17,24 @@ from engine.parts.ranges import ImplicitRange, RecordTicks, count_runs, implicit
 from engine.query.views import OccurrenceRow, Page
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 S = OccurrenceState
 
 
-def run_row(engine: Engine, job_id: str, scheduled: int) -> OccurrenceRow | None:
+def run_row(parts: EngineParts, job_id: str, scheduled: int) -> OccurrenceRow | None:
     """The run as a row, implicit or recorded; None if ``scheduled`` is not a run of the job."""
-    state = engine.occurrence_state(job_id, scheduled)
+    state = parts.cursors.occurrence_state(job_id, scheduled)
     if state is None:
         return None
-    record = engine.occurrences.get((job_id, scheduled))
+    record = parts.occurrences.get((job_id, scheduled))
     if record is not None:
         return record_row(record)
-    return implicit_row(engine.jobs[job_id], scheduled, state)
+    return implicit_row(parts.jobs[job_id], scheduled, state)
 
 
 def list_runs(
-    engine: Engine,
+    parts: EngineParts,
     *,
     state: OccurrenceState | None = None,
     job_id: str | None = None,
@@ -45,7 +45,7 @@ def list_runs(
     limit: int = 50,
 ) -> Page[OccurrenceRow]:
     """Runs by scheduled tick then job id, filtered; implicit ones included."""
-    rows = _all_rows(engine, state, job_id)
+    rows = _all_rows(parts, state, job_id)
     if worker_id is not None:
         rows = (r for r in rows if any(a.worker_id == worker_id for a in r.attempts))
     if since is not None:
@@ -57,15 +57,15 @@ def list_runs(
 
 
 def count_all_runs(
-    engine: Engine, *, state: OccurrenceState | None = None, job_id: str | None = None
+    parts: EngineParts, *, state: OccurrenceState | None = None, job_id: str | None = None
 ) -> int:
     """How many runs (of one job, or of all) are in ``state`` (any state: every one that is due
     or has a record), implicit ones included; arithmetic per range where it can be."""
-    keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
+    keys = parts.occurrences.keys() if state is None else parts.store.index.keys[state].keys()
     total = len(keys) if job_id is None else sum(1 for key in keys if key[0] == job_id)
-    records = RecordTicks(engine)
-    for waiting in _ranges(engine, state, job_id):
-        total += count_runs(engine, waiting.job, waiting.first, waiting.last, records)
+    records = RecordTicks(parts)
+    for waiting in _ranges(parts, state, job_id):
+        total += count_runs(parts, waiting.job, waiting.first, waiting.last, records)
     return total
 
 
@@ -84,40 +84,40 @@ def implicit_row(job: Job, scheduled: int, state: OccurrenceState) -> Occurrence
 
 
 def _all_rows(
-    engine: Engine, state: OccurrenceState | None, job_id: str | None
+    parts: EngineParts, state: OccurrenceState | None, job_id: str | None
 ) -> Iterator[OccurrenceRow]:
-    keys = engine.occurrences.keys() if state is None else engine.by_state[state].keys()
+    keys = parts.occurrences.keys() if state is None else parts.store.index.keys[state].keys()
     if job_id is not None:
         keys = [k for k in keys if k[0] == job_id]
-    order = {j: job.order_key for j, job in engine.jobs.items()}
+    order = {j: job.order_key for j, job in parts.jobs.items()}
     materialised = sorted(keys, key=lambda k: (k[1], order[k[0]]))
-    occurrences = engine.occurrences
+    occurrences = parts.occurrences
     streams = [((k[1], order[k[0]], k[0]), record_row(occurrences[k])) for k in materialised]
     generators: list[Iterator] = [iter(streams)]
-    generators += [_implicit(engine, waiting) for waiting in _ranges(engine, state, job_id)]
+    generators += [_implicit(parts, waiting) for waiting in _ranges(parts, state, job_id)]
     for _, row in heapq.merge(*generators, key=lambda item: item[0]):
         yield row
 
 
 def _ranges(
-    engine: Engine, state: OccurrenceState | None, job_id: str | None
+    parts: EngineParts, state: OccurrenceState | None, job_id: str | None
 ) -> Iterator[ImplicitRange]:
     """The implicit ranges of the jobs asked about whose runs are in ``state`` (any if None)."""
     if state not in (None, S.QUEUED, S.BLOCKED, S.CANCELLED):
         return
-    if job_id is not None and job_id not in engine.jobs:
+    if job_id is not None and job_id not in parts.jobs:
         return
-    jobs = engine.jobs.values() if job_id is None else [engine.jobs[job_id]]
+    jobs = parts.jobs.values() if job_id is None else [parts.jobs[job_id]]
     for job in jobs:
-        waiting = implicit_range(engine, job)
+        waiting = implicit_range(parts, job)
         if waiting is not None and (state is None or waiting.state is state):
             yield waiting
 
 
 def _implicit(
-    engine: Engine, waiting: ImplicitRange
+    parts: EngineParts, waiting: ImplicitRange
 ) -> Iterator[tuple[tuple[int, bytes, str], OccurrenceRow]]:
     """A range's rows, in tick order, keyed for merging with the records' rows."""
     job = waiting.job
-    for tick in runs_in(engine, job, waiting.first, waiting.last):
+    for tick in runs_in(parts, job, waiting.first, waiting.last):
         yield (tick, job.order_key, job.job_id), implicit_row(job, tick, waiting.state)

@@ -17,7 +17,7 @@ from engine.model.records import OccurrenceState
 from engine.schedules.kinds import last_at_or_before
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 S = OccurrenceState
 
@@ -42,20 +42,20 @@ def run_word(state: OccurrenceState, scheduled: int, now: int, window: int) -> s
     return _WORDS[state]
 
 
-def job_word(engine: Engine, job_id: str) -> str | None:
+def job_word(parts: EngineParts, job_id: str) -> str | None:
     """The seed's word for a job (None if there is no such job, or it was deleted)."""
-    job = engine.cursors.live(job_id)
+    job = parts.cursors.live(job_id)
     if job is None:
         return None
-    window, now = engine.policy.scheduling_window or 0, engine.now
-    records = engine.occurrences
+    window, now = parts.policy.scheduling_window or 0, parts.now
+    records = parts.occurrences
     waiting = list(job.open)
     if any(records[(job_id, tick)].state is S.RUNNING for tick in waiting):
         return "running"
     if job.next_due is not None:
         waiting.append(job.next_due)
     current = min(waiting) if waiting else last_at_or_before(job.spec.schedule, now, 0)
-    state = None if current is None else engine.occurrence_state(job_id, current)
+    state = None if current is None else parts.cursors.occurrence_state(job_id, current)
     if current is None or state is None:
         return "created"
     return run_word(state, current, now, window)

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING
 from engine.query.views import WorkerRow
 
 if TYPE_CHECKING:
-    from engine.core import Engine
+    from engine.query.engine_parts import EngineParts
 
 
-def worker_rows(engine: Engine) -> list[WorkerRow]:
+def worker_rows(parts: EngineParts) -> list[WorkerRow]:
     rows = []
-    for worker in engine.workers.values():
+    for worker in parts.workforce.workers.values():
         attempt = None
         if worker.running is not None:
-            running = engine.occurrences[worker.running].running_attempt
+            running = parts.occurrences[worker.running].running_attempt
             attempt = running.number if running is not None else None
-        lifetime = engine.now - worker.registered
-        busy = worker.busy_ticks_at(engine.now)
+        lifetime = parts.now - worker.registered
+        busy = worker.busy_ticks_at(parts.now)
         rows.append(
             WorkerRow(
                 worker.worker_id,

@@ -27,7 +27,7 @@ above the kernel asks of an engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from engine.model import events as ev
 from engine.model.commands import BackfillJob, Outcome, Result, refused
@@ -67,23 +67,9 @@ class BackfillError(ValueError):
         self.result = refused(outcome, code, message, path)
 
 
-class PlanSource(Protocol):
-    """What a dry run reads: the job cursors and the current tick (an engine has both)."""
-
-    @property
-    def cursors(self) -> JobCursors: ...
-
-    @property
-    def now(self) -> int: ...
-
-
-def plan(engine: PlanSource, command: BackfillJob) -> Plan:
-    """The runs ``command`` would create now, and those it would find; raises
+def plan(cursors: JobCursors, now: int, command: BackfillJob) -> Plan:
+    """The runs ``command`` would create at tick ``now``, and those it would find; raises
     :class:`BackfillError` for a backfill the engine refuses. Changes nothing (the dry run)."""
-    return _plan(engine.cursors, engine.now, command)
-
-
-def _plan(cursors: JobCursors, now: int, command: BackfillJob) -> Plan:
     job = _job(cursors, now, command)
     create, exist = [], []
     tick = job.first_fire(command.first)
@@ -178,7 +164,7 @@ class Backfills:
     def start(self, command: BackfillJob) -> Result:
         now = self._clock.now
         try:
-            planned = _plan(self._cursors, now, command)
+            planned = plan(self._cursors, now, command)
         except BackfillError as error:
             return error.result
         job = self._jobs[command.job_id]

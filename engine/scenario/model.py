@@ -21,7 +21,6 @@ from engine.schedules.clock import Clock
 from engine.schedules.kinds import Once, Schedule
 
 Action = Command | StatusQuery
-_SKIP_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,15 +64,7 @@ class Scenario:
 
     def new_engine(self) -> Engine:
         """A fresh engine for this scenario: no workers or jobs yet, they are timeline commands."""
-        engine = Engine(self.policy, self.seed)
-        left = self.seed_skip
-        while left:
-            # getrandbits(32 * n) consumes exactly n words of the Mersenne Twister; in chunks,
-            # so a long skip never holds a huge integer.
-            words = min(left, _SKIP_CHUNK)
-            engine.rng.getrandbits(32 * words)
-            left -= words
-        return engine
+        return Engine(self.policy, self.seed, seed_skip=self.seed_skip)
 
     @property
     def commands(self) -> tuple[TimedCommand, ...]:

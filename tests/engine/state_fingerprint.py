@@ -36,18 +36,18 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
         "now": engine.now,
         "created_through": engine.query.created_through(),
         "dispatches": engine.query.dispatches(),
-        "undispatched_submissions": engine.cursors.undispatched_submissions,
-        "counters": (engine.timers.sequence, engine.cursors.submissions),
-        "rng": engine.rng.getstate(),
+        "undispatched_submissions": engine._cursors.undispatched_submissions,
+        "counters": (engine._timers.sequence, engine._cursors.submissions),
+        "rng": engine._rng.getstate(),
         "log": list(engine.log),
         "table order": tuple(tuple(table(engine.query)) for table in TABLES.values()),
         "by_state": {
             state: frozenset(engine.query.record_keys(state)) for state in OccurrenceState
         },
-        "ready": engine.dispatcher.ready.contents(),
-        "idle": engine.workforce.idle.snapshot()[1],
-        "due": engine.cursors.due.live(),
-        "timers": engine.timers.heap.live(),
+        "ready": engine._dispatcher.ready.contents(),
+        "idle": engine._workforce.idle.snapshot()[1],
+        "due": engine._cursors.due.live(),
+        "timers": engine._timers.heap.live(),
     }
     for name, table in TABLES.items():
         fingerprint[name] = {key: values(record) for key, record in table(engine.query).items()}

@@ -190,7 +190,7 @@ def test_a_recurring_backlog_over_a_billion_ticks_holds_one_entry_per_waiting_jo
         JobSpec("third", Every(0, 3), priority=1),
     ):
         assert engine.apply(ScheduleJob(spec)).accepted
-    queue = engine.dispatcher.ready
+    queue = engine._dispatcher.ready
     assert isinstance(queue, AgingReadyQueue)
     engine.advance(jump)
     assert len(queue) == 2

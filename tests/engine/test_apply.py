@@ -7,12 +7,12 @@ import typing
 
 import pytest
 
-from engine.core import _HANDLERS, Engine
+from engine.core import Engine
 from engine.model import commands
 
 
 def test_every_command_of_the_vocabulary_has_a_handler() -> None:
-    assert set(typing.get_args(commands.Command)) == set(_HANDLERS)
+    assert set(typing.get_args(commands.Command)) == set(Engine._COMMANDS)
 
 
 def test_what_is_not_a_command_is_refused_and_changes_nothing() -> None:

@@ -28,7 +28,7 @@ from engine.model.job_rules import Overlap, OverlapRule
 from engine.model.records import BackfillOrder, Job, JobSpec, OccurrenceState
 from engine.play.history import History
 from engine.play.ticks import Phase, TimedCommand
-from engine.rules.backfill import BackfillError, plan
+from engine.rules.backfill import BackfillError
 from engine.schedules.kinds import Every, Once
 
 S = OccurrenceState
@@ -155,13 +155,13 @@ def test_a_range_beyond_max_runs_is_refused_after_counting_max_runs(
 
 def test_the_dry_run_lists_what_the_backfill_creates() -> None:
     engine = skipped_for_a_while()
-    planned = plan(engine, BackfillJob("etl", 0, 100))
+    planned = engine.query.backfill_plan(BackfillJob("etl", 0, 100))
     assert planned.create == tuple(range(10, 91, 10))
     assert planned.exist == (0, 100)
     engine.apply(BackfillJob("etl", 0, 100))
     assert tuple(backfilled(engine)) == planned.create
     with pytest.raises(BackfillError, match="max_runs"):
-        plan(engine, BackfillJob("etl", 0, 100, max_runs=3))
+        engine.query.backfill_plan(BackfillJob("etl", 0, 100, max_runs=3))
 
 
 def test_a_backfilled_run_waits_for_the_upstream_run_of_its_logical_time() -> None:

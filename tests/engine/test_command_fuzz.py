@@ -328,15 +328,15 @@ def fingerprint(engine: Engine) -> tuple:
         len(engine.log),
         engine.query.created_through(),
         engine.query.dispatches(),
-        engine.rng.getstate(),
+        engine._rng.getstate(),
         {job_id: (freeze(job), freeze(job.front)) for job_id, job in engine.query.jobs().items()},
         {key: freeze(occurrence) for key, occurrence in engine.query.records().items()},
         {worker_id: freeze(worker) for worker_id, worker in engine.query.workers().items()},
         {key: freeze(notification) for key, notification in engine.query.notifications().items()},
         {state: tuple(engine.query.record_keys(state)) for state in OccurrenceState},
-        engine.timers.heap.snapshot(),
-        engine.cursors.due.snapshot(),
-        engine.workforce.idle.snapshot(),
+        engine._timers.heap.snapshot(),
+        engine._cursors.due.snapshot(),
+        engine._workforce.idle.snapshot(),
     )
 
 

@@ -301,15 +301,15 @@ def test_restore_points_after_a_command_keep_the_random_generators_state():
     # the one before 7 (it did: rolling back to 8 then gave different draws from a fresh run).
     history = new_history(DispatchOrder.FIFO)
     history.seek(6)
-    before = history.engine.rng.getstate()
+    before = history.engine._rng.getstate()
     history.seek(7)
-    assert history.engine.rng.getstate() != before
+    assert history.engine._rng.getstate() != before
     assert history.apply(RegisterWorker("w3")).accepted
     history.seek(8)
-    drawn_at_8 = history.engine.rng.getstate()
+    drawn_at_8 = history.engine._rng.getstate()
     history.seek(40)
     history.seek(8)
-    assert history.engine.rng.getstate() == drawn_at_8
+    assert history.engine._rng.getstate() == drawn_at_8
     fresh_run = new_history(DispatchOrder.FIFO)
     fresh_run.seek(7)
     fresh_run.apply(RegisterWorker("w3"))
@@ -341,7 +341,7 @@ def test_a_mark_shares_the_random_state_only_with_the_mark_that_opened_its_gener
     third = engine.mark(first)  # not the last mark taken: its state is older than the draws
     engine.apply(Advance(41))
     engine.rollback(third)
-    assert engine.rng.getstate() == second.rng_state
+    assert engine._rng.getstate() == second.rng_state
 
 
 @settings(max_examples=40, deadline=None)

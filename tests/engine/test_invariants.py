@@ -69,9 +69,9 @@ def healthy() -> Engine:
     assert engine.apply(ScheduleJob(spec)).accepted
     assert engine.apply(ScheduleJob(JobSpec("b", Once(0), notify=(MAIL,)))).accepted
     engine.advance(13)
-    assert engine.occurrences[("a", 0)].state is S.SUCCEEDED
-    assert engine.occurrences[("a", 10)].state is S.RUNNING
-    assert engine.workers["w1"].running == ("a", 10)
+    assert engine._store.records[("a", 0)].state is S.SUCCEEDED
+    assert engine._store.records[("a", 10)].state is S.RUNNING
+    assert engine._workforce.workers["w1"].running == ("a", 10)
     return engine
 
 
@@ -80,12 +80,12 @@ def test_a_healthy_engine_has_no_violations() -> None:
 
 
 def _two_running(engine: Engine) -> None:
-    engine.occurrences[("a", 10)].attempts.append(Attempt(2, "w2", 12))
-    engine.workers["w2"].running = ("a", 10)
+    engine._store.records[("a", 10)].attempts.append(Attempt(2, "w2", 12))
+    engine._workforce.workers["w2"].running = ("a", 10)
 
 
 def _gap(engine: Engine) -> None:
-    engine.occurrences[("a", 0)].attempts[1].number = 3
+    engine._store.records[("a", 0)].attempts[1].number = 3
 
 
 def _worker_runs_two(engine: Engine) -> None:
@@ -100,19 +100,19 @@ def _worker_runs_two(engine: Engine) -> None:
 
 def _worker_holds_two_occurrences(engine: Engine) -> None:
     # b@0 (succeeded on w2) is made to run a second attempt on w1, which runs a@10.
-    occurrence = engine.occurrences[("b", 0)]
+    occurrence = engine._store.records[("b", 0)]
     occurrence.attempts.append(Attempt(2, "w1", 12))
-    del engine.by_state[S.SUCCEEDED][("b", 0)]
+    del engine._store.index.keys[S.SUCCEEDED][("b", 0)]
     occurrence.state = S.RUNNING
-    engine.by_state[S.RUNNING][("b", 0)] = None
+    engine._store.index.keys[S.RUNNING][("b", 0)] = None
 
 
 def _shared_occurrence(engine: Engine) -> None:
-    engine.workers["w2"].running = ("a", 10)
+    engine._workforce.workers["w2"].running = ("a", 10)
 
 
 def _down_but_running(engine: Engine) -> None:
-    engine.workers["w1"].down = True
+    engine._workforce.workers["w1"].down = True
 
 
 def _started_after_final(engine: Engine) -> None:
@@ -124,33 +124,33 @@ def _started_twice(engine: Engine) -> None:
 
 
 def _delivered_twice(engine: Engine) -> None:
-    (key,) = engine.outbox
+    (key,) = engine._outbox.records
     engine.log.append(ev.NotificationDelivered(13, key, 1))
 
 
 def _too_many_attempts(engine: Engine) -> None:
-    engine.occurrences[("a", 0)].max_attempts = 1
+    engine._store.records[("a", 0)].max_attempts = 1
 
 
 def _running_state_without_attempt(engine: Engine) -> None:
-    occurrence = engine.occurrences[("a", 10)]
+    occurrence = engine._store.records[("a", 10)]
     occurrence.attempts[0].outcome = AttemptOutcome.SUCCEEDED
 
 
 def _index_disagrees(engine: Engine) -> None:
-    del engine.by_state[S.SUCCEEDED][("b", 0)]
-    engine.by_state[S.QUEUED][("b", 0)] = None
+    del engine._store.index.keys[S.SUCCEEDED][("b", 0)]
+    engine._store.index.keys[S.QUEUED][("b", 0)] = None
 
 
 def _occurrence_missing(engine: Engine) -> None:
-    del engine.occurrences[("a", 0)]
-    del engine.by_state[S.SUCCEEDED][("a", 0)]
+    del engine._store.records[("a", 0)]
+    del engine._store.index.keys[S.SUCCEEDED][("a", 0)]
 
 
 def _not_in_schedule(engine: Engine) -> None:
     ghost = Occurrence(("a", 5), S.SUCCEEDED, 1, 0, 5, 1, None)
-    engine.occurrences[ghost.key] = ghost
-    engine.by_state[S.SUCCEEDED][ghost.key] = None
+    engine._store.records[ghost.key] = ghost
+    engine._store.index.keys[S.SUCCEEDED][ghost.key] = None
 
 
 def _modified_off_schedule(engine: Engine) -> None:
@@ -158,33 +158,33 @@ def _modified_off_schedule(engine: Engine) -> None:
     assert engine.apply(ModifyJob.of("a", schedule=Every(14, 7))).accepted
     engine.advance(25)
     ghost = Occurrence(("a", 20), S.SUCCEEDED, 2, 0, 20, 5, None)
-    engine.occurrences[ghost.key] = ghost
-    engine.by_state[S.SUCCEEDED][ghost.key] = None
+    engine._store.records[ghost.key] = ghost
+    engine._store.index.keys[S.SUCCEEDED][ghost.key] = None
 
 
 def _modified_run_missing(engine: Engine) -> None:
     # Under the new schedule a@14 ran; its record disappears behind the cursor.
     assert engine.apply(ModifyJob.of("a", schedule=Every(14, 7))).accepted
     engine.advance(25)
-    assert engine.occurrences[("a", 14)].state is S.SUCCEEDED
-    del engine.occurrences[("a", 14)]
-    del engine.by_state[S.SUCCEEDED][("a", 14)]
+    assert engine._store.records[("a", 14)].state is S.SUCCEEDED
+    del engine._store.records[("a", 14)]
+    del engine._store.index.keys[S.SUCCEEDED][("a", 14)]
 
 
 def _modified_values_ignored(engine: Engine) -> None:
     # a's priority becomes 5 at 13, but the run created at 20 carries the old priority.
     assert engine.apply(ModifyJob.of("a", priority=5)).accepted
     engine.advance(22)
-    engine.occurrences[("a", 20)].priority = 0
+    engine._store.records[("a", 20)].priority = 0
 
 
 def _worker_left_idle(engine: Engine) -> None:
     # The engine loses w2 from its idle pool: w2 is idle, yet c@14 waits for w1, which retries
     # a@10 from 15 and is free at 20.
-    engine.workforce.idle.discard("w2", engine.workers["w2"].order_key)
+    engine._workforce.idle.discard("w2", engine._workforce.workers["w2"].order_key)
     assert engine.apply(ScheduleJob(JobSpec("c", Once(14)))).accepted
     engine.advance(22)
-    assert engine.occurrences[("c", 14)].attempts[0].started == 20
+    assert engine._store.records[("c", 14)].attempts[0].started == 20
 
 
 def _run_forgotten(engine: Engine) -> None:
@@ -192,9 +192,9 @@ def _run_forgotten(engine: Engine) -> None:
     assert engine.apply(ScheduleJob(JobSpec("c", Once(20)))).accepted
     engine.advance(20)
     engine.begin_tick()
-    engine.dispatcher.take_front(engine.jobs["c"])
+    engine._dispatcher.take_front(engine._cursors.jobs["c"])
     engine.advance(30)
-    assert engine.occurrence_state("c", 20) is S.QUEUED
+    assert engine.query.run_state("c", 20) is S.QUEUED
 
 
 def _retry_forgotten(engine: Engine) -> None:
@@ -203,7 +203,7 @@ def _retry_forgotten(engine: Engine) -> None:
     spec = JobSpec("r", Once(14), max_attempts=2, fail_attempts=frozenset({1}), backoff=backoff)
     assert engine.apply(ScheduleJob(spec)).accepted
     engine.advance(16)
-    occurrence = engine.occurrences[("r", 14)]
+    occurrence = engine._store.records[("r", 14)]
     assert (occurrence.state, occurrence.eligible_at) == (S.RETRY_PENDING, 17)
     occurrence.eligible_at = 99
     engine.advance(30)
@@ -217,9 +217,9 @@ def _run_missing_after_a_skip(engine: Engine) -> None:
     engine.advance(40)
     assert engine.apply(ResumeJob("a")).accepted
     engine.advance(75)
-    assert engine.occurrences[("a", 60)].state is S.SUCCEEDED
-    del engine.occurrences[("a", 60)]
-    del engine.by_state[S.SUCCEEDED][("a", 60)]
+    assert engine._store.records[("a", 60)].state is S.SUCCEEDED
+    del engine._store.records[("a", 60)]
+    del engine._store.index.keys[S.SUCCEEDED][("a", 60)]
 
 
 def _overlap_exceeded(engine: Engine) -> None:
@@ -280,12 +280,12 @@ def test_an_observing_checker_holds_runs_to_definitions_the_engine_forgot() -> N
     checker.observe()
     engine.advance(25)
     checker.observe()
-    assert engine.occurrences[("a", 20)].priority == 5
+    assert engine._store.records[("a", 20)].priority == 5
     assert engine.apply(ModifyJob.of("a", priority=7)).accepted
     engine.advance(32)
     checker.observe()
     assert checker.violations() == []
-    engine.occurrences[("a", 20)].priority = 9
+    engine._store.records[("a", 20)].priority = 9
     assert [str(v) for v in checker.violations()] == [
         "tick 20: a@20 was created with priority=9, max_attempts=2, duration=5, timeout=None, "
         "which no definition of a in force from tick 20 to 20 has"
@@ -307,7 +307,7 @@ def test_a_pause_taken_again_at_the_tick_of_its_resume_holds_that_tick_back() ->
     engine.advance(13)
     assert engine.apply(ResumeJob("b", CatchUp.LATEST)).accepted
     engine.advance(14)
-    assert engine.occurrences[("b", 10)].attempts[0].started == 13
+    assert engine._store.records[("b", 10)].attempts[0].started == 13
     assert violations(engine) == []
 
 
@@ -325,7 +325,7 @@ def test_a_down_or_draining_worker_could_not_take_a_waiting_run() -> None:
     engine.advance(12)
     assert engine.apply(WorkerUp("w2")).accepted
     engine.advance(20)
-    assert engine.occurrences[("x", 1)].attempts[0].started == 12
+    assert engine._store.records[("x", 1)].attempts[0].started == 12
     assert violations(engine) == []
 
 
@@ -340,8 +340,8 @@ def test_under_manual_dispatch_a_run_waits_for_a_dispatch_call() -> None:
     engine.advance(5)
     assert engine.apply(Complete("a", 0, 1, True)).accepted
     engine.advance(50)
-    assert engine.occurrence_state("b", 0) is S.QUEUED
-    assert engine.workers["w1"].running is None
+    assert engine.query.run_state("b", 0) is S.QUEUED
+    assert engine._workforce.workers["w1"].running is None
     assert violations(engine) == []
 
 
@@ -386,13 +386,13 @@ def _busy(policy: Policy, seed: int) -> Engine:
         for command in script.get(tick, []):
             engine.apply(command)
         if tick in (5, 25, 45):  # a busy worker crashes; it is back 4 ticks later
-            busy = sorted(w for w, worker in engine.workers.items() if worker.running)
+            busy = sorted(w for w, worker in engine._workforce.workers.items() if worker.running)
             if busy:
                 assert engine.apply(WorkerDown(busy[0])).accepted
                 script.setdefault(tick + 4, []).append(WorkerUp(busy[0]))
         if reported:
-            for key in list(engine.by_state[S.RUNNING]):
-                attempt = engine.occurrences[key].running_attempt
+            for key in list(engine._store.index.keys[S.RUNNING]):
+                attempt = engine._store.records[key].running_attempt
                 if attempt is not None and tick - attempt.started >= 2:
                     engine.apply(Complete(*key, attempt.number, (tick + attempt.number) % 3 != 0))
         if manual:
@@ -443,7 +443,7 @@ def test_the_checker_runs_clean_over_every_bundled_scenario(path: Path) -> None:
     # runs over the first 300 ticks where something happens, then once at the end.
     runner = ScenarioRunner(load_scenario(path))
     for n, _ in enumerate(runner.steps()):
-        if len(runner.engine.jobs) <= 200:
+        if len(runner.engine._cursors.jobs) <= 200:
             assert violations(runner.engine) == [], runner.engine.now
         elif n == 300:
             break
@@ -479,8 +479,8 @@ def test_jobs_on_one_cron_schedule_far_apart_are_each_held_to_their_own_runs() -
     assert engine.apply(ScheduleJob(JobSpec("b", CronSchedule("*/5 * * * *", clock)))).accepted
     engine.advance(260)
     assert violations(engine) == []
-    assert engine.occurrences[("b", 230)].state is S.SUCCEEDED
-    del engine.occurrences[("b", 230)]
-    del engine.by_state[S.SUCCEEDED][("b", 230)]
+    assert engine._store.records[("b", 230)].state is S.SUCCEEDED
+    del engine._store.records[("b", 230)]
+    del engine._store.index.keys[S.SUCCEEDED][("b", 230)]
     found = [str(violation) for violation in violations(engine)]
     assert found == ["tick 230: b@230 fell behind the cursor without being created"]

@@ -109,12 +109,10 @@ def test_create_returns_the_id_with_201_and_get_finds_it() -> None:
     engine = make()
     result = engine.apply(ScheduleJob(JobSpec("report", Once(10), priority=2)))
     assert (result.outcome.value, result.value) == (201, "report")
-    got = engine.get_job("report")
-    assert got.outcome.value == 200
-    assert got.value is engine.query.job("report")
-    assert got.value.spec.priority == 2
-    assert engine.get_job("nope").outcome is Outcome.NOT_FOUND
-    assert engine.get_job("nope").outcome.value == 404
+    got = engine.query.live_job("report")
+    assert got is engine.query.job("report")
+    assert got.spec.priority == 2
+    assert engine.query.live_job("nope") is None
 
 
 @pytest.mark.parametrize(

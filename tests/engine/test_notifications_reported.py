@@ -97,7 +97,7 @@ def test_jitter_depends_on_the_key_alone() -> None:
     assert crowded.apply(ReportDelivery(key("b"), False)).accepted
     for engine in (alone, crowded):
         assert engine.apply(ReportDelivery(key(), False)).accepted
-    assert alone.outbox[key()].next_try == crowded.outbox[key()].next_try
+    assert alone.query.notification(key()).next_try == crowded.query.notification(key()).next_try
 
 
 def test_jitter_differs_between_keys() -> None:

@@ -309,7 +309,7 @@ def test_a_limited_job_keeps_one_or_two_entries_on_the_due_heap() -> None:
     spec = JobSpec("j", Every(0, 10), duration=5, overlap=OverlapRule(Overlap.BUFFER_ALL))
     assert engine.apply(ScheduleJob(spec)).accepted
     engine.advance(10_000)
-    assert len(engine.cursors.due.live()) <= 2
+    assert len(engine._cursors.due.live()) <= 2
     assert len(starts(engine)) == 1000
 
 

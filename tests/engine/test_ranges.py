@@ -38,7 +38,6 @@ from engine.model.records import (
     OccurrenceState,
     Subscription,
 )
-from engine.parts.ranges import count_runs, implicit_range, runs_in
 from engine.scenario.checks import StateCount
 from engine.schedules.kinds import Every, Once
 
@@ -84,7 +83,7 @@ def test_deleting_a_backlog_shows_the_same_runs_and_notifications_as_records() -
     # subscription, in the same order, and the same count of cancellations in the summary.
     lazy, eager = waiting_backlog(), waiting_backlog()
     assert eager.apply(ModifyJob.of("a", priority=0)).accepted
-    assert len(eager.occurrences) == 6 and len(lazy.occurrences) == 1
+    assert len(eager.query.records()) == 6 and len(lazy.query.records()) == 1
     for engine in (lazy, eager):
         assert engine.apply(DeleteJob("a")).accepted
         engine.apply(Advance(60))
@@ -92,9 +91,10 @@ def test_deleting_a_backlog_shows_the_same_runs_and_notifications_as_records() -
     assert rows(lazy, state=S.CANCELLED) == rows(eager, state=S.CANCELLED) == runs
     assert rows(lazy, job_id="a") == rows(eager, job_id="a") == runs
     assert rows(lazy) == rows(eager)
-    assert list(lazy.outbox) == list(eager.outbox)
+    assert list(lazy.query.notifications()) == list(eager.query.notifications())
     assert notifications(lazy) == notifications(eager)
-    assert [key[1] for key in lazy.outbox] == [t for t in (10, 20, 30, 40, 50) for _ in "ew"]
+    ticks = [key[1] for key in lazy.query.notifications()]
+    assert ticks == [t for t in (10, 20, 30, 40, 50) for _ in "ew"]
     summary = run_stats(lazy.log, lazy.now).jobs["a"].cancellations
     assert summary == run_stats(eager.log, eager.now).jobs["a"].cancellations == 5
     assert violations(lazy) == []
@@ -254,10 +254,11 @@ def assert_views_agree(engine: Engine) -> None:
         if state is not S.SCHEDULED:
             assert engine.query.count_runs(state=state) == len(listed), state
     for job in engine.query.jobs().values():
-        waiting = implicit_range(engine, job)
+        waiting = engine.query.implicit_range(job.job_id)
         if waiting is not None:
-            ticks = list(runs_in(engine, job, waiting.first, waiting.last))
-            assert count_runs(engine, job, waiting.first, waiting.last) == len(ticks)
+            ticks = list(engine.query.implicit_runs(job.job_id, waiting.first, waiting.last))
+            counted = engine.query.run_counter().between(job.job_id, waiting.first, waiting.last)
+            assert counted == len(ticks)
             assert ticks, "a range always holds a run"
 
 
@@ -322,7 +323,7 @@ def _many_records_then_delete(other_jobs_runs: int) -> tuple[int, int]:
     engine.apply(ScheduleJob(JobSpec("late", Every(start, 1), priority=-1)))
     engine.advance(start + 5)
     # "late" never ran: its runs wait as one range (the worker always takes "busy" first).
-    assert implicit_range(engine, engine.query.job("late")) is not None
+    assert engine.query.implicit_range("late") is not None
 
     def delete_and_read() -> None:
         assert engine.apply(DeleteJob("late")).accepted

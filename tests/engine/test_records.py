@@ -101,26 +101,26 @@ def engine_with_a_running_job() -> Engine:
 
 def test_the_debug_mode_names_the_record_and_field_written_without_touch():
     engine = engine_with_a_running_job()
-    engine.workers["w1"].since = 99
+    engine._workforce.workers["w1"].since = 99
     with pytest.raises(UnjournaledWrite, match=r"worker 'w1': field 'since' changed from 0 to 99"):
         engine.mark()
 
 
 def test_the_debug_mode_sees_changes_made_in_place():
     engine = engine_with_a_running_job()
-    engine.occurrences[("a", 0)].attempts[0].ended = 2
+    engine._store.records[("a", 0)].attempts[0].ended = 2
     with pytest.raises(UnjournaledWrite, match=r"occurrence \('a', 0\): field 'attempts'"):
         engine.rollback(engine.mark())
 
 
 def test_the_debug_mode_accepts_journaled_writes_and_is_off_by_default():
     engine = engine_with_a_running_job()
-    worker = engine.workers["w1"]
+    worker = engine._workforce.workers["w1"]
     engine.journal.touch(worker)
     worker.since = 99
     engine.mark()
     quiet = Engine()
     quiet.apply(RegisterWorker("w1"))
     quiet.mark()
-    quiet.workers["w1"].since = 99
+    quiet._workforce.workers["w1"].since = 99
     quiet.mark()

@@ -39,11 +39,35 @@ def test_the_tracked_generator_draws_exactly_as_random_and_knows_when_it_did():
     plain, tracked = random.Random(9), TrackedRandom(9)
     assert not tracked.drawn
     assert [plain.randint(0, 99) for _ in range(20)] == [tracked.randint(0, 99) for _ in range(20)]
+    before, saved = plain.getstate(), tracked.getstate()
     assert plain.random() == tracked.random()
     assert tracked.drawn
-    tracked.setstate(plain.getstate())
+    tracked.setstate(saved)
     assert not tracked.drawn
+    plain.setstate(before)
     assert tracked.random() == plain.random()
+
+
+@given(draws=st.lists(st.sampled_from(["random", "bits", "randint", "choice"]), max_size=30))
+def test_skipping_the_words_drawn_continues_the_generator_where_it_was(draws):
+    """What an exported stretch of a service's journal relies on (``seed_skip``)."""
+    tracked = TrackedRandom(5)
+    for draw in draws:
+        if draw == "random":
+            tracked.random()
+        elif draw == "bits":
+            tracked.getrandbits(47)
+        elif draw == "randint":
+            tracked.randint(0, 1000)
+        else:
+            tracked.choice("abcdefg")
+    saved = tracked.getstate()
+    skipped = TrackedRandom(5)
+    skipped.skip(tracked.words)
+    assert skipped.words == tracked.words
+    assert skipped.random() == tracked.random()
+    tracked.setstate(saved)
+    assert tracked.words == skipped.words - 2
 
 
 @given(

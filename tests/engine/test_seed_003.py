@@ -77,10 +77,10 @@ def test_the_policy_may_allow_changes_while_a_job_runs() -> None:
 def test_delete_refuses_a_running_job_then_removes_it() -> None:
     engine = running_job()
     assert engine.apply(DeleteJob("a")).outcome is Outcome.CONFLICT
-    assert engine.get_job("a").outcome is Outcome.OK
+    assert engine.query.live_job("a") is not None
     engine.advance(6)
     assert engine.apply(DeleteJob("a")).outcome is Outcome.OK
-    assert engine.get_job("a").outcome is Outcome.NOT_FOUND
+    assert engine.query.live_job("a") is None
     assert engine.apply(ModifyJob.of("a", priority=1)).outcome is Outcome.NOT_FOUND
     # The history keeps what happened: a@0's record and its events.
     assert engine.query.record("a", 0).state is S.SUCCEEDED

@@ -50,7 +50,7 @@ def test_seed_skip_continues_the_generator_after_that_many_words() -> None:
         reference = random.Random(3)
         for _ in range(skip):
             reference.getrandbits(32)
-        assert engine.rng.random() == reference.random()
+        assert engine._rng.random() == reference.random()
 
 
 def test_wrong_values_are_reported_at_their_keys() -> None:
