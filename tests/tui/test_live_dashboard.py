@@ -37,7 +37,8 @@ from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 
 START = 1_000_000
-TABLES = ("jobs", "workers", "occurrences", "outbox")
+TABLES = ("jobs", "workers", "records", "notifications")
+"""The query's tables of records compared, each a mapping of key to record."""
 
 
 class Wall:
@@ -71,7 +72,7 @@ def complete_running(live: LiveService, ok: bool = True) -> None:
 
 def tables(engine: Engine) -> dict:
     return {
-        table: {key: values(record) for key, record in getattr(engine, table).items()}
+        table: {key: values(record) for key, record in getattr(engine.query, table)().items()}
         for table in TABLES
     }
 
