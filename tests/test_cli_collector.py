@@ -10,8 +10,8 @@ from typing import TextIO
 import pytest
 
 from cronlapse.cli import main as cli
-from cronlapse.cli.collector import BATCH_COLLECTOR_THRESHOLDS, BATCH_COMMANDS, collector_tuned_for
 from cronlapse.cli import next as cli_next
+from cronlapse.cli.collector import BATCH_COLLECTOR_THRESHOLDS, BATCH_COMMANDS, collector_tuned_for
 
 
 def test_a_batch_command_runs_with_the_batch_thresholds_and_puts_them_back(

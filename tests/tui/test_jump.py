@@ -85,7 +85,7 @@ def one_tick_slices(monkeypatch: pytest.MonkeyPatch) -> None:
 # ------------------------------------------------------------------ the model
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8), target=st.integers(0, 60))
 def test_a_jump_in_any_slices_lands_where_a_direct_seek_does(sizes: list[int], target: int):
     navigator = Navigator(small_session().history)
@@ -273,7 +273,7 @@ async def test_a_key_during_a_jump_acts_on_views_caught_up_with_the_engine(
     assert seen[0] == await direct_state(long_session, seen[0]["tick"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     width=st.integers(80, 200),
     name=st.text(alphabet="abcdef ,", min_size=1, max_size=70),
@@ -291,7 +291,7 @@ def test_the_header_fits_its_width_and_keeps_the_progress(width, name, fraction,
     assert f"{int(fraction * 100)}%" in line
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     start=st.lists(st.integers(0, 300), max_size=80),
     batches=st.lists(st.lists(st.integers(0, 300), max_size=150), max_size=4),

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.exc import OperationalError
 
@@ -96,7 +96,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30)
 @given(steps=st.lists(STEP, max_size=30))
 def test_the_replayed_journal_is_the_services_state(steps) -> None:
     """Whatever the service did, and however the viewer polled, moved and tried what-ifs

@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual import events
 from textual.pilot import Pilot
@@ -195,8 +195,6 @@ LINES = st.one_of(
 
 @settings(
     max_examples=6,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
 @given(lines=st.lists(LINES, min_size=2, max_size=3))
