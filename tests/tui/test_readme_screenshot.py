@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tui.screenshot import DEFAULT_OUT, take
 
 
+@pytest.mark.usefixtures("busy_machine")  # the screenshot waits for the dashboard to settle
 async def test_the_readme_screenshot_is_the_dashboard_as_drawn_now(tmp_path: Path) -> None:
     drawn = await take(tmp_path / "dashboard.svg")
     assert drawn.read_bytes() == DEFAULT_OUT.read_bytes(), (

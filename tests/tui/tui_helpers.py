@@ -20,6 +20,7 @@ from engine.model.records import Channel, JobSpec, NotifyOn, Subscription
 from engine.play.ticks import at_ticks
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import Every, Once
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.session import Session, make_session
 
@@ -101,3 +102,11 @@ def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
     region = widget.content_region
     lines = screen_lines(app)
     return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
+
+
+async def settled(pilot) -> None:
+    """Until the dashboard has nothing left to do (``DashboardApp.settled``): its first frames
+    drawn, what the last key set off laid out and painted. Before a test looks at the screen."""
+    app = pilot.app
+    await until(lambda: app.settled, "the dashboard to settle")
+    await pilot.pause()
