@@ -16,6 +16,7 @@ from engine.core import Engine
 from engine.model.commands import ScheduleJob
 from engine.play.ticks import at_ticks
 from engine.schedules.kinds import Once
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.indexes import SortedIndex
 from tui.model.jump import Jump, Pacer
@@ -56,23 +57,40 @@ def screen_state(screen: DashboardScreen) -> dict:
     return state
 
 
-async def direct_state(make: Callable[[], Session], tick: int) -> dict:
-    """The screen after a direct seek to ``tick`` on a fresh copy of the run."""
+async def direct_state(make: Callable[[], Session], *ticks: int) -> dict:
+    """The screen after direct seeks to ``ticks``, one after the other, on a fresh copy of the
+    run. A table's cursor stays on its row while the row is there (VirtualTable), so the screen
+    after a jump that was shown on the way (a key during it catches the views up) is the screen
+    after seeks to where it was shown."""
     app = DashboardApp(session=make(), watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
-        screen.apply(screen.navigator.seek(tick))
+        for tick in ticks:
+            screen.apply(screen.navigator.seek(tick))
         await pilot.pause()
         return screen_state(screen)
 
 
+def shown_ticks(screen: DashboardScreen, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ticks at which ``screen`` shows its views from now on (a list that grows)."""
+    ticks: list[int] = []
+    show_views = screen.show_views
+
+    def showing() -> None:
+        ticks.append(screen.navigator.tick)
+        show_views()
+
+    monkeypatch.setattr(screen, "show_views", showing)
+    return ticks
+
+
 async def until_landed(pilot, screen: DashboardScreen) -> None:
-    for _ in range(50_000):  # a jump that never ends fails the test instead of hanging it
-        if screen.jump is None:
-            await pilot.pause()
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"the jump is still playing at tick {screen.navigator.tick}")
+    await until(lambda: screen.jump is None, "the jump to land")
+    await pilot.pause()
+
+
+async def under_way(screen: DashboardScreen) -> None:
+    await until(lambda: screen.navigator.tick > 0, "the jump to move while the app answers keys")
 
 
 @pytest.fixture
@@ -164,38 +182,48 @@ async def test_end_shows_the_progress_at_once_and_lands_as_a_direct_seek() -> No
     assert landed == await direct_state(long_session, LONG)
 
 
-async def test_keys_are_answered_while_a_jump_plays(one_tick_slices) -> None:
+async def test_keys_are_answered_while_a_jump_plays(
+    one_tick_slices, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = DashboardApp(session=long_session(), watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
+        shown = shown_ticks(screen, monkeypatch)
         await pilot.press("end")
         assert screen.jump is not None
         assert "jump to 5,000: " in screen.query_one("#status").summary
         await pilot.press("tab")
         assert screen.jump is not None, "the jump plays on"
         assert screen.active_pane == "workers"
-        await pilot.pause(0.05)
-        assert screen.navigator.tick > 0, "the jump moved while the app answered keys"
+        await under_way(screen)
         await pilot.press("escape")
         assert screen.jump is None
         stopped = screen_state(screen)
         assert "jump to" not in screen.query_one("#status").summary
     assert 0 < stopped["tick"] < LONG
-    assert stopped == await direct_state(long_session, stopped["tick"])
+    assert shown[-1] == stopped["tick"]
+    assert stopped == await direct_state(long_session, *shown)
 
 
-async def test_a_move_during_a_jump_starts_from_the_tick_it_reached(one_tick_slices) -> None:
+async def test_a_move_during_a_jump_starts_from_the_tick_it_reached(
+    one_tick_slices, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under load the jump had got to tick 6 when ``left`` came: the retries table, shown there
+    with its cursor on doomed@3, kept it there at tick 5, where a seek from the start puts it on
+    flaky@1, the first row. The screen is the one seeks to the ticks it was shown at make."""
     app = DashboardApp(session=long_session(), watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
+        shown = shown_ticks(screen, monkeypatch)
         await pilot.press("end")
-        await pilot.pause(0.05)
+        await under_way(screen)
         await pilot.press("left")
         assert screen.jump is None
         moved = screen_state(screen)
         ticks = list(screen.navigator.history.event_ticks)
     assert moved["tick"] in ticks or moved["tick"] == 0
-    assert moved == await direct_state(long_session, moved["tick"])
+    assert shown[-1] == moved["tick"] and shown[-2] > moved["tick"], "from the tick reached"
+    assert moved == await direct_state(long_session, *shown)
 
 
 async def test_a_command_during_a_jump_applies_at_the_tick_it_reached(one_tick_slices) -> None:
@@ -203,7 +231,7 @@ async def test_a_command_during_a_jump_applies_at_the_tick_it_reached(one_tick_s
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
         await pilot.press("end")
-        await pilot.pause(0.05)
+        await under_way(screen)
         await pilot.press(":")
         app.dashboard.command_bar.input.value = "down w1"
         await pilot.press("enter")
@@ -265,7 +293,7 @@ async def test_a_key_during_a_jump_acts_on_views_caught_up_with_the_engine(
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
         await pilot.press("end")
-        await pilot.pause(0.05)
+        await under_way(screen)
         await pilot.press("tab")
         assert screen.jump is not None
         await pilot.press("escape")
@@ -336,7 +364,6 @@ async def test_a_jump_whose_worker_is_cancelled_is_over(one_tick_slices) -> None
         await pilot.press("end")
         assert screen.jump is not None
         screen.workers.cancel_group(screen, "jump")  # as when the app closes
-        await pilot.pause(0.05)
-        assert screen.jump is None
+        await until(lambda: screen.jump is None, "the cancelled jump to be over")
         await pilot.press("right")
         assert screen.navigator.tick > 0
