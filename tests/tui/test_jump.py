@@ -10,7 +10,15 @@ from dataclasses import astuple
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tui_helpers import CLOCK, JOBS, POLICY, small_session, small_timeline
+from tui_helpers import (
+    CLOCK,
+    JOBS,
+    POLICY,
+    LastToLeave,
+    small_session,
+    small_timeline,
+    workers_done,
+)
 
 from engine.core import Engine
 from engine.model.commands import ScheduleJob
@@ -367,3 +375,16 @@ async def test_a_jump_whose_worker_is_cancelled_is_over(one_tick_slices) -> None
         await until(lambda: screen.jump is None, "the cancelled jump to be over")
         await pilot.press("right")
         assert screen.navigator.tick > 0
+
+
+async def test_a_jump_playing_as_the_app_quits_leaves_the_screen_alone(one_tick_slices) -> None:
+    """Under load a jump's next slice came as the app quit: after the screen's widgets were gone,
+    before Textual cancelled the screen's workers, and it failed on a widget that was gone
+    (``NoMatches("TimelineView")``). The screen is taken down by then: the jump ends there."""
+    app = DashboardApp(session=long_session(), watch=False, blink=False)
+    async with app.run_test(size=SIZE):
+        screen = app.dashboard
+        screen.seek(LONG)
+        await under_way(screen)
+        await screen.mount(LastToLeave(lambda: workers_done(app, "jump")))
+    # the app has quit while the jump played: nothing failed

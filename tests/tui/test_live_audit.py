@@ -5,6 +5,7 @@ help, priorities by name, and a database that is not a service's."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import io
 import sqlite3
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.style import Style
-from tui_helpers import POLICY, small_session
+from tui_helpers import POLICY, LastToLeave, small_session, workers_done
 
 from cronlapse.cli import tui as cli_tui
 from cronlapse.service.journal_store import JournalStore
@@ -23,11 +24,13 @@ from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
 from tests.tui.test_live_dashboard import (
     START,
+    Answering,
     Wall,
     complete_running,
     header,
     journal_readings,
     occurrence_rows,
+    recorded_service,
     serve,
     still_app,
     type_command,
@@ -35,8 +38,9 @@ from tests.tui.test_live_dashboard import (
 from tests.waiting import until
 from tui import detail_text
 from tui.app import DashboardApp
-from tui.live_app import live_app
+from tui.live_app import LiveDashboardApp, live_app
 from tui.model.live import STALL_SECONDS, open_live
+from tui.model.live_api import ApiRequest
 from tui.screens import live as live_screen
 from tui.screens.help import HelpScreen
 from tui.widgets.cancellations import CancellationsTable
@@ -98,6 +102,55 @@ async def test_a_service_that_stops_answering_holds_the_head_at_its_last_row(
             await until(lambda: screen.navigator.tick > last, "following again")
     finally:
         server.kill()
+
+
+class HeldService(Answering):
+    """A service whose answers to one kind of request (``health`` or ``send``) come only once
+    the test lets them go."""
+
+    def __init__(self, held: str) -> None:
+        super().__init__()
+        self.held = held
+        self.asked = 0
+        self.let_go = asyncio.Event()
+
+    async def health(self) -> str | None:
+        if self.held == "health":
+            await self._hold()
+        return None
+
+    async def send(self, request: ApiRequest) -> tuple[bool, str]:
+        if self.held == "send":
+            await self._hold()
+        return True, f"{request.verb}: {request}: 204"
+
+    async def _hold(self) -> None:
+        self.asked += 1
+        await self.let_go.wait()
+
+
+@pytest.mark.parametrize("held", ["health", "send"])
+async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
+    tmp_path: Path, held: str
+) -> None:
+    """Under load the health check's answer came as the app quit: after the screen's widgets
+    were gone, before Textual cancelled the screen's workers. Following the journal then failed
+    on a widget that was gone (``NoMatches("TimelineView")``); a command's answer would too.
+    The screen is taken down by then, and an answer leaves it alone."""
+    service = HeldService(held)
+    app = LiveDashboardApp(open_live(*recorded_service(tmp_path)), service, blink=False)
+
+    async def answer() -> None:
+        service.let_go.set()
+        await workers_done(app, "live-health", "live-api")
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        if held == "send":
+            await type_command(pilot, "delete a")
+        await until(lambda: service.asked, f"a {held} request under way")
+        await app.dashboard.mount(LastToLeave(answer))
+    # the app has quit, and the answers came as its screen was taken down: nothing failed
 
 
 def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path: Path) -> None:

@@ -9,8 +9,11 @@ times out, a notification whose channel is down, and a worker that goes down and
 from __future__ import annotations
 
 import io
+from collections.abc import Awaitable, Callable
 
 from rich.console import Console
+from textual.app import App
+from textual.widget import Widget
 
 from engine.core import Engine
 from engine.model.backoff import Backoff, BackoffKind
@@ -110,3 +113,28 @@ async def settled(pilot) -> None:
     app = pilot.app
     await until(lambda: app.settled, "the dashboard to settle")
     await pilot.pause()
+
+
+class LastToLeave(Widget):
+    """Mounted on a screen, it leaves last when the app quits and runs ``meanwhile`` as it
+    leaves: after every other widget of the screen is gone, before Textual cancels the screen's
+    workers (it does once all its widgets are gone). A worker that wakes up then meets the
+    moment a loaded machine gives it now and then, every time."""
+
+    def __init__(self, meanwhile: Callable[[], Awaitable[None]]) -> None:
+        super().__init__()
+        self.meanwhile = meanwhile
+
+    async def on_unmount(self) -> None:
+        screen = self.parent
+        assert screen is not None
+        await until(lambda: list(screen.children) == [self], "the screen's other widgets to go")
+        await self.meanwhile()
+
+
+async def workers_done(app: App, *groups: str) -> None:
+    """Until no worker of ``groups`` runs (each ended, or failed and said so)."""
+    await until(
+        lambda: not [worker for worker in app.workers if worker.group in groups],
+        f"the {', '.join(groups)} workers to end",
+    )
