@@ -17,6 +17,7 @@ from tui_helpers import (
     LastToLeave,
     small_session,
     small_timeline,
+    until_landed,
     workers_done,
 )
 
@@ -90,11 +91,6 @@ def shown_ticks(screen: DashboardScreen, monkeypatch: pytest.MonkeyPatch) -> lis
 
     monkeypatch.setattr(screen, "show_views", showing)
     return ticks
-
-
-async def until_landed(pilot, screen: DashboardScreen) -> None:
-    await until(lambda: screen.jump is None, "the jump to land")
-    await pilot.pause()
 
 
 async def under_way(screen: DashboardScreen) -> None:
@@ -183,7 +179,7 @@ async def test_end_shows_the_progress_at_once_and_lands_as_a_direct_seek() -> No
         assert screen.jump is not None and screen.navigator.tick == 0
         header = screen.query_one("#status").summary
         assert "jump to 5,000: 0%" in header and "esc stops" in header
-        await until_landed(pilot, screen)
+        await until_landed(pilot)
         landed = screen_state(screen)
         assert "jump to" not in screen.query_one("#status").summary
     assert landed["tick"] == LONG
@@ -265,7 +261,7 @@ async def test_an_engine_failure_during_a_jump_is_reported_and_ends_it(monkeypat
 
         monkeypatch.setattr(Navigator, "seek", failing_seek)
         await pilot.press("end")
-        await until_landed(pilot, screen)
+        await until_landed(pilot)
         monkeypatch.undo()
         messages = [notification.message for notification in app._notifications]
         assert any("the engine failed: RuntimeError: boom" in text for text in messages)
@@ -356,11 +352,11 @@ async def test_a_reload_far_ahead_plays_back_to_the_tick_as_a_jump() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = app.dashboard
         await pilot.press("end")
-        await until_landed(pilot, screen)
+        await until_landed(pilot)
         screen.load(long_session(), keep_tick=True)
         assert screen.jump is not None and screen.jump.target == LONG
         assert "jump to 5,000: " in screen.query_one("#status").summary
-        await until_landed(pilot, screen)
+        await until_landed(pilot)
         reloaded = screen_state(screen)
     assert reloaded == await direct_state(long_session, LONG)
 

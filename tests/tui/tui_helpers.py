@@ -115,6 +115,13 @@ async def settled(pilot) -> None:
     await pilot.pause()
 
 
+async def until_landed(pilot) -> None:
+    """Until the jump the dashboard plays in the background (a seek far ahead) has landed."""
+    dashboard = pilot.app.dashboard
+    await until(lambda: dashboard.jump is None, "the jump to land")
+    await pilot.pause()
+
+
 class LastToLeave(Widget):
     """Mounted on a screen, it leaves last when the app quits and runs ``meanwhile`` as it
     leaves: after every other widget of the screen is gone, before Textual cancels the screen's
