@@ -8,6 +8,7 @@ import pytest
 
 from cronlapse.service.inputs import Inputs
 from engine.model.commands import Outcome, Result
+from tests.waiting import PATIENCE
 
 DONE = Result(Outcome.OK)
 
@@ -58,7 +59,7 @@ def test_an_input_whose_reading_fails_is_answered_with_the_failure_and_the_batch
             return_exceptions=True,
         )
 
-    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=10))
+    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=PATIENCE))
     assert (first, last) == (DONE, DONE)
     assert isinstance(failed, RuntimeError)
     assert live.applied == ["schedule", "cancel"]
@@ -73,4 +74,4 @@ def test_the_next_batch_is_served_after_a_failed_reading() -> None:
             await inputs.submit("broken", {})
         return await inputs.submit("schedule", {})
 
-    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=10)) == DONE
+    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=PATIENCE)) == DONE
