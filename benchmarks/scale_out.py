@@ -16,8 +16,9 @@ serve`` processes and ``cronlapse worker`` processes.
 - **failover**: a job every tick runs on one worker; the active scheduler is SIGKILLed; the time
   until the standby answers ``/health`` and until the first run it dispatches starts.
 
-Run: ``python benchmarks/scale_out.py`` (``--runs 200`` for a quick pass). The machine's load
-swings absolute times; compare the ratios.
+Run: ``python benchmarks/scale_out.py`` (``--runs 200`` for a quick pass; ``--failover-only``
+for the failover alone, the speed tests/service/test_roles.py does not assert). The machine's
+load swings absolute times; compare the ratios.
 """
 
 from __future__ import annotations
@@ -276,9 +277,14 @@ def main() -> None:
     parser.add_argument("--creations", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--creations-only", action="store_true", help="measure the creations alone")
+    parser.add_argument("--failover-only", action="store_true", help="measure the failover alone")
     args = parser.parse_args()
     cluster = Cluster().start()
     try:
+        if args.failover_only:
+            print(f"load average at start: {os.getloadavg()[0]:.1f}")
+            _failover(cluster)
+            return
         print(f"runs: {args.runs} of {args.work} s each; {args.slots} slots per worker process")
         print(f"load average at start: {os.getloadavg()[0]:.1f}")
         if not args.creations_only:
@@ -294,11 +300,15 @@ def main() -> None:
             print(f"  through {apis} API process(es): {rate:.0f}/s ({rate / sqlite:.2f}x)")
         if args.creations_only:
             return
-        healthy, dispatched = failover(cluster)
-        print(f"failover: kill -> standby answers {healthy:.2f} s; ", end="")
-        print(f"kill -> first run {dispatched:.2f} s")
+        _failover(cluster)
     finally:
         cluster.stop()
+
+
+def _failover(cluster: Cluster) -> None:
+    healthy, dispatched = failover(cluster)
+    print(f"failover: kill -> standby answers {healthy:.2f} s; ", end="")
+    print(f"kill -> first run {dispatched:.2f} s")
 
 
 def _runs_table(cluster: Cluster, args: argparse.Namespace) -> None:

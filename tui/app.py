@@ -16,6 +16,7 @@ from tui.screens.dashboard import DashboardScreen
 from tui.screens.errors import ErrorScreen
 from tui.screens.help import HelpScreen
 from tui.screens.prompt import PromptScreen
+from tui.settled import nothing_to_do
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 
@@ -115,6 +116,14 @@ class DashboardApp(App[int]):
         """Keys received and not yet handled through (0 once the app has caught up with the
         keyboard)."""
         return len(self._keys) + (self._key_trip is not None)
+
+    @property
+    def settled(self) -> bool:
+        """Every key handled and nothing left to do until the next input or timer: the first
+        frames drawn, a pane asked to take the focus has it, what the last key set off is laid
+        out and painted (:func:`~tui.settled.nothing_to_do`). What a screenshot waits for before
+        it is taken (tui/screenshot.py), and a test before it looks at the screen."""
+        return not self.keys_waiting and nothing_to_do(self)
 
     async def _send_keys(self) -> None:
         """Hand the keys on one at a time, each once the one before and what it set off are done.

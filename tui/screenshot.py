@@ -2,7 +2,8 @@
 
 The demo fleet on Monday at 01:15 (tick 75), after the midnight herd: every worker busy, a queue
 behind them and two occurrences waiting out a retry backoff, whose history the detail pane shows.
-It is drawn headless at 160x48, so the file is the same on every machine.
+It is drawn headless at 160x48, once the dashboard has settled (``DashboardApp.settled``), so
+the file is the same on every machine, however busy.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ async def take(out: Path, size: tuple[int, int] = (160, 48), tick: int = 75) -> 
         app.dashboard.seek(tick)
         await pilot.pause()
         app.dashboard.show_pane("retries")
-        await pilot.pause()
+        while not app.settled:  # the pane takes the focus after the next refresh, and so on
+            await pilot.pause()
         app.save_screenshot(filename=out.name, path=str(out.parent))
     return out
 

@@ -121,7 +121,7 @@ def run_000(scheduler, ops) -> list:
 
 
 @pytest.mark.parametrize("yardstick", YARDSTICKS_000, ids=lambda c: c.__name__)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(ops=operations)
 def test_seed_000_yardsticks_answer_like_the_engine(yardstick, ops) -> None:
     assert run_000(yardstick(), ops) == run_000(CronJobScheduler(), ops)
@@ -158,7 +158,6 @@ class LazyAgainstEngine(CronSchedulerMachine):
 MACHINE_SETTINGS = settings(
     max_examples=40,
     stateful_step_count=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 HeapAgainstEngine.TestCase.settings = MACHINE_SETTINGS
@@ -188,13 +187,13 @@ def engine_001(script: list[str]) -> tuple[list[str], list[int]]:
     return result.output, numbers
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(scripts())
 def test_seed_001_yardstick_answers_like_the_engine(script: list[str]) -> None:
     assert execute(script) == engine_001(script)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(dependency_graphs())
 def test_seed_001_yardstick_cascades_like_the_engine(script: list[str]) -> None:
     assert execute(script) == engine_001(script)

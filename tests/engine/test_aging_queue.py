@@ -61,7 +61,7 @@ operations = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.integers(1, 7), operations)
 def test_the_pick_is_the_best_by_the_definition(step: int, ops: list[tuple]) -> None:
     queue = AgingReadyQueue(step)
@@ -120,7 +120,7 @@ def test_removing_an_entry_no_longer_held_changes_nothing() -> None:
     assert queue.snapshot() == (new,)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.integers(1, 7), operations, operations)
 def test_undo_steps_return_the_queue_to_its_contents(
     step: int, before: list[tuple], after: list[tuple]
@@ -270,7 +270,7 @@ specs = st.builds(
 )
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=250)
 @given(
     st.lists(specs, min_size=1, max_size=5),
     st.integers(1, 2),

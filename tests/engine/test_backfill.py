@@ -221,7 +221,7 @@ TIMELINE = [
 ]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     at=st.integers(41, 60),
     first=st.integers(0, 40),

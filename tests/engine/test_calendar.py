@@ -415,7 +415,7 @@ def walk(schedule: CronSchedule, low: int, high: int) -> list[int]:
     return ticks
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=300, database=None)
 @given(schedule=schedules, data=st.data())
 def test_walk_is_strictly_increasing_and_agrees_with_contains(
     schedule: CronSchedule, data: st.DataObject
@@ -435,7 +435,7 @@ def test_walk_is_strictly_increasing_and_agrees_with_contains(
         assert following is None or schedule.first_at_or_after(following) == following
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=300, database=None)
 @given(schedule=schedules, data=st.data())
 def test_one_walk_gives_the_fire_ticks_that_first_at_or_after_gives(
     schedule: CronSchedule, data: st.DataObject
@@ -463,7 +463,7 @@ def real_time_oracle(schedule: CronSchedule, low: int, high: int) -> list[int]:
     return sorted(found)
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=150, database=None)
 @given(schedule=schedules, data=st.data())
 def test_real_time_jobs_fire_when_the_local_wall_clock_matches(
     schedule: CronSchedule, data: st.DataObject
@@ -529,7 +529,7 @@ count_expressions = st.tuples(
 ).map(lambda f: f"{f[0]} {f[1]} {f[2]} * {f[3]}")
 
 
-@settings(max_examples=120, deadline=None, database=None)
+@settings(max_examples=120, database=None)
 @given(
     start=st.sampled_from(COUNT_WINDOW_STARTS),
     tick=st.sampled_from([1, 7, 30, 60, 90, 3600]),

@@ -130,7 +130,7 @@ def test_a_naive_epoch_is_refused() -> None:
     assert caught.value.field == "epoch"
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=200, database=None)
 @given(
     tick=st.integers(min_value=-(10**7), max_value=10**7),
     tick_seconds=st.sampled_from([1, 7, 60, 90, 3600]),

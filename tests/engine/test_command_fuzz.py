@@ -345,7 +345,6 @@ def fingerprint(engine: Engine) -> tuple:
 
 @settings(
     max_examples=200,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(

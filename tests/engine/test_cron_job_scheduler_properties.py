@@ -536,7 +536,6 @@ class CronSchedulerMachine(RuleBasedStateMachine):
 CronSchedulerMachine.TestCase.settings = settings(
     max_examples=100,
     stateful_step_count=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestCronSchedulerMachine = CronSchedulerMachine.TestCase
@@ -581,7 +580,7 @@ def run_operations(scheduler, ops, *, statuses: bool = True) -> list:
     return answers
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ops=operations)
 def test_same_calls_give_the_same_answers(ops) -> None:
     first, second = CronJobScheduler(), CronJobScheduler()
@@ -589,13 +588,13 @@ def test_same_calls_give_the_same_answers(ops) -> None:
     assert list(first.engine.log) == list(second.engine.log)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ops=operations)
 def test_random_call_sequences_match_the_reference(ops) -> None:
     assert run_operations(CronJobScheduler(), ops) == run_operations(ReferenceScheduler(), ops)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ops=operations)
 def test_status_queries_change_no_other_answer(ops) -> None:
     with_statuses = run_operations(CronJobScheduler(), ops)
@@ -603,7 +602,7 @@ def test_status_queries_change_no_other_answer(ops) -> None:
     assert [a for a in with_statuses if not isinstance(a, str)] == without
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(
     first=st.integers(0, 10**12),
     interval=st.integers(1, 10**9),

@@ -123,7 +123,6 @@ class DeadlineMachine(EngineMachine):
 DeadlineMachine.TestCase.settings = settings(
     max_examples=30,
     stateful_step_count=30,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestDeadlineMachine = DeadlineMachine.TestCase

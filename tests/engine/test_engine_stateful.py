@@ -554,7 +554,6 @@ class EngineMachine(RuleBasedStateMachine):
 EngineMachine.TestCase.settings = settings(
     max_examples=100,
     stateful_step_count=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestEngineMachine = EngineMachine.TestCase

@@ -82,7 +82,7 @@ def test_the_forecast_leaves_the_history_where_it_was() -> None:
     assert state_fingerprint(history.engine) == before
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(at=st.integers(min_value=0, max_value=60))
 def test_the_forecast_is_the_start_a_run_on_shows(at: int) -> None:
     """For every waiting run at any tick, the forecast start is the tick its next attempt starts

@@ -134,7 +134,7 @@ moves = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(order=st.sampled_from(ORDERS), moves=moves, span_cost=SPAN_COSTS)
 def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves, span_cost):
     history = new_history(order, span_cost)
@@ -164,7 +164,7 @@ USER_COMMANDS = [
 ]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     order=st.sampled_from(ORDERS),
     moves=st.lists(
@@ -344,7 +344,7 @@ def test_a_mark_shares_the_random_state_only_with_the_mark_that_opened_its_gener
     assert engine._rng.getstate() == second.rng_state
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(chunk=st.integers(1, 300), seeks=st.lists(st.integers(0, 900), min_size=1, max_size=6))
 def test_an_open_ended_runs_horizon_is_the_furthest_tick_rounded_up_to_a_chunk(chunk, seeks):
     timeline = [(0, RegisterWorker("w1")), (0, ScheduleJob(JobSpec("j", Every(0, 7))))]

@@ -32,7 +32,7 @@ def extend_from(history: History, known: int, upto: int) -> None:
     history.extend(chunk)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(
     order=st.sampled_from(ORDERS),
     span_cost=SPAN_COSTS,
@@ -93,7 +93,7 @@ def test_dropping_the_user_commands_gives_back_the_timelines_run():
     assert not history.drop_user_commands()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(
     order=st.sampled_from(ORDERS),
     commands=st.lists(

@@ -63,14 +63,14 @@ characters = st.characters(exclude_categories=()) | st.sampled_from(SINGLE)
 texts = st.text(alphabet=characters, max_size=8) | st.sampled_from(TRICKY)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(a=texts, b=texts)
 def test_key_order_is_java_compare_to(a: str, b: str) -> None:
     assert key_compare(a, b) == sign(java_compare_to(a, b))
     assert (java_order_key(a) == java_order_key(b)) == (code_units(a) == code_units(b))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(items=st.lists(texts, max_size=20))
 def test_sorting_by_key_is_sorting_by_code_units(items: list[str]) -> None:
     by_key = [code_units(s) for s in sorted(items, key=java_order_key)]
@@ -79,7 +79,7 @@ def test_sorting_by_key_is_sorting_by_code_units(items: list[str]) -> None:
     assert [code_units(s) for s in by_compare] == by_key
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(a=texts, b=texts, c=texts)
 def test_a_common_prefix_does_not_change_the_order(a: str, b: str, c: str) -> None:
     assert key_compare(c + a, c + b) == key_compare(a, b)
@@ -134,7 +134,7 @@ WHITESPACE_OR_NOT = list(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(text=texts | st.text(alphabet=st.sampled_from(WHITESPACE_OR_NOT), max_size=4))
 def test_java_length_and_blank(text: str) -> None:
     assert java_length(text) == len(code_units(text))

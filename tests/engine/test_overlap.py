@@ -296,7 +296,6 @@ class OverlapMachine(EngineMachine):
 OverlapMachine.TestCase.settings = settings(
     max_examples=40,
     stateful_step_count=30,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestOverlapMachine = OverlapMachine.TestCase

@@ -143,7 +143,6 @@ class PoolMachine(EngineMachine):
 PoolMachine.TestCase.settings = settings(
     max_examples=40,
     stateful_step_count=30,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestPoolMachine = PoolMachine.TestCase

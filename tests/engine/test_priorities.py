@@ -146,7 +146,7 @@ def test_recurring_low_priority_backlog_yields_to_each_new_high() -> None:
     assert ticks == list(range(9))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.lists(
         st.tuples(st.integers(-3, 5), st.integers(1, 6)),

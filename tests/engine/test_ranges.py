@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cronlapse.analyses.invariants import violations
@@ -262,7 +262,7 @@ def assert_views_agree(engine: Engine) -> None:
             assert ticks, "a range always holds a run"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     manual=st.booleans(),
     order=st.sampled_from([DispatchOrder.FIFO, DispatchOrder.PRIORITY]),

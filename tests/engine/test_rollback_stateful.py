@@ -183,7 +183,6 @@ class RollbackMachine(EngineMachine):
 RollbackMachine.TestCase.settings = settings(
     max_examples=100,
     stateful_step_count=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestRollbackMachine = RollbackMachine.TestCase

@@ -225,7 +225,6 @@ class RunDependencyMachine(EngineMachine):
 RunDependencyMachine.TestCase.settings = settings(
     max_examples=40,
     stateful_step_count=30,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestRunDependencyMachine = RunDependencyMachine.TestCase

@@ -10,7 +10,7 @@ protocol printed ``DONE a 4``; sorting both sides hid the difference, so nothing
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from script_strategies import SeededChooser, dependency_graphs, random_script, scripts
 
@@ -56,7 +56,7 @@ def protocol_events(lines: list[str]) -> list[str]:
     return [line for line in execute_script(lines).output if line.split()[0] in EVENT_WORDS]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200)
 @given(scripts())
 def test_history_replays_random_scripts_line_for_line(lines: list[str]) -> None:
     assert replayed_events(lines) == protocol_events(lines)
@@ -76,7 +76,7 @@ def test_history_replays_thousands_of_seeded_scripts_line_for_line(chunk: int) -
         assert replayed_events(lines) == protocol_events(lines), f"seed {seed}: {lines}"
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200)
 @given(dependency_graphs(), st.integers(0, 40))
 def test_history_replays_cascades_line_for_line_after_a_rewind(
     lines: list[str], rewind_to: int

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from protocol_model import model_run
 from script_strategies import dependency_graphs, scripts
 
@@ -23,7 +23,7 @@ def _error_numbers(errors: list[str]) -> list[int]:
     return numbers
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(scripts())
 def test_engine_agrees_with_model(script: list[str]) -> None:
     expected_output, expected_errors = model_run(script)
@@ -35,7 +35,7 @@ def test_engine_agrees_with_model(script: list[str]) -> None:
     assert result.exit_code == (1 if expected_errors else 0)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(scripts())
 def test_same_script_same_result(script: list[str]) -> None:
     first = execute_script(script)
@@ -48,7 +48,7 @@ def test_same_script_same_result(script: list[str]) -> None:
     assert run_script(script) == first.output
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200)
 @given(dependency_graphs())
 def test_cascades_agree_with_model(script: list[str]) -> None:
     expected_output, expected_errors = model_run(script)

@@ -164,7 +164,7 @@ def _events(draw: st.DrawFn) -> str:
 
 
 @pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed here")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(_events())
 def test_any_event_of_values_lists_and_zones_elapses_as_systemd_analyze_says(event: str) -> None:
     after = "2026-01-05T00:00:00Z"

@@ -257,7 +257,8 @@ _STARTS = st.sampled_from(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(
     kind=st.sampled_from(sorted(KINDS)),

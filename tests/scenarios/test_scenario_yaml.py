@@ -192,7 +192,7 @@ def _without_empty_positions(node: Node) -> Node:
     return replace(node, items=tuple(_without_empty_positions(item) for item in node.items))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(text=st.lists(_YAML_PIECES, max_size=30).map("".join))
 def test_libyamls_parser_reads_every_text_as_pyyamls_does(text: str) -> None:
     """Files are parsed by libyaml (six times faster) and, when it refuses one, by PyYAML's own

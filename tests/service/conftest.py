@@ -18,7 +18,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email import message_from_bytes
@@ -32,12 +31,12 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from tests.service.pg_cluster import Cluster, Unavailable
+from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-0123456789"
 FROZEN = "0.000001"
 """A speed at which the clock does not move during a test: runs due now still run."""
-START_TIMEOUT = 30.0
 BACKENDS = ("sqlite", "postgresql")
 
 
@@ -99,20 +98,21 @@ class Server:
         if wait:
             self.wait_healthy()
 
-    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+    def wait_healthy(self) -> None:
+        wait_until(self.healthy, "the server to answer /health", context=self.both_outputs)
+
+    def healthy(self) -> bool:
+        """The server answers ``GET /health`` (a server that exited fails the caller)."""
         assert self.process is not None
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise AssertionError(f"the server exited:\n{self.output()}{self.stdout()}")
-            try:
-                if httpx.get(self.url + "/health", timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the server did not start:\n{self.output()}{self.stdout()}")
-            time.sleep(0.05)
+        if self.process.poll() is not None:
+            raise AssertionError(f"the server exited:\n{self.both_outputs()}")
+        try:
+            return httpx.get(self.url + "/health", timeout=1.0).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def both_outputs(self) -> str:
+        return self.output() + self.stdout()
 
     def output(self) -> str:
         """What the last start wrote to standard error: its messages and its structured logs."""
@@ -138,7 +138,7 @@ class Server:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(sig)
             try:
-                status = self.process.wait(timeout=20)
+                status = self.process.wait(timeout=PATIENCE)
             except subprocess.TimeoutExpired:
                 self.kill()
         self.process = None
@@ -146,7 +146,7 @@ class Server:
 
     def client(self, token: str | None = TOKEN) -> httpx.Client:
         headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30.0)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=PATIENCE)
 
 
 @pytest.fixture(scope="session")

@@ -6,11 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.service.conftest import ROOT, TOKEN, Server
+from tests.waiting import PATIENCE, wait_until
 
 SCHEDULER = ("--role", "scheduler")
 SLOTS = 2
@@ -35,23 +35,24 @@ class WorkerProcess:
 
     def wait_ready(self) -> None:
         """Until the process has registered itself."""
-        deadline = time.monotonic() + 30
-        while "slots" not in self.log.read_text():
+
+        def registered() -> bool:
             assert self.process is not None and self.process.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.05)
+            return "slots" in self.log.read_text()
+
+        wait_until(registered, "the worker to register", context=self.log.read_text)
 
     def signal(self, sig: signal.Signals) -> None:
         """Send ``sig`` (SIGTERM, Ctrl-C's SIGINT) without waiting: a stop may take a while."""
         assert self.process is not None
         self.process.send_signal(sig)
 
-    def wait(self, timeout: float = 30) -> int:
+    def wait(self) -> int:
         """The process's exit status, once it has exited (killed if it is still running after
-        ``timeout`` seconds, which fails the caller)."""
+        the suite's patience, which fails the caller)."""
         assert self.process is not None
         try:
-            return self.process.wait(timeout=timeout)
+            return self.process.wait(timeout=PATIENCE)
         except subprocess.TimeoutExpired:
             self.kill()
             raise

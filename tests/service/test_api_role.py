@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -20,13 +19,15 @@ from cronlapse.analyses.invariants import violations
 from cronlapse.service.store import open_store
 from tests.service.conftest import FROZEN, TOKEN, Server
 from tests.service.role_processes import Processes
-from tests.service.test_durability import _all_answers, _config, _load
+from tests.service.test_durability import _all_answers, _config, _load, _wait_for_orphans
 from tests.service.test_roles import (
+    LOAD,
     _check_each_run_ran_once_but_the_killed_workers,
     _replayed,
     _wait_for,
     _wait_until_done,
 )
+from tests.waiting import PATIENCE, wait_until
 
 API = ("--role", "api")
 NOOP = "workers: 1\n"
@@ -85,15 +86,16 @@ def test_an_api_process_answers_as_the_scheduler_does(processes, tmp_path: Path)
         answered = _writes(through_api)
     with scheduler.client() as direct:
         assert answered[0] == (201, '{"id":"nightly"}')
-        deadline = time.monotonic() + 30
-        while True:
-            expected = _all_answers(direct)
+        looks: list[tuple[dict, dict]] = []
+
+        def same() -> dict | None:
             with api.client() as through_api:
-                got = _all_answers(through_api)
-            if got == expected:
-                break
-            assert time.monotonic() < deadline, (got, expected)
-            time.sleep(0.1)
+                looks.append((_all_answers(through_api), _all_answers(direct)))
+            got, expected = looks[-1]
+            return got if got == expected else None
+
+        context = lambda: looks[-1]  # noqa: E731
+        got = wait_until(same, "the API process to answer as the scheduler", context=context)
     statuses = [status for status, _ in answered]
     wanted = (201, 409, 201, 422, 422, 201, 204, 204, 422, 404, 422, 204, 404, 409, 201, 422, 422)
     assert statuses == [*wanted, 201, 422]
@@ -158,7 +160,7 @@ def test_a_job_id_is_taken_once_across_api_processes(processes) -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join()
     assert sorted(statuses) == [201] * 10 + [409] * 30
 
 
@@ -166,7 +168,7 @@ def test_the_api_role_needs_postgresql(tmp_path: Path) -> None:
     server = Server(tmp_path, NOOP, "1", TOKEN, None, API)
     server.start(wait=False)
     assert server.process is not None
-    assert server.process.wait(timeout=60) == 2
+    assert server.process.wait(timeout=PATIENCE) == 2
     assert "--role api needs a postgresql:// database" in server.output()
     assert "Traceback" not in server.output()
 
@@ -201,25 +203,32 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
     ]
     for writer in writers:
         writer.start()
-    time.sleep(1.5)
+
+    def more_load(what: str) -> None:
+        """Until the load has had LOAD more answers: each kill comes mid-load."""
+        before = len(acknowledged)
+        wait_until(lambda: len(acknowledged) >= before + LOAD, what)
+
+    more_load("the load to be under way")
+    wait_until(lambda: {job[:4] for job in acknowledged} == {"api0", "api1"}, "both API processes")
     first.kill()
     second.wait_healthy()
     assert "elected scheduler" in second.output()
-    time.sleep(1.0)
+    more_load("the load to go on through the new scheduler")
     workers[0].kill()
-    time.sleep(1.0)
+    more_load("the load to go on without the killed worker")
     apis[1].kill()
-    time.sleep(1.0)
+    more_load("the load to go on through the other API process")
     stop.set()
     for writer in writers:
-        writer.join(timeout=60)
+        writer.join()
 
     assert len(acknowledged) >= 20, "too little load to mean anything"
     assert any(job.startswith("api1") for job in acknowledged), "both API processes wrote"
     _wait_until_done(apis[0], acknowledged, killed_worker="worker0", also=yearly)
     for process in group.made:
         process.kill()
-    time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
+    _wait_for_orphans(tmp_path)
     _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
     replayed = _replayed(group.url)
     assert set(acknowledged) | set(yearly) <= set(replayed.engine.query.jobs())
@@ -252,7 +261,7 @@ def _create_yearly(apis: list[Server], count: int) -> list[str]:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=240)
+        thread.join()
     assert len(created) == count
     return created
 
@@ -283,7 +292,7 @@ def test_read_db_is_an_option_of_the_api_role(tmp_path: Path) -> None:
     server = Server(tmp_path, NOOP, "1", TOKEN, None, ("--read-db", "sqlite:///x.db"))
     server.start(wait=False)
     assert server.process is not None
-    assert server.process.wait(timeout=60) == 2
+    assert server.process.wait(timeout=PATIENCE) == 2
     assert "--read-db is an option of --role api" in server.output()
 
 
@@ -301,10 +310,8 @@ def test_gets_from_a_streaming_replica(processes, postgres) -> None:
         plain.start()
         with api.client() as client, plain.client() as direct:
             assert client.post("/job", json={"id": "copied", "every": 60}).status_code == 201
-            deadline = time.monotonic() + 30
-            while client.get("/job/copied").status_code != 200:
-                assert time.monotonic() < deadline, "the replica never showed the write"
-                time.sleep(0.05)
+            shown = lambda: client.get("/job/copied").status_code == 200  # noqa: E731
+            wait_until(shown, "the replica to show the write")
             assert client.get("/jobs").json() == direct.get("/jobs").json()
     finally:
         replica.stop()

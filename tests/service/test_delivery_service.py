@@ -5,7 +5,6 @@ one idempotency key, none is missing, and a delivery seen twice carries the same
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 
 import httpx
@@ -13,14 +12,13 @@ import httpx
 from cronlapse.service.delivery.notice import idempotency_key
 from cronlapse.service.store import NOTIFICATION_POLICY
 from tests.service.conftest import MailReceiver, Server, WebhookReceiver
+from tests.waiting import wait_until
 
 SPEED = "20"
 """Ticks per second: a backoff of a few ticks passes in a fraction of a second."""
 EVENTS = ["succeeded", "failed", "retries_exhausted"]
 OK_JOBS = [f"ok-{number}" for number in range(4)]
 BAD_JOBS = [f"bad-{number}" for number in range(2)]
-SETTLE = 60.0
-"""Seconds before a wait that should end is a failure (a hang guard, not a speed limit)."""
 
 
 def config(webhooks: WebhookReceiver, mailbox: MailReceiver) -> str:
@@ -83,13 +81,6 @@ def message_key(message_id: str) -> str:
     return message_id.strip("<>").partition("@")[0]
 
 
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + SETTLE
-    while not condition():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.05)
-
-
 def test_sigkill_mid_delivery_then_restart_delivers_each_notification_under_one_key(
     make_server, webhooks: WebhookReceiver, mailbox: MailReceiver
 ) -> None:
@@ -110,19 +101,21 @@ def test_sigkill_mid_delivery_then_restart_delivers_each_notification_under_one_
     server: Server = make_server(config=config(webhooks, mailbox), speed=SPEED)
     with server.client() as client:
         post_jobs(client)
-    wait_for(lambda: webhooks.arrived >= 8 and mailbox.waiting.is_set(), "deliveries in flight")
+    wait_until(lambda: webhooks.arrived >= 8 and mailbox.waiting.is_set(), "deliveries in flight")
     held = webhooks.arrived - len(webhooks.requests())
     assert held > 0 and not mailbox.messages, "the kill happens mid-delivery"
     server.kill()
     webhooks.gate.set()
     mailbox.gate.set()
-    wait_for(lambda: len(webhooks.requests()) >= held, "the held requests answered")
+    wait_until(lambda: len(webhooks.requests()) >= held, "the held requests answered")
 
     server.start()
     with server.client() as client:
         expected = expected_keys(client)
     assert sum(len(keys) for keys in expected.values()) == 3 * (len(OK_JOBS) + 3 * len(BAD_JOBS))
-    wait_for(lambda: delivered_keys(webhooks, mailbox) == expected, "every notification delivered")
+    wait_until(
+        lambda: delivered_keys(webhooks, mailbox) == expected, "every notification delivered"
+    )
 
     # One key per (run, event, attempt, subscription); a repeat carries the same key and says
     # the same thing.
@@ -156,11 +149,11 @@ def test_a_receiver_that_always_fails_gets_the_policys_tries_then_no_more(
     with server.client() as client:
         assert client.post("/job", json={"id": "once", "notify": [hook]}).status_code == 201
         tries = NOTIFICATION_POLICY.max_tries
-        wait_for(lambda: len(webhooks.requests()) >= tries, "every try")
+        wait_until(lambda: len(webhooks.requests()) >= tries, "every try")
         # A marker job runs after more than the longest backoff: by then a ninth try is due if
         # there were one.
         later = f"+{2 * (NOTIFICATION_POLICY.backoff.cap or 0)}"
         assert client.post("/job", json={"id": "marker", "at": later}).status_code == 201
-        wait_for(lambda: client.get("/job/marker").json()["status"] == "succeeded", "the marker")
+        wait_until(lambda: client.get("/job/marker").json()["status"] == "succeeded", "the marker")
     assert len(webhooks.requests()) == tries, "DEAD after its tries"
     assert len({r.key for r in webhooks.requests()}) == 1

@@ -14,11 +14,10 @@ from cronlapse.service.delivery.notice import Notice, idempotency_key
 from cronlapse.service.delivery.slack import slack_text
 from cronlapse.service.delivery.worker import Deliveries
 from tests.service.conftest import MailReceiver, WebhookReceiver, free_port
+from tests.waiting import PATIENCE, until
 
 RUN = 1_796_115_600
 """2026-12-01T09:00:00Z"""
-HANG_GUARD = 60.0
-"""Seconds before a wait that should end is a failure (not a speed limit)."""
 
 
 def notice(channel, job: str = "backup", event: str = "succeeded", attempt: int = 1) -> Notice:
@@ -38,7 +37,7 @@ class Recorder:
 
     async def until(self, count: int) -> None:
         """Until ``count`` reports came; a guard turns a hang into a failure."""
-        async with asyncio.timeout(HANG_GUARD):
+        async with asyncio.timeout(PATIENCE):
             while len(self.reports) < count:
                 self.changed.clear()
                 await self.changed.wait()
@@ -195,9 +194,8 @@ def test_webhook_tries_send_a_bounded_number_at_once(webhooks: WebhookReceiver) 
         recorder = Recorder()
         deliveries = Deliveries(recorder, http_at_once=3)
         deliveries.sync({n.key: n for n in notices})
-        while webhooks.arrived < 3:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.3)  # room for a fourth request to arrive, if one could
+        await until(lambda: webhooks.arrived >= 3, "three requests at the receiver")
+        await asyncio.sleep(0.3)  # the scenario: room for a fourth request to arrive, if one could
         webhooks.gate.set()
         await recorder.until(len(notices))
         await deliveries.close()
@@ -224,7 +222,7 @@ def test_a_stop_does_not_wait_on_a_stalled_mail_server(
         deliveries.sync({sent.key: sent})
         await asyncio.to_thread(mailbox.waiting.wait)
         closing = asyncio.get_running_loop().create_task(deliveries.close())
-        await asyncio.wait([closing], timeout=HANG_GUARD)
+        await asyncio.wait([closing], timeout=PATIENCE)
         stopped = closing.done()
         mailbox.gate.set()
         await closing

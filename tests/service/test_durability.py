@@ -17,6 +17,7 @@ import pytest
 
 from cronlapse.service.store import open_store
 from tests.service.conftest import BACKENDS, Server
+from tests.waiting import wait_until
 
 ROUNDS = 3
 WRITERS = 3
@@ -78,14 +79,36 @@ def _all_answers(client: httpx.Client) -> dict:
 
 
 def _settled(client: httpx.Client, expected: int) -> dict:
-    deadline = time.monotonic() + 60
-    while True:
+    """Every GET's answer, once ``expected`` jobs or more have all succeeded."""
+    seen: list[set[str]] = []
+
+    def succeeded() -> dict | None:
         answers = _all_answers(client)
-        statuses = {job["status"] for job in answers["jobs"]}
-        if len(answers["jobs"]) >= expected and statuses == {"succeeded"}:
-            return answers
-        assert time.monotonic() < deadline, f"not settled: {statuses}"
-        time.sleep(0.1)
+        seen.append({job["status"] for job in answers["jobs"]})
+        done = len(answers["jobs"]) >= expected and seen[-1] == {"succeeded"}
+        return answers if done else None
+
+    return wait_until(succeeded, f"{expected} jobs to succeed", context=lambda: seen[-1])
+
+
+def _wait_for_orphans(directory: Path) -> None:
+    """Until no executor of a killed process is still running. A SIGKILL leaves the executors
+    the process started running (each in a session of its own), and each appends its line to
+    runs.txt when it ends: they are found by their command line, which names that file."""
+    command = str(directory / "runs.txt").encode()
+    wait_until(lambda: not _running(command), "the killed processes' executors to end")
+
+
+def _running(command: bytes) -> list[str]:
+    """The processes whose command line contains ``command`` (Linux's /proc)."""
+    found = []
+    for process in Path("/proc").iterdir():
+        try:
+            if process.name.isdigit() and command in (process / "cmdline").read_bytes():
+                found.append(process.name)
+        except OSError:  # ended meanwhile
+            continue
+    return found
 
 
 def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
@@ -107,14 +130,12 @@ def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
         # Kill mid-load: once this round has had its share of answers (a loaded machine answers
         # slowly, and a kill before any answer tests nothing), then at a random moment.
         floor = 5 * (round_number + 1)
-        deadline = time.monotonic() + 60
-        while len(acknowledged) < floor and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(chooser.uniform(0.0, 0.8))
+        wait_until(lambda floor=floor: len(acknowledged) >= floor, f"{floor} answers")
+        time.sleep(chooser.uniform(0.0, 0.8))  # the scenario: a kill at a random moment
         server.kill()
         stop.set()
         for writer in writers:
-            writer.join(timeout=30)
+            writer.join()  # each request ends within the client's timeout
         server.start()
 
     with server.client() as client:
@@ -123,7 +144,7 @@ def test_sigkill_under_load_loses_nothing_and_runs_nothing_twice(
         assert set(acknowledged) <= known, "an acknowledged job was lost"
         assert len(acknowledged) >= 5 * ROUNDS, "too little load to mean anything"
 
-    time.sleep(0.5)  # let orphaned executors of the killed servers finish their lines
+    _wait_for_orphans(tmp_path)
     executions: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for record in _executions(tmp_path):
         executions[(record["job"], record["scheduled"])].append(record)

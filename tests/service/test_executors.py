@@ -8,7 +8,6 @@ import json
 import os
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -19,6 +18,7 @@ import pytest
 from cronlapse.service.config import Executor
 from cronlapse.service.executors import AttemptKey, Executors, Launch, idempotency_key
 from tests.service.conftest import Server
+from tests.waiting import until, wait_until
 
 RECORDER = """
 import json, os, sys
@@ -43,15 +43,15 @@ def recorder_config(directory: Path, fail: list[int] = ()) -> str:  # type: igno
     return f"workers: 2\nexecutors:\n  record:\n    argv: {json.dumps(argv)}\n"
 
 
-def wait_for(client: httpx.Client, job_id: str, predicate, timeout: float = 20.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(f"/job/{job_id}").json()
-        if predicate(job):
-            return job
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting on {job}")
-        time.sleep(0.05)
+def wait_for(client: httpx.Client, job_id: str, predicate) -> dict:
+    """The job, once ``predicate(job)`` holds."""
+    looks: list[dict] = []
+
+    def holds() -> dict | None:
+        looks.append(client.get(f"/job/{job_id}").json())
+        return looks[-1] if predicate(looks[-1]) else None
+
+    return wait_until(holds, f"a change of {job_id}", context=lambda: looks[-1])
 
 
 def records(directory: Path) -> list[dict]:
@@ -100,7 +100,7 @@ def test_the_reviewer_kills_a_process_past_its_timeout(make_server, tmp_path: Pa
         sys.executable,
         "-c",
         f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)",
-    ]
+    ]  # the scenario: a process that hangs past its timeout
     config = f"workers: 1\nexecutors:\n  hang:\n    argv: {json.dumps(argv)}\n"
     server: Server = make_server(config=config, speed="20")
     with server.client() as client:
@@ -108,10 +108,7 @@ def test_the_reviewer_kills_a_process_past_its_timeout(make_server, tmp_path: Pa
         job = wait_for(client, "stuck", lambda job: job["status"] == "failed")
     assert [a["outcome"] for a in job["runs"][0]["attempts"]] == ["timed_out"]
     pid = int(pid_file.read_text())
-    deadline = time.monotonic() + 10
-    while _alive(pid):
-        assert time.monotonic() < deadline, "the timed-out process is still running"
-        time.sleep(0.05)
+    wait_until(lambda: not _alive(pid), "the timed-out process to be killed")
 
 
 def _alive(pid: int) -> bool:
@@ -170,9 +167,9 @@ def test_a_finished_attempt_is_not_started_again_while_its_report_waits() -> Non
         key = AttemptKey("a", 10, 1)
         running = {key: Launch(key, Executor("noop"), None, "1970-01-01T00:00:10Z")}
         executors.sync(running)
-        await asyncio.sleep(0.01)
+        await until(lambda: reports, "the executor's report")
         executors.sync(running)  # another input applied before the report
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # the scenario: time for a second run, were one started
         executors.sync({})  # the report applied: no longer running
         await executors.close()
         return reports
@@ -181,7 +178,7 @@ def test_a_finished_attempt_is_not_started_again_while_its_report_waits() -> Non
 
 
 def test_delete_and_put_while_running_are_409_as_the_seed_says(make_server, tmp_path: Path) -> None:
-    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]  # the scenario: it runs on
     server: Server = make_server(config=f"executors:\n  hang:\n    argv: {json.dumps(argv)}\n")
     with server.client() as client:
         client.post("/job", json={"id": "busy", "run": "hang", "every": 3600})

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 from export_helpers import scenario_events, service_events
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cronlapse.service.export import Stretch, export_journal
@@ -82,7 +82,7 @@ def assert_reproduced(store: Store, start: str | None, end: str | None = None) -
     return stretch.start
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15)
 @given(seed=st.integers(0, 10**6), prompt=st.booleans(), at=st.floats(0, 1), to=st.floats(0, 1))
 def test_a_stretch_replays_the_services_events_exactly(
     seed: int, prompt: bool, at: float, to: float

@@ -4,7 +4,6 @@ journal, exported, replays headless exactly as the service's own replay of the j
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from export_helpers import scenario_events, service_events
@@ -14,6 +13,7 @@ from cronlapse.service.export import export_stretch
 from cronlapse.service.store import open_store
 from engine.model import events as ev
 from tests.service.conftest import Received, Server, WebhookReceiver
+from tests.waiting import wait_until
 
 SPEED = 300
 """Ticks per wall second: an hour in 12 seconds."""
@@ -34,19 +34,21 @@ NOTIFY = [{"on": ["failed", "retries_exhausted"], "channel": "webhook", "to": "o
 def _wait_ticks(client, ticks: int) -> None:
     """Until the server's clock has moved ``ticks`` on."""
     start = client.get("/health").json()["tick"]
-    while client.get("/health").json()["tick"] < start + ticks:
-        time.sleep(0.05)
+    moved = lambda: client.get("/health").json()["tick"] >= start + ticks  # noqa: E731
+    wait_until(moved, f"the server's clock to move {ticks} ticks on")
 
 
 def _accepted(request) -> None:
     """Send until the answer is 204: a job's changes are refused (409) while it runs (the jobs
     changed run every 15 minutes, for a moment)."""
-    for _ in range(1000):
-        status = request().status_code
-        if status != 409:
-            break
-        time.sleep(0.01)
-    assert status == 204
+    statuses: list[int] = []
+
+    def not_running() -> bool:
+        statuses.append(request().status_code)
+        return statuses[-1] != 409
+
+    wait_until(not_running, "the job to stop running, to take the change")
+    assert statuses[-1] == 204
 
 
 def _hour(server: Server) -> None:

@@ -10,6 +10,7 @@ from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import LiveService
 from cronlapse.service.store.memory import MemoryStore
 from tests.service.test_live import Wall, open_live
+from tests.waiting import PATIENCE
 
 
 def _live_with_a_broken_reader() -> LiveService:
@@ -40,7 +41,7 @@ def test_an_input_whose_reading_fails_is_answered_with_the_failure_and_the_batch
             return_exceptions=True,
         )
 
-    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=60))
+    first, failed, last = asyncio.run(asyncio.wait_for(batch(), timeout=PATIENCE))
     assert first.accepted and last.accepted
     assert isinstance(failed, RuntimeError)
     assert sorted(live.engine.query.jobs()) == ["a", "b"]
@@ -56,4 +57,4 @@ def test_the_next_batch_is_served_after_a_failed_reading() -> None:
             await inputs.submit("broken", {})
         return await inputs.submit("schedule", {"id": "a", "at": "+60"})
 
-    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=60)).accepted
+    assert asyncio.run(asyncio.wait_for(two_batches(), timeout=PATIENCE)).accepted

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cronlapse.service.clock import Anchor, LiveClock
@@ -74,7 +74,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(steps=st.lists(STEP, max_size=25), snapshot_every=st.sampled_from([2, 9, 10**9]))
 def test_a_restart_answers_exactly_as_before(steps, snapshot_every) -> None:
     store = MemoryStore()

@@ -13,6 +13,7 @@ import time
 from cronlapse.service.store import open_store
 from tests.service.conftest import FROZEN, TOKEN, Server, WebhookReceiver
 from tests.service.role_processes import Processes
+from tests.waiting import wait_until
 
 HOOK = [{"on": ["failed"], "channel": "webhook", "to": "ops"}]
 HOLDS = "holds the outbox claim"
@@ -33,13 +34,6 @@ def _api(group: Processes, name: str) -> Server:
     return server
 
 
-def _until(condition, what: str) -> None:
-    deadline = time.monotonic() + 30
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
 def _deliveries(url: str) -> list[dict]:
     store = open_store(url)
     try:
@@ -54,7 +48,7 @@ def test_the_claims_holder_delivers_and_a_successor_takes_over_without_repeats(
     group: Processes = processes(_config(webhooks))
     holder = _api(group, "holder")
     holder.start()
-    _until(lambda: HOLDS in holder.output(), "the first API process took the claim")
+    wait_until(lambda: HOLDS in holder.output(), "the first API process took the claim")
     scheduler = group.scheduler("scheduler")
     scheduler.start()
     group.worker("worker").wait_ready()
@@ -62,20 +56,20 @@ def test_the_claims_holder_delivers_and_a_successor_takes_over_without_repeats(
     with holder.client() as client:
         body = {"id": "bad", "run": "bad", "notify": HOOK}
         assert client.post("/job", json=body).status_code == 201
-    _until(lambda: webhooks.arrived == 1, "the holder tried the notification")
+    wait_until(lambda: webhooks.arrived == 1, "the holder tried the notification")
     assert HOLDS not in scheduler.output()
     holder.kill()
-    _until(lambda: HOLDS in scheduler.output(), "the scheduler took the claim over")
-    _until(lambda: webhooks.arrived == 2, "the successor tried the notification again")
+    wait_until(lambda: HOLDS in scheduler.output(), "the scheduler took the claim over")
+    wait_until(lambda: webhooks.arrived == 2, "the successor tried the notification again")
     webhooks.gate.set()
-    _until(lambda: any(d["ok"] for d in _deliveries(group.url)), "the delivery was journaled")
+    wait_until(lambda: any(d["ok"] for d in _deliveries(group.url)), "the delivery was journaled")
     keys = {request.key for request in webhooks.requests("/hook")}
     assert len(keys) == 1 and None not in keys, "both tries carry the notification's key"
 
     successor = _api(group, "successor")
     successor.start()
     scheduler.kill()
-    _until(lambda: HOLDS in successor.output(), "a new API process took the claim")
-    time.sleep(1.5)  # a few of its rounds: it finds nothing due
+    wait_until(lambda: HOLDS in successor.output(), "a new API process took the claim")
+    time.sleep(1.5)  # the scenario: a few of its rounds, in which it finds nothing due
     assert webhooks.arrived == 2, "a delivery that was journaled is never sent again"
     assert [d["ok"] for d in _deliveries(group.url)] == [True]

@@ -7,20 +7,18 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.service.conftest import ROOT, Server
+from tests.waiting import PATIENCE, wait_until
 
 SECTION = re.search(
     r"^## Run it as a service.*?(?=^## )",
     (ROOT / "README.md").read_text(encoding="utf-8"),
     re.S | re.M,
 ).group(0)
-ASYNC_SECONDS = 15.0
-"""How long a read may take to show what a job's execution does (it runs in the background)."""
 
 
 def _block(language: str) -> str:
@@ -63,13 +61,27 @@ def test_the_readme_walkthrough_answers_as_shown(readme_server: Server) -> None:
         )
         pattern = _pattern(expected)
         reads = argv[0] == "cat" or "-X" not in argv
-        deadline = time.monotonic() + (ASYNC_SECONDS if reads else 0)
-        while True:
-            output = _run(argv, readme_server.directory)
-            if pattern.fullmatch(output.rstrip("\n")):
-                break
-            assert time.monotonic() < deadline, f"$ {command}\nprinted:\n{output}"
-            time.sleep(0.1)
+        _prints_as_shown(command, argv, pattern, readme_server.directory, wait=reads)
+
+
+def _prints_as_shown(
+    command: str, argv: list[str], pattern: re.Pattern, directory: Path, wait: bool
+) -> None:
+    """``argv`` prints what the README shows for ``command``; a read (``wait``) may show it a
+    little later: what a job's execution does happens in the background."""
+    printed: list[str] = []
+
+    def as_shown() -> bool:
+        printed.append(_run(argv, directory))
+        return bool(pattern.fullmatch(printed[-1].rstrip("\n")))
+
+    def said() -> str:
+        return f"$ {command}\nprinted:\n{printed[-1]}"
+
+    if wait:
+        wait_until(as_shown, f"$ {command} to print what the README shows", context=said)
+    else:
+        assert as_shown(), said()
 
 
 def _run(argv: list[str], directory: Path) -> str:
@@ -77,5 +89,5 @@ def _run(argv: list[str], directory: Path) -> str:
         path = directory / argv[1]
         return path.read_text() if path.exists() else ""
     assert argv[0] == "curl", f"only curl and cat lines run: {argv}"
-    done = subprocess.run(argv, cwd=directory, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(argv, cwd=directory, capture_output=True, text=True, timeout=PATIENCE)
     return done.stdout

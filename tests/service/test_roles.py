@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,15 +31,18 @@ from cronlapse.service.store import Entry, Fenced, open_store
 from engine.model import events as ev
 from tests.service.conftest import ROOT, TOKEN, Server, free_port
 from tests.service.role_processes import SCHEDULER, SLOTS, Processes
-from tests.service.test_durability import _config, _executions, _load
+from tests.service.test_durability import _config, _executions, _load, _wait_for_orphans
+from tests.waiting import PATIENCE, wait_until
 
 
 def _wait_for(server: Server, text: str) -> None:
-    deadline = time.monotonic() + 30
-    while text not in server.output():
+    """Until ``server`` has said ``text`` on standard error (a server that exited fails)."""
+
+    def said() -> bool:
         assert server.process is not None and server.process.poll() is None, server.output()
-        assert time.monotonic() < deadline, server.output()
-        time.sleep(0.05)
+        return text in server.output()
+
+    wait_until(said, f"the server to say {text!r}", context=server.output)
 
 
 def _statuses(server: Server) -> dict[str, str]:
@@ -66,8 +68,14 @@ def _replayed(url: str) -> LiveService:
     return live
 
 
+LOAD = 5
+"""Answers the load must have had before a kill, and after it unless the kill stopped it: a
+loaded machine answers slowly, and a kill before any answer tests nothing."""
+
+
 def _kill_during_load(server: Server, prefix: str, acknowledged: list[str], kill) -> None:
-    """Post jobs to ``server`` from two threads; ``kill()`` after a second, mid-load."""
+    """Post jobs to ``server`` from two threads; ``kill()`` mid-load: once the load has had
+    LOAD answers, then LOAD more, unless the kill stopped the writers (it killed ``server``)."""
     stop = threading.Event()
     writers = [
         threading.Thread(target=_load, args=(server, f"{prefix}w{w}", acknowledged, stop))
@@ -75,12 +83,17 @@ def _kill_during_load(server: Server, prefix: str, acknowledged: list[str], kill
     ]
     for writer in writers:
         writer.start()
-    time.sleep(1.0)
+    before = len(acknowledged)
+    wait_until(lambda: len(acknowledged) >= before + LOAD, "the load to be under way")
     kill()
-    time.sleep(0.5)
+    killed = len(acknowledged)
+    wait_until(
+        lambda: len(acknowledged) >= killed + LOAD or not any(w.is_alive() for w in writers),
+        "the load to go on after the kill, or to stop with the server",
+    )
     stop.set()
     for writer in writers:
-        writer.join(timeout=30)
+        writer.join()
 
 
 def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twice(
@@ -101,9 +114,7 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
             assert client.post("/job", json=body).status_code == 201
     acknowledged: list[str] = []
     _kill_during_load(first, "a", acknowledged, first.kill)
-    killed = time.monotonic()
-    second.wait_healthy()
-    assert time.monotonic() - killed < 10, "the standby took over"
+    second.wait_healthy()  # how soon: benchmarks/scale_out.py --failover-only
     assert "elected scheduler" in second.output()
     assert second.stdout() == "", "its messages are diagnostics, on standard error"
     first.start(wait=False)  # back, as the standby
@@ -113,7 +124,7 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
     _wait_until_done(second, acknowledged, killed_worker="worker0")
     for process in group.made:
         process.kill()
-    time.sleep(0.5)  # let orphaned executors of the killed worker finish their lines
+    _wait_for_orphans(tmp_path)
     _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
     replayed = _replayed(group.url)
     assert set(acknowledged) <= set(replayed.engine.query.jobs())
@@ -123,27 +134,23 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
 
 
 def _wait_until_done(
-    server: Server,
-    acknowledged: list[str],
-    killed_worker: str,
-    also: Sequence[str] = (),
-    seconds: float = 90,
+    server: Server, acknowledged: list[str], killed_worker: str, also: Sequence[str] = ()
 ) -> None:
     """Until every acknowledged job succeeded and exactly the killed worker's slots are down;
     meanwhile every acknowledged job, and each of ``also``, exists at every look."""
     lost = {f"{killed_worker}/{number}" for number in range(1, SLOTS + 1)}
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def done() -> bool:
         statuses = _statuses(server)
         assert set(acknowledged) <= set(statuses), "an acknowledged job was lost"
         assert set(also) <= set(statuses), "a job created before the kills was lost"
         with server.client() as client:
             slots = client.get("/workers").json()["workers"]
         down = {slot["id"] for slot in slots if slot["state"] == "down"}
-        if all(statuses[job] == "succeeded" for job in acknowledged) and down == lost:
-            return
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+        return all(statuses[job] == "succeeded" for job in acknowledged) and down == lost
+
+    # every run of a heavy load, after kills: longer than one thing takes
+    wait_until(done, "every acknowledged job to succeed", timeout=2 * PATIENCE)
 
 
 def _check_each_run_ran_once_but_the_killed_workers(
@@ -183,10 +190,10 @@ def test_a_dead_workers_attempt_is_lost_and_retried_elsewhere_under_its_key(
     try:
         with scheduler.client() as client:
             assert client.post("/job", json={"id": "slow", "run": "slow"}).status_code == 201
-            _wait_until(lambda: lines.exists() and lines.read_text().count("\n") == 1)
+            wait_until(lambda: _lines(lines) == 1, "the first attempt to start")
             group.worker("second").wait_ready()
             first.kill()
-            _wait_until(lambda: client.get("/job/slow").json()["status"] == "succeeded")
+            wait_until(lambda: _status(client, "slow") == "succeeded", "the retry to succeed")
             attempts = client.get("/job/slow").json()["runs"][0]["attempts"]
     finally:
         for line in lines.read_text().splitlines():
@@ -211,12 +218,12 @@ def test_a_worker_kills_the_attempt_the_engine_took_back(processes, tmp_path: Pa
     with scheduler.client() as client:
         body = {"id": "hang", "run": "slow", "timeout": 2}
         assert client.post("/job", json=body).status_code == 201
-        _wait_until(lambda: lines.exists() and lines.read_text().count("\n") == 1)
+        wait_until(lambda: _lines(lines) == 1, "the attempt to start")
         pid = int(lines.read_text().split()[2])
-        _wait_until(lambda: client.get("/job/hang").json()["status"] == "failed")
+        wait_until(lambda: _status(client, "hang") == "failed", "the attempt to time out")
         attempts = client.get("/job/hang").json()["runs"][0]["attempts"]
     assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "timed_out")]
-    _wait_until(lambda: not _alive(pid), seconds=10)
+    wait_until(lambda: not _alive(pid), "the worker to kill the attempt's process")
 
 
 def test_rounds_go_on_after_the_listening_connections_are_cut(processes, tmp_path: Path) -> None:
@@ -229,7 +236,7 @@ def test_rounds_go_on_after_the_listening_connections_are_cut(processes, tmp_pat
     ran = lambda job: any(record["job"] == job for record in _executions(tmp_path))  # noqa: E731
     with scheduler.client() as client:
         assert client.post("/job", json={"id": "before", "run": "record"}).status_code == 201
-        _wait_until(lambda: ran("before"))
+        wait_until(lambda: ran("before"), "the run before the cut")
         with psycopg.connect(group.url, autocommit=True) as conn:
             cut = conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -237,7 +244,7 @@ def test_rounds_go_on_after_the_listening_connections_are_cut(processes, tmp_pat
             ).fetchall()
         assert len(cut) >= 2, "the dispatcher's and the worker's listening connections"
         assert client.post("/job", json={"id": "after", "run": "record"}).status_code == 201
-        _wait_until(lambda: client.get("/job/after").json()["status"] == "succeeded")
+        wait_until(lambda: _status(client, "after") == "succeeded", "the run after the cut")
         assert ran("after")
 
 
@@ -249,11 +256,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _wait_until(condition, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
+def _lines(path: Path) -> int:
+    return path.read_text().count("\n") if path.exists() else 0
+
+
+def _status(client: httpx.Client, job: str) -> str:
+    return client.get(f"/job/{job}").json()["status"]
 
 
 def test_a_scheduler_that_lost_the_lock_appends_nothing(postgres) -> None:
@@ -266,10 +274,7 @@ def test_a_scheduler_that_lost_the_lock_appends_nothing(postgres) -> None:
     new = store.election()
     assert not new.try_take(), "the lock is held"
     old.close()  # as when the old scheduler's connection dies
-    deadline = time.monotonic() + 10
-    while not new.try_take():
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_until(new.try_take, "the lock to be free for the new scheduler")
     with pytest.raises(Fenced):
         store.journal.append([Entry(2, 2, "register", {"worker": "w2"})])
     successor = open_store(url)
@@ -298,14 +303,12 @@ def test_a_standby_follows_the_journal_before_it_is_elected(postgres) -> None:
     thread = threading.Thread(target=wait)
     thread.start()
     writer.journal.append([Entry(5, 2, "register", {"worker": "w9"})])
-    deadline = time.monotonic() + 10
-    while "w9" not in follower.engine.query.workers():
-        assert time.monotonic() < deadline, "the standby did not apply the new row"
-        time.sleep(0.05)
+    wait_until(lambda: "w9" in follower.engine.query.workers(), "the standby to apply the new row")
     assert not elected.is_set()
     holder.close()
-    thread.join(timeout=10)
-    assert elected.is_set() and follower.state.seq == 1
+    wait_until(elected.is_set, "the standby to be elected")
+    thread.join()
+    assert follower.state.seq == 1
     waiting.close()
     follower.store.close()
     writer.close()
@@ -315,7 +318,7 @@ def test_the_scheduler_role_needs_postgresql(tmp_path: Path) -> None:
     server = Server(tmp_path, "workers: 1\n", "1", TOKEN, None, SCHEDULER)
     server.start(wait=False)
     assert server.process is not None
-    assert server.process.wait(timeout=60) == 2
+    assert server.process.wait(timeout=PATIENCE) == 2
     assert "--role scheduler needs a postgresql:// database" in server.output()
     assert "Traceback" not in server.output()
 
@@ -330,7 +333,7 @@ def test_a_worker_needs_postgresql_and_says_so(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            timeout=60,
+            timeout=PATIENCE,
             check=False,
         )
         assert result.returncode == 2, result.stderr
@@ -393,17 +396,18 @@ def test_a_stopped_worker_finishes_its_runs_takes_no_more_and_exits_0(
     with scheduler.client() as client:
         slots = lambda: {s["id"]: s["state"] for s in client.get("/workers").json()["workers"]}  # noqa: E731
         assert client.post("/job", json={"id": "held", "run": "held"}).status_code == 201
-        _wait_until(lambda: lines.exists() and lines.read_text() == "held 1\n")
+        wait_until(lambda: lines.exists() and lines.read_text() == "held 1\n", "the held run")
         stopped.signal(signal.SIGTERM)
-        _wait_until(lambda: slots() == {"stopped/1": "draining", "stopped/2": "down"})
+        draining = {"stopped/1": "draining", "stopped/2": "down"}
+        wait_until(lambda: slots() == draining, "the stopped worker's slots to drain")
         assert stopped.process is not None and stopped.process.poll() is None, "it drains"
         assert client.post("/job", json={"id": "after", "run": "record"}).status_code == 201
         group.worker("other").wait_ready()
-        _wait_until(lambda: client.get("/job/after").json()["status"] == "succeeded")
+        wait_until(lambda: _status(client, "after") == "succeeded", "the run on the other worker")
         assert client.get("/job/held").json()["status"] == "running"
         (tmp_path / "release").touch()
         status = stopped.wait()
-        _wait_until(lambda: client.get("/job/held").json()["status"] == "succeeded")
+        wait_until(lambda: _status(client, "held") == "succeeded", "the held run to succeed")
         held_attempts = client.get("/job/held").json()["runs"][0]["attempts"]
         after_attempts = client.get("/job/after").json()["runs"][0]["attempts"]
         assert slots()["stopped/1"] == "down" and slots()["stopped/2"] == "down"
@@ -432,12 +436,13 @@ def test_an_idle_worker_stops_at_once_with_status_0(
     idle = group.worker("idle")
     idle.wait_ready()
     with scheduler.client() as client:
-        _wait_until(lambda: len(client.get("/workers").json()["workers"]) == SLOTS)
+        workers = lambda: client.get("/workers").json()["workers"]  # noqa: E731
+        wait_until(lambda: len(workers()) == SLOTS, "the worker's slots")
         idle.signal(sig)
         status = idle.wait()
         log = idle.log.read_text()
         assert status == 0, f"exit status {status}:\n{log}"
         assert "Traceback" not in log and "interrupted" not in log, log
         states = lambda: {s["state"] for s in client.get("/workers").json()["workers"]}  # noqa: E731
-        _wait_until(lambda: states() == {"down"})
+        wait_until(lambda: states() == {"down"}, "the slots handed back")
     assert "stopped heartbeating" not in scheduler.output(), "handed back, not taken for dead"

@@ -89,7 +89,6 @@ def test_generated_requests_get_answers_the_document_allows(
     @settings(
         max_examples=EXAMPLES,
         phases=PHASES,
-        deadline=None,
         database=None,
         suppress_health_check=list(HealthCheck),
     )

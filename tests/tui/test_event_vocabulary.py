@@ -53,7 +53,7 @@ def an_event(kind: type[ev.Event]) -> st.SearchStrategy[ev.Event]:
 
 
 @pytest.mark.parametrize("kind", concrete_event_types(), ids=lambda kind: kind.__name__)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(data=st.data())
 def test_every_event_type_has_a_word_a_colour_and_a_detail(kind, data) -> None:
     event = data.draw(an_event(kind))

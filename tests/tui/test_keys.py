@@ -69,7 +69,7 @@ async def test_space_plays_and_pauses(app: DashboardApp) -> None:
         await pilot.press("space")
         assert not screen.playing and screen._timer is None
         tick = screen.navigator.tick
-        await pilot.pause(0.2)
+        await pilot.pause(0.2)  # the scenario: time passes while paused, and nothing plays
         assert screen.navigator.tick == tick
 
 

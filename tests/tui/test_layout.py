@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
-from tui_helpers import pane_text, screen_lines
+from tui_helpers import pane_text, screen_lines, until_landed
 
 from cronlapse.analyses.latency.attribution import MEASURES, latency_report
 from tui.app import DashboardApp
@@ -120,9 +120,8 @@ async def test_workers_show_runs_that_differ_in_their_job_id_apart(tmp_path: Pat
     path.write_text(BATCH_YAML, encoding="utf-8")
     app = DashboardApp(path, watch=False, blink=False)
     async with app.run_test(size=WIDE) as pilot:
-        app.dashboard.seek(6001)
-        await pilot.pause()
-        await pilot.pause()
+        app.dashboard.seek(6001)  # far ahead: a jump, in the background
+        await until_landed(pilot)
         running = [line.split()[2] for line in pane_text(app, "workers")[1:3]]
         assert sorted(running) == ["batch-287@6000", "batch-297@6000"], running
 

@@ -5,6 +5,7 @@ help, priorities by name, and a database that is not a service's."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import io
 import sqlite3
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.style import Style
-from tui_helpers import POLICY, small_session
+from tui_helpers import POLICY, LastToLeave, small_session, workers_done
 
 from cronlapse.cli import tui as cli_tui
 from cronlapse.service.store import SERVICE_POLICY, open_store
@@ -22,19 +23,23 @@ from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
 from tests.tui.test_live_dashboard import (
     START,
+    Answering,
     Wall,
     complete_running,
     header,
+    journal_readings,
     occurrence_rows,
+    recorded_service,
     serve,
     still_app,
     type_command,
-    until,
 )
+from tests.waiting import until
 from tui import detail_text
 from tui.app import DashboardApp
-from tui.live_app import live_app
+from tui.live_app import LiveDashboardApp, live_app
 from tui.model.live import STALL_SECONDS, open_live
+from tui.model.live_api import ApiRequest
 from tui.screens import live as live_screen
 from tui.screens.help import HelpScreen
 from tui.widgets.cancellations import CancellationsTable
@@ -75,26 +80,76 @@ async def test_a_service_that_stops_answering_holds_the_head_at_its_last_row(
     server.start()
     try:
         app = live_app(f"sqlite:///{server.db}", None, None, blink=False)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(140, 40)):
             screen = app.dashboard
-            await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+            await until(lambda: "● LIVE" in header(app), "the live head")
             with server.client() as http:
                 assert http.post("/job", json={"id": "tick", "every": 5}).status_code == 201
-            await until(pilot, lambda: any("tick" in r for r in occurrence_rows(app)), "a run")
+            await until(lambda: any("tick" in r for r in occurrence_rows(app)), "a run")
             port = server.port
             server.kill()
             last = last_row_tick(server)
-            await until(pilot, lambda: "NOT RESPONDING since" in header(app), "the outage")
+            await until(lambda: "NOT RESPONDING since" in header(app), "the outage")
             assert "● LIVE" not in header(app)
-            await pilot.pause(1.0)  # 20 ticks a second: the clock runs on, the head does not
+            clocks = journal_readings(app.source, monkeypatch)  # 20 ticks a second
+            await until(lambda: any(clock > last + 10 for clock in clocks), "the clock to run on")
             assert screen.navigator.tick == last == screen.navigator.history.until
             assert all(tick <= last for _, tick in screen.navigator.engine.query.records())
 
             server.start(port=port)
-            await until(pilot, lambda: "● LIVE" in header(app), "the service back")
-            await until(pilot, lambda: screen.navigator.tick > last, "following again")
+            await until(lambda: "● LIVE" in header(app), "the service back")
+            await until(lambda: screen.navigator.tick > last, "following again")
     finally:
         server.kill()
+
+
+class HeldService(Answering):
+    """A service whose answers to one kind of request (``health`` or ``send``) come only once
+    the test lets them go."""
+
+    def __init__(self, held: str) -> None:
+        super().__init__()
+        self.held = held
+        self.asked = 0
+        self.let_go = asyncio.Event()
+
+    async def health(self) -> str | None:
+        if self.held == "health":
+            await self._hold()
+        return None
+
+    async def send(self, request: ApiRequest) -> tuple[bool, str]:
+        if self.held == "send":
+            await self._hold()
+        return True, f"{request.verb}: {request}: 204"
+
+    async def _hold(self) -> None:
+        self.asked += 1
+        await self.let_go.wait()
+
+
+@pytest.mark.parametrize("held", ["health", "send"])
+async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
+    tmp_path: Path, held: str
+) -> None:
+    """Under load the health check's answer came as the app quit: after the screen's widgets
+    were gone, before Textual cancelled the screen's workers. Following the journal then failed
+    on a widget that was gone (``NoMatches("TimelineView")``); a command's answer would too.
+    The screen is taken down by then, and an answer leaves it alone."""
+    service = HeldService(held)
+    app = LiveDashboardApp(open_live(*recorded_service(tmp_path)), service, blink=False)
+
+    async def answer() -> None:
+        service.let_go.set()
+        await workers_done(app, "live-health", "live-api")
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        if held == "send":
+            await type_command(pilot, "delete a")
+        await until(lambda: service.asked, f"a {held} request under way")
+        await app.dashboard.mount(LastToLeave(answer))
+    # the app has quit, and the answers came as its screen was taken down: nothing failed
 
 
 def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path: Path) -> None:
@@ -142,17 +197,15 @@ async def test_an_unreachable_url_and_a_wrong_token_are_said_at_attach(
     wrong.write_text("not-the-token\n", encoding="utf-8")
     try:
         app = live_app(f"sqlite:///{server.db}", None, str(wrong), blink=False)
-        async with app.run_test(size=(140, 40)) as pilot:
-            await until(
-                pilot, lambda: any("refuses the token" in n for n in notices(app)), "the token"
-            )
+        async with app.run_test(size=(140, 40)):
+            await until(lambda: any("refuses the token" in n for n in notices(app)), "the token")
             assert "● LIVE" in header(app)  # it answers: the journal is followed as ever
         nowhere = f"http://127.0.0.1:{free_port()}"
         app = live_app(f"sqlite:///{server.db}", nowhere, None, blink=False)
-        async with app.run_test(size=(140, 40)) as pilot:
-            await until(pilot, lambda: any("does not answer" in n for n in notices(app)), "the url")
+        async with app.run_test(size=(140, 40)):
+            await until(lambda: any("does not answer" in n for n in notices(app)), "the url")
             assert any(nowhere in n for n in notices(app))
-            await until(pilot, lambda: "NOT RESPONDING" in header(app), "the header")
+            await until(lambda: "NOT RESPONDING" in header(app), "the header")
     finally:
         server.kill()
 
@@ -245,7 +298,7 @@ def test_every_ruler_label_is_whole_and_names_its_columns_tick(now, scale, colum
 async def test_home_goes_to_the_first_journal_row(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await until(lambda: "● LIVE" in header(app), "the live head")
         await pilot.press("home")
         assert app.dashboard.navigator.tick == START  # the first row (registering the worker)
         assert "w1" in app.dashboard.navigator.engine.query.workers()
@@ -254,30 +307,38 @@ async def test_home_goes_to_the_first_journal_row(tmp_path: Path) -> None:
 
 
 async def test_at_the_head_the_header_says_it_follows_and_space_says_why_it_does_not_play(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        screen = app.dashboard
+        await until(lambda: "● LIVE" in header(app), "the live head")
         assert "following" in header(app)
         assert "paused" not in header(app) and "/s" not in header(app)
         await pilot.press("space")
-        assert not app.dashboard.playing
+        assert not screen.playing
         assert any("follows the service" in n for n in notices(app))
         await pilot.press("plus")
         assert any("when rewound" in n for n in notices(app))
         await pilot.press("home")
         assert "❚❚ paused" in header(app) and "/s" in header(app)
-        await pilot.press("space")
-        assert app.dashboard.playing
-        await until(pilot, lambda: "following" in header(app), "back at the head by playing")
-        assert not app.dashboard.playing
+        home, played_from = screen.navigator.tick, []
+        play_frame = screen.play_frame
+
+        def frame() -> None:
+            played_from.append(screen.navigator.tick)
+            play_frame()
+
+        monkeypatch.setattr(screen, "play_frame", frame)
+        await pilot.press("space")  # plays in real time: may be back at the head by the next line
+        await until(lambda: "following" in header(app), "back at the head by playing")
+        assert played_from[0] == home and not screen.playing
 
 
 async def test_the_help_has_a_live_section_and_reload_says_why_not(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 40)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await until(lambda: "● LIVE" in header(app), "the live head")
         await pilot.press("r")
         said = notices(app)
         assert not any("Nothing to reload" in n for n in said)
@@ -295,12 +356,11 @@ async def test_a_what_if_says_its_attempts_end_only_as_the_service_reported(
 ) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await until(lambda: "● LIVE" in header(app), "the live head")
         await pilot.press("left", "left")
         await type_command(pilot, "pause a")
-        await until(pilot, lambda: "WHAT-IF" in header(app), "the what-if")
+        await until(lambda: "WHAT-IF" in header(app), "the what-if")
         await until(
-            pilot,
             lambda: any("as the real service reported" in n for n in notices(app)),
             "the what-if's limit",
         )

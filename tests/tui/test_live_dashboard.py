@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cronlapse.cli import tui as cli_tui
@@ -28,11 +28,11 @@ from engine.model.commands import PauseJob
 from engine.model.journaled import values
 from engine.model.records import OccurrenceState
 from tests.service.conftest import TOKEN, Server, free_port
+from tests.waiting import until
 from tui.live_app import LiveDashboardApp, live_app
 from tui.model.commandline import CommandError
 from tui.model.live import LiveSource, Mode, open_live
 from tui.model.live_api import ServiceApi, api_request, find_token
-from tui.screens.live import POLL_SECONDS
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 
@@ -102,7 +102,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30)
 @given(steps=st.lists(STEP, max_size=30))
 def test_the_replayed_journal_is_the_services_state(steps) -> None:
     """Whatever the service did, and however the viewer polled, moved and tried what-ifs
@@ -264,13 +264,17 @@ def test_the_clock_key_is_the_servers() -> None:
 # ------------------------------------------------------------- the dashboard
 
 
-async def until(pilot, condition, what: str) -> None:
-    """Let the app run until ``condition()`` holds (the server and the polls take their time)."""
-    for _ in range(600):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"never happened: {what}")
+def journal_readings(source: LiveSource, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The service's clock at each reading of the journal from now on (a list that grows)."""
+    clocks: list[int] = []
+    poll = source.poll
+
+    def reading(*args: int) -> tuple:
+        clocks.append(source.clock())
+        return poll(*args)
+
+    monkeypatch.setattr(source, "poll", reading)
+    return clocks
 
 
 def occurrence_rows(app) -> list[str]:
@@ -310,11 +314,10 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
         assert app.api.base_url == server.url  # the server wrote where it listens
         async with app.run_test(size=(140, 40)) as pilot:
             screen = app.dashboard
-            await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+            await until(lambda: "● LIVE" in header(app), "the live head")
             with server.client() as http:
                 assert http.post("/job", json={"id": "pilot", "every": 3600}).status_code == 201
             await until(
-                pilot,
                 lambda: any("pilot" in row and "SUCCEEDED" in row for row in occurrence_rows(app)),
                 "the run in the occurrences table",
             )
@@ -322,22 +325,23 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
             ran = max(
                 tick for job, tick in screen.navigator.engine.query.records() if job == "pilot"
             )
-            await until(pilot, lambda: screen.navigator.tick > ran + 1, "the head past the run")
+            await until(lambda: screen.navigator.tick > ran + 1, "the head past the run")
             await pilot.press("left")  # to the run's last event: the job exists there
             assert "REWOUND" in header(app)
             await type_command(pilot, "delete pilot")
-            await until(pilot, lambda: "WHAT-IF" in header(app), "the what-if")
+            await until(lambda: "WHAT-IF" in header(app), "the what-if")
             assert screen.navigator.engine.query.job("pilot").deleted  # locally
-            await pilot.pause(3 * POLL_SECONDS)  # following went on meanwhile
+            polls = journal_readings(app.source, monkeypatch)
+            await until(lambda: len(polls) >= 3, "the journal read on meanwhile")
             with server.client() as http:
                 assert http.get("/job/pilot").status_code == 200
             assert "delete" not in [verb for verb, _ in journal_verbs(server)]
 
             await pilot.press("end")
-            await until(pilot, lambda: "● LIVE" in header(app), "back at the live head")
+            await until(lambda: "● LIVE" in header(app), "back at the live head")
             assert not screen.navigator.engine.query.job("pilot").deleted
             await type_command(pilot, "schedule real-one at=+1000 priority=high")
-            await until(pilot, lambda: screen.answers, "the API's answer")
+            await until(lambda: screen.answers, "the API's answer")
             assert screen.answers == ["schedule: POST /job: 201 created real-one"]
             with server.client() as http:
                 assert http.get("/job/real-one").json()["priority"] == "high"
@@ -345,15 +349,13 @@ async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_
                 journal_verbs(server)
             )
             await until(
-                pilot,
-                lambda: "real-one" in screen.navigator.engine.query.jobs(),
-                "the journaled command",
+                lambda: "real-one" in screen.navigator.engine.query.jobs(), "the journaled command"
             )
 
             await type_command(pilot, "down w1")  # no such request: refused, nothing sent
             assert "has no such request" in str(screen.command_bar.message.render())
             await type_command(pilot, "delete nobody")
-            await until(pilot, lambda: len(screen.answers) == 2, "the API's refusal")
+            await until(lambda: len(screen.answers) == 2, "the API's refusal")
             assert screen.answers[1] == "delete: DELETE /job/nobody: 404 no job 'nobody'"
     finally:
         server.kill()
@@ -396,17 +398,17 @@ def still_app(directory: Path) -> LiveDashboardApp:
 class TestHeader:
     def test_live(self, snap_compare, tmp_path: Path) -> None:
         async def at_the_head(pilot) -> None:
-            await until(pilot, lambda: "● LIVE" in header(pilot.app), "the live head")
+            await until(lambda: "● LIVE" in header(pilot.app), "the live head")
 
         app = still_app(tmp_path)
         assert snap_compare(app, terminal_size=(110, 24), run_before=at_the_head)
 
     def test_what_if(self, snap_compare, tmp_path: Path) -> None:
         async def a_what_if(pilot) -> None:
-            await until(pilot, lambda: "● LIVE" in header(pilot.app), "the live head")
+            await until(lambda: "● LIVE" in header(pilot.app), "the live head")
             await pilot.press("left", "left")
             await type_command(pilot, "pause a")
-            await until(pilot, lambda: "WHAT-IF" in header(pilot.app), "the what-if")
+            await until(lambda: "WHAT-IF" in header(pilot.app), "the what-if")
 
         app = still_app(tmp_path)
         assert snap_compare(app, terminal_size=(110, 24), run_before=a_what_if)
@@ -415,7 +417,7 @@ class TestHeader:
 async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await until(lambda: "● LIVE" in header(app), "the live head")
         head = app.dashboard.navigator.tick
         await pilot.press("left")
         behind = head - app.dashboard.navigator.tick
@@ -428,29 +430,32 @@ async def test_a_journal_that_cannot_be_read_is_said_once_and_following_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = still_app(tmp_path)
-    async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+    async with app.run_test(size=(110, 24)):
+        await until(lambda: "● LIVE" in header(app), "the live head")
         reader = app.source.reader
         read = reader.rows_after
 
+        tries: list[int] = []
+
         def locked(seq: int, limit: int):
+            tries.append(seq)
             raise StoreFailure("database is locked", "OperationalError")
 
         monkeypatch.setattr(reader, "rows_after", locked)
-        await pilot.pause(4 * POLL_SECONDS)
+        await until(lambda: len(tries) >= 3, "three readings that fail")
         said = [n.message for n in app._notifications if "cannot read the journal" in n.message]
         assert len(said) == 1 and "database is locked" in said[0]
         monkeypatch.setattr(reader, "rows_after", read)
         wall = app.source.wall
         wall.now += 1  # within the heartbeat's patience: the run due at 1,000,016 has no row
-        await until(pilot, lambda: "1,000,018" in header(app), "following again")
+        await until(lambda: "1,000,018" in header(app), "following again")
         assert "● LIVE" in header(app)
 
 
 async def test_a_file_does_not_replace_the_live_service(tmp_path: Path, scenario_file) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+        await until(lambda: "● LIVE" in header(app), "the live head")
         await type_command(pilot, f"open {scenario_file}")
         await pilot.pause()
         assert app.dashboard.session.kind == "live" and "● LIVE" in header(app)
@@ -475,8 +480,8 @@ async def test_opening_a_journal_shows_how_far_the_reading_has_got(
 
     monkeypatch.setattr(StatusHeader, "show", noting)
     app = LiveDashboardApp(open_live(url, wall), Answering())
-    async with app.run_test(size=(110, 24)) as pilot:
-        await until(pilot, lambda: "● LIVE" in header(app), "the live head")
+    async with app.run_test(size=(110, 24)):
+        await until(lambda: "● LIVE" in header(app), "the live head")
         assert len(app.dashboard.navigator.engine.query.jobs()) == 1920 + 1
     readings = list(dict.fromkeys(note for note in notes if note.startswith("reading")))
     # a slice at a time, the header redrawn after each

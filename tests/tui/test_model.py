@@ -72,7 +72,7 @@ moves = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(moves)
 def test_indexes_updated_from_changes_equal_a_rebuild(plan) -> None:
     """After any sequence of steps, rewinds and seeks, every incrementally updated index holds
@@ -232,7 +232,7 @@ def _lifecycle_command(job_id: str, action: tuple) -> Command:
     return RegisterWorker(f"w-{job_id}")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(plan=lifecycle, seeks=st.lists(st.integers(0, 80), min_size=1, max_size=6))
 def test_occurrence_rows_show_each_job_front_as_the_query_api_lists_it(plan, seeks) -> None:
     """Whatever modify, pause, resume, delete and cancel did, the occurrences table holds every

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from tui_helpers import small_session
+from tui_helpers import settled, small_session
 
 from tui.app import DashboardApp
 from tui.screens.dashboard import DashboardScreen
@@ -28,6 +28,7 @@ def on_screen(screen: DashboardScreen) -> dict[str, list]:
     return shown
 
 
+@pytest.mark.usefixtures("busy_machine")
 @pytest.mark.parametrize("key", ["right", "left", "shift+right"])
 async def test_a_step_draws_only_the_panes_that_changed(
     key: str, monkeypatch: pytest.MonkeyPatch
@@ -47,7 +48,7 @@ async def test_a_step_draws_only_the_panes_that_changed(
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.dashboard
         screen.seek(30)
-        await pilot.pause()
+        await settled(pilot)  # the first frames too: the footer fills in its keys late
         before = on_screen(screen)
         drawn.clear()
 
@@ -57,7 +58,7 @@ async def test_a_step_draws_only_the_panes_that_changed(
 
         monkeypatch.setattr(DashboardScreen, "_refresh_layout", laid_out)
         await pilot.press(key)
-        await pilot.pause()
+        await settled(pilot)
         after = on_screen(screen)
     assert layouts == [], "a step lays nothing out"
     changed = {pane for pane in after if after[pane] != before[pane]}

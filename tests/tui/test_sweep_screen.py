@@ -3,13 +3,13 @@ dashboard keeps stepping; ``:sweep`` shows it again, and a notice says when it i
 
 from __future__ import annotations
 
-import asyncio
 import io
 from pathlib import Path
 
 from rich.console import Console
 from textual.widgets import Static
 
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.sweep import SweepScreen
@@ -33,10 +33,7 @@ async def _command(pilot, text: str) -> None:
 async def _until_finished(app: DashboardApp) -> None:
     run = app.dashboard.sweep_run
     assert run is not None
-    for _ in range(600):
-        if run.snapshot().finished:
-            break
-        await asyncio.sleep(0.1)
+    await until(lambda: run.snapshot().finished, "the sweep to finish")
     run.join()
 
 

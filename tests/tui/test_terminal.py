@@ -6,10 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -17,16 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=20)
-
-
-def _wait_for(predicate, seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
+    command = ["tmux", "-L", socket, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=PATIENCE)
 
 
 def test_starts_steps_and_quits_in_tmux(scenario_file: Path, tmp_path: Path) -> None:
@@ -34,7 +27,7 @@ def test_starts_steps_and_quits_in_tmux(scenario_file: Path, tmp_path: Path) -> 
     status = tmp_path / "status"
     command = (
         f"cd {REPO} && {sys.executable} -m cronlapse tui {scenario_file}; "
-        f"echo $? > {status}; sleep 2"
+        f"echo $? > {status}; sleep 2"  # the pane stays a while: its last screen is checked
     )
     started = _tmux(socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command)
     assert started.returncode == 0, started.stderr
@@ -43,12 +36,12 @@ def test_starts_steps_and_quits_in_tmux(scenario_file: Path, tmp_path: Path) -> 
         return _tmux(socket, "capture-pane", "-p", "-t", "t").stdout
 
     try:
-        assert _wait_for(lambda: "tick 0 / 40" in screen()), screen()
+        wait_until(lambda: "tick 0 / 40" in screen(), "the dashboard at tick 0", context=screen)
         assert "Occurrences" in screen()
         _tmux(socket, "send-keys", "-t", "t", "Right")
-        assert _wait_for(lambda: "tick 0 / 40" not in screen()), screen()
+        wait_until(lambda: "tick 0 / 40" not in screen(), "a step", context=screen)
         _tmux(socket, "send-keys", "-t", "t", "q")
-        assert _wait_for(status.exists), screen()
+        wait_until(status.exists, "the dashboard to quit", context=screen)
         assert status.read_text().strip() == "0"
         assert "Traceback" not in screen()
     finally:

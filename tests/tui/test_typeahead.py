@@ -53,6 +53,19 @@ async def test_a_tick_typed_at_once_lands_in_the_go_to_prompt(app: DashboardApp)
         assert app.screen.input.value == "+2h"
 
 
+@pytest.mark.usefixtures("busy_machine")
+async def test_a_tick_typed_at_once_on_a_busy_machine_lands_in_the_go_to_prompt(
+    app: DashboardApp,
+) -> None:
+    """What ``'' == '+2h'`` was under load: no key was lost, the test looked too early. A
+    pause here waits for the dashboard to handle every key (tests/tui/conftest.py)."""
+    async with app.run_test(size=SIZE) as pilot:
+        _type_at_once(app, ("g", "g"), "+2h")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        assert app.screen.input.value == "+2h"
+
+
 async def test_a_tick_and_enter_typed_at_once_go_to_the_tick(app: DashboardApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         _type_at_once(app, ("g", "g"), "25", enter=True)

@@ -12,10 +12,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual import events
-from textual.pilot import Pilot
 from tui_helpers import small_session
 
 from tui.app import DashboardApp
@@ -53,16 +52,6 @@ def burst(app: DashboardApp, names: list[str]) -> None:
         app.post_message(events.Key(name, char))
 
 
-async def settle(app: DashboardApp, pilot: Pilot) -> None:
-    """Wait until the app has handled every key posted (a few hops through its queues)."""
-    for _ in range(200):
-        await pilot.pause()
-        if not app.keys_waiting:
-            await pilot.pause()
-            return
-    raise AssertionError("keys still waiting after 200 pauses")
-
-
 def state(app: DashboardApp) -> dict[str, object]:
     """What the user sees that keys change: the tick, the filters, the lines and the focus."""
     dashboard = app.dashboard
@@ -87,7 +76,7 @@ async def typed_at_once(text: str) -> dict[str, object]:
     app = DashboardApp(session=small_session(), watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         burst(app, keys(text))
-        await settle(app, pilot)
+        await pilot.pause()  # until every key is handled (tests/tui/conftest.py)
         return state(app)
 
 
@@ -96,7 +85,7 @@ async def typed_slowly(text: str) -> dict[str, object]:
     async with app.run_test(size=SIZE) as pilot:
         for name in keys(text):
             await pilot.press(name)
-        await settle(app, pilot)
+        await pilot.pause()  # until every key is handled (tests/tui/conftest.py)
         return state(app)
 
 
@@ -143,7 +132,7 @@ async def test_editing_keys_typed_at_once_into_an_open_line_edit_it_in_order(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("colon")
         burst(app, keys("ab⌫c←d"))
-        await settle(app, pilot)
+        await pilot.pause()  # until every key is handled (tests/tui/conftest.py)
         assert app.dashboard.command_bar.input.value == "adc"
 
 
@@ -154,7 +143,7 @@ async def test_a_paste_behind_the_key_that_opens_a_line_goes_into_the_line(
         burst(app, keys(":"))
         app.post_message(events.Paste("goto 5"))
         burst(app, keys("⏎"))
-        await settle(app, pilot)
+        await pilot.pause()  # until every key is handled (tests/tui/conftest.py)
         assert app.dashboard.navigator.tick == 5
         assert not app.dashboard.command_bar.is_open
 
@@ -195,8 +184,6 @@ LINES = st.one_of(
 
 @settings(
     max_examples=6,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
 @given(lines=st.lists(LINES, min_size=2, max_size=3))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from cronlapse.analyses.explain import explain_run, plain
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.why import WhyScreen, run_of
@@ -24,7 +25,8 @@ async def _select(pilot, tick: int, key: tuple[str, int]) -> None:
     dashboard.seek(tick)
     await pilot.pause()
     table = dashboard.query_one("#occurrences")
-    table.focus()
+    table.focus()  # it takes the focus when the app gets to it: the arrows come after that
+    await until(lambda: table.has_focus, "the occurrences table to take the focus")
     table.set_cursor(table.index.position(key))
     await pilot.pause()
     assert dashboard.detail.shown == ("occurrence", key)

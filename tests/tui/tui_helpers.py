@@ -9,8 +9,11 @@ times out, a notification whose channel is down, and a worker that goes down and
 from __future__ import annotations
 
 import io
+from collections.abc import Awaitable, Callable
 
 from rich.console import Console
+from textual.app import App
+from textual.widget import Widget
 
 from engine.core import Engine
 from engine.model.backoff import Backoff, BackoffKind
@@ -20,6 +23,7 @@ from engine.model.records import Channel, JobSpec, NotifyOn, Subscription
 from engine.play.ticks import at_ticks
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import Every, Once
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.session import Session, make_session
 
@@ -101,3 +105,43 @@ def pane_text(app: DashboardApp, pane_id: str) -> list[str]:
     region = widget.content_region
     lines = screen_lines(app)
     return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
+
+
+async def settled(pilot) -> None:
+    """Until the dashboard has nothing left to do (``DashboardApp.settled``): its first frames
+    drawn, what the last key set off laid out and painted. Before a test looks at the screen."""
+    app = pilot.app
+    await until(lambda: app.settled, "the dashboard to settle")
+    await pilot.pause()
+
+
+async def until_landed(pilot) -> None:
+    """Until the jump the dashboard plays in the background (a seek far ahead) has landed."""
+    dashboard = pilot.app.dashboard
+    await until(lambda: dashboard.jump is None, "the jump to land")
+    await pilot.pause()
+
+
+class LastToLeave(Widget):
+    """Mounted on a screen, it leaves last when the app quits and runs ``meanwhile`` as it
+    leaves: after every other widget of the screen is gone, before Textual cancels the screen's
+    workers (it does once all its widgets are gone). A worker that wakes up then meets the
+    moment a loaded machine gives it now and then, every time."""
+
+    def __init__(self, meanwhile: Callable[[], Awaitable[None]]) -> None:
+        super().__init__()
+        self.meanwhile = meanwhile
+
+    async def on_unmount(self) -> None:
+        screen = self.parent
+        assert screen is not None
+        await until(lambda: list(screen.children) == [self], "the screen's other widgets to go")
+        await self.meanwhile()
+
+
+async def workers_done(app: App, *groups: str) -> None:
+    """Until no worker of ``groups`` runs (each ended, or failed and said so)."""
+    await until(
+        lambda: not [worker for worker in app.workers if worker.group in groups],
+        f"the {', '.join(groups)} workers to end",
+    )

@@ -119,6 +119,8 @@ class LiveDashboardScreen(DashboardScreen):
             if read < wanted:
                 break
             await asyncio.sleep(YIELD_SECONDS)
+            if self.taken_down:
+                return
         self.opening = False
         self.set_interval(POLL_SECONDS, self.follow)
         self.follow()
@@ -131,17 +133,18 @@ class LiveDashboardScreen(DashboardScreen):
         HEALTH_SECONDS."""
         self._asking = True
         answered = await self._health()
-        if answered:
-            refusal = await self.api.refusal()
-            if refusal is not None:
-                token = "the token" if self.api.token is not None else "to go without a token"
-                self.notify(
-                    f"the service at {self.api.base_url} refuses {token}, so commands will "
-                    f"fail: {refusal}",
-                    severity="error",
-                    timeout=10,
-                    markup=False,
-                )
+        refusal = await self.api.refusal() if answered and not self.taken_down else None
+        if self.taken_down:
+            return  # its timers are stopped already: one set now would never be
+        if refusal is not None:
+            token = "the token" if self.api.token is not None else "to go without a token"
+            self.notify(
+                f"the service at {self.api.base_url} refuses {token}, so commands will "
+                f"fail: {refusal}",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
         self.set_interval(HEALTH_SECONDS, self._ask_health)
 
     def _ask_health(self) -> None:
@@ -156,6 +159,8 @@ class LiveDashboardScreen(DashboardScreen):
             reason = await self.api.health()
         finally:
             self._asking = False
+        if self.taken_down:
+            return reason is None
         was_silent = self.source.unanswered_since is not None
         self.source.answered(reason is None)
         if reason is not None and not was_silent:
@@ -335,6 +340,8 @@ class LiveDashboardScreen(DashboardScreen):
     async def _send(self, request: ApiRequest) -> None:
         accepted, text = await self.api.send(request)
         self.answers.append(text)
+        if self.taken_down:
+            return
         bar = self.command_bar
         if accepted:
             bar.close()

@@ -54,6 +54,14 @@ class PlaybackMixin:
     def speed(self) -> int:
         return SPEEDS[self.speed_index]
 
+    @property
+    def taken_down(self) -> bool:
+        """The screen has stopped (the app quits, or the screen is popped). Textual then takes
+        its widgets away and cancels its workers only after that: a worker that wakes up in
+        between (a jump's next slice, a service's answer) must leave the widgets alone, or it
+        fails on a widget that is gone (``NoMatches``)."""
+        return not self.is_running  # type: ignore[attr-defined]
+
     def move(self, make: Callable[[], Change]) -> bool:
         """Make a move and show it; an engine failure is reported, never raised."""
         try:
@@ -121,7 +129,7 @@ class PlaybackMixin:
         pacer = Pacer(SLICE_SECONDS)
         try:
             await self.wait_for_refresh()  # type: ignore[attr-defined]  # the progress first
-            while self._jump is jump and not jump.done:
+            while self._jump is jump and not jump.done and not self.taken_down:
                 started = time.perf_counter()
                 try:
                     change = jump.advance(pacer.size)
@@ -141,7 +149,7 @@ class PlaybackMixin:
                 self._jump = None  # cancelled with the app (or a bug): never left half-running
             raise
         if self._jump is jump:
-            self.stop_jump()
+            self.stop_jump(show=not self.taken_down)
 
     def stop_jump(self, *, show: bool = True) -> bool:
         """End the jump where it has got to, and show it (``show``); False if none played."""
