@@ -51,7 +51,8 @@ def _writes(client: httpx.Client) -> list[tuple[int, str]]:
         ("POST", "/job", {"id": "now"}),
         ("POST", "/job", {"every": "often"}),
         ("POST", "/job", {"id": "x", "run": "nope"}),
-        ("POST", "/job", {"id": "late", "every": 600, "payload": "n=1"}),
+        # first run far off: a run in progress would make the DELETE below a 409, by timing
+        ("POST", "/job", {"id": "late", "every": 600, "first": "+600", "payload": "n=1"}),
         ("PUT", "/job/nightly", {"priority": "low", "max_retries": 2}),
         ("PUT", "/job/nightly", {"cancel_next": True}),
         ("PUT", "/job/nightly", {"cancel_next": True, "priority": 1}),
