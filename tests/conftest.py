@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, settings
 
 from cronlapse.cli.main import main
 
+pytest_plugins = ["tests.tiers"]
+
 settings.register_profile(
     "suite",
     deadline=None,

@@ -45,6 +45,7 @@ def _interrupted(arguments: list[str]) -> tuple[int, str, bytes]:
     return process.returncode, err.decode(), first
 
 
+@pytest.mark.e2e
 def test_ctrl_c_during_next_exits_130_with_one_line() -> None:
     arguments = ["next", "* * * * *", "-n", "100000000", "--from", "2026-01-01T00:00:00"]
     status, err, first = _interrupted(arguments)
@@ -52,6 +53,7 @@ def test_ctrl_c_during_next_exits_130_with_one_line() -> None:
     assert (status, err) == (INTERRUPTED, "cronlapse next: interrupted\n")
 
 
+@pytest.mark.e2e
 def test_ctrl_c_during_run_exits_130_with_one_line() -> None:
     status, err, first = _interrupted(["run", str(SCENARIOS / "demo.yaml")])
     assert first.startswith(b"t=0 ")
@@ -75,6 +77,7 @@ def test_next_past_year_9999_says_why_it_stopped(capsys: pytest.CaptureFixture[s
     )
 
 
+@pytest.mark.e2e
 def test_next_to_a_closed_pipe_ends_quietly() -> None:
     process = subprocess.run(
         f"{sys.executable} -m cronlapse next '@daily' -n 1000000 | head -1",
@@ -141,6 +144,7 @@ def _source_tree(target: Path) -> Path:
     return target
 
 
+@pytest.mark.e2e
 def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) -> None:
     tree = _source_tree(tmp_path / "src")
     built = subprocess.run(

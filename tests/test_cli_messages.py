@@ -117,6 +117,7 @@ def _script_from_stdin(data: bytes) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("content", [b"", b"\n\n   \n"])
 def test_an_empty_script_is_refused_as_run_refuses_it(
     cli: Cli, tmp_path: Path, content: bytes
@@ -134,6 +135,7 @@ def test_an_empty_script_is_refused_as_run_refuses_it(
     assert piped.stderr.decode() == message.replace(str(path), "<stdin>")
 
 
+@pytest.mark.e2e
 def test_a_script_that_is_not_utf8_is_refused_as_run_refuses_it(cli: Cli, tmp_path: Path) -> None:
     """On standard input its bytes were read as unknown commands (exit 1) or refused (exit 2)
     depending on the locale."""
@@ -148,6 +150,7 @@ def test_a_script_that_is_not_utf8_is_refused_as_run_refuses_it(cli: Cli, tmp_pa
     assert piped.stderr.decode() == message.replace(str(path), "<stdin>")
 
 
+@pytest.mark.e2e
 def test_a_script_from_standard_input_still_runs(cli: Cli) -> None:
     piped = _script_from_stdin(b"INIT 2 1\nSUBMIT a 1 3 2 0\nBOGUS\n")
     assert (piped.returncode, piped.stdout) == (1, b"OK a\n")
@@ -228,6 +231,7 @@ def test_dash_reads_the_scenario_from_standard_input(
     assert from_stdin == (status, out.replace(path, "<stdin>", 1), err)
 
 
+@pytest.mark.e2e
 def test_run_dash_reads_standard_input_as_a_shell_gives_it() -> None:
     code = "import sys; from cronlapse.cli.main import main; sys.exit(main(sys.argv[1:]))"
     piped = subprocess.run(

@@ -242,6 +242,7 @@ def verify(block: Block) -> None:
 BLOCKS = _all_blocks()
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("block", BLOCKS, ids=[block.name for block in BLOCKS])
 def test_the_block_runs_as_the_page_shows(block: Block) -> None:
     verify(block)

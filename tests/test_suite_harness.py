@@ -7,12 +7,17 @@ can bound, so nothing in the suite may depend on how long something takes.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import socket
+import sqlite3
+import subprocess
 import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.tiers import TierViolation
 from tests.waiting import until, wait_until
 
 
@@ -45,3 +50,34 @@ def test_a_wait_on_an_event_loop_lets_the_loop_run() -> None:
         return "ok"
 
     assert asyncio.run(scenario()) == "ok"
+
+
+@pytest.mark.parametrize(
+    ("leave", "tier"),
+    [
+        (lambda: subprocess.run(["true"], check=False), "e2e"),
+        (lambda: multiprocessing.get_context("spawn").Process(target=print).start(), "e2e"),
+        (lambda: socket.create_connection(("127.0.0.1", 9)), "integration"),
+        (lambda: socket.socket().bind(("127.0.0.1", 0)), "integration"),
+        (lambda: sqlite3.connect(":memory:"), "integration"),
+    ],
+    ids=["subprocess", "multiprocessing", "connect", "bind", "sqlite"],
+)
+def test_a_unit_test_that_leaves_its_process_is_told_its_tier(leave, tier: str) -> None:
+    """Unmarked, this is a unit test (tests/tiers.py): each way out of the process is refused
+    with the tier the test would belong to."""
+    with pytest.raises(TierViolation, match=f"mark its module pytest.mark.{tier}$"):
+        leave()
+
+
+def test_a_unit_test_cannot_run_the_dashboard() -> None:
+    from tui.app import DashboardApp
+
+    with pytest.raises(TierViolation, match="runs a Textual app"):
+        DashboardApp().run_test()
+
+
+@pytest.mark.integration
+def test_the_other_tiers_may_leave_their_process() -> None:
+    sqlite3.connect(":memory:").close()
+    assert subprocess.run(["true"], check=False).returncode == 0

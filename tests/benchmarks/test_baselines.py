@@ -33,6 +33,8 @@ from benchmarks.baselines.lazy_000 import LazyScheduler
 from engine import CronJobScheduler
 from engine.facades.script import execute_script
 
+pytestmark = pytest.mark.integration
+
 YARDSTICKS_000 = [HeapScheduler, LazyScheduler]
 
 # ------------------------------------------------------------------------------- seed 000

@@ -12,6 +12,8 @@ from engine.model.commands import BackfillJob
 from engine.model.records import BackfillOrder
 from engine.scenario.vocabulary import VERBS, read_words
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parents[2]
 BACKFILL = str(ROOT / "scenarios" / "semantics" / "backfill-airflow.yaml")
 

@@ -25,6 +25,7 @@ import dataclasses
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -354,6 +355,7 @@ def fingerprint(engine: Engine) -> tuple:
     jobs=st.lists(specs, max_size=3),
     program=programs,
 )
+@pytest.mark.integration
 def test_no_program_crashes_and_a_rejected_command_changes_nothing(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
 ) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -538,7 +539,7 @@ CronSchedulerMachine.TestCase.settings = settings(
     stateful_step_count=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestCronSchedulerMachine = CronSchedulerMachine.TestCase
+TestCronSchedulerMachine = pytest.mark.integration(CronSchedulerMachine.TestCase)
 
 
 # --------------------------------------------------------------------- random call sequences

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -77,6 +78,8 @@ from engine.rewind.journal import Mark
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import Every, Once
+
+pytestmark = pytest.mark.integration
 
 S = OccurrenceState
 WORKER_IDS = ("w1", "w2", "w3", "\U0001f600")

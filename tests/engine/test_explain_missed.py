@@ -125,6 +125,7 @@ def cronlapse(*argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_the_command_prints_every_rule_side_by_side() -> None:
     done = cronlapse("explain", "missed", "--job", "cleanup", "--outage", "5..95", OUTAGE)
     assert (done.returncode, done.stderr) == (0, "")
@@ -147,6 +148,7 @@ def test_the_command_prints_every_rule_side_by_side() -> None:
         (["--job", "k8s", "--outage", "5..95", str(ROOT / "README.md")], "README.md:"),
     ],
 )
+@pytest.mark.e2e
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str) -> None:
     done = cronlapse("explain", "missed", *argv)
     assert done.returncode == 2

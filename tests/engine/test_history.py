@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
@@ -29,6 +30,8 @@ from engine.model.records import CatchUp, Channel, JobSpec, NotifyOn, Occurrence
 from engine.play.history import SPAN_COST, History
 from engine.play.ticks import at_ticks
 from engine.schedules.kinds import Every, Once
+
+pytestmark = pytest.mark.integration
 
 UNTIL = 240
 EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)

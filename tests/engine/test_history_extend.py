@@ -14,6 +14,8 @@ from engine.model.policies import DispatchOrder
 from engine.play.history import SPAN_COST, History
 from engine.play.ticks import at_ticks
 
+pytestmark = pytest.mark.integration
+
 TIMED = at_ticks(TIMELINE)
 AT_ZERO = sum(1 for timed in TIMED if timed.tick == 0)
 """The commands a history must have from the start (it opens having played tick 0)."""

@@ -298,7 +298,7 @@ OverlapMachine.TestCase.settings = settings(
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestOverlapMachine = OverlapMachine.TestCase
+TestOverlapMachine = pytest.mark.integration(OverlapMachine.TestCase)
 
 
 def test_a_limited_job_keeps_one_or_two_entries_on_the_due_heap() -> None:

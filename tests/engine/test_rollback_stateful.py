@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
@@ -31,6 +32,8 @@ from test_engine_stateful import EngineMachine
 
 from engine.model.commands import Command, Result
 from engine.model.records import JobSpec
+
+pytestmark = pytest.mark.integration
 
 
 class RollbackMachine(EngineMachine):

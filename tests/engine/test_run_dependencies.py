@@ -227,4 +227,4 @@ RunDependencyMachine.TestCase.settings = settings(
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestRunDependencyMachine = RunDependencyMachine.TestCase
+TestRunDependencyMachine = pytest.mark.integration(RunDependencyMachine.TestCase)

@@ -78,6 +78,7 @@ def test_the_summary_of_a_busy_engine_counts_what_its_log_says(policy, seed: int
     assert _summarised(engine) == _expected(engine)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
 def test_the_summary_of_every_bundled_scenario_counts_what_its_log_says(path: Path) -> None:
     runner = ScenarioRunner(load_scenario(path))

@@ -899,6 +899,7 @@ def test_model_matches_cli_script() -> None:
     assert model_run(CLI_SCRIPT) == (CLI_OUTPUT, [4, 7])
 
 
+@pytest.mark.e2e
 def test_cli_reads_a_file(tmp_path: Path) -> None:
     path = tmp_path / "script.txt"
     path.write_text("\n".join(CLI_SCRIPT) + "\n")
@@ -908,6 +909,7 @@ def test_cli_reads_a_file(tmp_path: Path) -> None:
     assert proc.returncode == 1
 
 
+@pytest.mark.e2e
 def test_cli_reads_stdin() -> None:
     proc = _cli(["-"], stdin="\n".join(CLI_SCRIPT) + "\n")
     assert proc.stdout.splitlines() == CLI_OUTPUT
@@ -915,6 +917,7 @@ def test_cli_reads_stdin() -> None:
     assert proc.returncode == 1
 
 
+@pytest.mark.e2e
 def test_cli_clean_script_exits_zero(tmp_path: Path) -> None:
     path = tmp_path / "clean.txt"
     path.write_text("INIT 1 0\nSUBMIT a 0 1 1 0\n\nTICK 2\nRUNNING\n")

@@ -18,6 +18,8 @@ from engine.facades.script import event_line, execute_script
 from engine.play.history import History
 from tui.model.script import script_run
 
+pytestmark = pytest.mark.integration
+
 EVENT_WORDS = {"START", "DONE", "FAILATTEMPT", "FAILED", "CANCEL"}
 
 

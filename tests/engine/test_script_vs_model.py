@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from protocol_model import model_run
 from script_strategies import dependency_graphs, scripts
@@ -23,6 +24,7 @@ def _error_numbers(errors: list[str]) -> list[int]:
     return numbers
 
 
+@pytest.mark.integration
 @settings(max_examples=300)
 @given(scripts())
 def test_engine_agrees_with_model(script: list[str]) -> None:

@@ -46,6 +46,7 @@ def test_cronlapse_reads_each_event_as_systemd_analyze_did(case: dict) -> None:
     assert _cronlapse_elapses(case["event"], case["after"]) == case["elapses"]
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed here")
 @pytest.mark.parametrize("case", EVENTS, ids=[case["event"] for case in EVENTS])
 def test_the_recorded_elapses_are_what_systemd_analyze_prints(case: dict) -> None:
@@ -163,6 +164,7 @@ def _events(draw: st.DrawFn) -> str:
     return " ".join(parts)
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed here")
 @settings(max_examples=40)
 @given(_events())

@@ -149,6 +149,7 @@ def test_bad_arguments_are_refused_in_one_line(arguments: list[str], problem: st
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed here")
 @pytest.mark.parametrize("zone", [LONDON, NEW_YORK])
 @pytest.mark.parametrize(("cron", "event"), [("30 1 * * *", "01:30"), ("15 * * * *", "*:15")])

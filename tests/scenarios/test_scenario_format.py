@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from scenario_helpers import problems, scenario
 
 from engine.model import commands as cmd
@@ -218,6 +219,7 @@ def test_a_generator_is_seeded_and_its_template_is_checked_once() -> None:
     ]
 
 
+@pytest.mark.e2e
 def test_loading_a_scenario_imports_neither_rich_nor_textual() -> None:
     code = (
         "import sys, engine.scenario, cronlapse.cli.run; "

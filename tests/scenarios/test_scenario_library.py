@@ -38,6 +38,7 @@ def test_the_library_has_every_scenario_the_issue_asks_for() -> None:
     assert {path.name for path in YAML_FILES + SCRIPTS} >= REQUIRED
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("path", YAML_FILES, ids=lambda path: path.name)
 def test_scenario_teaches_and_its_expectations_hold(path: Path) -> None:
     assert path.read_text(encoding="utf-8").startswith("# "), "a header comment on what it teaches"

@@ -19,6 +19,8 @@ from tests.service.conftest import (
 )
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def shared(tmp_path_factory, request: pytest.FixtureRequest) -> Iterator[Server]:

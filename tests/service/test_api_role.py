@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from cronlapse.analyses.invariants import violations
 from cronlapse.service.store import open_store
@@ -28,6 +29,8 @@ from tests.service.test_roles import (
     _wait_until_done,
 )
 from tests.waiting import PATIENCE, wait_until
+
+pytestmark = pytest.mark.e2e
 
 API = ("--role", "api")
 NOOP = "workers: 1\n"

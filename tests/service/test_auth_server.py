@@ -5,7 +5,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from tests.service.conftest import Server
+
+pytestmark = pytest.mark.e2e
 
 
 def test_without_the_variable_a_token_file_is_generated_with_mode_0600(make_server) -> None:

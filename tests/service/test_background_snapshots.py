@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cronlapse.service.snapshots import BackgroundSnapshots
 from cronlapse.service.store import open_store
 from tests.service.test_live import Wall, answers, open_live
+
+pytestmark = pytest.mark.integration
 
 
 def test_a_forked_child_writes_the_snapshot_while_the_server_goes_on(tmp_path: Path) -> None:

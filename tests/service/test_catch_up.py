@@ -6,8 +6,12 @@ from __future__ import annotations
 import itertools
 import time
 
+import pytest
+
 from tests.service.conftest import Server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
 
 SPEED = "20"
 INTERVAL = 10

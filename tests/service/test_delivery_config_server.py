@@ -3,8 +3,12 @@ test_delivery_config.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.service.conftest import Server
 from tests.service.test_delivery_config import CHANNELS
+
+pytestmark = pytest.mark.e2e
 
 
 def test_the_api_refuses_unknown_channels_and_accepts_configured_ones(make_server) -> None:

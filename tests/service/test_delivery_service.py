@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections import defaultdict
 
 import httpx
+import pytest
 
 from cronlapse.service.delivery.notice import idempotency_key
 from cronlapse.service.store import NOTIFICATION_POLICY
 from tests.service.conftest import MailReceiver, Server, WebhookReceiver
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
 
 SPEED = "20"
 """Ticks per second: a backoff of a few ticks passes in a fraction of a second."""

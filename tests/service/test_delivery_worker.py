@@ -16,6 +16,8 @@ from cronlapse.service.delivery.worker import Deliveries
 from tests.service.conftest import MailReceiver, WebhookReceiver, free_port
 from tests.waiting import PATIENCE, until
 
+pytestmark = pytest.mark.integration
+
 RUN = 1_796_115_600
 """2026-12-01T09:00:00Z"""
 

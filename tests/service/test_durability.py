@@ -27,7 +27,7 @@ RECORD = (
     '"$CRONLAPSE_IDEMPOTENCY_KEY" >> runs.txt'
 )
 """The executor: one line per execution (a short append is atomic), by a shell that starts fast."""
-pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+pytestmark = [pytest.mark.e2e, pytest.mark.parametrize("backend", BACKENDS, indirect=True)]
 
 
 def _config(directory: Path) -> str:

@@ -20,6 +20,8 @@ from cronlapse.service.executors import AttemptKey, Executors, Launch, idempoten
 from tests.service.conftest import Server
 from tests.waiting import until, wait_until
 
+pytestmark = pytest.mark.e2e
+
 RECORDER = """
 import json, os, sys
 attempt = int(os.environ["CRONLAPSE_ATTEMPT"])

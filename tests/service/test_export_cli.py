@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cronlapse.cli.main import main
 from cronlapse.service.store import Entry, open_store
 from tests.service.test_export import journal
+
+pytestmark = pytest.mark.integration
 
 
 def journal_file(directory: Path, seed: int, prompt: bool, steps: int = 120) -> str:

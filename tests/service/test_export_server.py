@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from export_helpers import scenario_events, service_events
 
 from cronlapse.cli.main import main
@@ -14,6 +15,8 @@ from cronlapse.service.store import open_store
 from engine.model import events as ev
 from tests.service.conftest import Received, Server, WebhookReceiver
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
 
 SPEED = 300
 """Ticks per wall second: an hour in 12 seconds."""

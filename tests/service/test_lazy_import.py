@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.service.conftest import ROOT
+
+pytestmark = pytest.mark.e2e
 
 PROBE = (
     "import sys\n"

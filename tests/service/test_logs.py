@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from cronlapse.service.codec import DELIVERY
 from cronlapse.service.delivery.attach import delivery_input
 from cronlapse.service.delivery.notice import due_notices
@@ -100,6 +102,7 @@ def test_a_restart_does_not_log_the_replayed_history() -> None:
     assert [line["event"] for line in lines(out)] == ["run.succeeded"]
 
 
+@pytest.mark.e2e
 def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path: Path) -> None:
     server = make_server()
     with server.client() as client:
@@ -119,6 +122,7 @@ def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path:
     assert not any(line[:1] == "{" for line in other.output().splitlines())
 
 
+@pytest.mark.e2e
 def test_the_servers_own_messages_go_to_stderr_and_nothing_to_stdout(make_server) -> None:
     """ "listening on" and how to authenticate are diagnostics, on standard error as every
     cronlapse command writes them (and as the logs are); they were on standard output, where

@@ -7,6 +7,10 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e
+
 
 def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path: Path) -> None:
     server = make_server()

@@ -3,7 +3,11 @@ test_metrics.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.service.test_metrics import parse
+
+pytestmark = pytest.mark.e2e
 
 
 def test_the_route_needs_the_token_unless_public(make_server) -> None:

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from cronlapse.service.store import open_store
 from tests.service.conftest import FROZEN, TOKEN, Server, WebhookReceiver
 from tests.service.role_processes import Processes
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
 
 HOOK = [{"on": ["failed"], "channel": "webhook", "to": "ops"}]
 HOLDS = "holds the outbox claim"

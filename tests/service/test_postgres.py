@@ -60,6 +60,7 @@ def _pre_versioning_schema(url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.integration
 def test_an_empty_database_is_migrated_to_the_latest_version(url: str) -> None:
     engine = open_database(url)
     assert migrate(engine) == list(range(1, LATEST + 1))
@@ -71,6 +72,7 @@ def test_an_empty_database_is_migrated_to_the_latest_version(url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.integration
 def test_a_database_from_before_migrations_keeps_its_rows(url: str) -> None:
     _pre_versioning_schema(url)
     store = open_store(url)
@@ -83,6 +85,7 @@ def test_a_database_from_before_migrations_keeps_its_rows(url: str) -> None:
     store.close()
 
 
+@pytest.mark.integration
 def test_a_version_1_database_gets_the_later_steps_only(url: str) -> None:
     engine = open_database(url)
     with engine.begin() as conn:
@@ -96,6 +99,7 @@ def test_a_version_1_database_gets_the_later_steps_only(url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.integration
 def test_a_database_newer_than_the_code_is_refused(url: str) -> None:
     engine = open_database(url)
     migrate(engine)
@@ -108,6 +112,7 @@ def test_a_database_newer_than_the_code_is_refused(url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.e2e
 def test_processes_starting_at_once_migrate_once(postgres) -> None:
     """Four stores opening one empty PostgreSQL database together: the advisory lock makes one
     migrate, the others find it done (without it, CREATE TABLE races and fails)."""
@@ -152,6 +157,7 @@ def test_an_sqlite_without_returning_is_refused_with_the_version_needed(
         database_url("sqlite:///x.db")
 
 
+@pytest.mark.e2e
 def test_serve_names_an_unreachable_database_without_its_password(tmp_path: Path) -> None:
     url = f"postgresql://cronlapse:hunter2@127.0.0.1:{free_port()}/nothing"
     result = subprocess.run(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from sqlalchemy import func, select
 
 from cronlapse.service.live import fresh_state
@@ -21,6 +22,8 @@ from cronlapse.service.store.sql.views import KEYS_PER_DELETE
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.records import JobSpec
 from engine.schedules.kinds import Once
+
+pytestmark = pytest.mark.integration
 
 RUNS = KEYS_PER_DELETE * 2 + 1
 """Three chunks, the last of one run."""

@@ -14,6 +14,8 @@ import pytest
 from tests.service.conftest import ROOT, Server
 from tests.waiting import PATIENCE, wait_until
 
+pytestmark = pytest.mark.e2e
+
 SECTION = re.search(
     r"^## Run it as a service.*?(?=^## )",
     (ROOT / "README.md").read_text(encoding="utf-8"),

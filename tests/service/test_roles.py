@@ -34,6 +34,8 @@ from tests.service.role_processes import SCHEDULER, SLOTS, Processes
 from tests.service.test_durability import _config, _executions, _load, _wait_for_orphans
 from tests.waiting import PATIENCE, wait_until
 
+pytestmark = pytest.mark.e2e
+
 
 def _wait_for(server: Server, text: str) -> None:
     """Until ``server`` has said ``text`` on standard error (a server that exited fails)."""

@@ -27,6 +27,8 @@ from cronlapse.service.openapi import openapi_document
 from tests.service.conftest import TOKEN, Server
 from tests.service.role_processes import SCHEDULER
 
+pytestmark = pytest.mark.e2e
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

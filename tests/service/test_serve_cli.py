@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import socket
 
+import pytest
+
 from cronlapse.cli.main import main
+
+pytestmark = pytest.mark.integration
 
 
 def test_serve_says_it_listens_only_once_it_does(tmp_path, capsys) -> None:

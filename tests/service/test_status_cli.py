@@ -18,6 +18,7 @@ from tests.service.conftest import ROOT, Server
 from tests.service.test_live import Wall, open_live
 
 
+@pytest.mark.e2e
 def test_status_reads_a_running_servers_database_without_writing(make_server) -> None:
     server: Server = make_server(config="workers: 2\n")
     with server.client() as client:
@@ -68,6 +69,7 @@ def test_a_database_cronlapse_does_not_run_on_is_refused_as_serve_refuses_it(
     assert "internal error" not in err
 
 
+@pytest.mark.e2e
 def test_the_text_form_names_each_section(tmp_path: Path, capsys) -> None:
     wall = Wall()
     live = open_live(open_store(f"sqlite:///{tmp_path / 's.db'}"), wall, workers=1)

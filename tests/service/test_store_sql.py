@@ -17,6 +17,8 @@ from cronlapse.service.store.sql.schema import schema
 from tests.service.conftest import BACKENDS, free_port
 from tests.service.store_contract import StoreContract
 
+pytestmark = pytest.mark.integration
+
 
 class TestSqliteStore(StoreContract):
     coordinates = False

@@ -64,6 +64,7 @@ def test_the_dashboard_opens_its_file_through_the_opener(monkeypatch: pytest.Mon
     assert opened == [DST] and session.kind == "scenario"
 
 
+@pytest.mark.integration
 def test_the_dashboards_app_opens_and_reloads_through_the_opener(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

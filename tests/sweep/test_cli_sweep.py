@@ -107,6 +107,7 @@ def _outputs(queue: Path, *executor: str) -> tuple[str, str]:
     return as_csv, as_json
 
 
+@pytest.mark.e2e
 def test_results_are_the_same_bytes_in_one_process_and_in_several(tmp_path: Path) -> None:
     queue = write_queue(tmp_path)
     inline = _outputs(queue, "--processes", "1")
@@ -120,6 +121,7 @@ def test_results_are_the_same_bytes_in_one_process_and_in_several(tmp_path: Path
     assert len(rows) == 1 + 8
 
 
+@pytest.mark.e2e
 def test_a_process_that_dies_fails_its_own_row_only(tmp_path: Path) -> None:
     queue = write_queue(tmp_path)
     option = parse_variation("workers=1..5")

@@ -10,6 +10,7 @@ from sweep_helpers import longest_wait, write_queue
 from tui.model.sweep_run import SweepProblem, SweepRun
 
 
+@pytest.mark.e2e
 def test_a_sweep_plays_in_the_background_and_answers_the_target(tmp_path: Path) -> None:
     run = SweepRun(
         write_queue(tmp_path), ["workers=1..6", "metric=max_wait", "target=max_wait<=20"]

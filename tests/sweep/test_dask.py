@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from sweep_helpers import cronlapse, write_queue
 
+pytestmark = pytest.mark.e2e
+
 distributed = pytest.importorskip("distributed")
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cronlapse.cli import tui as cli_tui
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ def test_the_default_is_the_bundled_demo() -> None:
     assert cli_tui.DEMO == REPO / "scenarios" / "demo.yaml"
 
 
+@pytest.mark.e2e
 def test_importing_the_cli_module_does_not_load_textual() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     probe = (

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from tui_helpers import small_session
 
 from engine.model.policies import CompletionMode, DispatchMode, Policy
 from engine.model.records import OccurrenceState, WorkerState
 from tui.app import DashboardApp
 from tui.model.commandline import APP_COMMANDS
+
+pytestmark = pytest.mark.integration
 
 S = OccurrenceState
 SIZE = (100, 30)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cronlapse.analyses.compare.futures import compare
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.compare import NO_BRANCH, CompareScreen
+
+pytestmark = pytest.mark.integration
 
 CRASH = Path(__file__).resolve().parents[2] / "scenarios" / "worker-crash.yaml"
 

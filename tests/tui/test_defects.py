@@ -22,6 +22,8 @@ from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 from tui.widgets.timeline import TimelineView
 
+pytestmark = pytest.mark.integration
+
 SIZE = (160, 48)
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tui_helpers import BROKEN_YAML, SMALL_YAML
 
 from tui.app import DashboardApp
 from tui.model.session import LoadFailed, load_session
 from tui.screens.errors import ErrorScreen, render_problems
+
+pytestmark = pytest.mark.integration
 
 SIZE = (100, 30)
 

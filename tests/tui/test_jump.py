@@ -37,6 +37,8 @@ from tui.widgets.status_header import Progress, StatusHeader
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 
+pytestmark = pytest.mark.integration
+
 SIZE = (120, 36)
 LONG = 5_000
 

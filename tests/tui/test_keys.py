@@ -6,6 +6,7 @@ import bisect
 import json
 from pathlib import Path
 
+import pytest
 from tui_helpers import small_session
 
 from tui.app import DashboardApp
@@ -16,6 +17,8 @@ from tui.screens.playback import SPEEDS
 from tui.screens.prompt import PromptScreen
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.timeline import TimelineView
+
+pytestmark = pytest.mark.integration
 
 SIZE = (100, 30)
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cronlapse.analyses.latency.attribution import latency_report
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.latency import LatencyScreen
 from tui.widgets.latency import LatencyPlot
+
+pytestmark = pytest.mark.integration
 
 DST = Path(__file__).resolve().parents[2] / "scenarios" / "nightly-etl-dst.yaml"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 from tui_helpers import pane_text, screen_lines, until_landed
@@ -18,6 +19,8 @@ from tui.screens.latency import LatencyScreen
 from tui.screens.prompt import PromptScreen
 from tui.widgets.latency_tables import LatencyTables
 from tui.widgets.timeline import TimelineView
+
+pytestmark = pytest.mark.integration
 
 WIDE = (160, 48)
 SMALL = (80, 24)

@@ -69,6 +69,7 @@ def notices(app) -> list[str]:
 # ------------------------------------------------------- a service that stops answering
 
 
+@pytest.mark.e2e
 async def test_a_service_that_stops_answering_holds_the_head_at_its_last_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -128,6 +129,7 @@ class HeldService(Answering):
         await self.let_go.wait()
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("held", ["health", "send"])
 async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
     tmp_path: Path, held: str
@@ -152,6 +154,7 @@ async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
     # the app has quit, and the answers came as its screen was taken down: nothing failed
 
 
+@pytest.mark.integration
 def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path: Path) -> None:
     """The heartbeat: a run falls due after the last row, the service's clock passes it and no
     row comes (a running service journals a clock reading within milliseconds): the head goes
@@ -187,6 +190,7 @@ def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path
     source.reader.close()
 
 
+@pytest.mark.e2e
 async def test_an_unreachable_url_and_a_wrong_token_are_said_at_attach(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -213,6 +217,7 @@ async def test_an_unreachable_url_and_a_wrong_token_are_said_at_attach(
 # ------------------------------------------------------------------ the panes
 
 
+@pytest.mark.integration
 def test_a_live_jobs_detail_says_who_ends_its_attempts_and_its_real_timeout(
     tmp_path: Path,
 ) -> None:
@@ -228,6 +233,7 @@ def test_a_live_jobs_detail_says_who_ends_its_attempts_and_its_real_timeout(
     live.store.close()
 
 
+@pytest.mark.integration
 def test_a_priority_reads_as_its_name_in_the_detail_and_the_table(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
@@ -241,6 +247,7 @@ def test_a_priority_reads_as_its_name_in_the_detail_and_the_table(tmp_path: Path
     live.store.close()
 
 
+@pytest.mark.integration
 async def test_the_occurrences_table_names_the_priority(app: DashboardApp) -> None:
     async with app.run_test(size=(160, 48)):
         app.dashboard.seek(2)
@@ -249,6 +256,7 @@ async def test_the_occurrences_table_names_the_priority(app: DashboardApp) -> No
         assert "medium" in etl and "1" not in etl[5:]  # etl has priority 1
 
 
+@pytest.mark.integration
 async def test_a_run_taken_back_by_on_timeout_is_not_said_to_have_used_its_retries() -> None:
     """seed 003's on_timeout: next_run fails a timed-out run for good, retries left or not."""
     policy = dataclasses.replace(POLICY, on_timeout=OnTimeout.NEXT_RUN)
@@ -295,6 +303,7 @@ def test_every_ruler_label_is_whole_and_names_its_columns_tick(now, scale, colum
 # -------------------------------------------------------------- the live screen
 
 
+@pytest.mark.integration
 async def test_home_goes_to_the_first_journal_row(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
@@ -306,6 +315,7 @@ async def test_home_goes_to_the_first_journal_row(tmp_path: Path) -> None:
         assert app.dashboard.navigator.tick == START
 
 
+@pytest.mark.integration
 async def test_at_the_head_the_header_says_it_follows_and_space_says_why_it_does_not_play(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -335,6 +345,7 @@ async def test_at_the_head_the_header_says_it_follows_and_space_says_why_it_does
         assert played_from[0] == home and not screen.playing
 
 
+@pytest.mark.integration
 async def test_the_help_has_a_live_section_and_reload_says_why_not(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -351,6 +362,7 @@ async def test_the_help_has_a_live_section_and_reload_says_why_not(tmp_path: Pat
         assert "o " in live and "r " in live
 
 
+@pytest.mark.integration
 async def test_a_what_if_says_its_attempts_end_only_as_the_service_reported(
     tmp_path: Path,
 ) -> None:
@@ -369,6 +381,7 @@ async def test_a_what_if_says_its_attempts_end_only_as_the_service_reported(
 # ---------------------------------------------------------------- the database
 
 
+@pytest.mark.integration
 def test_a_database_that_is_not_a_services_is_one_line_and_exit_2(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     with sqlite3.connect(junk) as db:

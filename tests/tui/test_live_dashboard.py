@@ -102,6 +102,7 @@ STEP = st.one_of(
 )
 
 
+@pytest.mark.integration
 @settings(max_examples=30)
 @given(steps=st.lists(STEP, max_size=30))
 def test_the_replayed_journal_is_the_services_state(steps) -> None:
@@ -148,6 +149,7 @@ def test_the_replayed_journal_is_the_services_state(steps) -> None:
         source.reader.close()
 
 
+@pytest.mark.integration
 def test_new_rows_are_picked_up_and_the_clock_moves_the_head(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
@@ -169,6 +171,7 @@ def test_new_rows_are_picked_up_and_the_clock_moves_the_head(tmp_path: Path) -> 
     assert source.history.engine.query.run_state("a", START + 10) is OccurrenceState.RUNNING
 
 
+@pytest.mark.integration
 def test_a_row_for_a_tick_already_played_moves_back_takes_it_and_returns(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
@@ -187,6 +190,7 @@ def test_a_row_for_a_tick_already_played_moves_back_takes_it_and_returns(tmp_pat
     assert tables(source.history.engine) == tables(live.engine)
 
 
+@pytest.mark.integration
 def test_a_restart_after_downtime_is_read_from_the_real_state_not_a_what_if(
     tmp_path: Path,
 ) -> None:
@@ -208,6 +212,7 @@ def test_a_restart_after_downtime_is_read_from_the_real_state_not_a_what_if(
     assert tables(source.history.engine) == tables(live.engine)
 
 
+@pytest.mark.integration
 def test_modes_follow_the_head_rewind_and_a_local_what_if(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
@@ -228,6 +233,7 @@ def test_modes_follow_the_head_rewind_and_a_local_what_if(tmp_path: Path) -> Non
     assert tables(source.history.engine) == tables(live.engine)  # the what-if left no trace
 
 
+@pytest.mark.integration
 def test_opening_reads_a_long_journal_in_slices_with_progress(tmp_path: Path) -> None:
     wall = Wall()
     live = serve(tmp_path / "a.db", wall, workers=1)
@@ -241,6 +247,7 @@ def test_opening_reads_a_long_journal_in_slices_with_progress(tmp_path: Path) ->
     assert source.seq == source.total == 26
 
 
+@pytest.mark.integration
 def test_the_journal_is_opened_read_only(tmp_path: Path) -> None:
     with pytest.raises(JournalUnreadable, match="no such database file"):
         open_journal_reader(f"sqlite:///{tmp_path / 'missing.db'}")
@@ -301,6 +308,7 @@ def journal_verbs(server: Server) -> list[tuple[str, dict]]:
         store.close()
 
 
+@pytest.mark.e2e
 async def test_the_dashboard_follows_a_real_service_rewinds_and_sends_only_live_commands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -395,6 +403,7 @@ def still_app(directory: Path) -> LiveDashboardApp:
     return LiveDashboardApp(open_live(url, wall), Answering(), blink=False)
 
 
+@pytest.mark.integration
 class TestHeader:
     def test_live(self, snap_compare, tmp_path: Path) -> None:
         async def at_the_head(pilot) -> None:
@@ -414,6 +423,7 @@ class TestHeader:
         assert snap_compare(app, terminal_size=(110, 24), run_before=a_what_if)
 
 
+@pytest.mark.integration
 async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_path: Path) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
@@ -426,6 +436,7 @@ async def test_rewound_the_header_counts_the_ticks_behind_and_end_returns(tmp_pa
         assert "● LIVE" in header(app) and app.dashboard.navigator.tick == head
 
 
+@pytest.mark.integration
 async def test_a_journal_that_cannot_be_read_is_said_once_and_following_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -452,6 +463,7 @@ async def test_a_journal_that_cannot_be_read_is_said_once_and_following_resumes(
         assert "● LIVE" in header(app)
 
 
+@pytest.mark.integration
 async def test_a_file_does_not_replace_the_live_service(tmp_path: Path, scenario_file) -> None:
     app = still_app(tmp_path)
     async with app.run_test(size=(110, 24)) as pilot:
@@ -461,6 +473,7 @@ async def test_a_file_does_not_replace_the_live_service(tmp_path: Path, scenario
         assert app.dashboard.session.kind == "live" and "● LIVE" in header(app)
 
 
+@pytest.mark.integration
 async def test_opening_a_journal_shows_how_far_the_reading_has_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -559,6 +572,7 @@ def test_the_token_is_the_servers_and_none_is_ever_created(
     assert find_token(db, str(tmp_path / "given")) == "from-env"
 
 
+@pytest.mark.integration
 async def test_an_unreachable_service_is_an_answer_not_a_crash() -> None:
     request = api_request("delete x")
     assert request is not None

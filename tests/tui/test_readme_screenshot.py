@@ -12,6 +12,8 @@ from tests.waiting import until
 from tui.app import DashboardApp
 from tui.screenshot import DEFAULT_OUT, take
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.usefixtures("busy_machine")  # the screenshot waits for the dashboard to settle
 async def test_the_readme_screenshot_is_the_dashboard_as_drawn_now(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from tui.widgets.detail import DetailPane
 from tui.widgets.timeline import TimelineView
 from tui.widgets.virtual_table import VirtualTable
 
+pytestmark = pytest.mark.integration
+
 
 def on_screen(screen: DashboardScreen) -> dict[str, list]:
     """Each pane's lines as the screen shows them (borders, titles and styles included)."""

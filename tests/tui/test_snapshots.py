@@ -16,7 +16,7 @@ from tui_helpers import BROKEN_YAML, settled, small_session
 
 from tui.app import DashboardApp
 
-pytestmark = pytest.mark.usefixtures("busy_machine")
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("busy_machine")]
 
 
 def dashboard() -> DashboardApp:

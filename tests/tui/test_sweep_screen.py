@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.widgets import Static
 
@@ -13,6 +14,8 @@ from tests.waiting import until
 from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.sweep import SweepScreen
+
+pytestmark = pytest.mark.integration
 
 QUEUE = """\
 scenario: A queue of twelve

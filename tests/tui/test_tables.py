@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from tui_helpers import small_session
 
@@ -25,6 +26,8 @@ from tui.app import DashboardApp
 from tui.detail_text import job as job_detail
 from tui.model.session import make_session
 from tui.widgets.virtual_table import VirtualTable
+
+pytestmark = pytest.mark.integration
 
 SIZE = (160, 48)
 

@@ -12,7 +12,10 @@ import pytest
 
 from tests.waiting import PATIENCE, wait_until
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,6 +14,8 @@ from textual import events
 from tui.app import DashboardApp
 from tui.screens.prompt import PromptScreen
 
+pytestmark = pytest.mark.integration
+
 SIZE = (100, 30)
 
 

@@ -21,6 +21,8 @@ from tui.app import DashboardApp
 from tui.screens.prompt import PromptScreen
 from tui.widgets.virtual_table import VirtualTable
 
+pytestmark = pytest.mark.integration
+
 SIZE = (100, 30)
 CHARACTERS = {
     "slash": "/",

@@ -12,6 +12,8 @@ from tui.app import DashboardApp
 from tui.model.session import load_session
 from tui.screens.why import WhyScreen, run_of
 
+pytestmark = pytest.mark.integration
+
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
