@@ -11,6 +11,7 @@ parties are named where a layer must not load them. Imports inside functions and
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,3 +184,11 @@ def test_the_check_sees_an_import_that_points_up(module: str, source: str, found
 )
 def test_the_check_lets_an_import_that_points_down_pass(module: str, source: str) -> None:
     assert wrong_imports(module, source) == []
+
+
+def test_the_architecture_page_lists_the_layers_in_their_order() -> None:
+    """docs/architecture.md's table of layers is this module's, from the bottom up."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = page.split("| layer | where | may import (besides itself) |", 1)[1]
+    rows = itertools.takewhile(lambda line: line.startswith("| "), table.splitlines()[2:])
+    assert [row.split("|")[1].strip() for row in rows] == [layer.name for layer in LAYERS]
