@@ -53,7 +53,6 @@ class Dispatcher:
         self.live = live
         self.inputs = inputs
         self.store = store
-        self.written: set[AttemptKey] = set()
         self.journaled: set[AttemptKey] = set()
         """Attempts whose outcome is journaled or being journaled."""
 
