@@ -1,4 +1,4 @@
 """Importers: real schedulers' files turned into cronlapse scenarios (``cronlapse import``).
 
-Like the scenario loader, they read files; everything else in ``engine/`` does no I/O.
+Imports the kernel and its language only; like the scenario loader, they read files.
 """
