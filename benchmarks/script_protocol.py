@@ -7,6 +7,7 @@ failure of the first attempt), then one ``TICK`` large enough to finish everythi
 Run from the repository root::
 
     .venv/bin/python benchmarks/script_protocol.py [--jobs N ...] [--rounds R] [--tracemalloc]
+        [--collector batch|default]
 
 For each N (3,000 and 100,000 by default), ``execute_script`` and the event-driven yardstick
 (benchmarks/baselines/events_001.py) run the same script in this process, alternately, R times (5);
@@ -14,11 +15,16 @@ the outputs must be identical. Prints the median wall times (time.perf_counter) 
 ``engine / yardstick``, the peak memory (the process's maximum resident set size, or with
 --tracemalloc the peak of Python allocations during one more engine run, which tracing slows
 down), and counts of the output lines.
+
+Both run under the same cycle-collector settings: by default ``cronlapse script``'s (the batch
+thresholds of cronlapse/cli/collector.py, the path users run), or Python's own with
+``--collector default``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import random
 import resource
@@ -32,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.baselines.events_001 import execute
+from cronlapse.cli.collector import collector_tuned_for
 from engine.facades.script import execute_script
 
 FINAL_TICK = 10**12
@@ -109,9 +116,18 @@ def main() -> None:
     parser.add_argument(
         "--tracemalloc", action="store_true", help="measure peak Python allocations (slower)"
     )
+    parser.add_argument(
+        "--collector",
+        choices=("batch", "default"),
+        default="batch",
+        help="the collector's settings for both: `cronlapse script`'s (batch) or Python's",
+    )
     args = parser.parse_args()
-    for jobs in args.jobs:
-        compare(jobs, args.seed, args.rounds, args.tracemalloc)
+    tuned = collector_tuned_for("script") if args.collector == "batch" else contextlib.nullcontext()
+    with tuned:
+        print(f"collector thresholds (both): {gc.get_threshold()}")
+        for jobs in args.jobs:
+            compare(jobs, args.seed, args.rounds, args.tracemalloc)
 
 
 if __name__ == "__main__":
