@@ -42,6 +42,7 @@ _SKIPPED_NAME = (
     "cron(8); cronie skips names ending in ~, .rpmsave, .rpmorig and .rpmnew)"
 )
 _TIME_FIELDS = 5
+_PERCENT = re.compile(r"(?<!\\)%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,12 @@ class CrontabEntry:
     """The comment lines directly above, joined."""
     source: str
     """The line as written."""
+
+    @property
+    def shell_text(self) -> str:
+        """What cron gives the shell to run (crontab(5)): the command up to its first ``%``
+        not escaped, each ``\\%`` a ``%``; the rest is the command's standard input."""
+        return _PERCENT.split(self.command, maxsplit=1)[0].replace("\\%", "%")
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cronlapse.importers.command_name import command_name
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from cronlapse.importers.files import ImportProblems, at
 from cronlapse.importers.kubernetes import CronJob, read_manifest
@@ -207,7 +208,7 @@ def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> Import
     if entry.user is not None:
         comments.append(f"runs as {entry.user}")
     origin = Origin(crontab.path, entry.line, entry.source)
-    return ImportedJob(_program(entry.command), keys, tuple(comments), origin)
+    return ImportedJob(command_name(entry.shell_text), keys, tuple(comments), origin)
 
 
 def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
@@ -347,29 +348,3 @@ def _fires(fleet: _Fleet, timer: Timer, schedule: TimerSchedule) -> bool:
     except ScheduleError:
         pass  # loading the scenario names it at its source (_load_problems)
     return True
-
-
-_SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})
-
-
-def _program(command: str) -> str:
-    """The name of the program a command runs, for the job's id: the first word that is not
-    ``cd DIR``, a ``test ... ||`` guard, an assignment or a shell operator, without its
-    directory; ``run-parts DIR`` is named by its directory (``run-parts-cron.daily``)."""
-    words = command.replace(";", " ; ").split()
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if word == "cd":
-            index += 2
-        elif word in ("test", "[") and "||" in words[index:]:
-            index = words.index("||", index) + 1
-        elif word in _SKIPPED_WORDS or "=" in word.split("/")[0]:
-            index += 1
-        else:
-            name = Path(word).name
-            arguments = [w for w in words[index + 1 :] if not w.startswith("-")]
-            if name == "run-parts" and arguments:
-                return f"run-parts-{Path(arguments[0].rstrip(';')).name}"
-            return name.split(".")[0] or name
-    return "job"
