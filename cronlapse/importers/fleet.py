@@ -81,19 +81,27 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     :class:`ImportProblems` with every problem of every file."""
     problems: list[Problem] = []
     fleet = _Fleet()
-    files = paths
-    if kind == "crontab":
-        files, fleet.skipped = crontab_files(paths)
-    for path in files:
+    not_imported: dict[str, list[str]] = {}
+    for given in paths:
+        jobs, skipped = len(fleet.jobs), len(fleet.skipped)
+        files = [given]
+        if kind == "crontab":
+            files, unread = crontab_files([given])
+            fleet.skipped += unread
         try:
-            if kind == "crontab":
-                _add_crontab(fleet, read_crontab(path, options.system), options)
-            elif kind == "k8s":
-                _add_cronjobs(fleet, path, options)
-            else:
-                _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+            for path in files:
+                _add_file(fleet, kind, path, options)
         except ImportProblems as error:
             problems += error.problems
+            continue
+        not_imported[given] = fleet.skipped[skipped:]
+        if len(fleet.jobs) == jobs and not not_imported[given]:
+            problems.append(_nothing_to_import(given, _NONE_FOUND[kind]))
+    if not problems and not fleet.jobs:
+        problems = [
+            _nothing_to_import(given, "; ".join(f"not imported: {why}" for why in reasons))
+            for given, reasons in not_imported.items()
+        ]
     if problems:
         raise ImportProblems(problems)
     zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
@@ -114,6 +122,25 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     except ScenarioInvalid as invalid:
         raise _load_problems(invalid, text, fleet.jobs, options) from None
     return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+def _add_file(fleet: _Fleet, kind: str, path: str, options: ImportOptions) -> None:
+    if kind == "crontab":
+        _add_crontab(fleet, read_crontab(path, options.system), options)
+    elif kind == "k8s":
+        _add_cronjobs(fleet, path, options)
+    else:
+        _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+
+
+_NONE_FOUND = {"crontab": "no crontab entry", "k8s": "no CronJob", "systemd": "no schedule"}
+
+
+def _nothing_to_import(path: str, why: str) -> Problem:
+    """The problem of an input with nothing to import: a file left empty or a crontab's
+    template is bad input, not a fleet of no jobs; so is a fleet whose every entry is listed as
+    not imported (a timer among others that cannot be is listed, and the others imported)."""
+    return at(path, None, None, f"nothing to import: {why}")
 
 
 def _load_problems(

@@ -133,6 +133,8 @@ class _Reader:
         self.problems.append(Problem(self.path, pos.line, pos.column, field or "", message))
 
     def document(self, node: Node, manifest: Manifest) -> None:
+        if _null(node):
+            return  # an empty document (a comment, or a template that rendered nothing)
         if not isinstance(node, Mapping):
             self.error(node, "expected a Kubernetes object (a mapping with 'kind')")
             return
