@@ -29,8 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     parser.add_argument(
         "--system",
-        action="store_true",
-        help="crontabs with a user field (guessed for /etc/crontab and /etc/cron.d/*)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="crontabs with a user field, or (--no-system) without one; by default known "
+        "from the path (/etc/crontab, /etc/cron.d/*) or from lines that name an account "
+        "such as root or www-data where the command would start",
     )
     parser.add_argument("--from", dest="start", default=DEFAULT_FROM, metavar="TIME")
     parser.add_argument("--days", type=int, default=7, help="how many days to simulate (7)")
@@ -60,9 +63,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if problems:
         err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
         return USAGE
-    options = ImportOptions(
-        args.start, args.days, args.duration, args.seed, True if args.system else None
-    )
+    options = ImportOptions(args.start, args.days, args.duration, args.seed, args.system)
     try:
         fleet = import_fleet(args.kind, args.files, options)
     except ImportProblems as error:

@@ -50,7 +50,8 @@ class ImportOptions:
     seed: int = 0
     """Draws systemd's ``RandomizedDelaySec=``."""
     system: bool | None = None
-    """Crontabs with a user field; None guesses from the path."""
+    """Crontabs with a user field; None: known from the path (``/etc/crontab``, ``cron.d``)
+    or the lines (:func:`~cronlapse.importers.crontab.parse_crontab`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +181,7 @@ not say it, so the import takes UTC (and the clock is in it unless every entry h
 def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
     """The crontab's jobs, and a header line per zone saying which entries fire in it: an entry
     before any ``CRON_TZ=`` keeps cron's own zone, not the one of the entries after it."""
+    fleet.header += crontab.notes
     fleet.header += [
         f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
     ]
