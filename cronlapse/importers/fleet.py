@@ -1,10 +1,12 @@
 """An imported fleet: the jobs of crontabs, CronJob manifests or systemd timers, as scenario text.
 
-Cron, Kubernetes and systemd start every due run at once, with no limit on how many run
-together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
-minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
-reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
-``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.sources`).
+Cron, Kubernetes and systemd start every due run when it falls due, with no limit on how many
+run together, so the scenario has as many workers as runs can be active at once
+(:mod:`cronlapse.importers.pool`), unless ``workers`` asks for a limited pool; each run takes
+``duration`` minutes (a tick is a minute). The clock starts at ``start`` (a fixed Monday by
+default, so that imports are reproducible) and runs ``days`` days. ``cronlapse import`` writes
+the text; ``check``, ``run`` and ``tui`` build it on the fly for a file they recognise
+(:mod:`cronlapse.sources`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from cronlapse.importers.command_name import command_name
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from cronlapse.importers.files import ImportProblems, at
 from cronlapse.importers.kubernetes import CronJob, read_manifest
+from cronlapse.importers.pool import Pool, workers_needed
 from cronlapse.importers.scenario_text import (
     Horizon,
     ImportedJob,
@@ -49,6 +52,8 @@ class ImportOptions:
     """Minutes each run takes."""
     seed: int = 0
     """Draws systemd's ``RandomizedDelaySec=``."""
+    workers: int | None = None
+    """A limited pool to model; None: as many workers as runs can be active at once."""
     system: bool | None = None
     """Crontabs with a user field; None: known from the path (``/etc/crontab``, ``cron.d``)
     or the lines (:func:`~cronlapse.importers.crontab.parse_crontab`)."""
@@ -106,23 +111,52 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     if problems:
         raise ImportProblems(problems)
     zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
-    header = [
-        f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
-        "One tick is a minute; every due run starts at once, so each job has a worker.",
-        *fleet.header,
-        *(_SYSTEMD_NOTES if kind == "systemd" else ()),
-        *(f"Not imported: {reason}" for reason in fleet.skipped),
-    ]
     title = f"{kind} " + ", ".join(Path(path).name for path in paths)
     horizon = Horizon(options.start, zone, options.days)
-    workers = max(len(fleet.jobs), 1)
-    text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
     source = paths[0] if len(paths) == 1 else "<import>"
-    try:
-        scenario = parse_scenario(text, source)
-    except ScenarioInvalid as invalid:
-        raise _load_problems(invalid, text, fleet.jobs, options) from None
+
+    def written(workers: int, pool_line: str) -> tuple[str, Scenario]:
+        header = [
+            f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
+            pool_line,
+            *fleet.header,
+            *(_SYSTEMD_NOTES if kind == "systemd" else ()),
+            *(f"Not imported: {reason}" for reason in fleet.skipped),
+        ]
+        text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
+        try:
+            return text, parse_scenario(text, source)
+        except ScenarioInvalid as invalid:
+            raise _load_problems(invalid, text, fleet.jobs, options) from None
+
+    # The pool is sized from the jobs as the scenario reads them, so the text is written twice.
+    _, sized = written(1, "")
+    pool = workers_needed(sized.jobs, horizon.days * 1440)
+    workers = pool.workers if options.workers is None else options.workers
+    text, scenario = written(workers, _pool_line(kind, pool, options))
     return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+_STARTER = {"crontab": "cron", "k8s": "the CronJob controller", "systemd": "systemd"}
+
+
+def _pool_line(kind: str, pool: Pool, options: ImportOptions) -> str:
+    """The header's word on the workers: as many as the source system runs at once, or the
+    pool ``--workers`` asked for and what the source system would run."""
+    starts = f"{_STARTER[kind]} starts every due run when it falls due"
+    most = "" if pool.exact else "at most "
+    if options.workers is not None:
+        return (
+            f"One tick is a minute; --workers {options.workers} models a pool of "
+            f"{options.workers}: due runs wait for a free worker, where {starts} (it would need "
+            f"{most}{pool.workers} at once)."
+        )
+    bound = "" if pool.exact else " (a bound: the jobs that fire most are counted at their most)"
+    return (
+        f"One tick is a minute; {starts}, so the scenario has as many workers as runs can be "
+        f"active at once: {pool.workers}, from the schedules and runs of {options.duration} "
+        f"min{bound}."
+    )
 
 
 def _add_file(fleet: _Fleet, kind: str, path: str, options: ImportOptions) -> None:
