@@ -70,7 +70,7 @@ REALISTIC = [
     ("flock -w 30 /var/lock/mirror.lock -c 'rsync -a /srv/src/ /srv/mirror/'", "rsync"),
     ("su - postgres -c 'pg_dump --format=custom shop > /backups/shop.dump'", "pg_dump"),
     ("docker exec -u www-data nextcloud php occ files:scan --all", "occ-files:scan"),
-    ("docker compose -f x.yml exec -T app php artisan queue:restart", "docker"),
+    ("docker compose exec -T app php artisan queue:restart", "artisan-queue:restart"),
     ("java -Xmx1g -jar /opt/reports/monthly-report.jar --month last", "monthly-report"),
     ("sleep $((RANDOM % 60)); /opt/app/bin/poll-feeds", "poll-feeds"),
     ("mysqldump --single-transaction shop | gzip > /backups/shop-$(date +%F).sql.gz", "mysqldump"),
