@@ -29,8 +29,18 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     parser.add_argument(
         "--system",
-        action="store_true",
-        help="crontabs with a user field (guessed for /etc/crontab and /etc/cron.d/*)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="crontabs with a user field, or (--no-system) without one; by default known "
+        "from the path (/etc/crontab, /etc/cron.d/*) or from lines that name an account "
+        "such as root or www-data where the command would start",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="model a pool of N workers, where due runs wait for a free one (default: as many "
+        "as runs can be active at once, as the source system starts every due run)",
     )
     parser.add_argument("--from", dest="start", default=DEFAULT_FROM, metavar="TIME")
     parser.add_argument("--days", type=int, default=7, help="how many days to simulate (7)")
@@ -46,6 +56,8 @@ MAX_DAYS = 366 * 10
 MAX_DURATION_MINUTES = 10**6
 """The longest run, about two years: more than any scheduled job takes, and a whole number of
 ticks far below the engine's limit for a duration (10**12)."""
+MAX_WORKERS = 10_000
+"""The largest pool ``--workers`` models: more than any fleet's busiest minute."""
 USAGE = 2
 """The status of a wrong option (``--days 0``, a ``--from`` the fleet's clocks skip) or an output
 that cannot be written: the command line is wrong, as every command says with 2."""
@@ -61,7 +73,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
         return USAGE
     options = ImportOptions(
-        args.start, args.days, args.duration, args.seed, True if args.system else None
+        args.start, args.days, args.duration, args.seed, args.workers, args.system
     )
     try:
         fleet = import_fleet(args.kind, args.files, options)
@@ -82,7 +94,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _option_problems(args: argparse.Namespace) -> list[str]:
-    """What is wrong with ``--from``, ``--days`` and ``--duration`` on their own, each
+    """What is wrong with ``--from``, ``--days``, ``--duration`` and ``--workers`` on their own,
+    each
     ``OPTION: expected ..., got VALUE``. (Whether ``--from`` exists in the fleet's zone, and
     whether ``--days`` from it end before the year 10000, is known once the files are read.)"""
     problems = []
@@ -98,5 +111,10 @@ def _option_problems(args: argparse.Namespace) -> list[str]:
         problems.append(
             "--duration: expected a whole number of minutes from 1 to "
             f"{MAX_DURATION_MINUTES}, got {args.duration}"
+        )
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        problems.append(
+            f"--workers: expected a whole number of workers from 1 to {MAX_WORKERS}, "
+            f"got {args.workers}"
         )
     return problems

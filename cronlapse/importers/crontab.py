@@ -42,6 +42,7 @@ _SKIPPED_NAME = (
     "cron(8); cronie skips names ending in ~, .rpmsave, .rpmorig and .rpmnew)"
 )
 _TIME_FIELDS = 5
+_PERCENT = re.compile(r"(?<!\\)%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,12 @@ class CrontabEntry:
     source: str
     """The line as written."""
 
+    @property
+    def shell_text(self) -> str:
+        """What cron gives the shell to run (crontab(5)): the command up to its first ``%``
+        not escaped, each ``\\%`` a ``%``; the rest is the command's standard input."""
+        return _PERCENT.split(self.command, maxsplit=1)[0].replace("\\%", "%")
+
 
 @dataclass(slots=True)
 class Crontab:
@@ -71,6 +78,8 @@ class Crontab:
     """The last value of each environment line (``CRON_TZ`` included)."""
     skipped: list[str] = field(default_factory=list)
     """``file:line: why`` for lines that cannot be imported (``@reboot``)."""
+    notes: list[str] = field(default_factory=list)
+    """How it was read, for the scenario's header (a system crontab known by its user field)."""
 
 
 def is_system_crontab(path: str) -> bool:
@@ -102,13 +111,69 @@ def crontab_files(paths: list[str]) -> tuple[list[str], list[str]]:
 
 
 def read_crontab(path: str, system: bool | None = None) -> Crontab:
-    """Read and check a crontab file; ``system`` (a user field) is guessed from its path."""
+    """Read and check a crontab file; ``system`` (a user field), when None, is known from its
+    path or its lines (:func:`parse_crontab`)."""
     text = read_text(path, "crontab")
-    return parse_crontab(text, path, is_system_crontab(path) if system is None else system)
+    return parse_crontab(text, path, True if system is None and is_system_crontab(path) else system)
 
 
-def parse_crontab(text: str, path: str = "<crontab>", system: bool = False) -> Crontab:
-    """The entries of a crontab's text (see the module docstring)."""
+SYSTEM_ACCOUNTS = frozenset(
+    {"root", "daemon", "nobody", "www-data", "wwwrun", "apache", "http", "_www", "postgres"}
+    | {"mysql", "nginx"}
+)
+"""Accounts a system crontab's lines run as that no one runs as a command with a path or a word
+after it (``mysql -e ...`` is a command: an option follows): one of them after the time fields
+says the file has a user field."""
+_USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\$?")
+"""What useradd(8) takes for a name (a trailing ``$`` for machine accounts)."""
+
+
+def parse_crontab(text: str, path: str = "<crontab>", system: bool | None = False) -> Crontab:
+    """The entries of a crontab's text (see the module docstring); ``system`` None: a user
+    field if its lines have one (:func:`_with_user_field`)."""
+    if system is None:
+        return _with_user_field(_parse(text, path, system=False), text)
+    return _parse(text, path, system)
+
+
+def _with_user_field(crontab: Crontab, text: str) -> Crontab:
+    """``crontab``, read as a user crontab, or read again as a system crontab if its lines
+    name an account of :data:`SYSTEM_ACCOUNTS` where the command would start, and every line
+    has a word there that can be a user name; if some cannot, the lines cannot be told
+    apart, and the file is refused with the two options that say which it is."""
+    accounts = [entry for entry in crontab.entries if _names_an_account(entry.command)]
+    if not accounts:
+        return crontab
+    first = accounts[0]
+    word = first.command.split()[0]
+    without = next((entry for entry in crontab.entries if not _may_have_user(entry.command)), None)
+    if without is not None:
+        message = (
+            f"{word!r} looks like a system crontab's user field (as in /etc/crontab and "
+            f"/etc/cron.d files), but line {without.line} has none: pass --system if every line "
+            f"has a user field, or --no-system to read {word!r} as the command"
+        )
+        column = len(first.source) - len(first.command) + 1
+        raise ImportProblems([at(crontab.path, first.line, column, message)])
+    system = _parse(text, crontab.path, system=True)
+    system.notes.append(
+        f"{crontab.path}: read as a system crontab, with a user field: line {first.line} runs "
+        f"as {word!r}; --no-system reads the field as the command"
+    )
+    return system
+
+
+def _names_an_account(command: str) -> bool:
+    words = command.split()
+    return len(words) > 1 and words[0] in SYSTEM_ACCOUNTS and not words[1].startswith("-")
+
+
+def _may_have_user(command: str) -> bool:
+    words = command.split()
+    return len(words) > 1 and bool(_USER_NAME.fullmatch(words[0]))
+
+
+def _parse(text: str, path: str, system: bool) -> Crontab:
     crontab = Crontab(path, system)
     problems: list[Problem] = []
     zone: str | None = None

@@ -1,10 +1,12 @@
 """An imported fleet: the jobs of crontabs, CronJob manifests or systemd timers, as scenario text.
 
-Cron, Kubernetes and systemd start every due run at once, with no limit on how many run
-together, so the scenario has a worker per job; each run takes ``duration`` minutes (a tick is a
-minute). The clock starts at ``start`` (a fixed Monday by default, so that imports are
-reproducible) and runs ``days`` days. ``cronlapse import`` writes the text; ``check``, ``run`` and
-``tui`` build it on the fly for a file they recognise (:mod:`cronlapse.sources`).
+Cron, Kubernetes and systemd start every due run when it falls due, with no limit on how many
+run together, so the scenario has as many workers as runs can be active at once
+(:mod:`cronlapse.importers.pool`), unless ``workers`` asks for a limited pool; each run takes
+``duration`` minutes (a tick is a minute). The clock starts at ``start`` (a fixed Monday by
+default, so that imports are reproducible) and runs ``days`` days. ``cronlapse import`` writes
+the text; ``check``, ``run`` and ``tui`` build it on the fly for a file they recognise
+(:mod:`cronlapse.sources`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cronlapse.importers.command_name import command_name
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from cronlapse.importers.files import ImportProblems, at
 from cronlapse.importers.kubernetes import CronJob, read_manifest
+from cronlapse.importers.pool import Pool, workers_needed
 from cronlapse.importers.scenario_text import (
     Horizon,
     ImportedJob,
@@ -48,8 +52,11 @@ class ImportOptions:
     """Minutes each run takes."""
     seed: int = 0
     """Draws systemd's ``RandomizedDelaySec=``."""
+    workers: int | None = None
+    """A limited pool to model; None: as many workers as runs can be active at once."""
     system: bool | None = None
-    """Crontabs with a user field; None guesses from the path."""
+    """Crontabs with a user field; None: known from the path (``/etc/crontab``, ``cron.d``)
+    or the lines (:func:`~cronlapse.importers.crontab.parse_crontab`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,39 +87,95 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     :class:`ImportProblems` with every problem of every file."""
     problems: list[Problem] = []
     fleet = _Fleet()
-    files = paths
-    if kind == "crontab":
-        files, fleet.skipped = crontab_files(paths)
-    for path in files:
+    not_imported: dict[str, list[str]] = {}
+    for given in paths:
+        jobs, skipped = len(fleet.jobs), len(fleet.skipped)
+        files = [given]
+        if kind == "crontab":
+            files, unread = crontab_files([given])
+            fleet.skipped += unread
         try:
-            if kind == "crontab":
-                _add_crontab(fleet, read_crontab(path, options.system), options)
-            elif kind == "k8s":
-                _add_cronjobs(fleet, path, options)
-            else:
-                _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+            for path in files:
+                _add_file(fleet, kind, path, options)
         except ImportProblems as error:
             problems += error.problems
+            continue
+        not_imported[given] = fleet.skipped[skipped:]
+        if len(fleet.jobs) == jobs and not not_imported[given]:
+            problems.append(_nothing_to_import(given, _NONE_FOUND[kind]))
+    if not problems and not fleet.jobs:
+        problems = [
+            _nothing_to_import(given, "; ".join(f"not imported: {why}" for why in reasons))
+            for given, reasons in not_imported.items()
+        ]
     if problems:
         raise ImportProblems(problems)
     zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
-    header = [
-        f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
-        "One tick is a minute; every due run starts at once, so each job has a worker.",
-        *fleet.header,
-        *(_SYSTEMD_NOTES if kind == "systemd" else ()),
-        *(f"Not imported: {reason}" for reason in fleet.skipped),
-    ]
     title = f"{kind} " + ", ".join(Path(path).name for path in paths)
     horizon = Horizon(options.start, zone, options.days)
-    workers = max(len(fleet.jobs), 1)
-    text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
     source = paths[0] if len(paths) == 1 else "<import>"
-    try:
-        scenario = parse_scenario(text, source)
-    except ScenarioInvalid as invalid:
-        raise _load_problems(invalid, text, fleet.jobs, options) from None
+
+    def written(workers: int, pool_line: str) -> tuple[str, Scenario]:
+        header = [
+            f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
+            pool_line,
+            *fleet.header,
+            *(_SYSTEMD_NOTES if kind == "systemd" else ()),
+            *(f"Not imported: {reason}" for reason in fleet.skipped),
+        ]
+        text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
+        try:
+            return text, parse_scenario(text, source)
+        except ScenarioInvalid as invalid:
+            raise _load_problems(invalid, text, fleet.jobs, options) from None
+
+    # The pool is sized from the jobs as the scenario reads them, so the text is written twice.
+    _, sized = written(1, "")
+    pool = workers_needed(sized.jobs, horizon.days * 1440)
+    workers = pool.workers if options.workers is None else options.workers
+    text, scenario = written(workers, _pool_line(kind, pool, options))
     return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+_STARTER = {"crontab": "cron", "k8s": "the CronJob controller", "systemd": "systemd"}
+
+
+def _pool_line(kind: str, pool: Pool, options: ImportOptions) -> str:
+    """The header's word on the workers: as many as the source system runs at once, or the
+    pool ``--workers`` asked for and what the source system would run."""
+    starts = f"{_STARTER[kind]} starts every due run when it falls due"
+    most = "" if pool.exact else "at most "
+    if options.workers is not None:
+        return (
+            f"One tick is a minute; --workers {options.workers} models a pool of "
+            f"{options.workers}: due runs wait for a free worker, where {starts} (it would need "
+            f"{most}{pool.workers} at once)."
+        )
+    bound = "" if pool.exact else " (a bound: the jobs that fire most are counted at their most)"
+    return (
+        f"One tick is a minute; {starts}, so the scenario has as many workers as runs can be "
+        f"active at once: {pool.workers}, from the schedules and runs of {options.duration} "
+        f"min{bound}."
+    )
+
+
+def _add_file(fleet: _Fleet, kind: str, path: str, options: ImportOptions) -> None:
+    if kind == "crontab":
+        _add_crontab(fleet, read_crontab(path, options.system), options)
+    elif kind == "k8s":
+        _add_cronjobs(fleet, path, options)
+    else:
+        _add_timer(fleet, read_timer(path, options.seed, options.duration), options)
+
+
+_NONE_FOUND = {"crontab": "no crontab entry", "k8s": "no CronJob", "systemd": "no schedule"}
+
+
+def _nothing_to_import(path: str, why: str) -> Problem:
+    """The problem of an input with nothing to import: a file left empty or a crontab's
+    template is bad input, not a fleet of no jobs; so is a fleet whose every entry is listed as
+    not imported (a timer among others that cannot be is listed, and the others imported)."""
+    return at(path, None, None, f"nothing to import: {why}")
 
 
 def _load_problems(
@@ -152,6 +215,7 @@ not say it, so the import takes UTC (and the clock is in it unless every entry h
 def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
     """The crontab's jobs, and a header line per zone saying which entries fire in it: an entry
     before any ``CRON_TZ=`` keeps cron's own zone, not the one of the entries after it."""
+    fleet.header += crontab.notes
     fleet.header += [
         f"{crontab.path}: {name}={value}" for name, value in crontab.environment.items()
     ]
@@ -207,7 +271,7 @@ def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> Import
     if entry.user is not None:
         comments.append(f"runs as {entry.user}")
     origin = Origin(crontab.path, entry.line, entry.source)
-    return ImportedJob(_program(entry.command), keys, tuple(comments), origin)
+    return ImportedJob(command_name(entry.shell_text), keys, tuple(comments), origin)
 
 
 def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
@@ -347,29 +411,3 @@ def _fires(fleet: _Fleet, timer: Timer, schedule: TimerSchedule) -> bool:
     except ScheduleError:
         pass  # loading the scenario names it at its source (_load_problems)
     return True
-
-
-_SKIPPED_WORDS = frozenset({"&&", "||", ";", "{", "}", "sudo", "nice", "nohup", "exec"})
-
-
-def _program(command: str) -> str:
-    """The name of the program a command runs, for the job's id: the first word that is not
-    ``cd DIR``, a ``test ... ||`` guard, an assignment or a shell operator, without its
-    directory; ``run-parts DIR`` is named by its directory (``run-parts-cron.daily``)."""
-    words = command.replace(";", " ; ").split()
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if word == "cd":
-            index += 2
-        elif word in ("test", "[") and "||" in words[index:]:
-            index = words.index("||", index) + 1
-        elif word in _SKIPPED_WORDS or "=" in word.split("/")[0]:
-            index += 1
-        else:
-            name = Path(word).name
-            arguments = [w for w in words[index + 1 :] if not w.startswith("-")]
-            if name == "run-parts" and arguments:
-                return f"run-parts-{Path(arguments[0].rstrip(';')).name}"
-            return name.split(".")[0] or name
-    return "job"

@@ -1,4 +1,5 @@
-"""Kubernetes CronJob manifests as scheduled jobs (``batch/v1``).
+"""Kubernetes CronJob manifests as scheduled jobs (``batch/v1``, and ``batch/v1beta1``, whose
+CronJob spec is the same, with a note saying so).
 
 A manifest may hold several documents (``---``) and ``List`` kinds; documents of other kinds (a
 Deployment next to the CronJobs) are listed as not imported. Each CronJob's fields, as the
@@ -43,6 +44,13 @@ _YAML_1_1_BOOLEANS = {
 }
 """What Kubernetes' YAML reader (go-yaml v2, YAML 1.1) takes for booleans beyond true and false,
 unquoted; cronlapse's own reader keeps YAML 1.2's two."""
+
+_BETA_VERSION = "batch/v1beta1"
+_BETA_NOTE = (
+    "apiVersion: batch/v1beta1: read as batch/v1, whose CronJob spec is the same "
+    "(batch/v1beta1 was removed in Kubernetes 1.25)"
+)
+"""Charts written before Kubernetes 1.21 still use it; its CronJob fields are batch/v1's."""
 
 _SPEC_KEYS = frozenset(
     {
@@ -125,6 +133,8 @@ class _Reader:
         self.problems.append(Problem(self.path, pos.line, pos.column, field or "", message))
 
     def document(self, node: Node, manifest: Manifest) -> None:
+        if _null(node):
+            return  # an empty document (a comment, or a template that rendered nothing)
         if not isinstance(node, Mapping):
             self.error(node, "expected a Kubernetes object (a mapping with 'kind')")
             return
@@ -148,9 +158,14 @@ class _Reader:
 
     def cronjob(self, node: Mapping) -> CronJob | None:
         version = _text(node.get("apiVersion"))
-        if version != "batch/v1":
+        notes = []
+        if version == _BETA_VERSION:
+            notes.append(_BETA_NOTE)
+        elif version != "batch/v1":
             self.error(
-                node.get("apiVersion") or node, f"expected batch/v1, got {version!r}", "apiVersion"
+                node.get("apiVersion") or node,
+                f"expected batch/v1 (or {_BETA_VERSION}, read the same), got {version!r}",
+                "apiVersion",
             )
         name_node = _path(node, "metadata", "name")
         name = _text(name_node)
@@ -166,7 +181,6 @@ class _Reader:
         schedule_node = spec.get("schedule")
         cron, every = self.schedule(schedule_node, spec)
         timezone = self.timezone(spec.get("timeZone"))
-        notes = []
         if every is not None:
             notes.append(
                 f"spec.schedule: {_text(schedule_node)}: every {every} minutes from the "

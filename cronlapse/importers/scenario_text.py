@@ -71,7 +71,7 @@ def scenario_text(
         f"scenario: {_quote(title)}",
         f"clock: {{epoch: {_quote(horizon.epoch)}, timezone: {_quote(horizon.timezone)}, "
         f"tick: 60, until: {horizon.days * 1440}}}",
-        "workers: [" + ", ".join(f"w{n}" for n in range(1, workers + 1)) + "]",
+        "workers: [" + ", ".join(worker_ids(workers)) + "]",
         "jobs:" if jobs else "jobs: []",
     ]
     ids = unique_ids(job.name for job in jobs)
@@ -83,6 +83,14 @@ def scenario_text(
         lines.append("timeline:")
         lines += [f"  - {{at: 0, pause: {{job: {_quote(ids[index])}}}}}" for index in paused]
     return "\n".join(lines) + "\n"
+
+
+def worker_ids(count: int) -> list[str]:
+    """``w1``..``w9``, or ``w01``..``w16``: zero-padded to the count's width, so that the ids
+    sort as text in the order of their numbers (a table sorted by worker, ``w2`` before
+    ``w10``)."""
+    width = len(str(count))
+    return [f"w{number:0{width}d}" for number in range(1, count + 1)]
 
 
 def job_lines(text: str) -> list[int]:

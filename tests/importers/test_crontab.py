@@ -70,7 +70,7 @@ def test_the_output_names_where_each_job_came_from() -> None:
         "run-parts-cron.daily",
         "run-parts-cron.weekly",
         "run-parts-cron.monthly",
-        "test",
+        "certbot",
     ]
     assert f"# {SYSTEM}:13: 17 *\t* * *\troot\tcd / && run-parts" in out
     assert out.count("# runs as root") == 5

@@ -87,10 +87,10 @@ def test_a_missing_file_or_a_directory_is_said_so(tmp_path: Path, kind: str) -> 
     assert status == 1
     assert err.splitlines() == [
         f"cronlapse import: {tmp_path / 'nope'}: cannot read: No such file or directory",
-        *(
-            []
+        (
+            f"cronlapse import: {tmp_path}: nothing to import: no crontab entry"
             if kind == "crontab"
-            else [f"cronlapse import: {tmp_path}: cannot read: Is a directory"]
+            else f"cronlapse import: {tmp_path}: cannot read: Is a directory"
         ),
     ]
 
@@ -103,9 +103,12 @@ def test_an_unknown_kind_of_file_is_refused_with_the_kinds_there_are() -> None:
 
 def test_an_unknown_kubernetes_kind_is_listed_not_imported(tmp_path: Path) -> None:
     source = tmp_path / "m.yaml"
-    source.write_text("kind: Widget\napiVersion: example.com/v1\nmetadata: {name: w}\n")
+    source.write_text(
+        "kind: Widget\napiVersion: example.com/v1\nmetadata: {name: w}\n---\n"
+        "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\nspec: {schedule: '@daily'}\n"
+    )
     status, out, err = cronlapse("import", "k8s", str(source))
-    assert status == 0 and "jobs: []" in out
+    assert status == 0 and '- {id: "a"' in out
     assert err == f"cronlapse import: not imported: {source}:1:1: Widget w: not a CronJob\n"
 
 

@@ -99,8 +99,9 @@ HEAD = "kind: CronJob\napiVersion: batch/v1\nmetadata: {name: a}\n"
     ("text", "problem"),
     [
         (
-            HEAD.replace("batch/v1", "batch/v1beta1") + "spec: {schedule: '@daily'}\n",
-            "m:2:13: apiVersion: expected batch/v1, got 'batch/v1beta1'",
+            HEAD.replace("batch/v1", "batch/v2alpha1") + "spec: {schedule: '@daily'}\n",
+            "m:2:13: apiVersion: expected batch/v1 (or batch/v1beta1, read the same), "
+            "got 'batch/v2alpha1'",
         ),
         (HEAD + "spec: {schedule: '0 25 * * *'}\n", "m:4:18: spec.schedule: hour field '25'"),
         (
@@ -415,3 +416,44 @@ def test_the_pods_deadline_and_restart_policy_are_reported_not_dropped() -> None
     ]
     assert "each pod" in job.notes[0] and "not modelled" in job.notes[0]
     assert "OnFailure" in job.notes[1] and "not modelled" in job.notes[1]
+
+
+V1BETA1 = """\
+# An older chart's CronJob, still on the API removed in Kubernetes 1.25
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: es-curator
+  namespace: logging
+spec:
+  schedule: "0 1 * * *"
+  concurrencyPolicy: Forbid
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: curator
+              image: bitnami/elasticsearch-curator:5.8.4
+              args: ["--config", "/etc/es-curator/config.yml", "/etc/es-curator/action_file.yml"]
+"""
+
+
+def test_batch_v1beta1_is_read_as_batch_v1_with_a_note(tmp_path: Path) -> None:
+    """Its CronJob spec is batch/v1's: charts written before 1.21 still use it."""
+    (cronjob,) = parse_manifest(V1BETA1, "m").cronjobs
+    assert (cronjob.name, cronjob.cron, cronjob.concurrency) == (
+        "es-curator",
+        "0 1 * * *",
+        "Forbid",
+    )
+    assert cronjob.notes[0] == (
+        "apiVersion: batch/v1beta1: read as batch/v1, whose CronJob spec is the same "
+        "(batch/v1beta1 was removed in Kubernetes 1.25)"
+    )
+    source = tmp_path / "curator.yaml"
+    source.write_text(V1BETA1, encoding="utf-8")
+    status, out, err = cronlapse("import", "k8s", str(source))
+    assert (status, err) == (0, "")
+    assert "# apiVersion: batch/v1beta1: read as batch/v1" in out
