@@ -119,7 +119,7 @@ class CommandRunner:
     def _redo(self, args: tuple[str, ...]) -> tuple[bool, str]:
         change = self.screen.navigator.redo()
         if change is None:
-            return False, "redo: nothing to redo (no command replaced a future)"
+            return False, "redo: nothing to redo (only a command typed while rewound replaces one)"
         self.screen.apply(change)
         return True, "redo: the previous future is back"
 
