@@ -154,6 +154,40 @@ async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
     # the app has quit, and the answers came as its screen was taken down: nothing failed
 
 
+class RefusingService(HeldService):
+    """A held service that refuses what it is sent, as the API does a job it does not have."""
+
+    async def send(self, request: ApiRequest) -> tuple[bool, str]:
+        await super().send(request)
+        return False, f"{request.verb}: 404 no job"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("accepted", [True, False])
+async def test_a_command_sent_to_the_service_closes_the_line_before_its_answer(
+    tmp_path: Path, accepted: bool
+) -> None:
+    """The service answers later: the line used to stay open until it did, and a ``:`` typed
+    meanwhile joined the line sent. It closes as it is sent; the answer, a refusal too, comes
+    as a toast and leaves the line typed meanwhile alone (``up`` recalls the one sent)."""
+    service = HeldService("send") if accepted else RefusingService("send")
+    app = LiveDashboardApp(open_live(*recorded_service(tmp_path)), service, blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        bar = app.dashboard.command_bar
+        await pilot.press(":", *"delete a", "enter")
+        await until(lambda: service.asked, "the request under way")
+        assert not bar.is_open
+        await pilot.press(":", *"sch")
+        assert bar.is_open and bar.input.value == "sch"
+        service.let_go.set()
+        await until(lambda: app.dashboard.answers, "the answer")
+        await until(lambda: "delete" in " ".join(notices(app)), "the answer's toast")
+        toast = list(app._notifications)[-1]
+        assert toast.severity == ("information" if accepted else "error")
+        assert bar.is_open and bar.input.value == "sch" and not str(bar.message.render())
+
+
 @pytest.mark.integration
 def test_a_journal_that_stops_while_the_clock_runs_is_a_stalled_service(tmp_path: Path) -> None:
     """The heartbeat: a run falls due after the last row, the service's clock passes it and no
