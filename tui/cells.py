@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from engine.schedules.clock import Clock
-from tui.model.timefmt import short
+from tui.model.timefmt import run_label, short, tick_label
 from tui.states import DIM, TICK
 
 BAR_CELLS = "▏▎▍▌▋▊▉█"
@@ -49,8 +49,9 @@ def fit_run(text: Text, width: int) -> Text:
     return cut
 
 
-def tick_text(tick: int | None) -> Text:
-    return Text("" if tick is None else str(tick), style=TICK)
+def tick_text(tick: int | None, clock: Clock | None = None) -> Text:
+    """A tick's number, or its time where ticks are times (a live service's)."""
+    return Text("" if tick is None else tick_label(clock, tick), style=TICK)
 
 
 def time_text(clock: Clock | None, tick: int | None) -> Text:
@@ -61,14 +62,10 @@ def number(value: int | None, style=None) -> Text:
     return Text("" if value is None else str(value), style=style or "")
 
 
-def occurrence_name(job_id: str, scheduled: int) -> str:
-    return f"{job_id}@{scheduled}"
-
-
-def run_name(job_id: str, scheduled: int, attempt: int | None) -> Text:
+def run_name(job_id: str, scheduled: int, attempt: int | None, clock: Clock | None = None) -> Text:
     """``job@scheduled``, then `` #2`` from a second attempt on: a first attempt is the rule, and
     its suffix would take the cells that tell runs apart."""
-    name = Text(occurrence_name(job_id, scheduled))
+    name = Text(run_label(job_id, scheduled, clock))
     if attempt is not None and attempt > 1:
         name.append(f" #{attempt}", style=DIM)
     return name

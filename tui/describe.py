@@ -17,6 +17,8 @@ from rich.style import Style
 from engine.model import events as ev
 from engine.model.records import AttemptOutcome, CancelReason, OccurrenceState, WorkerState
 from engine.parts.notifications import NotificationState
+from engine.schedules.clock import Clock
+from tui.model.timefmt import run_label
 from tui.states import JOB_CHANGED, JOB_STATUS, PLAIN, style_of
 
 S = OccurrenceState
@@ -186,12 +188,12 @@ def detail(event: ev.Event) -> str:
     return _wording(event).detail(event)
 
 
-def subject(event: ev.Event) -> str:
+def subject(event: ev.Event, clock: Clock | None = None) -> str:
     """What the event is about: ``job@scheduled``, a job, a worker or a notification's job."""
     if isinstance(event, ev.OccurrenceEvent):
-        return f"{event.job_id}@{event.scheduled}"
+        return run_label(event.job_id, event.scheduled, clock)
     if isinstance(event, ev.NotificationEvent):
-        return f"{event.key[0]}@{event.key[1]}"
+        return run_label(event.key[0], event.key[1], clock)
     for name in ("job_id", "worker_id"):
         value = getattr(event, name, None)
         if value is not None:

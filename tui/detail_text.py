@@ -19,10 +19,11 @@ from engine.model import events as ev
 from engine.model.policies import CompletionMode
 from engine.model.records import OccurrenceState
 from engine.schedules.clock import Clock
+from engine.schedules.kinds import Every, Once, Schedule
 from tui.describe import detail as event_detail
 from tui.describe import event_style, event_word, subject
 from tui.model.lanes import Lanes
-from tui.model.timefmt import compact, span
+from tui.model.timefmt import compact, run_label, span, tick_label, ticks_are_times
 from tui.states import DIM, JOB_STATUS, TICK, state_text, style_of
 
 S = OccurrenceState
@@ -56,8 +57,11 @@ def _title(text: str, *extra: Text) -> Text:
 
 
 def _at(clock: Clock | None, tick: int | None) -> Text:
+    """The tick and its time; where ticks are times (a live service's), the time alone."""
     if tick is None:
         return Text("")
+    if ticks_are_times(clock):
+        return Text(compact(clock, tick), style=TICK)
     text = Text(str(tick), style=TICK)
     if clock is not None:
         text.append(f"  {compact(clock, tick)}", style=DIM)
@@ -78,8 +82,11 @@ def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> Ren
     state = engine.query.run_state(job_id, scheduled)
     record = engine.query.record(job_id, scheduled)
     if state is None:
-        return Text(f"{job_id}@{scheduled} does not exist at this tick.", style=DIM)
-    parts: list[RenderableType] = [_title(f"{job_id} @ {scheduled}", state_text(state))]
+        return Text(
+            f"{run_label(job_id, scheduled, clock)} does not exist at this tick.", style=DIM
+        )
+    title = f"{job_id} @ {tick_label(clock, scheduled)}"
+    parts: list[RenderableType] = [_title(title, state_text(state))]
     rows: list[tuple[str, Any]] = [("scheduled", _at(clock, scheduled))]
     if record is None:
         rows.append(("record", Text("implicit: due and waiting, nothing has touched it yet")))
@@ -106,8 +113,8 @@ def occurrence(key: tuple[str, int], engine: Engine, clock: Clock | None) -> Ren
             table.add_row(
                 str(attempt.number),
                 Text(attempt.worker_id),
-                Text(str(attempt.started), style=TICK),
-                Text("" if ended is None else str(ended), style=TICK),
+                Text(tick_label(clock, attempt.started), style=TICK),
+                Text("" if ended is None else tick_label(clock, ended), style=TICK),
                 str(length),
                 state_text(attempt.outcome),
             )
@@ -122,7 +129,7 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
         return Text(f"no job {job_id}", style=DIM)
     spec = view.job.spec
     rows: list[tuple[str, Any]] = [
-        ("schedule", spec.schedule.describe()),
+        ("schedule", _schedule(spec.schedule, clock)),
         ("priority", priority_words(spec.priority)),
         ("max attempts", spec.max_attempts),
         ("duration", _duration(engine, spec.duration, clock)),
@@ -167,6 +174,16 @@ def job(job_id: str, engine: Engine, clock: Clock | None) -> RenderableType:
     return Group(title, _fields(rows))
 
 
+def _schedule(schedule: Schedule, clock: Clock | None) -> str:
+    """The schedule's words; a live service's ``every`` and ``at`` with times for their ticks."""
+    if ticks_are_times(clock):
+        if isinstance(schedule, Every):
+            return f"every {span(schedule.interval, clock)} from {compact(clock, schedule.first)}"
+        if isinstance(schedule, Once):
+            return f"once at {compact(clock, schedule.at)}"
+    return schedule.describe()
+
+
 def _duration(engine: Engine, duration: int, clock: Clock | None) -> Text:
     """How long an attempt runs: the job's duration, unless attempts end when they are reported
     (a live service's executors, a seed 000 script): then the duration is never used."""
@@ -209,7 +226,7 @@ def worker(
         ("busy", f"{busy:,} of {lifetime:,} ticks ({busy / lifetime:.0%})" if lifetime else "0"),
     ]
     if record.running is not None:
-        rows.append(("running", f"{record.running[0]}@{record.running[1]}"))
+        rows.append(("running", run_label(*record.running, clock)))
     parts: list[RenderableType] = [
         _title(f"Worker {worker_id}", state_text(record.state)),
         _fields(rows),
@@ -222,10 +239,10 @@ def worker(
         for item in reversed(spans):
             outcome = item.outcome or "RUNNING"
             table.add_row(
-                Text(f"{item.job_id}@{item.scheduled}"),
+                Text(run_label(item.job_id, item.scheduled, clock)),
                 str(item.attempt),
-                Text(str(item.start), style=TICK),
-                Text("" if item.end is None else str(item.end), style=TICK),
+                Text(tick_label(clock, item.start), style=TICK),
+                Text("" if item.end is None else tick_label(clock, item.end), style=TICK),
                 Text(outcome, style=style_of(outcome)),
             )
         parts += [Text(""), Text("Recent attempts", style="bold"), table]
@@ -239,7 +256,7 @@ def event(position: int, engine: Engine, clock: Clock | None) -> RenderableType:
     title = _title("Event", Text(event_word(item), style=event_style(item)))
     rows = [
         ("tick", _at(clock, item.tick)),
-        ("about", subject(item)),
+        ("about", subject(item, clock)),
         ("detail", event_detail(item)),
     ]
     parts: list[RenderableType] = [title, _fields(rows), Text("")]
@@ -260,7 +277,7 @@ def notification(key: tuple, engine: Engine, clock: Clock | None) -> RenderableT
         return Text("this notification does not exist at this tick", style=DIM)
     job_id, scheduled, attempt, happening, channel, target = key
     rows: list[tuple[str, Any]] = [
-        ("about", f"{job_id}@{scheduled} attempt {attempt}: {happening}"),
+        ("about", f"{run_label(job_id, scheduled, clock)} attempt {attempt}: {happening}"),
         ("to", f"{channel} {target}"),
         ("queued", _at(clock, record.created)),
         ("tries", record.tries),

@@ -9,6 +9,7 @@ from tui.app import DashboardApp
 from tui.model.live import LiveSource, open_live
 from tui.model.live_api import ServiceApi, find_token
 from tui.model.session import Session
+from tui.model.timefmt import UnixClock
 from tui.screens.dashboard import DashboardScreen
 from tui.screens.live import LiveDashboardScreen
 
@@ -24,7 +25,7 @@ class LiveDashboardApp(DashboardApp):
             f"live {source.reader.name}",
             source.history,
             kind="live",
-            clock=ENGINE_CLOCK,
+            clock=UnixClock.of(ENGINE_CLOCK),
             description=f"the service journaled in {source.reader.url}, at {api.base_url}",
         )
         super().__init__(session=session, watch=False, blink=blink)

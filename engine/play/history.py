@@ -18,7 +18,9 @@ changed in between, not the changes) and replays at most one span from there.
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
 is recomputed from T. Until the next command, ``redo_branch()`` brings the discarded commands back
-and removes the new one, like redo after an undo in an editor.
+and removes the new one, like redo after an undo in an editor. The future replaced may hold no user
+command at all (the file's own): issued while rewound, a command still replaces a future that was
+played, and redo and :meth:`History.futures` bring that one back as they would any other.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ most (about 20 ms on seed 000's workload), against the memory of a keyframe (its
 
 @dataclass(slots=True)
 class _Branch:
-    """User commands discarded by the last command issued while rewound, kept for redo."""
+    """The future the last command issued while rewound replaced, kept for redo: the user
+    commands it discarded (none when that future was the timeline's own) and the command."""
 
     discarded: list[TimedCommand]
     replaced_by: TimedCommand
@@ -198,6 +201,7 @@ class History:
         tick = self._tick
         timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
         future = [c for c in self._user if c.tick > tick]
+        rewound = tick < self._recording.reached
         journal = self._journal
         if journal.keyframes[journal.span].label == tick:
             # The command changes the state at the end of this tick, which that keyframe is.
@@ -210,7 +214,7 @@ class History:
         self._drop_marks_from(tick)
         self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
         self._user = [c for c in self._user if c.tick <= tick] + [timed]
-        self._branch = _Branch(future, timed) if future else None
+        self._branch = _Branch(future, timed) if future or rewound else None
         self._recording.forget_after(tick - 1)
         self._recording.record(self._engine.log, self._tick)
         return result
@@ -226,7 +230,8 @@ class History:
     def futures(self) -> tuple[History, History] | None:
         """The future the last command replaced and this one, each as a new history at tick 0
         (this one is left where it is), for comparing them; None when no command replaced a
-        future (the same as when :meth:`redo_branch` has nothing to bring back)."""
+        future, that is when the last one was issued at the furthest tick played (the same as
+        when :meth:`redo_branch` has nothing to bring back)."""
         branch = self._branch
         if branch is None:
             return None

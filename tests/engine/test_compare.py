@@ -146,3 +146,21 @@ def test_a_history_gives_the_replaced_future_and_this_one_to_compare() -> None:
     assert state_fingerprint(old.engine) == state_fingerprint(history.engine)
     comparison = compare(old.engine, new.engine)
     assert comparison.added and not comparison.dropped
+
+
+def test_a_history_compares_the_timelines_own_future_with_a_command_issued_while_rewound() -> None:
+    """The replaced future is the file's own when no user command came after the new one."""
+    history = _history(BASE)
+    history.seek(30)
+    history.seek(1)
+    history.apply(RegisterWorker("w2"))
+    futures = history.futures()
+    assert futures is not None
+    old, new = futures
+    old.seek(30)
+    new.seek(30)
+    assert state_fingerprint(old.engine) == state_fingerprint(_engine(BASE))
+    history.seek(30)
+    assert state_fingerprint(new.engine) == state_fingerprint(history.engine)
+    comparison = compare(old.engine, new.engine)
+    assert comparison.moved and not comparison.dropped

@@ -247,6 +247,32 @@ def test_a_command_while_rewound_starts_a_new_future_and_redo_brings_the_old_one
     assert not history.redo_branch()
 
 
+def test_a_command_while_rewound_replaces_the_timelines_own_future_which_redo_brings_back():
+    """With no user command after it, the future a command replaces is the file's own: redo
+    takes the command out again, as it does when it set user commands aside."""
+    history = new_history(DispatchOrder.FIFO)
+    history.seek(UNTIL)
+    own_future = state_fingerprint(history.engine)
+    history.seek(20)
+    assert history.apply(RegisterWorker("w3")).accepted
+    history.seek(UNTIL)
+    assert state_fingerprint(history.engine) != own_future
+    history.seek(20)
+    assert history.redo_branch()
+    assert history.tick == 20 and not history.user_commands
+    history.seek(UNTIL)
+    assert state_fingerprint(history.engine) == own_future
+    assert not history.redo_branch()
+
+
+def test_a_command_at_the_furthest_tick_played_replaces_no_future():
+    """Nothing after the tick had been played, so no future was seen to be replaced."""
+    history = new_history(DispatchOrder.FIFO)
+    history.seek(20)
+    assert history.apply(RegisterWorker("w3")).accepted
+    assert not history.redo_branch()
+
+
 def test_stepping_visits_exactly_the_ticks_with_events():
     history = new_history(DispatchOrder.FIFO)
     visited = [history.tick]

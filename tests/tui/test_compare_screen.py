@@ -26,6 +26,11 @@ async def _command(pilot, text: str) -> None:
     await pilot.pause()
 
 
+def _toasts(app: DashboardApp) -> str:
+    """The answers of the commands that succeeded, which toasts show."""
+    return "\n".join(str(toast.message) for toast in app._notifications)
+
+
 async def _branch(pilot) -> None:
     """A command at 80, then a rewind to 10 and another command: two futures. Run as the command
     line runs them, without its toast (which lasts seconds of real time: not in a snapshot)."""
@@ -55,6 +60,32 @@ async def test_compare_shows_both_futures_played_to_the_end() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, CompareScreen)
+
+
+async def test_a_command_while_rewound_compares_with_the_files_own_future() -> None:
+    """Crash versus no crash: the file's run played to its end, then back to the crash and
+    the worker brought up at once. The future replaced is the file's own; compare and redo
+    take it as they take a future of the user's commands."""
+    app = _app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        dashboard = app.dashboard
+        dashboard.seek(150)
+        dashboard.seek(30)
+        await pilot.pause()
+        await _command(pilot, "up w-a")
+        assert "a new future starts here" in _toasts(app)
+        await _command(pilot, "compare")
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.comparison is not None
+        moved = {(m.job_id, m.scheduled): m.by for m in screen.comparison.moved}
+        assert moved == {("hourly", 60): -30}
+        await pilot.press("escape")
+        await _command(pilot, "redo")
+        assert "the previous future is back" in _toasts(app)
+        assert not dashboard.navigator.history.user_commands
 
 
 async def test_compare_with_one_future_says_how_to_make_two() -> None:

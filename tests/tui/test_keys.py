@@ -163,6 +163,20 @@ async def test_colon_opens_the_command_line(app: DashboardApp) -> None:
         assert not bar.is_open
 
 
+async def test_colon_after_a_failed_command_starts_a_new_line(app: DashboardApp) -> None:
+    """A failed command leaves its line open, selected, to be fixed; a ``:`` typed over it
+    is the key that opens the command line, not the first character of a line ``:goto``."""
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.dashboard.command_bar
+        await pilot.press(":", *"redo", "enter")
+        assert bar.is_open and "nothing to redo" in str(bar.message.render())
+        await pilot.press(":")
+        assert bar.is_open and bar.input.value == "" and not str(bar.message.render())
+        await pilot.press(":", *"goto 00:50", "enter")
+        assert not bar.is_open
+        assert app.dashboard.navigator.tick == 50
+
+
 async def test_e_exports_the_attempts_next_to_the_file(tmp_path: Path) -> None:
     session = small_session(path=tmp_path / "fleet.yaml")
     app = DashboardApp(session=session, watch=False, blink=False)

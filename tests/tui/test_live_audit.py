@@ -8,13 +8,14 @@ import argparse
 import asyncio
 import dataclasses
 import io
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from rich.style import Style
-from tui_helpers import POLICY, LastToLeave, small_session, workers_done
+from tui_helpers import POLICY, LastToLeave, pane_text, small_session, workers_done
 
 from cronlapse.cli import tui as cli_tui
 from cronlapse.service.store import SERVICE_POLICY, open_store
@@ -40,6 +41,7 @@ from tui.app import DashboardApp
 from tui.live_app import LiveDashboardApp, live_app
 from tui.model.live import STALL_SECONDS, open_live
 from tui.model.live_api import ApiRequest
+from tui.model.timefmt import short
 from tui.screens import live as live_screen
 from tui.screens.help import HelpScreen
 from tui.widgets.cancellations import CancellationsTable
@@ -152,6 +154,65 @@ async def test_an_answer_that_comes_as_the_app_quits_leaves_the_screen_alone(
         await until(lambda: service.asked, f"a {held} request under way")
         await app.dashboard.mount(LastToLeave(answer))
     # the app has quit, and the answers came as its screen was taken down: nothing failed
+
+
+class RefusingService(HeldService):
+    """A held service that refuses what it is sent, as the API does a job it does not have."""
+
+    async def send(self, request: ApiRequest) -> tuple[bool, str]:
+        await super().send(request)
+        return False, f"{request.verb}: 404 no job"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("accepted", [True, False])
+async def test_a_command_sent_to_the_service_closes_the_line_before_its_answer(
+    tmp_path: Path, accepted: bool
+) -> None:
+    """The service answers later: the line used to stay open until it did, and a ``:`` typed
+    meanwhile joined the line sent. It closes as it is sent; the answer, a refusal too, comes
+    as a toast and leaves the line typed meanwhile alone (``up`` recalls the one sent)."""
+    service = HeldService("send") if accepted else RefusingService("send")
+    app = LiveDashboardApp(open_live(*recorded_service(tmp_path)), service, blink=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        bar = app.dashboard.command_bar
+        await pilot.press(":", *"delete a", "enter")
+        await until(lambda: service.asked, "the request under way")
+        assert not bar.is_open
+        await pilot.press(":", *"sch")
+        assert bar.is_open and bar.input.value == "sch"
+        service.let_go.set()
+        await until(lambda: app.dashboard.answers, "the answer")
+        await until(lambda: "delete" in " ".join(notices(app)), "the answer's toast")
+        toast = list(app._notifications)[-1]
+        assert toast.severity == ("information" if accepted else "error")
+        assert bar.is_open and bar.input.value == "sch" and not str(bar.message.render())
+
+
+UNIX_TICK = re.compile(r"\d{7}|\d,\d{3},\d{3}|\d…\d")
+"""A live tick as a number (``1000012``, ``1,000,012``) or a number cut (``1796…8930``)."""
+
+
+@pytest.mark.integration
+async def test_the_live_dashboard_shows_its_ticks_as_times(tmp_path: Path) -> None:
+    """A live service's ticks are Unix seconds: as numbers they say nothing (``1796…8930``
+    cut to a column). The tables, the header, the ruler and the detail's times show them as
+    times, as the time columns of a scenario with a clock do; a run is ``job@time``."""
+    app = still_app(tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        screen = app.dashboard
+        clock = screen.session.clock
+        for pane in ("workers", "occurrences", "timeline"):
+            screen.query_one(f"#{pane}").focus()
+            await pilot.pause()
+            shown = [*pane_text(app, pane), *pane_text(app, "detail")[:8], header(app)]
+            assert not [line for line in shown if UNIX_TICK.search(line)], pane
+        assert short(clock, screen.navigator.tick) in header(app)
+        events = [line.split()[:3] for line in pane_text(app, "events")[1:] if line.strip()]
+        assert events and not [words for words in events if UNIX_TICK.search(" ".join(words))]
+        assert [short(clock, START + 1), "started", f"a@{short(clock, START + 1)}"] in events
 
 
 @pytest.mark.integration

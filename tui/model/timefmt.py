@@ -7,9 +7,38 @@ the same.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from engine.schedules.clock import Clock
+
+
+@dataclass(frozen=True, slots=True)
+class UnixClock(Clock):
+    """The clock of a run whose ticks are Unix seconds (a live service's): the panes show such a
+    tick as its time, where a scenario's shows its number, since ``1796550308`` (cut to a
+    column, ``1796…0308``) says nothing to a reader. A scenario's clock is never one, even one
+    whose epoch is 1970: its tick numbers count from its start."""
+
+    @classmethod
+    def of(cls, clock: Clock) -> UnixClock:
+        return cls(clock.epoch, clock.zone, clock.tick_seconds)
+
+
+def ticks_are_times(clock: Clock | None) -> bool:
+    """Whether a tick is shown as its time rather than its number (:class:`UnixClock`)."""
+    return isinstance(clock, UnixClock)
+
+
+def tick_label(clock: Clock | None, tick: int) -> str:
+    """A tick as the panes name it: its number, or a live service's as its time (:func:`short`,
+    as a scenario's time columns show it)."""
+    return short(clock, tick) if ticks_are_times(clock) else str(tick)
+
+
+def run_label(job_id: str, scheduled: int, clock: Clock | None) -> str:
+    """``job@scheduled``: ``etl@1440``, or a live service's ``etl@09:45:08``."""
+    return f"{job_id}@{tick_label(clock, scheduled)}"
 
 
 def repeated_offset(moment: datetime) -> str:

@@ -18,7 +18,7 @@ from engine.schedules.targets import TargetError, parse_target
 from tui.model.commandline import CommandError, Parsed, parse
 from tui.model.completion import Candidates, candidates
 from tui.model.export import default_export_path, export
-from tui.model.timefmt import wall
+from tui.model.timefmt import run_label, wall
 from tui.screens.compare import open_compare
 from tui.screens.prompt import PromptScreen
 from tui.screens.sweep import open_sweep
@@ -85,7 +85,7 @@ class CommandRunner:
     def _status(self, query: StatusQuery) -> tuple[bool, str]:
         engine = self.screen.navigator.engine
         state = engine.query.run_state(query.job_id, query.scheduled)
-        where = f"{query.job_id}@{query.scheduled}"
+        where = run_label(query.job_id, query.scheduled, self.screen.session.clock)
         if state is None:
             return False, f"status: {where}: no such occurrence"
         return True, f"status: {where} is {state.value}"
@@ -119,7 +119,7 @@ class CommandRunner:
     def _redo(self, args: tuple[str, ...]) -> tuple[bool, str]:
         change = self.screen.navigator.redo()
         if change is None:
-            return False, "redo: nothing to redo (no command replaced a future)"
+            return False, "redo: nothing to redo (only a command typed while rewound replaces one)"
         self.screen.apply(change)
         return True, "redo: the previous future is back"
 

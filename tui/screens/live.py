@@ -14,7 +14,8 @@ The same screen as for a scenario (every pane, key and command), over a
 - the header says LIVE (following: nothing plays there, so no play state), REWOUND (how far
   behind) or WHAT-IF;
 - at the live head a command goes to the service's API (:mod:`tui.model.live_api`): it is
-  journaled, every viewer sees it, and the answer is the API's code and message. Rewound, a
+  journaled, every viewer sees it, and the answer is the API's code and message, as a toast
+  (the line closes as it is sent, so what is typed meanwhile is a new line). Rewound, a
   command starts a local what-if (the history's user branch) that is never sent; ``end`` gives
   it up and returns to the live head. Its attempts end only as the real service reported them
   (the executors report how attempts end; the what-if has no executor), which it says;
@@ -331,6 +332,8 @@ class LiveDashboardScreen(DashboardScreen):
         if request is None:
             return
         message.prevent_default()
+        self.command_bar.close()  # the answer comes later, as a toast: the next ``:`` is a new line
+        self.pane(self.active_pane).focus()
         self.run_worker(self._send(request), group="live-api")
 
     def _what_if_begun(self) -> None:
@@ -342,11 +345,8 @@ class LiveDashboardScreen(DashboardScreen):
         self.answers.append(text)
         if self.taken_down:
             return
-        bar = self.command_bar
         if accepted:
-            bar.close()
-            self.pane(self.active_pane).focus()
             self.notify(text, timeout=4, markup=False)
             self.follow()  # the journaled row, at once
         else:
-            bar.show_error(text)
+            self.notify(text, severity="error", timeout=8, markup=False)

@@ -61,7 +61,7 @@ class CancellationsTable(VirtualTable):
             cause_text = Text(cause, style=DIM)
         return [
             Text(key[0]),
-            tick_text(key[1]),
+            tick_text(key[1], self.clock),
             state_text(occurrence.state),
             Text(f"{len(occurrence.attempts)}/{occurrence.max_attempts}"),
             reason,
@@ -80,7 +80,7 @@ class CancellationsTable(VirtualTable):
         reason, cause_text = _why(view.reason, view.cause)
         return [
             name,
-            tick_text(view.first_run),
+            tick_text(view.first_run, self.clock),
             state_text(OccurrenceState.CANCELLED),
             Text("0", style=DIM),
             reason,

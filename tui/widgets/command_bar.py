@@ -3,7 +3,8 @@
 It completes as one types (the first candidate shows greyed; → accepts it). Tab completes too, and
 lists every candidate under the line; tab again cycles through them. What went wrong shows under
 the line instead of raising (a typo, a rejected command, anything), and the line that failed
-stays, selected: type to replace it, or → to fix it.
+stays, selected: type to replace it, or → to fix it. A ``:`` typed over it starts a new line, as
+``:`` does anywhere: the next command, not a line beginning ``:``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -63,12 +65,28 @@ class CommandInput(Input):
         words: list[str]
         index: int
 
+    class Restarted(Message):
+        """The key that opens the line was typed where a line begins: start a new one."""
+
     def __init__(self, *args, completer: Completer | None = None, **kwargs) -> None:
         suggester = LineSuggester(completer) if completer is not None else None
         super().__init__(*args, suggester=suggester, **kwargs)
         self.completer = completer
         self._cycle: tuple[Candidates, int] | None = None
         """The candidates tab last listed and the one it put in the line."""
+        self.opening_key: str | None = None
+        """The key that opened the line (``:``), when typing it again starts a new line."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The opening key typed where a line begins (an empty line, or a failed one, which is
+        left all selected) is that key again, not text: otherwise ``:`` then ``compare`` after
+        a refused command reads ``:compare``. Elsewhere it is text (``daily=02:00``)."""
+        if event.character is not None and event.character == self.opening_key:
+            everything = (0, len(self.value))
+            if not self.value or tuple(sorted(self.selection)) == everything:
+                event.stop()
+                event.prevent_default()  # Input's own handler would type it
+                self.post_message(self.Restarted())
 
     def action_complete(self) -> None:
         """The next candidate when the line is still the one tab left, else the first. A
@@ -148,6 +166,10 @@ class CommandBar(Vertical):
         message.stop()
         self.message.update(candidate_list(message.words, message.index))
 
+    def on_command_input_restarted(self, message: CommandInput.Restarted) -> None:
+        message.stop()
+        self.open(self.mode)
+
     def open(self, mode: str, value: str = "") -> None:
         self.mode = mode
         self.input.placeholder = (
@@ -157,6 +179,7 @@ class CommandBar(Vertical):
         )
         self.input.value = value
         self.input.cursor_position = len(value)
+        self.input.opening_key = ":" if mode == "command" else None
         self.message.update("")
         self.prompt.update(":" if mode == "command" else "/")
         self.set_class(mode == "filter", "-filter")

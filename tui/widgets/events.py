@@ -18,7 +18,7 @@ class EventsTable(VirtualTable):
     KIND = "event"
     EMPTY = "no events yet"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
-        Column("Tick", 6, right=True),
+        Column("Tick", 6, right=True, tick=True),
         Column("Time", 9, clock=True),
         Column("Event", 9),
         Column("Subject", 9, run=True),
@@ -37,6 +37,6 @@ class EventsTable(VirtualTable):
             Text(str(event.tick), style=tick_style),
             time_text(self.clock, event.tick),
             Text(event_word(event), style=event_style(event)),
-            Text(subject(event)),
+            Text(subject(event, self.clock)),
             Text(detail(event), style="dim"),
         ]

@@ -38,7 +38,7 @@ class NotificationsTable(VirtualTable):
         notification = engine.query.notifications()[key]
         job_id, scheduled, attempt, happening, channel, target = key
         return [
-            run_name(job_id, scheduled, attempt),
+            run_name(job_id, scheduled, attempt, self.clock),
             Text(happening),
             Text(channel),
             Text(target),

@@ -27,7 +27,7 @@ class OccurrencesTable(VirtualTable):
     EMPTY = "no occurrence has fallen due yet"
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("Job", 6, flex=True),
-        Column("Sched", 5, right=True),
+        Column("Sched", 5, right=True, tick=True),
         Column("Time", 9, clock=True),
         Column("State", 6),
         Column("Try", 3, right=True),

@@ -20,7 +20,7 @@ class RetriesTable(VirtualTable):
         Column("Job", 6, flex=True),
         Column("Sched", 5, right=True),
         Column("Next", 4, right=True),
-        Column("Eligible", 8, right=True),
+        Column("Eligible", 8, right=True, tick=True),
         Column("In", 5, right=True),
         Column("Backoff", 7, right=True),
         Column("At", 9, clock=True),
@@ -41,7 +41,7 @@ class RetriesTable(VirtualTable):
         wait = None if eligible is None else max(0, eligible - engine.now)
         return [
             Text(key[0]),
-            tick_text(key[1]),
+            tick_text(key[1], self.clock),
             Text(f"#{len(occurrence.attempts) + 1}", style=DIM),
             Text("" if eligible is None else str(eligible), style=TICK),
             Text("now" if wait == 0 else str(wait)),

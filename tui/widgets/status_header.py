@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from engine.schedules.clock import Clock
-from tui.model.timefmt import compact, wall
+from tui.model.timefmt import compact, short, ticks_are_times, wall
 
 NAME_KEPT = 10
 """Cells of the scenario's name kept before the time of day is dropped from a narrow header: at
@@ -38,6 +38,8 @@ class StatusHeader(Widget):
     name cut down to ``NAME_KEPT`` cells, no time, then the name cut further. The time goes
     after most of the name: in a scenario about a DST change the time of day is the point. The
     play state and the speed always show, but at a live service's head, where nothing plays.
+    Where ticks are times (a live service's Unix seconds), the middle is the time alone, down
+    to the time of day, never the tick's number.
     """
 
     DEFAULT_CSS = "StatusHeader { height: 1; }"
@@ -78,6 +80,7 @@ class StatusHeader(Widget):
             open_ended,
             note_style,
             follows,
+            short(clock, tick) if ticks_are_times(clock) else None,
         )
         if state != self._state:
             self._state = state
@@ -125,15 +128,19 @@ class StatusHeader(Widget):
     def _parts(self, brand: bool, time: str, long_progress: bool) -> tuple[Text, Text, Text]:
         """The name on the left, the tick and ``time`` in the middle, the state on the right."""
         name, tick, last, _, _, playing, speed, note, progress, open_ended, note_style, follows = (
-            self._state
+            self._state[:12]
         )
+        time_of_day = self._state[12]
         left = Text("cronlapse " if brand else "", style="bold")
         left.append(name, style="bold cyan")
-        middle = Text("tick ", style="dim")
-        middle.append(f"{tick:,}", style="bold")
-        middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
-        if time:
-            middle.append(f"  {time}")
+        if time_of_day is not None:
+            middle = Text(time or time_of_day, style="bold")
+        else:
+            middle = Text("tick ", style="dim")
+            middle.append(f"{tick:,}", style="bold")
+            middle.append(f" / {last:,}{'+' if open_ended else ''}", style="dim")
+            if time:
+                middle.append(f"  {time}")
         right = Text()
         if progress is not None:
             # narrow: a shorter label, so that how to stop it always shows

@@ -25,6 +25,7 @@ from tui.messages import RowSelected
 from tui.model.lanes import Lanes
 from tui.model.navigator import Change
 from tui.model.rows import natural_key
+from tui.model.timefmt import tick_label, ticks_are_times
 from tui.states import DIM, JOB_PALETTE, TICK, job_colour, style_of
 from tui.widgets.screen_lines import ScreenLines, set_virtual_size
 
@@ -205,25 +206,26 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         return Strip(segments).adjust_cell_length(width, base)
 
     def _axis(self, start: int, columns: int, width: int, base: Style) -> Strip:
-        """The ruler: ``|tick`` every ten columns, or further apart when the ticks are longer
-        than that (a live service's are Unix times: ``|1796322900`` takes 11), and ``▼`` over
-        the current tick. Only whole labels are drawn: a label cut by the next one or by the
+        """The ruler: ``|tick`` every ten columns, or further apart when the labels are longer
+        (a live service's ticks are times: ``|09:45:08``), and ``▼`` over the current tick.
+        Only whole labels are drawn: a label cut by the next one or by the
         edge would name another tick. A label that ``▼`` would fall inside is left out (one that
         starts there keeps its number: ``▼40``)."""
         cells = [" "] * columns
         now_column = -1
         if self.engine is not None:
             now_column = (self.engine.now - start) // self.scale
-        widest = len(f"|{start + max(0, columns - 1) * self.scale}")
+        clock = self.clock
+        widest = len(f"|{tick_label(clock, start + max(0, columns - 1) * self.scale)}")
         step = max(LABEL_STEP, -(-(widest + 1) // LABEL_STEP_UNIT) * LABEL_STEP_UNIT)
         for column in range(0, columns, step):
-            label = f"|{start + column * self.scale}"
+            label = f"|{tick_label(clock, start + column * self.scale)}"
             if column + len(label) > columns or column < now_column < column + len(label):
                 continue
             cells[column : column + len(label)] = label
         if 0 <= now_column < columns:
             cells[now_column] = "▼"
-        title = "tick"
+        title = "time" if ticks_are_times(clock) else "tick"
         segments = [
             Segment(title.rjust(self.label) + " ", base + DIM),
             Segment("".join(cells), base + TICK),

@@ -28,6 +28,7 @@ from tui.cells import fit, fit_run
 from tui.messages import RowSelected
 from tui.model.indexes import text_matcher
 from tui.model.navigator import Change
+from tui.model.timefmt import ticks_are_times
 from tui.widgets.screen_lines import ScreenLines, set_virtual_size
 
 
@@ -45,6 +46,9 @@ class Column(NamedTuple):
     """Free text, cut at its end; other cells are ids, cut in the middle (:func:`tui.cells.fit`)."""
     run: bool = False
     """Run names (``job@scheduled #attempt``), cut in the job id (:func:`tui.cells.fit_run`)."""
+    tick: bool = False
+    """A tick's number, beside a column of its time: left out where ticks are times (a live
+    service's, :func:`~tui.model.timefmt.ticks_are_times`), which would show it twice."""
     optional: bool = False
     """Left out, first, where the columns cannot all have their content's width: a cell cut to a
     few characters helps less than the room it gives the others."""
@@ -259,6 +263,7 @@ class VirtualTable(ScrollView, can_focus=True, inherit_bindings=False):
             number
             for number, column in enumerate(columns)
             if not (column.clock and self.clock is None)
+            and not (column.tick and ticks_are_times(self.clock))
         ]
         optional = [number for number in candidates if columns[number].optional]
         while optional and self._wanted(candidates) > width:

@@ -39,7 +39,8 @@ class WorkersTable(VirtualTable):
         if worker.running is not None:
             occurrence = engine.query.record(*worker.running)
             attempt = occurrence.running_attempt if occurrence is not None else None
-            running = run_name(*worker.running, attempt.number if attempt is not None else None)
+            number = attempt.number if attempt is not None else None
+            running = run_name(*worker.running, number, self.clock)
         lifetime = engine.now - worker.registered
         share = worker.busy_ticks_at(engine.now) / lifetime if lifetime > 0 else 0.0
         return [
@@ -47,5 +48,5 @@ class WorkersTable(VirtualTable):
             state_text(worker.state),
             running,
             bar(share, 3),
-            tick_text(worker.since),
+            tick_text(worker.since, self.clock),
         ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -17,20 +17,37 @@ from rich.text import Text
 from cronlapse.analyses.sweep.summary import Estimate, Row
 from cronlapse.analyses.sweep.target import Target
 
+PLACES = 3
+"""Decimal places of a number that is not whole (a mean over replicas, a share)."""
 
-def number(value: float | None) -> str:
-    """A mean or interval as the table shows it: whole numbers plainly, others to 3 places."""
+
+def places_for(values: Iterable[float | None]) -> int:
+    """The decimal places a column shows its numbers with: none when every one is whole
+    (counts, and one replica's waits in ticks), else :data:`PLACES` for all of them, so that a
+    column never shows ``1`` beside ``0.873`` or ``7 ± 3.285`` beside ``20.800 ± 3.766``."""
+    return 0 if all(_whole(value) for value in values if value is not None) else PLACES
+
+
+def _whole(value: float) -> bool:
+    return value == int(value) and abs(value) < 1e15
+
+
+def number(value: float | None, places: int | None = None) -> str:
+    """A mean or interval with ``places`` decimals; by default as its own column would show it
+    (whole numbers plainly, others to :data:`PLACES`)."""
     if value is None:
         return "-"
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return f"{value:.3f}"
+    if places is None:
+        places = places_for([value])
+    return f"{value:.{places}f}"
 
 
-def cell(estimate: Estimate) -> str:
-    text = number(estimate.mean)
+def cell(estimate: Estimate, places: tuple[int, int] | None = None) -> str:
+    """``mean ± half width``, with the places of the mean's and the half width's column."""
+    means, half_widths = places if places is not None else (None, None)
+    text = number(estimate.mean, means)
     if estimate.half_width is not None:
-        text += f" ± {number(estimate.half_width)}"
+        text += f" ± {number(estimate.half_width, half_widths)}"
     return text
 
 
@@ -48,17 +65,30 @@ def table(
     for metric in metrics:
         grid.add_column(Text(metric), justify="right")
     grid.add_column("note")
+    places = _column_places(rows, metrics)
     for row in sorted(rows, key=lambda row: row.variant.index):
         values = [str(value) for _, value in row.variant.settings]
         if row.failed:
             cells = ["-"] * len(metrics)
             note = row.errors[0] if row.errors else ""
         else:
-            cells = [cell(estimate) for estimate in row.estimates]
+            cells = [cell(e, column) for e, column in zip(row.estimates, places, strict=True)]
             note = _note(row, target, metrics, answer)
         style = "bold green" if row is answer else None
         grid.add_row(*map(Text, [*values, *cells, note]), style=style)
     return grid
+
+
+def _column_places(rows: Sequence[Row], metrics: Sequence[str]) -> list[tuple[int, int]]:
+    """Per metric, the places of its means and of its half widths (:func:`places_for`)."""
+    played = [row.estimates for row in rows if not row.failed]
+    return [
+        (
+            places_for(estimates[index].mean for estimates in played),
+            places_for(estimates[index].half_width for estimates in played),
+        )
+        for index in range(len(metrics))
+    ]
 
 
 def _note(row: Row, target: Target | None, metrics: Sequence[str], answer: Row | None) -> str:
@@ -166,6 +196,31 @@ def plot(
         plotext.plot([place[x] for x in xs], ys, label=label, marker="dot")
     if not numeric:
         plotext.xticks(list(place.values()), [str(x) for x in values])
+    elif all(type(x) is int for x in values):
+        drawn = plotext.plot_size()[0]  # what was asked for, at most the terminal's width
+        ticks = whole_ticks(sorted(values), drawn - AXIS_CELLS)  # type: ignore[arg-type]
+        plotext.xticks(ticks, [str(tick) for tick in ticks])
     plotext.xlabel(keys[0])
     plotext.title(metric)
     return plotext.uncolorize(plotext.build()) + "\n"
+
+
+AXIS_CELLS = 12
+"""Cells of a plot's width that are not its x axis: the frame and the y axis's labels (up to nine
+characters, a wait of a million ticks: wider labels leave the x axis less room than reckoned)."""
+
+
+def whole_ticks(values: Sequence[int], cells: int) -> list[int]:
+    """Where to label an axis of whole numbers (worker counts): at values the sweep played,
+    first and last included, each label clear of the one before. Left to itself the plot
+    labels 2 to 3 workers ``2.00 2.25 2.50 2.75 3.00``."""
+    low, high = values[0], values[-1]
+    if low == high:
+        return [low]
+    widest = max(len(str(value)) for value in values)
+    gap = (high - low) * (widest + 2) / cells  # the least distance between two labels
+    ticks = [low]
+    for value in values[1:-1]:
+        if value - ticks[-1] >= gap and high - value >= gap:
+            ticks.append(value)
+    return [*ticks, high]
