@@ -267,6 +267,7 @@ def _run(
         sock = config.bind_socket()  # logs why and exits when the address cannot be bound
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
+    sock.set_inheritable(False)  # uvicorn makes it inheritable, for worker processes we never use
     messages.write(announcement)
     messages.flush()
     server = uvicorn.Server(config)
