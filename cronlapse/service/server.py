@@ -35,6 +35,7 @@ from cronlapse.service.store import (
     ADDRESS_KEY,
     CLOCK_KEY,
     Election,
+    Held,
     Store,
     StoreError,
     backend,
@@ -83,15 +84,34 @@ def start(live: LiveService, speed: float, following: bool = False) -> LiveServi
     return live
 
 
-def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
-    """The live service on ``db``, replayed and caught up (not yet listening)."""
+def open_service(db: str, config_path: str | None, speed: float, address: str) -> LiveService:
+    """The live service on ``db``, replayed and caught up (not yet listening to ``address``),
+    once it holds the database as its one writer (:func:`_hold`)."""
     config = _config(config_path)
     store = _store(db)
+    _hold(store, db, address)
     try:
         clock = saved_clock(store, speed)
     except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
     return start(LiveService(store, clock, config), speed)
+
+
+def _hold(store: Store, db: str, address: str) -> None:
+    """Hold ``store`` as the database's one server, before anything is written to it; a
+    database another server holds is a :class:`ServeError` naming that server."""
+    try:
+        store.hold_writer(f"process {os.getpid()} at {address}")
+    except Held as held:
+        store.close()
+        raise ServeError(
+            f"{shown(db)} is already served, by {held}: one server per SQLite database "
+            "(stop that one first; processes share a PostgreSQL database through the roles "
+            "of docs/deployment.md)"
+        ) from None
+    except StoreError as error:
+        store.close()
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
 
 
 def _postgres_only(db: str, what: str) -> None:
@@ -217,7 +237,7 @@ def _serve_engine(
             return 0
         live, election = elected
     else:
-        live = open_service(db, config_path, speed)
+        live = open_service(db, config_path, speed, f"http://{host}:{port}")
     if log is not None:
         live.on_events.append(EventLogger(log, lambda: live.engine))
     token = _token(db)
