@@ -14,6 +14,7 @@ import dataclasses
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
@@ -277,20 +278,25 @@ def _run(
     messages: TextIO,
     stop: threading.Event | None = None,
 ) -> int:
-    """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
-    used to be announced, then refused). The exit status: 0 once a stop (SIGTERM, Ctrl-C) has
-    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed. A ``stop`` already set
-    (a signal between the election and now) starts the server only to shut it down: the
-    elected scheduler's stop is the same clean one, its snapshot written."""
+    """Bind, serve, and say so once connections are accepted: "listening on" is printed once
+    it is true (a port in use used to be announced, then refused; a bound port was announced
+    before it listened, and a first request right after was refused). The exit status: 0 once
+    a stop (SIGTERM, Ctrl-C) has shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown
+    failed. A ``stop`` already set (a signal between the election and now) starts the server
+    only to shut it down: the elected scheduler's stop is the same clean one, its snapshot
+    written."""
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
         sock = config.bind_socket()  # logs why and exits when the address cannot be bound
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
     sock.set_inheritable(False)  # uvicorn makes it inheritable, for worker processes we never use
-    messages.write(announcement)
-    messages.flush()
-    server = uvicorn.Server(config)
+
+    def announce() -> None:
+        messages.write(announcement)
+        messages.flush()
+
+    server = _AnnouncingServer(config, announce)
     shutdown = _Shutdown.watching(app)
     with _stopped_by_signals(server):
         if stop is not None and stop.is_set():
@@ -306,6 +312,21 @@ def _run(
         messages.flush()
         return SHUTDOWN_FAILED
     return 0
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, which calls ``announce`` once it accepts connections: after the app's
+    startup and the listen, which uvicorn's own message does not wait for when it is given a
+    socket bound beforehand."""
+
+    def __init__(self, config: uvicorn.Config, announce: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.announce = announce
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.announce()
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
