@@ -31,7 +31,10 @@ def test_a_second_server_on_one_sqlite_database_refuses_to_start_naming_the_firs
 ) -> None:
     first: Server = make_server()
     with first.client() as client:
-        assert client.post("/job", json={"id": "once", "every": 3600}).status_code == 201
+        assert (
+            client.post("/job", json={"id": "later", "every": 60, "first": "+600"}).status_code
+            == 201
+        )
     rows = journal_rows(first.db_url)
     directory = tmp_path / "second"
     directory.mkdir()
