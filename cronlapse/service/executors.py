@@ -96,15 +96,20 @@ class Executors:
                 self.tasks[key] = asyncio.get_running_loop().create_task(self._run(launch))
 
     async def close(self) -> None:
-        """Stop every attempt: SIGTERM to each argv executor's process group, SIGKILL to those
-        still there :data:`STOP_GRACE` seconds later, HTTP requests abandoned. No attempt
-        stopped so is reported: it stays RUNNING in the journal, and the next start runs it
-        again under the same idempotency key."""
+        """Stop every attempt: SIGTERM to each argv executor's process group, SIGKILL to what
+        remains of the groups once their leaders have exited or :data:`STOP_GRACE` seconds
+        have passed, HTTP requests abandoned. No attempt stopped so is reported: it stays
+        RUNNING in the journal, and the next start runs it again under the same idempotency
+        key."""
         self.stopping = True
-        for group in self.groups.values():
+        terminated = dict(self.groups)
+        for group in terminated.values():
             signal_group(group, signal.SIGTERM)
-        if self.groups:
-            await asyncio.wait(list(self.tasks.values()), timeout=STOP_GRACE)
+        leaders = [self.tasks[key] for key in terminated if key in self.tasks]
+        if leaders:
+            await asyncio.wait(leaders, timeout=STOP_GRACE)
+        for group in terminated.values():
+            signal_group(group, signal.SIGKILL)
         for task in self.tasks.values():
             task.cancel()
         for task in list(self.tasks.values()):
