@@ -7,7 +7,8 @@ running (the engine's timeout took it back: the reviewer) is cancelled, which ki
 
 An executor is one of the config's (:mod:`cronlapse.service.config`):
 
-- an argv, run without a shell in a session of its own (so a kill reaches its children), the
+- an argv, run without a shell in a session of its own (so a kill reaches its children), with
+  no descriptor of the server's but its stdin pipe and ``/dev/null`` as stdout and stderr, the
   payload on stdin, and ``CRONLAPSE_JOB_ID``, ``CRONLAPSE_SCHEDULED`` (ISO time),
   ``CRONLAPSE_ATTEMPT`` and ``CRONLAPSE_IDEMPOTENCY_KEY`` in its environment (the server's own,
   without its API token); exit 0 is success;
@@ -26,6 +27,8 @@ import hashlib
 import logging
 import os
 import signal
+import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,6 +67,10 @@ Report = Callable[[AttemptKey, bool], None]
 """Called when an attempt's executor has finished: did it succeed."""
 
 
+STOP_GRACE = 5.0
+"""Seconds a stop gives the argv executors it terminated before it kills their groups."""
+
+
 class Executors:
     """The running attempts' tasks."""
 
@@ -73,6 +80,10 @@ class Executors:
         self.reported: set[AttemptKey] = set()
         """Attempts whose executor has finished but whose report the engine has not applied
         yet: still RUNNING there, and not to be started again."""
+        self.groups: dict[AttemptKey, int] = {}
+        """The process group of each argv executor that runs."""
+        self.stopping = False
+        """Closing: an attempt that ends now is not reported (see :meth:`close`)."""
         self.http = httpx.AsyncClient(timeout=None, follow_redirects=False)
 
     def sync(self, running: dict[AttemptKey, Launch]) -> None:
@@ -85,6 +96,20 @@ class Executors:
                 self.tasks[key] = asyncio.get_running_loop().create_task(self._run(launch))
 
     async def close(self) -> None:
+        """Stop every attempt: SIGTERM to each argv executor's process group, SIGKILL to what
+        remains of the groups once their leaders have exited or :data:`STOP_GRACE` seconds
+        have passed, HTTP requests abandoned. No attempt stopped so is reported: it stays
+        RUNNING in the journal, and the next start runs it again under the same idempotency
+        key."""
+        self.stopping = True
+        terminated = dict(self.groups)
+        for group in terminated.values():
+            signal_group(group, signal.SIGTERM)
+        leaders = [self.tasks[key] for key in terminated if key in self.tasks]
+        if leaders:
+            await asyncio.wait(leaders, timeout=STOP_GRACE)
+        for group in terminated.values():
+            signal_group(group, signal.SIGKILL)
         for task in self.tasks.values():
             task.cancel()
         for task in list(self.tasks.values()):
@@ -100,7 +125,7 @@ class Executors:
                 log.warning("%s: the job's executor is not configured", launch.key)
                 ok = False
             elif executor.argv:
-                ok = await run_argv(executor.argv, launch)
+                ok = await run_argv(executor.argv, launch, self.groups)
             elif executor.url is not None:
                 ok = await self._post(executor.url, launch)
             else:
@@ -108,7 +133,7 @@ class Executors:
         except Exception as error:  # whatever went wrong, the engine hears of a failed attempt
             log.warning("%s: cannot run: %s", launch.key, error)
             ok = False
-        if self.tasks.get(launch.key) is asyncio.current_task():
+        if self.tasks.get(launch.key) is asyncio.current_task() and not self.stopping:
             del self.tasks[launch.key]
             self.reported.add(launch.key)
             self.report(launch.key, ok)
@@ -128,9 +153,15 @@ class Executors:
         return answer.is_success
 
 
-async def run_argv(argv: tuple[str, ...], launch: Launch) -> bool:
-    """Run ``argv`` (no shell) with the payload on stdin; killed, with its session, if the task
-    is cancelled."""
+async def run_argv(argv: tuple[str, ...], launch: Launch, groups: dict[AttemptKey, int]) -> bool:
+    """Run ``argv`` (no shell) with the payload on stdin; killed, with its process group, if the
+    task is cancelled. While it runs, ``groups`` holds its process group under its key.
+
+    The process is started by the standard library, not the event loop: uvloop's
+    ``subprocess_exec`` ignores ``close_fds`` and passed on descriptors of the server's (its own
+    pipes, anything the server inherited). ``close_fds`` leaves the child its three standard
+    descriptors alone, and ``start_new_session`` puts it at the head of a process group, which
+    a kill or a stop then reaches whole."""
     key = launch.key
     env = {name: value for name, value in os.environ.items() if name != TOKEN_ENV}
     env.update(
@@ -139,33 +170,50 @@ async def run_argv(argv: tuple[str, ...], launch: Launch) -> bool:
         CRONLAPSE_ATTEMPT=str(key.attempt),
         CRONLAPSE_IDEMPOTENCY_KEY=idempotency_key(key.job_id, key.scheduled),
     )
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env=env,
+        close_fds=True,
         start_new_session=True,
     )
+    groups[key] = process.pid
+    exited = _exit_status(process, (launch.payload or "").encode())
     try:
-        await _feed(process, (launch.payload or "").encode())
-        await process.wait()
+        return await asyncio.shield(exited) == 0
     except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()
+        signal_group(process.pid, signal.SIGKILL)
+        await exited
         raise
-    return process.returncode == 0
+    finally:
+        del groups[key]
 
 
-async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
-    """Write ``data`` to the process's stdin and close it; a process that exits without reading
-    it all is not an error (the pipe breaks: asyncio says BrokenPipeError, uvloop RuntimeError)."""
-    stdin = process.stdin
-    assert stdin is not None
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
-        if data:
-            stdin.write(data)
-            await stdin.drain()
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
-        stdin.close()
+def signal_group(group: int, sig: signal.Signals) -> None:
+    """Send ``sig`` to a process group, which may have ended already."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, sig)
+
+
+def _exit_status(process: subprocess.Popen, payload: bytes) -> asyncio.Future[int]:
+    """The process's exit status, once it has exited, after writing ``payload`` to its stdin.
+
+    A thread of its own writes and waits (a process may read its stdin late, or never: the
+    pipe then breaks, which is not an error), as asyncio's own child watcher does; the event
+    loop only hears of the end."""
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[int] = loop.create_future()
+
+    def settle(status: int) -> None:
+        if not exited.done():
+            exited.set_result(status)
+
+    def wait() -> None:
+        process.communicate(payload)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, process.returncode)
+
+    threading.Thread(target=wait, name=f"executor {process.pid}", daemon=True).start()
+    return exited

@@ -48,9 +48,12 @@ class Inputs:
         return await waiting.answer
 
     async def clock(self) -> None:
-        """Journal a clock reading if the engine has something to do by now."""
+        """Journal a clock reading if the engine has something to do by now; else, with no
+        batch on its way, let the engine's time follow the clock (nothing to journal)."""
         if self.live.clock_due() is not None:
             await self.submit(CLOCK, {})
+        elif self.draining is None:
+            self.live.follow_clock()
 
     async def close(self) -> None:
         if self.draining is not None:

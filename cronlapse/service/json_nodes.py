@@ -8,12 +8,15 @@ column N), and errors are reported by their key path (``notify[0].channel``), wh
 compute themselves.
 
 Bodies are bounded before they get here: :data:`MAX_BODY_BYTES` of text and :data:`MAX_DEPTH`
-levels of nesting, checked by :func:`parse_body` (the JSON parser itself recurses).
+levels of nesting, checked by :func:`parse_body` (the JSON parser itself recurses), which also
+refuses what no store can hold (NUL, lone surrogates) and integers too long to read, each with
+its path, before anything reaches the engine or the database.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from itertools import count
 
@@ -27,6 +30,9 @@ MAX_DEPTH = 32
 NUL = "\x00"
 NUL_REFUSED = "text must not hold the NUL character (U+0000)"
 """Refused in any string of a request: PostgreSQL cannot store it in text or JSON."""
+MAX_INTEGER_DIGITS = sys.int_info.default_max_str_digits
+"""The longest integer a body may hold (4,300 digits): Python converts no longer one between
+text and int (the engine's limits are far below it; the readers say so, with the field)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,44 +44,89 @@ class BodyError(ValueError):
 
 
 def parse_body(data: bytes) -> object:
-    """The JSON value of ``data``, or :class:`BodyError`: not UTF-8, not JSON, too deep."""
+    """The JSON value of ``data``, or :class:`BodyError`: not UTF-8, not JSON, too deep, or a
+    value no store can hold (:func:`_unstorable`)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise BodyError("", "the body is not UTF-8 text") from None
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_once_each)
+        value = json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_int=_integer,
+            object_pairs_hook=_once_each,
+        )
     except RecursionError:
         raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:
         raise BodyError("", f"invalid JSON: {error.msg} at character {error.pos}") from None
     if _depth(value) > MAX_DEPTH:
         raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels")
-    where = _nul_path(value)
-    if where is not None:
-        raise BodyError(where, NUL_REFUSED)
+    refused = _unstorable(value)
+    if refused is not None:
+        raise refused
     return value
 
 
-def _nul_path(value: object) -> str | None:
-    """Where the first string (a key or a value) holding NUL is, or None. PostgreSQL cannot
-    store one in text or JSON: accepted, it failed the scheduler's journal commit, which ends
-    the scheduler process."""
+@dataclass(frozen=True, slots=True)
+class _TooLong:
+    """An integer of more than :data:`MAX_INTEGER_DIGITS` digits, as parsed (the path of the
+    field that holds it is only known once the whole body is)."""
+
+    digits: int
+
+
+def _integer(text: str) -> int | _TooLong:
+    digits = len(text) - text.startswith("-")
+    return _TooLong(digits) if digits > MAX_INTEGER_DIGITS else int(text)
+
+
+def _unstorable(value: object) -> BodyError | None:
+    """The first string (a key or a value) no store can hold, or integer too long to read, as
+    the error naming its path; None if there is none.
+
+    NUL: PostgreSQL cannot store it in text or JSON; accepted, it failed the scheduler's journal
+    commit, which ended the scheduler process. A lone surrogate (JSON's ``\\ud800``, which
+    Python's parser turns into a string no UTF-8 encoder takes): accepted, it created a job
+    that no answer could show, on SQLite, and stopped the scheduler on PostgreSQL."""
     stack: list[tuple[object, str]] = [(value, "")]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
-            if NUL in item:
-                return path
+            if (refused := _text_refused(item)) is not None:
+                return BodyError(path, refused)
+        elif isinstance(item, _TooLong):
+            message = f"expected a number of at most {MAX_INTEGER_DIGITS} digits, got {item.digits}"
+            return BodyError(path, message)
         elif isinstance(item, dict):
             for key, child in item.items():
-                where = path_key(path, key)
-                if NUL in key:
-                    return where
+                where = path_key(path, _shown(key))
+                if (refused := _text_refused(key)) is not None:
+                    return BodyError(where, refused)
                 stack.append((child, where))
         elif isinstance(item, list):
             stack.extend((child, path_index(path, i)) for i, child in enumerate(item))
     return None
+
+
+def _text_refused(text: str) -> str | None:
+    """Why ``text`` cannot be stored, or None."""
+    if NUL in text:
+        return NUL_REFUSED
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # only a lone surrogate has no UTF-8 form
+        return (
+            f"text must be Unicode characters: a lone surrogate (U+{ord(text[error.start]):04X}) "
+            "is half of a UTF-16 pair, and no store can hold it"
+        )
+    return None
+
+
+def _shown(key: str) -> str:
+    """A key as an answer can show it: its lone surrogates escaped (``\\ud800``)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -84,7 +135,7 @@ def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
     found: dict[str, object] = {}
     for key, value in pairs:
         if key in found:
-            raise BodyError(key, f"{key!r} is given twice: give each key once")
+            raise BodyError(_shown(key), f"{key!r} is given twice: give each key once")
         found[key] = value
     return found
 

@@ -278,6 +278,18 @@ class LiveService:
             return None
         return tick
 
+    def follow_clock(self) -> None:
+        """Move the engine's time to the clock's when it has nothing to do on the way: nothing
+        happens but the time, so nothing is journaled, and a replay, whose time moves only with
+        the rows, builds the same state. Reads then say what the time says (a run's word turns
+        from ``created`` to ``scheduled`` as its time nears; ``/health`` gives the clock's
+        tick): they only moved with inputs. Only between batches: a batch on its way applies
+        at the tick it was read at."""
+        tick = self.clock.now()
+        upcoming = self.engine.next_event_tick()
+        if tick > self.engine.now and (upcoming is None or upcoming > tick):
+            self.play_through(tick)
+
     def advance_clock(self) -> bool:
         """Journal and apply a clock reading if the engine has something to do by now."""
         return self._write(Input(CLOCK, {})) is not None

@@ -14,6 +14,7 @@ import dataclasses
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
@@ -35,6 +36,7 @@ from cronlapse.service.store import (
     ADDRESS_KEY,
     CLOCK_KEY,
     Election,
+    Held,
     Store,
     StoreError,
     backend,
@@ -83,15 +85,34 @@ def start(live: LiveService, speed: float, following: bool = False) -> LiveServi
     return live
 
 
-def open_service(db: str, config_path: str | None, speed: float) -> LiveService:
-    """The live service on ``db``, replayed and caught up (not yet listening)."""
+def open_service(db: str, config_path: str | None, speed: float, address: str) -> LiveService:
+    """The live service on ``db``, replayed and caught up (not yet listening to ``address``),
+    once it holds the database as its one writer (:func:`_hold`)."""
     config = _config(config_path)
     store = _store(db)
+    _hold(store, db, address)
     try:
         clock = saved_clock(store, speed)
     except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
     return start(LiveService(store, clock, config), speed)
+
+
+def _hold(store: Store, db: str, address: str) -> None:
+    """Hold ``store`` as the database's one server, before anything is written to it; a
+    database another server holds is a :class:`ServeError` naming that server."""
+    try:
+        store.hold_writer(f"process {os.getpid()} at {address}")
+    except Held as held:
+        store.close()
+        raise ServeError(
+            f"{shown(db)} is already served, by {held}: one server per SQLite database "
+            "(stop that one first; processes share a PostgreSQL database through the roles "
+            "of docs/deployment.md)"
+        ) from None
+    except StoreError as error:
+        store.close()
+        raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
 
 
 def _postgres_only(db: str, what: str) -> None:
@@ -217,7 +238,7 @@ def _serve_engine(
             return 0
         live, election = elected
     else:
-        live = open_service(db, config_path, speed)
+        live = open_service(db, config_path, speed, f"http://{host}:{port}")
     if log is not None:
         live.on_events.append(EventLogger(log, lambda: live.engine))
     token = _token(db)
@@ -257,19 +278,25 @@ def _run(
     messages: TextIO,
     stop: threading.Event | None = None,
 ) -> int:
-    """Bind, then say so, then serve: "listening on" is printed once it is true (a port in use
-    used to be announced, then refused). The exit status: 0 once a stop (SIGTERM, Ctrl-C) has
-    shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown failed. A ``stop`` already set
-    (a signal between the election and now) starts the server only to shut it down: the
-    elected scheduler's stop is the same clean one, its snapshot written."""
+    """Bind, serve, and say so once connections are accepted: "listening on" is printed once
+    it is true (a port in use used to be announced, then refused; a bound port was announced
+    before it listened, and a first request right after was refused). The exit status: 0 once
+    a stop (SIGTERM, Ctrl-C) has shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown
+    failed. A ``stop`` already set (a signal between the election and now) starts the server
+    only to shut it down: the elected scheduler's stop is the same clean one, its snapshot
+    written."""
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     try:
         sock = config.bind_socket()  # logs why and exits when the address cannot be bound
     except SystemExit:
         raise ServeError(f"cannot listen on {host}:{port}") from None
-    messages.write(announcement)
-    messages.flush()
-    server = uvicorn.Server(config)
+    sock.set_inheritable(False)  # uvicorn makes it inheritable, for worker processes we never use
+
+    def announce() -> None:
+        messages.write(announcement)
+        messages.flush()
+
+    server = _AnnouncingServer(config, announce)
     shutdown = _Shutdown.watching(app)
     with _stopped_by_signals(server):
         if stop is not None and stop.is_set():
@@ -285,6 +312,21 @@ def _run(
         messages.flush()
         return SHUTDOWN_FAILED
     return 0
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, which calls ``announce`` once it accepts connections: after the app's
+    startup and the listen, which uvicorn's own message does not wait for when it is given a
+    socket bound beforehand."""
+
+    def __init__(self, config: uvicorn.Config, announce: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.announce = announce
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.announce()
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

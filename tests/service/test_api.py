@@ -231,6 +231,49 @@ def test_nul_anywhere_is_refused_before_it_reaches_the_database(client: httpx.Cl
     assert client.post("/job", json={"id": "after-nul", "every": 60}).status_code == 201
 
 
+HUGE = "1" + "0" * 4300
+"""An integer of 4,301 digits: more than Python converts between text and int."""
+
+
+def test_text_that_is_not_unicode_and_huge_integers_are_refused_at_the_edge(
+    client: httpx.Client,
+) -> None:
+    """A lone surrogate (JSON's ``\\ud800``) is no character: no database stores it as UTF-8.
+    Accepted, it created the job on SQLite but failed the answer and every page listing it, and
+    on PostgreSQL it stopped the scheduler; an integer too long to convert answered 500. Each is
+    422 naming the field, the job is not created, and the server goes on as before."""
+    escaped_key = "\\ud800"  # the path as the answer can show it: a surrogate escaped
+    for body, path, message in (
+        ('{"id":"\\ud800","every":3600}', "id", "a lone surrogate (U+D800)"),
+        ('{"id":"s-pay","every":60,"payload":"a\\udc00b"}', "payload", "(U+DC00)"),
+        ('{"id":"s-dep","every":60,"depends_on":["\\ud83d"]}', "depends_on[0]", "(U+D83D)"),
+        ('{"id":"s-key","every":60,"\\ud800":1}', escaped_key, "(U+D800)"),
+        ('{"id":"s-big","every":' + HUGE + "}", "every", "at most 4300 digits"),
+        ('{"id":"s-neg","every":60,"priority":-' + HUGE + "}", "priority", "4300 digits"),
+        ('{"id":"s-deep","every":60,"notify":[{"on":[' + HUGE + "]}]}", "notify[0].on[0]", ""),
+    ):
+        headers = {"Content-Type": "application/json"}
+        answer = client.post("/job", content=body.encode("ascii"), headers=headers)
+        assert answer.status_code == 422, (body[:60], answer.text[:200])
+        ((problem,),) = [answer.json()["errors"]]
+        assert problem["path"] == path
+        assert message in problem["message"]
+    assert client.get("/jobs", params={"limit": 500}).status_code == 200
+    created = client.post("/job", json={"id": "after-surrogates", "every": 60, "payload": "😀"})
+    assert created.status_code == 201
+    for job_id in ("s-pay", "s-dep", "s-key", "s-big", "s-neg", "s-deep"):
+        assert client.get(f"/job/{job_id}").status_code == 404
+    assert client.get("/job/after-surrogates").json()["payload"] == "😀"
+
+
+def test_an_amendment_with_a_lone_surrogate_is_refused(client: httpx.Client) -> None:
+    assert client.post("/job", json={"id": "amended", "every": 3600}).status_code == 201
+    answer = client.put("/job/amended", content=b'{"payload":"\\udfff"}')
+    assert answer.status_code == 422
+    assert [problem["path"] for problem in answer.json()["errors"]] == ["payload"]
+    assert client.get("/job/amended").status_code == 200
+
+
 def test_an_unknown_query_parameter_is_422_naming_it(client: httpx.Client) -> None:
     """A misspelt filter was ignored: ``/jobs?prority=high`` listed every job."""
     answer = client.get("/jobs", params={"prority": "high"})

@@ -146,6 +146,26 @@ def test_a_write_no_scheduler_takes_is_withdrawn_with_a_503(processes) -> None:
     assert "Traceback" not in api.output()
 
 
+def test_a_lone_surrogate_is_refused_by_the_api_process_and_the_scheduler_lives_on(
+    processes,
+) -> None:
+    """It reached the inbox, and the active scheduler died journaling it, and so did every
+    scheduler elected after it: refused at the edge, it reaches neither."""
+    group: Processes = processes(NOOP)
+    scheduler = group.scheduler("scheduler")
+    scheduler.start()
+    api = _api(group, "api")
+    api.start()
+    with api.client() as client:
+        headers = {"Content-Type": "application/json"}
+        body = b'{"id":"\\ud800","every":3600}'
+        answer = client.post("/job", content=body, headers=headers)
+        assert (answer.status_code, answer.json()["errors"][0]["path"]) == (422, "id")
+        assert client.post("/job", json={"id": "after", "every": 3600}).status_code == 201
+        assert client.get("/jobs").status_code == 200
+    assert scheduler.healthy()
+
+
 def test_a_job_id_is_taken_once_across_api_processes(processes) -> None:
     group: Processes = processes(NOOP)
     group.scheduler("scheduler").start()

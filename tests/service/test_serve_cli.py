@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 
 from cronlapse.cli.main import main
+from tests.service.conftest import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -22,3 +24,40 @@ def test_serve_says_it_listens_only_once_it_does(tmp_path, capsys) -> None:
     assert status == 2
     assert "listening on" not in out + err
     assert f"cronlapse serve: cannot listen on 127.0.0.1:{port}" in err
+
+
+class ConnectsWhenTold:
+    """Standard error that, when told the server listens, connects to it there and then."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.said: list[str] = []
+        self.connected: list[bool] = []
+
+    def write(self, text: str) -> None:
+        self.said.append(text)
+        if "listening on" in text:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+                self.connected.append(True)
+            except ConnectionRefusedError:
+                self.connected.append(False)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_listening_on_is_said_once_a_connection_is_accepted() -> None:
+    """It was said once the port was bound, before it listened: a first request right after
+    it was refused."""
+    from starlette.applications import Starlette
+
+    from cronlapse.service.server import _run
+
+    port = free_port()
+    messages = ConnectsWhenTold(port)
+    stop = threading.Event()
+    stop.set()  # start, then stop at once
+    status = _run(Starlette(), "127.0.0.1", port, "listening on the port\n", messages, stop)  # type: ignore[arg-type]
+    assert status == 0
+    assert messages.connected == [True], messages.said

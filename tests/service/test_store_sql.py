@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
-from cronlapse.service.store import StoreFailure, open_store
+from cronlapse.service.store import Held, StoreFailure, open_store
 from cronlapse.service.store.sql import SqlStore
 from cronlapse.service.store.sql.db import open_database
 from cronlapse.service.store.sql.migrations import migrate
@@ -116,3 +116,19 @@ def test_a_reader_says_when_the_journal_cannot_be_read_now(tmp_path: Path) -> No
         reader.rows_after(0, 10)
     reader.close()
     store.close()
+
+
+def test_one_store_at_a_time_holds_an_sqlite_database_as_its_writer(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'held.db'}"
+    first, second = SqlStore(url), SqlStore(url)
+    try:
+        first.hold_writer("process 1 at http://127.0.0.1:8080")
+        with pytest.raises(Held, match=r"^process 1 at http://127\.0\.0\.1:8080$"):
+            second.hold_writer("process 2 at http://127.0.0.1:8081")
+        first.close()  # as the end of its process does
+        second.hold_writer("process 2 at http://127.0.0.1:8081")
+        with pytest.raises(Held, match="process 2"):
+            second.hold_writer("process 2 again")
+    finally:
+        first.close()
+        second.close()

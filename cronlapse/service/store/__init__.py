@@ -46,6 +46,7 @@ from cronlapse.service.store.dispatch import (
 )
 from cronlapse.service.store.errors import (
     Fenced,
+    Held,
     JournalUnreadable,
     NeedsPostgresql,
     NoJournal,
@@ -88,6 +89,13 @@ class Store(Protocol):
 
     def election(self) -> Election:
         """A new session in the scheduler election (:class:`NeedsPostgresql` on SQLite)."""
+        ...
+
+    def hold_writer(self, holder: str) -> None:
+        """Make this store the database's one writer until it is closed or its process ends (a
+        kill included); ``holder`` (the process and its address) is what a process refused is
+        told. :class:`Held` (naming the holder) if another holds it. On PostgreSQL nothing is
+        held: its roles share the database, and the scheduler election keeps one writer."""
         ...
 
     def reader(self) -> JournalReader:
@@ -138,6 +146,7 @@ __all__ = [
     "Election",
     "Entry",
     "Fenced",
+    "Held",
     "Inbox",
     "InboxRow",
     "JobFilter",

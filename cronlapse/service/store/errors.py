@@ -34,6 +34,11 @@ class Fenced(StoreError):
     """An append by a scheduler that no longer holds the journal's lock: nothing was written."""
 
 
+class Held(StoreError):
+    """The database is another process's: one server per SQLite database. The message is the
+    holder's description of itself (its process and address)."""
+
+
 class NoJournal(StoreError, ValueError):
     """The URL names no service database (an SQLite file that does not exist: opening it would
     create one)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from cronlapse.service.store.errors import Held
 from cronlapse.service.store.memory.dispatch import MemoryDispatch, MemoryWorkers
 from cronlapse.service.store.memory.hub import MemoryElection, MemoryWakeups, Shared
 from cronlapse.service.store.memory.records import (
@@ -37,6 +38,8 @@ class MemoryStore:
         self.dispatch = MemoryDispatch(self.shared)
         self.workers = MemoryWorkers(self.dispatch)
         self.wakeups = MemoryWakeups(self.shared)
+        self.writer: str | None = None
+        """Who holds the store as its writer (:meth:`hold_writer`)."""
 
     def election(self) -> MemoryElection:
         return MemoryElection(self.shared)
@@ -44,5 +47,12 @@ class MemoryStore:
     def reader(self) -> MemoryJournalReader:
         return MemoryJournalReader(self.journal)
 
+    def hold_writer(self, holder: str) -> None:
+        if self.writer is not None:
+            raise Held(self.writer)
+        self.writer = holder
+
     def close(self) -> None:
-        """Nothing to release: the store lives as long as the object (a restart reopens it)."""
+        """Release the writer's hold; the store lives on with the object (a restart reopens
+        it)."""
+        self.writer = None

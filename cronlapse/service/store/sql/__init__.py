@@ -25,6 +25,7 @@ from cronlapse.service.store.sql.outbox import SqlOutbox
 from cronlapse.service.store.sql.reader import SqlJournalReader
 from cronlapse.service.store.sql.urls import database_url, sqlite_file
 from cronlapse.service.store.sql.views import SqlViews
+from cronlapse.service.store.sql.writer import WriterLock
 
 
 class SqlStore:
@@ -49,6 +50,7 @@ class SqlStore:
         self.dispatch = SqlDispatch(self.db)
         self.workers = SqlWorkers(self.db)
         self.wakeups = SqlWakeups(url)
+        self.writer = None if database is None else WriterLock(database)
 
     def election(self) -> SqlElection:
         return SqlElection(self.url)
@@ -56,5 +58,11 @@ class SqlStore:
     def reader(self) -> SqlJournalReader:
         return SqlJournalReader(self.url)
 
+    def hold_writer(self, holder: str) -> None:
+        if self.writer is not None:
+            self.writer.hold(holder)
+
     def close(self) -> None:
         self.db.dispose()
+        if self.writer is not None:
+            self.writer.release()
