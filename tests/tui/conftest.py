@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import textual._wait
 import textual.app
+import textual.notifications
 import textual.pilot
 from textual.pilot import Pilot
 from tui_helpers import BROKEN_YAML, SMALL_YAML, small_session
@@ -51,6 +52,21 @@ def pilot_waits_for_the_dashboard(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(Pilot, "press", press_and_settle)
     monkeypatch.setattr(Pilot, "pause", pause_and_settle)
+
+
+@pytest.fixture(autouse=True)
+def toasts_stay_until_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toast leaves when the dashboard clears it, never by the wall clock.
+
+    Textual drops a notification once its timeout (5 s by default) has passed in wall time,
+    from the list a test reads (``app._notifications``) and from the screen. A test on a loaded
+    machine can take longer than that between the key that raised a toast and its look at it:
+    the toast had gone (``IndexError`` on the last toast, a notice "never" given)."""
+    monkeypatch.setattr(textual.notifications.Notification, "has_expired", property(_never))
+
+
+def _never(_: object) -> bool:
+    return False
 
 
 def _looks_settled(app: DashboardApp) -> bool:

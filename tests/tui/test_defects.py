@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
+import textual.notifications
 from hypothesis import given
 from hypothesis import strategies as st
 from tui_helpers import CLOCK, SMALL_YAML, pane_text, screen_lines, until_landed
 
 from cronlapse.cli import main as cli
 from engine.schedules.clock import Clock
+from tests.waiting import until
 from tui.app import DashboardApp
 from tui.cells import ELLIPSIS, fit
 from tui.model.rows import natural_key
@@ -93,9 +96,11 @@ async def test_end_on_an_open_ended_run_goes_to_its_horizon_and_says_so(tmp_path
     app = DashboardApp(path, watch=False, blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
-        await pilot.pause()
+        await until(
+            lambda: any("horizon, tick 1,440" in str(n.message) for n in app._notifications),
+            "the notice that the run stops at its horizon",
+        )
         assert app.dashboard.navigator.tick == 1440
-        assert any("horizon, tick 1,440" in str(n.message) for n in app._notifications)
         await pilot.press("end")
         await pilot.pause()
         assert app.dashboard.navigator.tick == 2880
@@ -300,6 +305,18 @@ async def test_an_error_clears_the_toast_that_would_cover_it(app: DashboardApp) 
         assert not app._notifications
 
 
+async def test_a_toast_waits_for_a_test_that_looks_late(
+    app: DashboardApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite's toasts leave when cleared, not after 5 s of wall time (tests/tui/conftest.py):
+    a loaded machine made tests look after their toast had gone."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"speed 5", "enter")
+        an_hour_later = time.time() + 3600
+        monkeypatch.setattr(textual.notifications, "time", lambda: an_hour_later)
+        assert [str(toast.message) for toast in app._notifications] == ["speed: 5 event ticks per second"]
+
+
 async def test_help_says_how_to_close_it_and_covers_the_panes(app: DashboardApp) -> None:
     async with app.run_test(size=(110, 48)) as pilot:
         await pilot.press("question_mark")
@@ -454,7 +471,7 @@ async def test_text_that_looks_like_markup_is_shown_as_typed_not_read(tmp_path: 
         await pilot.pause()
         assert "Why? [/b]etl@20" in "\n".join(screen_lines(app))
         await pilot.press("escape", "colon", *"status [/b]etl 20", "enter")
-        await pilot.pause()
+        await until(lambda: app._notifications, "the command's answer")
         toast = list(app._notifications)[-1]  # the answer, as a toast that shows it as typed
         assert (toast.message, toast.markup) == ("status: [/b]etl@20 is SUCCEEDED", False)
         assert "[red]w1" in "\n".join(pane_text(app, "workers"))
