@@ -13,12 +13,18 @@ import pytest
 from cronlapse.service.delivery.notice import idempotency_key
 from cronlapse.service.store import NOTIFICATION_POLICY
 from tests.service.conftest import MailReceiver, Server, WebhookReceiver
-from tests.waiting import wait_until
+from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.e2e
 
 SPEED = "20"
 """Ticks per second: a backoff of a few ticks passes in a fraction of a second."""
+RETRIES_SECONDS = sum(
+    min(NOTIFICATION_POLICY.backoff.base * 2**tries, NOTIFICATION_POLICY.backoff.cap)
+    for tries in range(NOTIFICATION_POLICY.max_tries)
+) / int(SPEED)
+"""Seconds of the scenario's own time a notification may wait between its tries, at most: a
+wait for every delivery allows for them on top of the suite's patience."""
 EVENTS = ["succeeded", "failed", "retries_exhausted"]
 OK_JOBS = [f"ok-{number}" for number in range(4)]
 BAD_JOBS = [f"bad-{number}" for number in range(2)]
@@ -116,8 +122,20 @@ def test_sigkill_mid_delivery_then_restart_delivers_each_notification_under_one_
     with server.client() as client:
         expected = expected_keys(client)
     assert sum(len(keys) for keys in expected.values()) == 3 * (len(OK_JOBS) + 3 * len(BAD_JOBS))
+
+    def missing_and_extra() -> str:
+        delivered = delivered_keys(webhooks, mailbox)
+        return "\n".join(
+            f"{channel}: missing {sorted(expected[channel] - delivered.get(channel, set()))}, "
+            f"extra {sorted(delivered.get(channel, set()) - expected[channel])}"
+            for channel in expected
+        )
+
     wait_until(
-        lambda: delivered_keys(webhooks, mailbox) == expected, "every notification delivered"
+        lambda: delivered_keys(webhooks, mailbox) == expected,
+        "every notification delivered",
+        timeout=PATIENCE + RETRIES_SECONDS,
+        context=missing_and_extra,
     )
 
     # One key per (run, event, attempt, subscription); a repeat carries the same key and says
