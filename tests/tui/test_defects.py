@@ -314,7 +314,8 @@ async def test_a_toast_waits_for_a_test_that_looks_late(
         await pilot.press("colon", *"speed 5", "enter")
         an_hour_later = time.time() + 3600
         monkeypatch.setattr(textual.notifications, "time", lambda: an_hour_later)
-        assert [str(toast.message) for toast in app._notifications] == ["speed: 5 event ticks per second"]
+        toasts = [str(toast.message) for toast in app._notifications]
+        assert toasts == ["speed: 5 event ticks per second"]
 
 
 async def test_help_says_how_to_close_it_and_covers_the_panes(app: DashboardApp) -> None:
