@@ -42,20 +42,30 @@ async def _branch(pilot) -> None:
     await pilot.pause()
 
 
+async def _compared(pilot) -> CompareScreen:
+    """``:compare`` typed, once both futures are played to their end."""
+    await _command(pilot, "compare")
+    screen = pilot.app.screen
+    assert isinstance(screen, CompareScreen)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    assert screen.comparison is not None
+    return screen
+
+
+def _moved(screen: CompareScreen) -> dict[tuple[str, int], int]:
+    assert screen.comparison is not None
+    return {(m.job_id, m.scheduled): m.by for m in screen.comparison.moved}
+
+
 async def test_compare_shows_both_futures_played_to_the_end() -> None:
     app = _app()
     async with app.run_test(size=(140, 50)) as pilot:
         await _branch(pilot)
-        await _command(pilot, "compare")
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert screen.comparison is not None
+        screen = await _compared(pilot)
         assert (screen.before.tick, screen.after.tick) == (150, 150)
         assert screen.comparison == compare(screen.before.engine, screen.after.engine)
-        moved = {(m.job_id, m.scheduled): m.by for m in screen.comparison.moved}
-        assert moved == {("hourly", 60): -20}
+        assert _moved(screen) == {("hourly", 60): -20}
         assert app.dashboard.navigator.history.tick == 10
         await pilot.press("escape")
         await pilot.pause()
@@ -74,14 +84,7 @@ async def test_a_command_while_rewound_compares_with_the_files_own_future() -> N
         await pilot.pause()
         await _command(pilot, "up w-a")
         assert "a new future starts here" in _toasts(app)
-        await _command(pilot, "compare")
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert screen.comparison is not None
-        moved = {(m.job_id, m.scheduled): m.by for m in screen.comparison.moved}
-        assert moved == {("hourly", 60): -30}
+        assert _moved(await _compared(pilot)) == {("hourly", 60): -30}
         await pilot.press("escape")
         await _command(pilot, "redo")
         assert "the previous future is back" in _toasts(app)
