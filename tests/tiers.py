@@ -20,8 +20,9 @@ from collections.abc import Callable
 import pytest
 
 TIERS = {
-    "unit": "in-process: no process, no socket, no database file, no Textual app (the default)",
-    "integration": "a real database, in-process servers on loopback, or the dashboard under Pilot",
+    "unit": "in-process: no process, no IP socket, no SQLite, no Textual app (the default)",
+    "integration": "a real database, servers in the process on loopback, the dashboard under "
+    "Pilot, whole-engine property walks against fresh runs, the benchmarks' programs",
     "e2e": "processes: a server or command started as users start it, tmux, wheel builds, kill -9",
 }
 
