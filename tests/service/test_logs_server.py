@@ -4,10 +4,11 @@ nowhere but standard error (what the lines say: test_logs.py)."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -21,10 +22,9 @@ def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path:
     with other.client() as client:
         assert client.post("/job", json={"id": "now"}).status_code == 201
         assert client.put("/job/now", json={"priority": "high"}).status_code in (204, 409)
-    deadline = time.monotonic() + 120
-    while "run.succeeded" not in server.output() or "run.succeeded" not in logged.read_text():
-        assert time.monotonic() < deadline, server.output()
-        time.sleep(0.05)
+    logs = lambda: (server.output(), logged.read_text())  # noqa: E731
+    succeeded = lambda: all("run.succeeded" in log for log in logs())  # noqa: E731
+    wait_until(succeeded, "a run to succeed on each server", context=server.output)
     from_stderr = [json.loads(line) for line in server.output().splitlines() if line[:1] == "{"]
     assert [line["event"] for line in from_stderr][:2] == ["job.created", "run.started"]
     from_file = [json.loads(line) for line in logged.read_text().splitlines()]
