@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import TypeVar
 
 import pytest
@@ -35,8 +34,9 @@ from cronlapse.service.store import (
     Store,
     ViewChanges,
 )
+from tests.waiting import PATIENCE, wait_until
 
-WAIT = 60.0
+WAIT = PATIENCE
 """A generous bound on a wait for something that happens at once."""
 ANY = JobFilter(None, None, None)
 NOTICE = ("backup", 10, 1, "succeeded", "webhook", "ops")
@@ -45,14 +45,6 @@ T = TypeVar("T")
 
 def run(coroutine: Coroutine[object, object, T]) -> T:
     return asyncio.run(asyncio.wait_for(coroutine, WAIT))
-
-
-def eventually(condition: Callable[[], bool], what: str) -> None:
-    """Until ``condition()`` holds (polled), failing after :data:`WAIT` seconds."""
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.01)
 
 
 def entry(tick: int, verb: str = "clock", **args: object) -> Entry:
@@ -372,7 +364,7 @@ class StoreContract:
             first.close()
             assert not first.alive()
             # The server releases a lock once it sees its session end: at once, or nearly.
-            eventually(second.try_take, "the lock released by the closed session")
+            wait_until(second.try_take, "the lock released by the closed session")
             with pytest.raises(Fenced):
                 store.journal.append([entry(2)])
             assert store.journal.last_seq() == 1, "nothing written"

@@ -54,7 +54,7 @@ path = os.path.join(directory, f"state-{os.getpid()}.json")
 with open(path + ".part", "w") as out:
     json.dump(state, out)
 os.rename(path + ".part", path)
-time.sleep(300)
+time.sleep(300)  # the scenario: a run that lasts until it is stopped
 """
 
 
