@@ -134,10 +134,21 @@ def timer_handlers(
 class Engine:
     """The one scheduling engine behind every facade, scenario and view."""
 
-    def __init__(self, policy: Policy | None = None, seed: int = 0, seed_skip: int = 0) -> None:
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        seed: int = 0,
+        seed_skip: int = 0,
+        *,
+        archive: bool = False,
+    ) -> None:
         """An engine with nothing in it yet. ``seed`` seeds its one random generator;
         ``seed_skip`` words of it are drawn before tick 0, so that an exported stretch of a
-        service's journal continues the generator where the service had it."""
+        service's journal continues the generator where the service had it.
+
+        ``archive``: finished runs leave the live state for a compact archive
+        (:mod:`engine.parts.run_archive`), so memory follows live work. For engines nobody
+        rewinds (headless runs, the facades): such an engine refuses restore points."""
         self.policy = policy = policy or Policy()
         self.seed = seed
         # What every part may be given: the clock, the log, the seeded generator, the journal.
@@ -147,7 +158,9 @@ class Engine:
         rng.skip(seed_skip)
         self.journal = journal = UndoJournal(log, rng)
         # The parts that own state, each built from those before it.
-        self._store = store = OccurrenceStore(journal, policy.execution_limit)
+        self._store = store = OccurrenceStore(journal, policy.execution_limit, archive)
+        self._finished = store.finished
+        """The runs to archive before the next command or tick (empty without an archive)."""
         self._cursors = cursors = JobCursors(journal, store)
         jobs = cursors.jobs
         self._timers = timers = Timers()
@@ -218,6 +231,11 @@ class Engine:
         self._clock.now = tick
 
     @property
+    def archives(self) -> bool:
+        """Whether finished runs leave the live state for the archive (no restore points)."""
+        return self._store.archive is not None
+
+    @property
     def random_words(self) -> int:
         """How many 32-bit words the seeded generator has drawn, the seed's skip included."""
         return self._rng.words
@@ -226,6 +244,8 @@ class Engine:
 
     def apply(self, command: Command) -> Result:
         """Apply one command; a rejected command changes nothing."""
+        if self._finished:
+            self._store.archive_finished()
         handler = self._COMMANDS.get(type(command))
         if handler is None:
             raise TypeError(f"not a command: {command!r}")
@@ -327,6 +347,8 @@ class Engine:
     def begin_tick(self) -> None:
         """Run the engine's own events of the current tick (see the module docstring): each timer
         due, in the order the timers' heap gives them, by its kind's handler."""
+        if self._finished:
+            self._store.archive_finished()
         handlers, pop_due, now = self._on_timer, self._timers.pop_due, self._clock.now
         while (timer := pop_due(now)) is not None:
             _, kind, _, payload = timer
@@ -363,6 +385,8 @@ class Engine:
         self.journal.check = value
 
     def mark(self, previous: Mark | None = None) -> Mark:
+        if self._store.archive is not None:
+            raise TypeError("an engine that archives its finished runs has no restore points")
         return self.journal.mark(previous)
 
     def rollback(self, mark: Mark) -> None:

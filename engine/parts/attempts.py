@@ -162,7 +162,9 @@ class Attempts:
 
     def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
         """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""
-        occurrence = self._records[(job_id, scheduled)]
+        occurrence = self._records.get((job_id, scheduled))
+        if occurrence is None:
+            return  # a stale timer: the run is over and archived
         attempts = occurrence.attempts
         attempt = attempts[-1] if attempts else None
         if attempt is None or attempt.number != number or attempt.outcome is not RUNNING:
@@ -183,9 +185,9 @@ class Attempts:
         fails for good, its running attempt timed out, its retries unused. Kubernetes' Job
         ``activeDeadlineSeconds`` "takes precedence over backoffLimit": once the Job has been
         active that long its pods are terminated and it fails with ``DeadlineExceeded``."""
-        occurrence = self._records[(job_id, scheduled)]
-        if occurrence.state.is_final:
-            return  # over in time (or cancelled): the timer is stale
+        occurrence = self._records.get((job_id, scheduled))
+        if occurrence is None or occurrence.state.is_final:
+            return  # over in time (or cancelled, and maybe archived): the timer is stale
         limit = self._jobs[job_id].spec.run_timeout
         attempt = occurrence.running_attempt
         if attempt is not None:
@@ -197,8 +199,12 @@ class Attempts:
         self._fail(occurrence, limit)
 
     def backoff_ended(self, job_id: str, scheduled: int) -> None:
-        occurrence = self._records[(job_id, scheduled)]
-        if occurrence.state is S.RETRY_PENDING and occurrence.eligible_at == self._clock.now:
+        occurrence = self._records.get((job_id, scheduled))
+        if (
+            occurrence is not None
+            and occurrence.state is S.RETRY_PENDING
+            and occurrence.eligible_at == self._clock.now
+        ):
             self._dispatcher.push_ready(occurrence)
 
     def end(
@@ -309,6 +315,8 @@ class Attempts:
         return outcome is AttemptOutcome.TIMED_OUT and self._policy.on_timeout is OnTimeout.NEXT_RUN
 
     def _running(self, job_id: str, scheduled: int, number: int) -> Attempt | None:
-        """The attempt ``number`` of an occurrence if it is still running (timers go stale)."""
-        attempt = self._records[(job_id, scheduled)].running_attempt
+        """The attempt ``number`` of an occurrence if it is still running (timers go stale; a
+        run that is over may be archived)."""
+        occurrence = self._records.get((job_id, scheduled))
+        attempt = None if occurrence is None else occurrence.running_attempt
         return attempt if attempt is not None and attempt.number == number else None

@@ -151,9 +151,14 @@ class JobCursors(JournaledPart):
     def occurrence_state(self, job_id: str, scheduled: int) -> OccurrenceState | None:
         """The state of ``(job_id, scheduled)``: its record's, else by arithmetic for a run not
         materialised; None when it is no run of the job (or there is no such job)."""
-        occurrence = self._store.records.get((job_id, scheduled))
+        store = self._store
+        occurrence = store.records.get((job_id, scheduled))
         if occurrence is not None:
             return occurrence.state
+        if store.archive is not None:
+            archived = store.archived_state((job_id, scheduled))
+            if archived is not None:
+                return archived
         job = self.jobs.get(job_id)
         return None if job is None else self.implicit_state(job, scheduled)
 
@@ -184,7 +189,7 @@ class JobCursors(JournaledPart):
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
         skip ranges and backlog definitions the cursor has passed are dropped."""
         self._journal.touch(job)
-        records, job_id = self._store.records, job.spec.job_id
+        records, archive, job_id = self._store.records, self._store.archive, job.spec.job_id
         while candidate is not None:
             if job.backlog and candidate > job.backlog[0][0]:
                 job.backlog = job.backlog[1:]
@@ -196,7 +201,8 @@ class JobCursors(JournaledPart):
                 else:
                     job.skipped = job.skipped[1:]
                 continue
-            if (job_id, candidate) not in records:
+            key = (job_id, candidate)
+            if key not in records and (archive is None or key not in archive):
                 return candidate
             candidate = job.first_fire(candidate + 1)
         return None

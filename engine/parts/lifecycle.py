@@ -113,7 +113,7 @@ class Lifecycle:
         self._jobs = cursors.jobs
         self._store = store
         self._records = store.records
-        self._runs = Runs(store.records, cursors)
+        self._runs = Runs(store.runs, cursors)
         self._outbox = outbox
         self._dispatcher: Dispatcher
         self._dependencies: Dependencies

@@ -6,11 +6,19 @@ in :mod:`engine.parts.cursors`. Every state change goes through :meth:`Occurrenc
 so the index and the job's list of open runs can never disagree with the records.
 
 Given the journal and the policy's execution limit (the timeout of a job that sets none).
+
+An engine that archives (headless, without restore points) moves each finished run out of the
+live table into a :class:`~engine.parts.run_archive.RunArchive` once the command or tick that
+finished it is over: nothing live refers to a final run after that, and what still names one (a
+stale timer, a late report, a question) asks :meth:`OccurrenceStore.lookup`, which reads both.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator, KeysView, Mapping
+
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
+from engine.parts.run_archive import RunArchive
 from engine.rewind.journal import JournaledPart, UndoJournal
 
 S = OccurrenceState
@@ -43,6 +51,11 @@ class StateIndex:
         if back_to is not None:
             self.keys[back_to][key] = None
 
+    def remove(self, key: Key, state: OccurrenceState) -> None:
+        """Take ``key`` out (it was archived); never journaled: an archiving engine has no
+        restore points."""
+        del self.keys[state][key]
+
     def snapshot(self) -> tuple:
         return tuple((state, tuple(keys)) for state, keys in self.keys.items())
 
@@ -57,12 +70,22 @@ class StateIndex:
 class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
-    def __init__(self, journal: UndoJournal, execution_limit: int | None = None) -> None:
+    def __init__(
+        self, journal: UndoJournal, execution_limit: int | None = None, archive: bool = False
+    ) -> None:
         self._journal = journal
         self._execution_limit = execution_limit
         """The policy's timeout for jobs that set none."""
         self.records: dict[Key, Occurrence] = {}
+        """The live runs with a record (with an archive: finished ones only until archived)."""
         self.index = StateIndex()
+        self.archive: RunArchive | None = RunArchive() if archive else None
+        self.finished: list[Occurrence] = []
+        """Runs finished since the last :meth:`archive_finished`, to archive (with an archive)."""
+        self.runs: Mapping[Key, Occurrence] = (
+            self.records if self.archive is None else _LiveAndArchived(self.records, self.archive)
+        )
+        """Every run with a record, live or archived: what readers read."""
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
         return (("occurrence", self.records),)
@@ -93,6 +116,8 @@ class OccurrenceStore(JournaledPart):
         if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
+        elif self.archive is not None:
+            self.finished.append(occurrence)
         return occurrence
 
     def set_state(self, occurrence: Occurrence, job: Job, state: OccurrenceState) -> None:
@@ -105,3 +130,108 @@ class OccurrenceStore(JournaledPart):
         if state in FINAL_STATES:
             journal.touch(job)
             job.open.pop(occurrence.key[1], None)
+            if self.archive is not None:
+                self.finished.append(occurrence)
+
+    # ------------------------------------------------------------ the archive
+
+    def archive_finished(self) -> None:
+        """Move the runs finished since the last call from the live table to the archive."""
+        archive, records, index = self.archive, self.records, self.index
+        assert archive is not None
+        for occurrence in self.finished:
+            key = occurrence.key
+            if records.get(key) is occurrence:
+                del records[key]
+                index.remove(key, occurrence.state)
+                archive.add(occurrence)
+        self.finished.clear()
+
+    def lookup(self, key: Key) -> Occurrence | None:
+        """The run's record, live or archived (an archived one is a copy: read it only)."""
+        occurrence = self.records.get(key)
+        if occurrence is None and self.archive is not None:
+            return self.archive.get(key)
+        return occurrence
+
+    def archived_state(self, key: Key) -> OccurrenceState | None:
+        """The final state of an archived run; None if it is live, implicit or no run."""
+        archive = self.archive
+        return None if archive is None else archive.state(key)
+
+    def state_keys(self, state: OccurrenceState) -> Collection[Key]:
+        """The keys of the runs with a record in ``state``, live (in the order they entered
+        it) after archived (in the order they were archived)."""
+        live = self.index.keys[state].keys()
+        archive = self.archive
+        if archive is None or not archive.count(state):
+            return live
+        return _StateKeys(live, archive, state)
+
+    def has_record(self, key: Key) -> bool:
+        """Whether the run was materialised (its record is live or archived)."""
+        if key in self.records:
+            return True
+        return self.archive is not None and key in self.archive
+
+
+class _StateKeys(Collection[Key]):
+    """One state's keys, archived and live, as one collection."""
+
+    __slots__ = ("_archive", "_live", "_state")
+
+    def __init__(self, live: KeysView[Key], archive: RunArchive, state: OccurrenceState) -> None:
+        self._live, self._archive, self._state = live, archive, state
+
+    def __len__(self) -> int:
+        return len(self._live) + self._archive.count(self._state)
+
+    def __iter__(self) -> Iterator[Key]:
+        yield from self._archive.keys(self._state)
+        yield from self._live
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._live or self._archive.state(key) is self._state  # type: ignore[arg-type]
+
+
+class _LiveAndArchived(Mapping[Key, Occurrence]):
+    """The live table and the archive read as one mapping: archived runs first (they were
+    made before the live ones still in the table, mostly), each read as a new copy."""
+
+    __slots__ = ("_archive", "_live")
+
+    def __init__(self, live: dict[Key, Occurrence], archive: RunArchive) -> None:
+        self._live, self._archive = live, archive
+
+    def __getitem__(self, key: Key) -> Occurrence:
+        occurrence = self._live.get(key)
+        if occurrence is None:
+            occurrence = self._archive.get(key)
+            if occurrence is None:
+                raise KeyError(key)
+        return occurrence
+
+    def get(self, key: Key, default: Occurrence | None = None) -> Occurrence | None:  # type: ignore[override]
+        occurrence = self._live.get(key)
+        if occurrence is None:
+            occurrence = self._archive.get(key)
+        return default if occurrence is None else occurrence
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._live or key in self._archive
+
+    def __iter__(self) -> Iterator[Key]:
+        yield from self._archive.keys()
+        yield from self._live
+
+    def __len__(self) -> int:
+        return len(self._live) + len(self._archive)
+
+    def values(self) -> Iterator[Occurrence]:  # type: ignore[override]
+        yield from self._archive.records()
+        yield from self._live.values()
+
+    def items(self) -> Iterator[tuple[Key, Occurrence]]:  # type: ignore[override]
+        for occurrence in self._archive.records():
+            yield occurrence.key, occurrence
+        yield from self._live.items()

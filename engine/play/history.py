@@ -77,6 +77,8 @@ class History:
         """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = EventTicks()
         self._engine = new_engine()
+        if self._engine.archives:
+            raise TypeError("a history rewinds its engine, which therefore cannot archive")
         self._journal = self._engine.journal
         self._driver = TickDriver(self._engine)
         self._tick = -1

@@ -5,7 +5,7 @@ module that owns that meaning (:mod:`~engine.query.runs`, :mod:`~engine.query.ba
 
 from __future__ import annotations
 
-from collections.abc import Iterator, KeysView, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import engine.query.backlogs as backlogs
@@ -48,15 +48,14 @@ class Query:
     stays current as the engine moves, rewinds included; a row or a page is a value of the
     moment it was asked."""
 
-    __slots__ = ("_by_state", "_jobs", "_outbox", "_parts", "_records", "_workers")
+    __slots__ = ("_jobs", "_outbox", "_parts", "_records", "_workers")
 
     def __init__(self, parts: EngineParts) -> None:
         self._parts = parts
         # The tables are the same objects for the engine's whole life (the journal changes
         # them in place, never replaces them): looked up once here, not on every question.
         self._jobs: Mapping[str, Job] = parts.cursors.jobs
-        self._records: Mapping[RunKey, Occurrence] = parts.store.records
-        self._by_state: Mapping[OccurrenceState, dict[RunKey, None]] = parts.store.index.keys
+        self._records: Mapping[RunKey, Occurrence] = parts.store.runs
         self._workers: Mapping[str, Worker] = parts.workforce.workers
         self._outbox: Mapping[NotificationKey, Notification] = parts.outbox.records
 
@@ -112,10 +111,10 @@ class Query:
         """Every run with a record, by key, in the order they were created."""
         return self._records
 
-    def record_keys(self, state: OccurrenceState) -> KeysView[RunKey]:
+    def record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
         """The keys of the runs with a record in ``state``, in the order they entered it (runs
         without a record are not among them: see :meth:`runs` and :meth:`count_runs`)."""
-        return self._by_state[state].keys()
+        return self._parts.store.state_keys(state)
 
     def attempts(self, job_id: str, scheduled: int) -> list[Attempt]:
         """The run's attempts so far, first first (none for a run without a record)."""

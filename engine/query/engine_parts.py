@@ -54,4 +54,4 @@ class EngineParts:
     def occurrences(self) -> Mapping[tuple[str, int], Occurrence]:
         """The materialised runs: with :attr:`cursors`, what makes these parts a
         :class:`~engine.parts.ranges.RunBook`."""
-        return self.store.records
+        return self.store.runs

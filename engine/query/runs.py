@@ -61,7 +61,7 @@ def count_all_runs(
 ) -> int:
     """How many runs (of one job, or of all) are in ``state`` (any state: every one that is due
     or has a record), implicit ones included; arithmetic per range where it can be."""
-    keys = parts.occurrences.keys() if state is None else parts.store.index.keys[state].keys()
+    keys = parts.occurrences.keys() if state is None else parts.store.state_keys(state)
     total = len(keys) if job_id is None else sum(1 for key in keys if key[0] == job_id)
     records = RecordTicks(parts)
     for waiting in _ranges(parts, state, job_id):
@@ -86,7 +86,7 @@ def implicit_row(job: Job, scheduled: int, state: OccurrenceState) -> Occurrence
 def _all_rows(
     parts: EngineParts, state: OccurrenceState | None, job_id: str | None
 ) -> Iterator[OccurrenceRow]:
-    keys = parts.occurrences.keys() if state is None else parts.store.index.keys[state].keys()
+    keys = parts.occurrences.keys() if state is None else parts.store.state_keys(state)
     if job_id is not None:
         keys = [k for k in keys if k[0] == job_id]
     order = {j: job.order_key for j, job in parts.jobs.items()}

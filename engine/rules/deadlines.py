@@ -52,7 +52,7 @@ class Deadlines:
         self._log = log
         self._cursors = cursors
         self._jobs = cursors.jobs
-        self._records = store.records
+        self._records = store.runs
         self._timers = timers
         self._outbox = outbox
 

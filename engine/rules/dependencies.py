@@ -57,7 +57,7 @@ class Dependencies:
         self._policy = policy
         self._cursors = cursors
         self._jobs = cursors.jobs
-        self._records = store.records
+        self._records = store.runs
         self._dispatcher: Dispatcher
         self._run_dependencies: RunDependencies
         self._lifecycle: Lifecycle

@@ -102,7 +102,7 @@ class RunDependencies:
         self._cursors = cursors
         self._jobs = cursors.jobs
         self._store = store
-        self._records = store.records
+        self._records = store.runs
         self._dispatcher: Dispatcher
         self._lifecycle: Lifecycle
         self._backfills: Backfills

@@ -47,7 +47,7 @@ class StartDeadlines:
         self._journal = journal
         self._cursors = cursors
         self._jobs = cursors.jobs
-        self._records = store.records
+        self._records = store.runs
         self._timers = timers
         self._lifecycle = lifecycle
 

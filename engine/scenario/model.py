@@ -62,9 +62,10 @@ class Scenario:
     """32-bit words of the seeded generator drawn before tick 0 (``seed_skip``): an exported
     stretch continues the service's generator where the service had left it."""
 
-    def new_engine(self) -> Engine:
-        """A fresh engine for this scenario: no workers or jobs yet, they are timeline commands."""
-        return Engine(self.policy, self.seed, seed_skip=self.seed_skip)
+    def new_engine(self, archive: bool = False) -> Engine:
+        """A fresh engine for this scenario: no workers or jobs yet, they are timeline commands.
+        ``archive``: its finished runs leave the live state (see :class:`Engine`)."""
+        return Engine(self.policy, self.seed, seed_skip=self.seed_skip, archive=archive)
 
     @property
     def commands(self) -> tuple[TimedCommand, ...]:

@@ -47,9 +47,11 @@ class Rejection:
 class ScenarioRunner:
     """Steps one scenario on its own engine; ``until`` overrides the scenario's ``clock.until``."""
 
-    def __init__(self, scenario: Scenario, until: int | None = None) -> None:
+    def __init__(
+        self, scenario: Scenario, until: int | None = None, *, archive: bool = True
+    ) -> None:
         self.scenario = scenario
-        self.engine: Engine = scenario.new_engine()
+        self.engine: Engine = scenario.new_engine(archive)
         self._driver = TickDriver(self.engine)
         self.until = scenario.until if until is None else until
         self.failures: list[Failure] = []

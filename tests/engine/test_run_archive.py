@@ -1,0 +1,132 @@
+"""An engine that archives its finished runs answers exactly as one that keeps them live.
+
+The archive (:mod:`engine.parts.run_archive`) takes finished runs out of the live table; every
+reader goes through the store or the query API, which read both. So the same program of commands,
+played on an engine with the archive and on one without, must give the same results, the same
+events and the same answers to every question about runs, after every command; and the archiving
+engine's live table must hold live work only. The programs are the command fuzzer's
+(tests/engine/test_command_fuzz.py): every command, every policy, stale reports and timers.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cronlapse.analyses.invariants import violations
+from engine.core import Engine
+from engine.model.commands import Advance, Complete, RegisterWorker, ScheduleJob
+from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.model.records import FINAL_STATES, JobSpec, OccurrenceState
+from engine.parts.run_archive import RunArchive
+from engine.play.history import History
+from engine.schedules.kinds import Every
+from tests.engine.test_command_fuzz import WORKER_IDS, command_of, freeze, policies, programs, specs
+
+pytestmark = pytest.mark.integration
+
+
+def answers(engine: Engine) -> tuple:
+    """Every answer about runs that a reader can get, in a form that ignores where a run lives."""
+    query = engine.query
+    keys = set(query.records())
+    for job_id, job in query.jobs().items():
+        keys.update((job_id, tick) for tick in range(max(0, engine.now - 3), engine.now + 3))
+        keys.update((job_id, tick) for tick in job.open)
+    return (
+        {key: freeze(record) for key, record in query.records().items()},
+        {state: set(query.record_keys(state)) for state in OccurrenceState},
+        {state: len(query.record_keys(state)) for state in OccurrenceState},
+        {key: query.run_state(*key) for key in sorted(keys)},
+        {key: freeze(query.attempts(*key)) for key in sorted(keys)},
+        {state: query.count_runs(state=state) for state in OccurrenceState},
+        query.count_runs(),
+    )
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    policy=policies,
+    seed=st.integers(0, 2**16),
+    workers=st.sampled_from((1, 1, 0)),
+    jobs=st.lists(specs, max_size=3),
+    program=programs,
+)
+def test_an_archiving_engine_answers_as_one_that_keeps_every_run(
+    policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
+) -> None:
+    kept, archived = Engine(policy, seed=seed), Engine(policy, seed=seed, archive=True)
+    for worker_id in WORKER_IDS[:workers]:
+        kept.apply(RegisterWorker(worker_id))
+        archived.apply(RegisterWorker(worker_id))
+    for step in [("schedule", fields) for fields in jobs] + program:
+        command = command_of(step, kept)
+        result = kept.apply(command)
+        assert archived.apply(command) == result, command
+        assert list(archived.log) == list(kept.log), command
+        assert answers(archived) == answers(kept), command
+        finished = {key for key, run in archived._store.records.items() if run.state.is_final}
+        assert finished <= {run.key for run in archived._finished}, "a finished run stayed live"
+    assert violations(archived) == violations(kept)
+
+
+def test_finished_runs_add_no_live_record() -> None:
+    """Memory follows live work: after 100 times as many runs, the live table is the same size
+    (the running ones)."""
+    policy = Policy(
+        dispatch=DispatchMode.AUTO,
+        completion=CompletionMode.SIMULATED,
+        order=DispatchOrder.FIFO,
+    )
+    engine = Engine(policy, archive=True)
+    for worker_id in ("w1", "w2", "w3", "w4"):
+        engine.apply(RegisterWorker(worker_id))
+    for job_id in ("a", "b", "c", "d"):
+        engine.apply(ScheduleJob(JobSpec(job_id, Every(0, 1), duration=1)))
+    live_sizes = []
+    for stop in (250, 25_000):
+        engine.apply(Advance(stop))
+        live_sizes.append(len(engine._store.records))
+    assert len(engine._store.archive) > 99_000
+    assert live_sizes[1] == live_sizes[0] <= 8
+
+
+def test_archived_runs_read_back_as_they_were() -> None:
+    """A run read from the archive equals the record it was, attempts and all."""
+    policy = Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    kept, archived = Engine(policy), Engine(policy, archive=True)
+    for engine in (kept, archived):
+        engine.apply(RegisterWorker("w1"))
+        engine.apply(ScheduleJob(JobSpec("job", Every(0, 10), max_attempts=3)))
+        for tick, succeeded in ((0, False), (1, False), (2, True)):
+            engine.apply(Advance(tick))
+            engine.dispatch()
+            engine.apply(Complete("job", 0, tick + 1, succeeded))
+        engine.apply(Advance(3))
+    assert ("job", 0) not in archived._store.records
+    assert archived.query.record("job", 0) == kept.query.record("job", 0)
+    assert [a.outcome for a in archived.query.attempts("job", 0)] == [
+        a.outcome for a in kept.query.attempts("job", 0)
+    ]
+
+
+def test_an_archiving_engine_has_no_restore_points() -> None:
+    """Rewinding needs the runs live: a history refuses an engine that archives them."""
+    with pytest.raises(TypeError, match="cannot archive"):
+        History(lambda: Engine(archive=True))
+
+
+def test_truncating_the_archive_forgets_the_later_runs() -> None:
+    kept = Engine(Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED))
+    kept.apply(RegisterWorker("w1"))
+    kept.apply(ScheduleJob(JobSpec("job", Every(0, 2))))
+    kept.apply(Advance(20))
+    finished = [r for r in kept.query.records().values() if r.state in FINAL_STATES]
+    archive = RunArchive()
+    for record in finished:
+        archive.add(record)
+    archive.truncate(3)
+    assert len(archive) == 3
+    assert [archive.get(r.key) for r in finished] == finished[:3] + [None] * (len(finished) - 3)
+    assert archive.count(OccurrenceState.SUCCEEDED) == 3
