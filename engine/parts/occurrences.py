@@ -168,6 +168,14 @@ class OccurrenceStore(JournaledPart):
             return live
         return _StateKeys(live, archive, state)
 
+    def ready_and_priority(self, key: Key) -> tuple[int, int] | None:
+        """A materialised run's ``ready_since`` and ``priority``, live or archived, without
+        building an archived run's record (the latency figures read them for every run)."""
+        occurrence = self.records.get(key)
+        if occurrence is not None:
+            return occurrence.ready_since, occurrence.priority
+        return None if self.archive is None else self.archive.ready_and_priority(key)
+
     def has_record(self, key: Key) -> bool:
         """Whether the run was materialised (its record is live or archived)."""
         if key in self.records:

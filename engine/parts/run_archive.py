@@ -188,6 +188,14 @@ class RunArchive:
         row = self._row(key)
         return None if row is None else _STATES[self._runs[row * _RUN_WIDTH + _STATE]]
 
+    def ready_and_priority(self, key: Key) -> tuple[int, int] | None:
+        """The archived run's ``ready_since`` and ``priority`` without building its record."""
+        row = self._row(key)
+        if row is None:
+            return None
+        base = row * _RUN_WIDTH
+        return self._runs[base + _READY], self._runs[base + _PRIORITY]
+
     def get(self, key: Key) -> Occurrence | None:
         """The archived run as a record equal to the one archived; None if it is not archived."""
         row = self._row(key)

@@ -107,6 +107,16 @@ class Query:
         """The run's record, if it has one (a worker took it, or something happened to it)."""
         return self._records.get((job_id, scheduled))
 
+    def has_record(self, job_id: str, scheduled: int) -> bool:
+        """Whether the run has a record (live or archived): cheaper than :meth:`record` for an
+        archived run, which is read back as a new record."""
+        return self._parts.store.has_record((job_id, scheduled))
+
+    def ready_and_priority(self, job_id: str, scheduled: int) -> tuple[int, int] | None:
+        """The run's ``ready_since`` and ``priority`` if it has a record, without reading the
+        whole record back from the archive."""
+        return self._parts.store.ready_and_priority((job_id, scheduled))
+
     def records(self) -> Mapping[RunKey, Occurrence]:
         """Every run with a record, by key, in the order they were created."""
         return self._records

@@ -10,21 +10,27 @@ engine's live table must hold live work only. The programs are the command fuzze
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cronlapse.analyses.invariants import violations
+from cronlapse.analyses.latency.attribution import latency_report
 from engine.core import Engine
 from engine.model.commands import Advance, Complete, RegisterWorker, ScheduleJob
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.model.records import FINAL_STATES, JobSpec, OccurrenceState
 from engine.parts.run_archive import RunArchive
 from engine.play.history import History
+from engine.scenario import ScenarioRunner, load_scenario
 from engine.schedules.kinds import Every
 from tests.engine.test_command_fuzz import WORKER_IDS, command_of, freeze, policies, programs, specs
 
 pytestmark = pytest.mark.integration
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
 def answers(engine: Engine) -> tuple:
@@ -130,3 +136,21 @@ def test_truncating_the_archive_forgets_the_later_runs() -> None:
     assert len(archive) == 3
     assert [archive.get(r.key) for r in finished] == finished[:3] + [None] * (len(finished) - 3)
     assert archive.count(OccurrenceState.SUCCEEDED) == 3
+
+
+@pytest.mark.parametrize(
+    "name", ["demo.yaml", "retry-storm-jitter.yaml", "worker-crash.yaml", "stuck-job-timeout.yaml"]
+)
+def test_bundled_scenarios_report_the_same_with_the_archive(name: str) -> None:
+    """What a sweep reads (the latency report) and what the checker finds are the same whether
+    the runs were archived or kept."""
+    scenario = load_scenario(str(SCENARIOS / name))
+    until = min(scenario.until or 1_440, 1_440)
+    kept = ScenarioRunner(scenario, until)
+    archived = ScenarioRunner(scenario, until, archive=True)
+    kept.run()
+    archived.run()
+    assert len(archived.engine._store.records) < len(kept.engine._store.records)
+    assert latency_report(archived.engine) == latency_report(kept.engine)
+    assert violations(archived.engine) == violations(kept.engine)
+    assert answers(archived.engine) == answers(kept.engine)

@@ -242,7 +242,7 @@ def _walk_behind_cursor(
         for tick in walks.fire_ticks(stretch.schedule, low, high):
             if tick in known.skipped_runs:
                 continue
-            if engine.query.record(job.job_id, tick) is None:
+            if not engine.query.has_record(job.job_id, tick):
                 text = f"{job.job_id}@{tick} fell behind the cursor without being created"
                 return [Violation(tick, text)], walked
             walked.add(tick)

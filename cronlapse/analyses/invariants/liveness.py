@@ -244,7 +244,7 @@ def _still_waiting(engine: Engine) -> list[Key]:
         due = job.next_due
         if (
             due is not None
-            and query.record(job_id, due) is None
+            and not query.has_record(job_id, due)
             and query.run_state(job_id, due) is S.QUEUED
         ):
             keys.append((job_id, due))

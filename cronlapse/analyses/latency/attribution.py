@@ -195,7 +195,7 @@ def attribute(engine: Engine) -> list[RunLatency]:
     Reads the log's stored fields of two event kinds without building events: on the demo
     fleet's week (160,000 events) building them was most of the cost."""
     now = engine.now
-    occurrences = engine.query.records()
+    query = engine.query
     eligible: dict[tuple[str, int], int] = {}
     found: dict[tuple[str, int], list[int]] = {}
     for kind, fields in engine.log.stored_since(0):
@@ -204,9 +204,9 @@ def attribute(engine: Engine) -> list[RunLatency]:
             key = (job_id, scheduled)
             figures = found.get(key)
             if figures is None:
-                record = occurrences[key]
-                ready = min(max(record.ready_since, scheduled), tick)
-                found[key] = [ready - scheduled, tick - ready, 0, record.priority]
+                ready_since, priority = query.ready_and_priority(job_id, scheduled)  # type: ignore[misc]
+                ready = min(max(ready_since, scheduled), tick)
+                found[key] = [ready - scheduled, tick - ready, 0, priority]
             elif key in eligible:
                 figures[1] += max(0, tick - eligible.pop(key))
         elif kind is ev.RetryScheduled:
@@ -214,7 +214,7 @@ def attribute(engine: Engine) -> list[RunLatency]:
             eligible[key] = eligible_at
             found[key][2] += min(eligible_at, now) - tick
     for key, eligible_at in eligible.items():  # a retry waiting for a worker after its backoff
-        if eligible_at < now and occurrences[key].state is S.RETRY_PENDING:
+        if eligible_at < now and query.run_state(*key) is S.RETRY_PENDING:
             found[key][1] += now - eligible_at
     started = [
         RunLatency(job_id, scheduled, priority, lag, wait, backoff)

@@ -71,7 +71,7 @@ def _measure(task: Task) -> tuple[float | None, ...]:
         tree = set_value(tree, key, value)
     tree = set_value(tree, SEED_KEY, task.seed)
     scenario = scenario_from_tree(tree, problems)
-    runner = ScenarioRunner(scenario, until=task.until)
+    runner = ScenarioRunner(scenario, until=task.until, archive=True)
     runner.run()
     report = latency_report(runner.engine)
     return tuple(parse_metric(name).value(report) for name in task.metrics)
