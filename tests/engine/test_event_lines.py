@@ -1,0 +1,32 @@
+"""``cronlapse run``'s lines: the one-format path prints what the step-by-step path printed.
+
+Most kinds print from one format string (``_line_template``); the step-by-step plan stays for
+the kinds whose lines depend on values. Both must agree for every kind the engine logs, with and
+without a clock, on scenarios that log every kind of event the library's scenarios have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import cronlapse.exports.report as report
+from cronlapse.exports.report import EventFormatter
+from engine.scenario import ScenarioRunner, load_scenario
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[path.name for path in SCENARIOS])
+def test_a_line_from_one_format_is_the_line_from_its_steps(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = load_scenario(str(path))
+    runner = ScenarioRunner(scenario, until=min(scenario.until or 500, 500))
+    runner.run()
+    stored = list(runner.engine.log.stored_since(0))
+    clocks = (None, scenario.clock) if scenario.clock is not None else (None,)
+    fast = [[EventFormatter(clock).stored_line(*event) for event in stored] for clock in clocks]
+    monkeypatch.setattr(report, "_line_template", lambda kind, timed: None)
+    slow = [[EventFormatter(clock).stored_line(*event) for event in stored] for clock in clocks]
+    assert fast == slow
