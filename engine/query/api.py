@@ -110,7 +110,7 @@ class Query:
     def has_record(self, job_id: str, scheduled: int) -> bool:
         """Whether the run has a record (live or archived): cheaper than :meth:`record` for an
         archived run, which is read back as a new record."""
-        return self._parts.store.has_record((job_id, scheduled))
+        return (job_id, scheduled) in self._records
 
     def ready_and_priority(self, job_id: str, scheduled: int) -> tuple[int, int] | None:
         """The run's ``ready_since`` and ``priority`` if it has a record, without reading the

@@ -89,7 +89,7 @@ def _index_violations(engine: Engine) -> list[str]:
     records = query.records()
     for state in S:
         for key in query.record_keys(state):
-            if query.run_state(*key) is not state:
+            if records[key].state is not state:
                 found.append(f"{key} indexed as {state.value}")
     if sum(len(query.record_keys(state)) for state in S) != len(records):
         found.append("the by-state index and the occurrences disagree in size")
