@@ -10,7 +10,8 @@ Given the journal and the policy's execution limit (the timeout of a job that se
 An engine that archives (headless, without restore points) moves each finished run out of the
 live table into a :class:`~engine.parts.run_archive.RunArchive` once the command or tick that
 finished it is over: nothing live refers to a final run after that, and what still names one (a
-stale timer, a late report, a question) asks :meth:`OccurrenceStore.lookup`, which reads both.
+stale timer, a late report, a question) finds it through :attr:`OccurrenceStore.runs`, which
+reads both.
 """
 
 from __future__ import annotations
@@ -147,13 +148,6 @@ class OccurrenceStore(JournaledPart):
                 archive.add(occurrence)
         self.finished.clear()
 
-    def lookup(self, key: Key) -> Occurrence | None:
-        """The run's record, live or archived (an archived one is a copy: read it only)."""
-        occurrence = self.records.get(key)
-        if occurrence is None and self.archive is not None:
-            return self.archive.get(key)
-        return occurrence
-
     def archived_state(self, key: Key) -> OccurrenceState | None:
         """The final state of an archived run; None if it is live, implicit or no run."""
         archive = self.archive
@@ -175,12 +169,6 @@ class OccurrenceStore(JournaledPart):
         if occurrence is not None:
             return occurrence.ready_since, occurrence.priority
         return None if self.archive is None else self.archive.ready_and_priority(key)
-
-    def has_record(self, key: Key) -> bool:
-        """Whether the run was materialised (its record is live or archived)."""
-        if key in self.records:
-            return True
-        return self.archive is not None and key in self.archive
 
 
 class _StateKeys(Collection[Key]):
