@@ -1,7 +1,7 @@
 """Cost curves: how the engine's time and memory grow with jobs, workers, horizon and backlog.
 
 Every point is a scenario (the ``generate:`` section of docs/scenarios.md) played headless by
-``ScenarioRunner``, as ``cronlapse run`` plays it, in a subprocess of its own: its peak memory is
+``ScenarioRunner`` with the archive on (as ``cronlapse sweep`` plays a variant), in a subprocess of its own: its peak memory is
 that process's maximum resident set size minus what it held after its imports, so points do not
 pollute each other. Each row shows the events logged, the occurrence records made
 (``len(engine.query.records())``), the runs that fell due (implicit ones included), the assignments
@@ -28,7 +28,7 @@ nightly or daily batch jobs at one of eight times, 10% cron jobs in business hou
 hours; durations 1-20 minutes, 2% random failures retried with jittered backoff.
 
 Run from the repository root: ``python benchmarks/scaling.py [--quick | --full]``. It prints a
-Markdown table (the one in docs/performance.md) after a header naming the machine.
+Markdown table (the cost curves of docs/performance.md) after a header naming the machine.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def measure(point: Point) -> dict[str, float | int]:
     started = time.process_time()
     scenario = parse_scenario(text, point.sweep)
     loaded = time.process_time()
-    runner = ScenarioRunner(scenario)
+    runner = ScenarioRunner(scenario, archive=True)
     runner.run_to(0)
     set_up = time.process_time()
     first_events = len(runner.engine.log)
