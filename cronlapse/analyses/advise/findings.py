@@ -1,0 +1,196 @@
+"""What hurts a fleet, each finding naming its jobs and the times it happens.
+
+Found on the fleet as the file has it, over the advice's horizon (ticks ``0..until``):
+
+- a **herd**: jobs firing in the same minute (at least :data:`HERD_SIZE`), of those that fire at
+  most hourly: a job firing every minute is in every minute's crowd, and no spreading moves it;
+- a **peak**: runs that fell due with no worker free and waited;
+- a **DST hour**: a calendar job asking for times a daylight-saving change skips or repeats;
+- a **long run**: a job whose runs take longer than its interval and may overlap (no rule);
+- **missed-run exposure**: recurring jobs that lose a run when the scheduler is down at its
+  time (``catch_up: skip``, the default), without a start deadline.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from dataclasses import dataclass
+from enum import Enum
+from zoneinfo import ZoneInfo
+
+from cronlapse.analyses.advise.dst_hours import calendar_parts, changed_hours, dst_hour_fires
+from cronlapse.analyses.advise.figures import Played
+from cronlapse.analyses.advise.fleet import Fleet
+from cronlapse.analyses.advise.times import when
+from engine.model.records import CatchUp, JobSpec
+from engine.schedules.kinds import Once
+
+HERD_SIZE = 3
+"""Jobs firing in one minute that make a herd."""
+INTERVAL_FIRES = 50
+"""Fires a job's interval is measured over: its shortest gap among its first ones."""
+SHOWN = 3
+"""Times a finding lists before saying how many more."""
+
+
+class Kind(Enum):
+    HERD = "herd"
+    LONG_RUN = "long run"
+    DST_HOUR = "DST hour"
+    PEAK = "peak over the pool"
+    MISSED = "missed-run exposure"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: Kind
+    jobs: tuple[str, ...]
+    ticks: tuple[int, ...]
+    """When it happens (a herd's minutes, a peak's due ticks), first first."""
+    text: str
+    """One line saying what and when."""
+
+
+def interval(spec: JobSpec, until: int) -> int | None:
+    """The shortest gap between the job's fires in ``0..until``; None for one fire or none."""
+    if isinstance(spec.schedule, Once):
+        return None
+    fires = []
+    for tick in spec.schedule.fire_ticks(0, until):
+        fires.append(tick)
+        if len(fires) == INTERVAL_FIRES:
+            break
+    gaps = [later - earlier for earlier, later in itertools.pairwise(fires)]
+    return min(gaps, default=None)
+
+
+def find(fleet: Fleet, until: int, played: Played) -> list[Finding]:
+    """Every finding, in the order advice takes them: herds (largest first), long runs, DST
+    hours, the peak, the exposure to missed runs."""
+    return [
+        *herds(fleet, until),
+        *long_runs(fleet, until),
+        *dst_hours(fleet, until),
+        *peaks(fleet, played),
+        *missed_exposure(fleet, until),
+    ]
+
+
+def herds(fleet: Fleet, until: int) -> list[Finding]:
+    scenario = fleet.scenario
+    hourly = -(-3600 // scenario.tick_seconds)
+    by_tick: dict[int, list[str]] = defaultdict(list)
+    for spec in scenario.jobs:
+        gap = interval(spec, until)
+        if gap is not None and gap < hourly:
+            continue
+        for tick in spec.schedule.fire_ticks(0, until):
+            by_tick[tick].append(spec.job_id)
+    crowds: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for tick, jobs in sorted(by_tick.items()):
+        if len(jobs) >= HERD_SIZE:
+            crowds[tuple(sorted(jobs))].append(tick)
+    found = []
+    for jobs, ticks in sorted(crowds.items(), key=lambda crowd: (-len(crowd[0]), crowd[1][0])):
+        times = _listed([when(scenario, tick) for tick in ticks])
+        text = f"{len(jobs)} jobs fire in the same minute, {times}: {', '.join(jobs)}"
+        found.append(Finding(Kind.HERD, jobs, tuple(ticks), text))
+    return found
+
+
+def long_runs(fleet: Fleet, until: int) -> list[Finding]:
+    found = []
+    for spec in fleet.scenario.jobs:
+        gap = interval(spec, until)
+        if gap is None or spec.duration <= gap or spec.overlap is not None:
+            continue
+        copies = -(-spec.duration // gap)
+        first = spec.schedule.first_at_or_after(0)
+        text = (
+            f"{spec.job_id} runs {spec.duration} ticks but fires every {gap}: with no overlap "
+            f"rule up to {copies} of its runs are active at once, from "
+            f"{when(fleet.scenario, first or 0)}"
+        )
+        found.append(Finding(Kind.LONG_RUN, (spec.job_id,), (first or 0,), text))
+    return found
+
+
+def dst_hours(fleet: Fleet, until: int) -> list[Finding]:
+    scenario = fleet.scenario
+    if scenario.clock is None:
+        return []
+    start, end = scenario.clock.to_datetime(0), scenario.clock.to_datetime(until)
+    found = []
+    for spec in scenario.jobs:
+        fires = dst_hour_fires(spec.schedule, start, end)
+        if not fires:
+            continue
+        zone = next(iter(_zones(spec)), scenario.clock.zone)
+        hours = changed_hours(zone, start, end)
+        said = []
+        for fire in fires:
+            change = next(h for h in hours if h.contains(fire))
+            what = "does not exist" if change.gap else "happens twice"
+            said.append(f"{fire:%Y-%m-%d %H:%M} {what}")
+        text = f"{spec.job_id} asks for times a DST change in {zone.key} touches: " + _listed(said)
+        ticks = tuple(scenario.clock.to_tick_ceil(fire.replace(tzinfo=zone)) for fire in fires)
+        found.append(Finding(Kind.DST_HOUR, (spec.job_id,), ticks, text))
+    return found
+
+
+def peaks(fleet: Fleet, played: Played) -> list[Finding]:
+    if not played.waited:
+        return []
+    scenario = fleet.scenario
+    by_tick: dict[int, list[int]] = defaultdict(list)
+    jobs: dict[int, set[str]] = defaultdict(set)
+    for run in played.waited:
+        by_tick[run.scheduled].append(run.wait)
+        jobs[run.scheduled].add(run.job_id)
+    worst = sorted(by_tick, key=lambda tick: (-len(by_tick[tick]), tick))
+    shown = worst[:SHOWN]
+    lines = [
+        f"{when(scenario, tick)}: {len(by_tick[tick])} runs waited up to {max(by_tick[tick])} ticks"
+        for tick in shown
+    ]
+    waited_jobs = sorted({run.job_id for run in played.waited})
+    text = (
+        f"{len(played.waited)} runs waited for one of {played.workers} workers; the worst: "
+        + "; ".join(lines)
+        + f" ({', '.join(_first(sorted(jobs[shown[0]])))})"
+    )
+    return [Finding(Kind.PEAK, tuple(waited_jobs), tuple(shown), text)]
+
+
+def missed_exposure(fleet: Fleet, until: int) -> list[Finding]:
+    exposed = [
+        spec
+        for spec in fleet.scenario.jobs
+        if spec.catch_up is CatchUp.SKIP
+        and spec.start_deadline is None
+        and interval(spec, until) is not None
+    ]
+    if not exposed:
+        return []
+    ids = tuple(spec.job_id for spec in exposed)
+    firsts = tuple(spec.schedule.first_at_or_after(0) or 0 for spec in exposed)
+    text = (
+        f"{len(ids)} recurring jobs lose the run an outage of the scheduler covers "
+        f"(catch_up: skip, no start deadline): {', '.join(_first(list(ids), 10))}"
+    )
+    return [Finding(Kind.MISSED, ids, firsts, text)]
+
+
+def _zones(spec: JobSpec) -> list[ZoneInfo]:
+    return [part.clock.zone for part in calendar_parts(spec.schedule)]
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) <= SHOWN:
+        return ", ".join(items)
+    return ", ".join(items[:SHOWN]) + f" and {len(items) - SHOWN} more"
+
+
+def _first(items: list[str], count: int = SHOWN) -> list[str]:
+    return items if len(items) <= count else [*items[:count], f"{len(items) - count} more"]
