@@ -14,7 +14,7 @@ Found on the fleet as the file has it, over the advice's horizon (ticks ``0..unt
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from enum import Enum
 from zoneinfo import ZoneInfo
@@ -24,6 +24,7 @@ from cronlapse.analyses.advise.figures import Played
 from cronlapse.analyses.advise.fleet import Fleet
 from cronlapse.analyses.advise.times import when
 from engine.model.records import CatchUp, JobSpec
+from engine.scenario.schema import MAX_TICK
 from engine.schedules.kinds import Once
 
 HERD_SIZE = 3
@@ -52,17 +53,25 @@ class Finding:
     """One line saying what and when."""
 
 
-def interval(spec: JobSpec, until: int) -> int | None:
-    """The shortest gap between the job's fires in ``0..until``; None for one fire or none."""
+def gaps(spec: JobSpec) -> list[int]:
+    """The gaps between the job's first :data:`INTERVAL_FIRES` fires from tick 0 (a weekly job's
+    too, beyond a horizon of a week); none for a one-time job."""
     if isinstance(spec.schedule, Once):
-        return None
-    fires = []
-    for tick in spec.schedule.fire_ticks(0, until):
-        fires.append(tick)
-        if len(fires) == INTERVAL_FIRES:
-            break
-    gaps = [later - earlier for earlier, later in itertools.pairwise(fires)]
-    return min(gaps, default=None)
+        return []
+    fires = list(itertools.islice(spec.schedule.fire_ticks(0, MAX_TICK), INTERVAL_FIRES))
+    return [later - earlier for earlier, later in itertools.pairwise(fires)]
+
+
+def interval(spec: JobSpec) -> int | None:
+    """The shortest gap between the job's fires (a day that DST shortens, for a daily job):
+    the least time a run has before the next falls due. None for a job that fires once."""
+    return min(gaps(spec), default=None)
+
+
+def usual_interval(spec: JobSpec) -> int | None:
+    """The gap between the job's fires seen most often (the shorter of two as common)."""
+    counted = Counter(gaps(spec))
+    return min(counted, key=lambda gap: (-counted[gap], gap)) if counted else None
 
 
 def find(fleet: Fleet, until: int, played: Played) -> list[Finding]:
@@ -82,7 +91,7 @@ def herds(fleet: Fleet, until: int) -> list[Finding]:
     hourly = -(-3600 // scenario.tick_seconds)
     by_tick: dict[int, list[str]] = defaultdict(list)
     for spec in scenario.jobs:
-        gap = interval(spec, until)
+        gap = interval(spec)
         if gap is not None and gap < hourly:
             continue
         for tick in spec.schedule.fire_ticks(0, until):
@@ -102,7 +111,7 @@ def herds(fleet: Fleet, until: int) -> list[Finding]:
 def long_runs(fleet: Fleet, until: int) -> list[Finding]:
     found = []
     for spec in fleet.scenario.jobs:
-        gap = interval(spec, until)
+        gap = interval(spec)
         if gap is None or spec.duration <= gap or spec.overlap is not None:
             continue
         copies = -(-spec.duration // gap)
@@ -151,7 +160,8 @@ def peaks(fleet: Fleet, played: Played) -> list[Finding]:
     worst = sorted(by_tick, key=lambda tick: (-len(by_tick[tick]), tick))
     shown = worst[:SHOWN]
     lines = [
-        f"{when(scenario, tick)}: {len(by_tick[tick])} runs waited up to {max(by_tick[tick])} ticks"
+        f"{when(scenario, tick)}: {_runs(len(by_tick[tick]))} waited up to "
+        f"{max(by_tick[tick])} ticks"
         for tick in shown
     ]
     waited_jobs = sorted({run.job_id for run in played.waited})
@@ -164,26 +174,41 @@ def peaks(fleet: Fleet, played: Played) -> list[Finding]:
 
 
 def missed_exposure(fleet: Fleet, until: int) -> list[Finding]:
-    exposed = [
-        spec
+    exposed = {
+        spec.job_id: first
         for spec in fleet.scenario.jobs
         if spec.catch_up is CatchUp.SKIP
         and spec.start_deadline is None
-        and interval(spec, until) is not None
-    ]
+        and interval(spec) is not None
+        and (first := first_run(spec, until)) is not None
+    }
     if not exposed:
         return []
-    ids = tuple(spec.job_id for spec in exposed)
-    firsts = tuple(spec.schedule.first_at_or_after(0) or 0 for spec in exposed)
+    ids, firsts = tuple(exposed), tuple(exposed.values())
     text = (
-        f"{len(ids)} recurring jobs lose the run an outage of the scheduler covers "
+        f"{_jobs(len(ids))} lose the run an outage of the scheduler covers "
         f"(catch_up: skip, no start deadline): {', '.join(_first(list(ids), 10))}"
     )
     return [Finding(Kind.MISSED, ids, firsts, text)]
 
 
+def first_run(spec: JobSpec, until: int) -> int | None:
+    """The job's first fire after tick 0 and before ``until``: an outage can begin before it
+    within the horizon (a run at tick 0 falls due before any outage can)."""
+    first = spec.schedule.first_at_or_after(1)
+    return first if first is not None and first < until else None
+
+
 def _zones(spec: JobSpec) -> list[ZoneInfo]:
     return [part.clock.zone for part in calendar_parts(spec.schedule)]
+
+
+def _jobs(count: int) -> str:
+    return f"{count} recurring job{'' if count == 1 else 's'}"
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'' if count == 1 else 's'}"
 
 
 def _listed(items: list[str]) -> str:

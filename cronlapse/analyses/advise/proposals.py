@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from cronlapse.analyses.advise.dst_hours import calendar_parts, changed_hours
 from cronlapse.analyses.advise.figures import Played
-from cronlapse.analyses.advise.findings import Finding, Kind, interval
+from cronlapse.analyses.advise.findings import Finding, Kind, first_run, usual_interval
 from cronlapse.analyses.advise.fleet import DROP, Fleet
 from cronlapse.analyses.sweep.keys import Value
 
@@ -43,6 +43,8 @@ MAX_WORKERS = 10_000
 """The largest pool a proposal searches: ``cronlapse import --workers``'s limit."""
 WIDENINGS = 4
 """Times the worker search doubles its upper bound before settling for what it found."""
+
+GENERATED = "the jobs come from generate:, whose items a change cannot rewrite"
 
 Measure = Callable[[Fleet], Played]
 
@@ -156,7 +158,7 @@ def _why_not_movable(fleet: Fleet, jobs: tuple[str, ...], moved: frozenset[str])
     if all(job_id in moved for job_id in jobs):
         return "their minutes were spread above"
     if not any(fleet.written(job_id) for job_id in jobs):
-        return "the jobs come from generate:, whose items a change cannot rewrite"
+        return GENERATED
     return "none has a cron or daily schedule with one fixed minute to move"
 
 
@@ -272,23 +274,20 @@ def _settled(played: Played) -> bool:
 
 def _catch_up(finding: Finding, fleet: Fleet, until: int) -> Proposal | NoProposal:
     after, changes, probe = fleet, [], []
-    for job_id in finding.jobs:
+    for job_id in finding.jobs:  # their first runs in this fleet: a herd's may have moved
         spec = fleet.spec(job_id)
-        gap = interval(spec, until) if spec is not None else None
-        if spec is None or gap is None or not fleet.written(job_id):
+        usual = usual_interval(spec) if spec is not None else None
+        first = first_run(spec, until) if spec is not None else None
+        if usual is None or first is None or not fleet.written(job_id):
             continue
-        after = after.with_job(job_id, {"catch_up": "latest", "start_deadline": gap})
-        changes.append(f"{job_id}: catch_up skip -> latest, start_deadline none -> {gap}")
-        first = spec.schedule.first_at_or_after(1)
-        if first is not None and first < until:
-            probe.append((first - 1, first + 1))
+        after = after.with_job(job_id, {"catch_up": "latest", "start_deadline": usual})
+        changes.append(f"{job_id}: catch_up skip -> latest, start_deadline none -> {usual}")
+        probe.append((first - 1, first + 1))
     if not changes:
-        return NoProposal(
-            finding, "the jobs come from generate:, whose items a change cannot rewrite"
-        )
+        return NoProposal(finding, GENERATED)
     summary = (
         "start the latest missed run when the scheduler is back (catch_up: latest), "
-        "if it can start within one interval (start_deadline)"
+        "if it can start within its usual interval (start_deadline)"
     )
     return Proposal(finding, summary, tuple(changes), ("missed",), after, tuple(_merged(probe)))
 
