@@ -32,7 +32,7 @@ def writer_for(kind: SourceKind) -> tuple[Writer, str | None]:
     own = WRITERS.get(kind)
     if own is not None:
         return own, None
-    return scenario_text, f"written as a scenario: advice does not write {kind.value} files yet"
+    return scenario_text, f"as a scenario: advice does not write {kind.value} files yet"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -92,5 +92,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         err.write(f"cronlapse advise: cannot write {args.output}: {error.strerror}\n")
         return INVALID
-    out.write(f"wrote {args.output}{': ' + note if note else ''}\n")
+    out.write(f"wrote {args.output}{f' ({note})' if note else ''}\n")
     return 0
