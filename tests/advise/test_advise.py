@@ -219,3 +219,24 @@ def test_an_invalid_scenario_is_refused_at_its_line(tmp_path: Path) -> None:
 def test_an_unknown_job_change_is_refused() -> None:
     with pytest.raises(FleetError, match="ghost"):
         fleet_of(MIDNIGHT_HERD).with_job("ghost", {"duration": 2})
+
+
+HOURLY_AND_INTERVALS = """\
+scenario: Hourly crons and interval jobs
+clock: {epoch: "2026-01-05T00:00:00", timezone: UTC, tick: 60, until: 1440}
+workers: [w1, w2, w3]
+jobs:
+  - {id: sync-a, cron: "0 * * * *", catch_up: latest}
+  - {id: sync-b, cron: "0 * * * *", catch_up: latest}
+  - {id: sync-c, cron: "@hourly", catch_up: latest}
+  - {id: svc-a, every: 90, catch_up: latest}
+  - {id: svc-b, every: 90, catch_up: latest}
+  - {id: svc-c, every: 90, catch_up: latest}
+"""
+
+
+def test_an_hourly_herd_is_one_finding_and_interval_jobs_are_no_herd() -> None:
+    advice = advise(fleet_of(HOURLY_AND_INTERVALS), AdviceOptions())
+    herds = [step.finding for step in advice.steps if step.finding.kind is Kind.HERD]
+    assert [finding.jobs for finding in herds] == [("sync-a", "sync-b", "sync-c")]
+    assert "at 00:00, 01:00, 02:00 and 21 more (25 times from 2026-01-05 00:00)" in herds[0].text

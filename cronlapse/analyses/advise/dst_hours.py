@@ -10,6 +10,7 @@ time that did not exist. The changes themselves are ``explain dst``'s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from cronsim import CronSim
 
-from cronlapse.analyses.explain.dst import changes
+from cronlapse.analyses.explain.dst import Change, changes
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Repeating, Schedule
 
@@ -49,7 +50,7 @@ def changed_hours(zone: ZoneInfo, start: datetime, end: datetime) -> list[Change
     """The changes of ``zone`` whose instant is in ``[start, end)`` (aware datetimes)."""
     found = []
     for year in range(start.year, end.year + 1):
-        for change in changes(zone, year):
+        for change in _changes(zone, year):
             if not start <= change.instant < end:
                 continue
             old = (change.instant + change.before).replace(tzinfo=None)
@@ -57,6 +58,12 @@ def changed_hours(zone: ZoneInfo, start: datetime, end: datetime) -> list[Change
             first, last = (old, new - _MINUTE) if change.gap else (new, old - _MINUTE)
             found.append(ChangedHours(first, last, change.gap))
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _changes(zone: ZoneInfo, year: int) -> tuple[Change, ...]:
+    """A zone's changes in a year, worked out once: every job of a fleet asks, in every play."""
+    return tuple(changes(zone, year))
 
 
 def calendar_parts(schedule: Schedule) -> Iterator[CronSchedule]:

@@ -2,8 +2,10 @@
 
 Found on the fleet as the file has it, over the advice's horizon (ticks ``0..until``):
 
-- a **herd**: jobs firing in the same minute (at least :data:`HERD_SIZE`), of those that fire at
-  most hourly: a job firing every minute is in every minute's crowd, and no spreading moves it;
+- a **herd**: calendar jobs (cron, daily...) firing in the same minute (at least
+  :data:`HERD_SIZE`), of those that fire at most hourly: a job firing every minute is in every
+  minute's crowd, and no spreading moves it; jobs on an interval (``every``) meet by the chance
+  of their first ticks, not because people like round times;
 - a **peak**: runs that fell due with no worker free and waited;
 - a **DST hour**: a calendar job asking for times a daylight-saving change skips or repeats;
 - a **long run**: a job whose runs take longer than its interval and may overlap (no rule);
@@ -13,6 +15,7 @@ Found on the fleet as the file has it, over the advice's horizon (ticks ``0..unt
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -22,10 +25,10 @@ from zoneinfo import ZoneInfo
 from cronlapse.analyses.advise.dst_hours import calendar_parts, changed_hours, dst_hour_fires
 from cronlapse.analyses.advise.figures import Played
 from cronlapse.analyses.advise.fleet import Fleet
-from cronlapse.analyses.advise.times import when
+from cronlapse.analyses.advise.times import time_of_day, when
 from engine.model.records import CatchUp, JobSpec
 from engine.scenario.schema import MAX_TICK
-from engine.schedules.kinds import Once
+from engine.schedules.kinds import Once, Schedule
 
 HERD_SIZE = 3
 """Jobs firing in one minute that make a herd."""
@@ -33,6 +36,8 @@ INTERVAL_FIRES = 50
 """Fires a job's interval is measured over: its shortest gap among its first ones."""
 SHOWN = 3
 """Times a finding lists before saying how many more."""
+JOBS_SHOWN = 10
+"""Jobs a finding lists before saying how many more."""
 
 
 class Kind(Enum):
@@ -56,10 +61,16 @@ class Finding:
 def gaps(spec: JobSpec) -> list[int]:
     """The gaps between the job's first :data:`INTERVAL_FIRES` fires from tick 0 (a weekly job's
     too, beyond a horizon of a week); none for a one-time job."""
-    if isinstance(spec.schedule, Once):
-        return []
-    fires = list(itertools.islice(spec.schedule.fire_ticks(0, MAX_TICK), INTERVAL_FIRES))
-    return [later - earlier for earlier, later in itertools.pairwise(fires)]
+    return list(_gaps(spec.schedule))
+
+
+@functools.lru_cache(maxsize=4096)
+def _gaps(schedule: Schedule) -> tuple[int, ...]:
+    """Worked out once per schedule: herds, long runs and missed runs each ask."""
+    if isinstance(schedule, Once):
+        return ()
+    fires = list(itertools.islice(schedule.fire_ticks(0, MAX_TICK), INTERVAL_FIRES))
+    return tuple(later - earlier for earlier, later in itertools.pairwise(fires))
 
 
 def interval(spec: JobSpec) -> int | None:
@@ -92,18 +103,29 @@ def herds(fleet: Fleet, until: int) -> list[Finding]:
     by_tick: dict[int, list[str]] = defaultdict(list)
     for spec in scenario.jobs:
         gap = interval(spec)
-        if gap is not None and gap < hourly:
+        if next(calendar_parts(spec.schedule), None) is None or (gap is not None and gap < hourly):
             continue
         for tick in spec.schedule.fire_ticks(0, until):
             by_tick[tick].append(spec.job_id)
-    crowds: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    at_time: dict[str, tuple[set[str], list[int]]] = {}
     for tick, jobs in sorted(by_tick.items()):
         if len(jobs) >= HERD_SIZE:
-            crowds[tuple(sorted(jobs))].append(tick)
+            crowd, ticks = at_time.setdefault(time_of_day(scenario, tick), (set(), []))
+            crowd.update(jobs)
+            ticks.append(tick)
+    crowds: dict[tuple[str, ...], tuple[list[str], list[int]]] = {}
+    for time, (crowd, ticks) in at_time.items():  # the times of day one crowd meets at
+        times, all_ticks = crowds.setdefault(tuple(sorted(crowd)), ([], []))
+        times.append(time)
+        all_ticks += ticks
     found = []
-    for jobs, ticks in sorted(crowds.items(), key=lambda crowd: (-len(crowd[0]), crowd[1][0])):
-        times = _listed([when(scenario, tick) for tick in ticks])
-        text = f"{len(jobs)} jobs fire in the same minute, {times}: {', '.join(jobs)}"
+    for jobs, (times, ticks) in sorted(crowds.items(), key=lambda c: (-len(c[0]), min(c[1][1]))):
+        ticks.sort()
+        text = (
+            f"{len(jobs)} jobs fire in the same minute at {_listed(times)} "
+            f"({_count(len(ticks), 'time')} from {when(scenario, ticks[0])}): "
+            + ", ".join(_first(list(jobs), JOBS_SHOWN))
+        )
         found.append(Finding(Kind.HERD, jobs, tuple(ticks), text))
     return found
 
@@ -187,7 +209,7 @@ def missed_exposure(fleet: Fleet, until: int) -> list[Finding]:
     ids, firsts = tuple(exposed), tuple(exposed.values())
     text = (
         f"{_jobs(len(ids))} lose the run an outage of the scheduler covers "
-        f"(catch_up: skip, no start deadline): {', '.join(_first(list(ids), 10))}"
+        f"(catch_up: skip, no start deadline): {', '.join(_first(list(ids), JOBS_SHOWN))}"
     )
     return [Finding(Kind.MISSED, ids, firsts, text)]
 
@@ -201,6 +223,10 @@ def first_run(spec: JobSpec, until: int) -> int | None:
 
 def _zones(spec: JobSpec) -> list[ZoneInfo]:
     return [part.clock.zone for part in calendar_parts(spec.schedule)]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _jobs(count: int) -> str:
