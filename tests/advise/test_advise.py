@@ -240,3 +240,36 @@ def test_an_hourly_herd_is_one_finding_and_interval_jobs_are_no_herd() -> None:
     herds = [step.finding for step in advice.steps if step.finding.kind is Kind.HERD]
     assert [finding.jobs for finding in herds] == [("sync-a", "sync-b", "sync-c")]
     assert "at 00:00, 01:00, 02:00 and 21 more (25 times from 2026-01-05 00:00)" in herds[0].text
+
+
+def test_a_herd_from_generate_is_found_and_said_to_be_out_of_reach() -> None:
+    generated = """\
+scenario: Generated herd
+clock: {epoch: "2026-01-05T00:00:00", timezone: UTC, tick: 60, until: 1440}
+workers: [w1]
+generate:
+  - {count: 4, id: "nightly-{n}", job: {daily: "00:00", duration: 5, catch_up: latest}}
+"""
+    advice = advise(fleet_of(generated), AdviceOptions())
+    herd = advice.steps[0]
+    assert herd.finding.kind is Kind.HERD and len(herd.finding.jobs) == 4
+    assert herd.proposal is None
+    assert herd.reason == "the jobs come from generate:, whose items a change cannot rewrite"
+
+
+def test_the_written_fleet_keeps_the_files_head_and_leaves_out_its_expectations() -> None:
+    text = (
+        "# our nightly jobs\n# (from ops)\n"
+        + MIDNIGHT_HERD
+        + ("expect:\n  - {at: 0, job: backup, scheduled: 0, status: RUNNING}\n")
+    )
+    written = scenario_text(advise(fleet_of(text), AdviceOptions()))
+    lines = written.splitlines()
+    assert lines[:3] == [
+        "# our nightly jobs",
+        "# (from ops)",
+        "# Advised by `cronlapse advise` (1 change):",
+    ]
+    assert "#   report: cron 0 0 * * * -> 25 0 * * *" in lines
+    assert "expect" not in written
+    assert parse_scenario(written, "advised.yaml").expectations == ()

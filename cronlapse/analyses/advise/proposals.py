@@ -45,6 +45,7 @@ WIDENINGS = 4
 """Times the worker search doubles its upper bound before settling for what it found."""
 
 GENERATED = "the jobs come from generate:, whose items a change cannot rewrite"
+ONE_GENERATED = "{job} comes from generate:, whose items a change cannot rewrite"
 
 Measure = Callable[[Fleet], Played]
 
@@ -168,7 +169,7 @@ def _why_not_movable(fleet: Fleet, jobs: tuple[str, ...], moved: frozenset[str])
 def _forbid_overlap(finding: Finding, fleet: Fleet) -> Proposal | NoProposal:
     (job_id,) = finding.jobs
     if not fleet.written(job_id):
-        return NoProposal(finding, f"{job_id} comes from generate:, which a change cannot rewrite")
+        return NoProposal(finding, ONE_GENERATED.format(job=job_id))
     old = fleet.job_keys(job_id).get("overlap", "none")
     after = fleet.with_job(job_id, {"overlap": "Forbid", "max_active": DROP})
     return Proposal(
@@ -186,9 +187,10 @@ def _forbid_overlap(finding: Finding, fleet: Fleet) -> Proposal | NoProposal:
 def _leave_dst_hours(finding: Finding, fleet: Fleet, until: int) -> Proposal | NoProposal:
     (job_id,) = finding.jobs
     spec = fleet.spec(job_id)
-    if spec is None or not fleet.written(job_id) or fleet.scenario.clock is None:
-        return NoProposal(finding, f"{job_id} comes from generate:, which a change cannot rewrite")
+    if spec is None or not fleet.written(job_id):
+        return NoProposal(finding, ONE_GENERATED.format(job=job_id))
     clock = fleet.scenario.clock
+    assert clock is not None  # a calendar job needs one
     touched: set[int] = set()
     for part in calendar_parts(spec.schedule):
         for hours in changed_hours(part.clock.zone, clock.to_datetime(0), clock.to_datetime(until)):

@@ -30,7 +30,8 @@ def scenario_text(advice: Advice) -> str:
         if not line.startswith("#"):
             break
         head.append(line)
-    head.append(f"# Advised by `cronlapse advise` ({len(advice.taken)} changes):")
+    taken = len(advice.taken)
+    head.append(f"# Advised by `cronlapse advise` ({taken} change{'' if taken == 1 else 's'}):")
     for proposal in advice.taken:
         head += [f"#   {escaped(change)}" for change in proposal.changes]
     tree = advice.advised.tree
