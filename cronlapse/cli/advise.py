@@ -8,6 +8,8 @@ an option that does not read or an output that cannot be written, 130 when inter
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -70,6 +72,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{MAX_WINDOW}, got {args.window}\n"
         )
         return INVALID
+    if args.output is not None and (problem := _cannot_write(args.output)) is not None:
+        err.write(f"cronlapse advise: cannot write {args.output}: {problem}\n")  # before playing
+        return INVALID
     opened = opened_scenario(args.file, "advise", err)
     if opened is None:
         return INVALID
@@ -94,3 +99,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     out.write(f"wrote {args.output}{f' ({note})' if note else ''}\n")
     return 0
+
+
+def _cannot_write(path: str) -> str | None:
+    """Why ``path`` could not be written, as the system says it; None if it can."""
+    target = Path(path)
+    if target.is_dir():
+        return os.strerror(errno.EISDIR)
+    if not target.parent.is_dir():
+        return os.strerror(errno.ENOENT)
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(target.parent, os.W_OK)
+    return None if writable else os.strerror(errno.EACCES)

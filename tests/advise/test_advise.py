@@ -273,3 +273,12 @@ def test_the_written_fleet_keeps_the_files_head_and_leaves_out_its_expectations(
     assert "#   report: cron 0 0 * * * -> 25 0 * * *" in lines
     assert "expect" not in written
     assert parse_scenario(written, "advised.yaml").expectations == ()
+
+
+def test_an_output_that_cannot_be_written_is_said_before_anything_plays(tmp_path: Path) -> None:
+    source = tmp_path / "herd.yaml"
+    source.write_text(MIDNIGHT_HERD, encoding="utf-8")
+    missing = tmp_path / "no-such-dir" / "advised.yaml"
+    status, out, err = cronlapse("advise", str(source), "-o", str(missing))
+    assert (status, out) == (2, "")
+    assert err == f"cronlapse advise: cannot write {missing}: No such file or directory\n"
