@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cronlapse.analyses.advise.figures import Figures, Played, play
+from cronlapse.analyses.advise.figures import NAMES, Figures, Played, play
 from cronlapse.analyses.advise.findings import Finding, find
 from cronlapse.analyses.advise.fleet import Fleet, FleetError
 from cronlapse.analyses.advise.proposals import Measure, NoProposal, Proposal, propose
@@ -100,7 +100,8 @@ def advise(fleet: Fleet, options: AdviceOptions) -> Advice:
             current = proposal.after
             moved |= set(proposal.moved)
         else:
-            reason = "the play shows no gain in " + ", ".join(proposal.targets)
+            targets = ", ".join(NAMES[name] for name in proposal.targets)
+            reason = f"the play shows no gain in {targets}"
             steps.append(Step(finding, proposal, before, after, reason=reason))
     last = measure(current)
     return Advice(fleet, current, until, tuple(steps), first.figures, last.figures, tuple(taken))

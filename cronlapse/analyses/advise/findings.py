@@ -182,8 +182,8 @@ def peaks(fleet: Fleet, played: Played) -> list[Finding]:
     worst = sorted(by_tick, key=lambda tick: (-len(by_tick[tick]), tick))
     shown = worst[:SHOWN]
     lines = [
-        f"{when(scenario, tick)}: {_runs(len(by_tick[tick]))} waited up to "
-        f"{max(by_tick[tick])} ticks"
+        f"{when(scenario, tick)}: {_count(len(by_tick[tick]), 'run')} waited up to "
+        f"{_count(max(by_tick[tick]), 'tick')}"
         for tick in shown
     ]
     waited_jobs = sorted({run.job_id for run in played.waited})
@@ -231,10 +231,6 @@ def _count(number: int, noun: str) -> str:
 
 def _jobs(count: int) -> str:
     return f"{count} recurring job{'' if count == 1 else 's'}"
-
-
-def _runs(count: int) -> str:
-    return f"{count} run{'' if count == 1 else 's'}"
 
 
 def _listed(items: list[str]) -> str:

@@ -244,20 +244,27 @@ def workers_needed(finding: Finding, fleet: Fleet, measure: Measure) -> Proposal
     by_tick: dict[int, int] = {}
     for run in current.waited:
         by_tick[run.scheduled] = by_tick.get(run.scheduled, 0) + 1
+    pools: dict[int, Fleet] = {}
+
+    def settled(count: int) -> bool:
+        """Whether ``count`` workers leave no wait at p95 (each count played once)."""
+        pool = pools.setdefault(count, fleet.with_workers(count))
+        return not measure(pool).figures.p95_wait
+
     high = min(MAX_WORKERS, have + max(by_tick.values()))
     for _ in range(WIDENINGS):
-        if _settled(measure(fleet.with_workers(high))) or high == MAX_WORKERS:
+        if settled(high) or high == MAX_WORKERS:
             break
         high = min(MAX_WORKERS, high * 2)
     low = have  # waits, known
-    if _settled(measure(fleet.with_workers(high))):
+    if settled(high):
         while high - low > 1:
             middle = (low + high) // 2
-            if _settled(measure(fleet.with_workers(middle))):
+            if settled(middle):
                 high = middle
             else:
                 low = middle
-    after = fleet.with_workers(high)
+    after = pools[high]
     return Proposal(
         finding,
         f"run {high} workers instead of {have}",
@@ -265,10 +272,6 @@ def workers_needed(finding: Finding, fleet: Fleet, measure: Measure) -> Proposal
         ("p95_wait",),
         after,
     )
-
-
-def _settled(played: Played) -> bool:
-    return not played.figures.p95_wait
 
 
 # ------------------------------------------------------------------------------- missed runs
