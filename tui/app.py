@@ -47,6 +47,7 @@ class DashboardApp(App[int]):
         Binding("r", "reload", "Reload", tooltip="reload the file from disk"),
         Binding("w", "why", "Why", show=False, tooltip="why: explain the run of the selected row"),
         Binding("s", "latency", "Latency", show=False, tooltip="latency: tables and plots"),
+        Binding("a", "advice", "Advice", show=False, tooltip="advice: what hurts the fleet"),
     ]
 
     def __init__(
@@ -278,6 +279,12 @@ class DashboardApp(App[int]):
 
         if not isinstance(self.screen, LatencyScreen):
             self.push_screen(LatencyScreen(self.dashboard))
+
+    def action_advice(self) -> None:
+        from tui.screens.advice import AdviceScreen
+
+        if not isinstance(self.screen, AdviceScreen):
+            self.push_screen(AdviceScreen(self.dashboard))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

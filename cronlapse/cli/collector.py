@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 BATCH_COMMANDS = frozenset(
     {"script", "next", "run", "check", "export", "import", "sweep", "explain"}
-    | {"backfill", "compare"}
+    | {"backfill", "compare", "advise"}
 )
 """The commands that play or read a run and exit: they run with the collector tuned for it."""
 

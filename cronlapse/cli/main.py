@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from cronlapse.cli import (
+    advise,
     backfill,
     check,
     compare,
@@ -33,7 +34,7 @@ from cronlapse.cli import (
 from cronlapse.cli.collector import collector_tuned_for
 
 COMMANDS = (script, preview, run, check, export, tui, imports, sweep, explain, backfill, compare)
-COMMANDS += (serve, worker, status)
+COMMANDS += (advise, serve, worker, status)
 """Every command's module, in the order ``--help`` lists them; each has ``add_parser``."""
 
 
