@@ -47,3 +47,19 @@ def test_a_misspelt_key_is_told_the_nearest_key_the_service_accepts() -> None:
     assert [(p.path, p.message) for p in refused.value.problems] == [
         ("runn", "unknown key 'runn' (did you mean 'run'?)")
     ]
+
+
+NOW = 1_796_528_844
+"""2026-12-06T03:47:24Z"""
+
+
+def test_a_time_already_past_is_named_by_its_date_not_its_tick() -> None:
+    with pytest.raises(InputInvalid) as refused:
+        read_input("schedule", {"id": "a", "at": "2020-01-01T00:00:00Z"}, NOW, ENGINE_CLOCK)
+    assert [(p.path, p.message) for p in refused.value.problems] == [
+        (
+            "at",
+            "2020-01-01T00:00:00+00:00 is before 2026-12-06T03:47:24+00:00, when this job is "
+            "scheduled: it would never run",
+        )
+    ]
