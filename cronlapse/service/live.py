@@ -394,11 +394,27 @@ class LiveService:
                 result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
             else:
                 result = driver.apply(TimedCommand(tick, PHASE, decoded.command))
-                result = with_field(decoded.command, args, result)
+                result = self._retired(with_field(decoded.command, args, result), args)
             if result.accepted:
                 self._record(verb, args, decoded)
         self._consume_events()
         return result
+
+    def _retired(self, result: Result, args: dict) -> Result:
+        """``result``, but a refusal of a deleted job's id says that the id is retired: "already
+        exists" named a job no read shows (a deleted job's id stays taken, the journal keeping
+        its history)."""
+        problem = result.problem
+        if problem is None or problem.code is not Code.JOB_EXISTS:
+            return result
+        job = self.engine.query.job(str(args.get("id")))
+        if job is None or not job.deleted:
+            return result
+        message = (
+            f"job {job.job_id!r} was deleted: its id stays retired, since the journal keeps its "
+            "history; choose another id"
+        )
+        return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "id")
 
     def play_through(self, tick: int) -> None:
         """Play the engine through ``tick`` without an input (a clock reading not journaled: a
