@@ -363,7 +363,7 @@ class Api(Routes):
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette):
         live = self.live
-        self.executors = executors = Executors(self._report)
+        self.executors = executors = Executors(self._report, live.service)
         live.on_change = self._sync
         live.on_events.append(self.metrics)
         self._sync()

@@ -15,7 +15,9 @@ Two keys are the service's own, read here rather than by the engine:
 - ``cancel_next`` (PUT only): cancel the job's next run instead of amending it.
 
 Keys that only mean something in a simulation (a scripted failure, a simulated duration) are
-refused: a real job's attempts end when its executor says so.
+refused: a real job's attempts end when its executor says so. A key nobody takes is refused here
+too, listing the keys a request body may hold (:func:`body_keys`): the vocabulary's would name
+the simulation's keys and not ``run``.
 
 One input is the service's own rather than the vocabulary's: ``delivery``, how one delivery try
 of a notification ended (:mod:`cronlapse.service.delivery`), read here into the engine's
@@ -32,7 +34,7 @@ from engine.model.commands import Command, ReportDelivery, Result, ScheduleJob
 from engine.model.problems import Code, Problem
 from engine.model.records import CatchUp
 from engine.scenario.command_reader import CommandReader
-from engine.scenario.errors import Problems
+from engine.scenario.errors import Problems, did_you_mean_key, one_of
 from engine.scenario.jobs import JobReader, dependency_node
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.schema import Reader
@@ -45,6 +47,7 @@ SERVICE_DEFAULTS: dict[str, object] = {"catch_up": CatchUp.LATEST}
 """Job settings the service defaults differently from a scenario: runs missed while the server
 was down are coalesced into one (APScheduler's ``coalesce=True``; see docs/service.md)."""
 RUN_KEY = "run"
+CANCEL_NEXT = "cancel_next"
 CLOCK = "clock"
 """The verb of a clock reading: time moved to the row's tick (no arguments)."""
 DOWNTIME = "downtime"
@@ -63,6 +66,29 @@ DELIVERY_FIELDS = {
     "to": str,
     "ok": bool,
 }
+
+
+def body_keys(verb: str) -> tuple[str, ...]:
+    """The keys a request body for ``schedule`` (POST) or ``modify`` (PUT, whose job is in the
+    URL) may hold, sorted."""
+    keys = {*VERBS[verb].keys, RUN_KEY} - set(SIMULATION_ONLY)
+    if verb == "modify":
+        keys = (keys - {"job"}) | {CANCEL_NEXT}
+    return tuple(sorted(keys))
+
+
+def _unknown_keys(verb: str, fields: dict[str, object]) -> list[Problem]:
+    """A problem for each key of ``fields`` the service takes nowhere, which is removed (the
+    vocabulary's reader would refuse it again, listing its own keys)."""
+    accepted = {*body_keys(verb), "job"}
+    problems = []
+    for key in [key for key in fields if key not in accepted and key not in SIMULATION_ONLY]:
+        del fields[key]
+        keys = body_keys(verb)
+        hint = did_you_mean_key(key, keys)
+        message = f"unknown key {key!r}{hint}" + ("" if hint else f": expected {one_of(keys)}")
+        problems.append(request_problem(key, message, Code.UNKNOWN_KEY))
+    return problems
 
 
 REQUEST = "request"
@@ -135,6 +161,8 @@ def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -
     fields = dict(args)
     problems: list[Problem] = []
     run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
+    if verb in ("schedule", "modify"):
+        problems += _unknown_keys(verb, fields)
     if run is not None and (not isinstance(run, str) or not run.strip()):
         problems.append(request_problem(RUN_KEY, "expected the name of an executor"))
     for key in SIMULATION_ONLY:

@@ -1,9 +1,10 @@
 """Real attempts: the engine says which attempts are running; this module runs them.
 
 After every input the service hands :meth:`Executors.sync` the attempts the engine has RUNNING.
-An attempt without a task gets one (a new assignment, or after a restart one whose result was
-never recorded: it runs again, with the same idempotency key). A task whose attempt is no longer
-running (the engine's timeout took it back: the reviewer) is cancelled, which kills its process.
+An attempt without a task gets one (a new assignment; an attempt a previous server left running
+is recorded lost at the restart, and its retry is a new one, under the same idempotency key). A
+task whose attempt is no longer running (the engine's timeout took it back: the reviewer) is
+cancelled, which kills its process.
 
 An executor is one of the config's (:mod:`cronlapse.service.config`):
 
@@ -11,7 +12,8 @@ An executor is one of the config's (:mod:`cronlapse.service.config`):
   no descriptor of the server's but its stdin pipe and ``/dev/null`` as stdout and stderr, the
   payload on stdin, and ``CRONLAPSE_JOB_ID``, ``CRONLAPSE_SCHEDULED`` (ISO time),
   ``CRONLAPSE_ATTEMPT`` and ``CRONLAPSE_IDEMPOTENCY_KEY`` in its environment (the server's own,
-  without its API token); exit 0 is success;
+  without its API token), and :data:`SERVICE_ENV`, the mark by which a restart finds the
+  executors a killed server left running (:mod:`cronlapse.service.orphans`); exit 0 is success;
 - an HTTP POST of the payload to a URL with an ``Idempotency-Key`` header; 2xx is success;
 - ``noop``, which succeeds at once.
 
@@ -67,6 +69,8 @@ Report = Callable[[AttemptKey, bool], None]
 """Called when an attempt's executor has finished: did it succeed."""
 
 
+SERVICE_ENV = "CRONLAPSE_SERVICE"
+"""The environment variable that marks an executor with its database's service id."""
 STOP_GRACE = 5.0
 """Seconds a stop gives the argv executors it terminated before it kills their groups."""
 
@@ -74,8 +78,10 @@ STOP_GRACE = 5.0
 class Executors:
     """The running attempts' tasks."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, service: str = "") -> None:
         self.report = report
+        self.service = service
+        """The service id the argv executors carry in :data:`SERVICE_ENV` (empty: none)."""
         self.tasks: dict[AttemptKey, asyncio.Task] = {}
         self.reported: set[AttemptKey] = set()
         """Attempts whose executor has finished but whose report the engine has not applied
@@ -99,8 +105,8 @@ class Executors:
         """Stop every attempt: SIGTERM to each argv executor's process group, SIGKILL to what
         remains of the groups once their leaders have exited or :data:`STOP_GRACE` seconds
         have passed, HTTP requests abandoned. No attempt stopped so is reported: it stays
-        RUNNING in the journal, and the next start runs it again under the same idempotency
-        key."""
+        RUNNING in the journal, and the next start records it lost and retries it under the
+        same idempotency key."""
         self.stopping = True
         terminated = dict(self.groups)
         for group in terminated.values():
@@ -125,7 +131,7 @@ class Executors:
                 log.warning("%s: the job's executor is not configured", launch.key)
                 ok = False
             elif executor.argv:
-                ok = await run_argv(executor.argv, launch, self.groups)
+                ok = await run_argv(executor.argv, launch, self.groups, self.service)
             elif executor.url is not None:
                 ok = await self._post(executor.url, launch)
             else:
@@ -153,9 +159,12 @@ class Executors:
         return answer.is_success
 
 
-async def run_argv(argv: tuple[str, ...], launch: Launch, groups: dict[AttemptKey, int]) -> bool:
-    """Run ``argv`` (no shell) with the payload on stdin; killed, with its process group, if the
-    task is cancelled. While it runs, ``groups`` holds its process group under its key.
+async def run_argv(
+    argv: tuple[str, ...], launch: Launch, groups: dict[AttemptKey, int], service: str = ""
+) -> bool:
+    """Run ``argv`` (no shell) with the payload on stdin, marked with ``service`` unless it is
+    empty; killed, with its process group, if the task is cancelled. While it runs, ``groups``
+    holds its process group under its key.
 
     The process is started by the standard library, not the event loop: uvloop's
     ``subprocess_exec`` ignores ``close_fds`` and passed on descriptors of the server's (its own
@@ -170,6 +179,8 @@ async def run_argv(argv: tuple[str, ...], launch: Launch, groups: dict[AttemptKe
         CRONLAPSE_ATTEMPT=str(key.attempt),
         CRONLAPSE_IDEMPOTENCY_KEY=idempotency_key(key.job_id, key.scheduled),
     )
+    if service:
+        env[SERVICE_ENV] = service
     process = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,

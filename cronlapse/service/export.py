@@ -13,9 +13,10 @@ that is earlier. The journal is replayed up to there by the service's own code
 (:mod:`cronlapse.service.journal_replay`); the jobs and workers are read from that engine and
 scheduled at the start tick; the rows after it, up to ``--to``, become the timeline:
 
-- ``schedule``, ``modify``, ``cancel``, ``delete``, ``complete``, ``register``, ``drain``: the
-  row's arguments as they are (they are a scenario's already, see cronlapse.service.codec), without
-  the service's own ``run`` key (a ``modify`` that only changes ``run`` is left out);
+- ``schedule``, ``modify``, ``cancel``, ``delete``, ``complete``, ``register``, ``drain``,
+  ``down``, ``up`` (a restart's lost attempts, worker processes): the row's arguments as they
+  are (they are a scenario's already, see cronlapse.service.codec), without the service's own
+  ``run`` key (a ``modify`` that only changes ``run`` is left out);
 - ``clock``: nothing (a scenario's time moves by itself);
 - ``downtime``: a ``pause`` of each job the restart paused, then a ``resume`` of each.
 

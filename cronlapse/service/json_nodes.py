@@ -45,7 +45,7 @@ class BodyError(ValueError):
 
 def parse_body(data: bytes) -> object:
     """The JSON value of ``data``, or :class:`BodyError`: not UTF-8, not JSON, too deep, or a
-    value no store can hold (:func:`_unstorable`)."""
+    value no store can hold (:func:`unstorable`)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -63,7 +63,7 @@ def parse_body(data: bytes) -> object:
         raise BodyError("", f"invalid JSON: {error.msg} at character {error.pos}") from None
     if _depth(value) > MAX_DEPTH:
         raise BodyError("", f"the body nests deeper than {MAX_DEPTH} levels")
-    refused = _unstorable(value)
+    refused = unstorable(value)
     if refused is not None:
         raise refused
     return value
@@ -82,7 +82,7 @@ def _integer(text: str) -> int | _TooLong:
     return _TooLong(digits) if digits > MAX_INTEGER_DIGITS else int(text)
 
 
-def _unstorable(value: object) -> BodyError | None:
+def unstorable(value: object) -> BodyError | None:
     """The first string (a key or a value) no store can hold, or integer too long to read, as
     the error naming its path; None if there is none.
 

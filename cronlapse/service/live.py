@@ -42,15 +42,17 @@ from cronlapse.service.config import Config
 from cronlapse.service.store import (
     PHASE,
     SERVICE_POLICY,
+    DeadLetter,
     JournalRow,
     Publication,
     RowUnreadable,
     Store,
+    Why,
     downtime_commands,
     pausable_jobs,
     read_row,
 )
-from cronlapse.service.write_path import Input, write_now
+from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.commands import Outcome, Result, refused
@@ -144,6 +146,9 @@ class LiveService:
         self.clock = clock
         self.config = config
         self.state = fresh_state()
+        self.service = ""
+        """The database's service id, which marks this server's executors (set by the server
+        at start: :mod:`cronlapse.service.orphans`; empty: unmarked)."""
         self.unsnapshotted = 0
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
@@ -185,6 +190,7 @@ class LiveService:
         # walk it again on every full collection (seconds, once a server has months of runs).
         gc.freeze()
         self._catch_up()
+        self._lose_running()
         self._match_workers()
         return replayed
 
@@ -210,6 +216,11 @@ class LiveService:
                 self.apply_row(row)
             except RowUnreadable as error:
                 log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
+            except Exception as failure:  # a defect: the row is set aside, the replay goes on
+                self.state.seq = row.seq
+                reason = f"applying it failed: {failure.__class__.__name__}: {failure}"
+                args = ascii_json(row.args)
+                self.set_aside([DeadLetter(Why.UNAPPLIED, row.verb, args, reason, row.seq)])
             replayed += 1
         self.unsnapshotted += replayed
         return replayed
@@ -226,6 +237,39 @@ class LiveService:
         result = self.apply(row.tick, row.verb, row.args, decoded)
         self.state.seq = row.seq
         return result
+
+    def set_aside(self, letters: list[DeadLetter]) -> None:
+        """Keep ``letters`` in the store's dead letters and say so; a store that cannot keep
+        them is logged, and nothing else stops (the input is not journaled either way)."""
+        for letter in letters:
+            log.error(
+                "%s input %s set aside as a dead letter: %s",
+                letter.why.value,
+                letter.verb,
+                letter.reason,
+            )
+        try:
+            self.store.dead_letters.add(letters)
+        except Exception:
+            log.exception("the dead letters could not be kept")
+
+    def _lose_running(self) -> None:
+        """The attempts running on the server's own slots are a previous process's: their
+        executors were stopped with it (or, left running by a kill, before this start:
+        :mod:`cronlapse.service.orphans`), and what they did is unknown. Each slot goes down
+        and up again, so the engine records its attempt LOST and retries it at once under the
+        run's idempotency key, as for a crashed worker; a lost attempt does not count against
+        the run's retries."""
+        slots = sorted(
+            worker_id
+            for worker_id, worker in self.engine.query.workers().items()
+            if worker.running is not None and is_local_slot(worker_id)
+        )
+        if slots:
+            inputs = [Input(verb, {"worker": slot}) for slot in slots for verb in ("down", "up")]
+            for answer in write_now(self, inputs):
+                if isinstance(answer, BaseException):
+                    raise answer
 
     def _catch_up(self) -> None:
         since, now = self.engine.now, self.clock.now()
@@ -350,11 +394,27 @@ class LiveService:
                 result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
             else:
                 result = driver.apply(TimedCommand(tick, PHASE, decoded.command))
-                result = with_field(decoded.command, args, result)
+                result = self._retired(with_field(decoded.command, args, result), args)
             if result.accepted:
                 self._record(verb, args, decoded)
         self._consume_events()
         return result
+
+    def _retired(self, result: Result, args: dict) -> Result:
+        """``result``, but a refusal of a deleted job's id says that the id is retired: "already
+        exists" named a job no read shows (a deleted job's id stays taken, the journal keeping
+        its history)."""
+        problem = result.problem
+        if problem is None or problem.code is not Code.JOB_EXISTS:
+            return result
+        job = self.engine.query.job(str(args.get("id")))
+        if job is None or not job.deleted:
+            return result
+        message = (
+            f"job {job.job_id!r} was deleted: its id stays retired, since the journal keeps its "
+            "history; choose another id"
+        )
+        return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "id")
 
     def play_through(self, tick: int) -> None:
         """Play the engine through ``tick`` without an input (a clock reading not journaled: a

@@ -16,18 +16,22 @@ is written here rather than through a client library.
   first attempt's start, in the engine's seconds (at ``--speed N``, simulated seconds);
 - ``cronlapse_notifications_total{channel,outcome}``: delivery tries' outcomes: ``delivered``,
   ``retried``, ``dead``;
-- ``cronlapse_tick``: the engine's tick.
+- ``cronlapse_tick``: the engine's tick;
+- ``cronlapse_dead_letters``: inputs set aside as dead letters
+  (:mod:`cronlapse.service.store.dead_letters`), counted in the store when scraped.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.records import OccurrenceState, WorkerState
 
+log = logging.getLogger("cronlapse.serve")
 LAG_BUCKETS = (0.0, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0)
 """Upper bounds (seconds) of the dispatch lag's buckets; +Inf is added."""
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -61,6 +65,9 @@ class Metrics:
         self.lag_buckets = [0] * len(LAG_BUCKETS)
         self.lag_count = 0
         self.lag_sum = 0
+        self.dead_letters: Callable[[], int] = lambda: 0
+        """How many dead letters the store holds (the server's store's count)."""
+        self.dead_letters_seen = 0
 
     def __call__(self, events: Iterable[ev.Event]) -> None:
         for event in events:
@@ -103,6 +110,8 @@ class Metrics:
         for (channel, outcome), count in sorted(self.deliveries.items()):
             out.sample("cronlapse_notifications_total", count, channel=channel, outcome=outcome)
         self._gauges(out, engine)
+        out.family("cronlapse_dead_letters", "gauge", "Inputs set aside as dead letters.")
+        out.sample("cronlapse_dead_letters", self._dead_letters())
         name = "cronlapse_dispatch_lag_seconds"
         out.family(name, "histogram", "Seconds from a run's scheduled time to its first start.")
         for bound, count in zip(LAG_BUCKETS, self.lag_buckets, strict=True):
@@ -111,6 +120,15 @@ class Metrics:
         out.sample(name + "_sum", self.lag_sum)
         out.sample(name + "_count", self.lag_count)
         return out.text()
+
+    def _dead_letters(self) -> int:
+        """The store's count; the last one read while the store cannot answer (a scrape must
+        not fail with it)."""
+        try:
+            self.dead_letters_seen = self.dead_letters()
+        except Exception as error:
+            log.warning("the dead letters could not be counted: %s", error)
+        return self.dead_letters_seen
 
     @staticmethod
     def _gauges(out: _Exposition, engine: Engine) -> None:

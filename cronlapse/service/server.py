@@ -31,6 +31,7 @@ from cronlapse.service.delivery.attach import attach_deliveries
 from cronlapse.service.events_log import EventLogger
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
+from cronlapse.service.orphans import service_id, stop_orphans
 from cronlapse.service.snapshots import BackgroundSnapshots
 from cronlapse.service.store import (
     ADDRESS_KEY,
@@ -76,6 +77,8 @@ def start(live: LiveService, speed: float, following: bool = False) -> LiveServi
     ``live`` has been following the journal), catch up; snapshots in the background."""
     live.clock = saved_clock(live.store, speed)
     live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
+    live.service = service_id(live.store.journal)
+    stop_orphans(live.service)  # before the replay's end records their attempts lost
     if following:
         live.take_over()
     else:
@@ -241,6 +244,7 @@ def _serve_engine(
         live = open_service(db, config_path, speed, f"http://{host}:{port}")
     if log is not None:
         live.on_events.append(EventLogger(log, lambda: live.engine))
+    metrics.dead_letters = live.store.dead_letters.count
     token = _token(db)
     announcement = (
         f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "

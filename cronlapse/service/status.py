@@ -6,7 +6,8 @@ last committed rows without blocking the writer): the state is rebuilt as a rest
 
 It shows jobs by seed 003's status words (:mod:`engine.query.status_words`), the workers, the
 notification outbox (queued, delivered, dead: the engine's notifications), the oldest run that
-waits for a worker and the journal's size.
+waits for a worker, the journal's size and the inputs set aside as dead letters
+(:mod:`cronlapse.service.store.dead_letters`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from cronlapse.service.journal_replay import JournalReplay, open_journal
-from cronlapse.service.store import Store
+from cronlapse.service.store import DeadLetter, Store
 from cronlapse.service.views import PAST_DATES, iso, time_text, workers_json
 from engine.core import Engine
 from engine.model.records import OccurrenceState
@@ -60,6 +61,13 @@ class Status:
     oldest_waiting: Waiting | None
     journal: JournalSize
     deleted_jobs: int = field(default=0)
+    dead_letters: int = field(default=0)
+    """Inputs set aside, neither journaled nor applied (or a journal row not applied)."""
+    latest_dead_letters: list[DeadLetter] = field(default_factory=list)
+    """The last :data:`DEAD_LETTERS_SHOWN` of them, newest first."""
+
+
+DEAD_LETTERS_SHOWN = 5
 
 
 def oldest_waiting(engine: Engine) -> Waiting | None:
@@ -121,6 +129,8 @@ def status_of(store: Store) -> Status:
         oldest_waiting=oldest_waiting(engine),
         journal=_size(store),
         deleted_jobs=deleted,
+        dead_letters=store.dead_letters.count(),
+        latest_dead_letters=store.dead_letters.latest(DEAD_LETTERS_SHOWN),
     )
 
 
@@ -165,4 +175,16 @@ def status_text(status: Status) -> str:
     on_disk = "" if size.bytes is None else f", {size.bytes:,} bytes on disk"
     snapshot = "none" if size.snapshot_at is None else f"at row {size.snapshot_at}"
     lines.append(f"journal   {size.rows:,} rows{on_disk}; latest snapshot {snapshot}")
+    lines += _dead_letters(status)
     return "\n".join(lines) + "\n"
+
+
+def _dead_letters(status: Status) -> list[str]:
+    """The dead letters' line, and one per letter of the latest."""
+    if not status.dead_letters:
+        return ["dead      no input set aside"]
+    lines = [f"dead      {status.dead_letters} input(s) set aside, not applied; the latest:"]
+    for letter in status.latest_dead_letters:
+        where = "" if letter.journal_seq is None else f" (journal row {letter.journal_seq})"
+        lines.append(f"  {letter.verb} {letter.args}{where}: {letter.why.value}, {letter.reason}")
+    return lines

@@ -15,7 +15,7 @@ from cronlapse.service.live import LiveState
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
-from engine.schedules.kinds import next_fire_times
+from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule, next_fire_times
 from engine.schedules.schedule_clock import calendar_clock
 
 NEXT_RUNS = 5
@@ -36,6 +36,21 @@ def time_text(tick: int) -> str:
     """The tick's time for a sentence or a header: ISO 8601 in UTC, else the tick itself."""
     named = iso(tick)
     return f"tick {tick} ({PAST_DATES})" if named is None else named
+
+
+def schedule_text(schedule: Schedule) -> str:
+    """The schedule in the engine's words, its times as ISO 8601 (the engine's own description
+    gives a one-time job's time and an interval's first run as ticks)."""
+    if isinstance(schedule, Once):
+        return f"once at {time_text(schedule.at)}"
+    if isinstance(schedule, Every):
+        return f"every {schedule.interval} from {time_text(schedule.first)}"
+    if isinstance(schedule, AnyOf):
+        return " or ".join(schedule_text(part) for part in schedule.parts)
+    if isinstance(schedule, Repeating):
+        anchors = schedule_text(schedule.anchors)
+        return f"{anchors}, then every {schedule.interval} after each run"
+    return schedule.describe()  # a calendar schedule names no tick
 
 
 def _zone_name(schedule: object) -> str | None:
@@ -96,7 +111,7 @@ def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
     view = {
         "id": job.job_id,
         "status": job_status(state, job),
-        "schedule": spec.schedule.describe(),
+        "schedule": schedule_text(spec.schedule),
         "timezone": _zone_name(spec.schedule),
         "priority": priority_value(spec.priority),
         "max_retries": spec.max_attempts - 1,

@@ -13,6 +13,13 @@ journals and applies the others, in order, in one of two ways:
   answers and the due notices, in one transaction, so what other processes read is never ahead
   of the journal nor behind an answer.
 
+An input no store can hold (a lone surrogate, a NUL:
+:func:`~cronlapse.service.json_nodes.unstorable`; the API refuses them, but an inbox row or a
+report may carry one) is neither journaled nor applied: it is set aside as a dead letter
+(:mod:`cronlapse.service.store.dead_letters`) and answered with :class:`SetAside`, so it cannot
+fail the batch's commit, which ended the active scheduler. One whose application fails is set
+aside too, by its journal position.
+
 What a failed journal write does is decided in one place, :meth:`Batch.commit`. Restarts and
 standbys apply rows already journaled through the same
 :meth:`~cronlapse.service.live.LiveService.apply`
@@ -26,6 +33,7 @@ last applied input; everything else runs on the loop's thread, where the engine 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +41,8 @@ from typing import TYPE_CHECKING
 
 from cronlapse.service.codec import CLOCK, Decoded, InputInvalid
 from cronlapse.service.inbox import encode_answer
-from cronlapse.service.store import PHASE, Entry
+from cronlapse.service.json_nodes import unstorable
+from cronlapse.service.store import PHASE, DeadLetter, Entry, Why
 from engine.model.commands import Result
 
 if TYPE_CHECKING:
@@ -44,6 +53,15 @@ log = logging.getLogger("cronlapse.serve")
 Answer = Result | BaseException | None
 """An input's answer: the engine's result, the failure that stopped it (a refusal, a bug, a
 failed journal write), or None for a clock reading with nothing to do (not journaled)."""
+
+
+class SetAside(Exception):
+    """The input was set aside as a dead letter, not journaled: the message says why."""
+
+
+def ascii_json(args: object) -> str:
+    """``args`` as JSON a dead letter can keep, whatever they hold (a lone surrogate escaped)."""
+    return json.dumps(args, separators=(",", ":"), default=repr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +92,21 @@ class Batch:
         self.idle: set[int] = set()
         """Clock readings with nothing to do by now."""
         self.seqs: list[int] = []
+        self.dead: list[DeadLetter] = []
+        """Inputs set aside: written before the journal rows, in :meth:`commit`."""
+        self.unapplied: dict[int, BaseException] = {}
+        """The active scheduler's inputs whose application failed, by index (journaled: a
+        replay fails the same way and skips them)."""
         for index, given in enumerate(self.inputs):
             if given.verb == CLOCK and live.clock_due() is None:
                 self.idle.add(index)
+                continue
+            refused = unstorable(given.args)
+            if refused is not None:
+                reason = f"{refused.path or 'the input'}: {refused.message}"
+                letter = DeadLetter(Why.UNSTORABLE, given.verb, ascii_json(given.args), reason)
+                self.dead.append(letter)
+                self.answers[index] = SetAside(f"set aside as a dead letter: {reason}")
                 continue
             try:
                 decoded = live.read(given.verb, given.args, self.tick)
@@ -111,6 +141,7 @@ class Batch:
             except Exception as failure:
                 log.exception("applying %s failed", given.verb)
                 self.answers[index] = failure
+                self.unapplied[index] = failure
 
     def commit(self) -> None:
         """The one journal write (blocking). If it fails, nothing of it was journaled:
@@ -126,9 +157,11 @@ class Batch:
             for index, _ in self.accepted
         ]
         answers = self._inbox_answers()
+        live = self.live
+        if self.dead:
+            live.set_aside(self.dead)
         if not entries and not answers and not self.publish_empty:
             return
-        live = self.live
         try:
             if live.publisher is None:
                 self.seqs = live.store.journal.append(entries)
@@ -150,6 +183,13 @@ class Batch:
         live = self.live
         if self.publishing:
             if self.seqs:
+                unapplied = [
+                    self._unapplied(seq, index, self.unapplied[index])
+                    for seq, (index, _) in zip(self.seqs, self.accepted, strict=True)
+                    if index in self.unapplied
+                ]
+                if unapplied:
+                    live.set_aside(unapplied)
                 live.settle(self.seqs[-1], len(self.seqs))
             return self.answers
         for seq, (index, decoded) in zip(self.seqs, self.accepted, strict=True):
@@ -161,7 +201,13 @@ class Batch:
             except Exception as failure:
                 log.exception("applying journal row %d failed", seq)
                 self.answers[index] = failure
+                live.set_aside([self._unapplied(seq, index, failure)])
         return self.answers
+
+    def _unapplied(self, seq: int, index: int, failure: BaseException) -> DeadLetter:
+        given = self.inputs[index]
+        reason = f"applying it failed: {failure.__class__.__name__}: {failure}"
+        return DeadLetter(Why.UNAPPLIED, given.verb, ascii_json(given.args), reason, seq)
 
     def _inbox_answers(self) -> dict[int, str]:
         """The answers the active scheduler journals for the inbox rows of the batch."""

@@ -248,15 +248,19 @@ class Attempts:
         elif notifies:
             timed_out = outcome is AttemptOutcome.TIMED_OUT
             outbox.notify(occurrence, NotifyOn.TIMED_OUT if timed_out else NotifyOn.FAILED)
-        retries = attempt.number < occurrence.max_attempts and not self._taken_back(outcome)
-        if retries and run_timeout is None:
+        retries = attempt.number < occurrence.max_attempts
+        taken_back = self._taken_back(outcome)
+        if retries and not taken_back and run_timeout is None:
             self._retry(occurrence, attempt, lost=outcome is AttemptOutcome.LOST)
             return
-        self._fail(occurrence, run_timeout)
+        self._fail(occurrence, run_timeout, exhausted=not (retries and taken_back))
 
-    def _fail(self, occurrence: Occurrence, run_timeout: int | None) -> None:
+    def _fail(
+        self, occurrence: Occurrence, run_timeout: int | None, exhausted: bool = True
+    ) -> None:
         """The occurrence fails for good; ``run_timeout`` when its time ran out (the event says
-        so, since it may have had retries left)."""
+        so, since it may have had retries left). Not ``exhausted``: the reviewer took it back
+        with retries unused, which ``retries_exhausted`` subscribers must not be told."""
         job_id, scheduled = occurrence.key
         job = self._jobs[job_id]
         self._store.set_state(occurrence, job, S.FAILED)
@@ -264,7 +268,7 @@ class Attempts:
         self._log.add(
             ev.OccurrenceFailed, self._clock.now, job_id, scheduled, attempts, run_timeout
         )
-        if job.spec.notify:
+        if job.spec.notify and exhausted:
             self._outbox.notify(occurrence, NotifyOn.RETRIES_EXHAUSTED)
         if job.dependents:
             self._dependencies.failed(job)

@@ -151,11 +151,9 @@ class ScheduleReader:
         if at is None:
             return None
         if at < now:
-            self.reader.error(
-                node,
-                path,
-                f"tick {at} is before tick {now}, when this job is scheduled: it would never run",
-            )
+            named = _tick_text if clock is None else clock.format  # a clock names times by date
+            message = f"{named(at)} is before {named(now)}, when this job is scheduled"
+            self.reader.error(node, path, f"{message}: it would never run")
             return None
         return Once(at)
 
@@ -265,3 +263,7 @@ class ScheduleReader:
 
 class _Reported(Exception):
     """A problem already recorded; unwinds out of a calendar key."""
+
+
+def _tick_text(tick: int) -> str:
+    return f"tick {tick}"

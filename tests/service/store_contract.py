@@ -22,6 +22,7 @@ from cronlapse.service.store import (
     Anchor,
     Assignment,
     Channel,
+    DeadLetter,
     DueChanges,
     DueNotice,
     Entry,
@@ -33,6 +34,7 @@ from cronlapse.service.store import (
     RunView,
     Store,
     ViewChanges,
+    Why,
 )
 from tests.waiting import PATIENCE, wait_until
 
@@ -101,6 +103,22 @@ class StoreContract:
         assert latest is not None and (latest.seq, latest.state) == (3, b"\x03\x03\x03")
         assert journal.latest_snapshot_seq() == 3
         assert [journal.has_snapshot(seq) for seq in (1, 2, 3)] == [False, True, True]
+
+    def test_dead_letters_are_kept_newest_first_and_a_journal_row_once(self, store: Store) -> None:
+        letters = store.dead_letters
+        assert (letters.count(), letters.latest(5)) == (0, [])
+        unstorable = DeadLetter(Why.UNSTORABLE, "schedule", '{"id":"\\ud800"}', "id: a surrogate")
+        unapplied = DeadLetter(Why.UNAPPLIED, "modify", '{"job":"a"}', "a defect", journal_seq=7)
+        letters.add([unstorable, unapplied])
+        letters.add([unapplied])  # the same row failing on the next replay
+        assert letters.count() == 2
+        kept = letters.latest(5)
+        assert [(k.why, k.verb, k.args, k.reason, k.journal_seq) for k in kept] == [
+            (Why.UNAPPLIED, "modify", '{"job":"a"}', "a defect", 7),
+            (Why.UNSTORABLE, "schedule", '{"id":"\\ud800"}', "id: a surrogate", None),
+        ]
+        assert all(letter.at > 0 for letter in kept)
+        assert letters.latest(1) == kept[:1]
 
     def test_meta_keeps_the_last_value_of_each_key(self, store: Store) -> None:
         journal = store.journal

@@ -465,7 +465,12 @@ def test_delete_answers_204_then_404_for_an_unknown_job(client: httpx.Client) ->
     assert client.get("/job/gone/runs").status_code == 404
     assert client.delete("/job/gone").status_code == 404
     assert "gone" not in [job["id"] for job in client.get("/jobs").json()["jobs"]]
-    assert client.post("/job", json={"id": "gone", "every": 60}).status_code == 409
+    retired = client.post("/job", json={"id": "gone", "every": 60})
+    assert retired.status_code == 409
+    assert retired.json()["message"] == (
+        "job 'gone' was deleted: its id stays retired, since the journal keeps its history; "
+        "choose another id"
+    )
 
 
 def test_a_job_runs_and_its_status_and_attempts_show_it(client: httpx.Client) -> None:

@@ -1,6 +1,7 @@
 """Executors are clean processes: they inherit no descriptor of the server's but their pipes, run
 in a process group of their own, leave the server's port free when it dies, and are terminated
-(SIGTERM to the group) when it stops."""
+(SIGTERM to the group) when it stops; a restart stops those a killed server left running, and
+records their attempts lost and retries them under the same idempotency key."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.service.conftest import Server
+from tests.service.conftest import BACKENDS, Server
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -49,6 +50,8 @@ state = {
     "child": child.pid,
     "inherited": inherited,
     "stdin": os.readlink("/proc/self/fd/0"),
+    "attempt": int(os.environ["CRONLAPSE_ATTEMPT"]),
+    "key": os.environ["CRONLAPSE_IDEMPOTENCY_KEY"],
 }
 path = os.path.join(directory, f"state-{os.getpid()}.json")
 with open(path + ".part", "w") as out:
@@ -130,3 +133,37 @@ def test_sigterm_terminates_the_executors_process_group(make_server, executor_di
     assert server.stop() == 0
     assert (executor_dir / f"terminated-{state['pid']}").read_text() == "SIGTERM"
     wait_until(lambda: not running(state["child"]), "the executor's own child to be terminated")
+
+
+def attempts(server: Server, job_id: str) -> list[dict]:
+    with server.client() as client:
+        (run,) = client.get(f"/job/{job_id}").json()["runs"]
+    return run["attempts"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+@pytest.mark.parametrize("end", ["killed", "stopped"])
+def test_a_restart_records_an_attempt_whose_executor_is_gone_lost_and_retries_it_under_its_key(
+    make_server, executor_dir: Path, end: str
+) -> None:
+    server: Server = make_server(config=config(executor_dir))
+    first = started(server, executor_dir)
+    if end == "killed":
+        server.kill()
+    else:
+        assert server.stop() == 0
+    server.start(port=server.port)
+
+    def retried() -> dict | None:
+        later = [state for state in states(executor_dir) if state["pid"] != first["pid"]]
+        return later[0] if later else None
+
+    retry = wait_until(retried, "the attempt to be retried", context=server.both_outputs)
+    assert (retry["attempt"], retry["key"]) == (2, first["key"])
+    assert not running(first["pid"]) and not running(first["child"])
+    assert (executor_dir / f"terminated-{first['pid']}").read_text() == "SIGTERM"
+    assert [(a["attempt"], a["outcome"]) for a in attempts(server, "long")] == [
+        (1, "lost"),
+        (2, "running"),
+    ]
+    assert len(states(executor_dir)) == 2

@@ -140,6 +140,41 @@ def test_a_stalled_mail_server_never_delays_webhooks(
     assert all(delivered for _, delivered in reports)
 
 
+def test_a_stalled_mail_server_never_delays_another_email_channel(mailbox: MailReceiver) -> None:
+    # The stalled channel's server holds its first message until the other channel's emails
+    # have all been delivered: if every email channel shared one queue, this would never end.
+    other = MailReceiver()
+    try:
+        stalled = EmailChannel(
+            "stalled", "127.0.0.1", "cron@example.com", ("ops@example.com",), mailbox.port
+        )
+        working = EmailChannel(
+            "oncall", "127.0.0.1", "cron@example.com", ("dev@example.com",), other.port
+        )
+        held = [notice(stalled, job=f"s{number}") for number in range(2)]
+        sent = [notice(working, job=f"w{number}") for number in range(3)]
+        mailbox.gate.clear()
+
+        async def run() -> list[tuple[tuple, bool]]:
+            recorder = Recorder()
+            deliveries = Deliveries(recorder)
+            deliveries.sync({n.key: n for n in held + sent})
+            await recorder.until(len(sent))
+            await asyncio.to_thread(mailbox.waiting.wait)  # the stalled one's first is held
+            mailbox.gate.set()
+            await recorder.until(len(sent) + len(held))
+            await deliveries.close()
+            return recorder.reports
+
+        reports = asyncio.run(run())
+    finally:
+        other.close()
+    assert [key for key, _ in reports[: len(sent)]] == [n.key for n in sent], "in queue order"
+    assert [key for key, _ in reports[len(sent) :]] == [n.key for n in held], "in queue order"
+    assert all(delivered for _, delivered in reports)
+    assert len(other.messages) == len(sent) and len(mailbox.messages) == len(held)
+
+
 def test_a_try_in_flight_or_reported_is_not_started_again(webhooks: WebhookReceiver) -> None:
     sent = notice(WebhookChannel("ops-hook", webhooks.url("/hook")))
     webhooks.gate.clear()

@@ -235,3 +235,25 @@ def test_a_restart_after_downtime_is_exported_as_its_pauses_and_resumes() -> Non
     stretch = export(store, "+5")
     assert '"pause": {"job": "a"}' in stretch.text and '"resume": {"job": "b"}' in stretch.text
     assert_reproduced(store, "+5")
+
+
+def test_a_restart_that_found_attempts_running_is_exported_as_their_slots_down_and_up() -> None:
+    """The restart records the attempts it finds running lost (their slots down, then up): the
+    exported stretch replays the loss and the retry."""
+    store = MemoryStore()
+    wall = Wall()
+    live = open_live(store, wall, workers=2)
+    live.submit("schedule", {"id": "a", "every": 30, "first": "+10"})
+    live.submit("schedule", {"id": "b", "every": 45, "first": "+10"})
+    wall.now += 10
+    live.advance_clock()
+    assert len(live.engine.query.record_keys(OccurrenceState.RUNNING)) == 2
+    wall.now += 5
+    live = open_live(store, wall, workers=2)
+    for _ in range(6):
+        complete_running(live)
+        wall.now += 10
+        live.advance_clock()
+    verbs = [row.verb for row in store.journal.rows_after(0)]
+    assert verbs.count("down") == verbs.count("up") == 2
+    assert_reproduced(store, None)

@@ -93,8 +93,25 @@ def test_a_restart_answers_exactly_as_before(steps, snapshot_every) -> None:
         else:
             live.submit(verb, {"job": f"j{number}"})
     before = answers(live)
+    replayed = LiveService(store, live.clock, live.config)
+    replayed.load_snapshot()
+    replayed.replay()
+    assert answers(replayed) == before
+    running = set(live.engine.query.record_keys(OccurrenceState.RUNNING))
     again = open_live(store, wall, workers=2, snapshot_every=snapshot_every, misfire_grace=10**9)
-    assert answers(again) == before
+    assert lost_attempts(again) == lost_attempts(live) | {
+        (job_id, scheduled, live.engine.query.record(job_id, scheduled).running_attempt.number)
+        for job_id, scheduled in running
+    }, "a restart records lost exactly the attempts it finds running"
+
+
+def lost_attempts(live: LiveService) -> set[tuple[str, int, int]]:
+    return {
+        (row.job_id, row.scheduled, attempt.number)
+        for row in live.engine.query.runs(limit=10**6).items
+        for attempt in row.attempts
+        if attempt.outcome.value == "LOST"
+    }
 
 
 def test_a_snapshot_and_its_tail_give_what_the_whole_journal_gives() -> None:

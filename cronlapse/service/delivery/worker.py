@@ -7,9 +7,10 @@ and the engine then marks the notification DELIVERED, DEAD, or due again after i
 that report is applied the notice is still due, so it is remembered as reported, not tried twice.
 
 Webhook and Slack tries run at once, each in a task of its own (at most :data:`HTTP_AT_ONCE`
-sending together). Email has its own queue and one
-sender working through it, as seed 003 asks ("a dedicated queue so emails can be sent"): a slow
-or stalled mail server holds up the next email, never a webhook or a Slack message.
+sending together). Email has queues of its own, as seed 003 asks ("a dedicated queue so emails can
+be sent"): one per email channel, each with one sender working through it in order, so a slow or
+stalled mail server holds up the next email of its own channel, never another channel's email
+(each waited 30 s a try behind it when they shared one queue), a webhook or a Slack message.
 
 A try that was in flight when the server died was never reported: after the restart its
 notification is due again and is tried again with the same idempotency key.
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -40,20 +42,28 @@ HTTP_AT_ONCE = 64
 notifications must not open thousands of connections, nor count a wait for one as a failure)."""
 
 
+@dataclass
+class _MailQueue:
+    """One email channel's queue and the task that sends from it."""
+
+    notices: asyncio.Queue[Notice] = field(default_factory=asyncio.Queue)
+    sender: asyncio.Task | None = None
+
+
 class Deliveries:
-    """The tries in flight, and the email queue with its sender."""
+    """The tries in flight, and the email queues with their senders."""
 
     def __init__(self, report: Report, http_at_once: int = HTTP_AT_ONCE) -> None:
         self.report = report
         self.sending = asyncio.Semaphore(http_at_once)
         self.tasks: dict[NotificationKey, asyncio.Task] = {}
         """Webhook and Slack tries in flight."""
-        self.mail: asyncio.Queue[Notice] = asyncio.Queue()
+        self.mail: dict[str, _MailQueue] = {}
+        """The email queues, by channel name."""
         self.mailing: set[NotificationKey] = set()
         """Emails queued or being sent."""
         self.reported: set[NotificationKey] = set()
         """Tries that ended but whose report the engine has not applied yet."""
-        self.mailer: asyncio.Task | None = None
         self.http = httpx.AsyncClient(follow_redirects=False)
 
     def sync(self, due: dict[NotificationKey, Notice]) -> None:
@@ -64,11 +74,18 @@ class Deliveries:
                 continue
             if isinstance(notice.channel, EmailChannel):
                 self.mailing.add(key)
-                self.mail.put_nowait(notice)
-                if self.mailer is None:
-                    self.mailer = asyncio.get_running_loop().create_task(self._send_mail())
+                self._mail_queue(notice.channel.name).notices.put_nowait(notice)
             else:
                 self.tasks[key] = asyncio.get_running_loop().create_task(self._try(notice))
+
+    def _mail_queue(self, channel: str) -> _MailQueue:
+        """The channel's email queue, its sender started with it."""
+        queue = self.mail.get(channel)
+        if queue is None:
+            queue = self.mail[channel] = _MailQueue()
+            sending = self._send_mail(queue.notices)
+            queue.sender = asyncio.get_running_loop().create_task(sending)
+        return queue
 
     def retry_unreported(self, key: NotificationKey) -> None:
         """A report that could not be journaled: the notice may be tried again."""
@@ -76,7 +93,8 @@ class Deliveries:
 
     async def close(self) -> None:
         """Cancel every try in flight (a restart tries them again, with the same keys)."""
-        tasks = [*self.tasks.values(), *([self.mailer] if self.mailer else [])]
+        senders = [queue.sender for queue in self.mail.values() if queue.sender is not None]
+        tasks = [*self.tasks.values(), *senders]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -91,10 +109,10 @@ class Deliveries:
         del self.tasks[notice.key]
         self._ended(notice, delivered)
 
-    async def _send_mail(self) -> None:
-        """The email queue's one sender: one message at a time, in the order they fell due."""
+    async def _send_mail(self, notices: asyncio.Queue[Notice]) -> None:
+        """An email queue's one sender: one message at a time, in the order they fell due."""
         while True:
-            notice = await self.mail.get()
+            notice = await notices.get()
             delivered = await self._send(notice)
             self.mailing.discard(notice.key)
             self._ended(notice, delivered)

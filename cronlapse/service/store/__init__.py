@@ -8,7 +8,8 @@ What it holds, by what owns it (each a protocol whose docstrings say what it pro
 - the read model (:class:`Views`): what API processes answer, written with the journal;
 - dispatch claims and worker rows (:class:`Dispatch`, :class:`Workers`);
 - the due notices and the outbox claim (:class:`Outbox`);
-- wake-ups and the scheduler election (:class:`Wakeups`, :class:`Election`).
+- wake-ups and the scheduler election (:class:`Wakeups`, :class:`Election`);
+- the dead letters (:class:`DeadLetters`): inputs set aside, not journaled or not applied.
 
 Two implementations keep the same promises: SQL (SQLite and PostgreSQL, SQLAlchemy Core: the one
 place where SQL lives, :mod:`cronlapse.service.store.sql`), opened by URL with
@@ -36,6 +37,7 @@ from cronlapse.service.store.address import (
     token_path,
 )
 from cronlapse.service.store.coordination import Channel, Election, Listener, Wakeups
+from cronlapse.service.store.dead_letters import DeadLetter, DeadLetters, Why
 from cronlapse.service.store.dispatch import (
     Assigned,
     Assignment,
@@ -86,6 +88,7 @@ class Store(Protocol):
     dispatch: Dispatch
     workers: Workers
     wakeups: Wakeups
+    dead_letters: DeadLetters
 
     def election(self) -> Election:
         """A new session in the scheduler election (:class:`NeedsPostgresql` on SQLite)."""
@@ -140,6 +143,8 @@ __all__ = [
     "Assignment",
     "AttemptId",
     "Channel",
+    "DeadLetter",
+    "DeadLetters",
     "Dispatch",
     "DueChanges",
     "DueNotice",
@@ -173,6 +178,7 @@ __all__ = [
     "ViewChanges",
     "Views",
     "Wakeups",
+    "Why",
     "WorkerProcess",
     "Workers",
     "backend",

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from cronlapse.service.store.errors import Held
+from cronlapse.service.store.memory.dead_letters import MemoryDeadLetters
 from cronlapse.service.store.memory.dispatch import MemoryDispatch, MemoryWorkers
 from cronlapse.service.store.memory.hub import MemoryElection, MemoryWakeups, Shared
 from cronlapse.service.store.memory.records import (
@@ -38,6 +39,7 @@ class MemoryStore:
         self.dispatch = MemoryDispatch(self.shared)
         self.workers = MemoryWorkers(self.dispatch)
         self.wakeups = MemoryWakeups(self.shared)
+        self.dead_letters = MemoryDeadLetters(self.shared)
         self.writer: str | None = None
         """Who holds the store as its writer (:meth:`hold_writer`)."""
 

@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from cronlapse.service.store.errors import NoJournal
 from cronlapse.service.store.sql.coordination import SqlElection, SqlWakeups
 from cronlapse.service.store.sql.db import open_database
+from cronlapse.service.store.sql.dead_letters import SqlDeadLetters
 from cronlapse.service.store.sql.dispatch import SqlDispatch, SqlWorkers
 from cronlapse.service.store.sql.failures import failure
 from cronlapse.service.store.sql.inbox import SqlInbox
@@ -49,6 +50,7 @@ class SqlStore:
         self.outbox = SqlOutbox(url)
         self.dispatch = SqlDispatch(self.db)
         self.workers = SqlWorkers(self.db)
+        self.dead_letters = SqlDeadLetters(self.db)
         self.wakeups = SqlWakeups(url)
         self.writer = None if database is None else WriterLock(database)
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from sqlalchemy import Connection, bindparam, delete, insert, or_, update
+from sqlalchemy import Connection, Row, bindparam, delete, insert, or_, update
 from sqlalchemy.engine import Engine as SqlEngine
 
 from cronlapse.service.store.coordination import Channel
+from cronlapse.service.store.dead_letters import Why
 from cronlapse.service.store.inbox import InboxRow
 from cronlapse.service.store.sql.db import is_postgresql, notify, now_seconds, wake_up
 from cronlapse.service.store.sql.failures import translated
-from cronlapse.service.store.sql.schema import inbox
+from cronlapse.service.store.sql.schema import VERB_LENGTH, dead_letters, inbox
 
 NOTIFY_BYTES = 7000
 """A NOTIFY payload's budget (PostgreSQL's limit is 8000 bytes)."""
@@ -41,6 +42,28 @@ def _payloads(rows: list[str]) -> list[str]:
             current = ""
         current = f"{current},{row}" if current else row
     return [*payloads, current]
+
+
+def _set_aside(conn: Connection, unreadable: dict[int, tuple[Row, str]]) -> None:
+    """Answer the rows whose arguments do not read with a failure (the API process that wrote
+    each then answers 503) and keep them as dead letters: taken again and again, they stopped
+    every row after them."""
+    answers = {
+        seq: json.dumps({"failed": f"SetAside: {reason}"}, separators=(",", ":"))
+        for seq, (_, reason) in unreadable.items()
+    }
+    write_answers(conn, answers)
+    letters = [
+        {
+            "why": Why.UNREADABLE.value,
+            "verb": row.verb[:VERB_LENGTH],
+            "args": json.dumps(row.args),
+            "reason": reason,
+            "journal_seq": None,
+        }
+        for row, reason in unreadable.values()
+    ]
+    conn.execute(insert(dead_letters).values(at=now_seconds(conn)), letters)
 
 
 class SqlInbox:
@@ -75,10 +98,15 @@ class SqlInbox:
                 .values(taken_by=session)
                 .returning(inbox.c.seq, inbox.c.verb, inbox.c.args)
             ).all()
-        return sorted(
-            (InboxRow(row.seq, row.verb, json.loads(row.args)) for row in taken),
-            key=lambda row: row.seq,
-        )
+            rows, unreadable = [], {}
+            for row in taken:
+                try:
+                    rows.append(InboxRow(row.seq, row.verb, json.loads(row.args)))
+                except ValueError as error:
+                    unreadable[row.seq] = (row, f"its arguments are not JSON: {error}")
+            if unreadable:
+                _set_aside(conn, unreadable)
+        return sorted(rows, key=lambda row: row.seq)
 
     @translated
     def take_answer(self, seq: int) -> str | None:

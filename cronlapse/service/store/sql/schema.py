@@ -17,6 +17,8 @@ table and column by column, on SQLite and on PostgreSQL.
   (``taken_by``: its election session) and answered (``answer``) with its journal row.
 - ``view_jobs``, ``view_runs``, ``view_meta``: the read model, JSON the API sends unchanged.
 - ``due_notices``: the notifications whose next delivery try has come.
+- ``dead_letters``: the inputs set aside because they could not be journaled or applied
+  (:mod:`cronlapse.service.store.dead_letters`).
 
 The journal's position is a 64-bit integer on PostgreSQL (a server journals for years); on
 SQLite it must be the ``INTEGER PRIMARY KEY`` that SQLite numbers itself, 64-bit there anyway.
@@ -40,6 +42,7 @@ from sqlalchemy import (
 )
 
 SEQ = BigInteger().with_variant(Integer(), "sqlite")
+VERB_LENGTH = 32
 schema = MetaData()
 
 journal = Table(
@@ -133,4 +136,15 @@ due_notices = Table(
     Column("target", String(200), primary_key=True),
     Column("created", BigInteger, nullable=False),
     Column("try_number", Integer, nullable=False),
+)
+dead_letters = Table(
+    "dead_letters",
+    schema,
+    Column("seq", SEQ, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("why", String(16), nullable=False),
+    Column("verb", String(VERB_LENGTH), nullable=False),
+    Column("args", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("journal_seq", BigInteger, nullable=True),
 )

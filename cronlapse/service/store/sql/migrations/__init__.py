@@ -32,6 +32,7 @@ from cronlapse.service.store.sql.migrations import (
     v002_dispatch,
     v003_inbox,
     v004_worker_stopping,
+    v005_dead_letters,
 )
 from cronlapse.service.store.sql.migrations.v001_journal import meta
 
@@ -41,6 +42,7 @@ STEPS: tuple[Callable[[Connection], None], ...] = (
     v002_dispatch.upgrade,
     v003_inbox.upgrade,
     v004_worker_stopping.upgrade,
+    v005_dead_letters.upgrade,
 )
 """Step n (from 1) takes the schema from version n-1 to version n."""
 LATEST = len(STEPS)
