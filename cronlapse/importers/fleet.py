@@ -15,6 +15,7 @@ the text; ``check``, ``run`` and ``tui`` build it on the fly for a file they rec
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from cronlapse.importers.scenario_text import (
 from cronlapse.importers.systemd import Timer, TimerSchedule, read_timer
 from engine.model.problems import Problem
 from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
+from engine.scenario.jobs import SOURCE_KEY
 from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
@@ -311,11 +313,19 @@ def _add_crontab(fleet: ReadFleet, crontab: Crontab, options: ImportOptions) -> 
     ]
     fleet.skipped += crontab.skipped
     lines: dict[str | None, list[int]] = {}
+    unwritten = ""
+    """The text of entries not imported since the last job, kept with the next job's."""
+    last: ImportedJob | None = None
     for entry in crontab.entries:
-        job = _crontab_job(crontab, entry, options.duration)
+        job = _crontab_job(crontab, entry, options.duration, unwritten)
         if _admit(fleet, job):
             fleet.zones.add(entry.timezone or CRON_ZONE)
             lines.setdefault(entry.timezone, []).append(entry.line)
+            unwritten, last = "", job
+        else:
+            unwritten += entry.text + "\n"
+    if last is not None and (unwritten or crontab.after):
+        last.keys[SOURCE_KEY]["after"] = unwritten + crontab.after  # type: ignore[index]
     for zone, numbers in lines.items():
         which = (
             f"line {numbers[0]} fires" if len(numbers) == 1 else f"lines {_listed(numbers)} fire"
@@ -349,12 +359,17 @@ def _admit(fleet: ReadFleet, job: ImportedJob) -> bool:
     return True
 
 
-def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+def _crontab_job(
+    crontab: Crontab, entry: CrontabEntry, duration: int, unwritten: str
+) -> ImportedJob:
+    """The job of a crontab entry; ``unwritten``: the text of the entries before it that were
+    not imported, written back before it."""
     keys: dict[str, object] = {"cron": entry.cron}
     if entry.timezone is not None:
         keys["timezone"] = entry.timezone
     keys["duration"] = duration
     keys["payload"] = entry.command
+    _add_source(keys, "crontab", crontab.path, entry.line, text=unwritten + entry.text)
     comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
     if entry.description:
         comments.insert(0, entry.description)
@@ -411,6 +426,9 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     if cronjob.starting_deadline_minutes is not None:
         keys["catch_up_window"] = cronjob.starting_deadline_minutes
     keys["max_missed"] = KUBERNETES_MAX_MISSED
+    _add_source(keys, "k8s", path, cronjob.line, text=cronjob.text)
+    if cronjob.suspended:
+        keys[SOURCE_KEY]["suspended"] = "true"  # type: ignore[index]
     where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
     comments = [
         f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
@@ -469,6 +487,8 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     if timer.command is not None:
         keys["payload"] = timer.command
     triggers = [*calendars, *([monotonic] if monotonic is not None else [])]
+    files = json.dumps(timer.files, ensure_ascii=False)
+    _add_source(keys, "systemd", timer.path, triggers[0].line, files=files)
     comments = [
         *([timer.description] if timer.description else []),
         *(f"{_where(s)}: {s.source}" for s in triggers),
@@ -484,6 +504,20 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     ]
     origin = Origin(triggers[0].path, triggers[0].line, triggers[0].source)
     fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
+
+
+def _add_source(keys: dict[str, object], kind: str, path: str, line: int, **texts: str) -> None:
+    """Add the job's ``source:``: its kind, file and line, the text it was read from
+    (``texts``) and the keys it was imported with (``imported``, JSON), by which an exporter
+    knows whether the job has changed since: if not, it writes the text back as it was."""
+    imported = {key: value for key, value in keys.items() if key != "duration"}
+    keys[SOURCE_KEY] = {
+        "format": kind,
+        "file": path,
+        "line": str(line),
+        **texts,
+        "imported": json.dumps(imported, ensure_ascii=False),
+    }
 
 
 def _where(schedule: TimerSchedule) -> str:

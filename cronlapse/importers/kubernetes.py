@@ -26,7 +26,10 @@ counterpart in cronlapse yet is reported by name, never dropped silently:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
+
+import yaml
 
 from cronlapse.importers.files import ImportProblems, read_text
 from cronlapse.importers.robfig import every_minutes, robfig_expression
@@ -90,6 +93,9 @@ class CronJob:
     """``spec.startingDeadlineSeconds`` rounded up to the scenario's minute ticks."""
     every: int | None = None
     """``@every DURATION``: its minutes, counted from the CronJob's creation."""
+    text: str = ""
+    """The CronJob as written (its document, comments included), or as YAML when it is an item
+    of a ``List``: what ``cronlapse export`` writes back."""
 
 
 @dataclass(slots=True)
@@ -117,7 +123,34 @@ def parse_manifest(text: str, path: str = "<manifest>") -> Manifest:
     found = [*problems, *reader.problems]
     if found:
         raise ImportProblems(found)
+    manifest.cronjobs = [
+        replace(cronjob, text=_written(text, cronjob)) for cronjob in manifest.cronjobs
+    ]
     return manifest
+
+
+_SEPARATOR = re.compile(r"---(?:\s|$)")
+
+
+def _written(text: str, cronjob: CronJob) -> str:
+    """The text of ``cronjob``'s document (the lines between the ``---`` around it); for an
+    item of a ``List``, the item alone, as YAML (its comments are the List's)."""
+    lines = text.splitlines()
+    start = next((n for n in range(cronjob.line - 1, 0, -1) if _SEPARATOR.match(lines[n - 1])), 0)
+    end = next(
+        (n for n in range(cronjob.line, len(lines)) if _SEPARATOR.match(lines[n])), len(lines)
+    )
+    document = "\n".join(lines[start:end])
+    loaded = yaml.safe_load(document)
+    if isinstance(loaded, dict) and loaded.get("kind") == "CronJob":
+        return document
+    items = loaded.get("items", []) if isinstance(loaded, dict) else []
+    item = next(
+        item
+        for item in items
+        if isinstance(item, dict) and (item.get("metadata") or {}).get("name") == cronjob.name
+    )
+    return yaml.safe_dump(item, sort_keys=False).rstrip("\n")
 
 
 class _Reader:
