@@ -369,7 +369,8 @@ def _crontab_job(
         keys["timezone"] = entry.timezone
     keys["duration"] = duration
     keys["payload"] = entry.command
-    _add_source(keys, "crontab", crontab.path, entry.line, text=unwritten + entry.text)
+    user = {"user": entry.user} if entry.user is not None else {}
+    _add_source(keys, "crontab", crontab.path, entry.line, text=unwritten + entry.text, **user)
     comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
     if entry.description:
         comments.insert(0, entry.description)
