@@ -104,7 +104,8 @@ def _set(
     job_spec = job.spec
     if "schedule" in changed:
         spec["schedule"], zone = schedule
-        _put(spec, "timeZone", zone)
+        if zone != (spec.get("timeZone") or "UTC"):  # absent: the controller's zone, UTC
+            _put(spec, "timeZone", zone)
     if "paused" in changed:
         _put(spec, "suspend", True if job.paused else None)
     if "overlap" in changed:

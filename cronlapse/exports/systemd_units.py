@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import PurePath
 
 from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, ScheduleParts, schedule_parts
@@ -151,8 +152,7 @@ def calendar(cron: str) -> str:
     event = ""
     if days is not None:
         week = sorted(7 if value == 0 else value for value in days)  # Monday first
-        names = [_SYSTEMD_WEEKDAYS[value % 7] for value in week]
-        event = ",".join(names) + " "
+        event = _shown(week, lambda value: _SYSTEMD_WEEKDAYS[value % 7]) + " "
     date = f"*-{_shown(_field(month, 1, 12, _MONTHS))}-{_shown(_field(day, 1, 31, ()))}"
     time = f"{_shown(_field(hour, 0, 23, ()))}:{_shown(_field(minute, 0, 59, ()))}:00"
     return f"{event}{date} {time}"
@@ -183,8 +183,9 @@ def _number(text: str, names: tuple[str, ...], low: int) -> int:
     return int(text)
 
 
-def _shown(values: list[int] | None) -> str:
-    """Values as systemd lists them: ``*``, ``5``, ``1,15``, runs of three or more as ``8..18``."""
+def _shown(values: list[int] | None, name: Callable[[int], str] = "{:02d}".format) -> str:
+    """Values as systemd lists them: ``*``, ``05``, ``01,15``, runs of three or more as
+    ``08..18`` (``Mon..Fri``), each value written by ``name``."""
     if values is None:
         return "*"
     runs: list[list[int]] = []
@@ -194,6 +195,6 @@ def _shown(values: list[int] | None) -> str:
         else:
             runs.append([value])
     return ",".join(
-        f"{run[0]:02d}..{run[-1]:02d}" if len(run) >= 3 else ",".join(f"{v:02d}" for v in run)
+        f"{name(run[0])}..{name(run[-1])}" if len(run) >= 3 else ",".join(map(name, run))
         for run in runs
     )
