@@ -60,7 +60,7 @@ class CrontabWriter:
             self.lines.append(f"# {job.job_id}")
             self._entries(job, parts.crons, parts.zone, None)
         if source is not None and "after" in source:
-            self._written(source["after"].rstrip("\n").split("\n"))
+            self._written(source["after"].split("\n")[:-1])  # each line ends in a break
 
     def _written(self, lines: list[str]) -> None:
         for line in lines:

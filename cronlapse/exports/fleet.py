@@ -77,7 +77,8 @@ def _crontab(files: _Files, job: FleetJob) -> None:
 def _k8s(files: _Files, job: FleetJob) -> None:
     source = job.source_of("k8s")
     path = PurePath(source["file"]).name if source else cronjob_text.CANONICAL_FILE
-    files.manifests.setdefault(path, []).append(cronjob_text.cronjob_document(job))
+    document = cronjob_text.cronjob_document(job)
+    files.manifests.setdefault(path, []).append(document)
 
 
 def _systemd(files: _Files, job: FleetJob) -> None:

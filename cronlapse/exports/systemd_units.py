@@ -9,7 +9,8 @@ in the schedule now) and its drop-ins are left out, as they may set triggers; a 
 or limit is set in the service (``ExecStart=``, ``TimeoutStartSec=``). Other jobs get a timer and a
 ``Type=oneshot`` service of their own. A cron expression is written as the calendar event that
 fires at the same times (systemd.time(7)), which needs the two day fields not to be both
-restricted: cron fires where either matches, systemd where both do.
+restricted: systemd fires where both match, cron where either does (or both, when one starts
+with ``*``), and an import reads such an event back only for the n-th weekday of a month.
 """
 
 from __future__ import annotations
@@ -144,11 +145,13 @@ def calendar(cron: str) -> str:
     minute, hour, day, month, weekday = cron.split()
     if any(mark in day + weekday for mark in "LW#"):
         raise NotExportable(f"{cron!r}: L, W and # are not written as calendar events yet")
-    if not day.startswith("*") and not weekday.startswith("*"):
-        raise NotExportable(
-            f"{cron!r}: cron fires where either day field matches, systemd where both do"
-        )
     days = _field(weekday, 0, 7, _WEEKDAYS)
+    if days is not None and _field(day, 1, 31, ()) is not None:
+        raise NotExportable(
+            f"{cron!r}: a day of the month and a weekday both restricted: systemd fires where "
+            "both match, cron by its own rule (where either does, or both when one starts "
+            "with *), and only the n-th weekday of a month reads back as cron"
+        )
     event = ""
     if days is not None:
         week = sorted(7 if value == 0 else value for value in days)  # Monday first

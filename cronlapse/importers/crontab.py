@@ -84,7 +84,7 @@ class Crontab:
     notes: list[str] = field(default_factory=list)
     """How it was read, for the scenario's header (a system crontab known by its user field)."""
     after: str = ""
-    """The lines after the last entry, as written."""
+    """The lines after the last entry, as written, each ending in a line break."""
 
 
 def is_system_crontab(path: str) -> bool:
@@ -206,7 +206,7 @@ def _parse(text: str, path: str, system: bool) -> Crontab:
         if entry is not None:
             crontab.entries.append(replace(entry, text="\n".join(written)))
             written = []
-    crontab.after = "\n".join(written)
+    crontab.after = "".join(f"{line}\n" for line in written)
     if problems:
         raise ImportProblems(problems)
     return crontab

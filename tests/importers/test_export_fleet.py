@@ -142,8 +142,10 @@ def test_what_a_format_cannot_say_is_listed_not_written() -> None:
         "first, repeat",
     )
     assert write_fleet(scenario, "systemd").notes == (
-        "either-day: not exported as systemd: '0 9 1 * 1': cron fires where either day field "
-        "matches, systemd where both do",
+        "either-day: not exported as systemd: '0 9 1 * 1': a day of the month and a weekday "
+        "both restricted: systemd fires where both match, cron by its own rule (where either "
+        "does, or both when one starts with *), and only the n-th weekday of a month reads "
+        "back as cron",
         "last-day: not exported as systemd: '0 23 L * *': L, W and # are not written as "
         "calendar events yet",
     )
