@@ -23,7 +23,7 @@ from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, ScheduleParts,
 from engine.model.job_rules import Overlap
 from engine.model.records import JobSpec
 
-CANONICAL_FILE = "cronjobs.yaml"
+CANONICAL_FILE = "fleet-cronjobs.yaml"
 """Where jobs that came from no manifest go."""
 _POLICIES = {Overlap.BUFFER_LATEST: "Forbid", Overlap.FORBID: "Forbid", Overlap.REPLACE: "Replace"}
 """The overlap rules a CronJob says (``Forbid`` is read back as ``BufferLatest``, the
