@@ -46,6 +46,8 @@ def cronjob_document(job: FleetJob) -> str:
     or overlap rule is not a CronJob's."""
     schedule = _schedule(schedule_parts(job.spec.schedule))
     source = job.source_of("k8s")
+    if source is not None and not source.get("text"):
+        source = None  # a document the import could not keep: written anew
     if source is None:
         document = _canonical(job.spec)
         _set(document, job, schedule, set(FIELDS))
