@@ -147,7 +147,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         err.write(f"cronlapse import: cannot write {output}: {error.strerror}\n")
         return USAGE
-    added = f"added {fleet.jobs} jobs" if args.into is not None else f"{fleet.jobs} jobs"
+    jobs = f"{fleet.jobs} job{'' if fleet.jobs == 1 else 's'}"
+    added = f"added {jobs}" if args.into is not None else jobs
     out.write(f"wrote {output}: {added}\n")
     return 0
 

@@ -63,6 +63,12 @@ def write_fleet(scenario: Scenario, kind: str) -> ExportedFleet:
             _WRITERS[format_](files, job)
         except NotExportable as why:
             files.notes.append(f"{job.job_id}: not exported as {format_}: {why}")
+            continue
+        if job.paused and format_ != "k8s":
+            files.notes.append(
+                f"{job.job_id}: written as running: it is paused from the start, which only a "
+                "CronJob (spec.suspend) can say"
+            )
     return ExportedFleet(files.texts(), tuple(files.notes))
 
 
