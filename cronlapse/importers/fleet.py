@@ -201,18 +201,18 @@ def fleet_ids(jobs: list[ImportedJob], kinds: list[str]) -> tuple[list[str], lis
     that runs one program twice); a clash with another file's job adds the job's kind
     (``-systemd``) when the two are of different kinds, else the next number: deterministic,
     as the files are read in the order given."""
-    taken: dict[str, ImportedJob] = {}
+    taken: dict[str, tuple[ImportedJob, str]] = {}
+    """Each id given, with its job and the job's kind."""
     counts: dict[str, int] = {}
     ids: list[str] = []
     renamed: list[str] = []
     for job, kind in zip(jobs, kinds, strict=True):
         base = id_base(job.name)
-        first = taken.get(base)
-        if first is None:
+        if base not in taken:
             job_id = base
         else:
-            other_kind = kinds[jobs.index(first)] != kind
-            stem = suffixed(base, _ID_SUFFIX[kind]) if other_kind else base
+            first, first_kind = taken[base]
+            stem = suffixed(base, _ID_SUFFIX[kind]) if first_kind != kind else base
             job_id = stem
             while job_id in taken:
                 counts[stem] = counts.get(stem, 1) + 1
@@ -222,7 +222,7 @@ def fleet_ids(jobs: list[ImportedJob], kinds: list[str]) -> tuple[list[str], lis
                     f"{job.origin.path}:{job.origin.line}: id {job_id}: {base} is already "
                     f"the id of {first.origin.path}:{first.origin.line}"
                 )
-        taken[job_id] = job
+        taken[job_id] = (job, kind)
         ids.append(job_id)
     return ids, renamed
 
