@@ -182,7 +182,7 @@ def test_a_wheel_ships_the_bundled_scenarios_and_finds_the_demo(tmp_path: Path) 
             "cronlapse.cli.run",
             "print_summary",
         ),
-        (["import", "crontab", "x.crontab"], "cronlapse.cli.imports", "import_fleet"),
+        (["import", "crontab", "x.crontab"], "cronlapse.cli.imports", "import_files"),
         (["next", "@daily"], "cronlapse.cli.next", "fire_times"),
         (
             ["explain", "dst", "--cron", "0 3 * * *", "--tz", "UTC", "--year", "2026"],

@@ -22,7 +22,7 @@ name order, without those whose names cron skips (:func:`crontab_files`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cronlapse.importers.files import ImportProblems, at, read_text
@@ -61,6 +61,9 @@ class CrontabEntry:
     """The comment lines directly above, joined."""
     source: str
     """The line as written."""
+    text: str = ""
+    """The file's lines from the entry before this one (comments, environment lines, lines not
+    imported) to this one, as written: what ``cronlapse export`` writes back."""
 
     @property
     def shell_text(self) -> str:
@@ -80,6 +83,8 @@ class Crontab:
     """``file:line: why`` for lines that cannot be imported (``@reboot``)."""
     notes: list[str] = field(default_factory=list)
     """How it was read, for the scenario's header (a system crontab known by its user field)."""
+    after: str = ""
+    """The lines after the last entry, as written, each ending in a line break."""
 
 
 def is_system_crontab(path: str) -> bool:
@@ -178,7 +183,10 @@ def _parse(text: str, path: str, system: bool) -> Crontab:
     problems: list[Problem] = []
     zone: str | None = None
     comments: list[str] = []
+    written: list[str] = []
+    """The lines since the last entry, as written."""
     for number, raw in enumerate(text.splitlines(), start=1):
+        written.append(raw)
         line = raw.strip()
         if not line:
             comments = []
@@ -196,7 +204,9 @@ def _parse(text: str, path: str, system: bool) -> Crontab:
             continue
         entry = _entry(raw, number, path, system, zone, description, problems, crontab)
         if entry is not None:
-            crontab.entries.append(entry)
+            crontab.entries.append(replace(entry, text="\n".join(written)))
+            written = []
+    crontab.after = "".join(f"{line}\n" for line in written)
     if problems:
         raise ImportProblems(problems)
     return crontab

@@ -41,6 +41,13 @@ def read_drop_ins(paths: list[Path], kind: str) -> list[Setting]:
     return settings
 
 
+def keep_files(files: dict[str, str], directory: Path, paths: list[Path]) -> None:
+    """Add the text of each of ``paths`` to ``files``, by its path from ``directory`` (they
+    were read and checked already)."""
+    for path in paths:
+        files[str(path.relative_to(directory))] = read_text(str(path), "systemd unit")
+
+
 def note_drop_ins(notes: list[str], unit: Path, drop_ins: list[Path]) -> None:
     """Name the drop-ins read for ``unit`` in ``notes``, if there are any."""
     if drop_ins:

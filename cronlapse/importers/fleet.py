@@ -1,4 +1,8 @@
-"""An imported fleet: the jobs of crontabs, CronJob manifests or systemd timers, as scenario text.
+"""An imported fleet: the jobs of crontabs, CronJob manifests and systemd timers, as scenario text.
+
+The files may be of different kinds (a crontab, the CronJobs of a cluster and the timers of a
+machine run side by side in real fleets): their jobs go into one scenario, each id unique
+across the files (:func:`fleet_ids`).
 
 Cron, Kubernetes and systemd start every due run when it falls due, with no limit on how many
 run together, so the scenario has as many workers as runs can be active at once
@@ -11,7 +15,8 @@ the text; ``check``, ``run`` and ``tui`` build it on the fly for a file they rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cronlapse.importers.command_name import command_name
@@ -23,18 +28,30 @@ from cronlapse.importers.scenario_text import (
     Horizon,
     ImportedJob,
     Origin,
+    id_base,
     job_lines,
     scenario_text,
+    suffixed,
 )
 from cronlapse.importers.systemd import Timer, TimerSchedule, read_timer
 from engine.model.problems import Problem
 from engine.scenario import Scenario, ScenarioInvalid, parse_scenario
+from engine.scenario.jobs import SOURCE_KEY
 from engine.schedules.calendar import NeverFires, ScheduleError, parse_schedule_expression
 
 DEFAULT_FROM = "2026-01-05T00:00:00"
 """A Monday."""
 
 KINDS = ("crontab", "k8s", "systemd")
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    """A file to import and what it is (one of :data:`KINDS`), recognised or named."""
+
+    kind: str
+    path: str
+
 
 _SYSTEMD_NOTES = (
     "Timers without a zone in OnCalendar= run in the machine's zone: here, the clock's.",
@@ -68,41 +85,98 @@ class ImportedFleet:
     """``file:line: why`` for what could not be imported."""
     scenario: Scenario
     """The text, loaded: an import that would not load is refused."""
+    renamed: tuple[str, ...] = ()
+    """``file:line: why`` for each job whose id another file's job had taken."""
 
 
 @dataclass(slots=True)
-class _Fleet:
-    """What the files held, ready to write."""
+class ReadFleet:
+    """What the files held, ready to write as a scenario (or to add to one)."""
 
+    files: list[InputFile]
     jobs: list[ImportedJob] = field(default_factory=list)
     zones: set[str] = field(default_factory=set)
     header: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     paused: list[int] = field(default_factory=list)
     """Indexes of the jobs paused from the start."""
+    renamed: list[str] = field(default_factory=list)
+    """``file:line: why`` for each job whose id was taken by a job of another file."""
+    job_kinds: list[str] = field(default_factory=list)
+    """The kind of file each job came from."""
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds of the files, each once, in :data:`KINDS` order."""
+        given = {file.kind for file in self.files}
+        return [kind for kind in KINDS if kind in given]
 
 
 def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> ImportedFleet:
-    """The scenario for the files at ``paths``, all of ``kind`` (one of :data:`KINDS`); raises
-    :class:`ImportProblems` with every problem of every file."""
+    """The scenario for the files at ``paths``, all of ``kind`` (see :func:`import_files`)."""
+    return import_files([InputFile(kind, path) for path in paths], options)
+
+
+def import_files(files: list[InputFile], options: ImportOptions) -> ImportedFleet:
+    """The scenario for ``files``, of one kind or several; raises :class:`ImportProblems` with
+    every problem of every file."""
+    fleet = read_files(files, options)
+    kinds = fleet.kinds
+    paths = [file.path for file in files]
+    zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
+    title = " + ".join(kinds) + " " + ", ".join(Path(path).name for path in paths)
+    horizon = Horizon(options.start, zone, options.days)
+    source = paths[0] if len(paths) == 1 else "<import>"
+    command = f"cronlapse import {kinds[0]}" if len(kinds) == 1 else "cronlapse import"
+
+    def written(workers: int, pool_line: str) -> tuple[str, Scenario]:
+        header = [
+            f"Imported by `{command}` from " + ", ".join(paths) + ".",
+            pool_line,
+            *fleet.header,
+            *(_SYSTEMD_NOTES if "systemd" in kinds else ()),
+            *(f"Renamed: {reason}" for reason in fleet.renamed),
+            *(f"Not imported: {reason}" for reason in fleet.skipped),
+        ]
+        text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
+        try:
+            return text, parse_scenario(text, source)
+        except ScenarioInvalid as invalid:
+            raise load_problems(invalid, text, fleet.jobs, options) from None
+
+    # The pool is sized from the jobs as the scenario reads them, so the text is written twice.
+    _, sized = written(1, "")
+    pool = workers_needed(sized.jobs, horizon.days * 1440)
+    workers = pool.workers if options.workers is None else options.workers
+    text, scenario = written(workers, pool_line(kinds, pool, options))
+    return ImportedFleet(
+        text, len(fleet.jobs), tuple(fleet.skipped), scenario, tuple(fleet.renamed)
+    )
+
+
+def read_files(files: list[InputFile], options: ImportOptions) -> ReadFleet:
+    """The jobs of ``files``, with their ids made unique across them (:func:`fleet_ids`);
+    raises :class:`ImportProblems` with every problem of every file."""
     problems: list[Problem] = []
-    fleet = _Fleet()
+    fleet = ReadFleet(list(files))
     not_imported: dict[str, list[str]] = {}
-    for given in paths:
+    kinds: list[str] = []
+    for given in files:
         jobs, skipped = len(fleet.jobs), len(fleet.skipped)
-        files = [given]
-        if kind == "crontab":
-            files, unread = crontab_files([given])
+        paths = [given.path]
+        if given.kind == "crontab":
+            paths, unread = crontab_files([given.path])
             fleet.skipped += unread
         try:
-            for path in files:
-                _add_file(fleet, kind, path, options)
+            for path in paths:
+                _add_file(fleet, given.kind, path, options)
         except ImportProblems as error:
             problems += error.problems
             continue
-        not_imported[given] = fleet.skipped[skipped:]
-        if len(fleet.jobs) == jobs and not not_imported[given]:
-            problems.append(_nothing_to_import(given, _NONE_FOUND[kind]))
+        kinds += [given.kind] * (len(fleet.jobs) - jobs)
+        not_imported[given.path] = fleet.skipped[skipped:]
+        if len(fleet.jobs) == jobs and not not_imported[given.path]:
+            problems.append(_nothing_to_import(given.path, _NONE_FOUND[given.kind]))
     if not problems and not fleet.jobs:
         problems = [
             _nothing_to_import(given, "; ".join(f"not imported: {why}" for why in reasons))
@@ -110,40 +184,58 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
         ]
     if problems:
         raise ImportProblems(problems)
-    zone = next(iter(fleet.zones)) if len(fleet.zones) == 1 else "UTC"
-    title = f"{kind} " + ", ".join(Path(path).name for path in paths)
-    horizon = Horizon(options.start, zone, options.days)
-    source = paths[0] if len(paths) == 1 else "<import>"
+    fleet.job_kinds = kinds
+    ids, fleet.renamed = fleet_ids(fleet.jobs, kinds)
+    fleet.jobs = [replace(job, name=job_id) for job_id, job in zip(ids, fleet.jobs, strict=True)]
+    return fleet
 
-    def written(workers: int, pool_line: str) -> tuple[str, Scenario]:
-        header = [
-            f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
-            pool_line,
-            *fleet.header,
-            *(_SYSTEMD_NOTES if kind == "systemd" else ()),
-            *(f"Not imported: {reason}" for reason in fleet.skipped),
-        ]
-        text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
-        try:
-            return text, parse_scenario(text, source)
-        except ScenarioInvalid as invalid:
-            raise _load_problems(invalid, text, fleet.jobs, options) from None
 
-    # The pool is sized from the jobs as the scenario reads them, so the text is written twice.
-    _, sized = written(1, "")
-    pool = workers_needed(sized.jobs, horizon.days * 1440)
-    workers = pool.workers if options.workers is None else options.workers
-    text, scenario = written(workers, _pool_line(kind, pool, options))
-    return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+_ID_SUFFIX = {"crontab": "cron", "k8s": "k8s", "systemd": "systemd"}
+"""What an id taken by a job of another kind is followed by: ``backup`` of a crontab and
+``backup`` of a timer are ``backup`` and ``backup-systemd``."""
+
+
+def fleet_ids(jobs: list[ImportedJob], kinds: list[str]) -> tuple[list[str], list[str]]:
+    """The jobs' ids, unique across the files, and ``file:line: why`` for each job whose id a
+    job of another file had taken first. Repeats in one file are ``-2``, ``-3``... (a crontab
+    that runs one program twice); a clash with another file's job adds the job's kind
+    (``-systemd``) when the two are of different kinds, else the next number: deterministic,
+    as the files are read in the order given."""
+    taken: dict[str, tuple[ImportedJob, str]] = {}
+    """Each id given, with its job and the job's kind."""
+    counts: dict[str, int] = {}
+    ids: list[str] = []
+    renamed: list[str] = []
+    for job, kind in zip(jobs, kinds, strict=True):
+        base = id_base(job.name)
+        if base not in taken:
+            job_id = base
+        else:
+            first, first_kind = taken[base]
+            stem = suffixed(base, _ID_SUFFIX[kind]) if first_kind != kind else base
+            job_id = stem
+            while job_id in taken:
+                counts[stem] = counts.get(stem, 1) + 1
+                job_id = suffixed(stem, str(counts[stem]))
+            if first.origin.path != job.origin.path:
+                renamed.append(
+                    f"{job.origin.path}:{job.origin.line}: id {job_id}: {base} is already "
+                    f"the id of {first.origin.path}:{first.origin.line}"
+                )
+        taken[job_id] = (job, kind)
+        ids.append(job_id)
+    return ids, renamed
 
 
 _STARTER = {"crontab": "cron", "k8s": "the CronJob controller", "systemd": "systemd"}
 
 
-def _pool_line(kind: str, pool: Pool, options: ImportOptions) -> str:
-    """The header's word on the workers: as many as the source system runs at once, or the
-    pool ``--workers`` asked for and what the source system would run."""
-    starts = f"{_STARTER[kind]} starts every due run when it falls due"
+def pool_line(kinds: list[str], pool: Pool, options: ImportOptions) -> str:
+    """The header's word on the workers: as many as the source systems run at once, or the
+    pool ``--workers`` asked for and what the source systems would run."""
+    starters = [_STARTER[kind] for kind in kinds]
+    who = starters[0] if len(starters) == 1 else ", ".join(starters[:-1]) + " and " + starters[-1]
+    starts = f"{who} {'starts' if len(starters) == 1 else 'start'} every due run when it falls due"
     most = "" if pool.exact else "at most "
     if options.workers is not None:
         return (
@@ -159,7 +251,7 @@ def _pool_line(kind: str, pool: Pool, options: ImportOptions) -> str:
     )
 
 
-def _add_file(fleet: _Fleet, kind: str, path: str, options: ImportOptions) -> None:
+def _add_file(fleet: ReadFleet, kind: str, path: str, options: ImportOptions) -> None:
     if kind == "crontab":
         _add_crontab(fleet, read_crontab(path, options.system), options)
     elif kind == "k8s":
@@ -178,7 +270,7 @@ def _nothing_to_import(path: str, why: str) -> Problem:
     return at(path, None, None, f"nothing to import: {why}")
 
 
-def _load_problems(
+def load_problems(
     invalid: ScenarioInvalid, text: str, jobs: list[ImportedJob], options: ImportOptions
 ) -> ImportProblems:
     """The problems of a scenario that would not load, at their source: a job's at the line it
@@ -212,7 +304,7 @@ CRON_ZONE = "UTC"
 not say it, so the import takes UTC (and the clock is in it unless every entry has one zone)."""
 
 
-def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> None:
+def _add_crontab(fleet: ReadFleet, crontab: Crontab, options: ImportOptions) -> None:
     """The crontab's jobs, and a header line per zone saying which entries fire in it: an entry
     before any ``CRON_TZ=`` keeps cron's own zone, not the one of the entries after it."""
     fleet.header += crontab.notes
@@ -221,11 +313,19 @@ def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> Non
     ]
     fleet.skipped += crontab.skipped
     lines: dict[str | None, list[int]] = {}
+    unwritten = ""
+    """The text of entries not imported since the last job, kept with the next job's."""
+    last: ImportedJob | None = None
     for entry in crontab.entries:
-        job = _crontab_job(crontab, entry, options.duration)
+        job = _crontab_job(crontab, entry, options.duration, unwritten)
         if _admit(fleet, job):
             fleet.zones.add(entry.timezone or CRON_ZONE)
             lines.setdefault(entry.timezone, []).append(entry.line)
+            unwritten, last = "", job
+        else:
+            unwritten += entry.text + "\n"
+    if last is not None and (unwritten or crontab.after):
+        last.keys[SOURCE_KEY]["after"] = unwritten + crontab.after  # type: ignore[index]
     for zone, numbers in lines.items():
         which = (
             f"line {numbers[0]} fires" if len(numbers) == 1 else f"lines {_listed(numbers)} fire"
@@ -242,7 +342,7 @@ def _listed(numbers: list[int]) -> str:
     return ", ".join(str(number) for number in numbers)
 
 
-def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
+def _admit(fleet: ReadFleet, job: ImportedJob) -> bool:
     """Add ``job`` unless its schedule never fires (see :class:`NeverFires`): then it is listed
     as not imported, as ``@reboot`` is, rather than refusing the whole fleet for a line its
     scheduler runs without complaint."""
@@ -259,12 +359,18 @@ def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
     return True
 
 
-def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+def _crontab_job(
+    crontab: Crontab, entry: CrontabEntry, duration: int, unwritten: str
+) -> ImportedJob:
+    """The job of a crontab entry; ``unwritten``: the text of the entries before it that were
+    not imported, written back before it."""
     keys: dict[str, object] = {"cron": entry.cron}
     if entry.timezone is not None:
         keys["timezone"] = entry.timezone
     keys["duration"] = duration
     keys["payload"] = entry.command
+    user = {"user": entry.user} if entry.user is not None else {}
+    _add_source(keys, "crontab", crontab.path, entry.line, text=unwritten + entry.text, **user)
     comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
     if entry.description:
         comments.insert(0, entry.description)
@@ -274,7 +380,7 @@ def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> Import
     return ImportedJob(command_name(entry.shell_text), keys, tuple(comments), origin)
 
 
-def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
+def _add_cronjobs(fleet: ReadFleet, path: str, options: ImportOptions) -> None:
     manifest = read_manifest(path)
     fleet.skipped += manifest.skipped
     for cronjob in manifest.cronjobs:
@@ -321,6 +427,9 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     if cronjob.starting_deadline_minutes is not None:
         keys["catch_up_window"] = cronjob.starting_deadline_minutes
     keys["max_missed"] = KUBERNETES_MAX_MISSED
+    _add_source(keys, "k8s", path, cronjob.line, text=cronjob.text)
+    if cronjob.suspended:
+        keys[SOURCE_KEY]["suspended"] = "true"  # type: ignore[index]
     where = f"namespace {cronjob.namespace}, " if cronjob.namespace else ""
     comments = [
         f"{path}:{cronjob.line}: CronJob {cronjob.name} ({where}suspended: "
@@ -332,7 +441,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     return ImportedJob(cronjob.name, keys, tuple(comments), origin)
 
 
-def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
+def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     """One job for the timer, whatever its triggers: systemd.timer(5) starts its one unit at the
     earliest of them, so their union is its schedule (``cron`` as a list, with ``first`` for the
     boot trigger and ``repeat`` for ``OnUnitActiveSec=``), under one overlap rule and one
@@ -379,6 +488,8 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
     if timer.command is not None:
         keys["payload"] = timer.command
     triggers = [*calendars, *([monotonic] if monotonic is not None else [])]
+    files = json.dumps(timer.files, ensure_ascii=False)
+    _add_source(keys, "systemd", timer.path, triggers[0].line, files=files)
     comments = [
         *([timer.description] if timer.description else []),
         *(f"{_where(s)}: {s.source}" for s in triggers),
@@ -396,11 +507,25 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
     fleet.jobs.append(ImportedJob(timer.name, keys, tuple(comments), origin))
 
 
+def _add_source(keys: dict[str, object], kind: str, path: str, line: int, **texts: str) -> None:
+    """Add the job's ``source:``: its kind, file and line, the text it was read from
+    (``texts``) and the keys it was imported with (``imported``, JSON), by which an exporter
+    knows whether the job has changed since: if not, it writes the text back as it was."""
+    imported = {key: value for key, value in keys.items() if key != "duration"}
+    keys[SOURCE_KEY] = {
+        "format": kind,
+        "file": path,
+        "line": str(line),
+        **texts,
+        "imported": json.dumps(imported, ensure_ascii=False),
+    }
+
+
 def _where(schedule: TimerSchedule) -> str:
     return f"{schedule.path}:{schedule.line}"
 
 
-def _fires(fleet: _Fleet, timer: Timer, schedule: TimerSchedule) -> bool:
+def _fires(fleet: ReadFleet, timer: Timer, schedule: TimerSchedule) -> bool:
     """Whether an ``OnCalendar=`` line names a date there is; if not, it is listed as not
     imported (see :func:`_admit`) and the timer's other triggers are kept."""
     try:

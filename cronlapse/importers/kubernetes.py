@@ -26,7 +26,10 @@ counterpart in cronlapse yet is reported by name, never dropped silently:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
+
+import yaml
 
 from cronlapse.importers.files import ImportProblems, read_text
 from cronlapse.importers.robfig import every_minutes, robfig_expression
@@ -90,6 +93,9 @@ class CronJob:
     """``spec.startingDeadlineSeconds`` rounded up to the scenario's minute ticks."""
     every: int | None = None
     """``@every DURATION``: its minutes, counted from the CronJob's creation."""
+    text: str = ""
+    """The CronJob as written (its document, comments included), or as YAML when it is an item
+    of a ``List``: what ``cronlapse export`` writes back."""
 
 
 @dataclass(slots=True)
@@ -117,7 +123,60 @@ def parse_manifest(text: str, path: str = "<manifest>") -> Manifest:
     found = [*problems, *reader.problems]
     if found:
         raise ImportProblems(found)
+    manifest.cronjobs = [
+        replace(cronjob, text=_written(text, cronjob)) for cronjob in manifest.cronjobs
+    ]
     return manifest
+
+
+_SEPARATOR = re.compile(r"---(?:\s|$)")
+
+
+def _written(text: str, cronjob: CronJob) -> str:
+    """The text of ``cronjob``'s document (the lines between the ``---`` around it, comments
+    included); for an item of a ``List``, or a document those lines do not hold alone, the
+    CronJob's node written again as YAML; empty if even that fails (the exporter then writes
+    the job in its canonical form)."""
+    lines = text.splitlines()
+    start = next((n for n in range(cronjob.line - 1, 0, -1) if _SEPARATOR.match(lines[n - 1])), 0)
+    end = next(
+        (n for n in range(cronjob.line, len(lines)) if _SEPARATOR.match(lines[n])), len(lines)
+    )
+    document = "\n".join(lines[start:end])
+    try:
+        loaded = yaml.safe_load(document)
+        if isinstance(loaded, dict) and _is(loaded, cronjob.name):
+            return document
+        return _node_text(text, cronjob.line)
+    except yaml.YAMLError:
+        return _node_text(text, cronjob.line)
+
+
+def _is(loaded: dict[object, object], name: str) -> bool:
+    metadata = loaded.get("metadata")
+    named = isinstance(metadata, dict) and metadata.get("name") == name
+    return loaded.get("kind") == "CronJob" and named
+
+
+def _node_text(text: str, line: int) -> str:
+    """The mapping that starts at ``line`` (1-based), a document or a List's item, as YAML."""
+    try:
+        for root in yaml.compose_all(text):
+            items = [root]
+            if isinstance(root, yaml.MappingNode):
+                items += [
+                    item
+                    for key, value in root.value
+                    if key.value == "items" and isinstance(value, yaml.SequenceNode)
+                    for item in value.value
+                ]
+            for node in items:
+                if isinstance(node, yaml.MappingNode) and node.start_mark.line + 1 == line:
+                    loaded = yaml.safe_load(yaml.serialize(node))
+                    return yaml.safe_dump(loaded, sort_keys=False).rstrip("\n")
+    except yaml.YAMLError:
+        return ""
+    return ""
 
 
 class _Reader:

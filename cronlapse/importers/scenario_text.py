@@ -76,13 +76,28 @@ def scenario_text(
     ]
     ids = unique_ids(job.name for job in jobs)
     for job_id, job in zip(ids, jobs, strict=True):
-        lines += [f"  # {escaped(comment)}" for comment in job.comments]
-        keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
-        lines.append(f"{_JOB_LINE}{_quote(job_id)}, {keys}}}")
+        lines += job_text(job_id, job)
     if paused:
         lines.append("timeline:")
-        lines += [f"  - {{at: 0, pause: {{job: {_quote(ids[index])}}}}}" for index in paused]
+        lines += [f"  {pause_item(ids[index])}" for index in paused]
     return "\n".join(lines) + "\n"
+
+
+def job_text(job_id: str, job: ImportedJob, indent: str = "  ") -> list[str]:
+    """The lines of a job under ``jobs:``: its comments, then the job on one line."""
+    lines = [f"{indent}# {escaped(comment)}" for comment in job.comments]
+    return [*lines, f"{indent}{job_item(job_id, job)}"]
+
+
+def job_item(job_id: str, job: ImportedJob) -> str:
+    """The job as a list item in flow style: ``- {id: "x", cron: ...}``."""
+    keys = ", ".join(f"{key}: {_quote(value)}" for key, value in job.keys.items())
+    return f"- {{id: {_quote(job_id)}, {keys}}}"
+
+
+def pause_item(job_id: str) -> str:
+    """The timeline item that pauses a job from the start (a suspended CronJob)."""
+    return f"- {{at: 0, pause: {{job: {_quote(job_id)}}}}}"
 
 
 def worker_ids(count: int) -> list[str]:
@@ -102,21 +117,35 @@ def job_lines(text: str) -> list[int]:
     ]
 
 
+MAX_ID = 60
+"""The longest id an import writes, suffix included: ids are read in tables and commands."""
+
+
+def id_base(name: str) -> str:
+    """The id a name gives: the characters an id may hold, at most :data:`MAX_ID` of them."""
+    return _NOT_ID.sub("-", name).strip("-.")[:MAX_ID] or "job"
+
+
+def suffixed(base: str, suffix: str) -> str:
+    """``base-suffix``, ``base`` shortened so that the whole is at most :data:`MAX_ID` long."""
+    return f"{base[: MAX_ID - len(suffix) - 1]}-{suffix}"
+
+
 def unique_ids(names: Iterable[str]) -> list[str]:
-    """Ids from names: characters an id may hold, at most 60 of them, ``-2``, ``-3``... added
-    to repeats."""
+    """Ids from names (:func:`id_base`), ``-2``, ``-3``... added to repeats."""
     seen: dict[str, int] = {}
     ids = []
     for name in names:
-        base = _NOT_ID.sub("-", name).strip("-.")[:60] or "job"
+        base = id_base(name)
         count = seen.get(base, 0) + 1
         seen[base] = count
-        ids.append(base if count == 1 else f"{base}-{count}")
+        ids.append(base if count == 1 else suffixed(base, str(count)))
     return ids
 
 
 def _quote(value: object) -> str:
-    """A key's value in flow style: a list (a timer's ``cron:`` lines) item by item."""
+    """A key's value in flow style: a list (a timer's ``cron:`` lines) item by item, a mapping
+    (``source:``) and a string as JSON."""
     if isinstance(value, list):
         return "[" + ", ".join(_quote(item) for item in value) + "]"
-    return flow(value) if isinstance(value, str) else str(value)
+    return flow(value) if isinstance(value, str | dict) else str(value)

@@ -48,7 +48,7 @@ from cronlapse.importers.calendar_event import (
     NoCronForm,
     parse_calendar_event,
 )
-from cronlapse.importers.drop_ins import find_drop_ins, note_drop_ins, read_drop_ins
+from cronlapse.importers.drop_ins import find_drop_ins, keep_files, note_drop_ins, read_drop_ins
 from cronlapse.importers.files import ImportProblems, at, read_text
 from cronlapse.importers.systemd_service import add_service
 from cronlapse.importers.unit_file import (
@@ -100,16 +100,23 @@ class Timer:
     timeout_minutes: int | None = None
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+    """Every file read for the timer, by its path from the timer's directory (the timer, the
+    service or its template, their drop-ins), as written: what ``cronlapse export`` writes
+    back."""
 
 
 def read_timer(path: str, seed: int = 0, duration: int = 1) -> Timer:
     """Read a ``.timer``, its drop-ins and the service it starts; ``seed`` draws
     ``RandomizedDelaySec=``, ``duration`` (minutes a run takes) spaces ``OnUnitInactiveSec=``
     runs."""
-    settings = parse_unit(read_text(path, "systemd timer"), path)
+    text = read_text(path, "systemd timer")
+    settings = parse_unit(text, path)
     drop_ins = find_drop_ins(Path(path))
     settings += read_drop_ins(drop_ins, "systemd timer drop-in")
     timer = _Reader(path, seed, duration).timer(settings)
+    timer.files[Path(path).name] = text
+    keep_files(timer.files, Path(path).parent, drop_ins)
     note_drop_ins(timer.notes, Path(path), drop_ins)
     add_service(timer, settings)
     return timer

@@ -13,7 +13,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cronlapse.importers.drop_ins import find_drop_ins, note_drop_ins, read_drop_ins, unit_template
+from cronlapse.importers.drop_ins import (
+    find_drop_ins,
+    keep_files,
+    note_drop_ins,
+    read_drop_ins,
+    unit_template,
+)
 from cronlapse.importers.files import ImportProblems, read_text
 from cronlapse.importers.unit_file import Setting, parse_timespan, parse_unit, span_problem
 
@@ -52,7 +58,10 @@ def add_service(timer: Timer, settings: list[Setting]) -> None:
         )
         return
     drop_ins = find_drop_ins(path)
-    service = parse_unit(read_text(str(source), "systemd service"), str(source))
+    text = read_text(str(source), "systemd service")
+    service = parse_unit(text, str(source))
+    timer.files[source.name] = text
+    keep_files(timer.files, source.parent, drop_ins)
     service += read_drop_ins(drop_ins, "systemd service drop-in")
     note_drop_ins(timer.notes, path, drop_ins)
     values = {s.key: s for s in service if s.section in ("Unit", "Service")}

@@ -51,6 +51,10 @@ SETTING_KEYS = (
 )
 """What ``defaults:`` may set for every job."""
 JOB_KEYS = ("id", *SCHEDULE_KEYS, *SETTING_KEYS, "depends_on")
+SOURCE_KEY = "source"
+"""Where an imported job came from and what of it the scenario does not model (its entry as
+written, the rest of its manifest, its unit files), kept so that ``cronlapse export`` can write
+it back: text for the exporters, which the engine never reads. Allowed on ``jobs:`` entries."""
 MODIFY_KEYS = ("job", *SCHEDULE_KEYS, *MODIFIABLE_KEYS)
 NOTIFY_KEYS = ("on", "channel", "to")
 
@@ -86,6 +90,8 @@ class Definition:
     """A ``schedule`` command that states its expected answer: its conflicts are tests."""
     dependencies: tuple[str, ...] = ()
     schedule: Schedule | None = None
+    source: dict[str, str] | None = None
+    """The job's ``source:`` mapping, if it has one."""
     """The valid dependencies and the schedule (None when wrong), kept apart from ``spec`` so
     that a job with another error is still checked with what of it could be read: every error
     of a file is reported in one pass."""
@@ -162,9 +168,12 @@ class JobReader(ScheduleReader):
 
         ``defaults`` holds only valid settings: a wrong default is reported once, at itself.
         """
-        fields = self.reader.mapping(node, path, JOB_KEYS, required=("id",))
+        fields = self.reader.mapping(node, path, (*JOB_KEYS, SOURCE_KEY), required=("id",))
         if fields is None:
             return None
+        source = None
+        if SOURCE_KEY in fields:
+            source = self.source(fields[SOURCE_KEY], path_key(path, SOURCE_KEY))
         job_id = None
         if "id" in fields:
             job_id = self.reader.identifier(fields["id"], path_key(path, "id"), "a job id")
@@ -184,7 +193,21 @@ class JobReader(ScheduleReader):
             and INVALID not in settings.values()
         ):
             spec = JobSpec(job_id, schedule, depends_on=depends_on, **settings)  # type: ignore[arg-type]
-        return Definition(job_id, spec, now, node, path, lenient, depends_on, schedule)
+        return Definition(job_id, spec, now, node, path, lenient, depends_on, schedule, source)
+
+    def source(self, node: Node, path: str) -> dict[str, str] | None:
+        """A ``source:`` mapping: names to text (a number is read as the text it is written
+        as, ``line: 7``); None after reporting a problem."""
+        if not isinstance(node, Mapping):
+            self.reader.expected(node, path, "a mapping of names to text")
+            return None
+        texts: dict[str, str] = {}
+        for key, value in node.entries:
+            if not isinstance(value, Scalar) or not isinstance(value.value, str | int):
+                self.reader.expected(value, path_key(path, key.text), "text")
+                return None
+            texts[key.text] = value.value if isinstance(value.value, str) else value.text
+        return texts
 
     def _overlap_rule(self, settings: dict[str, object], node: Node, path: str) -> None:
         """Combine ``overlap`` and ``max_active`` (the job's or the defaults') into the one

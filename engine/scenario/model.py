@@ -8,7 +8,7 @@ ScenarioRunner` plays it in the documented tick order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.core import Engine
 from engine.model.commands import Command, ModifyJob, ScheduleJob
@@ -61,6 +61,9 @@ class Scenario:
     seed_skip: int = 0
     """32-bit words of the seeded generator drawn before tick 0 (``seed_skip``): an exported
     stretch continues the service's generator where the service had left it."""
+    sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The ``source:`` of each job under ``jobs:`` that has one, by job id: where an imported
+    job came from, for the exporters; the engine never reads it."""
 
     def new_engine(self, archive: bool = False) -> Engine:
         """A fresh engine for this scenario: no workers or jobs yet, they are timeline commands.

@@ -168,6 +168,11 @@ class _Loader:
             expectations=tuple(sorted(expectations, key=lambda expectation: expectation.tick)),
             phase=phase,
             seed_skip=seed_skip,
+            sources={
+                definition.job_id: definition.source
+                for definition in static
+                if definition.spec is not None and definition.source is not None
+            },
         )
 
     # ------------------------------------------------------------- sections

@@ -96,9 +96,13 @@ def test_a_missing_file_or_a_directory_is_said_so(tmp_path: Path, kind: str) -> 
 
 
 def test_an_unknown_kind_of_file_is_refused_with_the_kinds_there_are() -> None:
-    with pytest.raises(SystemExit) as leaving:
-        cronlapse("import", "nomad", "jobs.hcl")
-    assert leaving.value.code == 2
+    status, out, err = cronlapse("import", "nomad", "jobs.hcl")
+    assert (status, out) == (1, "")
+    assert err.splitlines() == [
+        "cronlapse import: nomad: cannot read: No such file or directory "
+        "(nor is it a kind: crontab, k8s, systemd)",
+        "cronlapse import: jobs.hcl: cannot read: No such file or directory",
+    ]
 
 
 def test_an_unknown_kubernetes_kind_is_listed_not_imported(tmp_path: Path) -> None:
