@@ -111,7 +111,7 @@ class CronJobScheduler:
         ):
             return False
         schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
-        spec = JobSpec(job_id, schedule, max_attempts=max_retries + 1)
+        spec = JobSpec(job_id, schedule, max_retries + 1)  # max_attempts: positional is cheaper
         return self._run(ScheduleJob(spec)).accepted
 
     def dispatch_jobs(self, current_time: int) -> list[str]:

@@ -110,10 +110,15 @@ class JobCursors(JournaledPart):
             # Counted only when it matters, so that settling a tick twice changes nothing.
             self.dispatches += 1
             self.undispatched_submissions = False
-        pop_through = self.due.pop_through
+        due = self.due
+        if not due.dead:  # nothing undone waits to surface (engine/rewind/undo_heap.py)
+            items = due.items
+            if not items or items[0][0] > now:
+                return ()  # what most ticks create, told without a call to the heap
+        pop_through = due.pop_through
         entry = pop_through(now)
         if entry is None:
-            return ()  # what most ticks create
+            return ()
         fallen = []
         jobs = self.jobs
         while entry is not None:
@@ -131,8 +136,15 @@ class JobCursors(JournaledPart):
         return fallen
 
     def next_due_tick(self) -> int | None:
-        entry = self.due.peek()
-        return entry[0] if entry is not None else None
+        """The tick the first waiting job falls due at, if any; asked once per tick the engine
+        plays, so read without a call to the heap while nothing dead waits in it (as
+        :meth:`engine.parts.timers.Timers.next_tick` does)."""
+        due = self.due
+        if due.dead:
+            entry = due.peek()
+            return entry[0] if entry is not None else None
+        items = due.items
+        return items[0][0] if items else None
 
     def created_limit(self, job: Job) -> int:
         """The last tick whose runs of ``job`` were created (a pause holds it back)."""

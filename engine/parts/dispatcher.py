@@ -161,7 +161,9 @@ class Dispatcher(JournaledPart):
         attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
         workforce, start, now = self._workforce, self._attempts.start, self._clock.now
         ready, idle, pools = self.ready, workforce.idle, self._pools
-        while idle and ready:
+        # Not ``while idle and ready``: a pop from an empty queue answers None, and asking the
+        # queue first was a call from C (its ``__bool__``) per assignment.
+        while idle:
             entry = ready.pop(now)
             if entry is None:
                 break

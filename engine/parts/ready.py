@@ -44,7 +44,12 @@ class HeapReadyQueue:
         """Nothing to do: see the class docstring."""
 
     def pop(self, now: int) -> ReadyEntry | None:
-        return self._heap.pop()[-1] if self._heap else None
+        heap = self._heap
+        if heap.dead:  # undone pushes wait to surface: the heap's own test skips them
+            return heap.pop()[-1] if heap else None
+        # Else its items say whether it is empty: ``if heap`` is a call from C to the heap's
+        # ``__bool__``, one per assignment of seed 000's dispatches.
+        return heap.pop()[-1] if heap.items else None
 
     def __bool__(self) -> bool:
         return bool(self._heap)

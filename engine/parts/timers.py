@@ -65,8 +65,15 @@ class Timers(JournaledPart):
         self.heap.push((tick, kind, self.sequence, payload))
 
     def next_tick(self) -> int | None:
-        entry = self.heap.peek()
-        return entry[0] if entry is not None else None
+        """The tick of the first timer, if any. Asked once per tick the engine plays: while no
+        push was undone (nothing dead waits to surface, :mod:`engine.rewind.undo_heap`) the heap's
+        first item is read here rather than through its ``peek``, a call fewer per tick."""
+        heap = self.heap
+        if heap.dead:
+            entry = heap.peek()
+            return entry[0] if entry is not None else None
+        items = heap.items
+        return items[0][0] if items else None
 
     def __bool__(self) -> bool:
         return bool(self.heap.items)
