@@ -300,6 +300,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         keys |= {"every": cronjob.every, "first": cronjob.every}
     else:
         keys |= {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+        keys["dst"] = "kubernetes"  # robfig/cron: a time in the gap is skipped, a repeat runs twice
     keys["duration"] = duration
     keys["max_retries"] = cronjob.max_retries
     if cronjob.run_timeout_minutes is not None:
@@ -358,6 +359,7 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
             keys["first"] = monotonic.first
         if monotonic is not None and monotonic.every is not None:
             keys["repeat"] = monotonic.every
+        keys["dst"] = "systemd"  # a time in the gap is skipped, a repeated one runs once
     elif monotonic is not None and monotonic.first is not None:
         if monotonic.every is not None:
             keys |= {"every": monotonic.every, "first": monotonic.first}

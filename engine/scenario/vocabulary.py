@@ -27,6 +27,7 @@ from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader
 from engine.scenario.model import Action
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, Node, Scalar
+from engine.schedules.calendar import DstRule
 from engine.schedules.clock import Clock
 
 
@@ -109,6 +110,12 @@ OPTIONS: dict[str, Option] = {
         Option("cron", "'m h dom mon dow'", "a cron expression or @daily, @weekly..."),
         Option("repeat", "N", "with cron: again every N ticks after each run, to the next"),
         Option("timezone", "ZONE", "the job's zone for its times (default: the clock's)"),
+        Option(
+            "dst",
+            "RULE",
+            "with a calendar: its rule at DST changes (default: cron)",
+            tuple(rule.value for rule in DstRule),
+        ),
         Option(
             "priority",
             "P",
