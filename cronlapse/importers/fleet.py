@@ -286,7 +286,8 @@ def _add_cronjobs(fleet: _Fleet, path: str, options: ImportOptions) -> None:
 
 
 KUBERNETES_MAX_MISSED = 100
-"""The CronJob controller starts nothing after more than 100 missed schedules."""
+"""Past 100 missed schedules the CronJob controller warns (TooManyMissedTimes) and still starts
+the most recent."""
 _FORBID_NOTE = (
     "concurrencyPolicy: Forbid: overlap: BufferLatest, the newest schedule missed while a Job "
     "is active starts when it ends",
@@ -317,7 +318,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     elif cronjob.concurrency == "Replace":
         keys["overlap"] = "Replace"
     # The CronJob controller after missed schedules: the latest only, if within the starting
-    # deadline, and none after more than 100 (docs/semantics.md).
+    # deadline, with a warning after more than 100 (docs/semantics.md).
     keys["catch_up"] = "latest"
     if cronjob.starting_deadline_minutes is not None:
         keys["catch_up_window"] = cronjob.starting_deadline_minutes

@@ -149,7 +149,7 @@ OPTIONS: dict[str, Option] = {
         Option(
             "catch_up_window", "W", "on resume, runs due more than W ticks before it are skipped"
         ),
-        Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
+        Option("max_missed", "M", "on resume, more than M missed: a warning, only the latest runs"),
         Option("deadline", "D", "ticks after its time by which a run should have finished"),
         Option("start_deadline", "N", "ticks after its time by which a run must have started"),
         Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),

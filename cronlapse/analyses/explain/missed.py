@@ -87,7 +87,8 @@ class RuleAnswer:
     more: bool
     """Whether more than :data:`SHOWN` were created."""
     too_many: ev.TooManyMissedRuns | None
-    """Kubernetes' event, when the rule's limit refused every missed run."""
+    """Kubernetes' event, when more runs were missed than the rule's limit: only the latest
+    may run."""
     skipped: int = 0
     """Missed runs its catch-up let through that its overlap rule dropped: skipped at once, or
     held and then replaced by a newer one (they never run)."""
@@ -309,7 +310,7 @@ def render(answer: MissedAnswer) -> str:
         if event is not None:
             lines.append(
                 f"  {'':<{width}}  max_missed: {event.limit}: more than {event.limit} runs were "
-                "missed, so none of them runs"
+                "missed, so only the latest of them may run"
             )
         if rule_answer.skipped:
             lines.append(
