@@ -11,7 +11,7 @@ the text; ``check``, ``run`` and ``tui`` build it on the fly for a file they rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cronlapse.importers.command_name import command_name
@@ -57,6 +57,9 @@ class ImportOptions:
     system: bool | None = None
     """Crontabs with a user field; None: known from the path (``/etc/crontab``, ``cron.d``)
     or the lines (:func:`~cronlapse.importers.crontab.parse_crontab`)."""
+    zone: str | None = None
+    """The zone the source machine runs in, which cron reads a line before any ``CRON_TZ=`` in
+    and systemd an event without a zone in; None: UTC for cron, the clock's zone for systemd."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +123,7 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
             f"Imported by `cronlapse import {kind}` from " + ", ".join(paths) + ".",
             pool_line,
             *fleet.header,
-            *(_SYSTEMD_NOTES if kind == "systemd" else ()),
+            *(_systemd_notes(options) if kind == "systemd" else ()),
             *(f"Not imported: {reason}" for reason in fleet.skipped),
         ]
         text = scenario_text(title, header, horizon, workers, fleet.jobs, fleet.paused)
@@ -135,6 +138,15 @@ def import_fleet(kind: str, paths: list[str], options: ImportOptions) -> Importe
     workers = pool.workers if options.workers is None else options.workers
     text, scenario = written(workers, _pool_line(kind, pool, options))
     return ImportedFleet(text, len(fleet.jobs), tuple(fleet.skipped), scenario)
+
+
+def _systemd_notes(options: ImportOptions) -> tuple[str, ...]:
+    if options.zone is None:
+        return _SYSTEMD_NOTES
+    zone = (
+        f"Timers without a zone in OnCalendar= run in the machine's zone: {options.zone} (--zone)."
+    )
+    return (zone, *_SYSTEMD_NOTES[1:])
 
 
 _STARTER = {"crontab": "cron", "k8s": "the CronJob controller", "systemd": "systemd"}
@@ -221,10 +233,11 @@ def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> Non
     ]
     fleet.skipped += crontab.skipped
     lines: dict[str | None, list[int]] = {}
+    machine = options.zone or CRON_ZONE
     for entry in crontab.entries:
-        job = _crontab_job(crontab, entry, options.duration)
+        job = _crontab_job(crontab, entry, options.duration, options.zone)
         if _admit(fleet, job):
-            fleet.zones.add(entry.timezone or CRON_ZONE)
+            fleet.zones.add(entry.timezone or machine)
             lines.setdefault(entry.timezone, []).append(entry.line)
     for zone, numbers in lines.items():
         which = (
@@ -233,9 +246,9 @@ def _add_crontab(fleet: _Fleet, crontab: Crontab, options: ImportOptions) -> Non
         why = (
             f"CRON_TZ={zone}"
             if zone is not None
-            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {CRON_ZONE}"
+            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {machine}"
         )
-        fleet.header.append(f"{crontab.path}: {which} in {zone or CRON_ZONE} ({why})")
+        fleet.header.append(f"{crontab.path}: {which} in {zone or machine} ({why})")
 
 
 def _listed(numbers: list[int]) -> str:
@@ -259,10 +272,12 @@ def _admit(fleet: _Fleet, job: ImportedJob) -> bool:
     return True
 
 
-def _crontab_job(crontab: Crontab, entry: CrontabEntry, duration: int) -> ImportedJob:
+def _crontab_job(
+    crontab: Crontab, entry: CrontabEntry, duration: int, machine: str | None = None
+) -> ImportedJob:
     keys: dict[str, object] = {"cron": entry.cron}
-    if entry.timezone is not None:
-        keys["timezone"] = entry.timezone
+    if entry.timezone is not None or machine is not None:
+        keys["timezone"] = entry.timezone or machine
     keys["duration"] = duration
     keys["payload"] = entry.command
     comments = [f"{crontab.path}:{entry.line}: {entry.source}"]
@@ -344,6 +359,7 @@ def _add_timer(fleet: _Fleet, timer: Timer, options: ImportOptions) -> None:
     monotonic = next((s for s in timer.schedules if s.cron is None), None)
     keys: dict[str, object] = {}
     if calendars:
+        calendars = [s if s.timezone else replace(s, timezone=options.zone) for s in calendars]
         zone = calendars[0].timezone
         for other in [s for s in calendars if s.timezone != zone]:
             calendars.remove(other)

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from import_helpers import cronlapse
 
 from cronlapse.importers.calendar_event import CalendarError, NoCronForm, parse_calendar_event
 from cronlapse.importers.fleet import ImportOptions, import_fleet
@@ -77,3 +78,29 @@ def test_a_timer_systemd_runs_but_cron_cannot_say_is_listed_and_the_import_goes_
     )
     assert fleet.jobs == 1
     assert len(fleet.skipped) == 1 and "a year (2026)" in fleet.skipped[0]
+
+
+def test_the_machines_zone_reads_timers_and_crontab_lines_without_one(tmp_path: Path) -> None:
+    """systemd reads an event without a zone, and cron a line before any CRON_TZ=, in the zone
+    the machine runs in: --zone says which."""
+    timer = tmp_path / "backup.timer"
+    timer.write_text("[Timer]\nOnCalendar=*-*-* 02:30\n")
+    crontab = tmp_path / "crontab"
+    crontab.write_text("30 2 * * * /usr/local/bin/backup\n")
+    for kind, path in (("systemd", timer), ("crontab", crontab)):
+        fleet = import_fleet(kind, [str(path)], ImportOptions(zone="Europe/Berlin"))
+        (job,) = fleet.scenario.jobs
+        assert job.schedule.clock.zone.key == "Europe/Berlin", kind
+        assert fleet.scenario.clock is not None
+        assert fleet.scenario.clock.zone.key == "Europe/Berlin"
+        unset = import_fleet(kind, [str(path)], ImportOptions()).scenario.jobs[0]
+        assert unset.schedule.clock.zone.key == "UTC"
+
+
+def test_the_zone_option_is_checked_before_any_file_is_read(tmp_path: Path) -> None:
+    status, _, err = cronlapse("import", "systemd", str(tmp_path / "x.timer"), "--zone", "Mars")
+    assert status == 2
+    assert err == (
+        "cronlapse import: --zone: unknown time zone 'Mars': expected an IANA name such as "
+        "'Europe/Berlin' or 'UTC'\n"
+    )
