@@ -95,7 +95,7 @@ VOCABULARY: dict[type[ev.Event], Wording] = {
     ev.TooManyMissedRuns: Wording(
         "too many missed",
         style_of(S.CANCELLED),
-        lambda e: f"{e.missed} missed runs, over {e.limit}: none runs",
+        lambda e: f"{e.missed} missed runs, over {e.limit}: only the latest may run",
     ),
     ev.DeadlineMissed: Wording(
         "deadline missed",

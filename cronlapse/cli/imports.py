@@ -74,6 +74,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="model a pool of N workers, where due runs wait for a free one (default: as many "
         "as runs can be active at once, as the source system starts every due run)",
     )
+    parser.add_argument(
+        "--zone",
+        metavar="ZONE",
+        help="the zone the source machine runs in: cron reads a line before any CRON_TZ= in it, "
+        "systemd an OnCalendar= without a zone (default: UTC, or for timers the clock's)",
+    )
     parser.add_argument("--from", dest="start", default=DEFAULT_FROM, metavar="TIME")
     parser.add_argument("--days", type=int, default=7, help="how many days to simulate (7)")
     parser.add_argument("--duration", type=int, default=1, help="minutes each run takes (1)")
@@ -125,7 +131,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.writelines(f"cronlapse import: {problem}\n" for problem in problems)
         return USAGE
     options = ImportOptions(
-        args.start, args.days, args.duration, args.seed, args.workers, args.system
+        args.start, args.days, args.duration, args.seed, args.workers, args.system, args.zone
     )
     try:
         files = input_files(args.inputs)
@@ -248,6 +254,11 @@ def _option_problems(args: argparse.Namespace) -> list[str]:
             "--duration: expected a whole number of minutes from 1 to "
             f"{MAX_DURATION_MINUTES}, got {args.duration}"
         )
+    if args.zone is not None:
+        try:
+            parse_zone(args.zone, "--zone")
+        except ClockError as error:
+            problems.append(str(error))
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         problems.append(
             f"--workers: expected a whole number of workers from 1 to {MAX_WORKERS}, "

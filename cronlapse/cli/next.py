@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo
 
-from engine.schedules.calendar import CronSchedule, ScheduleError
+from engine.schedules.calendar import CronSchedule, DstRule, ScheduleError
 from engine.schedules.clock import Clock, ClockError, parse_time, parse_zone
 
 
@@ -25,7 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
         help="print the next fire times of a cron schedule",
         description=(
             "Print the next fire times of SCHEDULE strictly after --from, one ISO 8601 time "
-            "with UTC offset per line, following Debian cron's rules at DST changes."
+            "with UTC offset per line, following Debian cron's rules at DST changes unless "
+            "--dst names another system's."
         ),
     )
     parser.add_argument(
@@ -49,6 +50,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
         "repeated hour (default: now)",
     )
     parser.add_argument(
+        "--dst",
+        default=DstRule.CRON.value,
+        choices=[rule.value for rule in DstRule],
+        help="whose rule at DST changes, as a job's dst: key (default: cron, Debian cron's)",
+    )
+    parser.add_argument(
         "-n", type=int, default=5, metavar="N", help="how many fire times (default: 5)"
     )
     parser.set_defaults(handler=run)
@@ -60,7 +67,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         zone = parse_zone(args.tz, "--tz")
         clock = Clock(_start(args.from_time, zone), zone)
-        schedule = CronSchedule(args.schedule, clock)
+        schedule = CronSchedule(args.schedule, clock, DstRule(args.dst))
     except (ClockError, ScheduleError) as error:
         print(f"cronlapse next: {error}", file=err)
         return 2

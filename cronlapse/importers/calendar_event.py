@@ -5,18 +5,25 @@ time components is ``*``, a value, a list ``a,b``, a range ``a..b`` or a repetit
 ``a..b/n`` (``a`` then every ``n`` up to the end). ``MONTH~DAY`` counts days from the month's end
 (``~1`` is the last day; ``~7/1`` the last seven). A weekday and a date both restricted must both
 match, unlike cron. The words ``minutely``, ``hourly``, ``daily``, ``weekly``, ``monthly``,
-``quarterly``, ``semiannually``, ``yearly`` and ``annually`` are the normalised forms systemd gives.
+``quarterly``, ``semiannually``, ``yearly`` and ``annually`` are the normalised forms systemd gives
+(with its other spellings). What ``calendar_spec_from_string`` in systemd's
+``src/shared/calendarspec.c`` accepts is read, and only what it rejects is refused: a trailing
+comma after the weekdays, ``UTC`` in any case, two-digit years (``26`` is 2026), fractional and
+ranged seconds, ``@SECONDS`` (one instant); and it refuses days more than 28 from a month's end.
 
 A scenario's schedule is a five-field cron expression read with minute ticks, so an event becomes
 one when it can: seconds must be ``00``, no year may be named, and a weekday together with a day
 of the month must pick the n-th (days 1-7, 8-14, 15-21, 22-28: ``#n``) or the last (``~7/1``:
-``L``) such weekday of the month. Anything else is refused with what was expected.
+``L``) such weekday of the month. An event systemd runs that cron cannot say is
+:class:`NoCronForm` (listed as not imported); one systemd rejects is refused with what was
+expected.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from engine.model.digits import is_digits
 
@@ -28,8 +35,12 @@ SPECIAL = {
     "monthly": "*-*-01 00:00:00",
     "quarterly": "*-01,04,07,10-01 00:00:00",
     "semiannually": "*-01,07-01 00:00:00",
+    "semi-annually": "*-01,07-01 00:00:00",
+    "biannually": "*-01,07-01 00:00:00",
+    "bi-annually": "*-01,07-01 00:00:00",
     "yearly": "*-01-01 00:00:00",
     "annually": "*-01-01 00:00:00",
+    "anually": "*-01-01 00:00:00",
 }
 """systemd.time(7)'s special expressions and what they stand for."""
 
@@ -50,6 +61,12 @@ _WEEK_ORDER = (1, 2, 3, 4, 5, 6, 0)
 EVENT_FORM = "WEEKDAYS YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE]"
 """What an event is made of, for the messages that refuse one."""
 
+_END_OF_MONTH_DAYS = 28
+"""systemd refuses days more than 28 from a month's end (``chain_valid``)."""
+_MICROSECONDS = 1_000_000
+_SECOND_PART = re.compile(
+    r"([0-9]+(?:\.[0-9]+)?)(?:\.\.([0-9]+(?:\.[0-9]+)?))?(?:/([0-9]+(?:\.[0-9]+)?))?"
+)
 _DATE = re.compile(r"(?:(?P<year>[^-~]+)-)?(?P<month>[^-~]+)(?P<sep>[-~])(?P<day>[^-~]+)")
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+/-]*")
 
@@ -82,6 +99,8 @@ class CalendarEvent:
     minutes: frozenset[int]
     seconds: frozenset[float]
     timezone: str | None
+    seconds_text: str = "00"
+    """The seconds as written, for the message that says they cannot be cron."""
 
     def cron(self) -> str:
         """The five-field cron expression matching the same minutes (see the module docstring)."""
@@ -92,7 +111,7 @@ class CalendarEvent:
             )
         if self.seconds != frozenset({0}):
             raise NoCronForm(
-                f"seconds {_values(self.seconds)}: a scenario's tick is a minute, so expected "
+                f"seconds {self.seconds_text}: a scenario's tick is a minute, so expected "
                 "':00' seconds (or HH:MM)"
             )
         day, weekday = self._day_fields()
@@ -147,7 +166,10 @@ class CalendarEvent:
 
 
 def parse_calendar_event(text: str) -> CalendarEvent:
-    """Read ``text`` (one ``OnCalendar=`` value); raises :class:`CalendarError`."""
+    """Read ``text`` (one ``OnCalendar=`` value); raises :class:`CalendarError`, or
+    :class:`NoCronForm` for ``@SECONDS``, one instant."""
+    if text.strip().startswith("@"):
+        raise _instant(text.strip())
     tokens = [(match.group(), match.start()) for match in re.finditer(r"\S+", text)]
     if tokens and tokens[0][0].lower() in SPECIAL and len(tokens) <= 2:  # ``daily Europe/Paris``
         expanded = [(word, tokens[0][1]) for word in SPECIAL[tokens[0][0].lower()].split()]
@@ -172,7 +194,27 @@ def parse_calendar_event(text: str) -> CalendarEvent:
             )
     years, months, days, last = _date(*date) if date else (None, None, None, False)
     hours, minutes, seconds = _time(*clock) if clock else (frozenset({0}),) * 2 + (_ZERO,)
-    return CalendarEvent(weekdays, years, months, days, last, hours, minutes, seconds, zone)
+    if zone is not None and zone.upper() == "UTC":  # systemd reads " UTC" in any case
+        zone = "UTC"
+    written = clock[0].split(":")[2] if clock and clock[0].count(":") == 2 else "00"
+    return CalendarEvent(
+        weekdays, years, months, days, last, hours, minutes, seconds, zone, written
+    )
+
+
+def _instant(text: str) -> CalendarError:
+    """``@SECONDS``: systemd's one instant (UTC), which a calendar schedule cannot be."""
+    seconds = text[1:]
+    if not is_digits(seconds):
+        return CalendarError(f"{text!r}: expected @ and the seconds since 1970-01-01 UTC")
+    try:
+        instant = datetime.fromtimestamp(int(seconds), UTC)
+    except (OverflowError, ValueError, OSError):
+        return CalendarError(f"{text!r}: expected a time before the year 10000")
+    return NoCronForm(
+        f"{text} is a single instant, {instant:%Y-%m-%dT%H:%M:%S} UTC: not yet supported (a "
+        "calendar schedule repeats)"
+    )
 
 
 _ZERO: frozenset[float] = frozenset({0})
@@ -189,7 +231,10 @@ def _is_day(token: str) -> bool:
 
 def _weekdays(token: str, column: int) -> frozenset[int]:
     days: set[int] = set()
-    for part in token.split(","):
+    parts = token.split(",")
+    if len(parts) > 1 and parts[-1] == "":  # systemd allows a trailing comma (``Wed, 17:48``)
+        parts.pop()
+    for part in parts:
         ends = re.split(r"\.\.|-", part)
         if len(ends) > 2 or any(end.lower() not in _WEEKDAY_NAMES for end in ends):
             raise CalendarError(
@@ -217,7 +262,7 @@ def _date(
             column,
         )
     year = match["year"]
-    years = None if year is None else _component(year, 1970, 2199, "year", column)
+    years = None if year is None else _years(year, column)
     months = _component(match["month"], 1, 12, "month", column + match.start("month"))
     days = _component(match["day"], 1, 31, "day", column + match.start("day"))
     last = match["sep"] == "~"
@@ -226,17 +271,44 @@ def _date(
     return years, months, days, last
 
 
+def _years(text: str, column: int) -> frozenset[int] | None:
+    """The years, two digits read as systemd reads them (``fix_year``: 0-69 are 2000-2069,
+    70-99 are 1970-1999)."""
+    found = _component(text, 0, 2199, "year", column)
+    if found is None:
+        return None
+    years = frozenset(year + (2000 if year < 70 else 1900 if year < 100 else 0) for year in found)
+    if min(years) < 1970:
+        raise CalendarError(f"year {text!r}: expected values from 1970 to 2199", column)
+    return years
+
+
 def _from_the_end(text: str, column: int) -> frozenset[int]:
-    """``~a/n`` steps toward the end (a, a-n, ... days before it), unlike ``-a/n``."""
+    """``~a/n`` steps toward the end (a, a-n, ... days before it), unlike ``-a/n``; systemd
+    refuses a day more than 28 from the end, and a repetition that cannot repeat."""
     days: set[int] = set()
     for part in text.split(","):
         start, _, step = part.partition("/")
+        if step and (not is_digits(start) or not is_digits(step) or int(step) == 0):
+            raise CalendarError(f"day ~{part!r}: expected ~N/STEP", column)
+        found = _component(start, 1, 31, "day", column) or frozenset(range(1, 32))
+        if max(found) > _END_OF_MONTH_DAYS:
+            raise CalendarError(
+                f"day ~{part}: systemd refuses days more than 28 days from the month's end: "
+                "expected 1-28",
+                column,
+            )
         if step:
-            if not is_digits(start) or not is_digits(step) or int(step) == 0:
-                raise CalendarError(f"day ~{part!r}: expected ~N/STEP", column)
-            days.update(range(int(start), 0, -int(step)))
+            first = int(start)
+            if first - int(step) < 1:
+                raise CalendarError(
+                    f"day ~{part}: a repetition must repeat: expected {first} - {step} to be at "
+                    "least 1 (systemd refuses it)",
+                    column,
+                )
+            days.update(range(first, 0, -int(step)))
         else:
-            days.update(_component(part, 1, 31, "day", column) or range(1, 32))
+            days.update(found)
     return frozenset(days)
 
 
@@ -250,13 +322,43 @@ def _time(token: str, column: int) -> tuple[frozenset[int], frozenset[int], froz
     seconds: frozenset[float] = _ZERO
     if len(parts) == 3:
         second_column = minute_column + len(parts[1]) + 1
-        whole, _, fraction = parts[2].partition(".")
-        if fraction and not is_digits(fraction):
-            raise CalendarError(f"second {parts[2]!r}: expected 0-59", second_column)
-        found = _component(whole, 0, 59, "second", second_column)
-        values = frozenset(range(60)) if found is None else found
-        seconds = frozenset(value + float(f"0.{fraction or 0}") for value in values)
+        seconds = _seconds(parts[2], second_column)
     return hours, minutes, seconds
+
+
+def _seconds(text: str, column: int) -> frozenset[float]:
+    """Seconds, which systemd reads to the microsecond: ``*``, values, ranges ``a..b`` and
+    repetitions ``a/n``, each possibly fractional (``00:00:00.5``, ``*:*:10..20``)."""
+    if text == "*":
+        return frozenset(float(second) for second in range(60))
+    last = 60 * _MICROSECONDS - 1
+    values: set[float] = set()
+    for part in text.split(","):
+        match = _SECOND_PART.fullmatch(part)
+        if match is None:
+            raise CalendarError(
+                f"second {part!r}: expected 0-59: a number, a range a..b or a repetition a/n, "
+                "fractions allowed",
+                column,
+            )
+        start = _microseconds(match[1])
+        stop = None if match[2] is None else _microseconds(match[2])
+        step = _microseconds(match[3]) if match[3] else (_MICROSECONDS if stop else 0)
+        end = last if stop is None else stop
+        if start > last or end > last or start > end or (match[3] and step == 0):
+            raise CalendarError(f"second {part!r}: expected values from 0 to 59", column)
+        if step and start + step > end:
+            raise CalendarError(
+                f"second {part!r}: a repetition must repeat (systemd refuses it)", column
+            )
+        points = range(start, end + 1, step) if step else (start,)
+        values.update(point / _MICROSECONDS for point in points)
+    return frozenset(values)
+
+
+def _microseconds(text: str) -> int:
+    whole, _, fraction = text.partition(".")
+    return int(whole) * _MICROSECONDS + int((fraction + "000000")[:6])
 
 
 def _component(text: str, low: int, high: int, name: str, column: int) -> frozenset[int] | None:

@@ -74,6 +74,9 @@ class ImportOptions:
     system: bool | None = None
     """Crontabs with a user field; None: known from the path (``/etc/crontab``, ``cron.d``)
     or the lines (:func:`~cronlapse.importers.crontab.parse_crontab`)."""
+    zone: str | None = None
+    """The zone the source machine runs in, which cron reads a line before any ``CRON_TZ=`` in
+    and systemd an event without a zone in; None: UTC for cron, the clock's zone for systemd."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,7 @@ def import_files(files: list[InputFile], options: ImportOptions) -> ImportedFlee
             f"Imported by `{command}` from " + ", ".join(paths) + ".",
             pool_line,
             *fleet.header,
-            *(_SYSTEMD_NOTES if "systemd" in kinds else ()),
+            *(_systemd_notes(options) if "systemd" in kinds else ()),
             *(f"Renamed: {reason}" for reason in fleet.renamed),
             *(f"Not imported: {reason}" for reason in fleet.skipped),
         ]
@@ -227,6 +230,15 @@ def fleet_ids(jobs: list[ImportedJob], kinds: list[str]) -> tuple[list[str], lis
     return ids, renamed
 
 
+def _systemd_notes(options: ImportOptions) -> tuple[str, ...]:
+    if options.zone is None:
+        return _SYSTEMD_NOTES
+    zone = (
+        f"Timers without a zone in OnCalendar= run in the machine's zone: {options.zone} (--zone)."
+    )
+    return (zone, *_SYSTEMD_NOTES[1:])
+
+
 _STARTER = {"crontab": "cron", "k8s": "the CronJob controller", "systemd": "systemd"}
 
 
@@ -313,13 +325,14 @@ def _add_crontab(fleet: ReadFleet, crontab: Crontab, options: ImportOptions) -> 
     ]
     fleet.skipped += crontab.skipped
     lines: dict[str | None, list[int]] = {}
+    machine = options.zone or CRON_ZONE
     unwritten = ""
     """The text of entries not imported since the last job, kept with the next job's."""
     last: ImportedJob | None = None
     for entry in crontab.entries:
-        job = _crontab_job(crontab, entry, options.duration, unwritten)
+        job = _crontab_job(crontab, entry, options.duration, unwritten, options.zone)
         if _admit(fleet, job):
-            fleet.zones.add(entry.timezone or CRON_ZONE)
+            fleet.zones.add(entry.timezone or machine)
             lines.setdefault(entry.timezone, []).append(entry.line)
             unwritten, last = "", job
         else:
@@ -333,9 +346,9 @@ def _add_crontab(fleet: ReadFleet, crontab: Crontab, options: ImportOptions) -> 
         why = (
             f"CRON_TZ={zone}"
             if zone is not None
-            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {CRON_ZONE}"
+            else f"no CRON_TZ= before it: cron's own zone, the machine's, taken as {machine}"
         )
-        fleet.header.append(f"{crontab.path}: {which} in {zone or CRON_ZONE} ({why})")
+        fleet.header.append(f"{crontab.path}: {which} in {zone or machine} ({why})")
 
 
 def _listed(numbers: list[int]) -> str:
@@ -360,13 +373,18 @@ def _admit(fleet: ReadFleet, job: ImportedJob) -> bool:
 
 
 def _crontab_job(
-    crontab: Crontab, entry: CrontabEntry, duration: int, unwritten: str
+    crontab: Crontab,
+    entry: CrontabEntry,
+    duration: int,
+    unwritten: str,
+    machine: str | None = None,
 ) -> ImportedJob:
     """The job of a crontab entry; ``unwritten``: the text of the entries before it that were
-    not imported, written back before it."""
+    not imported, written back before it; ``machine``: the zone of an entry without
+    ``CRON_TZ=`` (the source machine's, when the import is told it)."""
     keys: dict[str, object] = {"cron": entry.cron}
-    if entry.timezone is not None:
-        keys["timezone"] = entry.timezone
+    if entry.timezone is not None or machine is not None:
+        keys["timezone"] = entry.timezone or machine
     keys["duration"] = duration
     keys["payload"] = entry.command
     user = {"user": entry.user} if entry.user is not None else {}
@@ -392,7 +410,8 @@ def _add_cronjobs(fleet: ReadFleet, path: str, options: ImportOptions) -> None:
 
 
 KUBERNETES_MAX_MISSED = 100
-"""The CronJob controller starts nothing after more than 100 missed schedules."""
+"""Past 100 missed schedules the CronJob controller warns (TooManyMissedTimes) and still starts
+the most recent."""
 _FORBID_NOTE = (
     "concurrencyPolicy: Forbid: overlap: BufferLatest, the newest schedule missed while a Job "
     "is active starts when it ends",
@@ -406,6 +425,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
         keys |= {"every": cronjob.every, "first": cronjob.every}
     else:
         keys |= {"cron": cronjob.cron, "timezone": cronjob.timezone or "UTC"}
+        keys["dst"] = "kubernetes"  # robfig/cron: a time in the gap is skipped, a repeat runs twice
     keys["duration"] = duration
     keys["max_retries"] = cronjob.max_retries
     if cronjob.run_timeout_minutes is not None:
@@ -422,7 +442,7 @@ def _kubernetes_job(path: str, cronjob: CronJob, duration: int) -> ImportedJob:
     elif cronjob.concurrency == "Replace":
         keys["overlap"] = "Replace"
     # The CronJob controller after missed schedules: the latest only, if within the starting
-    # deadline, and none after more than 100 (docs/semantics.md).
+    # deadline, with a warning after more than 100 (docs/semantics.md).
     keys["catch_up"] = "latest"
     if cronjob.starting_deadline_minutes is not None:
         keys["catch_up_window"] = cronjob.starting_deadline_minutes
@@ -451,6 +471,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     monotonic = next((s for s in timer.schedules if s.cron is None), None)
     keys: dict[str, object] = {}
     if calendars:
+        calendars = [s if s.timezone else replace(s, timezone=options.zone) for s in calendars]
         zone = calendars[0].timezone
         for other in [s for s in calendars if s.timezone != zone]:
             calendars.remove(other)
@@ -467,6 +488,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
             keys["first"] = monotonic.first
         if monotonic is not None and monotonic.every is not None:
             keys["repeat"] = monotonic.every
+        keys["dst"] = "systemd"  # a time in the gap is skipped, a repeated one runs once
     elif monotonic is not None and monotonic.first is not None:
         if monotonic.every is not None:
             keys |= {"every": monotonic.every, "first": monotonic.first}

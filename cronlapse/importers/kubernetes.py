@@ -90,7 +90,9 @@ class CronJob:
     concurrency: str = "Allow"
     """``spec.concurrencyPolicy``: the scenario's ``overlap`` (Forbid, Replace) unless Allow."""
     starting_deadline_minutes: int | None = None
-    """``spec.startingDeadlineSeconds`` rounded up to the scenario's minute ticks."""
+    """``spec.startingDeadlineSeconds`` in the scenario's minute ticks, rounded down: a run is
+    late by whole minutes, and the controller skips one later than the deadline, so rounding
+    up would start a run it skips (10 s: only a run on time starts)."""
     every: int | None = None
     """``@every DURATION``: its minutes, counted from the CronJob's creation."""
     text: str = ""
@@ -281,7 +283,7 @@ class _Reader:
             images=_images(template),
             notes=tuple(notes),
             concurrency=policy or "Allow",
-            starting_deadline_minutes=None if starting is None else math.ceil(starting / 60),
+            starting_deadline_minutes=None if starting is None else starting // 60,
             every=every,
         )
 

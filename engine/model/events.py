@@ -149,7 +149,7 @@ class OccurrenceReleased(OccurrenceEvent):
 @value
 class TooManyMissedRuns(Event):
     """A resumed job missed more runs than its ``max_missed`` (Kubernetes: "too many missed
-    start times (> 100)"): none of them runs."""
+    start times (> 100)"): only the latest of them runs (none under ``catch_up: skip``)."""
 
     job_id: str
     missed: int

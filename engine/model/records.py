@@ -186,8 +186,8 @@ class JobSpec:
     """On resume, missed runs scheduled more than this many ticks before are skipped
     (Temporal's catch-up window, Kubernetes' startingDeadlineSeconds)."""
     max_missed: int | None = None
-    """On resume, more missed runs than this (within the window) and none runs (Kubernetes:
-    100)."""
+    """On resume, more missed runs than this (within the window): a warning, and only the
+    latest runs (Kubernetes: 100)."""
     deadline: int | None = None
     """Ticks after its scheduled tick by which a run should have finished; a run still going
     then raises a ``deadline_missed`` notification (:mod:`engine.rules.deadlines`)."""

@@ -249,9 +249,19 @@ class Lifecycle:
             message = f"{job_id} is already paused"
             return refused(Outcome.CONFLICT, Code.ALREADY_PAUSED, message, "job_id")
         self._journal.touch(job)
-        job.paused_through = self._cursors.created_through
+        job.paused_through = self._created_through(job)
         self._log.add(ev.JobPaused, self._clock.now, job_id)
         return Result(Outcome.OK)
+
+    def _created_through(self, job: Job) -> int:
+        """The last tick whose runs of ``job`` were created: a job defined in this tick, after
+        its runs due now were created, has none created before a dispatch, so a pause now
+        misses its run due now, as one a tick later misses the next (an outage that begins at
+        a run's tick and one that begins a tick later then agree)."""
+        cursors = self._cursors
+        if cursors.dispatches <= job.dispatches_at_submit:
+            return min(cursors.created_through, self._clock.now - 1)
+        return cursors.created_through
 
     def resume(self, job_id: str, catch_up: CatchUp | None = None) -> Result:
         job = self._cursors.live(job_id)

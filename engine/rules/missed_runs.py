@@ -8,8 +8,11 @@ false: skip) do. Two limits come before it (docs/semantics.md):
   a missed run scheduled more than W ticks before the resume is skipped whatever ``catch_up``
   says;
 - ``max_missed: M`` (Kubernetes' rule with M = 100): when more than M runs were missed (within
-  the window), none runs, and a ``TooManyMissedRuns`` event says so. Counting stops at M + 1,
-  so the cost is bounded by M, not by the length of the pause.
+  the window), a ``TooManyMissedRuns`` event says so and only the latest runs (none under
+  ``catch_up: skip``), as the current CronJob controller records ``TooManyMissedTimes`` and
+  still creates the most recent missed run (``mostRecentScheduleTime``; the controller before
+  1.21 started none). Counting stops at M + 1, so the cost is bounded by M, not by the length
+  of the pause.
 
 Skipped runs are one range (``OccurrencesSkipped``), never a record each.
 """
@@ -37,7 +40,8 @@ def skip_through(
         counted = _count_fires(job, floor + 1, missed, spec.max_missed + 1)
         if counted > spec.max_missed:
             log.add(ev.TooManyMissedRuns, now, job.job_id, counted, spec.max_missed)
-            return missed
+            if mode is CatchUp.ALL:
+                mode = CatchUp.LATEST
     if mode is CatchUp.SKIP:
         through = missed
     elif mode is CatchUp.LATEST:

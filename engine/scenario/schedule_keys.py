@@ -1,5 +1,6 @@
 """Schedules and times, as every job-reading place writes them: ``at``, ``every`` (with ``first``),
-``daily``, ``weekly``, ``monthly``, ``cron`` and the job's ``timezone``.
+``daily``, ``weekly``, ``monthly``, ``cron``, the job's ``timezone`` and its calendar's ``dst``
+rule.
 
 ``cron`` may be a list of expressions, fired where any fires
 (:class:`~engine.schedules.kinds.AnyOf`); beside it, ``first`` is one more run and ``repeat`` runs
@@ -11,7 +12,8 @@ import systemd`` makes one job of it.
 Times (``at``, ``first``) are ticks, ``+N``/``+2h`` from when the command runs, or, with the
 scenario's clock, a time of day or an ISO 8601 time (:mod:`engine.schedules.targets`, which the
 dashboard's go-to reads too). Calendar schedules are read in the clock's zone, or in the job's
-``timezone``.
+``timezone``, and fire at DST changes as ``dst`` names (:class:`~engine.schedules.calendar.DstRule`:
+Debian cron's by default, or Kubernetes', Nomad's or systemd's, which their importers set).
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from engine.scenario.errors import path_index, path_key
 from engine.scenario.schema import MAX_TICK, Reader
 from engine.scenario.settings import past_year_9999, strip_field
 from engine.scenario.yaml_source import Node, Scalar, Sequence
-from engine.schedules.calendar import CronSchedule, ScheduleError, daily, monthly, weekly
+from engine.schedules.calendar import (
+    CronSchedule,
+    DstRule,
+    ScheduleError,
+    daily,
+    monthly,
+    weekly,
+)
 from engine.schedules.clock import Clock, ClockError, parse_zone
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule
 from engine.schedules.targets import TargetError, is_relative, parse_target
@@ -38,13 +47,17 @@ SCHEDULE_KEYS = (
     "cron",
     "repeat",
     "timezone",
+    "dst",
 )
-_COMPANIONS = ("first", "repeat", "timezone")
+_COMPANIONS = ("first", "repeat", "timezone", "dst")
+_CALENDAR_KEYS = ("daily", "weekly", "monthly", "cron")
 """Schedule keys that go with a schedule rather than being one."""
 _SHORT_FORMS = {
     "weekly": 'DAYS@HH:MM such as mon,fri@09:00, or {days: [mon, fri], at: "09:00"}',
     "monthly": 'DAY@HH:MM such as 15@09:00 or last@18:00, or {day: 15, at: "09:00"}',
 }
+_DST_NAMES = {rule.value: rule for rule in DstRule}
+"""The ``dst`` values: the systems whose rule at DST changes a calendar schedule can follow."""
 _CRON_FIELD_KEYS = {"day-of-week": "days", "day-of-month": "day", "minute": "at", "hour": "at"}
 """Which key of ``weekly``/``monthly`` a cron field of the expression they build came from."""
 
@@ -78,6 +91,10 @@ class ScheduleReader:
             message = "timezone goes with a schedule: at, every, daily, weekly, monthly or cron"
             self.reader.error(fields["timezone"], path_key(path, "timezone"), message)
             return None
+        if "dst" in fields and not set(given) & set(_CALENDAR_KEYS):
+            message = "dst goes with a calendar schedule: daily, weekly, monthly or cron"
+            self.reader.error(fields["dst"], path_key(path, "dst"), message)
+            return None
         if len(given) > 1:
             second = given[1]
             self.reader.error(
@@ -102,12 +119,18 @@ class ScheduleReader:
             interval = self.reader.integer(node, key_path, 1, MAX_TICK)
             start = now if first is None else self.time(first, path_key(path, "first"), now, clock)
             return None if interval is None or start is None else Every(start, interval)
+        dst = DstRule.CRON
+        if "dst" in fields:
+            read = self.reader.choice(fields["dst"], path_key(path, "dst"), _DST_NAMES)
+            if read is None:
+                return None
+            dst = read
         if key == "cron":
-            return self._cron(fields, path, now, clock)
-        return self._calendar(key, node, key_path, clock)
+            return self._cron(fields, path, now, clock, dst)
+        return self._calendar(key, node, key_path, clock, dst)
 
     def _cron(
-        self, fields: dict[str, Node], path: str, now: int, clock: Clock | None
+        self, fields: dict[str, Node], path: str, now: int, clock: Clock | None, dst: DstRule
     ) -> Schedule | None:
         """``cron``, one expression or a list, with its ``first`` and ``repeat``."""
         node, cron_path = fields["cron"], path_key(path, "cron")
@@ -117,7 +140,7 @@ class ScheduleReader:
             if not items:
                 self.reader.error(node, cron_path, "expected at least one cron expression")
                 return None
-        parts = [self._calendar("cron", item, item_path, clock) for item, item_path in items]
+        parts = [self._calendar("cron", item, item_path, clock, dst) for item, item_path in items]
         if "first" in fields:
             first = self.time(fields["first"], path_key(path, "first"), now, clock)
             parts.append(None if first is None else Once(first))
@@ -188,7 +211,9 @@ class ScheduleReader:
             return None
         return tick
 
-    def _calendar(self, key: str, node: Node, path: str, clock: Clock | None) -> Schedule | None:
+    def _calendar(
+        self, key: str, node: Node, path: str, clock: Clock | None, dst: DstRule
+    ) -> Schedule | None:
         if clock is None:
             self._no_clock(node, path, f"a {key} schedule")
             return None
@@ -210,7 +235,7 @@ class ScheduleReader:
                     expression = weekly(self._days(fields["days"], path_key(path, "days")), at)
                 else:
                     expression = monthly(self._day(fields["day"], path_key(path, "day")), at)
-            return CronSchedule(expression, clock)
+            return CronSchedule(expression, clock, dst)
         except _Reported:
             return None
         except ScheduleError as error:

@@ -27,6 +27,7 @@ from engine.scenario.jobs import JOB_KEYS, MODIFY_KEYS, OVERLAP_NAMES, JobReader
 from engine.scenario.model import Action
 from engine.scenario.schema import Reader
 from engine.scenario.yaml_source import Mapping, Node, Scalar
+from engine.schedules.calendar import DstRule
 from engine.schedules.clock import Clock
 
 
@@ -110,6 +111,12 @@ OPTIONS: dict[str, Option] = {
         Option("repeat", "N", "with cron: again every N ticks after each run, to the next"),
         Option("timezone", "ZONE", "the job's zone for its times (default: the clock's)"),
         Option(
+            "dst",
+            "RULE",
+            "with a calendar: its rule at DST changes (default: cron)",
+            tuple(rule.value for rule in DstRule),
+        ),
+        Option(
             "priority",
             "P",
             f"high, medium, low or {limits.PRIORITY.expected}",
@@ -142,7 +149,7 @@ OPTIONS: dict[str, Option] = {
         Option(
             "catch_up_window", "W", "on resume, runs due more than W ticks before it are skipped"
         ),
-        Option("max_missed", "M", "on resume, more than M missed runs and none runs"),
+        Option("max_missed", "M", "on resume, more than M missed: a warning, only the latest runs"),
         Option("deadline", "D", "ticks after its time by which a run should have finished"),
         Option("start_deadline", "N", "ticks after its time by which a run must have started"),
         Option("depends_on", "A,B", "jobs it waits for (a recurring one: run by run)"),

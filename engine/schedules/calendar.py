@@ -1,9 +1,10 @@
 """Calendar schedules: cron expressions in a time zone, plus daily/weekly/monthly sugar over them.
 
-Fire times come from cronsim, which follows Debian cron's rules at DST changes: a job at a fixed
-local time that falls in the spring-forward gap runs once when the clocks jump, a fixed-time job
-in the repeated fall-back hour runs once (first pass), and the other jobs (minute or hour field
-starting with ``*``) follow real time and run in both passes.
+Fire times come from cronsim. By default they follow Debian cron's rules at DST changes: a job
+at a fixed local time that falls in the spring-forward gap runs once when the clocks jump, a
+fixed-time job in the repeated fall-back hour runs once (first pass), and the other jobs (minute
+or hour field starting with ``*``) follow real time and run in both passes. A schedule can follow
+another system's rule instead (:class:`DstRule`, a job's ``dst:``).
 
 A :class:`CronSchedule` turns those fire times into engine ticks through its :class:`Clock`: a fire
 time between two ticks happens at the next tick (ceil), several fire times that round to the same
@@ -17,6 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone
+from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
@@ -55,6 +57,26 @@ _SECOND = timedelta(seconds=1)
 _DAY = timedelta(days=1)
 
 _AT = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+class DstRule(StrEnum):
+    """How a calendar schedule fires at DST changes: each system's rule, as ``cronlapse explain
+    dst`` lists them (docs/schedules.md, "Other schedulers at DST changes")."""
+
+    CRON = "cron"
+    """Debian cron's (cronsim's), the default: a fixed-time job keeps wall time (a time in the
+    gap runs at the jump, a repeated time once), any other follows real time."""
+    KUBERNETES = "kubernetes"
+    """robfig/cron v3's: every instant whose wall time matches fires, so a time in the gap is
+    skipped and a repeated time runs in both passes."""
+    NOMAD = "nomad"
+    """Nomad's ``periodic`` block: as Kubernetes."""
+    SYSTEMD = "systemd"
+    """systemd's ``OnCalendar=``: a time in the gap is skipped, a repeated time runs once, in
+    the first pass."""
+
+    def describe(self) -> str:
+        return f"{self.value}'s DST rule"
 
 
 class ScheduleError(ValueError):
@@ -172,7 +194,8 @@ def monthly(day: int | str, at: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CronSchedule:
-    """A cron expression (or nickname) read in ``clock``'s zone, firing at engine ticks.
+    """A cron expression (or nickname) read in ``clock``'s zone, firing at engine ticks, with
+    ``dst``'s behaviour at DST changes.
 
     Each query starts cronsim at the requested time, so it costs a handful of steps whatever
     the distance from the epoch; answers are remembered across schedules with the same
@@ -181,6 +204,7 @@ class CronSchedule:
 
     expression: str
     clock: Clock
+    dst: DstRule = DstRule.CRON
     cron: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -201,7 +225,7 @@ class CronSchedule:
             return
         yield first
         clock, previous = self.clock, first
-        for fire in _fire_times_after(self.cron, clock.zone, clock.to_datetime(first)):
+        for fire in _fire_times_after(self.cron, clock.zone, clock.to_datetime(first), self.dst):
             tick = clock.to_tick_ceil(fire)
             if tick > high:
                 return
@@ -225,7 +249,7 @@ class CronSchedule:
         if after is None:
             return 0
         zone = clock.zone
-        fires = _fire_times_after(self.cron, zone, after)
+        fires = _fire_times_after(self.cron, zone, after, self.dst)
         fire = next(fires, None)
         count, previous, model = 0, low - 1, None
         previous_day: date | None = None  # the first day is entered part-way: never a model
@@ -237,7 +261,7 @@ class CronSchedule:
                 last_tick = clock.to_tick_ceil(last)
                 if last_tick <= high and _steady(fire, last, zone):
                     count, previous, previous_day = count + model.fires, last_tick, day
-                    fires = _fire_times_after(self.cron, zone, last)
+                    fires = _fire_times_after(self.cron, zone, last, self.dst)
                     fire = next(fires, None)
                     continue
             first, last, walked = fire, fire, 0
@@ -257,7 +281,8 @@ class CronSchedule:
         return count
 
     def describe(self) -> str:
-        return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key})"
+        rule = "" if self.dst is DstRule.CRON else f", {self.dst.describe()}"
+        return f"cron {' '.join(self.expression.split())} ({self.clock.zone.key}{rule})"
 
 
 _DAY_WORTH_SKIPPING = 4
@@ -294,7 +319,7 @@ def _first_fire_tick(schedule: CronSchedule, tick: int) -> int | None:
     after = _before_tick(clock, tick)
     if after is None:
         return None
-    fire = next(_fire_times_after(schedule.cron, clock.zone, after), None)
+    fire = next(_fire_times_after(schedule.cron, clock.zone, after, schedule.dst), None)
     return None if fire is None else clock.to_tick_ceil(fire)
 
 
@@ -311,20 +336,35 @@ def _before_tick(clock: Clock, tick: int) -> datetime | None:
         return None
 
 
-def _fire_times_after(cron: str, zone: ZoneInfo, after: datetime) -> Iterator[datetime]:
+def _fire_times_after(
+    cron: str, zone: ZoneInfo, after: datetime, rule: DstRule
+) -> Iterator[datetime]:
     """The fire times of five-field ``cron`` in ``zone`` strictly after ``after``, increasing.
 
     Debian cron's rule picks the walk: a job whose minute and hour are both fixed (neither
-    starts with ``*``) keeps to local wall time, any other job follows real time. Ends when
-    cronsim finds nothing for 50 years or the search leaves years 1-9999.
+    starts with ``*``) keeps to local wall time, any other job follows real time. Kubernetes'
+    and Nomad's follow real time always; systemd's too, without a repeated wall time's second
+    pass. Ends when cronsim finds nothing for 50 years or the search leaves years 1-9999.
     """
     bound = after.astimezone(UTC)
     minute, hour = cron.split()[:2]
     fixed_time = not minute.startswith("*") and not hour.startswith("*")
     try:
-        yield from (_wall_clock_fires if fixed_time else _real_time_fires)(cron, zone, bound)
+        if rule is DstRule.CRON and fixed_time:
+            yield from _wall_clock_fires(cron, zone, bound)
+        elif rule is DstRule.SYSTEMD:
+            yield from (fire for fire in _real_time_fires(cron, zone, bound) if _first_pass(fire))
+        else:
+            yield from _real_time_fires(cron, zone, bound)
     except OverflowError:
         return
+
+
+def _first_pass(local: datetime) -> bool:
+    """Whether ``local`` (an instant in its zone) is not the second pass of a repeated wall
+    time: converting an instant sets ``fold`` 1 in the second pass, and only a repeated wall
+    time has another offset with ``fold`` 0."""
+    return local.fold == 0 or local.replace(fold=0).utcoffset() == local.utcoffset()
 
 
 def _wall_clock_fires(cron: str, zone: ZoneInfo, bound: datetime) -> Iterator[datetime]:

@@ -101,3 +101,14 @@ def test_a_schedule_that_ends_prints_what_there_is_and_says_why() -> None:
         "year 9999 (printed 0 of 5)"
     )
     assert run("0 0 1 1 *", "--from", "9999-06-01T00:00:00") == (0, [], [note])
+
+
+def test_dst_picks_another_systems_rule() -> None:
+    fold = ("30 2 * * *", "--tz", "Europe/Berlin", "--from", "2026-10-25T00:00:00", "-n", "2")
+    assert run(*fold, "--dst", "kubernetes")[1] == [
+        "2026-10-25T02:30:00+02:00",
+        "2026-10-25T02:30:00+01:00",
+    ]
+    gap = ("30 2 * * *", "--tz", "Europe/Berlin", "--from", "2026-03-29T00:00:00", "-n", "1")
+    assert run(*gap, "--dst", "systemd")[1] == ["2026-03-30T02:30:00+02:00"]
+    assert run(*gap)[1] == ["2026-03-29T03:00:00+02:00"]

@@ -43,7 +43,9 @@ def test_each_rule_starts_its_own_runs_after_the_outage() -> None:
     assert runs["Kubernetes CronJob"] == (90,)  # latest, within the 30-tick window
     assert runs["Airflow catchup=True"] == tuple(range(10, 91, 10))
     assert runs["Airflow catchup=False"] == (90,)
-    assert runs["Temporal catch-up window"] == (70, 80, 90)  # the job's window: 30 ticks
+    # the job's window, 30 ticks, lets 70, 80 and 90 through; Temporal's default overlap
+    # policy, Skip, starts 70 and skips the others, due while it is active
+    assert runs["Temporal catch-up window"] == (70,)
     assert runs["systemd Persistent=true"] == (90,)
     assert runs["systemd Persistent=false"] == ()
 
@@ -57,16 +59,19 @@ def test_the_window_option_stands_for_starting_deadline_and_catch_up_window() ->
 
 
 def test_max_missed_counts_within_the_window() -> None:
-    runs = started(FLEET.replace("catch_up_window: 30", "catch_up_window: 60"), "sync", 5, 95)
-    assert runs["this job, as configured"] == ()  # 6 missed within 60 ticks: more than 5
+    text = FLEET.replace("catch_up_window: 30", "catch_up_window: 60")
+    own = answer(text, "sync", 5, 95).answers[0]
+    assert own.too_many is not None  # 6 missed within 60 ticks: more than 5, a warning
+    assert own.started == (90,)  # and the latest runs all the same
 
 
-def test_kubernetes_starts_nothing_past_100_missed_and_says_so() -> None:
+def test_kubernetes_starts_the_latest_past_100_missed_and_warns() -> None:
     result = answer(FLEET, "plain", 5, 1015)
     kubernetes = next(a for a in result.answers if a.rule.name == "Kubernetes CronJob")
-    assert kubernetes.started == ()
+    assert kubernetes.started == (1010,)
     assert kubernetes.too_many is not None and kubernetes.too_many.limit == 100
-    assert "max_missed: 100: more than 100 runs were missed, so none of them runs" in render(result)
+    warning = "max_missed: 100: more than 100 runs were missed, so only the latest of them may run"
+    assert warning in render(result)
     assert len(result.missed) == 101
 
 
@@ -155,3 +160,43 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str) -> None
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+FORBID = """
+scenario: forbid
+clock: {until: 2000}
+workers: [w1, w2, w3, w4]
+jobs:
+  - {id: slow, every: 10, duration: 25, overlap: OVERLAP}
+"""
+
+
+def by_rule(text: str, job: str, start: int, end: int):
+    return {a.rule.name: a for a in answer(text, job, start, end).answers}
+
+
+def test_each_system_row_plays_that_systems_own_overlap_rule_not_the_jobs() -> None:
+    """A Forbid job's rule is its own: Airflow (max_active_runs 16) starts every missed run,
+    where the job's Forbid would have let only the first run."""
+    rows = by_rule(FORBID.replace("OVERLAP", "Forbid"), "slow", 5, 95)
+    assert rows["Airflow catchup=True"].started == tuple(range(10, 91, 10))
+    assert rows["Airflow catchup=True"].rule.overlap is not None
+    assert rows["Airflow catchup=True"].skipped == 0
+    assert rows["this job, as configured"].started == ()  # catch_up: skip, its own
+    temporal = rows["Temporal catch-up window"]  # Temporal's default overlap policy: Skip
+    assert (temporal.started, temporal.skipped) == ((10,), 8)
+    assert "overlap: Skip" in temporal.rule.settings()
+
+
+@pytest.mark.parametrize("overlap", ["Forbid", "BufferLatest"])
+def test_runs_the_jobs_overlap_rule_drops_are_skipped_not_started(overlap: str) -> None:
+    text = FORBID.replace("OVERLAP", overlap).replace(
+        "duration: 25,", "duration: 25, catch_up: all,"
+    )
+    rows = by_rule(text, "slow", 5, 95)
+    own = rows["this job, as configured"]
+    latest = (90,) if overlap == "BufferLatest" else ()
+    assert own.started == (10, *latest)  # a held run a newer one replaced never started
+    assert own.skipped == 9 - len(own.started)
+    shown = render(answer(text, "slow", 5, 95))
+    assert f"{own.skipped} skipped by overlap: {overlap}" in shown

@@ -53,9 +53,17 @@ def test_catch_up_within_its_window(catch_up, window, expected) -> None:
     assert ran(engine) == expected
 
 
-def test_more_missed_runs_than_max_missed_and_none_runs() -> None:
-    engine = paused_for_a_while(catch_up=CatchUp.LATEST, max_missed=5)
-    assert ran(engine) == [0]
+@pytest.mark.parametrize(
+    ("catch_up", "expected"),
+    [(CatchUp.LATEST, [0, 90]), (CatchUp.ALL, [0, 90]), (CatchUp.SKIP, [0])],
+)
+def test_more_missed_runs_than_max_missed_warn_and_only_the_latest_runs(
+    catch_up: CatchUp, expected: list[int]
+) -> None:
+    """Kubernetes' CronJob controller (v2) records TooManyMissedTimes and still creates the most
+    recent missed run (``mostRecentScheduleTime``); the old controller started none."""
+    engine = paused_for_a_while(catch_up=catch_up, max_missed=5)
+    assert ran(engine) == expected
     too_many = [e for e in engine.log if isinstance(e, ev.TooManyMissedRuns)]
     assert too_many == [ev.TooManyMissedRuns(95, "j", 6, 5)]  # counting stops at 6
 

@@ -3,9 +3,11 @@
 The question (Kubernetes #121594's cousins: "why did my CronJob not run after the controller was
 down?") is answered by the engine itself, never by a second model of the rules: the scenario is
 read again with one ``scheduler_down`` window, FROM..TO, in place of its own, and played once per
-rule with the job's ``catch_up``, ``catch_up_window`` and ``max_missed`` replaced by that rule's
-(docs/semantics.md, "Missed runs"). What each play has created of the job's missed runs once the
-scheduler is back is the answer, so it cannot drift from what ``cronlapse run`` does.
+rule with the job's ``catch_up``, ``catch_up_window``, ``max_missed`` and ``overlap`` replaced by
+that system's (docs/semantics.md, "Missed runs"): each system's row is that system's own rules,
+never the job's overlap rule with another system's catch-up. What each play has created of the
+job's missed runs once the scheduler is back is the answer, so it cannot drift from what
+``cronlapse run`` does; the missed runs the overlap rule dropped are counted apart, as skipped.
 
 Pure apart from the scenario loader: the caller gives the parsed scenario.
 """
@@ -19,21 +21,27 @@ from dataclasses import dataclass
 
 from engine.model import commands as cmd
 from engine.model import events as ev
-from engine.model.records import CatchUp, JobSpec
+from engine.model.event_log import EventLog
+from engine.model.job_rules import Overlap, OverlapRule
+from engine.model.records import CancelReason, CatchUp, JobSpec, OccurrenceState
 from engine.play.history import History
+from engine.query.views import OccurrenceRow
+from engine.rules.missed_runs import skip_through
 from engine.scenario import Scenario
 from engine.scenario.errors import Problems
 from engine.scenario.model import TimelineEntry
 from engine.scenario.validate import scenario_from_tree
 from engine.scenario.yaml_source import Mapping, Node, Scalar, Sequence
 from engine.schedules.clock import Clock
-from engine.schedules.kinds import Once, next_fire_times
+from engine.schedules.kinds import Once, Schedule, next_fire_times
 
 SHOWN = 10_000
 """Runs listed per rule at most: a catch-up of a year of minutes is counted "more than" this."""
 TEMPORAL_DEFAULT_WINDOW_SECONDS = 365 * 86_400
 """Temporal's default catch-up window: one year."""
 KUBERNETES_MAX_MISSED = 100
+AIRFLOW_MAX_ACTIVE_RUNS = 16
+"""Airflow's ``max_active_runs_per_dag`` default: a DAG's runs beyond it wait."""
 RULE_KEYS = ("catch_up", "catch_up_window", "max_missed")
 
 
@@ -43,12 +51,14 @@ class MissedQuestionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One system's missed-run rule, as the job's three keys."""
+    """One system's rules after an outage: its missed-run rule, as the job's three keys, and
+    its overlap rule (None: runs may overlap, Kubernetes' ``Allow``)."""
 
     name: str
     catch_up: CatchUp
     window: int | None
     max_missed: int | None
+    overlap: OverlapRule | None
 
     def settings(self) -> str:
         text = f"catch_up: {self.catch_up.value}"
@@ -56,7 +66,17 @@ class Rule:
             text += f", catch_up_window: {self.window}"
         if self.max_missed is not None:
             text += f", max_missed: {self.max_missed}"
-        return text
+        return f"{text}, {overlap_setting(self.overlap)}"
+
+
+def overlap_setting(rule: OverlapRule | None) -> str:
+    """The overlap rule as a job's keys say it."""
+    if rule is None:
+        return "overlap: Allow"
+    if rule.policy is Overlap.MAX_ACTIVE_RUNS:
+        return f"max_active: {rule.limit}"
+    limit = f", max_active: {rule.limit}" if rule.limit != 1 else ""
+    return f"overlap: {rule.policy.value}{limit}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +87,11 @@ class RuleAnswer:
     more: bool
     """Whether more than :data:`SHOWN` were created."""
     too_many: ev.TooManyMissedRuns | None
-    """Kubernetes' event, when the rule's limit refused every missed run."""
+    """Kubernetes' event, when more runs were missed than the rule's limit: only the latest
+    may run."""
+    skipped: int = 0
+    """Missed runs its catch-up let through that its overlap rule dropped: skipped at once, or
+    held and then replaced by a newer one (they never run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +116,18 @@ def rules(spec: JobSpec, window: int | None, tick_seconds: int) -> list[Rule]:
     own = window if window is not None else spec.catch_up_window
     year = -(-TEMPORAL_DEFAULT_WINDOW_SECONDS // tick_seconds)
     all_, latest, skip = CatchUp.ALL, CatchUp.LATEST, CatchUp.SKIP
+    airflow = OverlapRule(Overlap.MAX_ACTIVE_RUNS, AIRFLOW_MAX_ACTIVE_RUNS)
+    temporal = OverlapRule(Overlap.SKIP)  # Temporal's default overlap policy
+    systemd = OverlapRule(Overlap.FORBID)  # a unit still active is not started again
+    configured = spec.catch_up, spec.catch_up_window, spec.max_missed, spec.overlap
     return [
-        Rule("this job, as configured", spec.catch_up, spec.catch_up_window, spec.max_missed),
-        Rule("Kubernetes CronJob", latest, own, KUBERNETES_MAX_MISSED),
-        Rule("Airflow catchup=True", all_, None, None),
-        Rule("Airflow catchup=False", latest, None, None),
-        Rule("Temporal catch-up window", all_, own if own is not None else year, None),
-        Rule("systemd Persistent=true", latest, None, None),
-        Rule("systemd Persistent=false", skip, None, None),
+        Rule("this job, as configured", *configured),
+        Rule("Kubernetes CronJob", latest, own, KUBERNETES_MAX_MISSED, None),
+        Rule("Airflow catchup=True", all_, None, None, airflow),
+        Rule("Airflow catchup=False", latest, None, None, airflow),
+        Rule("Temporal catch-up window", all_, own if own is not None else year, None, temporal),
+        Rule("systemd Persistent=true", latest, None, None, systemd),
+        Rule("systemd Persistent=false", skip, None, None, systemd),
     ]
 
 
@@ -184,6 +212,10 @@ def _play(scenario: Scenario, job_id: str, rule: Rule, start: int, end: int) -> 
     history.seek(end - 1)
     job = history.engine.query.job(job_id)
     paused_through = None if job is None else job.paused_through
+    resume_range = None
+    if job is not None and paused_through is not None:  # what the catch-up rule skips
+        through = skip_through(end, EventLog(), job, job.spec.catch_up, paused_through)
+        resume_range = None if through is None else (paused_through, through)
     history.seek(end)
     if paused_through is None or not _held_back(history, job_id, start, end):
         raise MissedQuestionError(
@@ -193,15 +225,37 @@ def _play(scenario: Scenario, job_id: str, rule: Rule, start: int, end: int) -> 
     rows = history.engine.query.runs(
         job_id=job_id, since=paused_through + 1, until=end, limit=SHOWN
     )
-    too_many = next(
-        (
-            event
-            for event in history.events_at(end)
-            if isinstance(event, ev.TooManyMissedRuns) and event.job_id == job_id
-        ),
-        None,
-    )
-    return RuleAnswer(rule, tuple(row.scheduled for row in rows.items), rows.more, too_many)
+    events = [event for event in history.events_at(end) if getattr(event, "job_id", None) == job_id]
+    too_many = next((e for e in events if isinstance(e, ev.TooManyMissedRuns)), None)
+    started = tuple(row.scheduled for row in rows.items if not _let_go(row))
+    let_go = len(rows.items) - len(started)
+    schedule = history.engine.query.jobs()[job_id].spec.schedule
+    skipped = let_go + _overlap_skips(events, schedule, resume_range)
+    return RuleAnswer(rule, started, rows.more, too_many, skipped)
+
+
+def _let_go(row: OccurrenceRow) -> bool:
+    """Whether the run was held by its overlap rule and a newer run took its place before it
+    started (BufferLatest): it never runs, as Kubernetes never creates it."""
+    replaced = row.state is OccurrenceState.CANCELLED and row.cancel_reason is CancelReason.REPLACED
+    return replaced and row.cancel_cause == Overlap.BUFFER_LATEST.value
+
+
+def _overlap_skips(
+    events: list[ev.Event], schedule: Schedule, resume_range: tuple[int, int] | None
+) -> int:
+    """The runs the overlap rule skipped when the job resumed: each ``OccurrenceSkipped``, and
+    each ``OccurrencesSkipped`` range but ``resume_range``, the catch-up rule's own."""
+    count = 0
+    for event in events:
+        if isinstance(event, ev.OccurrenceSkipped):
+            count += 1
+        elif isinstance(event, ev.OccurrencesSkipped):
+            if (event.after, event.through) == resume_range:
+                resume_range = None  # the catch-up rule's: once
+                continue
+            count += sum(1 for _ in schedule.fire_ticks(event.after + 1, event.through))
+    return count
 
 
 def _held_back(history: History, job_id: str, start: int, end: int) -> bool:
@@ -222,7 +276,7 @@ def _with_rule(
     """The timeline with the job's definitions carrying ``rule``, and its modifications of the
     three keys left out (a resume's own ``catch_up`` is the user's command, and stays)."""
     keys = {"catch_up": rule.catch_up, "catch_up_window": rule.window}
-    keys["max_missed"] = rule.max_missed
+    keys |= {"max_missed": rule.max_missed, "overlap": rule.overlap}
     entries = []
     for entry in timeline:
         action = entry.action
@@ -256,7 +310,12 @@ def render(answer: MissedAnswer) -> str:
         if event is not None:
             lines.append(
                 f"  {'':<{width}}  max_missed: {event.limit}: more than {event.limit} runs were "
-                "missed, so none of them runs"
+                "missed, so only the latest of them may run"
+            )
+        if rule_answer.skipped:
+            lines.append(
+                f"  {'':<{width}}  and {rule_answer.skipped:,} skipped by "
+                f"{overlap_setting(rule.overlap)}: a run was still active"
             )
     return "\n".join(lines) + "\n"
 

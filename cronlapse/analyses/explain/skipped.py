@@ -65,8 +65,8 @@ def skipped(context: Context, job_id: str, scheduled: int) -> Line | None:
     if limit is not None:
         rows.append(
             line(
-                f"max_missed: {limit.limit}: more than {limit.limit} runs were missed, so none "
-                "of them runs",
+                f"max_missed: {limit.limit}: more than {limit.limit} runs were missed, so only "
+                "the latest of them may run",
                 tag=Tag.WARN,
             )
         )

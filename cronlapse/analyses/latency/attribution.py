@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from cronlapse.analyses.stats import percentile
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.records import PRIORITY_LEVELS, OccurrenceState
+from engine.model.records import PRIORITY_LEVELS, CancelReason, OccurrenceState
 
 S = OccurrenceState
 
@@ -257,13 +257,28 @@ def _waiting(job_id: str, scheduled: int, priority: int, ready: int | None, now:
 
 
 def _counts(engine: Engine) -> dict[str, int]:
-    """Runs failed for good, cancelled, skipped on resume, and waiting without a start."""
+    """Runs failed for good, cancelled, skipped, and waiting without a start.
+
+    Skipped are the runs that never ran because of a rule: those a resume or an overlap rule
+    skipped, and a held run a newer one took the place of (BufferLatest: Kubernetes never
+    creates it). Cancelled are the runs a user, a cascade, a deletion, a start deadline or
+    Replace (which takes an active run's place) ended."""
     counts = {"failed": 0, "cancelled": 0, "skipped": 0}
+    held: set[tuple[str, int]] = set()
     for kind, fields in engine.log.stored_since(0):
         if kind is ev.OccurrenceFailed:
             counts["failed"] += 1
+        elif kind is ev.OccurrenceHeld:
+            event = ev.OccurrenceHeld(*fields)
+            held.add((event.job_id, event.scheduled))
+        elif kind is ev.OccurrenceSkipped:
+            counts["skipped"] += 1
         elif kind is ev.OccurrenceCancelled:
-            counts["cancelled"] += 1
+            event = ev.OccurrenceCancelled(*fields)
+            let_go = (
+                event.reason is CancelReason.REPLACED and (event.job_id, event.scheduled) in held
+            )
+            counts["skipped" if let_go else "cancelled"] += 1
         elif kind is ev.BacklogCancelled:
             counts["cancelled"] += ev.BacklogCancelled(*fields).runs
         elif kind is ev.OccurrencesSkipped:
