@@ -15,7 +15,6 @@ from import_helpers import cronlapse
 from cronlapse.exports.fleet import write_fleet
 from cronlapse.importers.fleet import ImportOptions, InputFile, import_files
 from engine.scenario import Scenario, parse_scenario
-from engine.schedules.calendar import CronSchedule
 
 IMPORTS = Path(__file__).resolve().parents[2] / "scenarios" / "imports"
 BUNDLED = [
@@ -83,7 +82,7 @@ def test_each_format_imports_as_jobs_firing_at_the_same_times(tmp_path: Path, ki
 
 def _rescheduled(scenario: Scenario, job_id: str, cron: str) -> Scenario:
     jobs = tuple(
-        dataclasses.replace(spec, schedule=CronSchedule(cron, spec.schedule.clock))  # type: ignore[attr-defined]
+        dataclasses.replace(spec, schedule=dataclasses.replace(spec.schedule, expression=cron))  # type: ignore[type-var]
         if spec.job_id == job_id
         else spec
         for spec in scenario.jobs

@@ -236,7 +236,8 @@ def test_a_schedule_that_never_fires_is_left_out_and_said(
     source.write_text(text)
     status, out, err = cronlapse("import", kind, str(source), "-o", str(output))
     reason = reason.format(source=source)
-    assert (status, out) == (0, f"wrote {output}: {len(jobs)} jobs\n")
+    written = f"{len(jobs)} job" + ("" if len(jobs) == 1 else "s")
+    assert (status, out) == (0, f"wrote {output}: {written}\n")
     assert err == f"cronlapse import: not imported: {reason}\n"
     written = output.read_text()
     assert f"# Not imported: {reason}\n" in written
