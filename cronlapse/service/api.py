@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
 from cronlapse.service.auth import Token
-from cronlapse.service.codec import InputInvalid, request_problem
+from cronlapse.service.codec import Decoded, InputInvalid, request_problem
 from cronlapse.service.config import Config
 from cronlapse.service.delivery.channels import unknown_targets
 from cronlapse.service.executors import AttemptKey, Executors
@@ -42,10 +42,10 @@ from cronlapse.service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.openapi import openapi_document
 from cronlapse.service.reads import LiveReads, Reads
-from cronlapse.service.running import running_launches
+from cronlapse.service.running import RunningChanges, running_launches
 from cronlapse.service.store import JobFilter
 from engine.model import limits
-from engine.model.commands import Outcome, Result
+from engine.model.commands import Complete, Outcome, Result
 from engine.model.digits import is_digits
 from engine.model.problems import Problem
 from engine.model.records import PRIORITY_LEVELS
@@ -355,6 +355,7 @@ class Api(Routes):
         self.metrics = Metrics() if metrics is None else metrics
         self.executors: Executors | None = None
         self.inputs = Inputs(live)
+        self.changes = RunningChanges(live)
         self.reports: set[asyncio.Task] = set()
         """Executor reports on their way to the journal (kept so they are not collected)."""
         reads = LiveReads(live, self.metrics)
@@ -366,7 +367,8 @@ class Api(Routes):
         self.executors = executors = Executors(self._report)
         live.on_change = self._sync
         live.on_events.append(self.metrics)
-        self._sync()
+        live.on_events.append(self.changes)
+        executors.sync(running_launches(live))  # what runs at start: the one full scan
         ticking = asyncio.get_running_loop().create_task(self._tick())
         try:
             yield
@@ -376,6 +378,7 @@ class Api(Routes):
                 await ticking
             live.on_change = lambda: None
             live.on_events.remove(self.metrics)
+            live.on_events.remove(self.changes)
             await executors.close()
             await self.inputs.close()
             if live.background is not None:
@@ -392,12 +395,17 @@ class Api(Routes):
             await asyncio.sleep(CLOCK_INTERVAL)
 
     def _sync(self) -> None:
+        """After each input: start and stop the attempts it changed, and only those."""
         if self.executors is not None:
-            self.executors.sync(running_launches(self.live))
+            self.executors.update(self.changes.take())
 
     def _report(self, key: AttemptKey, ok: bool) -> None:
+        """An executor's end, journaled as ``complete``; its command is built here, from the
+        engine's own attempt, rather than read again from its arguments."""
         args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt, "ok": ok}
-        task = asyncio.get_running_loop().create_task(self.inputs.submit("complete", args))
+        decoded = Decoded(Complete(key.job_id, key.scheduled, key.attempt, ok), None)
+        submitted = self.inputs.submit("complete", args, decoded=decoded)
+        task = asyncio.get_running_loop().create_task(submitted)
         self.reports.add(task)
         task.add_done_callback(self.reports.discard)
 
