@@ -88,7 +88,16 @@ _JOB_FIELDS = {
     "payload": {"type": ["string", "null"]},
     "run": {"type": "string"},
     "catch_up": {"enum": [c.value for c in CatchUp]},
+    "paused": {"type": "boolean", "description": "paused: it starts no run until resumed"},
     "next_runs": {"type": "array", "items": {"type": "string"}},
+    "last_success": {
+        "type": ["string", "null"],
+        "description": "when the job's last run succeeded; null if none has",
+    },
+    "last_failure": {
+        "type": ["string", "null"],
+        "description": "when the job's last run failed for good; null if none has",
+    },
 }
 _ZONE = {
     "timezone": {
@@ -149,6 +158,32 @@ def _errors(*codes: int) -> dict:
 
 
 _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+_AFTER_RUN = {
+    "name": "after_run",
+    "in": "query",
+    "description": "true: while a run of the job runs, answer 202 and apply the change once no "
+    "run of it runs (a deletion pauses the job meanwhile) instead of answering 409",
+    "schema": {"type": "boolean"},
+}
+_KEPT = _json(
+    {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    "a run of the job is running: the change applies once it ends",
+)
+
+
+def _named(done: str, conflict: str) -> dict:
+    """A POST on a job without a body: pause, resume."""
+    return {
+        "post": {
+            "responses": {
+                "204": {"description": done},
+                **_errors(401, 404),
+                "409": _json({"$ref": "#/components/schemas/Error"}, conflict),
+            }
+        }
+    }
+
+
 _PAGING = [
     {"name": "cursor", "in": "query", "schema": {"type": "string"}},
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}},
@@ -238,15 +273,30 @@ def openapi_document() -> dict:
                     }
                 },
                 "put": {
+                    "parameters": [_AFTER_RUN],
                     "requestBody": _body("JobAmendment"),
                     "responses": {
                         "204": {"description": "amended"},
+                        "202": _KEPT,
                         **_errors(401, 404, 409, 413, 422),
                     },
                 },
                 "delete": {
-                    "responses": {"204": {"description": "deleted"}, **_errors(401, 404, 409)}
+                    "parameters": [_AFTER_RUN],
+                    "responses": {
+                        "204": {"description": "deleted"},
+                        "202": _KEPT,
+                        **_errors(401, 404, 409, 422),
+                    },
                 },
+            },
+            "/job/{id}/pause": {
+                "parameters": [_ID],
+                **_named("paused: no run starts until it is resumed", "already paused"),
+            },
+            "/job/{id}/resume": {
+                "parameters": [_ID],
+                **_named("resumed: missed runs follow its catch_up", "not paused"),
             },
             "/job/{id}/runs": {
                 "parameters": [_ID],
