@@ -47,7 +47,7 @@ from cronlapse.service.store import JobFilter
 from engine.model import limits
 from engine.model.commands import Complete, Outcome, Result
 from engine.model.digits import is_digits
-from engine.model.problems import Problem
+from engine.model.problems import Code, Problem
 from engine.model.records import PRIORITY_LEVELS
 from engine.query.status_words import STATUSES
 from engine.scenario.errors import did_you_mean
@@ -80,6 +80,9 @@ def answer(result: Result, created: dict | None = None) -> Response:
         return JSONResponse(created, status_code=201)
     if result.accepted:
         return Response(status_code=204)
+    if result.problem is not None and result.problem.code is Code.NOTHING_TO_CANCEL:
+        # The engine's NOT_FOUND names a run; a 404 here would say the job does not exist.
+        return error(409, result.message)
     if result.outcome is Outcome.INVALID:
         # The problem names the request's field (codec.with_field), or none: the body's.
         problem = result.problem or request_problem("", result.message)

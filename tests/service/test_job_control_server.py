@@ -99,3 +99,17 @@ def test_last_success_and_failure_in_the_job_and_the_metrics(make_server) -> Non
         metrics = client.get("/metrics").text
         assert 'cronlapse_job_last_success_timestamp_seconds{job="good"} ' in metrics
         assert 'cronlapse_job_last_failure_timestamp_seconds{job="bad"} ' in metrics
+
+
+def test_cancel_next_on_a_job_with_no_next_run_is_a_conflict_not_a_missing_job(
+    make_server,
+) -> None:
+    """404 says the job does not exist (the document's word); a job that exists but has no run
+    to cancel is in a state that refuses the change: 409."""
+    server: Server = make_server(config="workers: 1\n")
+    with server.client() as client:
+        client.post("/job", json={"id": "once"})
+        wait_until(lambda: status(client, "once") == "succeeded", "the one run")
+        answer = client.put("/job/once", json={"cancel_next": True})
+        assert answer.status_code == 409, answer.text
+        assert client.put("/job/missing", json={"cancel_next": True}).status_code == 404
