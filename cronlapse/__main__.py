@@ -2,6 +2,6 @@
 
 import sys
 
-from cronlapse.cli.main import main
+from cronlapse.cli.entry import main
 
 sys.exit(main())

@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
 from cronlapse.service.auth import Token
-from cronlapse.service.codec import InputInvalid, request_problem
+from cronlapse.service.codec import AFTER_RUN, KEPT, Decoded, InputInvalid, request_problem
 from cronlapse.service.config import Config
 from cronlapse.service.delivery.channels import unknown_targets
 from cronlapse.service.executors import AttemptKey, Executors
@@ -42,12 +42,12 @@ from cronlapse.service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.openapi import openapi_document
 from cronlapse.service.reads import LiveReads, Reads
-from cronlapse.service.running import running_launches
+from cronlapse.service.running import RunningChanges, running_launches
 from cronlapse.service.store import JobFilter
 from engine.model import limits
-from engine.model.commands import Outcome, Result
+from engine.model.commands import Complete, Outcome, Result
 from engine.model.digits import is_digits
-from engine.model.problems import Problem
+from engine.model.problems import Code, Problem
 from engine.model.records import PRIORITY_LEVELS
 from engine.query.status_words import STATUSES
 from engine.scenario.errors import did_you_mean
@@ -80,6 +80,9 @@ def answer(result: Result, created: dict | None = None) -> Response:
         return JSONResponse(created, status_code=201)
     if result.accepted:
         return Response(status_code=204)
+    if result.problem is not None and result.problem.code is Code.NOTHING_TO_CANCEL:
+        # The engine's NOT_FOUND names a run; a 404 here would say the job does not exist.
+        return error(409, result.message)
     if result.outcome is Outcome.INVALID:
         # The problem names the request's field (codec.with_field), or none: the body's.
         problem = result.problem or request_problem("", result.message)
@@ -124,6 +127,8 @@ class Routes:
             Route("/job/{id}", guard(self.amend), methods=["PUT"]),
             Route("/job/{id}", guard(self.delete), methods=["DELETE"]),
             Route("/job/{id}/runs", guard(self.runs), methods=["GET"]),
+            Route("/job/{id}/pause", guard(self.pause), methods=["POST"]),
+            Route("/job/{id}/resume", guard(self.resume), methods=["POST"]),
             Route("/workers", guard(self.workers), methods=["GET"]),
             Route(
                 "/metrics",
@@ -257,9 +262,16 @@ class Routes:
         unknown = await self.unknown_job(job_id)
         if unknown is not None:
             return unknown
+        after_run = _after_run(request)
+        if isinstance(after_run, Response):
+            return after_run
         body = await self.read_body(request)
         if isinstance(body, Response):
             return body
+        journal_keys = [key for key in (AFTER_RUN, KEPT) if key in body]
+        if journal_keys:
+            message = f"unknown key: give ?{AFTER_RUN}=true in the URL to wait for a run's end"
+            return error(422, "invalid request body", [request_problem(journal_keys[0], message)])
         if "job" in body or "id" in body:
             key = "job" if "job" in body else "id"
             return error(
@@ -272,14 +284,15 @@ class Routes:
             if len(body) > 1:
                 message = "cancel_next goes alone: amend the job in another request"
                 return error(422, "invalid request body", [request_problem("cancel_next", message)])
-            return await self.submit("cancel", {"job": job_id})
+            return await self.change("cancel", {"job": job_id}, after_run)
         if not body:
             message = "expected at least one change, or cancel_next"
             return error(422, "invalid request body", [request_problem("", message)])
         refused = self.unknown_run(body)
         if refused is not None:
             return refused
-        return await self.submit("modify", {"job": job_id, **await self._zoned(job_id, body)})
+        args = {"job": job_id, **await self._zoned(job_id, body)}
+        return await self.change("modify", args, after_run)
 
     async def _zoned(self, job_id: str, body: dict) -> dict:
         """A new schedule that names no zone keeps the job's: the zone is added here, so the
@@ -292,7 +305,44 @@ class Routes:
 
     async def delete(self, request: Request) -> Response:
         job_id = request.path_params["id"]
-        return await self.unknown_job(job_id) or await self.submit("delete", {"job": job_id})
+        unknown = await self.unknown_job(job_id)
+        if unknown is not None:
+            return unknown
+        after_run = _after_run(request)
+        if isinstance(after_run, Response):
+            return after_run
+        return await self.change("delete", {"job": job_id}, after_run)
+
+    async def change(self, verb: str, args: dict, after_run: bool) -> Response:
+        """A change of a job: at once, or with ``after_run`` while a run of the job is running,
+        ``202`` and kept until no run of it runs. A deletion so kept pauses the job first, so
+        that no other run starts before it applies."""
+        job_id = args["job"]
+        job = await self.checks.job(job_id) if after_run else None
+        if job is None or job["status"] != "running":
+            return await self.submit(verb, args)
+        if verb == "delete" and not job["paused"]:
+            paused = await self.submit("pause", {"job": job_id})
+            if paused.status_code == 404:
+                return paused
+        kept = await self.submit(verb, {**args, AFTER_RUN: True})
+        if kept.status_code != 204:
+            return kept
+        message = f"a run of {job_id} is running: {_ONCE_IT_ENDS[verb]} once it ends"
+        return JSONResponse({"message": message}, status_code=202)
+
+    async def pause(self, request: Request) -> Response:
+        """Start no more runs of the job until it is resumed (a running one goes on)."""
+        return await self._named("pause", request)
+
+    async def resume(self, request: Request) -> Response:
+        """Start the job's runs again; those that fell due meanwhile follow its ``catch_up``."""
+        return await self._named("resume", request)
+
+    async def _named(self, verb: str, request: Request) -> Response:
+        """An input naming the job alone (a body, which it takes none of, is not read)."""
+        job_id = request.path_params["id"]
+        return await self.unknown_job(job_id) or await self.submit(verb, {"job": job_id})
 
     async def list_jobs(self, request: Request) -> Response:
         query = request.query_params
@@ -355,6 +405,9 @@ class Api(Routes):
         self.metrics = Metrics() if metrics is None else metrics
         self.executors: Executors | None = None
         self.inputs = Inputs(live)
+        self.changes = RunningChanges(live)
+        self.applying: set[str] = set()
+        """Jobs whose first kept change is on its way to the journal."""
         self.reports: set[asyncio.Task] = set()
         """Executor reports on their way to the journal (kept so they are not collected)."""
         reads = LiveReads(live, self.metrics)
@@ -366,7 +419,9 @@ class Api(Routes):
         self.executors = executors = Executors(self._report, live.service)
         live.on_change = self._sync
         live.on_events.append(self.metrics)
-        self._sync()
+        live.on_events.append(self.changes)
+        executors.sync(running_launches(live))  # what runs at start: the one full scan
+        self._apply_kept()  # a run that ended just before a stop
         ticking = asyncio.get_running_loop().create_task(self._tick())
         try:
             yield
@@ -376,6 +431,7 @@ class Api(Routes):
                 await ticking
             live.on_change = lambda: None
             live.on_events.remove(self.metrics)
+            live.on_events.remove(self.changes)
             await executors.close()
             await self.inputs.close()
             if live.background is not None:
@@ -392,12 +448,48 @@ class Api(Routes):
             await asyncio.sleep(CLOCK_INTERVAL)
 
     def _sync(self) -> None:
+        """After each input: start and stop the attempts it changed, and only those; apply the
+        changes kept for a run's end whose run has ended."""
         if self.executors is not None:
-            self.executors.sync(running_launches(self.live))
+            self.executors.update(self.changes.take())
+            self._apply_kept()
+
+    def _apply_kept(self) -> None:
+        """Submit each job's first kept change once no run of the job runs, one at a time per
+        job: its row takes it off the list (journaled, so a restart does the same)."""
+        if not self.live.state.kept:
+            return
+        for verb, args in self.live.kept_due():
+            job_id = str(args["job"])
+            if job_id not in self.applying:
+                self.applying.add(job_id)
+                task = asyncio.get_running_loop().create_task(self._submit_kept(verb, args))
+                self.reports.add(task)
+                task.add_done_callback(self.reports.discard)
+
+    async def _submit_kept(self, verb: str, args: dict) -> None:
+        job_id = str(args["job"])
+        try:
+            await self.inputs.submit(verb, args)
+        except InputInvalid as invalid:
+            # Read when it was asked, it no longer reads now (a time since passed): it is
+            # dropped, and said so; nothing journaled it, so a restart tries it once more.
+            log.warning("the change kept for %s no longer applies: %s", job_id, invalid)
+            self.live.drop_first_kept(job_id)
+        except Exception:  # a failed journal write: the next input tries it again
+            log.exception("applying the change kept for %s failed", job_id)
+            self.applying.discard(job_id)
+            return
+        self.applying.discard(job_id)
+        self._apply_kept()  # the job's next kept change, if any (this one's row ran _sync early)
 
     def _report(self, key: AttemptKey, ok: bool) -> None:
+        """An executor's end, journaled as ``complete``; its command is built here, from the
+        engine's own attempt, rather than read again from its arguments."""
         args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt, "ok": ok}
-        task = asyncio.get_running_loop().create_task(self.inputs.submit("complete", args))
+        decoded = Decoded(Complete(key.job_id, key.scheduled, key.attempt, ok), None)
+        submitted = self.inputs.submit("complete", args, decoded=decoded)
+        task = asyncio.get_running_loop().create_task(submitted)
         self.reports.add(task)
         task.add_done_callback(self.reports.discard)
 
@@ -413,6 +505,22 @@ class TooLarge(Exception):
 
 
 _PAGING = ("cursor", "limit")
+
+
+_ONCE_IT_ENDS = {
+    "delete": "the job is deleted",
+    "modify": "the change applies",
+    "cancel": "its next run is cancelled",
+}
+
+
+def _after_run(request: Request) -> bool | Response:
+    """``?after_run=true`` (or ``false``, the default): wait for the job's running run."""
+    given = request.query_params.get(AFTER_RUN, "false")
+    if given not in ("true", "false"):
+        problem = request_problem(AFTER_RUN, "expected true or false")
+        return error(422, "invalid query", [problem])
+    return given == "true"
 
 
 def _unknown_parameters(query, known: tuple[str, ...]) -> list[Problem]:

@@ -52,7 +52,26 @@ CLOCK = "clock"
 """The verb of a clock reading: time moved to the row's tick (no arguments)."""
 DOWNTIME = "downtime"
 """The verb of a restart after downtime: ``{"since": tick}`` (see :mod:`cronlapse.service.live`)."""
-LIVE_VERBS = ("schedule", "modify", "cancel", "delete", "complete", "register", "drain")
+AFTER_RUN = "after_run"
+"""A journal key of ``modify``, ``cancel`` and ``delete`` (``?after_run=true`` in the API): while
+a run of the job is running, the change is kept (in the service's state, not the engine's) and
+applied once no run of it runs, as its own row with :data:`KEPT`."""
+KEPT = "kept"
+"""A journal key: this row applies the job's first kept change, which it then no longer keeps
+(unless the engine refuses it because a run of the job is running again: it stays first)."""
+KEEPABLE = ("modify", "cancel", "delete")
+"""The verbs whose change can wait for the job's running run to end."""
+LIVE_VERBS = (
+    "schedule",
+    "modify",
+    "cancel",
+    "delete",
+    "pause",
+    "resume",
+    "complete",
+    "register",
+    "drain",
+)
 """The vocabulary's verbs the service journals."""
 DELIVERY = "delivery"
 """The verb of a delivery try's end: the notification's key as ``job``, ``scheduled``,
@@ -152,13 +171,40 @@ class Decoded:
 
     command: Command | None
     run: str | None
+    after_run: bool = False
+    """Not applied now: kept until no run of the job is running (see :data:`AFTER_RUN`)."""
+    kept: bool = False
+    """A change kept so, applied now: the job's first kept change (see :data:`KEPT`)."""
 
 
 def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -> Decoded:
     """The command ``args`` give ``verb`` at ``tick``; :class:`InputInvalid` lists every problem."""
     if verb == DELIVERY:
         return _read_delivery(args)
+    if verb in KEEPABLE and (AFTER_RUN in args or KEPT in args):
+        return _read_kept(verb, args, tick, clock)
+    return _read_command(verb, dict(args), tick, clock)
+
+
+def _read_kept(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -> Decoded:
+    """A change kept until the job's run ends (``after_run``), or such a change applied now
+    (``kept``): read in full either way, so a change that cannot apply is refused when asked."""
     fields = dict(args)
+    flags = {key: fields.pop(key) for key in (AFTER_RUN, KEPT) if key in fields}
+    problems = [
+        request_problem(key, "expected true") for key, value in flags.items() if value is not True
+    ]
+    if len(flags) > 1:
+        problems.append(request_problem(KEPT, f"goes without {AFTER_RUN}"))
+    if problems:
+        raise InputInvalid(problems)
+    decoded = _read_command(verb, fields, tick, clock)
+    if AFTER_RUN in flags:
+        return Decoded(None, None, after_run=True)
+    return Decoded(decoded.command, decoded.run, kept=True)
+
+
+def _read_command(verb: str, fields: dict[str, object], tick: int, clock: Clock) -> Decoded:
     problems: list[Problem] = []
     run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
     if verb in ("schedule", "modify"):

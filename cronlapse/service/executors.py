@@ -101,6 +101,19 @@ class Executors:
             if key not in self.tasks and key not in self.reported:
                 self.tasks[key] = asyncio.get_running_loop().create_task(self._run(launch))
 
+    def update(self, changed: dict[AttemptKey, Launch | None]) -> None:
+        """Attempts an input may have changed (:class:`~cronlapse.service.running.RunningChanges`):
+        start each that runs (its launch) without a task; cancel each that no longer runs
+        (None). The others are left as they are, so an input costs what it changed."""
+        for key, launch in changed.items():
+            if launch is None:
+                task = self.tasks.pop(key, None)
+                if task is not None:
+                    task.cancel()
+                self.reported.discard(key)
+            elif key not in self.tasks and key not in self.reported:
+                self.tasks[key] = asyncio.get_running_loop().create_task(self._run(launch))
+
     async def close(self) -> None:
         """Stop every attempt: SIGTERM to each argv executor's process group, SIGKILL to what
         remains of the groups once their leaders have exited or :data:`STOP_GRACE` seconds

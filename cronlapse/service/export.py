@@ -17,6 +17,9 @@ scheduled at the start tick; the rows after it, up to ``--to``, become the timel
   ``down``, ``up`` (a restart's lost attempts, worker processes): the row's arguments as they
   are (they are a scenario's already, see cronlapse.service.codec), without the service's own
   ``run`` key (a ``modify`` that only changes ``run`` is left out);
+- ``pause``, ``resume``: as they are;
+- a change asked ``after_run``: nothing (it changed nothing then); the ``kept`` row that applied
+  it later is its command, without that key;
 - ``clock``: nothing (a scenario's time moves by itself);
 - ``downtime``: a ``pause`` of each job the restart paused, then a ``resume`` of each.
 
@@ -31,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.codec import CLOCK, DOWNTIME, RUN_KEY
+from cronlapse.service.codec import AFTER_RUN, CLOCK, DOWNTIME, KEPT, RUN_KEY
 from cronlapse.service.journal_replay import (
     JournalReplay,
     UnknownInput,
@@ -268,7 +271,9 @@ class _Writer:
             for job_id in pausable:
                 self._entry(row.tick, "resume", {"job": job_id}, "ok")
             return
-        args = {key: value for key, value in row.args.items() if key != RUN_KEY}
+        if AFTER_RUN in row.args:  # kept by the service for a run's end: its own row applies it
+            return
+        args = {key: value for key, value in row.args.items() if key not in (RUN_KEY, KEPT)}
         if row.verb == "modify" and set(args) == {"job"}:
             return
         if row.verb == "modify" and "timezone" not in args and args.keys() & set(SCHEDULE_KEYS):

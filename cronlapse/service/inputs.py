@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from cronlapse.service.codec import CLOCK
+from cronlapse.service.codec import CLOCK, Decoded
 from cronlapse.service.live import LiveService
 from cronlapse.service.write_path import Answer, Input, write_batch
 from engine.model.commands import Result
@@ -37,11 +37,14 @@ class Inputs:
         self.waiting: list[_Waiting] = []
         self.draining: asyncio.Task | None = None
 
-    async def submit(self, verb: str, args: dict, inbox: int | None = None) -> Result:
+    async def submit(
+        self, verb: str, args: dict, inbox: int | None = None, decoded: Decoded | None = None
+    ) -> Result:
         """The engine's answer once the input is committed and applied; raises InputInvalid.
-        ``inbox``: the inbox row it came from, whose answer is journaled with it."""
+        ``inbox``: the inbox row it came from, whose answer is journaled with it; ``decoded``:
+        what it does, when the server built it (see :class:`Input`)."""
         loop = asyncio.get_running_loop()
-        waiting = _Waiting(Input(verb, args, inbox), loop.create_future())
+        waiting = _Waiting(Input(verb, args, inbox, decoded), loop.create_future())
         self.waiting.append(waiting)
         if self.draining is None:
             self.draining = loop.create_task(self._drain())

@@ -33,11 +33,19 @@ import logging
 import os
 import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
 
 from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
-from cronlapse.service.codec import CLOCK, DOWNTIME, Decoded, read_input, with_field
+from cronlapse.service.codec import (
+    AFTER_RUN,
+    CLOCK,
+    DOWNTIME,
+    KEPT,
+    Decoded,
+    read_input,
+    with_field,
+)
 from cronlapse.service.config import Config
 from cronlapse.service.store import (
     PHASE,
@@ -108,6 +116,25 @@ class LiveState:
     """Job ids in submission order: a cursor is a position in it."""
     recent: dict[str, dict[int, None]] = field(default_factory=dict)
     """Each job's recently touched runs (scheduled ticks), oldest first."""
+    last_success: dict[str, int] = field(default_factory=dict)
+    """The tick each job's last run succeeded at, for alerting (``GET /job/{id}``,
+    ``/metrics``): read from the engine's events, so it outlives the runs it names."""
+    last_failure: dict[str, int] = field(default_factory=dict)
+    """The tick each job's last run failed for good at (retries exhausted, or none)."""
+    kept: dict[str, list[tuple[str, dict]]] = field(default_factory=dict)
+    """Each job's changes asked for ``after_run`` while a run of it ran, in order: each verb
+    and its arguments, applied one by one once no run of the job runs (by the server, as rows
+    of their own: :data:`~cronlapse.service.codec.KEPT`)."""
+
+    def __setstate__(self, saved: dict) -> None:
+        """A snapshot written before a field existed (an older cronlapse) gets the field's
+        default, rather than failing on its first read."""
+        missing = {
+            item.name: item.default_factory()
+            for item in fields(self)
+            if item.name not in saved and item.default_factory is not MISSING
+        }
+        self.__dict__.update(missing | saved)
 
     @property
     def engine(self) -> Engine:
@@ -125,6 +152,13 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _refused_while_running(result: Result) -> bool:
+    """The engine refused a change because a run of the job is running (again): a kept change
+    then stays kept, first, until that run ends too."""
+    problem = result.problem
+    return problem is not None and problem.code is Code.ATTEMPT_RUNNING
 
 
 def is_local_slot(worker_id: str) -> bool:
@@ -384,6 +418,10 @@ class LiveService:
             result = _OK
         elif verb == DOWNTIME:
             result = self._downtime(int(args["since"]), tick)
+        elif decoded is not None and decoded.after_run:
+            driver.reach(tick, PHASE)
+            self._keep(verb, args)
+            result = _OK
         else:
             assert decoded is not None
             if decoded.command is None:
@@ -397,6 +435,8 @@ class LiveService:
                 result = self._retired(with_field(decoded.command, args, result), args)
             if result.accepted:
                 self._record(verb, args, decoded)
+            if decoded.kept and not _refused_while_running(result):
+                self.drop_first_kept(str(args["job"]))
         self._consume_events()
         return result
 
@@ -415,6 +455,28 @@ class LiveService:
             "history; choose another id"
         )
         return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "id")
+
+    def _keep(self, verb: str, args: dict) -> None:
+        change = {key: value for key, value in args.items() if key != AFTER_RUN}
+        self.state.kept.setdefault(str(args["job"]), []).append((verb, change))
+
+    def drop_first_kept(self, job_id: str) -> None:
+        """The job's first kept change is applied (or can never be)."""
+        changes = self.state.kept.get(job_id)
+        if changes:
+            del changes[0]
+        if not changes:
+            self.state.kept.pop(job_id, None)
+
+    def kept_due(self) -> list[tuple[str, dict]]:
+        """The first kept change of each job that has one and no running run: each verb and
+        its arguments as the row that applies it holds them."""
+        query = self.engine.query
+        return [
+            (changes[0][0], {**changes[0][1], KEPT: True})
+            for job_id, changes in self.state.kept.items()
+            if query.job_word(job_id) != "running"
+        ]
 
     def play_through(self, tick: int) -> None:
         """Play the engine through ``tick`` without an input (a clock reading not journaled: a
@@ -459,6 +521,10 @@ class LiveService:
             elif isinstance(event, ev.NotificationDelivered | ev.NotificationDeadLettered):
                 pending.pop(event.key, None)
             elif isinstance(event, ev.OccurrenceEvent):
+                if isinstance(event, ev.AttemptSucceeded):
+                    self.state.last_success[event.job_id] = event.tick
+                elif isinstance(event, ev.OccurrenceFailed):
+                    self.state.last_failure[event.job_id] = event.tick
                 runs = recent.setdefault(event.job_id, {})
                 runs.pop(event.scheduled, None)
                 runs[event.scheduled] = None

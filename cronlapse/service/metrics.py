@@ -26,12 +26,17 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.records import OccurrenceState, WorkerState
 
 log = logging.getLogger("cronlapse.serve")
+
+if TYPE_CHECKING:
+    from cronlapse.service.live import LiveState
+
 LAG_BUCKETS = (0.0, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0, 3600.0)
 """Upper bounds (seconds) of the dispatch lag's buckets; +Inf is added."""
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -93,8 +98,9 @@ class Metrics:
             if seconds <= bound:
                 self.lag_buckets[index] += 1
 
-    def text(self, engine: Engine) -> str:
-        """Every metric in the text exposition format."""
+    def text(self, engine: Engine, state: LiveState | None = None) -> str:
+        """Every metric in the text exposition format; ``state`` (the live service's) adds each
+        job's last success and failure."""
         out = _Exposition()
         out.family("cronlapse_runs_total", "counter", "Runs that ended, by outcome.")
         for outcome in ("succeeded", "failed", "cancelled"):
@@ -112,6 +118,8 @@ class Metrics:
         self._gauges(out, engine)
         out.family("cronlapse_dead_letters", "gauge", "Inputs set aside as dead letters.")
         out.sample("cronlapse_dead_letters", self._dead_letters())
+        if state is not None:
+            _last_times(out, state)
         name = "cronlapse_dispatch_lag_seconds"
         out.family(name, "histogram", "Seconds from a run's scheduled time to its first start.")
         for bound, count in zip(LAG_BUCKETS, self.lag_buckets, strict=True):
@@ -145,6 +153,24 @@ class Metrics:
             out.sample("cronlapse_workers", states[state], state=state.value.lower())
         out.family("cronlapse_tick", "gauge", "The engine's tick (Unix seconds).")
         out.sample("cronlapse_tick", engine.now)
+
+
+LAST_TIMES = (
+    ("cronlapse_job_last_success_timestamp_seconds", "succeeded", "last_success"),
+    ("cronlapse_job_last_failure_timestamp_seconds", "failed for good", "last_failure"),
+)
+
+
+def _last_times(out: _Exposition, state: LiveState) -> None:
+    """When each job's last run succeeded, and failed: for an alert such as
+    ``time() - cronlapse_job_last_success_timestamp_seconds > 3600``. Jobs without such a run,
+    and deleted ones, have no sample."""
+    jobs = state.engine.query.jobs()
+    for name, ended, attribute in LAST_TIMES:
+        out.family(name, "gauge", f"When each job's last run {ended} (Unix seconds).")
+        for job_id, tick in sorted(getattr(state, attribute).items()):
+            if not jobs[job_id].deleted:
+                out.sample(name, tick, job=job_id)
 
 
 class _Exposition:

@@ -7,10 +7,23 @@ schema lists the keys and their JSON types, and a 422 names the field and the ru
 
 from __future__ import annotations
 
+from engine.model import limits
 from engine.model.records import CatchUp, Channel, NotifyOn
 from engine.query.status_words import STATUSES
+from engine.scenario.schema import MAX_TICK
 
-_PRIORITY = {"anyOf": [{"enum": ["high", "medium", "low"]}, {"type": "integer"}]}
+
+def _limited(limit: limits.Limit) -> dict:
+    """A whole number within one of the engine's limits."""
+    return {"type": "integer", "minimum": limit.low, "maximum": limit.high}
+
+
+_PRIORITY = {
+    "anyOf": [
+        {"enum": ["high", "medium", "low"]},
+        {"type": "integer", "minimum": limits.PRIORITY.low, "maximum": limits.PRIORITY.high},
+    ]
+}
 _TIME = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
 _SUBSCRIPTION = {
     "type": "object",
@@ -23,7 +36,7 @@ _SUBSCRIPTION = {
 }
 _SETTINGS = {
     "at": _TIME,
-    "every": {"type": "integer", "minimum": 1},
+    "every": {"type": "integer", "minimum": 1, "maximum": MAX_TICK},
     "first": _TIME,
     "daily": {"type": "string"},
     "weekly": {"anyOf": [{"type": "string"}, {"type": "object"}]},
@@ -31,9 +44,9 @@ _SETTINGS = {
     "cron": {"type": "string"},
     "timezone": {"type": "string"},
     "priority": _PRIORITY,
-    "max_retries": {"type": "integer", "minimum": 0},
-    "max_attempts": {"type": "integer", "minimum": 1},
-    "timeout": {"type": ["integer", "null"], "minimum": 1},
+    "max_retries": _limited(limits.RETRIES),
+    "max_attempts": _limited(limits.ATTEMPTS),
+    "timeout": {"anyOf": [{"type": "null"}, _limited(limits.TIMEOUT)]},
     "payload": {"type": "string"},
     "catch_up": {"enum": [c.value for c in CatchUp]},
     "run": {"type": "string", "description": "an executor named in the server's config"},
@@ -49,10 +62,27 @@ JOB_INPUT = {
     },
     "additionalProperties": False,
 }
+JOB_INPUT["examples"] = [
+    {"id": "nightly", "daily": "02:00", "timezone": "Europe/Paris", "priority": "high"},
+    {"every": 3600, "first": "+600", "max_retries": 2, "payload": "p"},
+]
 JOB_AMENDMENT = {
-    "type": "object",
-    "properties": {**_SETTINGS, "cancel_next": {"type": "boolean"}},
-    "additionalProperties": False,
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": _SETTINGS,
+            "minProperties": 1,
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "description": "cancel the job's next run; alone",
+            "properties": {"cancel_next": {"const": True}},
+            "required": ["cancel_next"],
+            "additionalProperties": False,
+        },
+    ],
+    "examples": [{"priority": "low", "max_retries": 1}, {"cancel_next": True}],
 }
 _ATTEMPT = {
     "type": "object",
@@ -88,7 +118,16 @@ _JOB_FIELDS = {
     "payload": {"type": ["string", "null"]},
     "run": {"type": "string"},
     "catch_up": {"enum": [c.value for c in CatchUp]},
+    "paused": {"type": "boolean", "description": "paused: it starts no run until resumed"},
     "next_runs": {"type": "array", "items": {"type": "string"}},
+    "last_success": {
+        "type": ["string", "null"],
+        "description": "when the job's last run succeeded; null if none has",
+    },
+    "last_failure": {
+        "type": ["string", "null"],
+        "description": "when the job's last run failed for good; null if none has",
+    },
 }
 _ZONE = {
     "timezone": {
@@ -148,9 +187,46 @@ def _errors(*codes: int) -> dict:
     return {str(code): _json({"$ref": "#/components/schemas/Error"}, words[code]) for code in codes}
 
 
-_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+_ID = {
+    "name": "id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string"},
+    "example": "nightly",
+}
+_AFTER_RUN = {
+    "name": "after_run",
+    "in": "query",
+    "description": "true: while a run of the job runs, answer 202 and apply the change once no "
+    "run of it runs (a deletion pauses the job meanwhile) instead of answering 409",
+    "schema": {"type": "boolean"},
+}
+_KEPT = _json(
+    {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    "a run of the job is running: the change applies once it ends",
+)
+
+
+def _named(done: str, conflict: str) -> dict:
+    """A POST on a job without a body: pause, resume."""
+    return {
+        "post": {
+            "responses": {
+                "204": {"description": done},
+                **_errors(401, 404),
+                "409": _json({"$ref": "#/components/schemas/Error"}, conflict),
+            }
+        }
+    }
+
+
 _PAGING = [
-    {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+    {
+        "name": "cursor",
+        "in": "query",
+        "description": "the next value of a previous page",
+        "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"},
+    },
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}},
 ]
 
@@ -217,8 +293,12 @@ def openapi_document() -> dict:
                 "get": {
                     "parameters": [
                         {"name": "status", "in": "query", "schema": {"enum": list(STATUSES)}},
-                        {"name": "priority", "in": "query", "schema": {"type": "string"}},
-                        {"name": "run", "in": "query", "schema": {"type": "string"}},
+                        {"name": "priority", "in": "query", "schema": _PRIORITY},
+                        {
+                            "name": "run",
+                            "in": "query",
+                            "schema": {"type": "string", "pattern": "^[^\\u0000]*$"},
+                        },
                         *_PAGING,
                     ],
                     "responses": {
@@ -238,15 +318,30 @@ def openapi_document() -> dict:
                     }
                 },
                 "put": {
+                    "parameters": [_AFTER_RUN],
                     "requestBody": _body("JobAmendment"),
                     "responses": {
                         "204": {"description": "amended"},
+                        "202": _KEPT,
                         **_errors(401, 404, 409, 413, 422),
                     },
                 },
                 "delete": {
-                    "responses": {"204": {"description": "deleted"}, **_errors(401, 404, 409)}
+                    "parameters": [_AFTER_RUN],
+                    "responses": {
+                        "204": {"description": "deleted"},
+                        "202": _KEPT,
+                        **_errors(401, 404, 409, 422),
+                    },
                 },
+            },
+            "/job/{id}/pause": {
+                "parameters": [_ID],
+                **_named("paused: no run starts until it is resumed", "already paused"),
+            },
+            "/job/{id}/resume": {
+                "parameters": [_ID],
+                **_named("resumed: missed runs follow its catch_up", "not paused"),
             },
             "/job/{id}/runs": {
                 "parameters": [_ID],

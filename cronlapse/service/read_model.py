@@ -36,7 +36,14 @@ METRICS_SECONDS = 1.0
 TICK_KEY = "tick"
 WORKERS_KEY = "workers"
 METRICS_KEY = "metrics"
-JOB_VERBS = {"schedule": "id", "modify": "job", "cancel": "job", "delete": "job"}
+JOB_VERBS = {
+    "schedule": "id",
+    "modify": "job",
+    "cancel": "job",
+    "delete": "job",
+    "pause": "job",
+    "resume": "job",
+}
 """The inputs that name a job, and the argument that names it."""
 
 
@@ -106,7 +113,7 @@ class ReadModel:
         meta = {TICK_KEY: str(engine.now), WORKERS_KEY: dumps(workers_json(engine))}
         if time.monotonic() - self.metrics_written >= METRICS_SECONDS:
             self.metrics_written = time.monotonic()
-            meta[METRICS_KEY] = self.metrics.text(engine)
+            meta[METRICS_KEY] = self.metrics.text(engine, state)
         return ViewChanges(
             jobs=[self._job_row(job) for job in jobs],
             runs=[row for row in rows if row is not None],

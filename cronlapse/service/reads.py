@@ -93,4 +93,4 @@ class LiveReads:
         return workers_json(self.live.engine)
 
     async def metrics(self) -> str:
-        return self.counters.text(self.live.engine)
+        return self.counters.text(self.live.engine, self.live.state)

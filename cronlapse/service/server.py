@@ -242,8 +242,9 @@ def _serve_engine(
         live, election = elected
     else:
         live = open_service(db, config_path, speed, f"http://{host}:{port}")
-    if log is not None:
-        live.on_events.append(EventLogger(log, lambda: live.engine))
+    logger = None if log is None else EventLogger(log, lambda: live.engine)
+    if logger is not None:
+        live.on_events.append(logger)
     metrics.dead_letters = live.store.dead_letters.count
     token = _token(db)
     announcement = (
@@ -258,7 +259,11 @@ def _serve_engine(
         _with_scheduler_tasks(app, api, election, messages)
     else:
         attach_deliveries(app, live, api.inputs)
-    return _run(app, host, port, announcement, messages, stop)
+    try:
+        return _run(app, host, port, announcement, messages, stop)
+    finally:
+        if logger is not None:
+            logger.close()  # the lines still queued, before the log file closes
 
 
 def _token(db: str) -> Token:

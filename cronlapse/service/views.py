@@ -119,9 +119,18 @@ def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
         "payload": spec.payload,
         "run": state.runs.get(job.job_id, "noop"),
         "catch_up": spec.catch_up.value,
+        "paused": job.paused_through is not None,
         "next_runs": [iso(tick) for tick in next_runs(state.engine, job)],
+        "last_success": _last(state.last_success, job.job_id),
+        "last_failure": _last(state.last_failure, job.job_id),
     }
     return with_runs(state, job, view) if detail else view
+
+
+def _last(ticks: dict[str, int], job_id: str) -> str | None:
+    """When the job's last run ended so (ISO), None if none has."""
+    tick = ticks.get(job_id)
+    return None if tick is None else iso(tick)
 
 
 def with_runs(state: LiveState, job: Job, summary: dict) -> dict:

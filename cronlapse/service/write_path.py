@@ -70,6 +70,10 @@ class Input:
     args: dict
     inbox: int | None = None
     """The inbox row it came from: the active scheduler journals its answer with it."""
+    decoded: Decoded | None = None
+    """What it does, when the server built it itself (an executor's report): it is not read
+    again through the scenario readers, which give the same command from its arguments on
+    replay."""
 
 
 class Batch:
@@ -107,6 +111,9 @@ class Batch:
                 letter = DeadLetter(Why.UNSTORABLE, given.verb, ascii_json(given.args), reason)
                 self.dead.append(letter)
                 self.answers[index] = SetAside(f"set aside as a dead letter: {reason}")
+                continue
+            if given.decoded is not None:
+                self.accepted.append((index, given.decoded))
                 continue
             try:
                 decoded = live.read(given.verb, given.args, self.tick)

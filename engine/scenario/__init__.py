@@ -6,12 +6,29 @@ and ``scenario.timeline`` replay it; :class:`ScenarioRunner` plays it in the doc
 order and collects the :class:`Failure` of every answer or expectation that does not hold.
 """
 
-from engine.scenario.checks import Expectation, Mismatch, StatusQuery
-from engine.scenario.errors import Position, ScenarioInvalid
-from engine.scenario.model import Scenario, TimelineEntry
-from engine.scenario.runner import Failure, Rejection, ScenarioRunner
-from engine.scenario.script import ScriptRun, check_script, run_script_file
-from engine.scenario.validate import load_scenario, parse_scenario
+from __future__ import annotations
+
+import importlib
+
+_HOMES = {
+    "Expectation": "checks",
+    "Mismatch": "checks",
+    "StatusQuery": "checks",
+    "Position": "errors",
+    "ScenarioInvalid": "errors",
+    "Scenario": "model",
+    "TimelineEntry": "model",
+    "Failure": "runner",
+    "Rejection": "runner",
+    "ScenarioRunner": "runner",
+    "ScriptRun": "script",
+    "check_script": "script",
+    "run_script_file": "script",
+    "load_scenario": "validate",
+    "parse_scenario": "validate",
+}
+"""Each name's module: loaded on first use (PEP 562), so that a process reading one command
+through the vocabulary (``cronlapse serve``) loads neither the runner nor seed 001's scripts."""
 
 __all__ = [
     "Expectation",
@@ -30,3 +47,10 @@ __all__ = [
     "parse_scenario",
     "run_script_file",
 ]
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'engine.scenario' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"engine.scenario.{home}"), name)

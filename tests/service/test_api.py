@@ -554,6 +554,8 @@ def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
         "/jobs",
         "/job/{id}",
         "/job/{id}/runs",
+        "/job/{id}/pause",
+        "/job/{id}/resume",
         "/workers",
         "/metrics",
         "/openapi.json",

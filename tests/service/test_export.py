@@ -257,3 +257,33 @@ def test_a_restart_that_found_attempts_running_is_exported_as_their_slots_down_a
     verbs = [row.verb for row in store.journal.rows_after(0)]
     assert verbs.count("down") == verbs.count("up") == 2
     assert_reproduced(store, None)
+
+
+def test_changes_kept_for_a_runs_end_are_exported_where_they_applied() -> None:
+    """An ``after_run`` row changes nothing when it is journaled: the ``kept`` row that applies
+    it later is the change, exported as the plain command it is."""
+    store = MemoryStore()
+    wall = Wall()
+    live = open_live(store, wall, workers=1)
+    live.submit("schedule", {"id": "a", "every": 60, "first": "+10"})
+    live.submit("schedule", {"id": "b", "every": 60, "first": "+20"})
+    wall.now += 10
+    live.advance_clock()
+    live.submit("pause", {"job": "a"})
+    live.submit("delete", {"job": "a", "after_run": True})
+    live.submit("modify", {"job": "a", "priority": "high", "after_run": True})
+    wall.now += 5
+    live.advance_clock()
+    complete_running(live)
+    for verb, args in live.kept_due():
+        live.submit(verb, args)
+    for verb, args in live.kept_due():
+        live.submit(verb, args)
+    assert live.engine.query.live_job("a") is None
+    wall.now += 60
+    live.advance_clock()
+    complete_running(live)
+    stretch = export(store, "+5")
+    assert "after_run" not in stretch.text and "kept" not in stretch.text
+    assert '"delete": {"job": "a"}' in stretch.text
+    assert_reproduced(store, "+5")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 
 from cronlapse.service.codec import DELIVERY
 from cronlapse.service.delivery.attach import delivery_input
@@ -19,14 +20,41 @@ from tests.service.test_live import Wall, complete_running, open_live
 NOTIFY = [{"on": ["retries_exhausted"], "channel": "email", "to": "ops@example.com"}]
 
 
-def attach(live: LiveService) -> io.StringIO:
-    out = io.StringIO()
-    live.on_events.append(EventLogger(out, lambda: live.engine, wall=lambda: 1_700_000_000.0))
+class Written(io.StringIO):
+    """What a logger wrote, and the threads that wrote it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logger: EventLogger | None = None
+        self.writers: set[threading.Thread] = set()
+
+    def write(self, text: str) -> int:
+        self.writers.add(threading.current_thread())
+        return super().write(text)
+
+
+def attach(live: LiveService) -> Written:
+    out = Written()
+    out.logger = EventLogger(out, lambda: live.engine, wall=lambda: 1_700_000_000.0)
+    live.on_events.append(out.logger)
     return out
 
 
-def lines(out: io.StringIO) -> list[dict]:
+def lines(out: Written) -> list[dict]:
+    """The lines written so far, once the logger has written every event it was given."""
+    assert out.logger is not None
+    out.logger.flush()
     return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_lines_are_written_off_the_thread_that_applies_inputs() -> None:
+    """Formatting and writing a line is the logger's thread's work, not the event loop's: the
+    loop only hands it the events."""
+    live = open_live(MemoryStore(), Wall(), workers=1)
+    out = attach(live)
+    live.submit("schedule", {"id": "etl", "at": "+10"})
+    assert [line["event"] for line in lines(out)] == ["job.created"]
+    assert out.writers and threading.current_thread() not in out.writers
 
 
 def test_every_engine_event_has_a_name() -> None:

@@ -4,6 +4,9 @@ PostgreSQL: LISTEN on a psycopg connection of the listener's own, and the schedu
 session-level advisory lock held by the election's own connection (PostgreSQL releases it when
 the session ends, so a dead scheduler's successor gets it at its next try). SQLite has neither:
 its listeners only time out, and it has no election (its one server process needs none).
+
+psycopg is imported where PostgreSQL is used, never at the top: a server on SQLite does not
+load it.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
 
-import psycopg
 from sqlalchemy.exc import SQLAlchemyError
 
 from cronlapse.service.store.coordination import Channel
@@ -27,12 +30,17 @@ from cronlapse.service.store.sql.db import (
 from cronlapse.service.store.sql.failures import failure, translated
 from cronlapse.service.store.sql.urls import POSTGRESQL, backend_of, libpq_url
 
+if TYPE_CHECKING:
+    import psycopg
+
 
 class PostgresListener:
     def __init__(self, conn: psycopg.AsyncConnection) -> None:
         self.conn = conn
 
     async def wait(self, timeout: float | None) -> list[str]:
+        import psycopg
+
         try:
             return [
                 note.payload async for note in self.conn.notifies(timeout=timeout, stop_after=1)
@@ -63,6 +71,8 @@ class SqlWakeups:
         if backend_of(self.url) != POSTGRESQL:
             yield SilentListener()
             return
+        import psycopg
+
         try:
             conn = await psycopg.AsyncConnection.connect(libpq_url(self.url), autocommit=True)
         except psycopg.Error as error:
@@ -108,6 +118,8 @@ class SqlElection:
         return taken
 
     def wait_for_journal(self, timeout: float) -> None:
+        import psycopg
+
         try:
             for _ in self.listener.notifies(timeout=timeout, stop_after=1):
                 pass

@@ -3,6 +3,9 @@
 The claim is PostgreSQL's session-level advisory lock ``OUTBOX_LOCK``, on a psycopg connection
 of the session's own, which LISTENs for journal appends once it holds it: when the holding
 process dies its connection closes and PostgreSQL releases the lock for another session to take.
+
+psycopg is imported where PostgreSQL is used, never at the top: a server on SQLite does not
+load it.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
-import psycopg
 from sqlalchemy import Connection, and_, delete, insert
 
 from cronlapse.service.store.coordination import Channel
@@ -21,6 +24,9 @@ from cronlapse.service.store.sql.db import OUTBOX_LOCK
 from cronlapse.service.store.sql.failures import failure
 from cronlapse.service.store.sql.schema import due_notices
 from cronlapse.service.store.sql.urls import POSTGRESQL, backend_of, libpq_url
+
+if TYPE_CHECKING:
+    import psycopg
 
 KEY_COLUMNS = ("job_id", "scheduled", "attempt", "event", "channel", "target")
 DUE = (
@@ -53,6 +59,8 @@ class SqlOutboxClaim:
         self.conn = conn
 
     async def take(self, every: float) -> None:
+        import psycopg
+
         while True:
             try:
                 cursor = await self.conn.execute("SELECT pg_try_advisory_lock(%s)", (OUTBOX_LOCK,))
@@ -68,6 +76,8 @@ class SqlOutboxClaim:
             raise failure(error) from error
 
     async def due(self) -> list[DueNotice]:
+        import psycopg
+
         try:
             cursor = await self.conn.execute(DUE)
             rows = await cursor.fetchall()
@@ -76,6 +86,8 @@ class SqlOutboxClaim:
         return [DueNotice(tuple(row[:6]), row[6], row[7]) for row in rows]  # type: ignore[arg-type]
 
     async def woken(self, timeout: float) -> None:
+        import psycopg
+
         try:
             async for _ in self.conn.notifies(timeout=timeout, stop_after=1):
                 pass
@@ -91,6 +103,8 @@ class SqlOutbox:
     async def claim(self) -> AsyncIterator[SqlOutboxClaim]:
         if backend_of(self.url) != POSTGRESQL:
             raise NeedsPostgresql("the outbox claim needs a postgresql:// database")
+        import psycopg
+
         try:
             conn = await psycopg.AsyncConnection.connect(libpq_url(self.url), autocommit=True)
         except psycopg.Error as error:
