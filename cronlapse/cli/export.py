@@ -130,7 +130,7 @@ def _export_mode_problem(args: argparse.Namespace) -> str | None:
             return "--scenario reads a service's journal (--db URL, --from, --to), not a FILE"
         return None if args.db is not None else "--scenario needs --db URL"
     if any(value is not None for value in journal):
-        return "--db, --from, --to go with --scenario, -o with --scenario or --fleet"
+        return "--db, --from, --to and -o go with --scenario (-o with --fleet too)"
     if not (args.trace or args.csv):
         return "expected --trace OUT.json, --csv OUT.csv, --fleet FORMAT or --scenario --db URL"
     if args.file is None:
