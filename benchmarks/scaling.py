@@ -1,16 +1,16 @@
 """Cost curves: how the engine's time and memory grow with jobs, workers, horizon and backlog.
 
 Every point is a scenario (the ``generate:`` section of docs/scenarios.md) played headless by
-``ScenarioRunner`` with the archive on (as ``cronlapse sweep`` plays a variant), in a subprocess of its own: its peak memory is
-that process's maximum resident set size minus what it held after its imports, so points do not
-pollute each other. Each row shows the events logged, the occurrence records made
-(``len(engine.query.records())``), the runs that fell due (implicit ones included), the assignments
-(attempts started), the cost per assignment and per event after tick 0 (tick 0 registers the
-workers and schedules the jobs: a cost per job, timed apart), and the seconds the cyclic garbage
-collector took of the play. Times are the process's CPU seconds (time.process_time): on a
-shared machine they vary less than wall time, and a point runs on one core. The design says
-a run costs what happens in it: time and memory should grow with assignments, not with ticks
-nor with due runs.
+``ScenarioRunner`` with the archive on (as ``cronlapse sweep`` plays a variant), in a subprocess
+of its own: its peak memory is that process's maximum resident set size minus what it held after
+its imports, so points do not pollute each other. Each row shows the events logged, the
+occurrence records made (``len(engine.query.records())``), the runs that fell due (implicit ones
+included), the assignments (attempts started), the cost per assignment and per event after tick 0
+(tick 0 registers the workers and schedules the jobs: a cost per job, timed apart), and the
+seconds the cyclic garbage collector took of the play. Times are the process's CPU seconds
+(time.process_time): on a shared machine they vary less than wall time, and a point runs on one
+core. The design says a run costs what happens in it: time and memory should grow with
+assignments, not with ticks nor with due runs.
 
 The sweeps (the default sizes; ``--full`` adds 100,000 jobs and a year, ``--quick`` shrinks all):
 

@@ -12,31 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.service.conftest import ROOT, Server
+from tests.service.doc_sessions import block, section, sessions
 from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.e2e
 
-SECTION = re.search(
-    r"^## Run it as a service.*?(?=^## )",
-    (ROOT / "README.md").read_text(encoding="utf-8"),
-    re.S | re.M,
-).group(0)
-
-
-def _block(language: str) -> str:
-    match = re.search(rf"```{language}\n(.*?)```", SECTION, re.S)
-    assert match is not None, f"no {language} block in the section"
-    return match.group(1)
-
-
-def _sessions() -> list[tuple[str, list[str]]]:
-    sessions: list[tuple[str, list[str]]] = []
-    for line in _block("console").splitlines():
-        if line.startswith("$ "):
-            sessions.append((line[2:], []))
-        else:
-            sessions[-1][1].append(line)
-    return sessions
+SECTION = section(ROOT / "README.md", r"^## Run it as a service.*?(?=^## )")
 
 
 def _pattern(expected: list[str]) -> re.Pattern:
@@ -45,8 +26,8 @@ def _pattern(expected: list[str]) -> re.Pattern:
 
 @pytest.fixture
 def readme_server(tmp_path: Path):
-    assert "cronlapse serve --config service.yaml" in _block("sh")
-    server = Server(tmp_path, _block("yaml"), "1", token=None)
+    assert "cronlapse serve --config service.yaml" in block(SECTION, "sh")
+    server = Server(tmp_path, block(SECTION, "yaml"), "1", token=None)
     try:
         server.start()
         yield server
@@ -56,8 +37,8 @@ def readme_server(tmp_path: Path):
 
 def test_the_readme_walkthrough_answers_as_shown(readme_server: Server) -> None:
     token = (readme_server.directory / "cronlapse.db.token").read_text().strip()
-    assert len(_sessions()) >= 15
-    for command, expected in _sessions():
+    assert len(sessions(SECTION)) >= 15
+    for command, expected in sessions(SECTION):
         argv = shlex.split(
             command.replace("$TOKEN", token).replace("localhost:8080", readme_server.url[7:])
         )
