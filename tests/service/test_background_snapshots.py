@@ -19,8 +19,8 @@ def test_a_forked_child_writes_the_snapshot_while_the_server_goes_on(tmp_path: P
     url = f"sqlite:///{tmp_path / 'a.db'}"
     live = open_live(open_store(url), wall, workers=1, snapshot_every=5)
     live.background = BackgroundSnapshots(url)
-    for number in range(12):
-        live.submit("schedule", {"id": f"j{number}", "every": 60})
+    for number in range(12):  # nothing runs yet: a restart would take a running attempt over
+        live.submit("schedule", {"id": f"j{number}", "every": 60, "first": "+60"})
     live.background.wait()
     saved = live.store.journal.latest_snapshot()
     assert saved is not None and saved.seq >= 5

@@ -110,7 +110,11 @@ def test_generated_requests_get_answers_the_document_allows(
     )
     @given(case=operation.as_strategy(generation_mode=mode))
     def check(case) -> None:
-        response = case.call(base_url=shared_server.url, headers=headers)
+        # The token is put back on every call, except where a negative case took the header
+        # away: putting it back there made that case valid, and its other change (say, a query
+        # parameter the URL could not carry) alone no longer violated anything.
+        taken_away = mode is GenerationMode.NEGATIVE and "Authorization" not in (case.headers or {})
+        response = case.call(base_url=shared_server.url, headers=None if taken_away else headers)
         case.validate_response(response, checks=checks)
 
     check()
