@@ -13,7 +13,8 @@ through the store, never in the live table. Reading an archived run builds an
 :class:`~engine.model.records.Occurrence` equal to the one archived, a new object each time:
 compare with ``==``, never ``is``, and never change it (it is not the engine's).
 
-The archive is append-only, so going back to an earlier length is a truncation (:meth:`truncate`).
+The archive only grows: rewinding an engine that archives (a truncation to an earlier length)
+is for the rewind by replay that is still to come; a history refuses such an engine today.
 """
 
 from __future__ import annotations
@@ -154,23 +155,6 @@ class RunArchive:
                 )
             )
 
-    def truncate(self, length: int) -> None:
-        """Forget the runs archived after the first ``length`` (going back in time)."""
-        runs = self._runs
-        if length >= len(self):
-            return
-        for row in range(len(self) - 1, length - 1, -1):
-            base = row * _RUN_WIDTH
-            job_runs = self._by_job[self._job_ids[runs[base + _JOB]]]
-            at = job_runs.rows.index(row)
-            del job_runs.ticks[at]
-            del job_runs.rows[at]
-            self._state_counts[runs[base + _STATE]] -= 1
-            self._cause.pop(row, None)
-            self._retry.pop(row, None)
-        del self._attempts[runs[length * _RUN_WIDTH + _FIRST] * _ATTEMPT_WIDTH :]
-        del runs[length * _RUN_WIDTH :]
-
     # ---------------------------------------------------------------- reading
 
     def __len__(self) -> int:
@@ -215,11 +199,6 @@ class RunArchive:
     def records(self) -> Iterator[Occurrence]:
         """Every archived run as a record, in the order they were archived."""
         return map(self._record, range(len(self)))
-
-    def nbytes(self) -> int:
-        """The rows' size and their lookup entries in bytes (the rare fields left out)."""
-        lookups = sum(2 * 8 * len(runs.ticks) for runs in self._by_job.values())
-        return (len(self._runs) + len(self._attempts)) * 8 + lookups
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH
