@@ -11,7 +11,8 @@ tick driver's business (:mod:`engine.play.ticks`).
 
 The parts, each owning its state and declaring it to the journal (:mod:`engine.rewind.journal`):
 
-- :class:`~engine.parts.occurrences.OccurrenceStore`: the materialised runs and their state index;
+- :class:`~engine.parts.occurrences.OccurrenceStore`: the materialised runs and their state index
+  (and, in an engine that archives, the finished runs: :mod:`engine.parts.run_archive`);
 - :class:`~engine.parts.cursors.JobCursors`: the jobs, the lazy walk of their schedules, the
   due heap;
 - :class:`~engine.parts.dispatcher.Dispatcher`: the ready queue and assignment to idle workers;

@@ -21,6 +21,7 @@ from cronlapse.service.executors import Executors, Launch
 from cronlapse.service.store.memory import MemoryStore
 from engine.model.records import OccurrenceState
 from tests.service.test_live import Wall, answers, open_live
+from tests.waiting import until
 
 RUNNING = 200
 
@@ -66,13 +67,12 @@ def test_an_input_costs_no_conversion_per_running_attempt(counted: Counter, endl
         async with api.lifespan(None):
             for number in range(RUNNING):
                 await api.inputs.submit("schedule", {"id": f"j{number}"})
-            await asyncio.sleep(0)
+            await until(lambda: len(endless) == RUNNING, "every attempt launched")
             running_now = len(list(live.engine.query.record_keys(OccurrenceState.RUNNING)))
             assert running_now == len(endless) == RUNNING
             counted.clear()
             await api.inputs.submit("schedule", {"id": "one-more"})
-            await asyncio.sleep(0)
-            assert len(endless) == RUNNING + 1
+            await until(lambda: len(endless) == RUNNING + 1, "the new attempt launched")
             return counted["iso"]
 
     assert asyncio.run(scenario()) <= 1, "only the attempt the input started is converted"
@@ -88,8 +88,10 @@ def test_the_servers_own_completion_reports_are_not_read_again(counted: Counter)
         api = Api(live, Token("t", "test"))
         async with api.lifespan(None):
             await api.inputs.submit("schedule", {"id": "now"})
-            while not list(live.engine.query.record_keys(OccurrenceState.SUCCEEDED)):
-                await asyncio.sleep(0.001)
+            await until(
+                lambda: list(live.engine.query.record_keys(OccurrenceState.SUCCEEDED)),
+                "the run reported succeeded",
+            )
 
     asyncio.run(scenario())
     assert counted["schedule read"] == 1, "the reader is the one counted"
