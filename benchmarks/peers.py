@@ -49,6 +49,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -110,7 +111,7 @@ def _rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-class Contender:
+class Contender(ABC):
     """One running contender process over one database; ``spawn`` again after a kill."""
 
     def __init__(self, db_url: str, directory: Path) -> None:
@@ -125,20 +126,21 @@ class Contender:
         self.spawned_at = time.time()
         self.process = self._popen()
 
+    @abstractmethod
     def _popen(self) -> subprocess.Popen:
-        raise NotImplementedError
+        """Start the contender's process."""
 
+    @abstractmethod
     def wait_ready(self) -> float:
         """Seconds from spawn to ready."""
-        raise NotImplementedError
 
+    @abstractmethod
     def create(self, jobs: list[Job], clients: int) -> float:
         """Seconds the clients took to create the jobs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def runs(self) -> list[Run]:
         """Every run start recorded by the current process."""
-        raise NotImplementedError
 
     def rss_mb(self) -> float:
         assert self.process is not None
@@ -193,10 +195,10 @@ class Cronlapse(Contender):
         command += ["--port", str(self.port), "--config", str(self.config)]
         command += ["--log-file", str(self._log()), *self.options]
         env = dict(os.environ, CRONLAPSE_TOKEN=TOKEN, PYTHONPATH=str(ROOT))
-        stderr = (self.directory / f"stderr.{self.generation}").open("w")
-        return subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=self.directory
-        )
+        with (self.directory / f"stderr.{self.generation}").open("w") as stderr:
+            return subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=self.directory
+            )
 
     def wait_ready(self) -> float:
         assert self.process is not None
@@ -296,15 +298,15 @@ class Peer(Contender):
     def _popen(self) -> subprocess.Popen:
         command = [sys.executable, str(self.script), "--db", self.db_url]
         command += ["--events", str(self._events()), "--slots", str(SLOTS)]
-        stderr = (self.directory / f"stderr.{self.generation}").open("w")
-        return subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            cwd=self.directory,
-            text=True,
-        )
+        with (self.directory / f"stderr.{self.generation}").open("w") as stderr:
+            return subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=self.directory,
+                text=True,
+            )
 
     def _answer(self) -> dict:
         assert self.process is not None and self.process.stdout is not None
