@@ -63,7 +63,7 @@ PEERS = ROOT / "benchmarks" / "peers"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(PEERS))
 
-from contract import Job  # noqa: E402
+from contract import SLEEPER_PREFIX, Job  # noqa: E402
 
 TOKEN = "peers-benchmark-token"
 SLOTS = 4
@@ -472,7 +472,7 @@ def restart(contender: Contender, sizes: Sizes) -> dict[str, float]:
     hourly = _due_in(3600)
     stored = [Job(f"s{n}", hourly, every=3600.0, count=24) for n in range(sizes.stored)]
     contender.create(stored, CLIENTS)
-    napping = [Job(f"nap-{n}", _due_in(1), sleep=NAP_SECONDS) for n in range(2)]
+    napping = [Job(f"{SLEEPER_PREFIX}{n}", _due_in(1), sleep=NAP_SECONDS) for n in range(2)]
     contender.create(napping, CLIENTS)
     _wait_for(
         lambda: {run.job for run in contender.runs()} >= {job.id for job in napping},

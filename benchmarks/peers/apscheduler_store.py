@@ -21,11 +21,9 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from contract import Job, RunLog, arguments, serve_commands, shares
+from contract import SLEEPER_PREFIX, Job, RunLog, arguments, serve_commands, shares
 
 LOG: RunLog
-NAPPING = "nap-"
-"""The harness names its sleeping jobs so: they record their own start."""
 
 
 def noop() -> None:
@@ -38,7 +36,7 @@ def nap(job: str, scheduled: float, seconds: float) -> None:
 
 
 def _record(event: JobExecutionEvent) -> None:
-    if not event.job_id.startswith(NAPPING):
+    if not event.job_id.startswith(SLEEPER_PREFIX):
         LOG.started(event.job_id, event.scheduled_run_time.timestamp())
 
 

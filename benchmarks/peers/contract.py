@@ -24,6 +24,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+SLEEPER_PREFIX = "nap-"
+"""The ids the harness gives its sleeping jobs (the runs a kill interrupts): a script that
+records no-op runs after they end (APScheduler's listener) leaves these to record themselves."""
+
 
 @dataclass(frozen=True)
 class Job:
