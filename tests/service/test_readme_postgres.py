@@ -25,7 +25,7 @@ import pytest
 
 from tests.service.conftest import ROOT, Server, WebhookReceiver
 from tests.service.doc_sessions import block, blocks, prints_as_shown, section, sessions
-from tests.service.pg_cluster import Cluster, _beside
+from tests.service.pg_cluster import Cluster
 from tests.waiting import PATIENCE, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -82,7 +82,7 @@ def readme_service(
     monkeypatch.delenv("CRONLAPSE_TOKEN", raising=False)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     assert create == "createdb cronlapse"
-    createdb = [_beside(postgres.binaries, "createdb"), "cronlapse"]
+    createdb = [postgres.tool("createdb"), "cronlapse"]
     subprocess.run(createdb, env=env, check=True, capture_output=True, timeout=PATIENCE)
     serving = shlex.split(serve)
     assert serving == [
@@ -99,7 +99,7 @@ def readme_service(
     finally:
         server.kill()
         hook.close()
-        dropdb = [_beside(postgres.binaries, "dropdb"), "--if-exists", "cronlapse"]
+        dropdb = [postgres.tool("dropdb"), "--if-exists", "cronlapse"]
         subprocess.run(dropdb, env=env, capture_output=True, timeout=PATIENCE)
 
 
@@ -152,7 +152,7 @@ def test_the_dashboard_follows_the_service(readme_service: Service, tmp_path: Pa
     def screen() -> str:
         return tmux("capture-pane", "-p", "-t", "t").stdout
 
-    started = tmux("new-session", "-d", "-s", "t", "-x", "140", "-y", "40", command)
+    started = tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command)
     assert started.returncode == 0, started.stderr
     try:
         wait_until(lambda: "● LIVE" in screen(), "the dashboard at the live head", context=screen)
