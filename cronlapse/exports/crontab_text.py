@@ -50,12 +50,14 @@ class CrontabWriter:
         if parts.first is not None or parts.every is not None or parts.repeat is not None:
             raise NotExportable("a crontab has only cron schedules: not at, every, first, repeat")
         source = job.source_of("crontab")
-        if source is not None and not job.changed("schedule", "payload"):
-            self._written(source["text"].split("\n"))
-        elif source is not None:
-            *above, _ = source["text"].split("\n")
+        if source is not None:
+            *above, entry = source["text"].split("\n")
             self._written(above)
-            self._entries(job, parts.crons, parts.zone, source.get("user"))
+            if job.changed("schedule", "payload"):
+                self._entries(job, parts.crons, parts.zone, source.get("user"))
+            else:
+                self._in_zone(parts.zone)
+                self.lines.append(entry)
         else:
             self.lines.append(f"# {job.job_id}")
             self._entries(job, parts.crons, parts.zone, None)
@@ -69,14 +71,19 @@ class CrontabWriter:
                 self.zone = zone.group(1).strip("'\"") or None
             self.lines.append(line)
 
+    def _in_zone(self, zone: str | None) -> None:
+        """Put ``zone`` in force for the next entry, with a ``CRON_TZ=`` line if it is not: an
+        entry kept as written needs one too when a changed job above moved to another zone."""
+        if zone is not None and zone != (self.zone or CRON_ZONE):
+            self._written([f"CRON_TZ={zone}"])
+
     def _entries(
         self, job: FleetJob, crons: tuple[str, ...], zone: str | None, user: str | None
     ) -> None:
         """The job's entry (one per cron expression), after a ``CRON_TZ=`` if its zone is not
         the one in force; the command is the payload (an imported entry's command), else the
         job's id."""
-        if zone is not None and zone != (self.zone or CRON_ZONE):
-            self._written([f"CRON_TZ={zone}"])
+        self._in_zone(zone)
         command = job.spec.payload if job.spec.payload is not None else job.job_id
         for cron in crons:
             fields = [cron, *([user] if user else []), command]

@@ -21,6 +21,16 @@ FORMATS = ("crontab", "k8s", "systemd")
 """The source systems' formats, by ``cronlapse import``'s names for them."""
 SOURCE = "source"
 """Each job in the format of the file it came from."""
+KEPT: dict[str, frozenset[str]] = {
+    "crontab": frozenset({"cron", "daily", "timezone"}),
+    "k8s": frozenset({"cron", "daily", "timezone"}),
+    "systemd": frozenset({"cron", "daily", "timezone", "catch_up"}),
+}
+"""The job keys each format writes so that an import reads them back the same: a new schedule
+or zone everywhere, a catch-up in a timer (``Persistent=true``). What a change to an imported
+job may set when the fleet goes back to its files (``cronlapse advise``); the rest (an overlap
+rule, a start deadline) a format either cannot say or reads back as another rule of its own
+(a CronJob's ``Forbid`` is Kubernetes' ``BufferLatest``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +80,17 @@ def write_fleet(scenario: Scenario, kind: str) -> ExportedFleet:
                 "CronJob (spec.suspend) can say"
             )
     return ExportedFleet(files.texts(), tuple(files.notes))
+
+
+def goes_back(scenario: Scenario) -> bool:
+    """Whether every job of ``scenario`` came from a crontab, manifest or timer, so that the
+    fleet can be written back as those files (:data:`SOURCE`) with nothing left out."""
+    return bool(scenario.jobs) and all(spec.job_id in scenario.sources for spec in scenario.jobs)
+
+
+def kept_keys(scenario: Scenario) -> dict[str, frozenset[str]] | None:
+    """:data:`KEPT` when ``scenario`` goes back to its files, None when it is a scenario."""
+    return KEPT if goes_back(scenario) else None
 
 
 def _crontab(files: _Files, job: FleetJob) -> None:
