@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from cronlapse.exports import cronjob_text, crontab_text, systemd_units
-from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, fleet_jobs
+from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, fleet_jobs, schedule_parts
 from engine.scenario import Scenario
 
 FORMATS = ("crontab", "k8s", "systemd")
@@ -27,10 +27,11 @@ KEPT: dict[str, frozenset[str]] = {
     "systemd": frozenset({"cron", "daily", "timezone", "catch_up"}),
 }
 """The job keys each format writes so that an import reads them back the same: a new schedule
-or zone everywhere, a catch-up in a timer (``Persistent=true``). What a change to an imported
-job may set when the fleet goes back to its files (``cronlapse advise``); the rest (an overlap
-rule, a start deadline) a format either cannot say or reads back as another rule of its own
-(a CronJob's ``Forbid`` is Kubernetes' ``BufferLatest``)."""
+or zone everywhere, a catch-up in a calendar timer (``Persistent=true``, which only
+``OnCalendar=`` heeds). What a change to an imported job may set when the fleet goes back to
+its files (``cronlapse advise``); the rest (an overlap rule, a start deadline) a format either
+cannot say or reads back as another rule of its own (a CronJob's ``Forbid`` is Kubernetes'
+``BufferLatest``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,25 @@ def goes_back(scenario: Scenario) -> bool:
 
 
 def kept_keys(scenario: Scenario) -> dict[str, frozenset[str]] | None:
-    """:data:`KEPT` when ``scenario`` goes back to its files, None when it is a scenario."""
-    return KEPT if goes_back(scenario) else None
+    """The keys of each job that its file keeps (:data:`KEPT`), when ``scenario`` goes back to
+    its files; None when it is a scenario."""
+    if not goes_back(scenario):
+        return None
+    kept = {}
+    for job in fleet_jobs(scenario):
+        assert job.source is not None  # goes back: every job has one
+        keys = KEPT.get(job.source.get("format", ""), frozenset())
+        if not _on_calendar(job):
+            keys -= {"catch_up"}
+        kept[job.job_id] = keys
+    return kept
+
+
+def _on_calendar(job: FleetJob) -> bool:
+    try:
+        return bool(schedule_parts(job.spec.schedule).crons)
+    except NotExportable:
+        return False
 
 
 def _crontab(files: _Files, job: FleetJob) -> None:

@@ -504,7 +504,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     keys["duration"] = options.duration
     if timer.timeout_minutes is not None:
         keys["timeout"] = timer.timeout_minutes
-    if timer.persistent:
+    if timer.persistent and calendars:  # systemd.timer(5): Persistent= needs OnCalendar=
         keys["catch_up"] = "latest"
     keys["overlap"] = "Forbid"  # a unit still active is not started again
     if timer.command is not None:
@@ -521,7 +521,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
             else []
         ),
         *([f"runs as {timer.user}"] if timer.user else []),
-        *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+        *([_persistent(bool(calendars))] if timer.persistent else []),
         "overlap: Forbid: systemd does not start a unit that is still active",
         *timer.notes,
     ]
@@ -541,6 +541,13 @@ def _add_source(keys: dict[str, object], kind: str, path: str, line: int, **text
         **texts,
         "imported": json.dumps(imported, ensure_ascii=False),
     }
+
+
+def _persistent(calendar: bool) -> str:
+    """What ``Persistent=true`` does: a catch-up for a calendar timer, nothing for the others."""
+    if calendar:
+        return "Persistent=true: catch_up: latest"
+    return "Persistent=true: no effect without OnCalendar= (no catch-up)"
 
 
 def _where(schedule: TimerSchedule) -> str:

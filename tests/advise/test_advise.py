@@ -14,7 +14,7 @@ from cronlapse.analyses.advise.findings import Kind
 from cronlapse.analyses.advise.proposals import NO_POOL
 from cronlapse.analyses.advise.writer import scenario_text
 from cronlapse.cli.main import main
-from cronlapse.exports.fleet import KEPT
+from cronlapse.exports.fleet import kept_keys
 from engine.scenario import parse_scenario
 
 MIDNIGHT_HERD = """\
@@ -309,7 +309,7 @@ def test_an_advised_crontab_is_written_back_as_a_crontab(tmp_path: Path) -> None
     assert out.endswith(f"wrote {written}: herd.crontab with the changes\n")
     # cron has no catch-up: that finding gets no change the crontab could not say
     assert (
-        "nothing proposed: backup-db, report, cleanup, export, index: a crontab file "
+        "nothing proposed: backup-db, report, cleanup, export, index: its crontab file "
         "cannot say catch_up" in out
     )
     text = written.read_text(encoding="utf-8")
@@ -323,10 +323,9 @@ def test_an_advised_crontab_is_written_back_as_a_crontab(tmp_path: Path) -> None
     ]
     status, again, _ = cronlapse("import", "crontab", str(written))
     assert status == 0
-    advised = advise(
-        read_fleet(str(source), cronlapse("import", "crontab", str(source))[1]),
-        AdviceOptions(kept=KEPT),
-    ).advised.scenario
+    imported = read_fleet(str(source), cronlapse("import", "crontab", str(source))[1])
+    options = AdviceOptions(kept=kept_keys(imported.scenario))
+    advised = advise(imported, options).advised.scenario
     assert parse_scenario(again, "again.yaml").jobs == advised.jobs
 
 
@@ -356,10 +355,10 @@ def test_a_fleet_going_back_to_its_files_is_proposed_only_what_they_say() -> Non
     as_scenario = advise(fleet, AdviceOptions())
     kinds = [step.finding.kind for step in as_scenario.steps if step.proposal is not None]
     assert kinds == [Kind.LONG_RUN, Kind.PEAK]
-    going_back = advise(fleet, AdviceOptions(kept=KEPT))
+    going_back = advise(fleet, AdviceOptions(kept=kept_keys(fleet.scenario)))
     assert going_back.taken == ()
     reasons = {step.finding.kind: step.reason for step in going_back.steps}
-    assert reasons[Kind.LONG_RUN] == "sync: a crontab file cannot say overlap"
+    assert reasons[Kind.LONG_RUN] == "sync: its crontab file cannot say overlap"
     assert reasons[Kind.PEAK] == NO_POOL
 
 

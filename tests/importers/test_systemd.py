@@ -234,3 +234,13 @@ def test_an_event_that_is_one_unknown_word_is_not_understood_not_a_zone(tmp_path
 def test_a_lone_zone_is_still_an_event() -> None:
     (schedule,) = parse_timer("[Timer]\nOnCalendar=Europe/Paris\n", "t").schedules
     assert (schedule.cron, schedule.timezone) == ("0 0 * * *", "Europe/Paris")
+
+
+def test_persistent_has_no_effect_on_a_timer_without_on_calendar(tmp_path: Path) -> None:
+    # systemd.timer(5), Persistent=: "only has an effect on timers configured with OnCalendar="
+    timer = tmp_path / "sweep.timer"
+    timer.write_text("[Timer]\nOnBootSec=15min\nOnUnitActiveSec=6h\nPersistent=true\n")
+    status, out, _ = cronlapse("import", "systemd", str(timer))
+    assert status == 0
+    assert "catch_up" not in out.split("jobs:")[1].split("source:")[0]
+    assert "# Persistent=true: no effect without OnCalendar= (no catch-up)" in out

@@ -16,7 +16,7 @@ A finding a change cannot be written for (a job from ``generate:``, a schedule i
 gets no proposal, and says why. So does a change that the file a job goes back to cannot say, when
 the fleet is written back to the crontabs, manifests and timers its jobs came from
 (:attr:`~cronlapse.analyses.advise.advice.AdviceOptions.kept`): a crontab has no overlap rule and
-no catch-up, so cron's jobs are proposed only new fire times; a timer catches up
+no catch-up, so cron's jobs are proposed only new fire times; a calendar timer catches up
 (``Persistent=true``) but has no start deadline; and no source system has a pool of workers.
 """
 
@@ -53,8 +53,8 @@ ONE_GENERATED = "{job} comes from generate:, whose items a change cannot rewrite
 
 Measure = Callable[[Fleet], Played]
 Kept = Mapping[str, frozenset[str]]
-"""For each source format (a job's ``source: {format: ...}``), the job keys its file says so that
-an import reads them back the same."""
+"""For each job of a fleet that goes back to its files, the keys its file says so that an
+import reads them back the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +113,13 @@ NO_POOL = (
 def unsaid(fleet: Fleet, job_id: str, keys: tuple[str, ...], kept: Kept | None) -> str | None:
     """Why the file ``job_id`` goes back to cannot say ``keys``; None if it can (or the fleet
     is written as a scenario, which says everything)."""
-    source = fleet.scenario.sources.get(job_id)
-    if kept is None or source is None:
+    if kept is None:
         return None
-    format_ = source.get("format", "")
-    missing = [key for key in keys if key not in kept.get(format_, frozenset())]
+    missing = [key for key in keys if key not in kept.get(job_id, frozenset())]
     if not missing:
         return None
-    return f"a {format_} file cannot say {', '.join(missing)}"
+    source = fleet.scenario.sources.get(job_id, {})
+    return f"its {source.get('format', 'source')} file cannot say {', '.join(missing)}"
 
 
 def _jobs_and_why(unsayable: dict[str, list[str]]) -> str:
@@ -352,10 +351,11 @@ def _catch_up(
         probe.append((first - 1, first + 1))
     if not changes:
         return NoProposal(finding, _jobs_and_why(unsayable) if unsayable else GENERATED)
-    summary = (
-        "start the latest missed run when the scheduler is back (catch_up: latest), "
-        "if it can start within its usual interval (start_deadline)"
-    )
+    summary = "start the latest missed run when the scheduler is back (catch_up: latest)"
+    if any("start_deadline" in change for change in changes):
+        summary += ", if it can start within its usual interval (start_deadline)"
+    if unsayable:
+        summary += f"; not {_jobs_and_why(unsayable)}"
     return Proposal(finding, summary, tuple(changes), ("missed",), after, tuple(_merged(probe)))
 
 
