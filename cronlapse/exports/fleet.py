@@ -123,7 +123,10 @@ def _k8s(files: _Files, job: FleetJob) -> None:
     source = job.source_of("k8s")
     path = PurePath(source["file"]).name if source else cronjob_text.CANONICAL_FILE
     document = cronjob_text.cronjob_document(job)
-    files.manifests.setdefault(path, []).append(document)
+    around = source or {}  # the manifest's other documents, kept in place (a ConfigMap...)
+    files.manifests.setdefault(path, []).extend(
+        text for text in (around.get("before"), document, around.get("after")) if text
+    )
 
 
 def _systemd(files: _Files, job: FleetJob) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from cronlapse.importers.command_name import command_name
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from cronlapse.importers.files import ImportProblems, at
-from cronlapse.importers.kubernetes import CronJob, read_manifest
+from cronlapse.importers.kubernetes import CronJob, documents, read_manifest
 from cronlapse.importers.pool import Pool, workers_needed
 from cronlapse.importers.scenario_text import (
     Horizon,
@@ -401,12 +401,33 @@ def _crontab_job(
 def _add_cronjobs(fleet: ReadFleet, path: str, options: ImportOptions) -> None:
     manifest = read_manifest(path)
     fleet.skipped += manifest.skipped
+    admitted: list[tuple[int, ImportedJob]] = []
     for cronjob in manifest.cronjobs:
-        if not _admit(fleet, _kubernetes_job(path, cronjob, options.duration)):
+        job = _kubernetes_job(path, cronjob, options.duration)
+        if not _admit(fleet, job):
             continue
+        admitted.append((cronjob.line, job))
         if cronjob.suspended:
             fleet.paused.append(len(fleet.jobs) - 1)
         fleet.zones.add(cronjob.timezone or "UTC")
+    _keep_other_documents(manifest.text, admitted)
+
+
+def _keep_other_documents(text: str, admitted: list[tuple[int, ImportedJob]]) -> None:
+    """Keep the manifest's documents that hold no imported CronJob (a ConfigMap, a Deployment,
+    a CronJob not imported) in the source of the job before them (``after``), or of the first
+    job for those before any (``before``), so that the exporter writes them back in place."""
+    if not admitted:
+        return
+    kept: dict[tuple[int, str], list[str]] = {}
+    for document in documents(text):
+        if any(document.first <= line <= document.last for line, _ in admitted):
+            continue
+        earlier = [index for index, (line, _) in enumerate(admitted) if line < document.first]
+        place = (earlier[-1], "after") if earlier else (0, "before")
+        kept.setdefault(place, []).append(document.text)
+    for (index, key), texts in kept.items():
+        admitted[index][1].keys[SOURCE_KEY][key] = "\n---\n".join(texts)  # type: ignore[index]
 
 
 KUBERNETES_MAX_MISSED = 100
