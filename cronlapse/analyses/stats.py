@@ -1,8 +1,10 @@
 """What a run amounted to, computed from the event log alone (so any engine run can be summarised).
 
 Attempts are paired from their start and end events; per job it counts runs (attempts started),
-successes, failures for good, retries (attempts after the first) and cancellations (a cancelled
-backlog counts each of its runs, as their records would), and the
+successes, failures for good, retries (attempts after the first), runs its overlap rule dropped
+(skipped: each ``OccurrenceSkipped``, and a run BufferLatest held and let go when a newer one fell
+due, which never starts, as Kubernetes never creates it) and cancellations (a cancelled backlog
+counts each of its runs, as their records would), and the
 queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
 busy ticks over the ticks since it was registered.
 """
@@ -13,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.model import events as ev
-from engine.model.records import AttemptOutcome
+from engine.model.job_rules import Overlap
+from engine.model.records import AttemptOutcome, CancelReason
 
 _ENDINGS: dict[type, AttemptOutcome] = {
     ev.AttemptSucceeded: AttemptOutcome.SUCCEEDED,
@@ -65,6 +68,7 @@ class JobStats:
     successes: int = 0
     failures: int = 0
     retries: int = 0
+    skipped: int = 0
     cancellations: int = 0
     waits: list[int] = field(default_factory=list)
 
@@ -146,10 +150,21 @@ def _count(stats: RunStats, event: ev.Event) -> None:
     job = stats.jobs.setdefault(job_id, JobStats())
     if isinstance(event, ev.OccurrenceFailed):
         job.failures += 1
+    elif isinstance(event, ev.OccurrenceSkipped) or _let_go(event):
+        job.skipped += 1
     elif isinstance(event, ev.OccurrenceCancelled):
         job.cancellations += 1
     elif isinstance(event, ev.BacklogCancelled):
         job.cancellations += event.runs
+
+
+def _let_go(event: ev.Event) -> bool:
+    """A run BufferLatest held, let go when a newer one fell due."""
+    return (
+        isinstance(event, ev.OccurrenceCancelled)
+        and event.reason is CancelReason.REPLACED
+        and event.cause == Overlap.BUFFER_LATEST.value
+    )
 
 
 def percentile(values: list[int], share: float) -> int | None:
