@@ -168,7 +168,12 @@ def is_local_slot(worker_id: str) -> bool:
 
 
 def fresh_state() -> LiveState:
-    return LiveState(TickDriver(Engine(SERVICE_POLICY)))
+    """A new service's state. Its engine archives: a run that is final leaves the live tables
+    for the engine's compact run archive (:mod:`engine.parts.run_archive`), which the query API
+    reads as before, so the live structures every input walks hold live work only, however long
+    the server runs. Nothing rewinds the service's engine (the live dashboard replays the
+    journal into an engine of its own), so it needs no restore points."""
+    return LiveState(TickDriver(Engine(SERVICE_POLICY, archive=True)))
 
 
 class LiveService:
