@@ -15,6 +15,8 @@ from cronlapse.service.status import oldest_waiting, outbox_counts
 from cronlapse.service.store import SERVICE_POLICY
 from cronlapse.service.store.memory import MemoryStore
 from engine.core import Engine
+from engine.model.records import Occurrence
+from engine.parts.run_archive import RunArchive
 from engine.play.ticks import TickDriver
 from tests.service.test_live import Wall, complete_running, open_live
 
@@ -87,3 +89,24 @@ def test_an_archiving_service_answers_as_one_that_keeps_its_runs() -> None:
     play(archiving, wall, 60)
     play(keeping, kept_wall, 60)
     assert everything_read(archiving) == everything_read(keeping)
+
+
+def test_a_page_of_a_jobs_runs_reads_the_page_not_the_history(monkeypatch) -> None:
+    """``GET /job/{id}/runs`` on the live engine seeks the job's archived runs from the cursor:
+    a page deep in the history builds the page's records, not every run of every job."""
+    live, wall = started(archive=True)
+    play(live, wall, 200)
+    built = []
+    archive_record = RunArchive._record
+
+    def counted(archive: RunArchive, row: int) -> Occurrence:
+        built.append(row)
+        return archive_record(archive, row)
+
+    monkeypatch.setattr(RunArchive, "_record", counted)
+    ticks = [row.scheduled for row in live.engine.query.runs(job_id="a", limit=10**6).items]
+    built.clear()
+    page = asyncio.run(LiveReads(live, Metrics()).runs("a", ticks[150], 7))
+    assert page is not None and [run["tick"] for run in page.items] == ticks[150:157]
+    assert page.next == str(ticks[157])
+    assert len(built) <= 7 + 2, "the page's runs, the next page's first, and one to see it"
