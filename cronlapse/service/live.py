@@ -234,11 +234,18 @@ class LiveService:
         return replayed
 
     def load_snapshot(self) -> None:
-        """Start from the latest snapshot, if there is one."""
+        """Start from the latest snapshot, if there is one and its engine archives its finished
+        runs. One that keeps them (written before the service's engine archived) would keep the
+        state growing with the history for the life of the database: the journal is replayed
+        from its start instead, once, and the next snapshot archives."""
         saved = self.store.journal.latest_snapshot()
         if saved is not None:
             with collector_paused():
-                self.state = pickle.loads(saved.state)
+                state: LiveState = pickle.loads(saved.state)
+            if state.engine.archives:
+                self.state = state
+            else:
+                log.info("the latest snapshot keeps every finished run: replaying the journal")
         self.pending = {
             key: None
             for key, notification in self.engine.query.notifications().items()

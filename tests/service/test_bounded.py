@@ -110,3 +110,19 @@ def test_a_page_of_a_jobs_runs_reads_the_page_not_the_history(monkeypatch) -> No
     assert page is not None and [run["tick"] for run in page.items] == ticks[150:157]
     assert page.next == str(ticks[157])
     assert len(built) <= 7 + 2, "the page's runs, the next page's first, and one to see it"
+
+
+def test_a_snapshot_of_an_engine_that_kept_its_runs_is_replaced_on_restart() -> None:
+    """A database snapshotted before the engine archived: the restart rebuilds the state from
+    the journal into an archiving engine (once), which answers as the old one did (before the
+    restart's own inputs: the running attempts lost, the slots matched)."""
+    keeping, wall = started(archive=False)
+    play(keeping, wall, 30)
+    keeping.snapshot()
+    before = everything_read(keeping)
+    again = LiveService(keeping.store, keeping.clock, keeping.config)
+    again.load_snapshot()
+    again.replay()
+    assert again.engine.archives
+    assert live_records(again) <= 2 * len(JOBS)
+    assert everything_read(again) == before
