@@ -20,6 +20,7 @@ is for the rewind by replay that is still to come; a history refuses such an eng
 from __future__ import annotations
 
 import bisect
+import itertools
 from array import array
 from collections.abc import Iterator
 
@@ -195,6 +196,15 @@ class RunArchive:
         for base in range(0, len(runs), _RUN_WIDTH):
             if code is None or runs[base + _STATE] == code:
                 yield (job_ids[runs[base + _JOB]], runs[base + _SCHEDULED])
+
+    def job_ticks(self, job_id: str, since: int) -> Iterator[int]:
+        """The scheduled ticks of the job's archived runs from ``since`` on, in order: a seek in
+        the job's own column, so a page deep in a long history costs what the first costs."""
+        job_runs = self._by_job.get(job_id)
+        if job_runs is None:
+            return iter(())
+        ticks = job_runs.ticks
+        return itertools.islice(ticks, bisect.bisect_left(ticks, since), None)
 
     def records(self) -> Iterator[Occurrence]:
         """Every archived run as a record, in the order they were archived."""
