@@ -65,7 +65,7 @@ def _summarised(engine: Engine) -> dict[str, object]:
         "successes": +Counter({job_id: job.successes for job_id, job in jobs}),
         "failures": +Counter({job_id: job.failures for job_id, job in jobs}),
         "cancellations": +Counter({job_id: job.cancellations for job_id, job in jobs}),
-        "waits": {job_id: job.waits for job_id, job in jobs if job.waits},
+        "waits": {job_id: list(job.waits) for job_id, job in jobs if job.waits},
         "busy": +Counter({worker_id: w.busy for worker_id, w in stats.workers.items()}),
     }
 
