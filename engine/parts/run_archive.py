@@ -196,9 +196,10 @@ class RunArchive:
             if code is None or runs[base + _STATE] == code:
                 yield (job_ids[runs[base + _JOB]], runs[base + _SCHEDULED])
 
-    def records(self) -> Iterator[Occurrence]:
-        """Every archived run as a record, in the order they were archived."""
-        return map(self._record, range(len(self)))
+    def records(self, start: int = 0) -> Iterator[Occurrence]:
+        """The archived runs from the ``start``-th on as records, in the order they were
+        archived."""
+        return map(self._record, range(start, len(self)))
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH
