@@ -71,6 +71,7 @@ class Checker:
         )
         self._archived_found: list[str] = []
         self._archived_created: list[Violation] = []
+        self._creation = CreationCheck(engine, self._facts.facts())
 
     def observe(self) -> None:
         """Read the events since the last call and check the runs archived since. Each job's
@@ -116,10 +117,9 @@ class Checker:
         archived = list(query.archived_records(self._archived))
         self._archived += len(archived)
         self._facts.held_to_now(self.engine, {run.job_id for run in archived})
-        creation = CreationCheck(self.engine, self._facts.facts())
         for run in archived:
             self._archived_found += run_violations(self.engine, run.key, run)
-            self._archived_created += creation.run(run)
+            self._archived_created += self._creation.run(run)
             self._facts.forget(run.key)
 
     def violations(self, through: int | None = None) -> list[Violation]:

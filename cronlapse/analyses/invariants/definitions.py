@@ -44,33 +44,43 @@ class Window:
         return self.start <= last and (self.end is None or first <= self.end)
 
 
+Values = tuple[int, int, int, int | None]
+"""What a run takes from its definition: priority, attempts allowed, duration, timeout."""
+JobHistory = tuple[JobFacts, list[Window], list[Values | None]]
+"""A job's facts, its schedule windows and each definition's values (None when unknown)."""
+
+
 class CreationCheck:
     """The creation checks of single runs, against the facts as they stand: an archived run is
     checked when it is archived (its definitions are all known by then: a later one starts after
-    it was created), a live one at the end. Each job's windows and values are worked out once per
-    check, for the jobs whose runs are asked about."""
+    it was created), a live one at the end. Each job's windows and values are worked out when its
+    definitions change, for the jobs whose runs are asked about."""
 
     def __init__(self, engine: Engine, facts: Facts) -> None:
         self.engine = engine
         self.facts = facts
         self._auto = engine.policy.dispatch is DispatchMode.AUTO
         self._limit = engine.policy.execution_limit
-        self._jobs: dict[str, tuple[JobFacts, list[Window], list[Values | None]] | None] = {}
+        self._jobs: dict[str, tuple[int, JobSpec | None, JobHistory]] = {}
+        """Per job: how many definitions it had and the last one's spec, when worked out."""
 
-    def job(self, job_id: str) -> tuple[JobFacts, list[Window], list[Values | None]] | None:
+    def job(self, job_id: str) -> JobHistory | None:
         """The job's facts, its schedule windows and each definition's values (None when
         unknown); None for a job the log never scheduled (reported once, by the end check)."""
-        if job_id not in self._jobs:
-            known = self.facts.jobs.get(job_id)
-            if known is None or not known.definitions:
-                self._jobs[job_id] = None
-            else:
-                values = [
-                    _spec_values(d.spec, self._limit) if d.spec is not None else None
-                    for d in known.definitions
-                ]
-                self._jobs[job_id] = (known, _schedule_windows(known.definitions), values)
-        return self._jobs[job_id]
+        known = self.facts.jobs.get(job_id)
+        if known is None or not known.definitions:
+            return None
+        count, last = len(known.definitions), known.definitions[-1].spec
+        held = self._jobs.get(job_id)
+        if held is not None and held[0] == count and held[1] is last:
+            return held[2]
+        values = [
+            _spec_values(d.spec, self._limit) if d.spec is not None else None
+            for d in known.definitions
+        ]
+        history = (known, _schedule_windows(known.definitions), values)
+        self._jobs[job_id] = (count, last, history)
+        return history
 
     def run(self, occurrence: Occurrence, walked: Collection[int] = ()) -> list[Violation]:
         """The run lies in its schedule (unless the walk behind the cursor found it there:
@@ -147,10 +157,6 @@ def _schedule_violation(
     since = ", ".join(str(w.start) for w in holding)
     text = f"{job_id}@{scheduled} is not in its job's schedule (the one defined at tick {since})"
     return [Violation(scheduled, text)]
-
-
-Values = tuple[int, int, int, int | None]
-"""What a run takes from its definition: priority, attempts allowed, duration, timeout."""
 
 
 def _spec_values(spec: JobSpec, execution_limit: int | None) -> Values:
