@@ -12,13 +12,14 @@ cannot, a draining one runs its last attempt and goes down, and under reported c
 worker stays busy until its attempt is reported.
 
 Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
-run the ticks it waited. Two checks, both judged only through the tick the caller says has
-settled:
+run the ticks it waited. Two checks:
 
 - (a) a run that waited at the end of a tick at which a worker was idle, and was taken or
-  cancelled later: reported at the first such tick;
+  cancelled later: judged when it stops waiting (through the tick before, which has settled),
+  reported at the first such tick;
 - (b) a run still waiting at the end of the run that waited while a worker was idle: never
-  dispatched, cancelled or skipped; reported at the end.
+  dispatched, cancelled or skipped; judged through the tick the caller says has settled,
+  reported at the end.
 
 Under manual dispatch a created run rightly waits for the caller's next Dispatch, which the log
 does not record, so neither check applies (seed 000).
