@@ -206,9 +206,10 @@ class RunArchive:
         ticks = job_runs.ticks
         return itertools.islice(ticks, bisect.bisect_left(ticks, since), None)
 
-    def records(self) -> Iterator[Occurrence]:
-        """Every archived run as a record, in the order they were archived."""
-        return map(self._record, range(len(self)))
+    def records(self, start: int = 0) -> Iterator[Occurrence]:
+        """The archived runs from the ``start``-th on as records, in the order they were
+        archived."""
+        return map(self._record, range(start, len(self)))
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH

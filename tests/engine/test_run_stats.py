@@ -73,7 +73,7 @@ def _summarised(engine: Engine) -> dict[str, object]:
         "failures": +Counter({job_id: job.failures for job_id, job in jobs}),
         "skipped": +Counter({job_id: job.skipped for job_id, job in jobs}),
         "cancellations": +Counter({job_id: job.cancellations for job_id, job in jobs}),
-        "waits": {job_id: job.waits for job_id, job in jobs if job.waits},
+        "waits": {job_id: list(job.waits) for job_id, job in jobs if job.waits},
         "busy": +Counter({worker_id: w.busy for worker_id, w in stats.workers.items()}),
     }
 
