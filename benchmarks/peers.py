@@ -41,7 +41,6 @@ import json
 import math
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -64,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(PEERS))
 
 from contract import SLEEPER_PREFIX, Job  # noqa: E402
+from service_parts import free_port  # noqa: E402
 
 TOKEN = "peers-benchmark-token"
 SLOTS = 4
@@ -96,12 +96,6 @@ class Run:
 
 
 # ------------------------------------------------------------------ contenders
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _rss_mb(pid: int) -> float:
@@ -172,7 +166,7 @@ class Cronlapse(Contender):
     def __init__(self, db_url: str, directory: Path, options: tuple[str, ...] = ()) -> None:
         super().__init__(db_url, directory)
         self.options = options
-        self.port = _free_port()
+        self.port = free_port()
         config = directory / "cronlapse.yaml"
         config.write_text(
             f"workers: {SLOTS}\nexecutors:\n  nap:\n    argv: [sleep, '{NAP_SECONDS:g}']\n"

@@ -23,9 +23,7 @@ Times are wall-clock and swing with the machine's load.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,67 +31,19 @@ import time
 from pathlib import Path
 
 import httpx
-from sqlalchemy import insert
+from service_parts import BatchedJournal, Wall, free_port
 
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config
 from cronlapse.service.live import LiveService
-from cronlapse.service.store import CLOCK_KEY, Entry
+from cronlapse.service.store import CLOCK_KEY
 from cronlapse.service.store.sql import SqlStore
-from cronlapse.service.store.sql.schema import journal
 from engine.model.records import OccurrenceState
 
 TOKEN = "benchmark-token"
 HOUR = 3600
 WORKERS = 4
 """The slots the builder runs with: ``serve``'s default, so the restart keeps them."""
-
-
-class _BatchedJournal:
-    """The store's journal, committing appends in batches of rows: the rows a live server
-    would write, faster (as in ``benchmarks/service.py``, which puts its own checkout first on
-    the import path: this script must import the interpreter's)."""
-
-    BATCH = 20_000
-
-    def __init__(self, store: SqlStore) -> None:
-        self.inner = store.journal
-        self.db = store.db
-        self.pending: list[dict] = []
-        self.next_seq = self.inner.last_seq() + 1
-
-    def append(self, entries: list[Entry], publication: None = None) -> list[int]:
-        seqs = []
-        for entry in entries:
-            args = json.dumps(entry.args, separators=(",", ":"))
-            row = {"tick": entry.tick, "phase": entry.phase, "verb": entry.verb, "args": args}
-            self.pending.append({"seq": self.next_seq, **row, "wall": 0.0})
-            seqs.append(self.next_seq)
-            self.next_seq += 1
-        if len(self.pending) >= self.BATCH:
-            self.flush()
-        return seqs
-
-    def flush(self) -> None:
-        if self.pending:
-            with self.db.begin() as conn:
-                conn.execute(insert(journal), self.pending)
-            self.pending = []
-
-    def save_snapshot(self, seq: int, state: bytes) -> None:
-        self.flush()
-        self.inner.save_snapshot(seq, state)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
-
-
-class _Wall:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def build(db: Path, jobs: int, hours: int) -> tuple[int, int]:
@@ -103,9 +53,9 @@ def build(db: Path, jobs: int, hours: int) -> tuple[int, int]:
     end = int(time.time())
     first_due = end + HOUR // 2 - hours * HOUR
     start = min(first_due - 60, end)
-    wall = _Wall(float(start))
+    wall = Wall(float(start))
     store = SqlStore(f"sqlite:///{db}")
-    batched = _BatchedJournal(store)
+    batched = BatchedJournal(store)
     store.journal = batched  # type: ignore[assignment]
     clock = LiveClock(Anchor(float(start), start, 1.0), wall)
     store.journal.set_meta(CLOCK_KEY, clock.anchor.dumps())
@@ -135,12 +85,6 @@ def build(db: Path, jobs: int, hours: int) -> tuple[int, int]:
     return runs, 0 if saved is None else len(saved.state)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -150,7 +94,7 @@ def _rss_mb(pid: int) -> float:
 
 def restart(db: Path, probe: str) -> tuple[float, float, float]:
     """Start a server on ``db``: seconds to ``/health``, to the first run, and its RSS in MB."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, CRONLAPSE_TOKEN=TOKEN)
     command = [sys.executable, "-m", "cronlapse", "serve", "--db", f"sqlite:///{db}"]
     url = f"http://127.0.0.1:{port}"
