@@ -487,7 +487,7 @@ def restart(contender: Contender, sizes: Sizes) -> dict[str, float]:
     _wait_for(lambda: bool(probe_runs()), "a probe to run after the restart")
     first_run = min(run.started for run in probe_runs()) - contender.spawned_at
     _wait_for(lambda: len(probe_runs()) >= len(probes), "every probe to run")
-    time.sleep(1.0)
+    time.sleep(1.0)  # RSS is read a second into steady running, the same for every contender
     return {"to ready s": ready, "to first run s": first_run, "RSS MB": contender.rss_mb()}
 
 
