@@ -5,6 +5,7 @@ and leaves every other job as it was."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,9 @@ NEW_VALUES = {"cron": "7 5 * * 1", "daily": "05:07", "timezone": "Asia/Tokyo", "
 SCHEDULE_KEYS = ("cron", "daily", "timezone")
 
 
+@cache
 def _corpus() -> Fleet:
+    """Read once for the module: a fleet is immutable (each change makes a new one)."""
     return read_fleet("shop.yaml", import_files(FILES, ImportOptions()).text)
 
 
