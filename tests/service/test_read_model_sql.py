@@ -17,8 +17,8 @@ from cronlapse.service.live import fresh_state
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.read_model import ReadModel
 from cronlapse.service.store import Publication, open_store
-from cronlapse.service.store.sql.schema import view_runs
 from cronlapse.service.store.sql import views
+from cronlapse.service.store.sql.schema import view_runs
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.records import JobSpec
 from engine.schedules.kinds import Once
