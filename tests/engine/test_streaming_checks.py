@@ -9,8 +9,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings
 
 from cronlapse.analyses.invariants import Checker, Violation, violations
 from cronlapse.analyses.stats import RunStats, RunStatsReader, run_stats
@@ -19,7 +18,11 @@ from engine.model import events as ev
 from engine.model.commands import RegisterWorker
 from engine.model.policies import Policy
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
-from tests.engine.test_command_fuzz import WORKER_IDS, command_of, policies, programs, specs
+from tests.engine.test_command_fuzz import (
+    WORKER_IDS,
+    command_of,
+    fuzzed_programs,
+)
 
 SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 
@@ -75,13 +78,7 @@ def _same(one: RunStats, other: RunStats) -> bool:
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    policy=policies,
-    seed=st.integers(0, 2**16),
-    workers=st.sampled_from((1, 1, 0)),
-    jobs=st.lists(specs, max_size=3),
-    program=programs,
-)
+@fuzzed_programs
 def test_following_a_fuzzed_program_reports_what_reading_its_whole_log_does(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
 ) -> None:
