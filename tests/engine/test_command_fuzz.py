@@ -355,7 +355,7 @@ def fingerprint(engine: Engine) -> tuple:
 
 
 @settings(
-    max_examples=200,
+    max_examples=100,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @fuzzed_programs
