@@ -36,14 +36,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
 
-from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
+from cronlapse.service.clock import LiveClock
 from cronlapse.service.codec import (
     AFTER_RUN,
     CLOCK,
     DOWNTIME,
     KEPT,
     Decoded,
-    read_input,
     with_field,
 )
 from cronlapse.service.config import Config
@@ -60,6 +59,7 @@ from cronlapse.service.store import (
     pausable_jobs,
     read_row,
 )
+from cronlapse.service.stored_inputs import decode
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
@@ -361,9 +361,7 @@ class LiveService:
     def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
         """What an input does at ``tick`` (None for a clock reading or a downtime, whose
         effect depends on the state); :class:`InputInvalid`."""
-        if verb in (CLOCK, DOWNTIME):
-            return None
-        return read_input(verb, args, tick, ENGINE_CLOCK)
+        return decode(verb, args, tick)
 
     def clock_due(self) -> int | None:
         """The clock's tick if the engine has something to do by then (a reading to journal)."""

@@ -1,11 +1,12 @@
-"""Journal rows decoded straight into engine commands, without the scenario readers.
+"""The service's inputs decoded straight into engine commands, without the scenario readers.
 
 A journal row's arguments were read, and accepted, by the scenario readers
 (:func:`~cronlapse.service.codec.read_input`) before the row was written; reading them again
 that way on every restart rebuilt positioned nodes, readers and problem lists for each row, a
 third of a restart with 20,000 jobs (issue 36). Most rows are in a few plain forms (a job
 created with an interval or a time, a run's completion, a worker or job named), and here those
-forms become their commands directly, each value checked for its type and the engine's limits.
+forms become their commands directly, each value checked for its type and the engine's limits;
+an input the API takes is decoded the same way (a burst of completion reports is most of them).
 
 A row in any other form (a calendar schedule, a relative time, a setting beyond the plain
 ones, a change kept for after a run) is :data:`NOT_PLAIN`: the caller reads it with the full
@@ -20,7 +21,14 @@ from datetime import UTC, datetime
 from typing import Final
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.codec import RUN_KEY, SERVICE_DEFAULTS, Decoded
+from cronlapse.service.codec import (
+    CLOCK,
+    DOWNTIME,
+    RUN_KEY,
+    SERVICE_DEFAULTS,
+    Decoded,
+    read_input,
+)
 from engine.model import commands as cmd
 from engine.model import limits
 from engine.model.limits import Limit
@@ -49,6 +57,19 @@ _SETTINGS: dict[str, tuple[str, Limit]] = {
 _SCHEDULE_PLAIN = frozenset(
     {"id", "every", "first", "at", "payload", RUN_KEY, "max_retries", *_SETTINGS}
 )
+
+
+def decode(verb: str, args: Mapping[str, object], tick: int) -> Decoded | None:
+    """What the input ``verb``/``args`` does at ``tick``: None for a clock reading and for a
+    downtime (their effect depends on the state, not on their words); a plain form directly,
+    any other by the codec's readers (:class:`~cronlapse.service.codec.InputInvalid`). The one
+    decoding of the service's inputs, live and from the journal."""
+    if verb in (CLOCK, DOWNTIME):
+        return None
+    decoded = decode_stored(verb, args, tick)
+    if decoded is NOT_PLAIN:
+        return read_input(verb, args, tick, ENGINE_CLOCK)
+    return decoded  # type: ignore[return-value]
 
 
 def decode_stored(verb: str, args: Mapping[str, object], tick: int) -> Decoded | _NotPlain:
@@ -85,7 +106,7 @@ def _schedule(args: Mapping[str, object], tick: int) -> Decoded | _NotPlain:
     payload = args.get("payload")
     if schedule is None or (run is not None and not _is_name(run)):
         return NOT_PLAIN
-    if payload is not None and type(payload) is not str:
+    if "payload" in args and type(payload) is not str:
         return NOT_PLAIN
     settings: dict[str, object] = dict(SERVICE_DEFAULTS)
     for key, (name, limit) in _SETTINGS.items():
@@ -98,7 +119,7 @@ def _schedule(args: Mapping[str, object], tick: int) -> Decoded | _NotPlain:
         if "max_attempts" in args or not _within(retries, limits.RETRIES):
             return NOT_PLAIN
         settings["max_attempts"] = retries + 1  # type: ignore[operator]
-    if payload is not None:
+    if "payload" in args:
         settings["payload"] = payload
     spec = JobSpec(str(args["id"]), schedule, **settings)  # type: ignore[arg-type]
     return Decoded(cmd.ScheduleJob(spec), run)  # type: ignore[arg-type]

@@ -10,8 +10,11 @@ from hypothesis import strategies as st
 from cronlapse.service.clock import ENGINE_CLOCK
 from cronlapse.service.codec import InputInvalid, read_input
 from cronlapse.service.store import JournalRow, read_row
+from cronlapse.service.store.memory import MemoryStore
 from cronlapse.service.stored_inputs import LAST_NAMED_TICK, NOT_PLAIN, decode_stored
+from engine.model.records import OccurrenceState
 from engine.scenario.command_reader import CommandReader
+from tests.service.test_live import Wall, open_live
 
 TICK = 1_800_000_000
 
@@ -69,7 +72,7 @@ def read_by_the_readers(verb: str, args: dict[str, object]):
         return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(schedule_args().map(lambda args: ("schedule", args)), other_args()))
 def test_a_row_decoded_directly_is_what_the_readers_build(verb_and_args) -> None:
     verb, args = verb_and_args
@@ -101,3 +104,18 @@ def test_the_common_rows_replay_without_the_scenario_readers(
 
     monkeypatch.setattr(CommandReader, "command", refused)
     assert read_row(JournalRow(1, TICK, 0, verb, args)) == expected
+
+
+def test_the_apis_plain_inputs_are_decoded_without_the_scenario_readers_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    live = open_live(MemoryStore(), Wall(), workers=1)
+
+    def refused(*_: object) -> None:
+        raise AssertionError("a plain input went through the scenario readers")
+
+    monkeypatch.setattr(CommandReader, "command", refused)
+    live.submit("schedule", {"id": "now"})
+    (key,) = live.engine.query.record_keys(OccurrenceState.RUNNING)
+    live.submit("complete", {"job": "now", "scheduled": key[1], "attempt": 1, "ok": True})
+    assert live.engine.query.job_word("now") == "succeeded"
