@@ -36,14 +36,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
 
-from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
+from cronlapse.service.clock import LiveClock
 from cronlapse.service.codec import (
     AFTER_RUN,
     CLOCK,
     DOWNTIME,
     KEPT,
     Decoded,
-    read_input,
     with_field,
 )
 from cronlapse.service.config import Config
@@ -60,6 +59,7 @@ from cronlapse.service.store import (
     pausable_jobs,
     read_row,
 )
+from cronlapse.service.stored_inputs import decode
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
@@ -189,6 +189,11 @@ class LiveService:
         """The database's service id, which marks this server's executors (set by the server
         at start: :mod:`cronlapse.service.orphans`; empty: unmarked)."""
         self.unsnapshotted = 0
+        self.serving = False
+        """Whether the journal is taken over (:meth:`take_over`): until then no snapshot is
+        taken, however many rows the replay counted, so a restart serves first and snapshots
+        after, in the background when it can (a snapshot pickled in line was a seventh of a
+        restart with 20,000 jobs)."""
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
         self.on_events: list[Callable[[ev.EventLog], None]] = []
@@ -231,6 +236,7 @@ class LiveService:
         self._catch_up()
         self._lose_running()
         self._match_workers()
+        self.serving = True
         return replayed
 
     def load_snapshot(self) -> None:
@@ -355,9 +361,7 @@ class LiveService:
     def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
         """What an input does at ``tick`` (None for a clock reading or a downtime, whose
         effect depends on the state); :class:`InputInvalid`."""
-        if verb in (CLOCK, DOWNTIME):
-            return None
-        return read_input(verb, args, tick, ENGINE_CLOCK)
+        return decode(verb, args, tick)
 
     def clock_due(self) -> int | None:
         """The clock's tick if the engine has something to do by then (a reading to journal)."""
@@ -411,7 +415,7 @@ class LiveService:
         """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
         self.state.seq = seq
         self.unsnapshotted += applied
-        if self.unsnapshotted >= self.config.snapshot_every:
+        if self.serving and self.unsnapshotted >= self.config.snapshot_every:
             if self.background is None:
                 self.snapshot()
             elif self.background.start(self.state):

@@ -28,21 +28,21 @@ RUNNING = 200
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter:
-    """Counts the datetime conversions of the launches and the inputs read by the scenario
-    reader, by verb."""
+    """Counts the datetime conversions of the launches and the inputs decoded (by the direct
+    decoder or the scenario reader), by verb."""
     counts: Counter = Counter()
-    iso, read_input = running.iso, live_module.read_input
+    iso, decode = running.iso, live_module.decode
 
     def counting_iso(tick: int) -> str | None:
         counts["iso"] += 1
         return iso(tick)
 
-    def counting_read_input(verb: str, *args):
+    def counting_decode(verb: str, *args):
         counts[f"{verb} read"] += 1
-        return read_input(verb, *args)
+        return decode(verb, *args)
 
     monkeypatch.setattr(running, "iso", counting_iso)
-    monkeypatch.setattr(live_module, "read_input", counting_read_input)
+    monkeypatch.setattr(live_module, "decode", counting_decode)
     return counts
 
 
