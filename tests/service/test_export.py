@@ -260,8 +260,8 @@ def test_a_restart_that_found_attempts_running_is_exported_as_their_slots_down_a
 
 
 def test_changes_kept_for_a_runs_end_are_exported_where_they_applied() -> None:
-    """An ``after_run`` row changes nothing when it is journaled: the ``kept`` row that applies
-    it later is the change, exported as the plain command it is."""
+    """An ``after_run`` row changes nothing when it is journaled: the report that ends the run
+    applies it, and the export writes it there as the plain command it is."""
     store = MemoryStore()
     wall = Wall()
     live = open_live(store, wall, workers=1)
@@ -274,11 +274,7 @@ def test_changes_kept_for_a_runs_end_are_exported_where_they_applied() -> None:
     live.submit("modify", {"job": "a", "priority": "high", "after_run": True})
     wall.now += 5
     live.advance_clock()
-    complete_running(live)
-    for verb, args in live.kept_due():
-        live.submit(verb, args)
-    for verb, args in live.kept_due():
-        live.submit(verb, args)
+    complete_running(live)  # the report of the run's end applies both, after its dispatch
     assert live.engine.query.live_job("a") is None
     wall.now += 60
     live.advance_clock()
