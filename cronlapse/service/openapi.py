@@ -135,7 +135,12 @@ _ZONE = {
     "timezone": {
         "type": ["string", "null"],
         "description": "a calendar schedule's zone, which an amended schedule keeps; else null",
-    }
+    },
+    "dst": {
+        "anyOf": [{"enum": [rule.value for rule in DstRule]}, {"type": "null"}],
+        "description": "a calendar schedule's rule at DST changes, which an amended calendar "
+        "schedule keeps; else null",
+    },
 }
 JOB_SUMMARY = {
     "type": "object",
