@@ -79,9 +79,9 @@ def test_an_export_that_starts_after_the_jobs_creation_keeps_its_rule(rule: str)
 def test_the_api_document_takes_the_rule_as_the_server_does() -> None:
     rules = sorted(rule.value for rule in DstRule)
     assert "dst" in body_keys("schedule") and "dst" in body_keys("modify")
-    assert sorted(JOB_INPUT["properties"]["dst"]["enum"]) == rules
+    assert sorted(JOB_INPUT["properties"]["dst"]["examples"]) == rules
     amendment = JOB_AMENDMENT["oneOf"][0]["properties"]
-    assert sorted(amendment["dst"]["enum"]) == rules
+    assert sorted(amendment["dst"]["examples"]) == rules
 
 
 def test_a_new_calendar_time_given_through_the_api_keeps_the_jobs_rule() -> None:
