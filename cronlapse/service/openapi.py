@@ -42,6 +42,10 @@ def _option(key: str) -> dict:
 
 
 _PRIORITY = {"anyOf": [_option("priority"), _limited(limits.PRIORITY)]}
+_PRIORITY_FILTER = {
+    "anyOf": [{"enum": list(OPTIONS["priority"].values)}, _limited(limits.PRIORITY)]
+}
+"""``GET /jobs?priority=``: the names as the API writes them (lower case)."""
 _TIME = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
 _IDENTIFIER = {
     "anyOf": [
@@ -355,7 +359,7 @@ def openapi_document() -> dict:
                 "get": {
                     "parameters": [
                         {"name": "status", "in": "query", "schema": {"enum": list(STATUSES)}},
-                        {"name": "priority", "in": "query", "schema": _PRIORITY},
+                        {"name": "priority", "in": "query", "schema": _PRIORITY_FILTER},
                         {
                             "name": "run",
                             "in": "query",
