@@ -263,8 +263,9 @@ _ID = {
 _AFTER_RUN = {
     "name": "after_run",
     "in": "query",
-    "description": "true: while a run of the job runs, answer 202 and apply the change once no "
-    "run of it runs (a deletion pauses the job meanwhile) instead of answering 409",
+    "description": "true: while a run of the job runs, answer 202 and apply the change when "
+    "that run ends, before the job's next run starts (a deletion pauses the job meanwhile) "
+    "instead of answering 409",
     "schema": {"type": "boolean"},
 }
 _KEPT = _json(
