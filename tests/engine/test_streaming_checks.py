@@ -17,6 +17,8 @@ from engine.core import Engine
 from engine.model import events as ev
 from engine.model.commands import RegisterWorker
 from engine.model.policies import Policy
+from engine.model.records import OccurrenceState
+from engine.query.api import Query
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 from tests.engine.test_command_fuzz import (
     WORKER_IDS,
@@ -166,3 +168,50 @@ def test_a_long_run_keeps_live_work_only(until: int) -> None:
     archive = 140  # bytes per archived run (engine/parts/run_archive.py)
     columns = 8 + 8
     assert (held_long - held) / (runs_long - runs) < archive + columns + 40
+
+
+def _misnumber_a_running_attempt(runner: ScenarioRunner) -> str:
+    """A mutation: job a's running attempt numbered 7 (it ends and is archived a tick later).
+    Returns what the checker must say of it."""
+    running = [
+        run
+        for run in runner.engine.query.live_records().values()
+        if run.job_id == "a" and run.state is OccurrenceState.RUNNING
+    ]
+    run = running[0]
+    run.attempts[0].number = 7
+    return f"a@{run.scheduled}: attempts numbered [7], not 1..n"
+
+
+def test_a_follower_checks_each_archived_run_as_handed_over_not_read_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reading every archived run back from the archive's columns cost more than checking it
+    (the demo's ``cronlapse run`` at 1.28x the code before the archive): a follower takes the
+    runs the engine archives as their records, and still finds one archived with a defect."""
+
+    def read_back(self: Query, start: int = 0) -> None:
+        raise AssertionError(f"archived runs read back from {start}")
+
+    monkeypatch.setattr(Query, "archived_records", read_back)
+    runner = _fleet(60)
+    follower = Follower(runner.engine)
+    expected = None
+    for tick in runner.steps():
+        follower.step()
+        if tick == 30:
+            expected = _misnumber_a_running_attempt(runner)
+    assert runner.engine.query.archived_count() > 50
+    found = [violation.text for violation in follower.checker.violations(runner.processed)]
+    assert found == [expected]
+
+
+def test_a_checker_that_starts_late_reads_back_the_runs_archived_before() -> None:
+    runner = _fleet(60)
+    expected = None
+    for tick in runner.steps():
+        if tick == 30:
+            expected = _misnumber_a_running_attempt(runner)
+    checker = Checker(runner.engine)
+    found = [violation.text for violation in checker.violations(runner.processed)]
+    assert found == [expected]
