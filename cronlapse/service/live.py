@@ -105,6 +105,11 @@ class Publisher(Protocol):
         with the next journal rows (called where the commit runs, off the event loop)."""
         ...
 
+    def stale(self) -> bool:
+        """Whether time alone, with no input, changed what was published (an idle scheduler's
+        time follows the clock without a journal row): then a write without rows publishes it."""
+        ...
+
 
 @dataclass
 class LiveState:

@@ -80,10 +80,10 @@ def _writes(client: httpx.Client) -> list[tuple[int, str]]:
 
 
 def test_an_api_process_answers_as_the_scheduler_does(processes, tmp_path: Path) -> None:
-    """Every GET but ``/health``'s tick: an idle scheduler's time follows the clock without a
-    commit, and an API process reads the tick of the scheduler's last commit, so it trails
-    (docs/deployment.md). Compared, the two met only when a look fell between a commit and the
-    clock's next step: 63 s of waiting in one suite run."""
+    """Every GET but ``/health``'s tick: an idle scheduler's time follows the clock, and it
+    writes that tick to the read model at most once a second, so an API process's trails by up
+    to a second (docs/deployment.md). Compared, the two met only when a look fell between a
+    write and the clock's next step: 63 s of waiting in one suite run."""
     group: Processes = processes(NOOP)
     scheduler = group.scheduler("scheduler")
     scheduler.start()
