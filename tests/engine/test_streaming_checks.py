@@ -15,15 +15,14 @@ from cronlapse.analyses.invariants import Checker, Violation, violations
 from cronlapse.analyses.stats import RunStats, RunStatsReader, run_stats
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.commands import RegisterWorker
 from engine.model.policies import Policy
 from engine.model.records import OccurrenceState
 from engine.query.api import Query
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 from tests.engine.test_command_fuzz import (
-    WORKER_IDS,
     command_of,
     fuzzed_programs,
+    kept_and_archiving,
 )
 
 SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
@@ -84,11 +83,8 @@ def _same(one: RunStats, other: RunStats) -> bool:
 def test_following_a_fuzzed_program_reports_what_reading_its_whole_log_does(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
 ) -> None:
-    kept, followed = Engine(policy, seed=seed), Engine(policy, seed=seed, archive=True)
+    kept, followed = kept_and_archiving(policy, seed, workers)
     follower = Follower(followed)
-    for worker_id in WORKER_IDS[:workers]:
-        kept.apply(RegisterWorker(worker_id))
-        followed.apply(RegisterWorker(worker_id))
     for step in [("schedule", fields) for fields in jobs] + program:
         command = command_of(step, kept)
         assert followed.apply(command) == kept.apply(command), command
