@@ -178,4 +178,4 @@ class ReadModel:
         row = engine.query.run(job_id, tick)
         if row is None:
             return None
-        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)))
+        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)), row.state.is_final)

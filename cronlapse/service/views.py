@@ -9,15 +9,18 @@ in UTC, with the tick alongside; a time past the year 9999, which no date can na
 from __future__ import annotations
 
 from itertools import takewhile
+from typing import TYPE_CHECKING
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.live import LiveState
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule, next_fire_times
 from engine.schedules.schedule_clock import calendar_clock
+
+if TYPE_CHECKING:  # the live service writes its finished runs with this module's run_json
+    from cronlapse.service.live import LiveState
 
 NEXT_RUNS = 5
 PAST_DATES = "past the year 9999"

@@ -104,7 +104,9 @@ class MemoryViews:
         """Within an append (the lock held)."""
         if changes.reset:
             self.jobs_by_id.clear()
-            self.runs_by_key.clear()
+            for key, run in list(self.runs_by_key.items()):
+                if not run.final:
+                    del self.runs_by_key[key]
         written = {job.job_id for job in changes.jobs}
         for job in changes.jobs:
             self.jobs_by_id[job.job_id] = job
@@ -163,6 +165,29 @@ class MemoryViews:
         page = mine[: limit + 1]
         items = [run.view for run in page[:limit]]
         return Page(items, page[limit].scheduled if len(page) > limit else None)
+
+    def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
+        with self.shared.lock:
+            mine = sorted(
+                (run.scheduled, run.view)
+                for run in self.runs_by_key.values()
+                if run.job_id == job_id and run.scheduled >= since and run.final
+            )
+        return mine[:limit]
+
+    def keep_finished(self, runs: Sequence[RunView]) -> None:
+        with self.shared.lock:
+            for run in runs:
+                self.runs_by_key[(run.job_id, run.scheduled)] = run
+
+    def forget_finished(self, before: int) -> int:
+        with self.shared.lock:
+            old = [
+                key for key, run in self.runs_by_key.items() if run.final and run.scheduled < before
+            ]
+            for key in old:
+                del self.runs_by_key[key]
+        return len(old)
 
 
 class MemoryOutboxClaim:
