@@ -23,6 +23,7 @@ from cronlapse.service.live import LiveService, collector_paused
 from cronlapse.service.store import (
     JournalRow,
     RowUnreadable,
+    Snapshot,
     Store,
     open_store,
     pausable_jobs,
@@ -74,6 +75,21 @@ class JournalReplay:
                 replay.live.state = pickle.loads(saved.state)
         for row in store.journal.rows_after(replay.live.state.seq):
             replay.apply(row)
+        return replay
+
+    @classmethod
+    def first_kept(cls, store: Store, oldest: Snapshot | None) -> JournalReplay:
+        """The state before the journal's first kept row: a new service's for a journal kept
+        whole (``oldest`` None), else the oldest kept snapshot's, ``oldest`` (the history's
+        retention deleted the rows before it)."""
+        replay = cls(store)
+        if oldest is not None:
+            with collector_paused():
+                replay.live.state = pickle.loads(oldest.state)
+            notifications = replay.engine.query.notifications()
+            replay.live.pending = {
+                key: None for key, sent in notifications.items() if sent.state is PENDING
+            }
         return replay
 
     @property

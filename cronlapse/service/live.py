@@ -304,7 +304,7 @@ class LiveService:
         if saved is not None:
             with collector_paused():
                 state: LiveState = pickle.loads(saved.state)
-            if state.engine.archives:
+            if state.engine.archives or self.store.journal.compacted():
                 self.state = following_archive(state)
             else:
                 log.info("the latest snapshot keeps every finished run: replaying the journal")
@@ -317,7 +317,10 @@ class LiveService:
     def replay(self) -> int:
         """Apply the journal's rows after the state's position; writes nothing. A standby
         scheduler calls it again and again to follow the active one's journal
-        (:mod:`cronlapse.service.roles.scheduler`)."""
+        (:mod:`cronlapse.service.roles.scheduler`); one left behind the rows the history's
+        retention deleted starts again from the latest snapshot."""
+        if self.state.seq < self.store.journal.compacted():
+            self.load_snapshot()
         replayed = 0
         for row in self.store.journal.rows_after(self.state.seq):
             try:
@@ -476,6 +479,7 @@ class LiveService:
                 self.snapshot()
             elif not self.background.busy():
                 self.keep_history()
+                self.forget_past_retention()
                 self.background.start(self.state)
                 self.unsnapshotted = 0
         self.on_change()
@@ -681,6 +685,7 @@ class LiveService:
             self.unsnapshotted = 0
             return
         self.keep_history()
+        self.forget_past_retention()
         with collector_paused():
             state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
         self.store.journal.save_snapshot(self.state.seq, state)
@@ -701,7 +706,7 @@ class LiveService:
         self.store.views.keep_finished(
             [
                 RunView(
-                    row.job_id, row.scheduled, False, _compact(run_json(self.engine, row)), True
+                    row.job_id, row.scheduled, False, _json_text(run_json(self.engine, row)), True
                 )
                 for row in rows
                 if row is not None
@@ -709,7 +714,20 @@ class LiveService:
         )
         finished.clear()
 
+    def forget_past_retention(self) -> None:
+        """The history's retention (``history: {retention: ...}``), applied before a snapshot:
+        finished runs scheduled longer ago leave the read model, and journal rows as old behind
+        the oldest kept snapshot are deleted. That snapshot is already stored, so a restart,
+        ``cronlapse status`` and ``cronlapse export`` start from a snapshot and never need the
+        rows deleted."""
+        retention = self.config.retention
+        if retention is None:
+            return
+        before = self.engine.now - retention
+        self.store.views.forget_finished(before)
+        self.store.journal.compact(before)
 
-def _compact(value: object) -> str:
+
+def _json_text(value: object) -> str:
     """JSON as the read model stores it."""
     return json.dumps(value, separators=(",", ":"))

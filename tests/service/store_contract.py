@@ -32,6 +32,7 @@ from cronlapse.service.store import (
     NeedsPostgresql,
     Publication,
     RunView,
+    Snapshot,
     Store,
     ViewChanges,
     Why,
@@ -103,6 +104,25 @@ class StoreContract:
         assert latest is not None and (latest.seq, latest.state) == (3, b"\x03\x03\x03")
         assert journal.latest_snapshot_seq() == 3
         assert [journal.has_snapshot(seq) for seq in (1, 2, 3)] == [False, True, True]
+
+    def test_compaction_deletes_old_rows_behind_the_oldest_kept_snapshot(
+        self, store: Store
+    ) -> None:
+        journal = store.journal
+        journal.append([entry(tick) for tick in (10, 20, 30, 40, 50, 60)])
+        assert (journal.compact(100), journal.compacted()) == (0, 0), "no snapshot: kept whole"
+        journal.save_snapshot(3, b"at 3")
+        journal.save_snapshot(5, b"at 5")
+        assert journal.oldest_snapshot() == Snapshot(3, b"at 3")
+        assert journal.compact(20) == 1, "row 1 alone is older than tick 20"
+        assert journal.compact(100) == 1, "row 2; row 3, the snapshot's, stays"
+        assert journal.compacted() == 2 and journal.count() == 4
+        assert [row.seq for row in journal.rows_after(0)] == [3, 4, 5, 6]
+        assert [row.seq for row in journal.rows_after(4, 1)] == [5]
+        journal.save_snapshot(6, b"at 6")
+        assert journal.compact(100) == 2 and journal.compacted() == 4
+        assert journal.append([entry(70)]) == [7], "positions never go back"
+        assert journal.last_seq() == 7
 
     def test_dead_letters_are_kept_newest_first_and_a_journal_row_once(self, store: Store) -> None:
         letters = store.dead_letters

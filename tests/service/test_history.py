@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 
 import pytest
 
+from cronlapse.service.export import ExportError, export_journal
+from cronlapse.service.journal_replay import JournalReplay
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.reads import Listing, LiveReads, Reads
@@ -17,7 +20,9 @@ from cronlapse.service.store import RunView
 from cronlapse.service.store.memory import MemoryStore
 from cronlapse.service.stored_reads import StoredReads
 from cronlapse.service.views import run_json
-from tests.service.test_live import Wall, complete_running, open_live
+from tests.service.export_helpers import scenario_events, service_events
+from tests.service.test_export import drive
+from tests.service.test_live import Wall, answers, complete_running, open_live
 from tests.service.test_write_path import _scheduler
 
 JOBS = {"often": {"every": 60, "max_retries": 0}, "hourly": {"every": 3600}}
@@ -107,3 +112,62 @@ def test_the_single_process_pages_runs_as_an_api_process_does(
     for job_id in JOBS:
         for limit in (1, 3, 50):
             assert _pages(single_reads, job_id, limit) == _pages(api_reads, job_id, limit)
+
+
+def _twins(minutes: int) -> tuple[LiveService, MemoryStore, LiveService, MemoryStore]:
+    """The same inputs to a service keeping ten minutes of history and one keeping it all, both
+    snapshotting every 20 rows."""
+    kept, whole = MemoryStore(), MemoryStore()
+    services = []
+    for store, retention in ((kept, {"retention": 600}), (whole, {})):
+        wall = Wall()
+        live = open_live(store, wall, workers=1, snapshot_every=20, **retention)
+        _play(live, wall, minutes)
+        services.append(live)
+    return services[0], kept, services[1], whole
+
+
+def test_a_retention_compacts_the_journal_and_forgets_old_finished_runs() -> None:
+    compacted, kept, uncompacted, whole = _twins(60)
+    oldest = kept.journal.oldest_snapshot()
+    assert oldest is not None and kept.journal.compacted() > 0
+    assert whole.journal.compacted() == 0 and whole.journal.count() == kept.journal.last_seq()
+    first = next(kept.journal.rows_after(0))
+    assert first.seq == kept.journal.compacted() + 1 <= oldest.seq, "rows from the snapshot on"
+    horizon = first.tick - 600
+    assert [t for t, _ in kept.views.finished("often", 0, 10**4) if t < horizon - 600] == []
+    assert [t for t, _ in whole.views.finished("often", 0, 10**4) if t < horizon - 600] != []
+    assert JournalReplay.latest(kept).engine.now == compacted.engine.now, "cronlapse status"
+    assert answers(compacted) == answers(uncompacted)
+    restarts = [open_live(store, Wall(), workers=1) for store in (kept, whole)]
+    assert answers(restarts[0]) == answers(restarts[1]), "a restart needs no row deleted"
+
+
+def test_a_follower_left_behind_the_compacted_rows_starts_from_the_latest_snapshot() -> None:
+    """A standby scheduler follows the journal by position: rows it has not read may be
+    compacted away meanwhile."""
+    compacted, kept, _uncompacted, _whole = _twins(60)
+    follower = LiveService(kept, compacted.clock, compacted.config)
+    assert follower.state.seq < kept.journal.compacted()
+    follower.replay()
+    assert answers(follower) == answers(compacted)
+
+
+def test_a_compacted_journal_exports_from_its_oldest_kept_snapshot() -> None:
+    """test_export's random inputs (which leave moments with nothing in flight), compacted."""
+    kept, whole = MemoryStore(), MemoryStore()
+    for store, retention in ((kept, {"retention": 300}), (whole, {})):
+        wall = Wall()
+        live = open_live(store, wall, workers=2, snapshot_every=20, **retention)
+        drive(live, wall, random.Random(7), 100, prompt=True)
+    assert kept.journal.compacted() > 0
+    oldest = kept.journal.oldest_snapshot()
+    assert oldest is not None
+    since = JournalReplay.first_kept(kept, oldest).engine.now
+    stretch = export_journal(kept, "memory:", None, None)
+    assert stretch.start >= since
+    events, runner = scenario_events(stretch.text, stretch.start)
+    assert runner.failures == [] and runner.rejections == []
+    assert events == service_events(whole, stretch.start, stretch.end)
+    with pytest.raises(ExportError, match="deleted by the history's retention"):
+        export_journal(kept, "memory:", str(since - 1), None)

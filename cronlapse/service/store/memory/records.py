@@ -251,6 +251,9 @@ class MemoryJournal:
         self.views = views
         self.outbox = outbox
         self.rows: list[JournalRow] = []
+        """The rows kept, from position ``dropped + 1`` on."""
+        self.dropped = 0
+        """Rows compacted away from the front."""
         self.snapshots: dict[int, bytes] = {}
         self.settings: dict[str, str] = {}
         self.fence: Election | None = None
@@ -262,17 +265,17 @@ class MemoryJournal:
         with self.shared.lock:
             if self.fence is not None and self.shared.scheduler is not self.fence:
                 raise Fenced("another scheduler holds the journal: this one appends nothing")
-            first = len(self.rows) + 1
+            first = self.dropped + len(self.rows) + 1
             for entry in entries:
-                seq = len(self.rows) + 1
+                seq = self.dropped + len(self.rows) + 1
                 row = JournalRow(seq, entry.tick, entry.phase, entry.verb, _copy(entry.args))
                 self.rows.append(row)
-            seqs = list(range(first, len(self.rows) + 1))
+            seqs = list(range(first, self.dropped + len(self.rows) + 1))
             answers = {} if publication is None else dict(publication.answers)
             if publication is not None:
                 self.inbox.answer(answers)
                 if publication.views is not None:
-                    self.views.write(publication.views, len(self.rows))
+                    self.views.write(publication.views, self.dropped + len(self.rows))
                 if publication.due is not None:
                     self.outbox.write(publication.due)
         if answers:
@@ -282,16 +285,43 @@ class MemoryJournal:
 
     def rows_after(self, seq: int, limit: int | None = None) -> Iterator[JournalRow]:
         with self.shared.lock:
-            end = len(self.rows) if limit is None else seq + limit
-            chosen = self.rows[max(seq, 0) : end]
+            start = max(seq - self.dropped, 0)
+            end = len(self.rows) if limit is None else start + limit
+            chosen = self.rows[start:end]
         return iter([JournalRow(r.seq, r.tick, r.phase, r.verb, _copy(r.args)) for r in chosen])
 
     def last_seq(self) -> int:
         with self.shared.lock:
-            return len(self.rows)
+            return self.dropped + len(self.rows)
 
     def count(self) -> int:
-        return self.last_seq()
+        with self.shared.lock:
+            return len(self.rows)
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        with self.shared.lock:
+            if not self.snapshots:
+                return None
+            seq = min(self.snapshots)
+            return Snapshot(seq, self.snapshots[seq])
+
+    def compact(self, before: int) -> int:
+        with self.shared.lock:
+            if not self.snapshots:
+                return 0
+            oldest = min(self.snapshots)
+            gone = 0
+            while gone < len(self.rows) and self.rows[gone].seq < oldest:
+                if self.rows[gone].tick >= before:
+                    break
+                gone += 1
+            del self.rows[:gone]
+            self.dropped += gone
+            return gone
+
+    def compacted(self) -> int:
+        with self.shared.lock:
+            return self.dropped
 
     def save_snapshot(self, seq: int, state: bytes) -> None:
         with self.shared.lock:
