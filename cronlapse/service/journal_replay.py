@@ -109,6 +109,7 @@ class JournalReplay:
             result: Result | None = self.live.apply_row(row)
         except RowUnreadable:
             result = None
+        self.live.drop_finished()
         self.rows += 1
         return result
 

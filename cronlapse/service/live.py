@@ -697,9 +697,11 @@ class LiveService:
         answers' JSON: what reads find there (:class:`~cronlapse.service.reads.LiveReads`), the
         engine need not keep. Before a snapshot, so that one that lets the engine forget them
         never holds a state whose finished runs are nowhere else: a crash before this write
-        replays them from the journal after the previous snapshot, and writes them again."""
+        replays them from the journal after the previous snapshot, and writes them again. The
+        active scheduler's read model wrote each already, with the rows that finished it."""
         finished = self.state.finished
-        if not finished:
+        if not finished or self.publisher is not None:
+            self.drop_finished()
             return
         query = self.engine.query
         rows = (query.run(*occurrence.key) for occurrence in finished)
@@ -713,6 +715,14 @@ class LiveService:
             ]
         )
         finished.clear()
+
+    def drop_finished(self) -> None:
+        """Drop the runs finished since the last snapshot without writing them: a standby
+        scheduler's (the active one wrote each with its read model, in the transaction of the
+        journal rows that finished it) and a reading tool's (``status``, ``export``), so that
+        neither grows with the history it follows."""
+        if self.state.finished:
+            self.state.finished.clear()
 
     def forget_past_retention(self) -> None:
         """The history's retention (``history: {retention: ...}``), applied before a snapshot:

@@ -171,3 +171,22 @@ def test_a_compacted_journal_exports_from_its_oldest_kept_snapshot() -> None:
     assert events == service_events(whole, stretch.start, stretch.end)
     with pytest.raises(ExportError, match="deleted by the history's retention"):
         export_journal(kept, "memory:", str(since - 1), None)
+
+
+def test_who_does_not_write_the_history_does_not_keep_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reading tool's replay and the active scheduler (its read model wrote every run with
+    the rows that finished it) hold no finished runs for a snapshot to write."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1, snapshot_every=10**6)
+    _play(live, wall, 10)
+    assert live.state.finished, "the single process writes them at its next snapshot"
+    assert JournalReplay.latest(store).live.state.finished == []
+    scheduler_store = MemoryStore()
+    scheduler = _scheduler(scheduler_store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    _play(scheduler, scheduler.clock.wall, 10)  # type: ignore[arg-type]
+    written: list[object] = []
+    monkeypatch.setattr(scheduler_store.views, "keep_finished", written.append)
+    scheduler.snapshot()
+    assert written == [] and scheduler.state.finished == []
+    assert len(scheduler_store.views.finished("often", 0, 100)) >= 8, "by the read model"
