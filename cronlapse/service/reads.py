@@ -21,7 +21,7 @@ from typing import Protocol
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.store import JobFilter
-from cronlapse.service.views import job_json, job_status, run_json, workers_json
+from cronlapse.service.views import job_json, job_status, recent_runs, run_json, workers_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +67,19 @@ class LiveReads:
         return self.live.engine.query.live_job(job_id) is not None
 
     async def job(self, job_id: str) -> dict | None:
-        job = self.live.engine.query.live_job(job_id)
-        return None if job is None else job_json(self.live.state, job)
+        """The job's detail; its recent runs the engine no longer holds are read from the
+        store's history (the engine is read first, as for :meth:`runs`)."""
+        state = self.live.state
+        job = state.engine.query.live_job(job_id)
+        if job is None:
+            return None
+        summary = job_json(state, job, detail=False)
+        recent = recent_runs(state, job)
+        kept = {}
+        if recent.unanswered:
+            views = self.live.store.views
+            kept = await asyncio.to_thread(views.finished_at, job_id, recent.unanswered)
+        return summary | {"runs": recent.json(kept)}
 
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
         state = self.live.state

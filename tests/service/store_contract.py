@@ -302,6 +302,9 @@ class StoreContract:
             (30, '{"tick": 30}'),
         ]
         assert views.finished("b", 0, 5) == [(10, "{}")], "no job row needed"
+        assert views.finished_at("a", [20, 25, 40]) == {20: '{"tick": 20, "again": 1}'}, (
+            "finished runs only: 25 is none, 40 is live"
+        )
         assert views.forget_finished(20) == 2, "a@10 and b@10"
         assert [tick for tick, _ in views.finished("a", 0, 10)] == [20, 30]
         page = views.runs("a", 0, 10)

@@ -190,3 +190,34 @@ def test_who_does_not_write_the_history_does_not_keep_it(monkeypatch: pytest.Mon
     scheduler.snapshot()
     assert written == [] and scheduler.state.finished == []
     assert len(scheduler_store.views.finished("often", 0, 100)) >= 8, "by the read model"
+
+
+def test_a_jobs_recent_runs_the_engine_forgot_come_from_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A job's detail lists its ten most recently touched runs: one the engine forgot once the
+    store held it is read from the store, by the single process and by the active scheduler's
+    read model alike. (A recent tick the engine has no run for stands for a forgotten one.)"""
+    single_store, wall = MemoryStore(), Wall()
+    single = open_live(single_store, wall, workers=1)
+    scheduler_store = MemoryStore()
+    scheduler = _scheduler(scheduler_store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    details = []
+    for live, store, clock in (
+        (single, single_store, wall),
+        (scheduler, scheduler_store, scheduler.clock.wall),
+    ):
+        _play(live, clock, 3)  # type: ignore[arg-type]
+        ticks = list(live.state.recent["often"])
+        forgotten = ticks[0] - 30  # between two runs: the engine answers nothing there
+        live.state.recent["often"] = {forgotten: None} | live.state.recent["often"]
+        kept = json.dumps({"tick": forgotten, "status": "succeeded"})
+        store.views.keep_finished([RunView("often", forgotten, False, kept, True)])
+        live.submit("modify", {"job": "often", "priority": "high"})  # the job is written again
+        details.append(asyncio.run(LiveReads(live, Metrics()).job("often")))
+    stored = asyncio.run(StoredReads(scheduler_store.views).job("often"))
+    assert details[0] == details[1] == stored
+    assert stored is not None
+    listed = [run["tick"] for run in stored["runs"]]
+    assert listed[: len(ticks) + 1] == [forgotten, *ticks]

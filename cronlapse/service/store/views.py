@@ -115,6 +115,11 @@ class Views(Protocol):
         finished runs here): a seek by key, as :meth:`runs`."""
         ...
 
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        """The JSON of the job's finished runs scheduled at ``ticks`` (those it has), by tick:
+        the recent runs a job's detail shows that the engine forgot."""
+        ...
+
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         """Store finished runs (each replaces its row), in a transaction of their own: a
         process does so before its snapshot lets the engine forget them."""

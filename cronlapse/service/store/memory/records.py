@@ -175,6 +175,11 @@ class MemoryViews:
             )
         return mine[:limit]
 
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        with self.shared.lock:
+            found = (self.runs_by_key.get((job_id, tick)) for tick in ticks)
+            return {run.scheduled: run.view for run in found if run is not None and run.final}
+
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         with self.shared.lock:
             for run in runs:

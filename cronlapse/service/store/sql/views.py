@@ -125,6 +125,18 @@ class SqlViews:
         return [(row.scheduled, row.view) for row in rows]
 
     @translated
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(view_runs.c.scheduled, view_runs.c.view).where(
+                    view_runs.c.job_id == job_id,
+                    view_runs.c.scheduled.in_(list(ticks)),
+                    view_runs.c.final.is_(True),
+                )
+            ).all()
+        return {row.scheduled: row.view for row in rows}
+
+    @translated
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         if runs:
             with self.db.begin() as conn:
