@@ -478,8 +478,7 @@ class LiveService:
             if self.background is None:
                 self.snapshot()
             elif not self.background.busy():
-                self.keep_history()
-                self.forget_past_retention()
+                self.before_snapshot()
                 self.background.start(self.state)
                 self.unsnapshotted = 0
         self.on_change()
@@ -684,12 +683,18 @@ class LiveService:
         if self.store.journal.has_snapshot(self.state.seq):
             self.unsnapshotted = 0
             return
-        self.keep_history()
-        self.forget_past_retention()
+        self.before_snapshot()
         with collector_paused():
             state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
         self.store.journal.save_snapshot(self.state.seq, state)
         self.unsnapshotted = 0
+
+    def before_snapshot(self) -> None:
+        """What a snapshot needs done first: the finished runs written to the store
+        (:meth:`keep_history`), then the history's retention applied
+        (:meth:`forget_past_retention`)."""
+        self.keep_history()
+        self.forget_past_retention()
 
     def keep_history(self) -> None:
         """Write the runs finished since the last snapshot to the store's history (the read
