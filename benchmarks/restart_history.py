@@ -12,7 +12,9 @@ ending now, so a restart finds no downtime to catch up on. Then a real server pr
   its first attempt, as a client sees it;
 - RSS: the server's resident memory once that run is seen (``/proc``'s ``VmRSS``).
 
-Also printed: the snapshot's size, the build time. Run it with another checkout's interpreter
+Also printed: the snapshot's size, the build time, and at the end each history's ratios to the
+first one's (``--hours 0 ...``: to a server with no history), medians of the rounds, with the
+load average. Run it with another checkout's interpreter
 (``/work/main/.venv/bin/python benchmarks/restart_history.py``) to measure that code on the same
 terms: the script imports ``cronlapse`` from wherever that interpreter finds it.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -144,6 +147,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="restarts per database")
     args = parser.parse_args()
     print(f"python {sys.executable}; {args.jobs:,} jobs, {WORKERS} slots")
+    measured: list[tuple[int, int, float, float]] = []
+    """Each history's runs, snapshot bytes, median seconds to the first run, median RSS."""
     for hours in args.hours:
         with tempfile.TemporaryDirectory() as name:
             db = Path(name) / "restart.db"
@@ -154,12 +159,23 @@ def main() -> None:
                 f"{runs:>9,} runs of history: built in {built:.0f} s, "
                 f"snapshot {snapshot / 1e6:.1f} MB"
             )
+            firsts, sizes = [], []
             for number in range(args.rounds):
                 health, first, rss = restart(db, f"probe{number}")
+                firsts.append(first)
+                sizes.append(rss)
                 print(
                     f"  restart: /health {health:5.2f} s, first run {first:5.2f} s, "
                     f"RSS {rss:4.0f} MB"
                 )
+            measured.append((runs, snapshot, statistics.median(firsts), statistics.median(sizes)))
+    base = measured[0]
+    for runs, snapshot, first, rss in measured[1:]:
+        print(
+            f"{runs:,} runs against {base[0]:,}: snapshot {snapshot / base[1]:.2f}x, "
+            f"first run {first / base[2]:.2f}x, RSS {rss / base[3]:.2f}x"
+        )
+    print("load average: " + ", ".join(f"{load:.1f}" for load in os.getloadavg()))
 
 
 if __name__ == "__main__":

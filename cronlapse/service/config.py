@@ -7,6 +7,8 @@ Read with the scenario loader's safe YAML and typed readers, so a mistake is rep
     workers: 4                # worker slots: attempts that may run at once
     snapshot_every: 10000     # journal rows between snapshots
     misfire_grace: 60         # ticks of downtime after which missed runs follow catch_up
+    history:
+      retention: 30d          # finished runs and old journal rows kept this long (s, m, h, d)
     executors:
       backup:
         argv: [/usr/local/bin/backup, --quiet]   # run without a shell
@@ -25,16 +27,22 @@ notifications: a job's subscription names one, and its endpoint and credentials 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from cronlapse.service.delivery.channels import ChannelConfig, read_channels, read_http_url
 from engine.scenario.errors import Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schema import Reader
-from engine.scenario.yaml_source import Mapping, parse_yaml, read_text
+from engine.scenario.yaml_source import Mapping, Scalar, parse_yaml, read_text
 
 NOOP = "noop"
-CONFIG_KEYS = ("workers", "snapshot_every", "misfire_grace", "executors", "channels")
+CONFIG_KEYS = ("workers", "snapshot_every", "misfire_grace", "history", "executors", "channels")
 EXECUTOR_KEYS = ("argv", "url")
+HISTORY_KEYS = ("retention",)
+UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+DURATION = re.compile(r"([0-9]+)([smhd])")
+MAX_RETENTION = 100 * 366 * 86_400
+RETENTION_EXPECTED = "a duration such as 30d, 12h, 90m or 3600s (or seconds), up to 100 years"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +62,10 @@ class Config:
     executors: dict[str, Executor] = field(default_factory=lambda: {NOOP: Executor(NOOP)})
     channels: dict[str, ChannelConfig] = field(default_factory=dict)
     """Notification channels by name: a job's ``notify[].to`` names one."""
+    retention: int | None = None
+    """Ticks (seconds) the history is kept (``history: {retention: 30d}``): finished runs
+    scheduled longer ago leave the read model, and journal rows older than that and behind the
+    oldest kept snapshot are deleted (:mod:`cronlapse.service.compaction`). None: kept forever."""
 
 
 class ConfigInvalid(ValueError):
@@ -95,7 +107,25 @@ def _read(reader: Reader, node) -> Config | None:
     if "executors" in fields:
         executors.update(_executors(reader, fields["executors"]))
     channels = read_channels(reader, fields["channels"]) if "channels" in fields else {}
-    return Config(workers, snapshot_every, grace, executors, channels)
+    retention = _retention(reader, fields["history"]) if "history" in fields else None
+    return Config(workers, snapshot_every, grace, executors, channels, retention)
+
+
+def _retention(reader: Reader, node) -> int | None:
+    fields = reader.mapping(node, "history", HISTORY_KEYS)
+    if fields is None or "retention" not in fields:
+        return None
+    value = fields["retention"]
+    text = value.value if isinstance(value, Scalar) else None
+    if isinstance(text, int) and not isinstance(text, bool):
+        seconds: int | None = text
+    else:
+        found = DURATION.fullmatch(text) if isinstance(text, str) else None
+        seconds = None if found is None else int(found[1]) * UNIT_SECONDS[found[2]]
+    if seconds is None or not 1 <= seconds <= MAX_RETENTION:
+        reader.expected(value, "history.retention", RETENTION_EXPECTED)
+        return None
+    return seconds
 
 
 def _executors(reader: Reader, node) -> dict[str, Executor]:

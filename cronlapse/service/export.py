@@ -24,6 +24,9 @@ scheduled at the start tick; the rows after it, up to ``--to``, become the timel
 - ``clock``: nothing (a scenario's time moves by itself);
 - ``downtime``: a ``pause`` of each job the restart paused, then a ``resume`` of each.
 
+A journal the history's retention compacted starts at its oldest kept snapshot: the replay starts
+from that snapshot's state, and so does the earliest stretch an export can write.
+
 Jobs that have finished or were deleted before the start are kept, so that a command naming
 one answers as in the service: each with a one-time run past the end, cancelled (or the job
 deleted) at the start. A job's dependencies on jobs that finished before the start are left out
@@ -44,7 +47,14 @@ from cronlapse.service.journal_replay import (
     open_journal,
 )
 from cronlapse.service.live import KeptApplied
-from cronlapse.service.store import NOTIFICATION_POLICY, JournalRow, NoJournal, Store, shown
+from cronlapse.service.store import (
+    NOTIFICATION_POLICY,
+    JournalRow,
+    NoJournal,
+    Snapshot,
+    Store,
+    shown,
+)
 from engine.core import Engine
 from engine.model.policies import NotificationPolicy
 from engine.model.records import Job, WorkerState
@@ -123,38 +133,61 @@ def export_stretch(url: str, start: str | None, end: str | None) -> Stretch:
 def export_journal(store: Store, url: str, start: str | None, end: str | None) -> Stretch:
     """:func:`export_stretch` of the journal ``store`` holds; ``url`` names it in the scenario's
     comments and messages."""
-    rows = list(store.journal.rows_after(0))
+    oldest = store.journal.oldest_snapshot() if store.journal.compacted() else None
+    rows = list(store.journal.rows_after(0 if oldest is None else oldest.seq))
     if not rows:
         raise ExportError(f"the journal at {shown(url)} is empty")
     first, last = rows[0].tick, rows[-1].tick
-    wanted = first - 1 if start is None else read_tick(start, first, "--from")
+    kept_from = None if oldest is None else JournalReplay.first_kept(store, oldest).engine.now
+    # No --from in a compacted journal: the first quiet tick from its oldest snapshot on.
+    earliest = start is None and kept_from is not None
+    default = first - 1 if kept_from is None else last
+    wanted = default if start is None else read_tick(start, first, "--from")
+    if kept_from is not None and wanted < kept_from:
+        raise ExportError(
+            f"--from: tick {wanted} is before the oldest kept snapshot's, {kept_from}: the "
+            "journal before it was deleted by the history's retention (history.retention)"
+        )
     until = last if end is None else read_tick(end, max(wanted, 0), "--to")
     if wanted > last:
         raise ExportError(f"--from: tick {wanted} is after the journal's last input, {last}")
     if until < wanted:
         raise ExportError(f"--to: tick {until} is before the start, tick {wanted}")
     try:
-        candidates, moved = _candidates(store, rows, wanted)
-        # The latest candidate nearly always passes the thorough check too; each one that
-        # does not costs another replay.
-        for origin in reversed(candidates):
-            writer = _Writer(store, url, rows, origin, until)
+        candidates, moved = _candidates(store, oldest, rows, wanted)
+        moved = None if earliest else moved
+        # The latest candidate (the earliest, for ``earliest``) nearly always passes the
+        # thorough check too; each one that does not costs another replay.
+        for origin in candidates if earliest else reversed(candidates):
+            writer = _Writer(store, oldest, url, rows, origin, until)
             text = writer.text()
             if text is not None:
                 return Stretch(text, origin, until, moved)
             moved = writer.refused
     except UnknownInput as error:
         raise ExportError(str(error)) from None
-    raise AssertionError("the tick before the first input always qualifies")
+    if oldest is None:
+        raise AssertionError("the tick before the first input always qualifies")
+    raise ExportError(
+        f"no tick from the oldest kept snapshot's to {wanted} has nothing in flight: the "
+        "journal before that snapshot was deleted by the history's retention"
+    )
 
 
-def _candidates(store: Store, rows: list[JournalRow], wanted: int) -> tuple[list[int], str | None]:
+def _candidates(
+    store: Store, oldest: Snapshot | None, rows: list[JournalRow], wanted: int
+) -> tuple[list[int], str | None]:
     """The ticks at or before ``wanted`` where nothing is busy (the cheap check, at the end of
     each gap between inputs), in order, and why ``wanted`` itself is not one (None when it is).
-    The first, before any input, always qualifies."""
-    replay = JournalReplay(store)
-    ticks = [min(rows[0].tick - 1, wanted)]
+    The first, before any input, always qualifies; in a compacted journal (``oldest``: its
+    oldest kept snapshot) the first is that snapshot's tick, if nothing is busy then."""
+    replay = JournalReplay.first_kept(store, oldest)
     reason: str | None = None
+    if oldest is None:
+        ticks = [min(rows[0].tick - 1, wanted)]
+    else:
+        reason = busy(replay.engine, replay.live.pending)
+        ticks = [] if reason is not None else [replay.engine.now]
     index = 0
     while index < len(rows) and rows[index].tick <= wanted:
         tick = rows[index].tick
@@ -168,7 +201,7 @@ def _candidates(store: Store, rows: list[JournalRow], wanted: int) -> tuple[list
         reason = busy(replay.engine, replay.live.pending)
         if reason is None:
             ticks.append(candidate)
-    if ticks[-1] == wanted:
+    if ticks and ticks[-1] == wanted:
         reason = None
     elif reason is None:
         reason = "a run falls due before it"
@@ -189,8 +222,16 @@ def _gap_end(engine: Engine, following: int | None, wanted: int) -> int:
 class _Writer:
     """Replays the journal again to the start, then writes the scenario."""
 
-    def __init__(self, store: Store, url: str, rows: list[JournalRow], start: int, end: int):
-        self.store, self.url, self.rows = store, url, rows
+    def __init__(
+        self,
+        store: Store,
+        oldest: Snapshot | None,
+        url: str,
+        rows: list[JournalRow],
+        start: int,
+        end: int,
+    ):
+        self.store, self.oldest, self.url, self.rows = store, oldest, url, rows
         self.start, self.end = start, end
         self.lines: list[str] = []
         self.refused: str | None = None
@@ -198,7 +239,7 @@ class _Writer:
 
     def text(self) -> str | None:
         """The scenario, or None if something is in flight at the start after all."""
-        replay = JournalReplay(self.store)
+        replay = JournalReplay.first_kept(self.store, self.oldest)
         stretch = []
         for row in self.rows:
             if row.tick <= self.start:

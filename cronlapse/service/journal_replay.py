@@ -23,6 +23,7 @@ from cronlapse.service.live import LiveService, collector_paused
 from cronlapse.service.store import (
     JournalRow,
     RowUnreadable,
+    Snapshot,
     Store,
     open_store,
     pausable_jobs,
@@ -76,6 +77,21 @@ class JournalReplay:
             replay.apply(row)
         return replay
 
+    @classmethod
+    def first_kept(cls, store: Store, oldest: Snapshot | None) -> JournalReplay:
+        """The state before the journal's first kept row: a new service's for a journal kept
+        whole (``oldest`` None), else the oldest kept snapshot's, ``oldest`` (the history's
+        retention deleted the rows before it)."""
+        replay = cls(store)
+        if oldest is not None:
+            with collector_paused():
+                replay.live.state = pickle.loads(oldest.state)
+            notifications = replay.engine.query.notifications()
+            replay.live.pending = {
+                key: None for key, sent in notifications.items() if sent.state is PENDING
+            }
+        return replay
+
     @property
     def engine(self) -> Engine:
         return self.live.engine
@@ -93,6 +109,7 @@ class JournalReplay:
             result: Result | None = self.live.apply_row(row)
         except RowUnreadable:
             result = None
+        self.live.drop_finished()
         self.rows += 1
         return result
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import logging
 import os
 import pickle
@@ -54,6 +55,7 @@ from cronlapse.service.store import (
     JournalRow,
     Publication,
     RowUnreadable,
+    RunView,
     Store,
     Why,
     downtime_commands,
@@ -61,12 +63,14 @@ from cronlapse.service.store import (
     read_row,
 )
 from cronlapse.service.stored_inputs import decode
+from cronlapse.service.views import run_json
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.commands import Command, Outcome, Result, refused
 from engine.model.digits import is_digits
 from engine.model.problems import Code
+from engine.model.records import Occurrence
 from engine.parts.notifications import NotificationKey, NotificationState
 from engine.play.ticks import TickDriver, TimedCommand
 
@@ -82,6 +86,10 @@ DIVERGED_EXIT = 4
 
 
 class BackgroundWriter(Protocol):
+    def busy(self) -> bool:
+        """Whether a snapshot is still being written."""
+        ...
+
     def start(self, state: LiveState) -> bool:
         """Begin writing a snapshot of ``state``; False if one is still being written."""
         ...
@@ -133,14 +141,20 @@ class LiveState:
     """Each job's changes asked for ``after_run`` while a run of it ran, in order: each verb
     and its arguments, applied one by one once no run of the job runs (by the server, as rows
     of their own: :data:`~cronlapse.service.codec.KEPT`)."""
+    finished: list[Occurrence] | None = None
+    """The runs the engine archived since the last snapshot, as it archived them (the list the
+    engine appends to: ``engine.query.follow_archive``, pickled with it): written to the store's
+    history before the next snapshot (:meth:`LiveService.keep_history`), which may let the engine
+    forget them. None in a snapshot an older cronlapse wrote (:func:`following_archive`)."""
 
     def __setstate__(self, saved: dict) -> None:
         """A snapshot written before a field existed (an older cronlapse) gets the field's
         default, rather than failing on its first read."""
         missing = {
-            item.name: item.default_factory()
+            item.name: item.default if item.default_factory is MISSING else item.default_factory()
             for item in fields(self)
-            if item.name not in saved and item.default_factory is not MISSING
+            if item.name not in saved
+            and (item.default is not MISSING or item.default_factory is not MISSING)
         }
         self.__dict__.update(missing | saved)
 
@@ -203,7 +217,17 @@ def fresh_state() -> LiveState:
     reads as before, so the live structures every input walks hold live work only, however long
     the server runs. Nothing rewinds the service's engine (the live dashboard replays the
     journal into an engine of its own), so it needs no restore points."""
-    return LiveState(TickDriver(Engine(SERVICE_POLICY, archive=True)))
+    return following_archive(LiveState(TickDriver(Engine(SERVICE_POLICY, archive=True))))
+
+
+def following_archive(state: LiveState) -> LiveState:
+    """``state``, its :attr:`LiveState.finished` following its engine's archive. A snapshot an
+    older cronlapse wrote followed nothing: every run its engine archived is then still to be
+    written to the store's history."""
+    if state.finished is None:
+        state.finished = state.engine.query.follow_archive()
+        state.finished.extend(state.engine.query.archived_records())
+    return state
 
 
 class LiveService:
@@ -280,8 +304,8 @@ class LiveService:
         if saved is not None:
             with collector_paused():
                 state: LiveState = pickle.loads(saved.state)
-            if state.engine.archives:
-                self.state = state
+            if state.engine.archives or self.store.journal.compacted():
+                self.state = following_archive(state)
             else:
                 log.info("the latest snapshot keeps every finished run: replaying the journal")
         self.pending = {
@@ -293,7 +317,10 @@ class LiveService:
     def replay(self) -> int:
         """Apply the journal's rows after the state's position; writes nothing. A standby
         scheduler calls it again and again to follow the active one's journal
-        (:mod:`cronlapse.service.roles.scheduler`)."""
+        (:mod:`cronlapse.service.roles.scheduler`); one left behind the rows the history's
+        retention deleted starts again from the latest snapshot."""
+        if self.state.seq < self.store.journal.compacted():
+            self.load_snapshot()
         replayed = 0
         for row in self.store.journal.rows_after(self.state.seq):
             try:
@@ -450,7 +477,9 @@ class LiveService:
         if self.serving and self.unsnapshotted >= self.config.snapshot_every:
             if self.background is None:
                 self.snapshot()
-            elif self.background.start(self.state):
+            elif not self.background.busy():
+                self.before_snapshot()
+                self.background.start(self.state)
                 self.unsnapshotted = 0
         self.on_change()
 
@@ -654,7 +683,66 @@ class LiveService:
         if self.store.journal.has_snapshot(self.state.seq):
             self.unsnapshotted = 0
             return
+        self.before_snapshot()
         with collector_paused():
             state = pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL)
         self.store.journal.save_snapshot(self.state.seq, state)
         self.unsnapshotted = 0
+
+    def before_snapshot(self) -> None:
+        """What a snapshot needs done first: the finished runs written to the store
+        (:meth:`keep_history`), then the history's retention applied
+        (:meth:`forget_past_retention`)."""
+        self.keep_history()
+        self.forget_past_retention()
+
+    def keep_history(self) -> None:
+        """Write the runs finished since the last snapshot to the store's history (the read
+        model's finished runs, :meth:`~cronlapse.service.store.Views.keep_finished`), in their
+        answers' JSON: what reads find there (:class:`~cronlapse.service.reads.LiveReads`), the
+        engine need not keep. Before a snapshot, so that one that lets the engine forget them
+        never holds a state whose finished runs are nowhere else: a crash before this write
+        replays them from the journal after the previous snapshot, and writes them again. The
+        active scheduler's read model wrote each already, with the rows that finished it."""
+        finished = self.state.finished
+        if not finished or self.publisher is not None:
+            self.drop_finished()
+            return
+        query = self.engine.query
+        rows = (query.run(*occurrence.key) for occurrence in finished)
+        self.store.views.keep_finished(
+            [
+                RunView(
+                    row.job_id, row.scheduled, False, _json_text(run_json(self.engine, row)), True
+                )
+                for row in rows
+                if row is not None
+            ]
+        )
+        finished.clear()
+
+    def drop_finished(self) -> None:
+        """Drop the runs finished since the last snapshot without writing them: a standby
+        scheduler's (the active one wrote each with its read model, in the transaction of the
+        journal rows that finished it) and a reading tool's (``status``, ``export``), so that
+        neither grows with the history it follows."""
+        if self.state.finished:
+            self.state.finished.clear()
+
+    def forget_past_retention(self) -> None:
+        """The history's retention (``history: {retention: ...}``), applied before a snapshot:
+        finished runs scheduled longer ago leave the read model, and journal rows as old behind
+        the oldest kept snapshot are deleted. That snapshot is already stored, so a restart,
+        ``cronlapse status`` and ``cronlapse export`` start from a snapshot and never need the
+        rows deleted."""
+        retention = self.config.retention
+        if retention is None:
+            return
+        before = self.engine.now - retention
+        self.store.views.forget_finished(before)
+        self.store.journal.compact(before)
+
+
+def _json_text(value: object) -> str:
+    """JSON as the read model stores it."""
+    return json.dumps(value, separators=(",", ":"))

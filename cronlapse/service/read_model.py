@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.store import JobView, RunView, ViewChanges
-from cronlapse.service.views import job_json, run_json, with_runs, workers_json
+from cronlapse.service.views import job_json, recent_runs, run_json, workers_json
 from engine.model import events as ev
 from engine.model.records import Job
 
@@ -148,7 +148,11 @@ class ReadModel:
                 if tick > engine.now:
                     heapq.heappush(self.due, (tick, job.job_id))
         summary = job_json(state, job, detail=False)
-        detail = with_runs(state, job, summary)
+        recent = recent_runs(state, job)
+        kept = {}
+        if recent.unanswered:  # forgotten by the engine: the store's history keeps them
+            kept = self.live.store.views.finished_at(job.job_id, recent.unanswered)
+        detail = summary | {"runs": recent.json(kept)}
         return JobView(
             job_id=job.job_id,
             position=self.positions[job.job_id],
@@ -178,4 +182,4 @@ class ReadModel:
         row = engine.query.run(job_id, tick)
         if row is None:
             return None
-        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)))
+        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)), row.state.is_final)

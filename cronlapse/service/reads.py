@@ -3,20 +3,25 @@
 The handlers (:mod:`cronlapse.service.api`) check the request and shape the answer; where the answer
 comes from is a :class:`Reads`: :class:`LiveReads`, the engine in this process (the single process
 and the active scheduler), or :class:`~cronlapse.service.stored_reads.StoredReads`, the read model
-in the store (``serve --role api``, which holds no engine). ``GET /jobs``' filters are the store's
+in the store (``serve --role api``, which holds no engine). Finished runs come from the store in
+both: the live engine writes them there before a snapshot lets it forget them
+(:meth:`~cronlapse.service.live.LiveService.keep_history`), so :meth:`LiveReads.runs` merges its
+engine's runs with the store's. ``GET /jobs``' filters are the store's
 :class:`~cronlapse.service.store.JobFilter`, which the read model filters by. Both answer with
 :mod:`cronlapse.service.views`' JSON, so the two kinds of process answer the same.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from dataclasses import dataclass
 from typing import Protocol
 
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.store import JobFilter
-from cronlapse.service.views import job_json, job_status, run_json, workers_json
+from cronlapse.service.views import job_json, job_status, recent_runs, run_json, workers_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +67,19 @@ class LiveReads:
         return self.live.engine.query.live_job(job_id) is not None
 
     async def job(self, job_id: str) -> dict | None:
-        job = self.live.engine.query.live_job(job_id)
-        return None if job is None else job_json(self.live.state, job)
+        """The job's detail; its recent runs the engine no longer holds are read from the
+        store's history (the engine is read first, as for :meth:`runs`)."""
+        state = self.live.state
+        job = state.engine.query.live_job(job_id)
+        if job is None:
+            return None
+        summary = job_json(state, job, detail=False)
+        recent = recent_runs(state, job)
+        kept = {}
+        if recent.unanswered:
+            views = self.live.store.views
+            kept = await asyncio.to_thread(views.finished_at, job_id, recent.unanswered)
+        return summary | {"runs": recent.json(kept)}
 
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
         state = self.live.state
@@ -85,12 +101,22 @@ class LiveReads:
         return Listing(items, str(position) if more else None)
 
     async def runs(self, job_id: str, since: int, limit: int) -> Listing | None:
+        """The engine's runs and the store's finished ones (the history the engine may have
+        forgotten), merged by scheduled tick: the first ``limit + 1`` of each hold the page and
+        the next one's key. The engine is read first, on the loop's thread: a run it forgets
+        while the store is read was written to the store before it was forgotten."""
         engine = self.live.engine
         if engine.query.live_job(job_id) is None:
             return None
         rows = engine.query.runs(job_id=job_id, since=since, limit=limit + 1).items
-        following = str(rows[limit].scheduled) if len(rows) > limit else None
-        return Listing([run_json(engine, row) for row in rows[:limit]], following)
+        page = {row.scheduled: run_json(engine, row) for row in rows}
+        kept = await asyncio.to_thread(self.live.store.views.finished, job_id, since, limit + 1)
+        for tick, view in kept:
+            if tick not in page:
+                page[tick] = json.loads(view)
+        ticks = sorted(page)
+        following = str(ticks[limit]) if len(ticks) > limit else None
+        return Listing([page[tick] for tick in ticks[:limit]], following)
 
     async def workers(self) -> list[dict]:
         return workers_json(self.live.engine)

@@ -8,16 +8,22 @@ in UTC, with the tick alongside; a time past the year 9999, which no date can na
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import takewhile
+from typing import TYPE_CHECKING
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.live import LiveState
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule, next_fire_times
 from engine.schedules.schedule_clock import calendar_clock
+
+if TYPE_CHECKING:  # the live service writes its finished runs with this module's run_json
+    from cronlapse.service.live import LiveState
 
 NEXT_RUNS = 5
 PAST_DATES = "past the year 9999"
@@ -107,14 +113,39 @@ def run_json(engine: Engine, row: OccurrenceRow) -> dict:
     }
 
 
-def recent_runs(state: LiveState, job: Job) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class RecentRuns:
+    """A job's recent runs: the ones its engine answers for, as JSON by tick, and the ticks of
+    the ones it does not, which the store's history may keep (finished runs the engine forgot
+    behind its horizon once the store held them)."""
+
+    answered: dict[int, dict]
+    unanswered: list[int]
+
+    def json(self, kept: Mapping[int, str]) -> list[dict]:
+        """The runs by tick, the unanswered ones from ``kept`` (the store's JSON by tick)."""
+        runs = dict(self.answered)
+        for tick in self.unanswered:
+            if tick in kept:
+                runs[tick] = json.loads(kept[tick])
+        return [runs[tick] for tick in sorted(runs)]
+
+
+def recent_runs(state: LiveState, job: Job) -> RecentRuns:
     engine = state.engine
     ticks = list(state.recent.get(job.job_id, {}))
     front = engine.query.implicit_front(job.job_id)
     if front is not None and front not in ticks:
         ticks.append(front)
-    rows = [engine.query.run(job.job_id, tick) for tick in sorted(ticks)]
-    return [run_json(engine, row) for row in rows if row is not None]
+    answered: dict[int, dict] = {}
+    unanswered = []
+    for tick in sorted(ticks):
+        row = engine.query.run(job.job_id, tick)
+        if row is None:
+            unanswered.append(tick)
+        else:
+            answered[tick] = run_json(engine, row)
+    return RecentRuns(answered, unanswered)
 
 
 def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
@@ -146,8 +177,9 @@ def _last(ticks: dict[str, int], job_id: str) -> str | None:
 
 
 def with_runs(state: LiveState, job: Job, summary: dict) -> dict:
-    """A job's detail: its summary and its recent runs (the read model builds both at once)."""
-    return summary | {"runs": recent_runs(state, job)}
+    """A job's detail: its summary and the recent runs its engine holds (the API's reads add
+    those it forgot from the store's history: :class:`RecentRuns`)."""
+    return summary | {"runs": recent_runs(state, job).json({})}
 
 
 def workers_json(engine: Engine) -> list[dict]:

@@ -32,6 +32,7 @@ from cronlapse.service.store import (
     NeedsPostgresql,
     Publication,
     RunView,
+    Snapshot,
     Store,
     ViewChanges,
     Why,
@@ -103,6 +104,25 @@ class StoreContract:
         assert latest is not None and (latest.seq, latest.state) == (3, b"\x03\x03\x03")
         assert journal.latest_snapshot_seq() == 3
         assert [journal.has_snapshot(seq) for seq in (1, 2, 3)] == [False, True, True]
+
+    def test_compaction_deletes_old_rows_behind_the_oldest_kept_snapshot(
+        self, store: Store
+    ) -> None:
+        journal = store.journal
+        journal.append([entry(tick) for tick in (10, 20, 30, 40, 50, 60)])
+        assert (journal.compact(100), journal.compacted()) == (0, 0), "no snapshot: kept whole"
+        journal.save_snapshot(3, b"at 3")
+        journal.save_snapshot(5, b"at 5")
+        assert journal.oldest_snapshot() == Snapshot(3, b"at 3")
+        assert journal.compact(20) == 1, "row 1 alone is older than tick 20"
+        assert journal.compact(100) == 1, "row 2; row 3, the snapshot's, stays"
+        assert journal.compacted() == 2 and journal.count() == 4
+        assert [row.seq for row in journal.rows_after(0)] == [3, 4, 5, 6]
+        assert [row.seq for row in journal.rows_after(4, 1)] == [5]
+        journal.save_snapshot(6, b"at 6")
+        assert journal.compact(100) == 2 and journal.compacted() == 4
+        assert journal.append([entry(70)]) == [7], "positions never go back"
+        assert journal.last_seq() == 7
 
     def test_dead_letters_are_kept_newest_first_and_a_journal_row_once(self, store: Store) -> None:
         letters = store.dead_letters
@@ -255,11 +275,43 @@ class StoreContract:
         page = views.runs("a", 0, 10)
         assert page is not None and len(page.items) == 2, "the run at 10 and the new one at 40"
 
-    def test_a_reset_forgets_every_job_and_run(self, store: Store) -> None:
-        first = ViewChanges(jobs=[job("a", 0)], runs=[RunView("a", 10, False, "{}")])
-        store.journal.append([], Publication(views=first))
+    def test_a_reset_forgets_every_job_and_run_but_the_finished(self, store: Store) -> None:
+        runs = [RunView("a", 10, False, "{}"), RunView("a", 5, False, '{"tick": 5}', final=True)]
+        store.journal.append([], Publication(views=ViewChanges(jobs=[job("a", 0)], runs=runs)))
         store.journal.append([], Publication(views=ViewChanges(jobs=[job("b", 0)], reset=True)))
         assert store.views.job("a") is None and store.views.job("b") is not None
+        assert store.views.finished("a", 0, 10) == [(5, '{"tick": 5}')], (
+            "a rebuild keeps the history: the engine rebuilding it may have forgotten it"
+        )
+
+    def test_finished_runs_are_kept_paged_by_key_and_forgotten_by_age(self, store: Store) -> None:
+        """The history a process writes before its snapshot lets its engine forget it: read
+        whether or not the job is in the model (the single process writes no jobs), the
+        retention deleting only the finished runs scheduled before its horizon."""
+        live = RunView("a", 40, False, '{"tick": 40}')
+        store.journal.append([], Publication(views=ViewChanges(jobs=[job("a", 0)], runs=[live])))
+        views = store.views
+        views.keep_finished(
+            [RunView("a", t, False, f'{{"tick": {t}}}', True) for t in (30, 10, 20)]
+        )
+        views.keep_finished([RunView("b", 10, False, "{}", True)])
+        views.keep_finished([RunView("a", 20, False, '{"tick": 20, "again": 1}', True)])
+        assert views.finished("a", 0, 2) == [(10, '{"tick": 10}'), (20, '{"tick": 20, "again": 1}')]
+        assert views.finished("a", 15, 5) == [
+            (20, '{"tick": 20, "again": 1}'),
+            (30, '{"tick": 30}'),
+        ]
+        assert views.finished("b", 0, 5) == [(10, "{}")], "no job row needed"
+        assert views.finished_at("a", [20, 25, 40]) == {20: '{"tick": 20, "again": 1}'}, (
+            "finished runs only: 25 is none, 40 is live"
+        )
+        assert views.forget_finished(20) == 2, "a@10 and b@10"
+        assert [tick for tick, _ in views.finished("a", 0, 10)] == [20, 30]
+        page = views.runs("a", 0, 10)
+        assert page is not None and len(page.items) == 3, "the live run stays: 20, 30, 40"
+        assert views.forget_finished(10**6) == 2
+        page = views.runs("a", 0, 10)
+        assert page is not None and page.items == ['{"tick": 40}'], "only finished runs go"
 
     # ------------------------------------------------------------------ due notices, claim
 

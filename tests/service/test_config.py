@@ -25,6 +25,29 @@ def test_a_config_defines_executors_and_slots(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("written", "seconds"),
+    [("30d", 30 * 86_400), ("12h", 43_200), ("90m", 5_400), ("3600s", 3_600), ("600", 600)],
+)
+def test_the_history_retention_is_a_duration(tmp_path: Path, written: str, seconds: int) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(f"history:\n  retention: {written}\n")
+    assert load_config(str(path)).retention == seconds
+    assert load_config(None).retention is None, "kept forever unless the config says"
+
+
+def test_a_wrong_retention_is_named_by_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("history:\n  retention: 30 days\n  keep: all\n")
+    with pytest.raises(ConfigInvalid) as raised:
+        load_config(str(path))
+    assert str(raised.value).splitlines() == [
+        f"{path}:2:14: history.retention: expected a duration such as 30d, 12h, 90m or 3600s "
+        "(or seconds), up to 100 years, got the string '30 days'",
+        f"{path}:3:3: history.keep: unknown key 'keep': expected 'retention'",
+    ]
+
+
 def test_every_mistake_is_named_by_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(

@@ -34,8 +34,12 @@ def job(job_id: str, position: int) -> JobView:
     return JobView(job_id, position, False, "created", 0, "noop", "{}", "{}")
 
 
-def runs_statements(store: SqlStore, since: int) -> list[tuple[str, object]]:
-    """The statements (and their parameters) that reading a page of runs sends on view_runs."""
+def runs_statements(
+    store: SqlStore, since: int, finished: bool = False
+) -> list[tuple[str, object]]:
+    """The statements (and their parameters) that reading a page of runs sends on view_runs:
+    the read model's page, or (``finished``) the finished runs a process merges with its
+    engine's."""
     sent: list[tuple[str, object]] = []
 
     def record(_conn, _cursor, statement, parameters, _context, _many) -> None:
@@ -44,10 +48,13 @@ def runs_statements(store: SqlStore, since: int) -> list[tuple[str, object]]:
 
     event.listen(store.db, "before_cursor_execute", record)
     try:
-        page = store.views.runs("a", since, 10)
+        if finished:
+            assert len(store.views.finished("a", since, 10)) == 10
+        else:
+            page = store.views.runs("a", since, 10)
+            assert page is not None and len(page.items) == 10
     finally:
         event.remove(store.db, "before_cursor_execute", record)
-    assert page is not None and len(page.items) == 10
     return sent
 
 
@@ -66,12 +73,15 @@ def plan(store: SqlStore, statement: str, parameters: object) -> str:
         return "\n".join(str(row[0]) for row in cursor.fetchall())
 
 
-def test_a_page_of_runs_seeks_the_primary_key_from_its_cursor(store: SqlStore) -> None:
-    runs = [RunView("a", tick, False, "{}") for tick in range(0, 5_000, 10)]
-    runs += [RunView("b", tick, False, "{}") for tick in range(0, 500, 10)]
+@pytest.mark.parametrize("finished", [False, True], ids=["read model", "finished runs"])
+def test_a_page_of_runs_seeks_the_primary_key_from_its_cursor(
+    store: SqlStore, finished: bool
+) -> None:
+    runs = [RunView("a", tick, False, "{}", final=True) for tick in range(0, 5_000, 10)]
+    runs += [RunView("b", tick, False, "{}", final=True) for tick in range(0, 500, 10)]
     changes = ViewChanges(jobs=[job("a", 0), job("b", 1)], runs=runs)
     store.journal.append([], Publication(views=changes))
-    (statement, parameters), *_ = runs_statements(store, since=4_000)
+    (statement, parameters), *_ = runs_statements(store, since=4_000, finished=finished)
     found = plan(store, statement, parameters)
     if store.db.dialect.name == "sqlite":
         # SQLAlchemy's SQLite dialect writes OFFSET after every LIMIT: it must skip nothing.

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
-from cronlapse.service.store import Held, StoreFailure, open_store
+from cronlapse.service.store import (
+    Entry,
+    Held,
+    JournalUnreadable,
+    StoreFailure,
+    open_journal_reader,
+    open_store,
+)
 from cronlapse.service.store.sql import SqlStore
 from cronlapse.service.store.sql.db import open_database
 from cronlapse.service.store.sql.migrations import migrate
@@ -132,3 +139,17 @@ def test_one_store_at_a_time_holds_an_sqlite_database_as_its_writer(tmp_path: Pa
     finally:
         first.close()
         second.close()
+
+
+def test_the_dashboards_reader_refuses_a_compacted_journal_saying_why(tmp_path: Path) -> None:
+    """The live dashboard replays a journal from row 1: one whose first rows the history's
+    retention deleted is refused at opening, rather than replayed from the middle."""
+    url = f"sqlite:///{tmp_path / 'kept.db'}"
+    store = open_store(url)
+    store.journal.append([Entry(tick, 0, "clock", {}) for tick in (10, 20, 30)])
+    store.journal.save_snapshot(2, b"at 2")
+    open_journal_reader(url).close()
+    assert store.journal.compact(100) == 1
+    store.close()
+    with pytest.raises(JournalUnreadable, match=r"starts at row 2: .*history\.retention"):
+        open_journal_reader(url)

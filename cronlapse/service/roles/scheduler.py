@@ -51,6 +51,7 @@ def stand_by(
         if election.try_take():
             return True
         live.replay()
+        live.drop_finished()
         election.wait_for_journal(RETRY_SECONDS)
     return False
 

@@ -6,6 +6,10 @@ durable when it returns: once a client has its answer, the input survives a cras
 process, and a power cut on both backends). Positions grow by one per row, in commit order, and a
 row never changes. Restart loads the latest snapshot and replays the rows after it.
 
+The history's retention (``history: {retention: ...}``) compacts the journal: rows behind the
+oldest kept snapshot and older than the retention are deleted (:meth:`Journal.compact`), so a
+journal's first row may be later than 1; whoever replays it then starts from a snapshot.
+
 Snapshots are the engine's state pickled at a journal position. Unpickling runs code chosen by
 whoever wrote the bytes, so it is only safe because the database is the server's own (nothing else
 writes to it); never point a server at a database someone else can write.
@@ -82,6 +86,20 @@ class Journal(Protocol):
         ...
 
     def latest_snapshot(self) -> Snapshot | None: ...
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        """The oldest snapshot kept: where a replay of a compacted journal starts."""
+        ...
+
+    def compact(self, before: int) -> int:
+        """Delete the rows behind the oldest kept snapshot (positions below its) whose tick is
+        before ``before``; returns how many. Positions never go back: the rows from the
+        snapshot's on stay, the last one among them."""
+        ...
+
+    def compacted(self) -> int:
+        """The last position compaction deleted (0: the journal starts at row 1)."""
+        ...
 
     def latest_snapshot_seq(self) -> int | None: ...
 

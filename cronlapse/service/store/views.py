@@ -3,8 +3,12 @@ no engine (``serve --role api``).
 
 The active scheduler writes it (:class:`ViewChanges`, in the transaction of the journal rows that
 changed it: :meth:`~cronlapse.service.store.journal.Journal.append`), so a read never sees a
-write that is not journaled nor misses one that was answered. The JSON it holds is the single
-process's own (:mod:`cronlapse.service.views`): the store keeps and pages text, it never reads it.
+write that is not journaled nor misses one that was answered. Finished runs are the history:
+every process with an engine (the single process too) writes them here before a snapshot lets
+its engine forget them (:meth:`Views.keep_finished`), reads them back from here
+(:meth:`Views.finished`), and the config's retention deletes them
+(:meth:`Views.forget_finished`). The JSON it holds is the single process's own
+(:mod:`cronlapse.service.views`): the store keeps and pages text, it never reads it.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ class RunView:
     implicit: bool
     """A run that waits without a record (the engine's lazy backlog): rewritten with its job."""
     view: str
+    final: bool = False
+    """The run is final: its answer never changes, and it stays when the model is rebuilt (the
+    engine may have forgotten it) until the history's retention deletes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +61,8 @@ class ViewChanges:
     meta: Mapping[str, str] = field(default_factory=dict)
     """Values replaced by key (the engine's tick, the worker slots, the metrics text)."""
     reset: bool = False
-    """Forget every job and run first: a rebuild of the whole model."""
+    """Forget every job and every run not final first: a rebuild of the whole model (finished
+    runs stay, since the engine rebuilding it may have forgotten them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +84,8 @@ class Page:
 
 
 class Views(Protocol):
-    """The read model's reads (its writes go with the journal's appends)."""
+    """The read model's reads; its writes go with the journal's appends, but for the finished
+    runs a process keeps before a snapshot and the ones its retention forgets."""
 
     def position(self) -> int | None:
         """The journal position the read model is as of (None: never written)."""
@@ -98,4 +107,25 @@ class Views(Protocol):
         after ``since``; None when the job does not exist or is deleted. ``next`` is the tick of
         the run after the page (None: the page is the last). Paging by key, not by offset, makes
         a page deep in a long history cost what the first one costs."""
+        ...
+
+    def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
+        """The job's finished runs (scheduled tick, JSON) from ``since`` on, by tick, at most
+        ``limit``, whether or not the job is in the model (the single process keeps only its
+        finished runs here): a seek by key, as :meth:`runs`."""
+        ...
+
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        """The JSON of the job's finished runs scheduled at ``ticks`` (those it has), by tick:
+        the recent runs a job's detail shows that the engine forgot."""
+        ...
+
+    def keep_finished(self, runs: Sequence[RunView]) -> None:
+        """Store finished runs (each replaces its row), in a transaction of their own: a
+        process does so before its snapshot lets the engine forget them."""
+        ...
+
+    def forget_finished(self, before: int) -> int:
+        """Delete the finished runs scheduled before tick ``before`` (the history's retention);
+        returns how many."""
         ...

@@ -104,7 +104,9 @@ class MemoryViews:
         """Within an append (the lock held)."""
         if changes.reset:
             self.jobs_by_id.clear()
-            self.runs_by_key.clear()
+            for key, run in list(self.runs_by_key.items()):
+                if not run.final:
+                    del self.runs_by_key[key]
         written = {job.job_id for job in changes.jobs}
         for job in changes.jobs:
             self.jobs_by_id[job.job_id] = job
@@ -163,6 +165,34 @@ class MemoryViews:
         page = mine[: limit + 1]
         items = [run.view for run in page[:limit]]
         return Page(items, page[limit].scheduled if len(page) > limit else None)
+
+    def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
+        with self.shared.lock:
+            mine = sorted(
+                (run.scheduled, run.view)
+                for run in self.runs_by_key.values()
+                if run.job_id == job_id and run.scheduled >= since and run.final
+            )
+        return mine[:limit]
+
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        with self.shared.lock:
+            found = (self.runs_by_key.get((job_id, tick)) for tick in ticks)
+            return {run.scheduled: run.view for run in found if run is not None and run.final}
+
+    def keep_finished(self, runs: Sequence[RunView]) -> None:
+        with self.shared.lock:
+            for run in runs:
+                self.runs_by_key[(run.job_id, run.scheduled)] = run
+
+    def forget_finished(self, before: int) -> int:
+        with self.shared.lock:
+            old = [
+                key for key, run in self.runs_by_key.items() if run.final and run.scheduled < before
+            ]
+            for key in old:
+                del self.runs_by_key[key]
+        return len(old)
 
 
 class MemoryOutboxClaim:
@@ -226,6 +256,9 @@ class MemoryJournal:
         self.views = views
         self.outbox = outbox
         self.rows: list[JournalRow] = []
+        """The rows kept, from position ``dropped + 1`` on."""
+        self.dropped = 0
+        """Rows compacted away from the front."""
         self.snapshots: dict[int, bytes] = {}
         self.settings: dict[str, str] = {}
         self.fence: Election | None = None
@@ -237,17 +270,17 @@ class MemoryJournal:
         with self.shared.lock:
             if self.fence is not None and self.shared.scheduler is not self.fence:
                 raise Fenced("another scheduler holds the journal: this one appends nothing")
-            first = len(self.rows) + 1
+            first = self.dropped + len(self.rows) + 1
             for entry in entries:
-                seq = len(self.rows) + 1
+                seq = self.dropped + len(self.rows) + 1
                 row = JournalRow(seq, entry.tick, entry.phase, entry.verb, _copy(entry.args))
                 self.rows.append(row)
-            seqs = list(range(first, len(self.rows) + 1))
+            seqs = list(range(first, self.dropped + len(self.rows) + 1))
             answers = {} if publication is None else dict(publication.answers)
             if publication is not None:
                 self.inbox.answer(answers)
                 if publication.views is not None:
-                    self.views.write(publication.views, len(self.rows))
+                    self.views.write(publication.views, self.dropped + len(self.rows))
                 if publication.due is not None:
                     self.outbox.write(publication.due)
         if answers:
@@ -257,16 +290,43 @@ class MemoryJournal:
 
     def rows_after(self, seq: int, limit: int | None = None) -> Iterator[JournalRow]:
         with self.shared.lock:
-            end = len(self.rows) if limit is None else seq + limit
-            chosen = self.rows[max(seq, 0) : end]
+            start = max(seq - self.dropped, 0)
+            end = len(self.rows) if limit is None else start + limit
+            chosen = self.rows[start:end]
         return iter([JournalRow(r.seq, r.tick, r.phase, r.verb, _copy(r.args)) for r in chosen])
 
     def last_seq(self) -> int:
         with self.shared.lock:
-            return len(self.rows)
+            return self.dropped + len(self.rows)
 
     def count(self) -> int:
-        return self.last_seq()
+        with self.shared.lock:
+            return len(self.rows)
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        with self.shared.lock:
+            if not self.snapshots:
+                return None
+            seq = min(self.snapshots)
+            return Snapshot(seq, self.snapshots[seq])
+
+    def compact(self, before: int) -> int:
+        with self.shared.lock:
+            if not self.snapshots:
+                return 0
+            oldest = min(self.snapshots)
+            gone = 0
+            while gone < len(self.rows) and self.rows[gone].seq < oldest:
+                if self.rows[gone].tick >= before:
+                    break
+                gone += 1
+            del self.rows[:gone]
+            self.dropped += gone
+            return gone
+
+    def compacted(self) -> int:
+        with self.shared.lock:
+            return self.dropped
 
     def save_snapshot(self, seq: int, state: bytes) -> None:
         with self.shared.lock:

@@ -142,6 +142,31 @@ class SqlJournal:
         return None if row is None else Snapshot(row.seq, row.state)
 
     @translated
+    def oldest_snapshot(self) -> Snapshot | None:
+        with self.db.connect() as conn:
+            row = conn.execute(
+                select(snapshots.c.seq, snapshots.c.state).order_by(snapshots.c.seq).limit(1)
+            ).first()
+        return None if row is None else Snapshot(row.seq, row.state)
+
+    @translated
+    def compact(self, before: int) -> int:
+        with self.db.begin() as conn:
+            oldest = conn.execute(select(func.min(snapshots.c.seq))).scalar()
+            if oldest is None:
+                return 0
+            done = conn.execute(
+                delete(journal).where(journal.c.seq < oldest, journal.c.tick < before)
+            )
+        return done.rowcount
+
+    @translated
+    def compacted(self) -> int:
+        with self.db.connect() as conn:
+            first = conn.execute(select(func.min(journal.c.seq))).scalar()
+        return 0 if first is None else int(first) - 1
+
+    @translated
     def latest_snapshot_seq(self) -> int | None:
         with self.db.connect() as conn:
             found = conn.execute(select(func.max(snapshots.c.seq))).scalar()

@@ -118,6 +118,7 @@ view_runs = Table(
     Column("scheduled", BigInteger, primary_key=True, autoincrement=False),
     Column("implicit", Boolean, nullable=False),
     Column("view", Text, nullable=False),
+    Column("final", Boolean, nullable=False, server_default=text("FALSE")),
 )
 view_meta = Table(
     "view_meta",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 
 from sqlalchemy import Connection, delete, func, insert, select, tuple_
@@ -10,7 +11,7 @@ from sqlalchemy.engine import Engine as SqlEngine
 
 from cronlapse.service.store.sql.failures import translated
 from cronlapse.service.store.sql.schema import view_jobs, view_meta, view_runs
-from cronlapse.service.store.views import JobFilter, Page, ViewChanges
+from cronlapse.service.store.views import JobFilter, Page, RunView, ViewChanges
 
 POSITION_KEY = "seq"
 """The ``view_meta`` key of the journal position the read model is as of."""
@@ -23,22 +24,27 @@ def write_views(conn: Connection, changes: ViewChanges, position: int) -> None:
     """Apply ``changes`` in ``conn``'s transaction; the model is then as of ``position``."""
     if changes.reset:
         conn.execute(delete(view_jobs))
-        conn.execute(delete(view_runs))
+        conn.execute(delete(view_runs).where(view_runs.c.final.is_(False)))
     if changes.jobs:
         ids = [job.job_id for job in changes.jobs]
         conn.execute(delete(view_jobs).where(view_jobs.c.job_id.in_(ids)))
         conn.execute(insert(view_jobs), [asdict(job) for job in changes.jobs])
         conn.execute(delete(view_runs).where(view_runs.c.job_id.in_(ids), view_runs.c.implicit))
     if changes.runs:
-        keys = [(run.job_id, run.scheduled) for run in changes.runs]
-        run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
-        for first in range(0, len(keys), KEYS_PER_DELETE):
-            chunk = keys[first : first + KEYS_PER_DELETE]
-            conn.execute(delete(view_runs).where(run_key.in_(chunk)))
-        conn.execute(insert(view_runs), [asdict(run) for run in changes.runs])
+        replace_runs(conn, changes.runs)
     values = {**changes.meta, POSITION_KEY: str(position)}
     conn.execute(delete(view_meta).where(view_meta.c.key.in_(list(values))))
     conn.execute(insert(view_meta), [{"key": k, "value": v} for k, v in values.items()])
+
+
+def replace_runs(conn: Connection, runs: Sequence[RunView]) -> None:
+    """Write ``runs`` in ``conn``'s transaction, each replacing its row."""
+    keys = [(run.job_id, run.scheduled) for run in runs]
+    run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
+    for first in range(0, len(keys), KEYS_PER_DELETE):
+        chunk = keys[first : first + KEYS_PER_DELETE]
+        conn.execute(delete(view_runs).where(run_key.in_(chunk)))
+    conn.execute(insert(view_runs), [asdict(run) for run in runs])
 
 
 class SqlViews:
@@ -102,3 +108,44 @@ class SqlViews:
             ).all()
         items = [row.view for row in rows[:limit]]
         return Page(items, rows[limit].scheduled if len(rows) > limit else None)
+
+    @translated
+    def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(view_runs.c.scheduled, view_runs.c.view)
+                .where(
+                    view_runs.c.job_id == job_id,
+                    view_runs.c.scheduled >= since,
+                    view_runs.c.final.is_(True),
+                )
+                .order_by(view_runs.c.scheduled)
+                .limit(limit)
+            ).all()
+        return [(row.scheduled, row.view) for row in rows]
+
+    @translated
+    def finished_at(self, job_id: str, ticks: Sequence[int]) -> dict[int, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(view_runs.c.scheduled, view_runs.c.view).where(
+                    view_runs.c.job_id == job_id,
+                    view_runs.c.scheduled.in_(list(ticks)),
+                    view_runs.c.final.is_(True),
+                )
+            ).all()
+        return {row.scheduled: row.view for row in rows}
+
+    @translated
+    def keep_finished(self, runs: Sequence[RunView]) -> None:
+        if runs:
+            with self.db.begin() as conn:
+                replace_runs(conn, runs)
+
+    @translated
+    def forget_finished(self, before: int) -> int:
+        with self.db.begin() as conn:
+            done = conn.execute(
+                delete(view_runs).where(view_runs.c.final.is_(True), view_runs.c.scheduled < before)
+            )
+        return done.rowcount

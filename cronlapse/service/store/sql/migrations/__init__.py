@@ -33,6 +33,7 @@ from cronlapse.service.store.sql.migrations import (
     v003_inbox,
     v004_worker_stopping,
     v005_dead_letters,
+    v006_finished_runs,
 )
 from cronlapse.service.store.sql.migrations.v001_journal import meta
 
@@ -43,6 +44,7 @@ STEPS: tuple[Callable[[Connection], None], ...] = (
     v003_inbox.upgrade,
     v004_worker_stopping.upgrade,
     v005_dead_letters.upgrade,
+    v006_finished_runs.upgrade,
 )
 """Step n (from 1) takes the schema from version n-1 to version n."""
 LATEST = len(STEPS)

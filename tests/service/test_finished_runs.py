@@ -1,0 +1,223 @@
+"""Finished runs live in the store (the read model's history), for the single process as for the
+active scheduler: a snapshot writes the runs the engine finished since the last one, a process's
+runs listing reads them back merged with its engine's, and both kinds of process page a job's runs
+alike (on the memory store, with a hand-driven clock)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from cronlapse.service.export import ExportError, export_journal
+from cronlapse.service.journal_replay import JournalReplay
+from cronlapse.service.live import LiveService
+from cronlapse.service.metrics import Metrics
+from cronlapse.service.reads import Listing, LiveReads, Reads
+from cronlapse.service.store import RunView
+from cronlapse.service.store.memory import MemoryStore
+from cronlapse.service.stored_reads import StoredReads
+from cronlapse.service.views import run_json
+from tests.service.export_helpers import scenario_events, service_events
+from tests.service.test_export import drive
+from tests.service.test_live import Wall, answers, complete_running, open_live
+from tests.service.test_write_path import _scheduler
+
+JOBS = {"often": {"every": 60, "max_retries": 0}, "hourly": {"every": 3600}}
+
+
+def _play(live: LiveService, wall: Wall, steps: int) -> None:
+    """The jobs, then ``steps`` minutes of runs, one in three failing."""
+    for job_id, fields in JOBS.items():
+        live.submit("schedule", {"id": job_id, **fields})
+    for step in range(steps):
+        wall.now += 60
+        live.advance_clock()
+        complete_running(live, ok=step % 3 != 0)
+
+
+def _pages(reads: Reads, job_id: str, limit: int) -> list[Listing]:
+    """Every page of the job's runs, following each page's cursor."""
+    pages: list[Listing] = []
+    since = 0
+    while True:
+        page = asyncio.run(reads.runs(job_id, since, limit))
+        assert page is not None
+        pages.append(page)
+        if page.next is None:
+            return pages
+        since = int(page.next)
+
+
+def test_a_snapshot_writes_the_finished_runs_to_the_store() -> None:
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    _play(live, wall, 12)
+    finished = list(live.engine.query.archived_records())
+    assert len(finished) >= 10
+    assert store.views.finished("often", 0, 100) == [], "nothing written before a snapshot"
+    live.snapshot()
+    for record in finished:
+        job_id, tick = record.key
+        row = live.engine.query.run(job_id, tick)
+        assert row is not None
+        kept = dict(store.views.finished(job_id, tick, 1))
+        assert json.loads(kept[tick]) == run_json(live.engine, row)
+    assert live.state.finished == [], "written once"
+    wall.now += 600
+    live.advance_clock()
+    complete_running(live)
+    opened = open_live(store, wall, workers=1)  # a restart: what followed the snapshot again
+    assert opened.state.finished, "the runs finished after the snapshot are still to be written"
+
+
+def test_a_finished_run_only_the_store_holds_is_listed_in_its_place() -> None:
+    """The engine may forget a finished run once the store holds it: the listing merges both,
+    paged by scheduled tick."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    _play(live, wall, 3)
+    engine_ticks = [
+        run["tick"] for run in asyncio.run(LiveReads(live, Metrics()).runs("often", 0, 50)).items
+    ]
+    first = engine_ticks[0]
+    forgotten = [first - 180, first - 120, first - 60]
+    store.views.keep_finished(
+        [RunView("often", tick, False, json.dumps({"tick": tick}), True) for tick in forgotten]
+    )
+    reads = LiveReads(live, Metrics())
+    pages = _pages(reads, "often", 2)
+    listed = [run["tick"] for page in pages for run in page.items]
+    assert listed == forgotten + engine_ticks
+    assert pages[0].next == str(forgotten[2]) and pages[1].next == str(engine_ticks[1])
+
+
+def test_the_single_process_pages_runs_as_an_api_process_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same inputs to a single process (snapshots every few rows, so much of its history is
+    read from the store) and to an active scheduler, whose API processes read the read model."""
+    single_store, wall = MemoryStore(), Wall()
+    single = open_live(single_store, wall, workers=1, snapshot_every=7)
+    scheduler_store = MemoryStore()
+    scheduler = _scheduler(scheduler_store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})  # a worker process's slot, as the single's own
+    for live, clock in ((single, wall), (scheduler, scheduler.clock.wall)):
+        _play(live, clock, 20)  # type: ignore[arg-type]
+    assert single_store.views.finished("often", 0, 100), "the single process wrote its history"
+    single_reads = LiveReads(single, Metrics())
+    api_reads = StoredReads(scheduler_store.views)
+    for job_id in JOBS:
+        for limit in (1, 3, 50):
+            assert _pages(single_reads, job_id, limit) == _pages(api_reads, job_id, limit)
+
+
+def _twins(minutes: int) -> tuple[LiveService, MemoryStore, LiveService, MemoryStore]:
+    """The same inputs to a service keeping ten minutes of history and one keeping it all, both
+    snapshotting every 20 rows."""
+    kept, whole = MemoryStore(), MemoryStore()
+    services = []
+    for store, retention in ((kept, {"retention": 600}), (whole, {})):
+        wall = Wall()
+        live = open_live(store, wall, workers=1, snapshot_every=20, **retention)
+        _play(live, wall, minutes)
+        services.append(live)
+    return services[0], kept, services[1], whole
+
+
+def test_a_retention_compacts_the_journal_and_forgets_old_finished_runs() -> None:
+    compacted, kept, uncompacted, whole = _twins(60)
+    oldest = kept.journal.oldest_snapshot()
+    assert oldest is not None and kept.journal.compacted() > 0
+    assert whole.journal.compacted() == 0 and whole.journal.count() == kept.journal.last_seq()
+    first = next(kept.journal.rows_after(0))
+    assert first.seq == kept.journal.compacted() + 1 <= oldest.seq, "rows from the snapshot on"
+    horizon = first.tick - 600
+    assert [t for t, _ in kept.views.finished("often", 0, 10**4) if t < horizon - 600] == []
+    assert [t for t, _ in whole.views.finished("often", 0, 10**4) if t < horizon - 600] != []
+    assert JournalReplay.latest(kept).engine.now == compacted.engine.now, "cronlapse status"
+    assert answers(compacted) == answers(uncompacted)
+    restarts = [open_live(store, Wall(), workers=1) for store in (kept, whole)]
+    assert answers(restarts[0]) == answers(restarts[1]), "a restart needs no row deleted"
+
+
+def test_a_follower_left_behind_the_compacted_rows_starts_from_the_latest_snapshot() -> None:
+    """A standby scheduler follows the journal by position: rows it has not read may be
+    compacted away meanwhile."""
+    compacted, kept, _uncompacted, _whole = _twins(60)
+    follower = LiveService(kept, compacted.clock, compacted.config)
+    assert follower.state.seq < kept.journal.compacted()
+    follower.replay()
+    assert answers(follower) == answers(compacted)
+
+
+def test_a_compacted_journal_exports_from_its_oldest_kept_snapshot() -> None:
+    """test_export's random inputs (which leave moments with nothing in flight), compacted."""
+    kept, whole = MemoryStore(), MemoryStore()
+    for store, retention in ((kept, {"retention": 300}), (whole, {})):
+        wall = Wall()
+        live = open_live(store, wall, workers=2, snapshot_every=20, **retention)
+        drive(live, wall, random.Random(7), 100, prompt=True)
+    assert kept.journal.compacted() > 0
+    oldest = kept.journal.oldest_snapshot()
+    assert oldest is not None
+    since = JournalReplay.first_kept(kept, oldest).engine.now
+    stretch = export_journal(kept, "memory:", None, None)
+    assert stretch.start >= since
+    events, runner = scenario_events(stretch.text, stretch.start)
+    assert runner.failures == [] and runner.rejections == []
+    assert events == service_events(whole, stretch.start, stretch.end)
+    with pytest.raises(ExportError, match="deleted by the history's retention"):
+        export_journal(kept, "memory:", str(since - 1), None)
+
+
+def test_who_does_not_write_the_history_does_not_keep_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reading tool's replay and the active scheduler (its read model wrote every run with
+    the rows that finished it) hold no finished runs for a snapshot to write."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1, snapshot_every=10**6)
+    _play(live, wall, 10)
+    assert live.state.finished, "the single process writes them at its next snapshot"
+    assert JournalReplay.latest(store).live.state.finished == []
+    scheduler_store = MemoryStore()
+    scheduler = _scheduler(scheduler_store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    _play(scheduler, scheduler.clock.wall, 10)  # type: ignore[arg-type]
+    written: list[object] = []
+    monkeypatch.setattr(scheduler_store.views, "keep_finished", written.append)
+    scheduler.snapshot()
+    assert written == [] and scheduler.state.finished == []
+    assert len(scheduler_store.views.finished("often", 0, 100)) >= 8, "by the read model"
+
+
+def test_a_jobs_recent_runs_the_engine_forgot_come_from_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A job's detail lists its ten most recently touched runs: one the engine forgot once the
+    store held it is read from the store, by the single process and by the active scheduler's
+    read model alike. (A recent tick the engine has no run for stands for a forgotten one.)"""
+    single_store, wall = MemoryStore(), Wall()
+    single = open_live(single_store, wall, workers=1)
+    scheduler_store = MemoryStore()
+    scheduler = _scheduler(scheduler_store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    details = []
+    for live, store, clock in (
+        (single, single_store, wall),
+        (scheduler, scheduler_store, scheduler.clock.wall),
+    ):
+        _play(live, clock, 3)  # type: ignore[arg-type]
+        ticks = list(live.state.recent["often"])
+        forgotten = ticks[0] - 30  # between two runs: the engine answers nothing there
+        live.state.recent["often"] = {forgotten: None} | live.state.recent["often"]
+        kept = json.dumps({"tick": forgotten, "status": "succeeded"})
+        store.views.keep_finished([RunView("often", forgotten, False, kept, True)])
+        live.submit("modify", {"job": "often", "priority": "high"})  # the job is written again
+        details.append(asyncio.run(LiveReads(live, Metrics()).job("often")))
+    stored = asyncio.run(StoredReads(scheduler_store.views).job("often"))
+    assert details[0] == details[1] == stored
+    assert stored is not None
+    listed = [run["tick"] for run in stored["runs"]]
+    assert listed[: len(ticks) + 1] == [forgotten, *ticks]
