@@ -82,6 +82,7 @@ from engine.model.rng import TrackedRandom
 from engine.parts.attempts import Attempts
 from engine.parts.cursors import JobCursors
 from engine.parts.dispatcher import Assignment, Dispatcher
+from engine.parts.horizon import retention_floors
 from engine.parts.lifecycle import Lifecycle, past_run_time
 from engine.parts.notifications import Outbox
 from engine.parts.occurrences import OccurrenceStore
@@ -161,6 +162,7 @@ class Engine:
         # The parts that own state, each built from those before it.
         self._store = store = OccurrenceStore(journal, policy.execution_limit, archive)
         self._finished = store.finished
+        self._horizon: int | None = None
         """The runs to archive before the next command or tick (empty without an archive)."""
         self._cursors = cursors = JobCursors(journal, store)
         jobs = cursors.jobs
@@ -235,6 +237,39 @@ class Engine:
     def archives(self) -> bool:
         """Whether finished runs leave the live state for the archive (no restore points)."""
         return self._store.archive is not None
+
+    @property
+    def horizon(self) -> int | None:
+        """The tick given to the last :meth:`forget_archived` (the latest), or None."""
+        return self._horizon
+
+    def forget_archived(self, before: int | None = None) -> int:
+        """Forget the archived runs scheduled before ``before`` (default: now) that no live rule
+        reads, so that memory stops growing with the history; returns how many were dropped.
+
+        Each job keeps its archived runs from its *floor* on: ``before``, or the earliest tick
+        its cursor, deadlines, backfill or dependent jobs still read if that is earlier
+        (:mod:`engine.parts.horizon`); and it keeps its latest run before the floor. The live
+        state (waiting and running runs, timers, jobs, workers, notifications) and the event log
+        are untouched: every event from then on is the one an engine that forgot nothing emits.
+
+        What reads further back is answered "forgotten" (:meth:`Query.is_forgotten`): a
+        backfill whose range reaches behind a job's floor is refused (``run-forgotten``), and
+        so is a cancel of a run behind it; a late report for a forgotten run is refused as for
+        any finished run (it has no running attempt). The readers of the whole history
+        (``Query.records``, ``count_runs``, ``runs``, the latency report) answer for the runs
+        kept: call this only where nothing reads the history back, or reads it as it goes
+        (``Query.follow_archive``). Raises TypeError for an engine that does not archive, and
+        ValueError for a ``before`` after now."""
+        if self._store.archive is None:
+            raise TypeError("only an engine that archives its finished runs can forget them")
+        now = self._clock.now
+        before = now if before is None else before
+        if before > now:
+            raise ValueError(f"cannot forget before {before}: it is after now ({now})")
+        if self._horizon is None or before > self._horizon:
+            self._horizon = before
+        return self._store.forget_archived(retention_floors(self._cursors.jobs, before))
 
     @property
     def random_words(self) -> int:

@@ -78,6 +78,8 @@ STAYS = frozenset(
         "begin_tick",
         "dispatch",
         "next_event_tick",
+        # forgetting finished history (an engine that archives)
+        "forget_archived",
         # rewind
         "mark",
         "rollback",

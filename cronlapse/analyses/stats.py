@@ -10,13 +10,13 @@ busy ticks over the ticks since it was registered.
 
 A long run is summarised as it goes (:class:`RunStatsReader`, fed each step's new events), so the
 log need not be kept: what is kept is counters per job and worker, the attempts running, and each
-job's waits as one array of machine integers.
+job's waits as a count per value (:class:`Waits`).
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from engine.model import events as ev
@@ -67,6 +67,67 @@ def attempt_records(events: Iterable[ev.Event]) -> list[AttemptRecord]:
     return records
 
 
+class Waits:
+    """Queue waits (ticks) as a count per value: the summary reads their nearest-rank
+    percentiles and maximum, which the counts give exactly, in memory that follows the distinct
+    waits (a handful in a fleet), not the runs (a month of a fleet starts millions)."""
+
+    __slots__ = ("_counts", "_total")
+
+    def __init__(self) -> None:
+        self._counts: dict[int, int] = {}
+        self._total = 0
+
+    @classmethod
+    def merged(cls, many: Iterable[Waits]) -> Waits:
+        merged = cls()
+        for waits in many:
+            for wait, count in waits.counts().items():
+                merged.append(wait, count)
+        return merged
+
+    def counts(self) -> Mapping[int, int]:
+        """How many runs waited each number of ticks (read it, never change it)."""
+        return self._counts
+
+    def append(self, wait: int, count: int = 1) -> None:
+        """``count`` more runs that waited ``wait`` ticks."""
+        counts = self._counts
+        counts[wait] = counts.get(wait, 0) + count
+        self._total += count
+
+    def __len__(self) -> int:
+        return self._total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Waits) and self._counts == other.counts()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Waits({dict(sorted(self._counts.items()))})"
+
+    def __iter__(self) -> Iterator[int]:
+        """Every wait, least first."""
+        for wait in sorted(self._counts):
+            yield from itertools.repeat(wait, self._counts[wait])
+
+    def percentile(self, share: float) -> int | None:
+        """:func:`percentile` of the waits, from their counts."""
+        if not self._total:
+            return None
+        rank = _rank(share, self._total)
+        seen = 0
+        for wait in sorted(self._counts):
+            seen += self._counts[wait]
+            if seen >= rank:
+                return wait
+        raise AssertionError("a rank beyond the count")
+
+    def max(self) -> int | None:
+        return max(self._counts, default=None)
+
+
 @dataclass(slots=True)
 class JobStats:
     runs: int = 0
@@ -75,9 +136,8 @@ class JobStats:
     retries: int = 0
     skipped: int = 0
     cancellations: int = 0
-    waits: array = field(default_factory=lambda: array("q"))
-    """One per run started, in start order: a column, not a list of objects (a month of a fleet
-    starts millions of runs)."""
+    waits: Waits = field(default_factory=lambda: Waits())
+    """One per run started."""
 
 
 @dataclass(slots=True)
@@ -100,11 +160,8 @@ class RunStats:
     """By worker id, in registration order."""
 
     @property
-    def waits(self) -> array:
-        every = array("q")
-        for job in self.jobs.values():
-            every.extend(job.waits)
-        return every
+    def waits(self) -> Waits:
+        return Waits.merged(job.waits for job in self.jobs.values())
 
 
 def run_stats(log: ev.EventLog, now: int) -> RunStats:
@@ -200,5 +257,9 @@ def percentile(values: Sequence[int], share: float) -> int | None:
     if not values:
         return None
     ordered = sorted(values)
-    rank = max(1, -(-int(share * 100) * len(ordered) // 100))
-    return ordered[rank - 1]
+    return ordered[_rank(share, len(ordered)) - 1]
+
+
+def _rank(share: float, count: int) -> int:
+    """The nearest rank (from 1) of the ``share`` percentile among ``count`` values."""
+    return max(1, -(-int(share * 100) * count // 100))

@@ -7,7 +7,15 @@ import argparse
 from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker, Violation
-from cronlapse.cli.playing import INVALID, MISMATCH, load, plural, read_once, violation_lines
+from cronlapse.cli.playing import (
+    INVALID,
+    MISMATCH,
+    Forgetting,
+    load,
+    plural,
+    read_once,
+    violation_lines,
+)
 from engine.scenario import Scenario, ScenarioInvalid, ScenarioRunner, ScriptRun, check_script
 from engine.scenario.runner import Failure
 
@@ -82,10 +90,13 @@ def _check_scenario(scenario: Scenario) -> tuple[list[Failure], int, list[Violat
     """Play ``scenario`` to its end: its mismatches, its count of expectations, and what the
     checker found (observing each tick, so modified jobs are checked against every definition
     they had). The checker follows the run, so the engine archives finished runs and the log
-    forgets each step's events once read: memory follows live work."""
+    forgets each step's events once read, and the engine its finished runs once checked
+    (:class:`Forgetting`): memory follows live work."""
     runner = ScenarioRunner(scenario, archive=True)
     checker = Checker(runner.engine)
+    forgetting = Forgetting(runner, checker)
     for _ in runner.steps():
         checker.observe()
+        forgetting.step()
         runner.release_events(len(runner.engine.log))
     return runner.failures, runner.checked, checker.violations(runner.processed)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import ClassVar, TextIO
 
-from cronlapse.analyses.invariants import Violation
+from cronlapse.analyses.invariants import Checker, Violation
 from cronlapse.sources import STDIN, Source, SourceInvalid, open_source
 from engine.scenario import Scenario, ScenarioRunner, ScriptRun
 from engine.scenario.schema import MAX_TICK
@@ -103,6 +103,34 @@ def runner_for(
         )
         return None
     return ScenarioRunner(scenario, until, archive=archive)
+
+
+class Forgetting:
+    """Forgets the engine's finished runs as a headless command plays them, for commands that
+    read the history only as it goes (the event lines, the summary, the checker): memory then
+    follows live work, not the length of the run. Every ``every`` runs archived, the engine
+    forgets those behind what the rest of the scenario reads back
+    (:meth:`ScenarioRunner.history_read_from`), once the checker has walked them."""
+
+    every: ClassVar[int] = 20_000
+    """Runs archived between two forgettings: each costs the runs kept and the jobs (their
+    floors, the checker's walk), so the archive holds at most this many more than it keeps."""
+
+    def __init__(self, runner: ScenarioRunner, checker: Checker) -> None:
+        self._runner, self._checker = runner, checker
+        self._archived = 0
+
+    def step(self) -> None:
+        """After the checker has observed a step: forget, if enough runs were archived."""
+        engine = self._runner.engine
+        archived = engine.query.archived_count()
+        if archived - self._archived < self.every:
+            return
+        self._archived = archived
+        horizon = self._runner.history_read_from()
+        if horizon is not None:
+            self._checker.walk_before(horizon)
+            engine.forget_archived(horizon)
 
 
 def load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun | None:

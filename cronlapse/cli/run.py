@@ -13,6 +13,7 @@ from cronlapse.analyses.stats import RunStatsReader, run_stats
 from cronlapse.cli.playing import (
     INVALID,
     VIOLATION,
+    Forgetting,
     load_to_play,
     runner_for,
     until_option,
@@ -73,11 +74,15 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return INVALID
     log = runner.engine.log
     checker = Checker(runner.engine)
+    # --stats reads every run back at the end; else nothing reads the history but as it goes.
+    forgetting = None if args.stats else Forgetting(runner, checker)
     summary = RunStatsReader()
     formatter = EventFormatter(loaded.clock)
     printed = 0
     for _ in runner.steps():
         checker.observe()
+        if forgetting is not None:
+            forgetting.step()
         if args.jsonl:
             out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
         elif not args.stats:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TextIO
 
-from cronlapse.analyses.stats import RunStats, percentile
+from cronlapse.analyses.stats import RunStats, Waits
 from engine.model import events as ev
 from engine.schedules.clock import Clock
 
@@ -168,7 +168,7 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
             f"({len(hidden)} more jobs)",
             *_job_cells(
                 (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
-                [w for job in hidden for w in job.waits],
+                Waits.merged(job.waits for job in hidden),
             ),
         )
     everything = list(stats.jobs.values())
@@ -190,9 +190,9 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
 _COUNTS = ("runs", "successes", "failures", "retries", "skipped", "cancellations")
 
 
-def _job_cells(counts: Iterable[int], waits: list[int]) -> list[str]:
+def _job_cells(counts: Iterable[int], waits: Waits) -> list[str]:
     """The cells of the :data:`_COUNTS` and of the waits' quantiles."""
-    quantiles = [percentile(waits, 0.5), percentile(waits, 0.95), max(waits, default=None)]
+    quantiles = [waits.percentile(0.5), waits.percentile(0.95), waits.max()]
     return [str(count) for count in counts] + [
         "-" if value is None else str(value) for value in quantiles
     ]

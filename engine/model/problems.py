@@ -45,6 +45,8 @@ class Code(Enum):
     NOTHING_TO_CANCEL = "nothing-to-cancel"
     UNKNOWN_RUN = "unknown-run"
     RUN_NOT_CANCELLABLE = "run-not-cancellable"
+    RUN_FORGOTTEN = "run-forgotten"
+    """A run behind the engine's history horizon: forgotten (:meth:`Engine.forget_archived`)."""
     ALREADY_PAUSED = "already-paused"
     NOT_PAUSED = "not-paused"
 

@@ -174,6 +174,12 @@ class JobCursors(JournaledPart):
         job = self.jobs.get(job_id)
         return None if job is None else self.implicit_state(job, scheduled)
 
+    def forgotten_before(self, job_id: str) -> int | None:
+        """The tick before which the job's archived runs were forgotten, if any were (see
+        :meth:`engine.core.Engine.forget_archived`)."""
+        archive = self._store.archive
+        return None if archive is None else archive.forgotten_before(job_id)
+
     def implicit_state(self, job: Job, scheduled: int) -> OccurrenceState | None:
         """The state of a run of ``job`` that has no record, by arithmetic; None if it is not a
         run of the job (or one the cursor passed)."""

@@ -192,6 +192,9 @@ class Lifecycle:
                 message = f"{job_id} has no occurrence to cancel"
                 return refused(Outcome.NOT_FOUND, Code.NOTHING_TO_CANCEL, message)
         state = self._cursors.occurrence_state(job_id, scheduled)
+        if state is None and self._store.is_forgotten((job_id, scheduled)):
+            message = f"{job_id}@{scheduled} is behind the history horizon: it was forgotten"
+            return refused(Outcome.CONFLICT, Code.RUN_FORGOTTEN, message, "scheduled")
         if state is None:
             message = f"{scheduled} is not an occurrence of {job_id}"
             return refused(Outcome.NOT_FOUND, Code.UNKNOWN_RUN, message, "scheduled")

@@ -157,6 +157,20 @@ class OccurrenceStore(JournaledPart):
         for follower in self.followers:
             follower += archived
 
+    def forget_archived(self, floors: dict[str, int]) -> int:
+        """Drop each job's archived runs before its floor, all but the latest (see
+        :meth:`RunArchive.forget`); how many were dropped."""
+        if self.finished:
+            self.archive_finished()
+        assert self.archive is not None
+        return self.archive.forget(floors)
+
+    def is_forgotten(self, key: Key) -> bool:
+        """Whether the run's tick lies behind its job's forgotten history, with no record kept:
+        whether it had a run there, and how it ended, is no longer known."""
+        archive = self.archive
+        return archive is not None and key not in self.records and archive.is_forgotten(key)
+
     def archived_state(self, key: Key) -> OccurrenceState | None:
         """The final state of an archived run; None if it is live, implicit or no run."""
         archive = self.archive

@@ -13,8 +13,12 @@ through the store, never in the live table. Reading an archived run builds an
 :class:`~engine.model.records.Occurrence` equal to the one archived, a new object each time:
 compare with ``==``, never ``is``, and never change it (it is not the engine's).
 
-The archive only grows: rewinding an engine that archives (a truncation to an earlier length)
-is for the rewind by replay that is still to come; a history refuses such an engine today.
+The archive grows until its engine forgets (:meth:`RunArchive.forget`): each job's runs
+scheduled before a floor tick leave it, all but the latest of them, and the job's *forgotten
+before* tick records how far its history is gone, so that what asks about a run behind it can
+be told "forgotten" rather than "no such run". Rewinding an engine that archives (a truncation to
+an earlier length) is for the rewind by replay that is still to come; a history refuses such an
+engine today.
 """
 
 from __future__ import annotations
@@ -49,13 +53,15 @@ def _or_none(value: int) -> int | None:
 
 
 class _JobRuns:
-    """One job's archived runs: their scheduled ticks in order, and each one's row."""
+    """One job's archived runs: their scheduled ticks in order, and each one's row; and the
+    tick before which its runs were forgotten (all but the latest of them)."""
 
-    __slots__ = ("rows", "ticks")
+    __slots__ = ("forgotten_before", "rows", "ticks")
 
     def __init__(self) -> None:
         self.ticks = array("q")
         self.rows = array("q")
+        self.forgotten_before = _NONE
 
     def add(self, scheduled: int, row: int) -> None:
         ticks = self.ticks
@@ -105,6 +111,10 @@ class RunArchive:
         # was cancelled.
         self._cause: dict[int, str] = {}
         self._retry: dict[int, tuple[int | None, int | None]] = {}
+        # Counting through forgetting: the rows kept at the last forget come first, then those
+        # archived since, whose sequence numbers (the order of archiving) follow ``_base``.
+        self._kept = 0
+        self._base = 0
 
     # ---------------------------------------------------------------- writing
 
@@ -159,7 +169,31 @@ class RunArchive:
     # ---------------------------------------------------------------- reading
 
     def __len__(self) -> int:
+        """How many runs the archive holds (those forgotten are not among them)."""
         return len(self._runs) // _RUN_WIDTH
+
+    @property
+    def total(self) -> int:
+        """How many runs were ever archived, forgotten ones included."""
+        return self._base + len(self) - self._kept
+
+    def forgotten_before(self, job_id: str) -> int | None:
+        """The tick before which the job's archived runs were forgotten (all but the latest of
+        them); None if none of its runs was."""
+        job_runs = self._by_job.get(job_id)
+        if job_runs is None or job_runs.forgotten_before == _NONE:
+            return None
+        return job_runs.forgotten_before
+
+    def is_forgotten(self, key: Key) -> bool:
+        """Whether ``key``'s tick lies behind its job's forgotten-before tick and the archive
+        holds no run there: a run it had there is gone, and whether it had one is not known."""
+        job_runs = self._by_job.get(key[0])
+        return (
+            job_runs is not None
+            and key[1] < job_runs.forgotten_before
+            and job_runs.row(key[1]) is None
+        )
 
     def __contains__(self, key: object) -> bool:
         return self._row(key) is not None  # type: ignore[arg-type]
@@ -207,9 +241,64 @@ class RunArchive:
         return itertools.islice(ticks, bisect.bisect_left(ticks, since), None)
 
     def records(self, start: int = 0) -> Iterator[Occurrence]:
-        """The archived runs from the ``start``-th on as records, in the order they were
-        archived."""
-        return map(self._record, range(start, len(self)))
+        """The archived runs from the ``start``-th on (counting every run ever archived) as
+        records, in the order they were archived; raises ValueError if some were forgotten."""
+        if start < self._base:
+            raise ValueError(f"archived runs from the {start}-th on were partly forgotten")
+        return map(self._record, range(self._kept + start - self._base, len(self)))
+
+    # ---------------------------------------------------------------- forgetting
+
+    def forget(self, floors: dict[str, int]) -> int:
+        """Drop each job's runs scheduled before its floor in ``floors``, all but the latest of
+        them (what the rules and queries read of a finished job: its last run); a job not in
+        ``floors`` keeps every run. Returns how many runs were dropped.
+
+        Costs the rows kept, not those dropped: the kept ones are copied to new columns, in
+        the order they were archived, and the old columns go."""
+        keep: list[int] = []
+        for job_id, job_runs in self._by_job.items():
+            floor = floors.get(job_id)
+            if floor is None or floor <= job_runs.forgotten_before:
+                keep += job_runs.rows
+                continue
+            job_runs.forgotten_before = floor
+            at = bisect.bisect_left(job_runs.ticks, floor)
+            keep += job_runs.rows[max(at - 1, 0) :]
+        dropped = len(self) - len(keep)
+        if dropped:
+            self._keep_rows(sorted(keep))
+        return dropped
+
+    def _keep_rows(self, rows: list[int]) -> None:
+        """Rebuild the columns with ``rows`` only (in that order), renumbering what refers to
+        a row."""
+        old_runs, old_attempts = self._runs, self._attempts
+        runs, attempts = array("q"), array("q")
+        renumbered: dict[int, int] = {}
+        counts = [0] * len(_STATES)
+        for new, row in enumerate(rows):
+            renumbered[row] = new
+            base, after = row * _RUN_WIDTH, (row + 1) * _RUN_WIDTH
+            first = old_runs[base + _FIRST] * _ATTEMPT_WIDTH
+            last = old_runs[after + _FIRST] * _ATTEMPT_WIDTH if after < len(old_runs) else None
+            fields = old_runs[base:after]
+            fields[_FIRST] = len(attempts) // _ATTEMPT_WIDTH
+            counts[fields[_STATE]] += 1
+            runs.extend(fields)
+            attempts.extend(old_attempts[first:last])
+        self._base, self._kept = self.total, len(rows)
+        self._runs, self._attempts, self._state_counts = runs, attempts, counts
+        self._cause = {renumbered[r]: v for r, v in self._cause.items() if r in renumbered}
+        self._retry = {renumbered[r]: v for r, v in self._retry.items() if r in renumbered}
+        for job_runs in self._by_job.values():
+            kept = [
+                (tick, renumbered[row])
+                for tick, row in zip(job_runs.ticks, job_runs.rows, strict=True)
+                if row in renumbered
+            ]
+            job_runs.ticks = array("q", (tick for tick, _ in kept))
+            job_runs.rows = array("q", (row for _, row in kept))
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH

@@ -132,13 +132,15 @@ class Query:
         return self._parts.store.index.keys[state].keys()
 
     def archived_count(self) -> int:
-        """How many runs the engine has archived (0 if it does not archive)."""
+        """How many runs the engine has archived, forgotten ones included (0 if it does not
+        archive)."""
         archive = self._parts.store.archive
-        return 0 if archive is None else len(archive)
+        return 0 if archive is None else archive.total
 
     def archived_records(self, start: int = 0) -> Iterator[Occurrence]:
         """The archived runs from the ``start``-th on, in the order they were archived, each
-        read back as a new record: a reader that follows a run reads what each step archived."""
+        read back as a new record: a reader that follows a run reads what each step archived.
+        Raises ValueError if some of them were forgotten (:meth:`is_forgotten`)."""
         archive = self._parts.store.archive
         return iter(()) if archive is None else archive.records(start)
 
@@ -150,6 +152,17 @@ class Query:
         follower: list[Occurrence] = []
         self._parts.store.followers.append(follower)
         return follower
+
+    def is_forgotten(self, job_id: str, scheduled: int) -> bool:
+        """Whether the engine forgot what was at ``scheduled`` for the job
+        (:meth:`engine.core.Engine.forget_archived`): where :meth:`run` and :meth:`run_state`
+        answer None, "no such run" is then not known, only that the history there is gone."""
+        return self._parts.store.is_forgotten((job_id, scheduled))
+
+    def forgotten_before(self, job_id: str) -> int | None:
+        """The tick before which the job's finished runs were forgotten (all but its latest
+        there), or None if none were."""
+        return self._parts.cursors.forgotten_before(job_id)
 
     def record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
         """The keys of the runs with a record in ``state``, in the order they entered it (runs

@@ -35,7 +35,7 @@ from engine.model.limits import BACKFILL_RUNS
 from engine.model.problems import Code
 from engine.model.records import Backfill, BackfillOrder, Job, OccurrenceState
 from engine.rules.run_dependencies import Verdict
-from engine.schedules.kinds import Once
+from engine.schedules.kinds import Once, last_at_or_before
 
 if TYPE_CHECKING:
     from engine.model.events import EventLog
@@ -73,6 +73,8 @@ def plan(cursors: JobCursors, now: int, command: BackfillJob) -> Plan:
     job = _job(cursors, now, command)
     create, exist = [], []
     tick = job.first_fire(command.first)
+    if tick is not None and tick <= command.last:
+        _refuse_forgotten(cursors, job, tick)
     while tick is not None and tick <= command.last:
         if len(create) + len(exist) == command.max_runs:
             raise BackfillError(
@@ -92,6 +94,27 @@ def exists(cursors: JobCursors, job: Job, tick: int) -> bool:
     (a record, a waiting or cancelled range, or SCHEDULED from the cursor on), where a run that
     was skipped, or that the cursor passed without a record, has none."""
     return cursors.occurrence_state(job.job_id, tick) is not None
+
+
+def _refuse_forgotten(cursors: JobCursors, job: Job, first: int) -> None:
+    """Refuse a backfill whose first run lies behind its job's forgotten history, or reads an
+    upstream run behind its upstream job's: whether those runs existed, and how they ended, is
+    no longer known, and a backfill that guessed would create runs twice or judge them wrong."""
+    reads = [(job, first)]
+    for upstream_id in job.upstream_runs:
+        upstream = cursors.jobs[upstream_id]
+        reads.append((upstream, last_at_or_before(upstream.spec.schedule, first, 0)))
+    for read, tick in reads:
+        before = cursors.forgotten_before(read.job_id)
+        if tick is not None and before is not None and tick < before:
+            whose = "its" if read is job else f"its upstream job {read.job_id}'s"
+            raise BackfillError(
+                Outcome.CONFLICT,
+                Code.RUN_FORGOTTEN,
+                f"the backfill of {job.job_id} from {first} reaches behind the history horizon: "
+                f"{whose} runs before tick {before} were forgotten; backfill from a later tick",
+                "first",
+            )
 
 
 def _job(cursors: JobCursors, now: int, command: BackfillJob) -> Job:

@@ -20,6 +20,7 @@ from engine.model.commands import Result
 from engine.play.ticks import TickDriver, TimedCommand
 from engine.scenario.checks import EventCount, Mismatch, StatusQuery
 from engine.scenario.errors import Position
+from engine.scenario.history_reads import HistoryReads
 from engine.scenario.model import Scenario, TimelineEntry
 
 
@@ -66,6 +67,7 @@ class ScenarioRunner:
         """The last tick fully processed (-1 before tick 0)."""
         self._entry = 0
         self._expectation = 0
+        self._reads: HistoryReads | None = None
         self.counts_events = any(isinstance(e.check, EventCount) for e in scenario.expectations)
         """Whether an expectation counts the log's events: it reads the whole log, which must
         then be kept."""
@@ -83,6 +85,15 @@ class ScenarioRunner:
         unless an expectation still counts them (:attr:`counts_events`)."""
         if not self.counts_events:
             self.engine.log.release(before)
+
+    def history_read_from(self) -> int | None:
+        """The earliest tick whose finished runs the rest of the scenario may read back, at
+        most now: the engine may forget what lies before it (:meth:`Engine.forget_archived`)
+        and answer the rest as if it had not. None while a check still to come reads the whole
+        history (see :mod:`engine.scenario.history_reads`)."""
+        if self._reads is None:
+            self._reads = HistoryReads(self.scenario)
+        return self._reads.read_from(self.engine, self._entry, self._expectation)
 
     def run(self) -> list[Failure]:
         """Play to the end; the failures of the whole run."""

@@ -12,8 +12,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from cronlapse.analyses.stats import attempt_records, run_stats
+from cronlapse.analyses.stats import Waits, attempt_records, percentile, run_stats
 from cronlapse.exports.report import print_summary
 from engine.core import Engine
 from engine.model import events as ev
@@ -58,7 +60,7 @@ def _expected(engine: Engine) -> dict[str, object]:
         "failures": +failures,
         "skipped": +skipped,
         "cancellations": +cancellations,
-        "waits": dict(waits),
+        "waits": {job_id: sorted(job_waits) for job_id, job_waits in waits.items()},
         "busy": +busy,
     }
 
@@ -131,3 +133,13 @@ def test_runs_an_overlap_rule_drops_are_skipped_not_cancelled() -> None:
         line for line in out.getvalue().splitlines() if "job " in line or "forbid" in line
     )
     assert header.split("┃")[6].strip() == "skipped" and forbid.split("│")[6].strip() == "8"
+
+
+@given(st.lists(st.integers(0, 30), max_size=40), st.sampled_from((0.01, 0.5, 0.95, 1.0)))
+def test_waits_kept_as_counts_give_the_percentiles_of_the_list(waits: list[int], share) -> None:
+    counted = Waits.merged([Waits(), Waits()])
+    for wait in waits:
+        counted.append(wait)
+    assert counted.percentile(share) == percentile(waits, share)
+    assert counted.max() == max(waits, default=None)
+    assert list(counted) == sorted(waits) and len(counted) == len(waits)

@@ -15,8 +15,10 @@ workers) or compact (per job, a column of the runs the log finished); ``violatio
 the state at the end says. So a long run can release the log as it goes, and an engine that
 archives its finished runs has each one checked once, as it was archived: the engine hands the
 checker the records it archives (``Query.follow_archive``), so none is read back from the
-archive's columns (that read cost more than the checks). ``violations(engine)`` reads the whole
-log at once.
+archive's columns (that read cost more than the checks). Before such an engine forgets its
+finished runs, :meth:`Checker.walk_before` walks what it is to forget behind each job's cursor,
+so the end's walk does not look for runs the engine no longer holds. ``violations(engine)``
+reads the whole log at once.
 
 The engine forgets a job's earlier definitions once no waiting run needs them. A checker that
 observes after each tick keeps them, so the runs created under them are checked against them
@@ -26,7 +28,11 @@ may have been created under an earlier one, any values.
 
 from __future__ import annotations
 
-from cronlapse.analyses.invariants.definitions import CreationCheck, creation_violations
+from cronlapse.analyses.invariants.definitions import (
+    CreationCheck,
+    WalkedBehind,
+    creation_violations,
+)
 from cronlapse.analyses.invariants.facts import FactsReader, Violation
 from cronlapse.analyses.invariants.liveness import LivenessReplay
 from cronlapse.analyses.invariants.pools import PoolTicks
@@ -76,6 +82,7 @@ class Checker:
         self._archived_found: list[str] = []
         self._archived_created: list[Violation] = []
         self._creation = CreationCheck(engine, self._facts.facts())
+        self._walked = WalkedBehind()
 
     def observe(self) -> None:
         """Read the events since the last call and check the runs archived since. Each job's
@@ -101,6 +108,12 @@ class Checker:
             self._liveness.read(events)
         self._read = len(log)
         self._check_archived()
+
+    def walk_before(self, horizon: int) -> None:
+        """Check now that every run behind each job's cursor and before ``horizon`` was created,
+        while the engine still holds them: for an engine about to forget its finished runs
+        there (:meth:`engine.core.Engine.forget_archived`). Call :meth:`observe` first."""
+        self._walked.walk_before(self.engine, self._creation, horizon)
 
     def _follow_rules(self, job_id: str, spec: JobSpec) -> None:
         """The limits the log replay holds the job's attempts to: its overlap rule and pool."""
@@ -147,7 +160,7 @@ class Checker:
         found += self._safety.overlaps
         found += self._safety.pools
         found += self._archived_created
-        found += creation_violations(engine, facts)
+        found += creation_violations(engine, facts, self._walked)
         if self._liveness is not None:
             found += self._liveness.violations(engine, last)
         return sorted(found, key=lambda violation: violation.tick)

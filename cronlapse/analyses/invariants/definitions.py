@@ -129,10 +129,67 @@ class CreationCheck:
         return found
 
 
-def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
+class WalkedBehind:
+    """How far behind each job's cursor the walk has gone already, run by run as the play went
+    (:meth:`walk_before`), and the first run it found missing: an engine that forgets its
+    finished runs (:meth:`engine.core.Engine.forget_archived`) cannot answer for them at the end,
+    so the ticks it is about to forget are walked before it does."""
+
+    def __init__(self) -> None:
+        self.through: dict[str, tuple[Schedule, int]] = {}
+        """Per job: the schedule walked, and the last tick walked under it."""
+        self.missing: dict[str, Violation] = {}
+        """Per job: the first run the walk found missing (the walk of that job stops there)."""
+
+    def walk_before(self, engine: Engine, check: CreationCheck, horizon: int) -> None:
+        """Walk each job's ticks behind its cursor and before ``horizon`` not walked yet."""
+        histories = []
+        for job_id, job in engine.query.jobs().items():
+            held = check.job(job_id)
+            if held is not None and job_id not in self.missing:
+                known, windows, _ = held
+                stretch = self.rest(job, _behind_cursor(job, known, windows), horizon)
+                histories.append((job, known, stretch))
+        self._walk(engine, histories)
+
+    def rest(self, job: Job, stretch: Stretch | None, before: int | None = None) -> Stretch | None:
+        """``stretch`` less what was walked of it (and cut before ``before``)."""
+        if stretch is None:
+            return None
+        walked = self.through.get(job.job_id)
+        after = walked[1] if walked is not None and walked[0] is stretch.schedule else None
+        segments = [
+            (
+                low if after is None else max(low, after + 1),
+                high if before is None else min(high, before - 1),
+            )
+            for low, high in stretch.segments
+        ]
+        return Stretch(stretch.schedule, [(low, high) for low, high in segments if low <= high])
+
+    def _walk(self, engine: Engine, histories: list[tuple[Job, JobFacts, Stretch | None]]) -> None:
+        walks = _SharedWalks(
+            (stretch.schedule, low, high)
+            for *_, stretch in histories
+            if stretch is not None
+            for low, high in stretch.segments
+        )
+        for job, known, stretch in histories:
+            if stretch is None or not stretch.segments:
+                continue
+            missing, _ = _walk_behind_cursor(engine, job, known, stretch, walks)
+            if missing:
+                self.missing[job.job_id] = missing[0]
+            self.through[job.job_id] = (stretch.schedule, stretch.segments[-1][1])
+
+
+def creation_violations(
+    engine: Engine, facts: Facts, walked_behind: WalkedBehind | None = None
+) -> list[Violation]:
     """Every job was scheduled, none left a run behind its cursor uncreated, and the live runs
     were created in their schedules with their definitions' values (archived runs are checked
-    as they are archived: :class:`CreationCheck`)."""
+    as they are archived: :class:`CreationCheck`). ``walked_behind``: what was walked behind
+    the cursors as the play went, walked again only for what is new."""
     found: list[Violation] = []
     runs: dict[str, list[Occurrence]] = {}
     for occurrence in engine.query.live_records().values():
@@ -145,7 +202,14 @@ def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
             found.append(Violation(engine.now, f"job {job_id} has no JobScheduled event"))
             continue
         known, windows, _ = held
-        histories.append((job, known, _behind_cursor(job, known, windows)))
+        stretch = _behind_cursor(job, known, windows)
+        if walked_behind is not None:
+            if job_id in walked_behind.missing:
+                found.append(walked_behind.missing[job_id])
+                stretch = None
+            else:
+                stretch = walked_behind.rest(job, stretch)
+        histories.append((job, known, stretch))
     walks = _SharedWalks(
         (stretch.schedule, low, high)
         for *_, stretch in histories

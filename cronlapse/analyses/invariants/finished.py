@@ -1,9 +1,11 @@
-"""The runs the log has finished, kept as one sorted column of scheduled ticks per job.
+"""The runs the log has finished, kept per job as arithmetic progressions of scheduled ticks.
 
 The safety check must know, at every attempt started, whether the log already finished that run;
-a month of a fleet finishes millions of runs. A set of keys costs about 150 bytes a run (a tuple,
-its string reference and the set's slot); a column costs 8, and runs end mostly in the order
-they were due, so adding one is an append.
+a month of a fleet finishes millions of runs. A set of keys costs about 150 bytes a run, a sorted
+column of ticks 8. But a job's runs mostly finish in the order they were due, at its schedule's
+steps: as progressions (first tick, step, count) they cost a few per job however long the run,
+so the checker's memory follows the jobs, not the history. A run that finishes out of order
+starts a progression of its own (or splits the one it falls inside).
 """
 
 from __future__ import annotations
@@ -12,32 +14,88 @@ import bisect
 from array import array
 
 
+class _Progressions:
+    """One job's finished ticks: progressions ``start + step * i`` for ``i < count``, disjoint
+    and in order of their ticks."""
+
+    __slots__ = ("counts", "starts", "steps")
+
+    def __init__(self) -> None:
+        self.starts = array("q")
+        self.steps = array("q")
+        self.counts = array("q")
+
+    def _last(self, at: int) -> int:
+        return self.starts[at] + self.steps[at] * (self.counts[at] - 1)
+
+    def _holding(self, tick: int) -> int:
+        """The index of the last progression starting at or before ``tick`` (-1 if none)."""
+        return bisect.bisect_right(self.starts, tick) - 1
+
+    def __contains__(self, tick: int) -> bool:
+        at = self._holding(tick)
+        if at < 0:
+            return False
+        offset, step = tick - self.starts[at], self.steps[at]
+        return offset == 0 or (offset % step == 0 and offset // step < self.counts[at])
+
+    def add(self, tick: int) -> None:
+        starts = self.starts
+        if not starts or tick > self._last(len(starts) - 1):
+            self._append(tick)
+        elif tick not in self:
+            self._insert(tick)
+
+    def _append(self, tick: int) -> None:
+        """After every tick held: the last progression's next term, or a new one."""
+        last = len(self.starts) - 1
+        if last >= 0 and self.counts[last] == 1:
+            self.steps[last] = tick - self.starts[last]
+            self.counts[last] = 2
+        elif last >= 0 and tick == self._last(last) + self.steps[last]:
+            self.counts[last] += 1
+        else:
+            self._put(last + 1, tick, 1, 1)
+
+    def _insert(self, tick: int) -> None:
+        """Out of order: between two progressions, or inside one (split around ``tick``)."""
+        at = self._holding(tick)
+        if at < 0 or tick > self._last(at):
+            self._put(at + 1, tick, 1, 1)
+            return
+        start, step, count = self.starts[at], self.steps[at], self.counts[at]
+        before = (tick - start) // step + 1
+        self.counts[at] = before
+        self._put(at + 1, tick, 1, 1)
+        self._put(at + 2, start + step * before, step, count - before)
+
+    def _put(self, at: int, start: int, step: int, count: int) -> None:
+        self.starts.insert(at, start)
+        self.steps.insert(at, step)
+        self.counts.insert(at, count)
+
+    def __len__(self) -> int:
+        return sum(self.counts)
+
+
 class FinishedRuns:
     """A set of run keys ``(job id, scheduled tick)``, compact per job."""
 
-    __slots__ = ("_ticks",)
+    __slots__ = ("_jobs",)
 
     def __init__(self) -> None:
-        self._ticks: dict[str, array] = {}
+        self._jobs: dict[str, _Progressions] = {}
 
     def add(self, key: tuple[str, int]) -> None:
         job_id, scheduled = key
-        ticks = self._ticks.get(job_id)
+        ticks = self._jobs.get(job_id)
         if ticks is None:
-            ticks = self._ticks[job_id] = array("q")
-        if not ticks or ticks[-1] < scheduled:
-            ticks.append(scheduled)
-            return
-        at = bisect.bisect_left(ticks, scheduled)
-        if ticks[at] != scheduled:
-            ticks.insert(at, scheduled)
+            ticks = self._jobs[job_id] = _Progressions()
+        ticks.add(scheduled)
 
     def __contains__(self, key: tuple[str, int]) -> bool:
-        ticks = self._ticks.get(key[0])
-        if not ticks or key[1] > ticks[-1]:
-            return False
-        at = bisect.bisect_left(ticks, key[1])
-        return ticks[at] == key[1]
+        ticks = self._jobs.get(key[0])
+        return ticks is not None and key[1] in ticks
 
     def __len__(self) -> int:
-        return sum(map(len, self._ticks.values()))
+        return sum(map(len, self._jobs.values()))

@@ -1,0 +1,238 @@
+"""An engine that forgets its archived runs behind a horizon plays exactly as one that keeps them.
+
+:meth:`Engine.forget_archived` drops finished runs that no live rule reads
+(:mod:`engine.parts.horizon`). So the same program of commands, played on an engine that forgets
+at random points and on one that keeps every run, must give the same results and the same events
+after every command; what asks behind the horizon is answered "forgotten", never wrongly. The
+programs are the command fuzzer's (tests/engine/test_command_fuzz.py): every command, every
+policy, stale reports and timers, dependencies, deadlines and backfills.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import (
+    Advance,
+    BackfillJob,
+    CancelOccurrence,
+    Complete,
+    Outcome,
+    PauseJob,
+    RegisterWorker,
+    ResumeJob,
+    ScheduleJob,
+)
+from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
+from engine.model.problems import Code
+from engine.model.records import BackfillOrder, CatchUp, JobSpec, OccurrenceState
+from engine.schedules.kinds import Every
+from tests.engine.test_command_fuzz import (
+    command_of,
+    freeze,
+    kept_and_archiving,
+    policies,
+    programs,
+    specs,
+)
+
+S = OccurrenceState
+
+
+def live_state(engine: Engine) -> tuple:
+    """The jobs (their cursors and rules' ticks) and the runs not over, comparable."""
+    query = engine.query
+    return (
+        {job_id: (freeze(job), freeze(job.front)) for job_id, job in query.jobs().items()},
+        {
+            key: freeze(record)
+            for key, record in query.live_records().items()
+            if not record.state.is_final
+        },
+    )
+
+
+def refused_as_forgotten(result: object) -> bool:
+    problem = getattr(result, "problem", None)
+    return problem is not None and problem.code is Code.RUN_FORGOTTEN
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    policy=policies,
+    seed=st.integers(0, 2**16),
+    workers=st.sampled_from((1, 1, 0)),
+    jobs=st.lists(specs, max_size=3),
+    program=programs,
+    forgets=st.lists(st.sampled_from((None, 0, 0, 0, 3, 10)), min_size=1, max_size=8),
+)
+def test_an_engine_that_forgets_plays_as_one_that_keeps_every_run(
+    policy: Policy,
+    seed: int,
+    workers: int,
+    jobs: list[dict],
+    program: list[tuple],
+    forgets: list[int | None],
+) -> None:
+    """``forgets``: after each step, no forgetting (None) or a forget of what lies that many
+    ticks before now."""
+    kept, forgetting = kept_and_archiving(policy, seed, workers)
+    steps = [("schedule", fields) for fields in jobs] + program
+    for number, step in enumerate(steps):
+        command = command_of(step, kept)
+        result = kept.apply(command)
+        answer = forgetting.apply(command)
+        if refused_as_forgotten(answer):
+            # Behind the horizon: only a backfill reaching back there or a cancel of a run
+            # there, and the keeping engine had the history to answer it.
+            assert isinstance(command, BackfillJob | CancelOccurrence), command
+            return
+        assert answer == result, command
+        assert list(forgetting.log) == list(kept.log), command
+        assert live_state(forgetting) == live_state(kept), command
+        back = forgets[number % len(forgets)]
+        if back is not None:
+            forgetting.forget_archived(max(0, forgetting.now - back))
+            for job_id in kept.query.jobs():
+                for tick in range(max(0, kept.now - 12), kept.now + 3):
+                    if not forgetting.query.is_forgotten(job_id, tick):
+                        assert forgetting.query.run_state(job_id, tick) == kept.query.run_state(
+                            job_id, tick
+                        ), (job_id, tick)
+
+
+def fleet(jobs: int) -> Engine:
+    """``jobs`` jobs due every tick, one-tick runs, a worker each: a run finishes per job per
+    tick."""
+    policy = Policy(
+        dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED, order=DispatchOrder.FIFO
+    )
+    engine = Engine(policy, archive=True)
+    for n in range(jobs):
+        engine.apply(RegisterWorker(f"w{n}"))
+        engine.apply(ScheduleJob(JobSpec(f"j{n}", Every(0, 1), duration=1)))
+    return engine
+
+
+def test_forgotten_runs_leave_the_archive_and_the_live_tables_bounded_by_the_jobs() -> None:
+    """Memory stops growing with the history: after 40 times as many runs, each forgotten as
+    it goes, the archive holds at most a run or two per job (its latest, and the ones its
+    cursor has not passed), and the live tables are the same size."""
+    engine = fleet(4)
+    sizes = []
+    for stop in (250, 10_000):
+        for tick in range(engine.now + 100, stop + 1, 100):
+            engine.apply(Advance(tick))
+            engine.forget_archived()
+        sizes.append((len(engine._store.archive), len(engine._store.records)))
+    assert engine.query.archived_count() > 39_000
+    assert sizes[1] == sizes[0]
+    assert sizes[1][0] <= 2 * 4
+
+
+def test_forgetting_keeps_what_the_cursor_walks_past() -> None:
+    """A run cancelled ahead of its job's cursor (no dispatch has created its runs) is archived
+    and must stay, though it is behind now: the cursor skips it when it gets there, as in the
+    engine that kept it."""
+    policy = Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    kept, forgetting = Engine(policy, archive=True), Engine(policy, archive=True)
+    for engine in (kept, forgetting):
+        engine.apply(ScheduleJob(JobSpec("job", Every(0, 10))))
+        assert engine.apply(CancelOccurrence("job", 20)).accepted
+        assert engine.apply(CancelOccurrence("job", 30)).accepted
+        engine.apply(Advance(35))
+    forgetting.forget_archived()
+    assert forgetting.query.run_state("job", 20) is S.CANCELLED
+    for engine in (kept, forgetting):
+        engine.apply(RegisterWorker("w1"))
+        for _ in range(4):
+            engine.dispatch()
+            for key in list(engine.query.record_keys(S.RUNNING)):
+                engine.apply(Complete(*key, 1, True))
+    assert list(forgetting.log) == list(kept.log)
+
+
+def test_behind_the_horizon_a_backfill_a_cancel_and_a_query_are_told_forgotten() -> None:
+    policy = Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED)
+    engine = Engine(policy, archive=True)
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("job", Every(0, 10), duration=1)))
+    engine.apply(Advance(100))
+    assert engine.forget_archived() > 0
+    assert engine.horizon == 100
+    assert engine.query.is_forgotten("job", 20)
+    assert engine.query.run_state("job", 20) is None
+    assert engine.query.run_state("job", 90) is S.SUCCEEDED, "the job's latest run stays"
+    assert engine.query.forgotten_before("job") == 100
+    backfill = engine.apply(BackfillJob("job", 0, 50))
+    assert backfill.outcome is Outcome.CONFLICT
+    assert backfill.problem is not None and backfill.problem.code is Code.RUN_FORGOTTEN
+    assert "runs before tick 100 were forgotten" in backfill.message
+    cancel = engine.apply(CancelOccurrence("job", 20))
+    assert cancel.problem is not None and cancel.problem.code is Code.RUN_FORGOTTEN
+    late = engine.apply(Complete("job", 20, 1, True))
+    assert late.problem is not None and late.problem.code is Code.NO_RUNNING_ATTEMPT
+
+
+def test_only_an_archiving_engine_forgets_and_never_ahead_of_now() -> None:
+    with pytest.raises(TypeError, match="archives"):
+        Engine().forget_archived()
+    engine = Engine(archive=True)
+    with pytest.raises(ValueError, match="after now"):
+        engine.forget_archived(5)
+
+
+def played_twice(setup, forget_at: int, until: int) -> tuple[Engine, Engine]:
+    """The same commands on an engine that keeps its archive and on one that forgets it all
+    at ``forget_at``: ``setup(engine, tick)`` applies what each tick brings."""
+    policy = Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED)
+    kept, forgetting = Engine(policy, archive=True), Engine(policy, archive=True)
+    for engine in (kept, forgetting):
+        for tick in range(until + 1):
+            engine.apply(Advance(tick))
+            setup(engine, tick)
+            if engine is forgetting and tick == forget_at:
+                engine.forget_archived()
+    return kept, forgetting
+
+
+def test_forgetting_keeps_the_upstream_runs_a_paused_dependent_will_read() -> None:
+    """A dependent paused for a while reads, once resumed with every missed run, its upstream
+    job's runs from its pause on: those stay, though they are long over."""
+
+    def setup(engine: Engine, tick: int) -> None:
+        if tick == 0:
+            engine.apply(RegisterWorker("w1"))
+            engine.apply(ScheduleJob(JobSpec("up", Every(0, 10), duration=1, failure_rate=0.5)))
+            engine.apply(ScheduleJob(JobSpec("down", Every(5, 10), duration=1, depends_on=("up",))))
+            engine.apply(PauseJob("down"))
+        if tick == 100:
+            engine.apply(ResumeJob("down", CatchUp.ALL))
+
+    kept, forgetting = played_twice(setup, 90, 200)
+    assert list(forgetting.log) == list(kept.log)
+
+
+def test_forgetting_keeps_the_runs_a_backfill_under_way_will_find() -> None:
+    """A sequential backfill goes on from run to run behind now: the runs it will find still
+    existing are not forgotten, or it would create them twice."""
+
+    def setup(engine: Engine, tick: int) -> None:
+        if tick == 0:
+            engine.apply(RegisterWorker("w1"))
+            engine.apply(ScheduleJob(JobSpec("job", Every(0, 10), duration=5)))
+        if tick == 21:
+            engine.apply(PauseJob("job"))
+        if tick == 45:
+            engine.apply(ResumeJob("job", CatchUp.SKIP))
+        if tick == 100:
+            order = BackfillOrder.SEQUENTIAL
+            assert engine.apply(BackfillJob("job", 0, 90, order)).accepted
+
+    kept, forgetting = played_twice(setup, 101, 200)
+    assert any(isinstance(event, ev.BackfillRunExists) for event in kept.log)
+    assert list(forgetting.log) == list(kept.log)
