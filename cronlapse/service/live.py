@@ -691,10 +691,14 @@ class LiveService:
 
     def before_snapshot(self) -> None:
         """What a snapshot needs done first: the finished runs written to the store
-        (:meth:`keep_history`), then the history's retention applied
-        (:meth:`forget_past_retention`)."""
+        (:meth:`keep_history`), the history's retention applied
+        (:meth:`forget_past_retention`), then the engine's finished runs forgotten behind now
+        but what its live rules read (``Engine.forget_archived``): the snapshot holds live
+        state, and a restart's time and memory follow live work, not the history."""
         self.keep_history()
         self.forget_past_retention()
+        if self.engine.archives:
+            self.engine.forget_archived()
 
     def keep_history(self) -> None:
         """Write the runs finished since the last snapshot to the store's history (the read

@@ -58,13 +58,15 @@ def test_a_snapshot_writes_the_finished_runs_to_the_store() -> None:
     finished = list(live.engine.query.archived_records())
     assert len(finished) >= 10
     assert store.views.finished("often", 0, 100) == [], "nothing written before a snapshot"
-    live.snapshot()
+    answers = {}
     for record in finished:
-        job_id, tick = record.key
-        row = live.engine.query.run(job_id, tick)
+        row = live.engine.query.run(*record.key)
         assert row is not None
+        answers[record.key] = run_json(live.engine, row)
+    live.snapshot()
+    for (job_id, tick), answer in answers.items():
         kept = dict(store.views.finished(job_id, tick, 1))
-        assert json.loads(kept[tick]) == run_json(live.engine, row)
+        assert json.loads(kept[tick]) == answer
     assert live.state.finished == [], "written once"
     wall.now += 600
     live.advance_clock()
@@ -221,3 +223,21 @@ def test_a_jobs_recent_runs_the_engine_forgot_come_from_the_store(
     assert stored is not None
     listed = [run["tick"] for run in stored["runs"]]
     assert listed[: len(ticks) + 1] == [forgotten, *ticks]
+
+
+PER_JOB = 2_000
+"""Bytes a snapshot may hold per job beyond a new service's (its latest run, its recent
+ticks, its last success and failure)."""
+
+
+def test_a_snapshot_after_many_finished_runs_is_no_bigger_than_after_none() -> None:
+    sizes = []
+    for minutes in (0, 300):
+        store, wall = MemoryStore(), Wall()
+        live = open_live(store, wall, workers=1)
+        _play(live, wall, minutes)
+        live.snapshot()
+        saved = store.journal.latest_snapshot()
+        assert saved is not None
+        sizes.append(len(saved.state))
+    assert sizes[1] <= sizes[0] + PER_JOB * len(JOBS), sizes
