@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import CHECKS as REGISTERED
 from schemathesis.checks import load_all_checks
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from cronlapse.service.openapi import openapi_document
@@ -111,10 +112,14 @@ def test_generated_requests_get_answers_the_document_allows(
     @given(case=operation.as_strategy(generation_mode=mode))
     def check(case) -> None:
         # The token is put back on every call, except where a negative case took the header
-        # away: putting it back there made that case valid, and its other change (say, a query
-        # parameter the URL could not carry) alone no longer violated anything.
-        taken_away = mode is GenerationMode.NEGATIVE and "Authorization" not in (case.headers or {})
-        response = case.call(base_url=shared_server.url, headers=None if taken_away else headers)
+        # away or made it invalid: putting it back there made that case valid, and its other
+        # change (say, a query parameter the URL could not carry) alone no longer violated
+        # anything. The server must then refuse the case's own header.
+        negative = mode is GenerationMode.NEGATIVE
+        taken_away = negative and "Authorization" not in (case.headers or {})
+        made_invalid = negative and case.meta.is_negative_at(ParameterLocation.HEADER)
+        own_header = taken_away or made_invalid
+        response = case.call(base_url=shared_server.url, headers=None if own_header else headers)
         case.validate_response(response, checks=checks)
 
     check()
