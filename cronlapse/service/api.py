@@ -40,7 +40,6 @@ from cronlapse.service.json_nodes import MAX_BODY_BYTES, NUL, NUL_REFUSED, BodyE
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from cronlapse.service.metrics import Metrics
-from cronlapse.service.openapi import openapi_document
 from cronlapse.service.reads import LiveReads, Reads
 from cronlapse.service.running import RunningChanges, running_launches
 from cronlapse.service.store import JobFilter
@@ -226,6 +225,8 @@ class Routes:
         return JSONResponse({"status": "ok", "tick": await self.reads.tick()})
 
     async def openapi(self, _request: Request) -> Response:
+        from cronlapse.service.openapi import openapi_document  # the readers' keys: see there
+
         return JSONResponse(openapi_document())
 
     async def create(self, request: Request) -> Response:
