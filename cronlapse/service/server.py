@@ -30,6 +30,7 @@ from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config, ConfigInvalid, load_config
 from cronlapse.service.delivery.attach import attach_deliveries
 from cronlapse.service.events_log import EventLogger
+from cronlapse.service.heap import trim_heap
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.orphans import service_id, stop_orphans
@@ -82,7 +83,8 @@ def start(
     """Take the journal over: resume its clock, replay (from the latest snapshot unless
     ``live`` has been following the journal), catch up; snapshots in the background.
     ``observe`` attaches the observers (the structured logs) between the replay, which was
-    logged when it happened, and the take-over's own inputs, which start runs of their own."""
+    logged when it happened, and the take-over's own inputs, which start runs of their own. What
+    the load freed goes back to the system (:mod:`cronlapse.service.heap`)."""
     live.clock = saved_clock(live.store, speed)
     live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
     live.service = service_id(live.store.journal)
@@ -92,6 +94,7 @@ def start(
     live.replay()
     observe(live)
     live.take_over()
+    trim_heap()
     if hasattr(os, "fork"):
         live.background = BackgroundSnapshots(live.store.url)
     return live
