@@ -293,8 +293,10 @@ def _serve_engine(
     )
     live.store.journal.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
     sock = bound_socket(host, port)  # before any executor starts: a port in use starts nothing
+    stop = threading.Event() if stop is None else stop
     try:
-        with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        # From here executors run: a stop asked for is a clean one (see stops_recorded).
+        with stops_recorded(stop), asyncio.Runner(loop_factory=event_loop_factory()) as runner:
             engine_loop = EngineLoop(live, Inputs(live), metrics)
             runner.run(engine_loop.start_now())
             # The HTTP stack, once the runs due have started (see cronlapse.service.http_server).

@@ -21,7 +21,8 @@ def stops_recorded(stop: threading.Event) -> Iterator[None]:
     killed it (-15) and Ctrl-C ended it as an interruption (130), though it holds nothing to
     flush. Recorded instead, the wait returns at its next check and the process exits 0; a stop
     asked after the election reaches the HTTP server, which then stops as cleanly as on a signal
-    while serving."""
+    while serving. Every server records them from the moment its executors start until uvicorn
+    serves (its HTTP stack is imported meanwhile): killed then, it left its executors running."""
 
     def record(_signal: int, _frame: FrameType | None) -> None:
         stop.set()
