@@ -14,10 +14,8 @@ by design, and the journal's order is the order inputs were applied.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import logging
 import re
 import uuid
 from collections.abc import Awaitable, Callable
@@ -30,22 +28,20 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Route
 
 from cronlapse.service.auth import Token
-from cronlapse.service.codec import AFTER_RUN, KEPT, Decoded, InputInvalid, request_problem
+from cronlapse.service.codec import AFTER_RUN, KEPT, InputInvalid, request_problem
 from cronlapse.service.config import Config
 from cronlapse.service.delivery.channels import unknown_targets
-from cronlapse.service.executors import AttemptKey, Executors
+from cronlapse.service.engine_loop import EngineLoop
 from cronlapse.service.inbox import Unanswered
 from cronlapse.service.inputs import Inputs
 from cronlapse.service.json_nodes import MAX_BODY_BYTES, NUL, NUL_REFUSED, BodyError, parse_body
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from cronlapse.service.metrics import Metrics
-from cronlapse.service.openapi import openapi_document
 from cronlapse.service.reads import LiveReads, Reads
-from cronlapse.service.running import RunningChanges, running_launches
 from cronlapse.service.store import JobFilter
 from engine.model import limits
-from engine.model.commands import Complete, Outcome, Result
+from engine.model.commands import Outcome, Result
 from engine.model.digits import is_digits
 from engine.model.problems import Code, Problem
 from engine.model.records import PRIORITY_LEVELS
@@ -53,14 +49,10 @@ from engine.query.status_words import STATUSES
 from engine.scenario.errors import did_you_mean
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 
-log = logging.getLogger("cronlapse.serve")
-
 Handler = Callable[[Request], Awaitable[Response]]
 PAGE_LIMIT = 500
 _INTEGER = re.compile(r"-?[0-9]{1,12}")
 """A priority in a query: plain digits (``int`` also reads ``1_000`` and other scripts' digits)."""
-CLOCK_INTERVAL = 0.02
-"""Seconds between readings of the live clock."""
 
 
 def error(status: int, message: str, problems: list[Problem] = ()) -> JSONResponse:  # type: ignore[assignment]
@@ -226,6 +218,8 @@ class Routes:
         return JSONResponse({"status": "ok", "tick": await self.reads.tick()})
 
     async def openapi(self, _request: Request) -> Response:
+        from cronlapse.service.openapi import openapi_document  # the readers' keys: see there
+
         return JSONResponse(openapi_document())
 
     async def create(self, request: Request) -> Response:
@@ -396,7 +390,8 @@ class Routes:
 
 class Api(Routes):
     """The single process's API (and the active scheduler's): one live engine, read in memory
-    and written through the group commit, with its executors and its clock."""
+    and written through the group commit, with its executors and its clock (``engine_loop``:
+    started by the server before the HTTP stack loads, or by this lifespan)."""
 
     def __init__(
         self,
@@ -404,98 +399,31 @@ class Api(Routes):
         token: Token,
         metrics_public: bool = False,
         metrics: Metrics | None = None,
+        engine_loop: EngineLoop | None = None,
     ) -> None:
         self.live = live
         self.metrics = Metrics() if metrics is None else metrics
-        self.executors: Executors | None = None
-        self.inputs = Inputs(live)
-        self.changes = RunningChanges(live)
-        self.applying: set[str] = set()
-        """Jobs whose first kept change is on its way to the journal."""
-        self.reports: set[asyncio.Task] = set()
-        """Executor reports on their way to the journal (kept so they are not collected)."""
+        if engine_loop is None:
+            engine_loop = EngineLoop(live, Inputs(live), self.metrics)
+        self.engine_loop = engine_loop
+        self.inputs = engine_loop.inputs
         reads = LiveReads(live, self.metrics)
         super().__init__(reads, reads, self.inputs, live.config, token, metrics_public)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette):
         live = self.live
-        self.executors = executors = Executors(self._report, live.service)
-        live.on_change = self._sync
-        live.on_events.append(self.metrics)
-        live.on_events.append(self.changes)
-        executors.sync(running_launches(live))  # what runs at start: the one full scan
-        self._apply_kept()  # a run that ended just before a stop
-        ticking = asyncio.get_running_loop().create_task(self._tick())
+        if not self.engine_loop.started:
+            self.engine_loop.start()
         try:
             yield
         finally:
-            ticking.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticking
-            live.on_change = lambda: None
-            live.on_events.remove(self.metrics)
-            live.on_events.remove(self.changes)
-            await executors.close()
+            await self.engine_loop.stop()
             await self.inputs.close()
             if live.background is not None:
                 live.background.wait()
             live.snapshot()
             live.store.close()
-
-    async def _tick(self) -> None:
-        while True:
-            try:
-                await self.inputs.clock()
-            except Exception:  # keep the clock going; the next reading retries
-                log.exception("clock reading failed")
-            await asyncio.sleep(CLOCK_INTERVAL)
-
-    def _sync(self) -> None:
-        """After each input: start and stop the attempts it changed, and only those; apply the
-        changes kept for a run's end whose run has ended."""
-        if self.executors is not None:
-            self.executors.update(self.changes.take())
-            self._apply_kept()
-
-    def _apply_kept(self) -> None:
-        """Submit each job's first kept change once no run of the job runs, one at a time per
-        job: its row takes it off the list (journaled, so a restart does the same)."""
-        if not self.live.state.kept:
-            return
-        for verb, args in self.live.kept_due():
-            job_id = str(args["job"])
-            if job_id not in self.applying:
-                self.applying.add(job_id)
-                task = asyncio.get_running_loop().create_task(self._submit_kept(verb, args))
-                self.reports.add(task)
-                task.add_done_callback(self.reports.discard)
-
-    async def _submit_kept(self, verb: str, args: dict) -> None:
-        job_id = str(args["job"])
-        try:
-            await self.inputs.submit(verb, args)
-        except InputInvalid as invalid:
-            # Read when it was asked, it no longer reads now (a time since passed): it is
-            # dropped, and said so; nothing journaled it, so a restart tries it once more.
-            log.warning("the change kept for %s no longer applies: %s", job_id, invalid)
-            self.live.drop_first_kept(job_id)
-        except Exception:  # a failed journal write: the next input tries it again
-            log.exception("applying the change kept for %s failed", job_id)
-            self.applying.discard(job_id)
-            return
-        self.applying.discard(job_id)
-        self._apply_kept()  # the job's next kept change, if any (this one's row ran _sync early)
-
-    def _report(self, key: AttemptKey, ok: bool) -> None:
-        """An executor's end, journaled as ``complete``; its command is built here, from the
-        engine's own attempt, rather than read again from its arguments."""
-        args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt, "ok": ok}
-        decoded = Decoded(Complete(key.job_id, key.scheduled, key.attempt, ok), None)
-        submitted = self.inputs.submit("complete", args, decoded=decoded)
-        task = asyncio.get_running_loop().create_task(submitted)
-        self.reports.add(task)
-        task.add_done_callback(self.reports.discard)
 
 
 class Commands(Protocol):

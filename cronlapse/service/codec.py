@@ -3,7 +3,8 @@
 A journal row holds an input as a verb and its arguments, exactly as a scenario's timeline
 would write the command (``{"verb": "schedule", "args": {"id": "x", "every": 60}}``), and it is
 read back by the same :data:`~engine.scenario.vocabulary.VERBS` table and the same readers
-(:class:`~engine.scenario.command_reader.CommandReader`): a job posted to the API is accepted or
+(:mod:`cronlapse.service.input_reader`, imported by the first input that needs them; the plain
+forms are :mod:`cronlapse.service.stored_inputs`'): a job posted to the API is accepted or
 refused with a scenario's rules and messages, and replaying a row at its tick builds the very
 command that was applied live (the reader is deterministic given the arguments, the tick and the
 clock; relative times such as ``+60`` are relative to the row's tick).
@@ -15,9 +16,9 @@ Two keys are the service's own, read here rather than by the engine:
 - ``cancel_next`` (PUT only): cancel the job's next run instead of amending it.
 
 Keys that only mean something in a simulation (a scripted failure, a simulated duration) are
-refused: a real job's attempts end when its executor says so. A key nobody takes is refused here
-too, listing the keys a request body may hold (:func:`body_keys`): the vocabulary's would name
-the simulation's keys and not ``run``.
+refused: a real job's attempts end when its executor says so. A key nobody takes is refused too,
+listing the keys a request body may hold (:func:`~cronlapse.service.input_reader.body_keys`):
+the vocabulary's would name the simulation's keys and not ``run``.
 
 One input is the service's own rather than the vocabulary's: ``delivery``, how one delivery try
 of a notification ended (:mod:`cronlapse.service.delivery`), read here into the engine's
@@ -28,18 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cronlapse.service.json_nodes import to_node
-from engine.model.commands import Command, ReportDelivery, Result, ScheduleJob
+from engine.model.commands import Command, ReportDelivery, Result
 from engine.model.problems import Code, Problem
 from engine.model.records import CatchUp
-from engine.scenario.command_reader import CommandReader
-from engine.scenario.errors import Problems, did_you_mean_key, one_of
-from engine.scenario.jobs import JobReader, dependency_node
-from engine.scenario.schedule_keys import SCHEDULE_KEYS
-from engine.scenario.schema import Reader
-from engine.scenario.vocabulary import VERBS
-from engine.schedules.clock import Clock
+
+if TYPE_CHECKING:
+    from engine.schedules.clock import Clock
 
 SIMULATION_ONLY = ("duration", "fail", "hang", "failure_rate")
 """Job keys of scenarios that a real job has no use for."""
@@ -89,29 +86,6 @@ DELIVERY_FIELDS = {
 }
 
 
-def body_keys(verb: str) -> tuple[str, ...]:
-    """The keys a request body for ``schedule`` (POST) or ``modify`` (PUT, whose job is in the
-    URL) may hold, sorted."""
-    keys = {*VERBS[verb].keys, RUN_KEY} - set(SIMULATION_ONLY)
-    if verb == "modify":
-        keys = (keys - {"job"}) | {CANCEL_NEXT}
-    return tuple(sorted(keys))
-
-
-def _unknown_keys(verb: str, fields: dict[str, object]) -> list[Problem]:
-    """A problem for each key of ``fields`` the service takes nowhere, which is removed (the
-    vocabulary's reader would refuse it again, listing its own keys)."""
-    accepted = {*body_keys(verb), "job"}
-    problems = []
-    for key in [key for key in fields if key not in accepted and key not in SIMULATION_ONLY]:
-        del fields[key]
-        keys = body_keys(verb)
-        hint = did_you_mean_key(key, keys)
-        message = f"unknown key {key!r}{hint}" + ("" if hint else f": expected {one_of(keys)}")
-        problems.append(request_problem(key, message, Code.UNKNOWN_KEY))
-    return problems
-
-
 REQUEST = "request"
 """The source of a request's problems: their path is the field's JSON path in the body."""
 
@@ -147,23 +121,12 @@ def with_field(command: Command, args: Mapping[str, object], result: Result) -> 
     problem = result.problem
     if problem is None:
         return result
-    path = _request_path(command, args, problem)
+    from cronlapse.service.input_reader import request_path  # the readers, on a refusal only
+
+    path = request_path(command, args, problem)
     return Result(
         result.outcome, result.value, request_problem(path, problem.message, problem.code)
     )
-
-
-def _request_path(command: Command, args: Mapping[str, object], problem: Problem) -> str:
-    """Where in ``args`` the field of the engine's ``problem`` was given; empty when the
-    engine's field is not one of the body's."""
-    if problem.code is Code.UNKNOWN_DEPENDENCY and isinstance(command, ScheduleJob):
-        return dependency_node(to_node(dict(args)), "", problem.subject)[1]
-    if problem.code is Code.UNKNOWN_POOL:
-        return "pool"
-    if problem.code is Code.DEPENDENTS_KEEP_SCHEDULE:
-        given = (key for key in SCHEDULE_KEYS if key in args and key not in SCHEDULE_COMPANIONS)
-        return next(given, "")
-    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,53 +146,11 @@ def read_input(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -
     """The command ``args`` give ``verb`` at ``tick``; :class:`InputInvalid` lists every problem."""
     if verb == DELIVERY:
         return _read_delivery(args)
+    from cronlapse.service.input_reader import read_command, read_kept  # see its docstring
+
     if verb in KEEPABLE and (AFTER_RUN in args or KEPT in args):
-        return _read_kept(verb, args, tick, clock)
-    return _read_command(verb, dict(args), tick, clock)
-
-
-def _read_kept(verb: str, args: Mapping[str, object], tick: int, clock: Clock) -> Decoded:
-    """A change kept until the job's run ends (``after_run``), or such a change applied now
-    (``kept``): read in full either way, so a change that cannot apply is refused when asked."""
-    fields = dict(args)
-    flags = {key: fields.pop(key) for key in (AFTER_RUN, KEPT) if key in fields}
-    problems = [
-        request_problem(key, "expected true") for key, value in flags.items() if value is not True
-    ]
-    if len(flags) > 1:
-        problems.append(request_problem(KEPT, f"goes without {AFTER_RUN}"))
-    if problems:
-        raise InputInvalid(problems)
-    decoded = _read_command(verb, fields, tick, clock)
-    if AFTER_RUN in flags:
-        return Decoded(None, None, after_run=True)
-    return Decoded(decoded.command, decoded.run, kept=True)
-
-
-def _read_command(verb: str, fields: dict[str, object], tick: int, clock: Clock) -> Decoded:
-    problems: list[Problem] = []
-    run = fields.pop(RUN_KEY, None) if verb in ("schedule", "modify") else None
-    if verb in ("schedule", "modify"):
-        problems += _unknown_keys(verb, fields)
-    if run is not None and (not isinstance(run, str) or not run.strip()):
-        problems.append(request_problem(RUN_KEY, "expected the name of an executor"))
-    for key in SIMULATION_ONLY:
-        if verb in ("schedule", "modify") and key in fields:
-            message = f"{key} only means something in a simulation: a real job's attempts end "
-            problems.append(request_problem(key, message + "when its executor reports"))
-    if verb == "modify" and set(fields) == {"job"} and run is not None:
-        if problems:
-            raise InputInvalid(problems)
-        return Decoded(None, run)  # type: ignore[arg-type]
-    found = Problems(REQUEST)
-    reader = Reader(found)
-    defaults = SERVICE_DEFAULTS if verb == "schedule" else {}
-    commands = CommandReader(reader, JobReader(reader, clock), dict(defaults))
-    command = commands.command(VERBS[verb], to_node(fields), "", tick, lenient=True)
-    problems += found
-    if problems or command is None:
-        raise InputInvalid(problems or [request_problem("", f"expected the arguments of {verb}")])
-    return Decoded(command, run)  # type: ignore[arg-type]
+        return read_kept(verb, args, tick, clock)
+    return read_command(verb, dict(args), tick, clock)
 
 
 def _read_delivery(args: Mapping[str, object]) -> Decoded:

@@ -1,17 +1,20 @@
 """The API's OpenAPI 3.1 document, served at ``GET /openapi.json`` (and tested by schemathesis).
 
-The job bodies' keys are the readers' own list (:func:`~cronlapse.service.codec.body_keys`), each
-with the JSON form its reader takes (:data:`_KEY_FORMS`: a key the readers take and the table
-lacks fails at import), so the document lists exactly what the server takes. The rules a schema
-cannot hold (one schedule key, a cron expression's grammar, a zone's name, a known pool) are
-the readers' to state: a 422 names the field and the rule.
+The job bodies' keys are the readers' own list
+(:func:`~cronlapse.service.input_reader.body_keys`), each with the JSON form its reader takes
+(:data:`_KEY_FORMS`: a key the readers take and the table lacks fails at import), so the
+document lists exactly what the server takes. The rules a schema cannot hold (one schedule key,
+a cron expression's grammar, a zone's name, a known pool) are the readers' to state: a 422 names
+the field and the rule. The API imports it on the first request for the document: the readers
+it lists keys from are not loaded by a server whose inputs never need them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cronlapse.service.codec import CANCEL_NEXT, RUN_KEY, body_keys
+from cronlapse.service.codec import CANCEL_NEXT, RUN_KEY
+from cronlapse.service.input_reader import body_keys
 from engine.model import limits
 from engine.model.records import CatchUp, Channel, NotifyOn
 from engine.query.status_words import STATUSES

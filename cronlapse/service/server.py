@@ -1,4 +1,5 @@
-"""Putting the service together: config, database, token, clock, replay, then uvicorn.
+"""Putting the service together: config, database, token, clock, replay, the executors of the
+runs due, then the HTTP stack (:mod:`cronlapse.service.http_server`, imported only then).
 
 ``--role scheduler`` (PostgreSQL) first waits to be elected
 (:mod:`cronlapse.service.roles.scheduler`), following the journal meanwhile; once elected it is the
@@ -9,31 +10,28 @@ to worker processes. ``--role api`` (PostgreSQL) is a stateless API process
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import dataclasses
 import logging
 import os
-import signal
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
-from types import FrameType
+from collections.abc import Callable
 from typing import TextIO
 
-import uvicorn
-from starlette.applications import Starlette
-
-from cronlapse.service.api import Api
 from cronlapse.service.auth import TOKEN_ENV, Token, load_token
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config, ConfigInvalid, load_config
-from cronlapse.service.delivery.attach import attach_deliveries
+from cronlapse.service.engine_loop import EngineLoop
 from cronlapse.service.events_log import EventLogger
+from cronlapse.service.heap import trim_heap
+from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.orphans import service_id, stop_orphans
 from cronlapse.service.snapshots import BackgroundSnapshots
+from cronlapse.service.stop_signals import stops_recorded
 from cronlapse.service.store import (
     ADDRESS_KEY,
     CLOCK_KEY,
@@ -82,7 +80,8 @@ def start(
     """Take the journal over: resume its clock, replay (from the latest snapshot unless
     ``live`` has been following the journal), catch up; snapshots in the background.
     ``observe`` attaches the observers (the structured logs) between the replay, which was
-    logged when it happened, and the take-over's own inputs, which start runs of their own."""
+    logged when it happened, and the take-over's own inputs, which start runs of their own. What
+    the load freed goes back to the system (:mod:`cronlapse.service.heap`)."""
     live.clock = saved_clock(live.store, speed)
     live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
     live.service = service_id(live.store.journal)
@@ -92,6 +91,7 @@ def start(
     live.replay()
     observe(live)
     live.take_over()
+    trim_heap()
     if hasattr(os, "fork"):
         live.background = BackgroundSnapshots(live.store.url)
     return live
@@ -220,7 +220,7 @@ def serve(
         return _serve_api(db, read_db, host, port, config_path, messages, metrics_public)
     if role == "scheduler":
         stop = threading.Event()
-        with _stops_recorded(stop):
+        with stops_recorded(stop):
             return _serve_engine(
                 db, host, port, config_path, speed, messages, role, log, metrics_public, stop
             )
@@ -292,14 +292,21 @@ def _serve_engine(
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
     live.store.journal.set_meta(ADDRESS_KEY, f"http://{host}:{port}")
-    api = Api(live, token, metrics_public, metrics)
-    app = api.app()
-    if election is not None:
-        _with_scheduler_tasks(app, api, election, messages)
-    else:
-        attach_deliveries(app, live, api.inputs)
+    sock = bound_socket(host, port)  # before any executor starts: a port in use starts nothing
+    stop = threading.Event() if stop is None else stop
     try:
-        return _run(app, host, port, announcement, messages, stop)
+        # From here executors run: a stop asked for is a clean one (see stops_recorded).
+        with stops_recorded(stop), asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+            engine_loop = EngineLoop(live, Inputs(live), metrics)
+            runner.run(engine_loop.start_now())
+            # The HTTP stack, once the runs due have started (see cronlapse.service.http_server).
+            from cronlapse.service.http_server import CannotStart, Serving, serve_api
+
+            serving = Serving(live, engine_loop, token, metrics, metrics_public, election)
+            try:
+                return serve_api(serving, sock, announcement, messages, runner, stop)
+            except CannotStart:
+                raise ServeError(f"could not start on {host}:{port}") from None
     finally:
         if logger is not None:
             logger.close()  # the lines still queued, before the log file closes
@@ -316,143 +323,6 @@ def _how(token: Token) -> str:
     if token.source == TOKEN_ENV:
         return f"the token in ${TOKEN_ENV}"
     return f'-H "Authorization: Bearer $(cat {token.source})"'
-
-
-def _run(
-    app: Starlette,
-    host: str,
-    port: int,
-    announcement: str,
-    messages: TextIO,
-    stop: threading.Event | None = None,
-) -> int:
-    """Bind, serve, and say so once connections are accepted: "listening on" is printed once
-    it is true (a port in use used to be announced, then refused; a bound port was announced
-    before it listened, and a first request right after was refused). The exit status: 0 once
-    a stop (SIGTERM, Ctrl-C) has shut down cleanly, :data:`SHUTDOWN_FAILED` if the shutdown
-    failed. A ``stop`` already set (a signal between the election and now) starts the server
-    only to shut it down: the elected scheduler's stop is the same clean one, its snapshot
-    written."""
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
-    try:
-        sock = config.bind_socket()  # logs why and exits when the address cannot be bound
-    except SystemExit:
-        raise ServeError(f"cannot listen on {host}:{port}") from None
-    sock.set_inheritable(False)  # uvicorn makes it inheritable, for worker processes we never use
-
-    def announce() -> None:
-        messages.write(announcement)
-        messages.flush()
-
-    server = _AnnouncingServer(config, announce)
-    shutdown = _Shutdown.watching(app)
-    with _stopped_by_signals(server):
-        if stop is not None and stop.is_set():
-            server.should_exit = True
-        server.run(sockets=[sock])
-    if not server.started:
-        raise ServeError(f"could not start on {host}:{port}")
-    if not shutdown.clean:
-        messages.write(
-            "cronlapse serve: the shutdown failed (above): every answered input is journaled "
-            "and a restart replays it, but the stop's snapshot may be missing\n"
-        )
-        messages.flush()
-        return SHUTDOWN_FAILED
-    return 0
-
-
-class _AnnouncingServer(uvicorn.Server):
-    """uvicorn's server, which calls ``announce`` once it accepts connections: after the app's
-    startup and the listen, which uvicorn's own message does not wait for when it is given a
-    socket bound beforehand."""
-
-    def __init__(self, config: uvicorn.Config, announce: Callable[[], None]) -> None:
-        super().__init__(config)
-        self.announce = announce
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.started:
-            self.announce()
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-SHUTDOWN_FAILED = 1
-"""The exit status of a stop whose shutdown failed (uvicorn logs why)."""
-
-
-@contextlib.contextmanager
-def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
-    """SIGTERM and SIGINT ask ``server`` to stop, and a stop they asked for is not the
-    process's death.
-
-    uvicorn catches both while it serves, shuts down (the app's lifespan: the last group
-    commit, the snapshot), then puts back the handlers it found and raises the signal again for
-    them. With Python's own, SIGINT is a KeyboardInterrupt, and SIGTERM kills the process: it
-    exited with -15 (a failure to any supervisor) after a shutdown that went well. These are
-    the handlers it finds: they only ask the server to stop, which also covers a signal that
-    comes before uvicorn's own are in place, so the signal raised again ends nothing."""
-
-    def stop(_signal: int, _frame: FrameType | None) -> None:
-        server.should_exit = True
-
-    with _on_stop_signals(stop):
-        yield
-
-
-@contextlib.contextmanager
-def _stops_recorded(stop: threading.Event) -> Iterator[None]:
-    """Until uvicorn serves, SIGTERM and SIGINT only set ``stop``.
-
-    A standby scheduler (:func:`elected_service`) waits to be elected for as long as another
-    holds the lock, and by Python's handlers a supervisor's SIGTERM killed it (-15) and Ctrl-C
-    ended it as an interruption (130), though it holds nothing to flush. Recorded instead, the
-    wait returns at its next check and the process exits 0; a stop asked after the election
-    reaches :func:`_run`, whose server then stops as cleanly as on a signal while serving."""
-
-    def record(_signal: int, _frame: FrameType | None) -> None:
-        stop.set()
-
-    with _on_stop_signals(record):
-        yield
-
-
-@contextlib.contextmanager
-def _on_stop_signals(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
-    """SIGTERM and SIGINT go to ``handler`` within the block, then to the handlers before it
-    (a thread that is not the main one gets no signals: nothing to do there)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, before in previous.items():
-            signal.signal(sig, before)
-
-
-@dataclasses.dataclass
-class _Shutdown:
-    """Whether the app's lifespan ended without an error: uvicorn returns after a failed
-    shutdown (a snapshot that could not be written) as after a clean one, having logged it."""
-
-    clean: bool = False
-
-    @classmethod
-    def watching(cls, app: Starlette) -> _Shutdown:
-        shutdown = cls()
-        inner = app.router.lifespan_context
-
-        @contextlib.asynccontextmanager
-        async def lifespan(started: Starlette) -> AsyncIterator[object]:
-            async with inner(started) as state:
-                yield state
-            shutdown.clean = True
-
-        app.router.lifespan_context = lifespan
-        return shutdown
 
 
 def _serve_api(
@@ -481,34 +351,35 @@ def _serve_api(
         f"(inbox {shown(db)}{replica})\n"
         f"cronlapse serve: authenticate with {_how(token)}\n"
     )
-    return _run(app, host, port, announcement, messages)
+    sock = bound_socket(host, port)
+    from cronlapse.service.http_server import CannotStart, run
+
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        try:
+            return run(app, sock, announcement, messages, runner)
+        except CannotStart:
+            raise ServeError(f"could not start on {host}:{port}") from None
 
 
-def _with_scheduler_tasks(app: Starlette, api: Api, election: Election, messages: TextIO) -> None:
-    """Run the worker processes' dispatcher (:mod:`cronlapse.service.roles.dispatch`) and the
-    inbox's reader (:mod:`cronlapse.service.roles.inbox_reader`) inside the API's lifespan: both
-    journal through the same group commit as the API's requests. It also claims the outbox
-    (:mod:`cronlapse.service.roles.outbox`): it delivers notifications while it holds the claim."""
-    from cronlapse.service.inbox import Inbox
-    from cronlapse.service.roles.dispatch import Dispatcher
-    from cronlapse.service.roles.inbox_reader import InboxReader
-    from cronlapse.service.roles.outbox import OutboxDelivery
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port``, not listening yet (uvicorn listens once the app
+    has started), inherited by no child (the executors); :class:`ServeError` if the address
+    cannot be bound. As uvicorn binds one: IPv6 for a host with a colon, ``SO_REUSEADDR``."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    return sock
 
-    inner = app.router.lifespan_context
-    store = api.live.store
-    dispatcher = Dispatcher(api.live, api.inputs, store)
-    reader = InboxReader(api.inputs, store, election.session)
-    inbox = Inbox(store)
-    claim = OutboxDelivery(store, api.config.channels, inbox, messages)
 
-    @contextlib.asynccontextmanager
-    async def lifespan(started: Starlette) -> AsyncIterator[None]:
-        async with inner(started), dispatcher.running(), reader.running():
-            await inbox.start()
-            try:
-                async with claim.running():
-                    yield
-            finally:
-                await inbox.close()
-
-    app.router.lifespan_context = lifespan
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
+    """The event loop uvicorn would choose by itself: uvloop's when it is installed."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.SelectorEventLoop
+    return uvloop.new_event_loop

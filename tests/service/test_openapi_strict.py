@@ -8,7 +8,8 @@ import jsonschema_rs
 import pytest
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.codec import InputInvalid, body_keys, read_input
+from cronlapse.service.codec import InputInvalid, read_input
+from cronlapse.service.input_reader import body_keys
 from cronlapse.service.openapi import openapi_document
 
 DOCUMENT = openapi_document()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 
@@ -52,12 +53,15 @@ def test_listening_on_is_said_once_a_connection_is_accepted() -> None:
     it was refused."""
     from starlette.applications import Starlette
 
-    from cronlapse.service.server import _run
+    from cronlapse.service.http_server import run
+    from cronlapse.service.server import bound_socket
 
     port = free_port()
     messages = ConnectsWhenTold(port)
     stop = threading.Event()
     stop.set()  # start, then stop at once
-    status = _run(Starlette(), "127.0.0.1", port, "listening on the port\n", messages, stop)  # type: ignore[arg-type]
+    sock = bound_socket("127.0.0.1", port)
+    with asyncio.Runner() as runner:
+        status = run(Starlette(), sock, "listening on the port\n", messages, runner, stop)  # type: ignore[arg-type]
     assert status == 0
     assert messages.connected == [True], messages.said

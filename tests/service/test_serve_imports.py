@@ -38,6 +38,13 @@ FORBIDDEN = (
     "engine.scenario.script",
     "engine.scenario.runner",
     "engine.scenario.validate",
+    "engine.scenario.command_reader",  # the full readers: inputs in a plain form never need them
+    "engine.scenario.vocabulary",
+    "engine.scenario.jobs",
+    "engine.scenario.checks",
+    "engine.scenario.model",
+    "cronlapse.service.input_reader",
+    "cronlapse.service.openapi",  # built on the first GET /openapi.json
     "aiosmtplib",  # email delivery, for a config without an email channel
     "cronlapse.service.delivery.email",
 )

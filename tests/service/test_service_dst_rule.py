@@ -18,8 +18,8 @@ from export_helpers import scenario_events, service_events
 
 from cronlapse.service.api import Api
 from cronlapse.service.auth import Token
-from cronlapse.service.codec import body_keys
 from cronlapse.service.export import export_journal
+from cronlapse.service.input_reader import body_keys
 from cronlapse.service.openapi import JOB_AMENDMENT, JOB_INPUT
 from cronlapse.service.store.memory import MemoryStore
 from engine.model.records import OccurrenceState
