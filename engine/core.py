@@ -92,6 +92,7 @@ from engine.parts.workers import Workforce
 from engine.query.api import Query
 from engine.query.engine_parts import EngineParts
 from engine.rewind.journal import Mark, UndoJournal
+from engine.rewind.live_state import Keyframe, LiveState
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
 from engine.rules.dependencies import Dependencies
@@ -198,10 +199,11 @@ class Engine:
             journal, cursors, store, timers, lifecycle
         )
         self._on_timer = timer_handlers(attempts, outbox, deadlines, start_deadlines)
-        for part in (clock, store, cursors, workforce, timers, outbox, dispatcher):
+        parts = (clock, store, cursors, workforce, timers, outbox, dispatcher)
+        parts += () if pools is None else (pools,)
+        for part in parts:
             journal.register(part)
-        if pools is not None:
-            journal.register(pools)
+        self._live_state = LiveState(parts, log, rng)
         self._auto = policy.dispatch is DispatchMode.AUTO
         self.query = Query(
             EngineParts(
@@ -375,6 +377,17 @@ class Engine:
         return upcoming
 
     # ------------------------------------------------------------ time travel
+
+    def keyframe(self) -> Keyframe:
+        """A copy of the live state as it is now (:mod:`engine.rewind.live_state`): what
+        :meth:`restore` puts back, however often and whatever was played since. Its cost follows
+        the live state, which with the archive is live work, not history."""
+        return self._live_state.keyframe()
+
+    def restore(self, keyframe: Keyframe) -> None:
+        """Return to the state of ``keyframe`` (one of this engine's): replaying the same
+        commands from there gives the same events and state as the first time."""
+        self._live_state.restore(keyframe)
 
     @property
     def check_journal(self) -> bool:

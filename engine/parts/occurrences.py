@@ -94,6 +94,17 @@ class OccurrenceStore(JournaledPart):
     def containers(self) -> tuple[StateIndex, ...]:
         return (self.index,)
 
+    def scalars(self) -> tuple:
+        """With an archive: its length and the runs still to archive (a keyframe keeps them)."""
+        archive = self.archive
+        return () if archive is None else (len(archive), tuple(self.finished))
+
+    def restore_scalars(self, values: tuple) -> None:
+        if values:
+            length, finished = values
+            self.archive.truncate(length)  # type: ignore[union-attr]
+            self.finished[:] = finished
+
     def materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         """Give the run at ``scheduled`` a record, with the definition it was created under."""
         journal = self._journal

@@ -13,8 +13,8 @@ through the store, never in the live table. Reading an archived run builds an
 :class:`~engine.model.records.Occurrence` equal to the one archived, a new object each time:
 compare with ``==``, never ``is``, and never change it (it is not the engine's).
 
-The archive only grows: rewinding an engine that archives (a truncation to an earlier length)
-is for the rewind by replay that is still to come; a history refuses such an engine today.
+The archive is append-only, so going back to an earlier length is a truncation (:meth:`truncate`):
+a keyframe of the engine (:mod:`engine.rewind.live_state`) keeps the archive's length.
 """
 
 from __future__ import annotations
@@ -154,6 +154,26 @@ class RunArchive:
                     _OUTCOME_CODE[attempt.outcome],
                 )
             )
+
+    def truncate(self, length: int) -> None:
+        """Forget the runs archived after the first ``length`` (going back in time): O(the runs
+        forgotten), each mostly the last of its job's."""
+        runs = self._runs
+        if length >= len(self):
+            return
+        for row in range(len(self) - 1, length - 1, -1):
+            base = row * _RUN_WIDTH
+            job_runs = self._by_job[self._job_ids[runs[base + _JOB]]]
+            at = len(job_runs.rows) - 1
+            if job_runs.rows[at] != row:
+                at = job_runs.rows.index(row)
+            del job_runs.ticks[at]
+            del job_runs.rows[at]
+            self._state_counts[runs[base + _STATE]] -= 1
+            self._cause.pop(row, None)
+            self._retry.pop(row, None)
+        del self._attempts[runs[length * _RUN_WIDTH + _FIRST] * _ATTEMPT_WIDTH :]
+        del runs[length * _RUN_WIDTH :]
 
     # ---------------------------------------------------------------- reading
 
