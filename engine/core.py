@@ -91,6 +91,7 @@ from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
 from engine.query.api import Query
 from engine.query.engine_parts import EngineParts
+from engine.rewind.frames import Frames
 from engine.rewind.journal import Mark, UndoJournal
 from engine.rewind.live_state import Keyframe, LiveState
 from engine.rules.backfill import Backfills
@@ -203,7 +204,9 @@ class Engine:
         parts += () if pools is None else (pools,)
         for part in parts:
             journal.register(part)
+        self._parts = parts
         self._live_state = LiveState(parts, log, rng)
+        self._frames: Frames | None = None
         self._auto = policy.dispatch is DispatchMode.AUTO
         self.query = Query(
             EngineParts(
@@ -389,6 +392,18 @@ class Engine:
         commands from there gives the same events and state as the first time."""
         self._live_state.restore(keyframe)
 
+    def record_keyframes(self) -> Frames:
+        """Keyframes along a recording of this engine, stored by what changes between them
+        (:mod:`engine.rewind.frames`): what a history rewinds by. The first is the state now.
+        Its records are marked as they change from here on, so an engine has at most one, and
+        no undo journal's restore points besides."""
+        if self.journal.touch is not id:
+            raise TypeError("this engine already keeps restore points or keyframes")
+        frames = self._frames = Frames(self._parts, self.log, self._rng)
+        self.journal.touch = frames.touch
+        frames.take(-1)
+        return frames
+
     @property
     def check_journal(self) -> bool:
         """The journal's debug mode (see :attr:`UndoJournal.check`)."""
@@ -401,6 +416,8 @@ class Engine:
     def mark(self, previous: Mark | None = None) -> Mark:
         if self._store.archive is not None:
             raise TypeError("an engine that archives its finished runs has no restore points")
+        if self._frames is not None:
+            raise TypeError("an engine that records keyframes has no restore points")
         return self.journal.mark(previous)
 
     def rollback(self, mark: Mark) -> None:

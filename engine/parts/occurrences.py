@@ -68,6 +68,28 @@ class StateIndex:
             table.update(dict.fromkeys(keys))
 
 
+class LiveRuns:
+    """An archiving engine's live runs, copied whole (records and values) for a keyframe: few,
+    and the table shrinks as runs are archived, so it is not a table that only grows."""
+
+    __slots__ = ("journal", "records")
+
+    def __init__(self, records: dict[Key, Occurrence]) -> None:
+        self.records = records
+        self.journal: list | None = None
+        """Never written: an archiving engine has no undo journal."""
+
+    def snapshot(self) -> tuple:
+        return tuple((key, run, run.save()) for key, run in self.records.items())
+
+    def restore(self, saved: tuple) -> None:
+        records = self.records
+        records.clear()
+        for key, run, values in saved:
+            run.restore(values)
+            records[key] = run
+
+
 class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
@@ -89,15 +111,23 @@ class OccurrenceStore(JournaledPart):
         """Every run with a record, live or archived: what readers read."""
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
-        return (("occurrence", self.records),)
+        """The runs, a table that only grows, unless they are archived (then the table holds
+        live runs only, copied whole: :meth:`containers`)."""
+        return (("occurrence", self.records),) if self.archive is None else ()
 
-    def containers(self) -> tuple[StateIndex, ...]:
-        return (self.index,)
+    def containers(self) -> tuple[StateIndex | LiveRuns, ...]:
+        if self.archive is None:
+            return (self.index,)
+        return (self.index, LiveRuns(self.records))
 
     def scalars(self) -> tuple:
         """With an archive: its length and the runs still to archive (a keyframe keeps them)."""
         archive = self.archive
         return () if archive is None else (len(archive), tuple(self.finished))
+
+    def reaches(self, values: tuple) -> bool:
+        """The archive is truncated, never extended: it cannot go forward to a longer one."""
+        return not values or values[0] <= len(self.archive)  # type: ignore[arg-type]
 
     def restore_scalars(self, values: tuple) -> None:
         if values:

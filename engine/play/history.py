@@ -6,14 +6,13 @@ Its position is a tick; the state shown is the state at the *end* of that tick (
 its commands, its dispatch). Ticks at which something happened are the steps.
 
 Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
-seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
-history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.rewind.journal`) after every
-tick it plays, which costs microseconds, and a keyframe (:mod:`engine.rewind.keyframes`) every
-:data:`SPAN_COST` ticks and events; it keeps the restore points of the last span or two only.
-``seek`` backwards within them rolls the engine back to the restore point of the last played tick
-at or before the target: a step back costs what changed in that step, whatever the size of the
-state. Any other seek jumps to the last keyframe at or before the target (costing the records
-changed in between, not the changes) and replays at most one span from there.
+seed and the commands before it, so any state can be rebuilt by replay. While it records, the
+history takes a keyframe (:mod:`engine.rewind.frames`) every :data:`SPAN_COST` ticks and events;
+nothing else is kept while the engine plays. Any move backwards restores the last keyframe at or
+before the target and replays from there, at most one span; a move forward past a keyframe
+restores it rather than replaying up to it. A restore costs what changed between the state left
+and the keyframe, not the size of the state, and an engine that archives its finished runs
+(:mod:`engine.parts.run_archive`) is rewound the same way (its archive is truncated).
 
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
@@ -34,14 +33,12 @@ from engine.model.commands import Command, Result
 from engine.model.events import Event
 from engine.play.event_ticks import EventTicks
 from engine.play.ticks import Phase, TickDriver, TimedCommand
-from engine.rewind.journal import Mark
-from engine.rewind.keyframes import Keyframe
 
 HORIZON_CHUNK = 1_000
 """Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
 SPAN_COST = 2_000
-"""Ticks played plus events between two keyframes taken while recording: what a seek replays at
-most (about 20 ms on seed 000's workload), against the memory of a keyframe (its containers)."""
+"""Ticks played plus events between two keyframes taken while recording: what a rewind replays at
+most, against the time and memory of a keyframe (benchmarks/history.py measures both)."""
 
 
 @dataclass(slots=True)
@@ -77,15 +74,13 @@ class History:
         """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = EventTicks()
         self._engine = new_engine()
-        if self._engine.archives:
-            raise TypeError("a history rewinds its engine, which therefore cannot archive")
-        self._journal = self._engine.journal
+        self._frames = self._engine.record_keyframes()
+        self._labels: list[int] = [-1]
+        """The ticks of the keyframes, in order (the first is the engine before anything ran)."""
         self._driver = TickDriver(self._engine)
         self._tick = -1
-        self._marks: list[tuple[int, Mark]] = [(-1, self._journal.keyframe(-1).mark)]
-        """The restore points of the journal's window, by tick."""
         self._span_cost = 0
-        """Ticks played and events since the last keyframe."""
+        """Ticks played and events since the keyframe the state follows."""
         self.span_cost_limit = span_cost
         self._run_to(0)
 
@@ -104,6 +99,11 @@ class History:
     def event_ticks(self) -> Sequence[int]:
         """Ticks with at least one event, as far as the run has been recorded."""
         return self._recording.ticks
+
+    @property
+    def keyframes(self) -> Sequence[int]:
+        """The ticks of the keyframes taken so far (for measuring their cost)."""
+        return self._labels
 
     @property
     def recorded_through(self) -> int:
@@ -204,17 +204,16 @@ class History:
         timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
         future = [c for c in self._user if c.tick > tick]
         rewound = tick < self._recording.reached
-        journal = self._journal
-        if journal.keyframes[journal.span].label == tick:
-            # The command changes the state at the end of this tick, which that keyframe is.
-            self._jump(journal.span - 1)
+        first_changed = bisect.bisect_left(self._labels, tick)
+        if self._frames.base >= first_changed:
+            # The command changes the state at the end of this tick, which that keyframe is:
+            # the state must follow an earlier one before it is forgotten.
+            self._restore(first_changed - 1)
             self._run_to(tick, snap=False)
         result = self._driver.apply(timed)
         if not result.accepted:
             return result
-        journal.drop_head()
-        self._drop_marks_from(tick)
-        self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
+        self._drop_keyframes_from(tick)
         self._user = [c for c in self._user if c.tick <= tick] + [timed]
         self._branch = _Branch(future, timed) if future or rewound else None
         self._recording.forget_after(tick - 1)
@@ -248,7 +247,7 @@ class History:
         tick = self._tick
         changed = branch.replaced_by.tick
         self._seek(changed - 1)
-        self._journal.drop_head()
+        self._drop_keyframes_from(changed)
         self._user.remove(branch.replaced_by)
         self._user.extend(branch.discarded)
         self._recording.forget_after(changed - 1)
@@ -267,7 +266,7 @@ class History:
         first = self._user[0].tick
         if self._tick >= first:
             self._seek(first - 1)
-        self._journal.drop_head()
+        self._drop_keyframes_from(first)
         self._user.clear()
         self._branch = None
         self._recording.forget_after(first - 1)
@@ -287,7 +286,7 @@ class History:
                 f"commands at ticks {ticks[0]}..{ticks[-1]} do not follow the timeline "
                 f"(its last command at {last}, the history at {self._tick})"
             )
-        self._journal.drop_head()
+        self._drop_keyframes_from(ticks[0])
         self._scenario.extend(timeline)
         self._scenario_ticks.extend(ticks)
         self._recording.forget_after(ticks[0] - 1)
@@ -305,47 +304,38 @@ class History:
         return found
 
     def _rewind_to(self, tick: int) -> None:
-        """Roll the engine back to the last restore point at or before ``tick`` in the window,
-        else jump to the last keyframe at or before it."""
-        self._journal.leave_frontier(self._tick)
-        marks = self._marks
-        if marks[0][0] > tick:
-            keyframes = self._journal.keyframes
-            self._jump(bisect.bisect_right(keyframes, tick, key=_label) - 1)
-            return
-        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
-        mark_tick, mark = marks[index]
-        del marks[index + 1 :]
-        self._engine.rollback(mark)
-        self._tick = mark_tick
-        self._driver.settled_at(mark_tick)
+        """Restore the last keyframe at or before ``tick``."""
+        self._restore(bisect.bisect_right(self._labels, tick) - 1)
 
-    def _jump(self, index: int) -> None:
-        """Go to keyframe ``index``: its restore point starts the window again."""
-        self._journal.leave_frontier(self._tick)
-        label = self._journal.keyframes[index].label
-        self._marks = [(label, self._journal.jump(index))]
+    def _restore(self, index: int) -> None:
+        self._frames.restore(index)
+        label = self._labels[index]
         self._tick = label
         self._driver.settled_at(label)
         self._span_cost = 0
 
-    def _drop_marks_from(self, tick: int) -> None:
-        """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
-        index = bisect.bisect_left(self._marks, tick, key=lambda pair: pair[0])
-        del self._marks[max(index, 1) :]
+    def _drop_keyframes_from(self, tick: int) -> None:
+        """Keyframes at or after ``tick`` no longer describe the run (a command changed it)."""
+        index = bisect.bisect_left(self._labels, tick)
+        if index < len(self._labels):
+            self._frames.drop_from(index)
+            del self._labels[index:]
 
     def _run_to(self, target: int, snap: bool = True) -> None:
         """Run forward, one tick where something happens at a time, to the end of ``target``,
-        jumping to the furthest keyframe ahead on the way (unless not ``snap``): past it, the
-        journal's spans hold the records made by the run that took it."""
-        engine, journal = self._engine, self._journal
+        restoring the furthest keyframe ahead on the way (unless not ``snap``) rather than
+        replaying up to it."""
+        engine, labels = self._engine, self._labels
         while self._tick < target:
-            span = journal.span
-            if snap and span + 1 < len(journal.keyframes):
-                ahead = bisect.bisect_right(journal.keyframes, target, lo=span + 1, key=_label)
-                if ahead > span + 1:
-                    self._jump(ahead - 1)
+            frames = self._frames
+            ahead = bisect.bisect_right(labels, target) - 1
+            if snap and ahead > frames.base and labels[ahead] > self._tick:
+                if frames.reachable(ahead):
+                    self._restore(ahead)
                     continue
+                # An archiving engine's archive cannot be restored forward: replay from here,
+                # recording the keyframes ahead again.
+                self._drop_keyframes_from(labels[frames.base + 1])
             upcoming = engine.next_event_tick() if self._tick >= 0 else 0
             command_tick = self._next_command_tick(self._tick)
             step = target
@@ -355,25 +345,22 @@ class History:
             events = len(engine.log)
             self._play_tick(step)
             self._span_cost += 1 + len(engine.log) - events
-            self._leave_restore_point(last=step == self.until)
+            self._leave_keyframe(last=step == self.until)
         self._recording.record(engine.log, self._tick)
 
-    def _leave_restore_point(self, last: bool = False) -> None:
-        """A mark after the tick just played; at the furthest state, a keyframe every
-        ``SPAN_COST``, after which the window keeps the last span and this one.
+    def _leave_keyframe(self, last: bool = False) -> None:
+        """At the furthest state recorded, a keyframe every ``SPAN_COST`` ticks and events.
 
-        The ``last`` tick of a bounded run is a keyframe too: the first step back from the end
-        would otherwise take it (about 10 ms at seed 000's sizes) before undoing a tick, and a
-        recording that reaches its end has just spent far more than that."""
-        journal, marks = self._journal, self._marks
-        due = self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0)
-        if not due or journal.head is not None:
-            marks.append((self._tick, self._engine.mark(marks[-1][1])))
+        The ``last`` tick of a bounded run is a keyframe too: going back to the end then
+        restores it rather than replaying a span, and a recording that reaches its end has
+        just spent far more than that."""
+        frames, labels = self._frames, self._labels
+        if frames.base != len(labels) - 1 or self._tick <= labels[-1]:
             return
-        marks.append((self._tick, journal.keyframe(self._tick, marks[-1][1]).mark))
-        oldest = journal.forget_window_before_span()
-        del marks[: bisect.bisect_left(marks, oldest, key=lambda pair: pair[1].generation)]
-        self._span_cost = 0
+        if self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0):
+            frames.take(self._tick)
+            labels.append(self._tick)
+            self._span_cost = 0
 
     def _play_tick(self, tick: int) -> None:
         """The tick's commands, scenario's before user's within a phase, then the tick's end."""
@@ -397,7 +384,3 @@ class History:
         if self.until is not None:
             upcoming = [t for t in upcoming if t <= self.until]
         return min(upcoming, default=None)
-
-
-def _label(keyframe: Keyframe) -> int:
-    return keyframe.label

@@ -75,6 +75,11 @@ class JournaledPart:
     def restore_scalars(self, values: tuple) -> None:
         """Put back what ``scalars()`` returned."""
 
+    def reaches(self, values: tuple) -> bool:
+        """Whether ``restore_scalars(values)`` can be done from the state now: a part that only
+        truncates (the run archive) cannot go forward to a longer state."""
+        return True
+
 
 @dataclass(frozen=True, slots=True)
 class Mark:

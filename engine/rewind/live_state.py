@@ -54,6 +54,10 @@ class StatePart(Protocol):
         """Put back what ``scalars()`` returned."""
         ...
 
+    def reaches(self, values: tuple) -> bool:
+        """Whether ``restore_scalars(values)`` can be done from the state now."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Keyframe:

@@ -37,7 +37,7 @@ UNTIL = 240
 EMAIL = (Subscription(frozenset(NotifyOn), Channel.EMAIL, "ops@example.com"),)
 
 
-def new_engine_for(order: DispatchOrder):
+def new_engine_for(order: DispatchOrder, archive: bool = False):
     def new_engine() -> Engine:
         engine = Engine(
             Policy(
@@ -47,6 +47,7 @@ def new_engine_for(order: DispatchOrder):
                 notifications=NotificationPolicy(outages=(ChannelOutage(Channel.EMAIL, 10, 60),)),
             ),
             seed=11,
+            archive=archive,
         )
         engine.check_journal = True
         return engine
@@ -108,20 +109,22 @@ SPAN_COSTS = st.sampled_from([1, 3, 10, SPAN_COST])
 """Keyframes after every tick, every few, and never (the timeline is shorter than a span)."""
 
 
-def new_history(order: DispatchOrder, span_cost: int = 3) -> History:
-    return History(new_engine_for(order), at_ticks(TIMELINE), until=UNTIL, span_cost=span_cost)
+def new_history(order: DispatchOrder, span_cost: int = 3, archive: bool = False) -> History:
+    return History(
+        new_engine_for(order, archive), at_ticks(TIMELINE), until=UNTIL, span_cost=span_cost
+    )
 
 
-_FRESH: dict[tuple[DispatchOrder, int], tuple] = {}
+_FRESH: dict[tuple[DispatchOrder, bool, int], tuple] = {}
 
 
-def fresh(order: DispatchOrder, tick: int) -> tuple:
+def fresh(order: DispatchOrder, tick: int, archive: bool = False) -> tuple:
     """The fingerprint of a run straight from the start to ``tick`` (memoised)."""
-    if (order, tick) not in _FRESH:
-        history = new_history(order, SPAN_COST)
+    if (order, archive, tick) not in _FRESH:
+        history = new_history(order, SPAN_COST, archive)
         history.seek(tick)
-        _FRESH[order, tick] = state_fingerprint(history.engine)
-    return _FRESH[order, tick]
+        _FRESH[order, archive, tick] = state_fingerprint(history.engine)
+    return _FRESH[order, archive, tick]
 
 
 moves = st.lists(
@@ -138,9 +141,10 @@ moves = st.lists(
 
 
 @settings(max_examples=60)
-@given(order=st.sampled_from(ORDERS), moves=moves, span_cost=SPAN_COSTS)
-def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves, span_cost):
-    history = new_history(order, span_cost)
+@given(order=st.sampled_from(ORDERS), moves=moves, span_cost=SPAN_COSTS, archive=st.booleans())
+def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves, span_cost, archive):
+    """With the archive too: a rewind across an archived stretch gives its runs back exactly."""
+    history = new_history(order, span_cost, archive)
     for move, amount in moves:
         if move == "seek":
             history.seek(amount)
@@ -152,7 +156,10 @@ def test_any_walk_through_time_agrees_with_a_fresh_run(order, moves, span_cost):
             history.step_back()
         else:
             history.step_forward()
-        assert state_fingerprint(history.engine) == fresh(order, history.tick), (move, amount)
+        assert state_fingerprint(history.engine) == fresh(order, history.tick, archive), (
+            move,
+            amount,
+        )
 
 
 USER_COMMANDS = [
@@ -180,9 +187,12 @@ USER_COMMANDS = [
         max_size=10,
     ),
     span_cost=SPAN_COSTS,
+    archive=st.booleans(),
 )
-def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, moves, span_cost):
-    history = new_history(order, span_cost)
+def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(
+    order, moves, span_cost, archive
+):
+    history = new_history(order, span_cost, archive)
     for move, argument in moves:
         if move == "seek":
             history.seek(argument)
@@ -190,7 +200,7 @@ def test_any_walk_with_commands_while_rewound_agrees_with_a_fresh_run(order, mov
             history.apply(USER_COMMANDS[argument])
         else:
             history.redo_branch()
-        fresh_run = new_history(order, SPAN_COST)
+        fresh_run = new_history(order, SPAN_COST, archive)
         for timed in history._user:
             fresh_run.seek(timed.tick)
             fresh_run.apply(timed.command)

@@ -117,10 +117,15 @@ def test_archived_runs_read_back_as_they_were() -> None:
     ]
 
 
-def test_an_archiving_engine_has_no_restore_points() -> None:
-    """Rewinding needs the runs live: a history refuses an engine that archives them."""
-    with pytest.raises(TypeError, match="cannot archive"):
-        History(lambda: Engine(archive=True))
+def test_an_archiving_engine_is_rewound_by_keyframes_not_restore_points() -> None:
+    """The undo journal needs the runs live; a history rewinds by keyframes and replay, which
+    truncate the archive (tests/engine/test_history.py walks one through time)."""
+    with pytest.raises(TypeError, match="no restore points"):
+        Engine(archive=True).mark()
+    history = History(lambda: Engine(archive=True))
+    history.seek(10)
+    history.seek(0)
+    assert history.tick == 0
 
 
 def test_truncating_the_archive_forgets_the_later_runs() -> None:
