@@ -88,8 +88,12 @@ def heap_yardstick(scale: int) -> float:
     return sum(run(plan, HeapScheduler())["seconds"].values())
 
 
+ARCHIVE = True
+"""Whether the engines archive their finished runs (``--keep-runs`` turns it off)."""
+
+
 def new_engine() -> Engine:
-    return Engine(SEED_000_POLICY, archive=True)
+    return Engine(SEED_000_POLICY, archive=ARCHIVE)
 
 
 def play(timed: list[TimedCommand], until: int) -> Engine:
@@ -192,7 +196,12 @@ def main() -> None:
         default=str(SPAN_COST),
         help=f"keyframe spacings to measure, comma-separated ({SPAN_COST})",
     )
+    parser.add_argument(
+        "--keep-runs", action="store_true", help="engines keep their finished runs live"
+    )
     args = parser.parse_args()
+    global ARCHIVE
+    ARCHIVE = not args.keep_runs
     timeline = build_timeline(args.scale)
     until = timeline[-1][0]
     print(f"workload: {len(timeline):,} commands up to tick {until:,}")
