@@ -4,8 +4,9 @@ Each case is a ``cronlapse`` command line, run as a process in this checkout and
 (``--against DIR``: a checkout with its own ``.venv``, e.g. a worktree of an older commit),
 alternated round by round so that both see the same machine. Each run's CPU time (user + system)
 and peak resident set come from ``/usr/bin/time``; the medians and the ratio ``this / other`` are
-printed per case. CPU time swings less than wall time on a shared machine, and the ratio of
-alternated rounds less than either.
+printed per case, with the load average (one minute) before and after the case: CPU time swings
+less than wall time on a shared machine, and the ratio of alternated rounds less than either, but
+neither is free of a busy machine.
 
 The cases (``--cases``, comma-separated; all by default):
 
@@ -23,6 +24,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -89,14 +91,15 @@ def main() -> None:
         for name in args.cases.split(","):
             arguments = every[name]
             this_runs, other_runs = [], []
+            load_before = os.getloadavg()[0]
             for _ in range(args.rounds):
                 this_runs.append(measure(ROOT, arguments))
                 other_runs.append(measure(other, arguments))
-            report(name, this_runs, other_runs)
+            report(name, this_runs, other_runs, (load_before, os.getloadavg()[0]))
             sys.stdout.flush()
 
 
-def report(name: str, this_runs: list, other_runs: list) -> None:
+def report(name: str, this_runs: list, other_runs: list, load: tuple[float, float]) -> None:
     this_cpu = statistics.median(cpu for cpu, _ in this_runs)
     other_cpu = statistics.median(cpu for cpu, _ in other_runs)
     this_peak = statistics.median(peak for _, peak in this_runs)
@@ -104,7 +107,7 @@ def report(name: str, this_runs: list, other_runs: list) -> None:
     print(
         f"{name:10}  cpu {this_cpu:7.2f} s against {other_cpu:7.2f} s "
         f"({this_cpu / other_cpu:.2f}x)   peak {this_peak:7.0f} MB against {other_peak:7.0f} MB "
-        f"({this_peak / other_peak:.2f}x)"
+        f"({this_peak / other_peak:.2f}x)   load {load[0]:.1f} to {load[1]:.1f}"
     )
 
 

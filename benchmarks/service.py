@@ -24,7 +24,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,17 +32,18 @@ import time
 from pathlib import Path
 
 import httpx
-from sqlalchemy import delete, insert
+from sqlalchemy import delete
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from service_parts import BatchedJournal, Wall, free_port  # noqa: E402
 
 from cronlapse.service.clock import Anchor, LiveClock  # noqa: E402
 from cronlapse.service.config import Config  # noqa: E402
 from cronlapse.service.live import LiveService  # noqa: E402
 from cronlapse.service.store import Entry, open_store  # noqa: E402
 from cronlapse.service.store.sql import SqlStore  # noqa: E402
-from cronlapse.service.store.sql.schema import journal  # noqa: E402
 from cronlapse.service.store.sql.schema import snapshots as snapshot_table  # noqa: E402
 from engine.model.records import OccurrenceState  # noqa: E402
 
@@ -54,14 +54,8 @@ HOUR = 3600
 # ------------------------------------------------------------------ throughput
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _start_server(directory: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, CRONLAPSE_TOKEN=TOKEN, PYTHONPATH=str(ROOT))
     command = [sys.executable, "-m", "cronlapse", "serve", "--db", f"sqlite:///{directory}/b.db"]
     process = subprocess.Popen(
@@ -150,65 +144,12 @@ def throughput(count: int, clients: int) -> None:
 # --------------------------------------------------------------------- restart
 
 
-class _BatchedJournal:
-    """The store's journal, committing appends in batches: builds the same rows a live server
-    would, faster."""
-
-    BATCH = 20_000
-
-    def __init__(self, store: SqlStore) -> None:
-        self.inner = store.journal
-        self.db = store.db
-        self.pending: list[dict] = []
-        self.next_seq = self.inner.last_seq() + 1
-
-    def append(self, entries: list[Entry], publication: None = None) -> list[int]:
-        seqs = []
-        for entry in entries:
-            self.pending.append(
-                {
-                    "seq": self.next_seq,
-                    "tick": entry.tick,
-                    "phase": entry.phase,
-                    "verb": entry.verb,
-                    "args": json.dumps(entry.args, separators=(",", ":")),
-                    "wall": 0.0,
-                }
-            )
-            seqs.append(self.next_seq)
-            self.next_seq += 1
-        if len(self.pending) >= self.BATCH:
-            self.flush()
-        return seqs
-
-    def flush(self) -> None:
-        if self.pending:
-            with self.db.begin() as conn:
-                conn.execute(insert(journal), self.pending)
-            self.pending = []
-
-    def save_snapshot(self, seq: int, state: bytes) -> None:
-        self.flush()
-        self.inner.save_snapshot(seq, state)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
-
-
-class _Wall:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def build_journal(db: Path, jobs: int, days: int, workers: int) -> tuple[int, int]:
     """``jobs`` hourly jobs over ``days`` days, each run completed; returns (rows, runs)."""
     start = 1_800_000_000
-    wall = _Wall(float(start))
+    wall = Wall(float(start))
     store = SqlStore(f"sqlite:///{db}")
-    batched = _BatchedJournal(store)
+    batched = BatchedJournal(store)
     store.journal = batched  # type: ignore[assignment]
     config = Config(workers=workers, snapshot_every=10**12, misfire_grace=10**12)
     live = LiveService(store, LiveClock(Anchor(wall.now, start, 1.0), wall), config)

@@ -51,10 +51,12 @@ Engine below, so that the line holds once they are private too."""
 
 STAYS = frozenset(
     {
-        # the clock, the configuration, the event log and the seeded generator's draws
+        # the clock, the configuration (whether it archives too), the event log and the seeded
+        # generator's draws
         "now",
         "policy",
         "seed",
+        "archives",
         "log",
         "random_words",
         # the one read API

@@ -1,19 +1,27 @@
 """What a run amounted to, computed from the event log alone (so any engine run can be summarised).
 
 Attempts are paired from their start and end events; per job it counts runs (attempts started),
-successes, failures for good, retries (attempts after the first) and cancellations (a cancelled
-backlog counts each of its runs, as their records would), and the
+successes, failures for good, retries (attempts after the first), runs its overlap rule dropped
+(skipped: each ``OccurrenceSkipped``, and a run BufferLatest held and let go when a newer one fell
+due, which never starts, as Kubernetes never creates it) and cancellations (a cancelled backlog
+counts each of its runs, as their records would), and the
 queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
 busy ticks over the ticks since it was registered.
+
+A long run is summarised as it goes (:class:`RunStatsReader`, fed each step's new events), so the
+log need not be kept: what is kept is counters per job and worker, the attempts running, and each
+job's waits as one array of machine integers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from engine.model import events as ev
-from engine.model.records import AttemptOutcome
+from engine.model.job_rules import Overlap
+from engine.model.records import AttemptOutcome, CancelReason
 
 _ENDINGS: dict[type, AttemptOutcome] = {
     ev.AttemptSucceeded: AttemptOutcome.SUCCEEDED,
@@ -65,8 +73,11 @@ class JobStats:
     successes: int = 0
     failures: int = 0
     retries: int = 0
+    skipped: int = 0
     cancellations: int = 0
-    waits: list[int] = field(default_factory=list)
+    waits: array = field(default_factory=lambda: array("q"))
+    """One per run started, in start order: a column, not a list of objects (a month of a fleet
+    starts millions of runs)."""
 
 
 @dataclass(slots=True)
@@ -89,50 +100,71 @@ class RunStats:
     """By worker id, in registration order."""
 
     @property
-    def waits(self) -> list[int]:
-        return [wait for job in self.jobs.values() for wait in job.waits]
+    def waits(self) -> array:
+        every = array("q")
+        for job in self.jobs.values():
+            every.extend(job.waits)
+        return every
 
 
 def run_stats(log: ev.EventLog, now: int) -> RunStats:
-    """The summary of a log whose last processed tick is ``now``, read in one pass: a month of
+    """The summary of a whole log whose last processed tick is ``now``."""
+    reader = RunStatsReader()
+    reader.read(log.stored_since(0))
+    return reader.summary(now)
+
+
+class RunStatsReader:
+    """The summary of a log read a stretch at a time (each stretch once, in order): a month of
     a fleet logs millions of events, which are neither kept nor paired into records here.
     Nearly all of them start or end an attempt, and those are read from their stored fields
     (:data:`engine.model.events.ATTEMPT_ENDS`); only the others are built."""
-    stats = RunStats(now)
-    jobs, workers = stats.jobs, stats.workers
-    running: dict[tuple[str, int, int], tuple[WorkerStats, int]] = {}
-    """The attempts started and not yet ended: the worker and the start of each."""
-    for kind, fields in log.stored_since(0):
-        if kind is ev.AttemptStarted:
-            tick, job_id, scheduled, attempt, worker_id = fields
-            job = jobs.get(job_id)
-            if job is None:
-                job = jobs[job_id] = JobStats()
-            job.runs += 1
-            if attempt == 1:
-                job.waits.append(tick - scheduled)
+
+    def __init__(self) -> None:
+        self._stats = RunStats(0)
+        self._running: dict[tuple[str, int, int], tuple[str, int]] = {}
+        """The attempts started and not yet ended: the worker and the start of each."""
+
+    def summary(self, now: int) -> RunStats:
+        """The summary at ``now`` (the last processed tick): the attempts still running count
+        as busy until then. Reading may go on afterwards."""
+        workers = {worker_id: replace(worker) for worker_id, worker in self._stats.workers.items()}
+        for worker_id, start in self._running.values():
+            workers[worker_id].busy += max(0, now - start)
+        return RunStats(now, self._stats.jobs, workers)
+
+    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
+        """Events as the log stores them (:meth:`~engine.model.event_log.EventLog.stored_since`)."""
+        stats, running = self._stats, self._running
+        jobs, workers = stats.jobs, stats.workers
+        for kind, fields in stored:
+            if kind is ev.AttemptStarted:
+                tick, job_id, scheduled, attempt, worker_id = fields
+                job = jobs.get(job_id)
+                if job is None:
+                    job = jobs[job_id] = JobStats()
+                job.runs += 1
+                if attempt == 1:
+                    job.waits.append(tick - scheduled)
+                else:
+                    job.retries += 1
+                # A worker the log never registered counts from tick 0, listed at its first
+                # attempt.
+                if worker_id not in workers:
+                    workers[worker_id] = WorkerStats(0)
+                running[(job_id, scheduled, attempt)] = (worker_id, tick)
+            elif kind in ev.ATTEMPT_ENDS:
+                tick, job_id, scheduled, attempt, _ = fields
+                job = jobs.get(job_id)
+                if job is None:
+                    job = jobs[job_id] = JobStats()
+                started = running.pop((job_id, scheduled, attempt), None)
+                if started is not None:
+                    workers[started[0]].busy += max(0, tick - started[1])
+                if kind is ev.AttemptSucceeded:
+                    job.successes += 1
             else:
-                job.retries += 1
-            # A worker the log never registered counts from tick 0, listed at its first attempt.
-            worker = workers.get(worker_id)
-            if worker is None:
-                worker = workers[worker_id] = WorkerStats(0)
-            running[(job_id, scheduled, attempt)] = (worker, tick)
-        elif kind in ev.ATTEMPT_ENDS:
-            tick, job_id, scheduled, attempt, _ = fields
-            job = jobs.get(job_id)
-            if job is None:
-                job = jobs[job_id] = JobStats()
-            started = running.pop((job_id, scheduled, attempt), None)
-            if started is not None:
-                started[0].busy += max(0, tick - started[1])
-            if kind is ev.AttemptSucceeded:
-                job.successes += 1
-        else:
-            _count(stats, kind(*fields))
-    for worker, start in running.values():
-        worker.busy += max(0, now - start)
-    return stats
+                _count(stats, kind(*fields))
 
 
 def _count(stats: RunStats, event: ev.Event) -> None:
@@ -146,13 +178,24 @@ def _count(stats: RunStats, event: ev.Event) -> None:
     job = stats.jobs.setdefault(job_id, JobStats())
     if isinstance(event, ev.OccurrenceFailed):
         job.failures += 1
+    elif isinstance(event, ev.OccurrenceSkipped) or _let_go(event):
+        job.skipped += 1
     elif isinstance(event, ev.OccurrenceCancelled):
         job.cancellations += 1
     elif isinstance(event, ev.BacklogCancelled):
         job.cancellations += event.runs
 
 
-def percentile(values: list[int], share: float) -> int | None:
+def _let_go(event: ev.Event) -> bool:
+    """A run BufferLatest held, let go when a newer one fell due."""
+    return (
+        isinstance(event, ev.OccurrenceCancelled)
+        and event.reason is CancelReason.REPLACED
+        and event.cause == Overlap.BUFFER_LATEST.value
+    )
+
+
+def percentile(values: Sequence[int], share: float) -> int | None:
     """The nearest-rank percentile (an observed value, never an interpolation); None if empty."""
     if not values:
         return None

@@ -81,9 +81,11 @@ def _checked(
 def _check_scenario(scenario: Scenario) -> tuple[list[Failure], int, list[Violation]]:
     """Play ``scenario`` to its end: its mismatches, its count of expectations, and what the
     checker found (observing each tick, so modified jobs are checked against every definition
-    they had)."""
-    runner = ScenarioRunner(scenario)
+    they had). The checker follows the run, so the engine archives finished runs and the log
+    forgets each step's events once read: memory follows live work."""
+    runner = ScenarioRunner(scenario, archive=True)
     checker = Checker(runner.engine)
     for _ in runner.steps():
         checker.observe()
+        runner.release_events(len(runner.engine.log))
     return runner.failures, runner.checked, checker.violations(runner.processed)

@@ -91,9 +91,10 @@ def opened_scenario(path: str, command: str, err: TextIO) -> tuple[Source, Scena
 
 
 def runner_for(
-    scenario: Scenario, until: int | None, command: str, err: TextIO
+    scenario: Scenario, until: int | None, command: str, err: TextIO, *, archive: bool = False
 ) -> ScenarioRunner | None:
-    """A runner with an end: recurring jobs under automatic dispatch need an ``until``."""
+    """A runner with an end: recurring jobs under automatic dispatch need an ``until``.
+    ``archive``: its engine archives finished runs (see :class:`ScenarioRunner`)."""
     if until is None and scenario.until is None and scenario.endless:
         err.write(
             f"{scenario.source}: recurring jobs never run out of work, so this run has no end: "
@@ -101,7 +102,7 @@ def runner_for(
             f"cronlapse {command}\n"
         )
         return None
-    return ScenarioRunner(scenario, until)
+    return ScenarioRunner(scenario, until, archive=archive)
 
 
 def load_to_play(args: argparse.Namespace, err: TextIO) -> Scenario | ScriptRun | None:

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker
 from cronlapse.analyses.latency.attribution import latency_report
-from cronlapse.analyses.stats import run_stats
+from cronlapse.analyses.stats import RunStatsReader, run_stats
 from cronlapse.cli.playing import (
     INVALID,
     VIOLATION,
@@ -66,13 +66,15 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         found = Checker(loaded.engine).violations()
         err.writelines(violation_lines(loaded.source, found))
         return VIOLATION if found else 0
-    runner = runner_for(loaded, args.until, "run", err)
+    # --stats reads the whole log at the end (the latency attribution); else every reader
+    # follows the run, and the log keeps only the events of the step being read.
+    runner = runner_for(loaded, args.until, "run", err, archive=True)
     if runner is None:
         return INVALID
     log = runner.engine.log
     checker = Checker(runner.engine)
-    clock = loaded.clock
-    formatter = EventFormatter(clock)
+    summary = RunStatsReader()
+    formatter = EventFormatter(loaded.clock)
     printed = 0
     for _ in runner.steps():
         checker.observe()
@@ -81,12 +83,15 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif not args.stats:
             lines = starmap(formatter.stored_line, log.stored_since(printed))
             out.writelines(line + "\n" for line in lines)
+            summary.read(log.stored_since(printed))
         printed = len(log)
+        if not args.stats:
+            runner.release_events(printed)
     _report_rejections(runner.rejections, loaded.source, err)
     if args.stats:
         _print_latency(runner.engine, out)
     elif not args.jsonl:
-        print_summary(run_stats(log, runner.processed), out)
+        print_summary(summary.summary(runner.processed), out)
     found = checker.violations(runner.processed)
     err.writelines(violation_lines(loaded.source, found))
     return VIOLATION if found else 0

@@ -14,13 +14,24 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from cronlapse.exports import cronjob_text, crontab_text, systemd_units
-from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, fleet_jobs
+from cronlapse.exports.fleet_jobs import FleetJob, NotExportable, fleet_jobs, schedule_parts
 from engine.scenario import Scenario
 
 FORMATS = ("crontab", "k8s", "systemd")
 """The source systems' formats, by ``cronlapse import``'s names for them."""
 SOURCE = "source"
 """Each job in the format of the file it came from."""
+KEPT: dict[str, frozenset[str]] = {
+    "crontab": frozenset({"cron", "daily", "timezone"}),
+    "k8s": frozenset({"cron", "daily", "timezone"}),
+    "systemd": frozenset({"cron", "daily", "timezone", "catch_up"}),
+}
+"""The job keys each format writes so that an import reads them back the same: a new schedule
+or zone everywhere, a catch-up in a calendar timer (``Persistent=true``, which only
+``OnCalendar=`` heeds). What a change to an imported job may set when the fleet goes back to
+its files (``cronlapse advise``); the rest (an overlap rule, a start deadline) a format either
+cannot say or reads back as another rule of its own (a CronJob's ``Forbid`` is Kubernetes'
+``BufferLatest``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +83,34 @@ def write_fleet(scenario: Scenario, kind: str) -> ExportedFleet:
     return ExportedFleet(files.texts(), tuple(files.notes))
 
 
+def goes_back(scenario: Scenario) -> bool:
+    """Whether every job of ``scenario`` came from a crontab, manifest or timer, so that the
+    fleet can be written back as those files (:data:`SOURCE`) with nothing left out."""
+    return bool(scenario.jobs) and all(spec.job_id in scenario.sources for spec in scenario.jobs)
+
+
+def kept_keys(scenario: Scenario) -> dict[str, frozenset[str]] | None:
+    """The keys of each job that its file keeps (:data:`KEPT`), when ``scenario`` goes back to
+    its files; None when it is a scenario."""
+    if not goes_back(scenario):
+        return None
+    kept = {}
+    for job in fleet_jobs(scenario):
+        assert job.source is not None  # goes back: every job has one
+        keys = KEPT.get(job.source.get("format", ""), frozenset())
+        if not _on_calendar(job):
+            keys -= {"catch_up"}
+        kept[job.job_id] = keys
+    return kept
+
+
+def _on_calendar(job: FleetJob) -> bool:
+    try:
+        return bool(schedule_parts(job.spec.schedule).crons)
+    except NotExportable:
+        return False
+
+
 def _crontab(files: _Files, job: FleetJob) -> None:
     source = job.source_of("crontab")
     path = crontab_text.crontab_path(source["file"]) if source else crontab_text.CANONICAL_FILE
@@ -84,7 +123,10 @@ def _k8s(files: _Files, job: FleetJob) -> None:
     source = job.source_of("k8s")
     path = PurePath(source["file"]).name if source else cronjob_text.CANONICAL_FILE
     document = cronjob_text.cronjob_document(job)
-    files.manifests.setdefault(path, []).append(document)
+    around = source or {}  # the manifest's other documents, kept in place (a ConfigMap...)
+    files.manifests.setdefault(path, []).extend(
+        text for text in (around.get("before"), document, around.get("after")) if text
+    )
 
 
 def _systemd(files: _Files, job: FleetJob) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from enum import Enum
 from typing import TextIO
 
@@ -152,22 +153,21 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
 
     console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
     jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
-    for name in ("job", "runs", "ok", "failed", "retries", "cancelled", "wait p50", "p95", "max"):
+    names = ("job", "runs", "ok", "failed", "retries", "skipped", "cancelled", "wait p50", "p95")
+    for name in (*names, "max"):
         jobs.add_column(name, justify="left" if name == "job" else "right")
     shown = list(stats.jobs.items())[:SUMMARY_ROWS]
     for job_id, job in shown:
         jobs.add_row(
             Text(job_id),  # data, not markup: an id may hold "[/b]"
-            *_job_cells(
-                job.runs, job.successes, job.failures, job.retries, job.cancellations, job.waits
-            ),
+            *_job_cells((getattr(job, name) for name in _COUNTS), job.waits),
         )
     hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
     if hidden:
         jobs.add_row(
             f"({len(hidden)} more jobs)",
             *_job_cells(
-                *(sum(getattr(job, f) for job in hidden) for f in _COUNTS),
+                (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
                 [w for job in hidden for w in job.waits],
             ),
         )
@@ -175,7 +175,7 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     jobs.add_section()
     jobs.add_row(
         "all jobs",
-        *_job_cells(*(sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
     )
     console.print(jobs)
     workers = Table(title="Workers", title_justify="left")
@@ -187,13 +187,12 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     console.print(workers)
 
 
-_COUNTS = ("runs", "successes", "failures", "retries", "cancellations")
+_COUNTS = ("runs", "successes", "failures", "retries", "skipped", "cancellations")
 
 
-def _job_cells(
-    runs: int, successes: int, failures: int, retries: int, cancellations: int, waits: list[int]
-) -> list[str]:
+def _job_cells(counts: Iterable[int], waits: list[int]) -> list[str]:
+    """The cells of the :data:`_COUNTS` and of the waits' quantiles."""
     quantiles = [percentile(waits, 0.5), percentile(waits, 0.95), max(waits, default=None)]
-    return [str(runs), str(successes), str(failures), str(retries), str(cancellations)] + [
+    return [str(count) for count in counts] + [
         "-" if value is None else str(value) for value in quantiles
     ]

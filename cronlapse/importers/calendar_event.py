@@ -16,7 +16,7 @@ one when it can: seconds must be ``00``, no year may be named, and a weekday tog
 of the month must pick the n-th (days 1-7, 8-14, 15-21, 22-28: ``#n``) or the last (``~7/1``:
 ``L``) such weekday of the month. An event systemd runs that cron cannot say is
 :class:`NoCronForm` (listed as not imported); one systemd rejects is refused with what was
-expected.
+expected, but for a zone alone (:class:`ZoneAlone`), also listed, as a timer ignores the line.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.model.digits import is_digits
 
@@ -83,6 +84,13 @@ class NoCronForm(CalendarError):
     """An event systemd reads and runs but that no cron expression says (a year, seconds other
     than ``:00``...): an importer lists its line as not imported, as it does a date that never
     comes, rather than refusing the whole fleet for it."""
+
+
+class ZoneAlone(CalendarError):
+    """A zone with no event before it (``OnCalendar=UTC``), which systemd refuses:
+    ``calendar_spec_from_string`` takes a zone only after a space, so the zone is read as the
+    event and fails. A timer ignores such a line (with a warning) and keeps its other triggers,
+    so an importer lists it as not imported, as systemd drops it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +200,11 @@ def parse_calendar_event(text: str) -> CalendarEvent:
             raise CalendarError(
                 f"{token!r}: expected {EVENT_FORM}, in this order, each part optional", column
             )
+    if zone is not None and weekdays is None and date is None and clock is None and _names(zone):
+        raise ZoneAlone(
+            f"a zone alone, which systemd refuses (it ignores the line): a zone follows an "
+            f"event, as in 'daily {zone}'"
+        )
     years, months, days, last = _date(*date) if date else (None, None, None, False)
     hours, minutes, seconds = _time(*clock) if clock else (frozenset({0}),) * 2 + (_ZERO,)
     if zone is not None and zone.upper() == "UTC":  # systemd reads " UTC" in any case
@@ -223,6 +236,17 @@ _ZERO: frozenset[float] = frozenset({0})
 def _is_zone(tokens: list[tuple[str, int]], index: int) -> bool:
     """A lone first token that is not a weekday is the zone (``UTC``)."""
     return index == len(tokens) - 1 and not _is_day(tokens[index][0])
+
+
+def _names(zone: str) -> bool:
+    """Whether ``zone`` names a time zone (``UTC`` in any case, as systemd reads it)."""
+    if zone.upper() == "UTC":
+        return True
+    try:
+        ZoneInfo(zone)
+    except (ValueError, ZoneInfoNotFoundError):
+        return False
+    return True
 
 
 def _is_day(token: str) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 from cronlapse.importers.command_name import command_name
 from cronlapse.importers.crontab import Crontab, CrontabEntry, crontab_files, read_crontab
 from cronlapse.importers.files import ImportProblems, at
-from cronlapse.importers.kubernetes import CronJob, read_manifest
+from cronlapse.importers.kubernetes import CronJob, documents, read_manifest
 from cronlapse.importers.pool import Pool, workers_needed
 from cronlapse.importers.scenario_text import (
     Horizon,
@@ -401,12 +401,33 @@ def _crontab_job(
 def _add_cronjobs(fleet: ReadFleet, path: str, options: ImportOptions) -> None:
     manifest = read_manifest(path)
     fleet.skipped += manifest.skipped
+    admitted: list[tuple[int, ImportedJob]] = []
     for cronjob in manifest.cronjobs:
-        if not _admit(fleet, _kubernetes_job(path, cronjob, options.duration)):
+        job = _kubernetes_job(path, cronjob, options.duration)
+        if not _admit(fleet, job):
             continue
+        admitted.append((cronjob.line, job))
         if cronjob.suspended:
             fleet.paused.append(len(fleet.jobs) - 1)
         fleet.zones.add(cronjob.timezone or "UTC")
+    _keep_other_documents(manifest.text, admitted)
+
+
+def _keep_other_documents(text: str, admitted: list[tuple[int, ImportedJob]]) -> None:
+    """Keep the manifest's documents that hold no imported CronJob (a ConfigMap, a Deployment,
+    a CronJob not imported) in the source of the job before them (``after``), or of the first
+    job for those before any (``before``), so that the exporter writes them back in place."""
+    if not admitted:
+        return
+    kept: dict[tuple[int, str], list[str]] = {}
+    for document in documents(text):
+        if any(document.first <= line <= document.last for line, _ in admitted):
+            continue
+        earlier = [index for index, (line, _) in enumerate(admitted) if line < document.first]
+        place = (earlier[-1], "after") if earlier else (0, "before")
+        kept.setdefault(place, []).append(document.text)
+    for (index, key), texts in kept.items():
+        admitted[index][1].keys[SOURCE_KEY][key] = "\n---\n".join(texts)  # type: ignore[index]
 
 
 KUBERNETES_MAX_MISSED = 100
@@ -504,7 +525,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
     keys["duration"] = options.duration
     if timer.timeout_minutes is not None:
         keys["timeout"] = timer.timeout_minutes
-    if timer.persistent:
+    if timer.persistent and calendars:  # systemd.timer(5): Persistent= needs OnCalendar=
         keys["catch_up"] = "latest"
     keys["overlap"] = "Forbid"  # a unit still active is not started again
     if timer.command is not None:
@@ -521,7 +542,7 @@ def _add_timer(fleet: ReadFleet, timer: Timer, options: ImportOptions) -> None:
             else []
         ),
         *([f"runs as {timer.user}"] if timer.user else []),
-        *(["Persistent=true: catch_up: latest"] if timer.persistent else []),
+        *([_persistent(bool(calendars))] if timer.persistent else []),
         "overlap: Forbid: systemd does not start a unit that is still active",
         *timer.notes,
     ]
@@ -541,6 +562,13 @@ def _add_source(keys: dict[str, object], kind: str, path: str, line: int, **text
         **texts,
         "imported": json.dumps(imported, ensure_ascii=False),
     }
+
+
+def _persistent(calendar: bool) -> str:
+    """What ``Persistent=true`` does: a catch-up for a calendar timer, nothing for the others."""
+    if calendar:
+        return "Persistent=true: catch_up: latest"
+    return "Persistent=true: no effect without OnCalendar= (no catch-up)"
 
 
 def _where(schedule: TimerSchedule) -> str:

@@ -105,6 +105,30 @@ class Manifest:
     path: str
     cronjobs: list[CronJob] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One document of a manifest's text: its lines (1-based, ``first`` to ``last``) between
+    the ``---`` around it, comments included."""
+
+    first: int
+    last: int
+    text: str
+
+
+def documents(text: str) -> list[Document]:
+    """The documents of ``text`` that hold more than blank lines, in order."""
+    found, start = [], 1
+    lines = text.splitlines()
+    for number, line in enumerate([*lines, "---"], start=1):
+        if _SEPARATOR.match(line):
+            body = "\n".join(lines[start - 1 : number - 1])
+            if body.strip():
+                found.append(Document(start, number - 1, body))
+            start = number + 1
+    return found
 
 
 def read_manifest(path: str) -> Manifest:
@@ -128,6 +152,7 @@ def parse_manifest(text: str, path: str = "<manifest>") -> Manifest:
     manifest.cronjobs = [
         replace(cronjob, text=_written(text, cronjob)) for cronjob in manifest.cronjobs
     ]
+    manifest.text = text
     return manifest
 
 

@@ -46,6 +46,7 @@ from cronlapse.importers.calendar_event import (
     EVENT_FORM,
     CalendarError,
     NoCronForm,
+    ZoneAlone,
     parse_calendar_event,
 )
 from cronlapse.importers.drop_ins import find_drop_ins, keep_files, note_drop_ins, read_drop_ins
@@ -182,8 +183,8 @@ class _Reader:
         try:
             event = parse_calendar_event(setting.value)
             cron = event.cron()
-        except NoCronForm as error:
-            # systemd runs it: the line is listed, the timer's other triggers imported.
+        except (NoCronForm, ZoneAlone) as error:
+            # systemd runs it (or ignores the line): listed, the timer's other triggers imported.
             timer.skipped.append(f"{setting.path}:{setting.line}: {source}: {error}")
             return unwritten
         except CalendarError as error:
@@ -195,11 +196,12 @@ class _Reader:
             except ClockError as error:
                 message = str(error).removeprefix("zone: ")
                 if setting.value.strip() == event.timezone and "/" not in event.timezone:
-                    # A lone word is read as a zone (``OnCalendar=UTC``: midnight there), but
-                    # one that names none is no event at all rather than a zone mistyped.
+                    # A lone word that names no zone is no event at all rather than a zone
+                    # mistyped (one that names a zone is ZoneAlone, listed above).
                     message = (
                         f"{event.timezone!r} is not a calendar event: expected {EVENT_FORM}, "
-                        "each part optional, such as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'UTC'"
+                        "each part optional, such as 'Mon..Fri *-*-* 02:30:00', 'daily' or "
+                        "'daily UTC'"
                     )
                 self.error(setting, message, setting.value.rfind(event.timezone))
                 return unwritten

@@ -375,10 +375,10 @@ class Routes:
     async def runs(self, request: Request) -> Response:
         job_id = request.path_params["id"]
         problems = _unknown_parameters(request.query_params, _PAGING)
-        start, limit = _paging(request.query_params, problems)
+        since, limit = _paging(request.query_params, problems)
         if problems:
             return error(422, "invalid query", problems)
-        page = await self.reads.runs(job_id, start, limit)
+        page = await self.reads.runs(job_id, since, limit)
         if page is None:
             return error(404, f"no job {job_id!r}")
         return JSONResponse({"runs": page.items, "next": page.next})

@@ -8,12 +8,14 @@ logged: a restart's replay of the journal is not (it happened, and was logged, b
 A line has ``ts`` (the wall time it was written), ``level`` (``warning`` for a failure, a lost
 attempt, a dead notification or a worker down; else ``info``), ``event`` (the names below),
 ``tick`` and ``time`` (the engine's tick and its UTC time), then the event's fields: ``job``,
-``scheduled`` (the run's tick) with ``scheduled_time``, ``attempt``, ``worker``...; a run's
-start adds ``lag``, the seconds between its scheduled time and its start. A time past the
-year 9999 (a run an interval took there) is null, its tick alongside: no date names it. Runs
-are created lazily (a run that falls due is implicit until a worker takes it), so the engine has
-no event for a run becoming scheduled: a job's ``job.created`` and ``job.modified`` lines carry
-its next run (``next_run``) instead.
+``scheduled`` (the run's tick), ``attempt``, ``worker``...; a run's start adds ``lag``, the
+seconds between its scheduled time and its start. Times are ISO 8601, as in the API: each field
+holding a tick (``scheduled``, ``eligible_at``, ``next_try``...) has its time beside it, named
+after it (``scheduled_time``), and a job's ``schedule`` is described with times, not ticks. A
+time past the year 9999 (a run an interval took there) is null, its tick alongside: no date
+names it. Runs are created lazily (a run that falls due is implicit until a worker takes it), so
+the engine has no event for a run becoming scheduled: a job's ``job.created`` and
+``job.modified`` lines carry its next run (``next_run``) instead.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import TextIO
 
-from cronlapse.service.views import iso
+from cronlapse.service.views import iso, schedule_text
 from engine.core import Engine
 from engine.model import events as ev
+from engine.schedules.kinds import Schedule
 
 log = logging.getLogger("cronlapse.serve")
 
@@ -89,11 +92,26 @@ WARNINGS = frozenset(
 )
 _RENAMED = {"job_id": "job", "worker_id": "worker"}
 _NOTIFICATION_KEY = ("job", "scheduled", "attempt", "on", "channel", "to")
+TICK_FIELDS = frozenset(
+    {"scheduled", "eligible_at", "next_try", "after", "through", "first", "last"}
+)
+"""The events' fields (besides ``tick``) that hold a tick, each written with its time beside it;
+their other whole numbers are counts, and durations in seconds (``delay``, ``deadline``)."""
 
 
-def log_record(event: ev.Event, next_due: int | None = None) -> dict[str, object]:
-    """The event as a log line's fields (without ``ts``); ``next_due``, a job's next run (a tick
-    or None) read when it was created or modified, is added to those lines."""
+@dataclass(frozen=True, slots=True)
+class JobNow:
+    """What a ``job.created`` or ``job.modified`` line says of its job beyond the event: read
+    when the event is handed over, since only the engine knows it, and only then."""
+
+    next_due: int | None
+    """The job's next run (None if it has none)."""
+    schedule: Schedule
+
+
+def log_record(event: ev.Event, job: JobNow | None = None) -> dict[str, object]:
+    """The event as a log line's fields (without ``ts``); ``job``, read when a job was created
+    or modified, gives those lines its next run and, for a creation, its schedule in times."""
     kind = type(event)
     record: dict[str, object] = {
         "level": "warning" if kind in WARNINGS else "info",
@@ -109,12 +127,14 @@ def log_record(event: ev.Event, next_due: int | None = None) -> dict[str, object
             record.update(zip(_NOTIFICATION_KEY, value, strict=True))
         else:
             record[_RENAMED.get(item.name, item.name)] = _plain(value)
-    if "scheduled" in record:
-        record["scheduled_time"] = iso(int(record["scheduled"]))  # type: ignore[call-overload]
+    for name in TICK_FIELDS & record.keys():
+        record[f"{name}_time"] = iso(record[name])  # type: ignore[arg-type]
     if kind is ev.AttemptStarted:
         record["lag"] = event.tick - record["scheduled"]  # type: ignore[operator]
-    if kind in (ev.JobScheduled, ev.JobModified):
-        record["next_run"] = None if next_due is None else iso(next_due)
+    if job is not None:
+        record["next_run"] = None if job.next_due is None else iso(job.next_due)
+        if kind is ev.JobScheduled:  # the engine's description gives a tick, where it has one
+            record["schedule"] = schedule_text(job.schedule)
     return record
 
 
@@ -147,7 +167,7 @@ class EventLogger:
 
     def __call__(self, events: Iterable[ev.Event]) -> None:
         engine = self.engine()
-        batch = [(event, _next_run(event, engine)) for event in events]
+        batch = [(event, _job_now(event, engine)) for event in events]
         if batch:
             self.queue.put(_Batch(self.wall(), batch))
 
@@ -170,8 +190,8 @@ class EventLogger:
             stamp = datetime.fromtimestamp(item.wall, UTC).isoformat(timespec="milliseconds")
             stamp = stamp.replace("+00:00", "Z")
             try:
-                for event, next_run in item.events:
-                    line = {"ts": stamp, **log_record(event, next_run)}
+                for event, job in item.events:
+                    line = {"ts": stamp, **log_record(event, job)}
                     self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 self.out.flush()
             except (OSError, ValueError) as error:  # a full disk, a closed file: say so, go on
@@ -183,13 +203,13 @@ class _Batch:
     """One input's events, with what a line needs from the moment they were applied."""
 
     wall: float
-    events: list[tuple[ev.Event, int | None]]
+    events: list[tuple[ev.Event, JobNow | None]]
 
 
-def _next_run(event: ev.Event, engine: Engine) -> int | None:
-    """A created or modified job's next run (None if it has none), read now; None for the
-    other events, whose lines have no ``next_run``."""
+def _job_now(event: ev.Event, engine: Engine) -> JobNow | None:
+    """A created or modified job's next run and schedule, read now; None for the other events,
+    whose lines have neither."""
     if type(event) not in (ev.JobScheduled, ev.JobModified):
         return None
     job = engine.query.job(event.job_id)  # type: ignore[attr-defined]
-    return None if job is None else job.next_due
+    return None if job is None else JobNow(job.next_due, job.spec.schedule)

@@ -48,7 +48,7 @@ from engine.model.policies import NotificationPolicy
 from engine.model.records import Job, WorkerState
 from engine.scenario.schedule_keys import SCHEDULE_KEYS
 from engine.scenario.yaml_text import flow
-from engine.schedules.calendar import CronSchedule
+from engine.schedules.calendar import CronSchedule, DstRule
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule
 from engine.schedules.schedule_clock import calendar_clock
@@ -292,16 +292,19 @@ def _to_come(job: Job) -> bool:
 
 def _calendar_keys(schedule: Schedule) -> dict[str, object]:
     """A calendar schedule in a scenario's keys: ``cron`` (one expression or a list), with the
-    one more run a union holds (``first``) and a repeat after each run (``repeat``), as
-    :mod:`engine.scenario.schedule_keys` reads them."""
+    one more run a union holds (``first``), a repeat after each run (``repeat``) and its rule at
+    DST changes (``dst``, unless cron's), as :mod:`engine.scenario.schedule_keys` reads them."""
     keys: dict[str, object] = {}
     if isinstance(schedule, Repeating):
         keys = _calendar_keys(schedule.anchors)
         keys["repeat"] = schedule.interval
         return keys
     parts = schedule.parts if isinstance(schedule, AnyOf) else (schedule,)
-    crons = [part.expression for part in parts if isinstance(part, CronSchedule)]
-    keys["cron"] = crons[0] if len(crons) == 1 else crons
+    crons = [part for part in parts if isinstance(part, CronSchedule)]
+    expressions = [cron.expression for cron in crons]
+    keys["cron"] = expressions[0] if len(expressions) == 1 else expressions
+    if crons[0].dst is not DstRule.CRON:  # one ``dst`` key gave every expression its rule
+        keys["dst"] = crons[0].dst.value
     extra = [part.at for part in parts if isinstance(part, Once)]
     if extra:
         keys["first"] = extra[0]

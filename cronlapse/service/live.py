@@ -168,7 +168,12 @@ def is_local_slot(worker_id: str) -> bool:
 
 
 def fresh_state() -> LiveState:
-    return LiveState(TickDriver(Engine(SERVICE_POLICY)))
+    """A new service's state. Its engine archives: a run that is final leaves the live tables
+    for the engine's compact run archive (:mod:`engine.parts.run_archive`), which the query API
+    reads as before, so the live structures every input walks hold live work only, however long
+    the server runs. Nothing rewinds the service's engine (the live dashboard replays the
+    journal into an engine of its own), so it needs no restore points."""
+    return LiveState(TickDriver(Engine(SERVICE_POLICY, archive=True)))
 
 
 class LiveService:
@@ -229,11 +234,18 @@ class LiveService:
         return replayed
 
     def load_snapshot(self) -> None:
-        """Start from the latest snapshot, if there is one."""
+        """Start from the latest snapshot, if there is one and its engine archives its finished
+        runs. One that keeps them (written before the service's engine archived) would keep the
+        state growing with the history for the life of the database: the journal is replayed
+        from its start instead, once, and the next snapshot archives."""
         saved = self.store.journal.latest_snapshot()
         if saved is not None:
             with collector_paused():
-                self.state = pickle.loads(saved.state)
+                state: LiveState = pickle.loads(saved.state)
+            if state.engine.archives:
+                self.state = state
+            else:
+                log.info("the latest snapshot keeps every finished run: replaying the journal")
         self.pending = {
             key: None
             for key, notification in self.engine.query.notifications().items()

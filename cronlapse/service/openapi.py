@@ -11,6 +11,7 @@ from engine.model import limits
 from engine.model.records import CatchUp, Channel, NotifyOn
 from engine.query.status_words import STATUSES
 from engine.scenario.schema import MAX_TICK
+from engine.schedules.calendar import DstRule
 
 
 def _limited(limit: limits.Limit) -> dict:
@@ -43,6 +44,7 @@ _SETTINGS = {
     "monthly": {"anyOf": [{"type": "string"}, {"type": "object"}]},
     "cron": {"type": "string"},
     "timezone": {"type": "string"},
+    "dst": {"enum": [rule.value for rule in DstRule]},
     "priority": _PRIORITY,
     "max_retries": _limited(limits.RETRIES),
     "max_attempts": _limited(limits.ATTEMPTS),

@@ -38,7 +38,10 @@ class Reads(Protocol):
 
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing: ...
 
-    async def runs(self, job_id: str, start: int, limit: int) -> Listing | None: ...
+    async def runs(self, job_id: str, since: int, limit: int) -> Listing | None:
+        """The job's runs scheduled at or after tick ``since``, by scheduled tick; the next
+        page's cursor is the tick of the run after the page (a key, not an offset)."""
+        ...
 
     async def workers(self) -> list[dict]: ...
 
@@ -81,13 +84,13 @@ class LiveReads:
         more = position < len(order)
         return Listing(items, str(position) if more else None)
 
-    async def runs(self, job_id: str, start: int, limit: int) -> Listing | None:
+    async def runs(self, job_id: str, since: int, limit: int) -> Listing | None:
         engine = self.live.engine
         if engine.query.live_job(job_id) is None:
             return None
-        page = engine.query.runs(job_id=job_id, offset=start, limit=limit)
-        following = str(start + len(page.items)) if page.more else None
-        return Listing([run_json(engine, row) for row in page.items], following)
+        rows = engine.query.runs(job_id=job_id, since=since, limit=limit + 1).items
+        following = str(rows[limit].scheduled) if len(rows) > limit else None
+        return Listing([run_json(engine, row) for row in rows[:limit]], following)
 
     async def workers(self) -> list[dict]:
         return workers_json(self.live.engine)

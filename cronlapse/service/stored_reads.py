@@ -3,7 +3,7 @@
 
 The stored JSON is :mod:`cronlapse.service.views`' own, written by the active scheduler
 (:mod:`cronlapse.service.read_model`), so this module only asks for pages and parses them:
-``GET /jobs`` in submission order with its filters, a job's runs by scheduled time. Reads run on
+``GET /jobs`` in submission order with its filters, a job's runs by scheduled tick. Reads run on
 a worker thread, so one slow read does not hold up the process's other requests. With
 ``--read-db`` the store is a streaming replica's: it answers as of the last transaction it has
 replayed.
@@ -36,8 +36,8 @@ class StoredReads:
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
         return _listing(await asyncio.to_thread(self.views.jobs, start, limit, wanted))
 
-    async def runs(self, job_id: str, start: int, limit: int) -> Listing | None:
-        page = await asyncio.to_thread(self.views.runs, job_id, start, limit)
+    async def runs(self, job_id: str, since: int, limit: int) -> Listing | None:
+        page = await asyncio.to_thread(self.views.runs, job_id, since, limit)
         return None if page is None else _listing(page)
 
     async def workers(self) -> list[dict]:

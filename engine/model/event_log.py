@@ -40,13 +40,19 @@ class EventLog:
     holds it (on seed 000's maximum workload the events were a quarter of the objects it
     walked). Reading builds a new, equal event each time: compare events with ``==``, never
     ``is``.
+
+    A headless run that reads each event once (``cronlapse run`` prints it, the checker and the
+    summary take what they need) releases what it has read (:meth:`release`), so the log holds
+    the events since, not the whole history. Indexes stay those of the whole log: the first event
+    kept is at :attr:`base`, and reading before it is an error.
     """
 
-    __slots__ = ("_fields", "_kinds")
+    __slots__ = ("_base", "_fields", "_kinds")
 
     def __init__(self) -> None:
         self._kinds = bytearray()
         self._fields: list[tuple] = []
+        self._base = 0
 
     def add(self, kind: type, *fields: object) -> None:
         """Append the event ``kind(*fields)``."""
@@ -56,8 +62,30 @@ class EventLog:
     def append(self, event: Any) -> None:
         self.add(type(event), *(getattr(event, name) for name in event.__match_args__))
 
+    @property
+    def base(self) -> int:
+        """The index of the first event kept (0 unless some were released)."""
+        return self._base
+
+    def release(self, before: int) -> None:
+        """Forget the events before index ``before``, which every reader has read: their
+        indexes, and the later ones', do not change."""
+        if before > len(self):
+            raise IndexError(f"cannot release to {before}: the log has {len(self)} events")
+        drop = before - self._base
+        if drop > 0:
+            del self._kinds[:drop]
+            del self._fields[:drop]
+            self._base = before
+
+    def _kept(self, index: int) -> int:
+        """Where the event at ``index`` of the whole log sits in the kept lists."""
+        if index < self._base:
+            raise IndexError(f"event {index} was released (the log keeps {self._base} on)")
+        return index - self._base
+
     def mark(self) -> int:
-        return len(self._fields)
+        return self._base + len(self._fields)
 
     def since(self, mark: int) -> list[Any]:
         return self[mark:]
@@ -66,8 +94,9 @@ class EventLog:
         """The events after ``mark`` as stored: each one's class and its fields in the class's
         field order. For readers of many events that need a few fields of some kinds (the
         seed 001 protocol prints four kinds of a run's events), without building every event."""
+        start = self._kept(mark)
         return zip(
-            map(EVENT_KINDS.__getitem__, self._kinds[mark:]), self._fields[mark:], strict=True
+            map(EVENT_KINDS.__getitem__, self._kinds[start:]), self._fields[start:], strict=True
         )
 
     def select(self, kinds: Iterable[type], start: int = 0) -> Iterator[tuple[int, Any]]:
@@ -77,16 +106,18 @@ class EventLog:
         it several times): the others are passed over in C, by their codes, and never built."""
         codes = frozenset(kind.code for kind in kinds)  # type: ignore[attr-defined]
         stored, fields = self._kinds, self._fields
-        if start:
-            stored, fields = stored[start:], fields[start:]
+        kept = self._kept(start)
+        if kept:
+            stored, fields = stored[kept:], fields[kept:]
         wanted = map(codes.__contains__, stored)
         for index, code, values in compress(zip(count(start), stored, fields), wanted):
             yield index, EVENT_KINDS[code](*values)
 
     def truncate(self, length: int) -> None:
         """Forget the events after the first ``length`` (a rewind)."""
-        del self._kinds[length:]
-        del self._fields[length:]
+        kept = self._kept(length)
+        del self._kinds[kept:]
+        del self._fields[kept:]
 
     def first_index_at(self, tick: int) -> int:
         """Index of the first event at or after ``tick``: events are appended in tick order."""
@@ -98,10 +129,11 @@ class EventLog:
                 low = middle + 1
             else:
                 high = middle
-        return low
+        return self._base + low
 
     def records(self, start: int, stop: int) -> EventRecords:
         """Events ``start`` to ``stop`` as stored, for the journal to keep."""
+        start, stop = self._kept(start), self._kept(stop)
         return EventRecords(self._kinds[start:stop], self._fields[start:stop])
 
     def extend_records(self, records: EventRecords) -> None:
@@ -110,16 +142,19 @@ class EventLog:
         self._fields += records.fields
 
     def __len__(self) -> int:
-        return len(self._fields)
+        return self._base + len(self._fields)
 
-    def __getstate__(self) -> tuple[list[str], list[tuple]]:
+    def __getstate__(self) -> tuple:
         """Pickled with the classes' names, not their codes: a snapshot written by one version
-        of cronlapse reads back right in a later one whose event classes are numbered anew."""
-        return [EVENT_KINDS[code].__name__ for code in self._kinds], self._fields
+        of cronlapse reads back right in a later one whose event classes are numbered anew. A
+        log that released events adds its base (older snapshots have none)."""
+        names = [EVENT_KINDS[code].__name__ for code in self._kinds]
+        return (names, self._fields) if not self._base else (names, self._fields, self._base)
 
-    def __setstate__(self, state: tuple[list[str], list[tuple]]) -> None:
-        names, self._fields = state
+    def __setstate__(self, state: tuple) -> None:
+        names, self._fields, *base = state
         self._kinds = bytearray(CODES[name] for name in names)
+        self._base = base[0] if base else 0
 
     def __iter__(self) -> Iterator[Any]:
         return map(_build, self._kinds, self._fields)
@@ -132,8 +167,16 @@ class EventLog:
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return list(map(_build, self._kinds[index], self._fields[index]))
-        return _build(self._kinds[index], self._fields[index])
+            positions = range(*index.indices(len(self)))
+            if positions and min(positions[0], positions[-1]) < self._base:
+                raise IndexError(f"events from {self._base} on are kept, not {index}")
+            base = self._base
+            kept = slice(positions.start - base, positions.stop - base, positions.step)
+            if kept.stop < 0:  # a backward slice that runs to the first event kept
+                kept = slice(kept.start, None, kept.step)
+            return list(map(_build, self._kinds[kept], self._fields[kept]))
+        at = self._kept(index if index >= 0 else len(self) + index)
+        return _build(self._kinds[at], self._fields[at])
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ reads both.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Iterator, KeysView, Mapping
 
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
@@ -202,6 +203,15 @@ class OccurrenceStore(JournaledPart):
         if archive is None or not archive.count(state):
             return live
         return _StateKeys(live, archive, state)
+
+    def job_ticks(self, job_id: str, since: int) -> Iterator[int]:
+        """The scheduled ticks of the job's runs with a record (live or archived) from
+        ``since`` on, in order. With an archive the live table holds live work only, so this
+        costs the job's live runs and a seek in its archived ones, not the history."""
+        live = sorted(tick for job, tick in self.records if job == job_id and tick >= since)
+        if self.archive is None:
+            return iter(live)
+        return heapq.merge(self.archive.job_ticks(job_id, since), live)
 
     def ready_and_priority(self, key: Key) -> tuple[int, int] | None:
         """A materialised run's ``ready_since`` and ``priority``, live or archived, without

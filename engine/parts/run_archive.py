@@ -20,6 +20,7 @@ a keyframe of the engine (:mod:`engine.rewind.live_state`) keeps the archive's l
 from __future__ import annotations
 
 import bisect
+import itertools
 from array import array
 from collections.abc import Iterator
 
@@ -216,9 +217,19 @@ class RunArchive:
             if code is None or runs[base + _STATE] == code:
                 yield (job_ids[runs[base + _JOB]], runs[base + _SCHEDULED])
 
-    def records(self) -> Iterator[Occurrence]:
-        """Every archived run as a record, in the order they were archived."""
-        return map(self._record, range(len(self)))
+    def job_ticks(self, job_id: str, since: int) -> Iterator[int]:
+        """The scheduled ticks of the job's archived runs from ``since`` on, in order: a seek in
+        the job's own column, so a page deep in a long history costs what the first costs."""
+        job_runs = self._by_job.get(job_id)
+        if job_runs is None:
+            return iter(())
+        ticks = job_runs.ticks
+        return itertools.islice(ticks, bisect.bisect_left(ticks, since), None)
+
+    def records(self, start: int = 0) -> Iterator[Occurrence]:
+        """The archived runs from the ``start``-th on as records, in the order they were
+        archived."""
+        return map(self._record, range(start, len(self)))
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH

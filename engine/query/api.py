@@ -121,6 +121,27 @@ class Query:
         """Every run with a record, by key, in the order they were created."""
         return self._records
 
+    def live_records(self) -> Mapping[RunKey, Occurrence]:
+        """The runs with a record in the live state: all of :meth:`records` in an engine that
+        does not archive; in one that does, those not yet archived. For readers that check the
+        live state and have read each archived run as it was archived."""
+        return self._parts.store.records
+
+    def live_record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
+        """The keys of :meth:`live_records` in ``state``, in the order they entered it."""
+        return self._parts.store.index.keys[state].keys()
+
+    def archived_count(self) -> int:
+        """How many runs the engine has archived (0 if it does not archive)."""
+        archive = self._parts.store.archive
+        return 0 if archive is None else len(archive)
+
+    def archived_records(self, start: int = 0) -> Iterator[Occurrence]:
+        """The archived runs from the ``start``-th on, in the order they were archived, each
+        read back as a new record: a reader that follows a run reads what each step archived."""
+        archive = self._parts.store.archive
+        return iter(()) if archive is None else archive.records(start)
+
     def record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
         """The keys of the runs with a record in ``state``, in the order they entered it (runs
         without a record are not among them: see :meth:`runs` and :meth:`count_runs`)."""

@@ -45,7 +45,7 @@ def list_runs(
     limit: int = 50,
 ) -> Page[OccurrenceRow]:
     """Runs by scheduled tick then job id, filtered; implicit ones included."""
-    rows = _all_rows(parts, state, job_id)
+    rows = _all_rows(parts, state, job_id, since)
     if worker_id is not None:
         rows = (r for r in rows if any(a.worker_id == worker_id for a in r.attempts))
     if since is not None:
@@ -84,19 +84,35 @@ def implicit_row(job: Job, scheduled: int, state: OccurrenceState) -> Occurrence
 
 
 def _all_rows(
-    parts: EngineParts, state: OccurrenceState | None, job_id: str | None
+    parts: EngineParts, state: OccurrenceState | None, job_id: str | None, since: int | None
 ) -> Iterator[OccurrenceRow]:
-    keys = parts.occurrences.keys() if state is None else parts.store.state_keys(state)
-    if job_id is not None:
-        keys = [k for k in keys if k[0] == job_id]
-    order = {j: job.order_key for j, job in parts.jobs.items()}
-    materialised = sorted(keys, key=lambda k: (k[1], order[k[0]]))
     occurrences = parts.occurrences
-    streams = [((k[1], order[k[0]], k[0]), record_row(occurrences[k])) for k in materialised]
-    generators: list[Iterator] = [iter(streams)]
+    if job_id is not None and state is None and job_id in parts.jobs:
+        streams: Iterator = _job_records(parts, job_id, since)
+    else:
+        keys = parts.occurrences.keys() if state is None else parts.store.state_keys(state)
+        if job_id is not None:
+            keys = [k for k in keys if k[0] == job_id]
+        order = {j: job.order_key for j, job in parts.jobs.items()}
+        materialised = sorted(keys, key=lambda k: (k[1], order[k[0]]))
+        streams = iter(
+            [((k[1], order[k[0]], k[0]), record_row(occurrences[k])) for k in materialised]
+        )
+    generators: list[Iterator] = [streams]
     generators += [_implicit(parts, waiting) for waiting in _ranges(parts, state, job_id)]
     for _, row in heapq.merge(*generators, key=lambda item: item[0]):
         yield row
+
+
+def _job_records(
+    parts: EngineParts, job_id: str, since: int | None
+) -> Iterator[tuple[tuple[int, bytes, str], OccurrenceRow]]:
+    """One job's runs with a record from ``since`` on, in tick order, each built when the page
+    reaches it (a seek in the job's runs, not a sort of every job's)."""
+    order_key, occurrences = parts.jobs[job_id].order_key, parts.occurrences
+    first = -(2**63) if since is None else since
+    for tick in parts.store.job_ticks(job_id, first):
+        yield (tick, order_key, job_id), record_row(occurrences[(job_id, tick)])
 
 
 def _ranges(

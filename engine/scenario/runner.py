@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.core import Engine
 from engine.model.commands import Result
 from engine.play.ticks import TickDriver, TimedCommand
-from engine.scenario.checks import Mismatch, StatusQuery
+from engine.scenario.checks import EventCount, Mismatch, StatusQuery
 from engine.scenario.errors import Position
 from engine.scenario.model import Scenario, TimelineEntry
 
@@ -48,9 +48,8 @@ class ScenarioRunner:
     """Steps one scenario on its own engine; ``until`` overrides the scenario's ``clock.until``.
 
     ``archive``: the engine archives its finished runs (:class:`~engine.core.Engine`), so its
-    memory follows live work. ``cronlapse sweep`` asks for it: it reads the latency figures,
-    which read the archive's rows. ``run`` and ``check`` do not yet: the invariant checker reads
-    every run back as a record, which costs more than keeping the runs live."""
+    memory follows live work. ``cronlapse sweep``, ``run`` and ``check`` ask for it; ``run`` and
+    ``check`` also release the log's events as they read them (:meth:`release_events`)."""
 
     def __init__(
         self, scenario: Scenario, until: int | None = None, *, archive: bool = False
@@ -67,6 +66,9 @@ class ScenarioRunner:
         """The last tick fully processed (-1 before tick 0)."""
         self._entry = 0
         self._expectation = 0
+        self.counts_events = any(isinstance(e.check, EventCount) for e in scenario.expectations)
+        """Whether an expectation counts the log's events: it reads the whole log, which must
+        then be kept."""
 
     @property
     def stop(self) -> int | None:
@@ -75,6 +77,12 @@ class ScenarioRunner:
         if self.until is not None:
             return self.until
         return self.scenario.last_tick if self.scenario.endless else None
+
+    def release_events(self, before: int) -> None:
+        """Let the log forget its events before index ``before``, which the caller has read,
+        unless an expectation still counts them (:attr:`counts_events`)."""
+        if not self.counts_events:
+            self.engine.log.release(before)
 
     def run(self) -> list[Failure]:
         """Play to the end; the failures of the whole run."""

@@ -11,8 +11,10 @@ import pytest
 
 from cronlapse.analyses.advise import AdviceOptions, FleetError, advise, read_fleet
 from cronlapse.analyses.advise.findings import Kind
+from cronlapse.analyses.advise.proposals import NO_POOL
 from cronlapse.analyses.advise.writer import scenario_text
 from cronlapse.cli.main import main
+from cronlapse.exports.fleet import kept_keys
 from engine.scenario import parse_scenario
 
 MIDNIGHT_HERD = """\
@@ -282,3 +284,99 @@ def test_an_output_that_cannot_be_written_is_said_before_anything_plays(tmp_path
     status, out, err = cronlapse("advise", str(source), "-o", str(missing))
     assert (status, out) == (2, "")
     assert err == f"cronlapse advise: cannot write {missing}: No such file or directory\n"
+
+
+HERD_CRONTAB = """\
+# nightly jobs of the shop (ops)
+MAILTO=ops@example.com
+
+# backups first
+0 0 * * * /usr/local/bin/backup-db.sh > /dev/null 2>&1
+0 0 * * * /usr/bin/nice -n 19 /opt/shop/bin/report
+@daily /opt/shop/bin/cleanup
+0 0 * * * timeout 600 /opt/shop/bin/export
+0 0 * * * /opt/shop/bin/index   # search
+@reboot /opt/shop/bin/warm-up
+"""
+
+
+def test_an_advised_crontab_is_written_back_as_a_crontab(tmp_path: Path) -> None:
+    source = tmp_path / "herd.crontab"
+    source.write_text(HERD_CRONTAB, encoding="utf-8")
+    written = tmp_path / "advised.crontab"
+    status, out, _ = cronlapse("advise", str(source), "-o", str(written))
+    assert status == 0
+    assert out.endswith(f"wrote {written}: herd.crontab with the changes\n")
+    # cron has no catch-up: that finding gets no change the crontab could not say
+    assert (
+        "nothing proposed: backup-db, report, cleanup, export, index: its crontab file "
+        "cannot say catch_up" in out
+    )
+    text = written.read_text(encoding="utf-8")
+    lines, original = text.splitlines(), HERD_CRONTAB.splitlines()
+    moved = [n for n, (new, old) in enumerate(zip(lines, original, strict=True)) if new != old]
+    assert moved == [5, 6, 7, 8]  # the herd's entries but the first; the rest byte for byte
+    assert [line.split(" ", 1)[0] for line in lines[4:9]] == ["0", "24", "6", "12", "18"]
+    assert [line.split(" * * * ", 1)[1] for line in lines[4:9]] == [
+        line.split(" * * * ", 1)[1] if "@" not in line else "/opt/shop/bin/cleanup"
+        for line in original[4:9]
+    ]
+    status, again, _ = cronlapse("import", "crontab", str(written))
+    assert status == 0
+    imported = read_fleet(str(source), cronlapse("import", "crontab", str(source))[1])
+    options = AdviceOptions(kept=kept_keys(imported.scenario))
+    advised = advise(imported, options).advised.scenario
+    assert parse_scenario(again, "again.yaml").jobs == advised.jobs
+
+
+def test_with_scenario_an_advised_crontab_is_written_as_a_scenario(tmp_path: Path) -> None:
+    source = tmp_path / "herd.crontab"
+    source.write_text(HERD_CRONTAB, encoding="utf-8")
+    written = tmp_path / "advised.yaml"
+    status, out, _ = cronlapse("advise", str(source), "--scenario", "-o", str(written))
+    assert status == 0 and out.endswith(f"wrote {written}\n")
+    advised = parse_scenario(written.read_text(encoding="utf-8"), str(written))
+    # a scenario says what a crontab cannot: the catch-up is proposed and written
+    assert {spec.catch_up.value for spec in advised.jobs} == {"latest"}
+
+
+SYNC_FROM_A_CRONTAB = """\
+scenario: A sync from a crontab, on one worker
+clock: {epoch: "2026-01-05T00:00:00", timezone: UTC, tick: 60, until: 120}
+workers: [w1]
+jobs:
+  - {id: sync, cron: "* * * * *", duration: 5, catch_up: latest,
+     source: {format: crontab, file: app.crontab, line: "1", text: "* * * * * sync"}}
+"""
+
+
+def test_a_fleet_going_back_to_its_files_is_proposed_only_what_they_say() -> None:
+    fleet = fleet_of(SYNC_FROM_A_CRONTAB)
+    as_scenario = advise(fleet, AdviceOptions())
+    kinds = [step.finding.kind for step in as_scenario.steps if step.proposal is not None]
+    assert kinds == [Kind.LONG_RUN, Kind.PEAK]
+    going_back = advise(fleet, AdviceOptions(kept=kept_keys(fleet.scenario)))
+    assert going_back.taken == ()
+    reasons = {step.finding.kind: step.reason for step in going_back.steps}
+    assert reasons[Kind.LONG_RUN] == "sync: its crontab file cannot say overlap"
+    assert reasons[Kind.PEAK] == NO_POOL
+
+
+def test_a_fleet_of_several_files_is_written_into_a_directory_not_over_a_file(
+    tmp_path: Path,
+) -> None:
+    herd = tmp_path / "herd.crontab"
+    herd.write_text(HERD_CRONTAB, encoding="utf-8")
+    other = tmp_path / "other.crontab"
+    other.write_text("30 1 * * * /opt/shop/bin/vacuum\n", encoding="utf-8")
+    fleet = tmp_path / "fleet.yaml"
+    assert cronlapse("import", str(herd), str(other), "-o", str(fleet))[0] == 0
+    a_file = tmp_path / "taken"
+    a_file.write_text("", encoding="utf-8")
+    status, out, err = cronlapse("advise", str(fleet), "-o", str(a_file))
+    assert (status, out) == (2, "")
+    assert err == f"cronlapse advise: cannot write {a_file}: Not a directory\n"
+    status, out, _ = cronlapse("advise", str(fleet), "-o", str(tmp_path / "back"))
+    assert status == 0
+    assert out.endswith(f"wrote 2 files in {tmp_path / 'back'}: herd.crontab, other.crontab\n")
+    assert (tmp_path / "back" / "other.crontab").read_text() == other.read_text()

@@ -220,6 +220,16 @@ programs = st.frozensets(st.sampled_from(sorted(STEPS)), min_size=1).flatmap(pro
 """Swarm testing: each program uses only some kinds of step, so that long runs of a few kinds
 (the chains that reach deep states) are common rather than drowned out by the others."""
 
+fuzzed_programs = given(
+    policy=policies,
+    seed=st.integers(0, 2**16),
+    workers=st.sampled_from((1, 1, 0)),
+    jobs=st.lists(specs, max_size=3),
+    program=programs,
+)
+"""What a fuzz test plays: a policy, a seed, no worker or one, up to three jobs and a program.
+The fuzz tests of the archive and of the streaming checks play the same."""
+
 # -------------------------------------------------------------------------------- resolving
 
 
@@ -348,13 +358,7 @@ def fingerprint(engine: Engine) -> tuple:
     max_examples=200,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(
-    policy=policies,
-    seed=st.integers(0, 2**16),
-    workers=st.sampled_from((1, 1, 0)),
-    jobs=st.lists(specs, max_size=3),
-    program=programs,
-)
+@fuzzed_programs
 @pytest.mark.integration
 def test_no_program_crashes_and_a_rejected_command_changes_nothing(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]

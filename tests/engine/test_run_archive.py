@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings
 
 from cronlapse.analyses.invariants import violations
 from cronlapse.analyses.latency.attribution import latency_report
@@ -26,7 +25,12 @@ from engine.parts.run_archive import RunArchive
 from engine.play.history import History
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.schedules.kinds import Every
-from tests.engine.test_command_fuzz import WORKER_IDS, command_of, freeze, policies, programs, specs
+from tests.engine.test_command_fuzz import (
+    WORKER_IDS,
+    command_of,
+    freeze,
+    fuzzed_programs,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -52,13 +56,7 @@ def answers(engine: Engine) -> tuple:
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    policy=policies,
-    seed=st.integers(0, 2**16),
-    workers=st.sampled_from((1, 1, 0)),
-    jobs=st.lists(specs, max_size=3),
-    program=programs,
-)
+@fuzzed_programs
 def test_an_archiving_engine_answers_as_one_that_keeps_every_run(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
 ) -> None:

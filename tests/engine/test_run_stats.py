@@ -7,16 +7,18 @@ export pairs (``attempt_records``), so the two readings are independent.
 
 from __future__ import annotations
 
+import io
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 from cronlapse.analyses.stats import attempt_records, run_stats
+from cronlapse.exports.report import print_summary
 from engine.core import Engine
 from engine.model import events as ev
 from engine.model.records import AttemptOutcome
-from engine.scenario import ScenarioRunner, load_scenario
+from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 from tests.engine.test_invariants import POLICIES, _busy
 
 SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
@@ -37,10 +39,14 @@ def _expected(engine: Engine) -> dict[str, object]:
         successes[record.job_id] += record.outcome is AttemptOutcome.SUCCEEDED
         end = engine.now if record.end is None else record.end
         busy[record.worker_id] += max(0, end - record.start)
-    failures, cancellations = Counter(), Counter()
+    failures, skipped, cancellations = Counter(), Counter(), Counter()
     for event in engine.log:
         if isinstance(event, ev.OccurrenceFailed):
             failures[event.job_id] += 1
+        elif isinstance(event, ev.OccurrenceSkipped):
+            skipped[event.job_id] += 1
+        elif isinstance(event, ev.OccurrenceCancelled) and event.cause == "BufferLatest":
+            skipped[event.job_id] += 1  # held, and let go for a newer run: never started
         elif isinstance(event, ev.OccurrenceCancelled):
             cancellations[event.job_id] += 1
         elif isinstance(event, ev.BacklogCancelled):
@@ -50,6 +56,7 @@ def _expected(engine: Engine) -> dict[str, object]:
         "retries": +retries,
         "successes": +successes,
         "failures": +failures,
+        "skipped": +skipped,
         "cancellations": +cancellations,
         "waits": dict(waits),
         "busy": +busy,
@@ -64,8 +71,9 @@ def _summarised(engine: Engine) -> dict[str, object]:
         "retries": +Counter({job_id: job.retries for job_id, job in jobs}),
         "successes": +Counter({job_id: job.successes for job_id, job in jobs}),
         "failures": +Counter({job_id: job.failures for job_id, job in jobs}),
+        "skipped": +Counter({job_id: job.skipped for job_id, job in jobs}),
         "cancellations": +Counter({job_id: job.cancellations for job_id, job in jobs}),
-        "waits": {job_id: job.waits for job_id, job in jobs if job.waits},
+        "waits": {job_id: list(job.waits) for job_id, job in jobs if job.waits},
         "busy": +Counter({worker_id: w.busy for worker_id, w in stats.workers.items()}),
     }
 
@@ -97,3 +105,29 @@ def test_jobs_and_workers_are_listed_in_the_order_the_log_first_names_them() -> 
             named.setdefault(job_id, None)
     assert list(stats.jobs) == list(named)
     assert list(stats.workers) == ["w0", "w1", "w2"]
+
+
+OVERLAP_DROPS = """\
+scenario: Overlap drops
+clock: {until: 12}
+workers: [w1, w2]
+jobs:
+  - {id: forbid, every: 1, duration: 3, overlap: Forbid}
+  - {id: latest, every: 1, duration: 3, overlap: BufferLatest}
+"""
+
+
+def test_runs_an_overlap_rule_drops_are_skipped_not_cancelled() -> None:
+    # issue 37: a BufferLatest fleet's summary said "cancelled 5,016" and "skipped 0"
+    runner = ScenarioRunner(parse_scenario(OVERLAP_DROPS, "drops.yaml"))
+    runner.run()
+    stats = run_stats(runner.engine.log, runner.processed)
+    # each runs at 0, 3, 6, 9 and 12; Forbid skips the runs due meanwhile, BufferLatest lets
+    # each held run go when a newer one falls due (it never starts, as Kubernetes never creates it)
+    assert [(job.skipped, job.cancellations) for job in stats.jobs.values()] == [(8, 0), (8, 0)]
+    out = io.StringIO()
+    print_summary(stats, out)
+    header, forbid = (
+        line for line in out.getvalue().splitlines() if "job " in line or "forbid" in line
+    )
+    assert header.split("┃")[6].strip() == "skipped" and forbid.split("│")[6].strip() == "8"

@@ -61,7 +61,8 @@ def test_a_fleet_written_back_as_it_came_is_the_files_and_imports_the_same(
         assert exported.files[unit] == (IMPORTS / "timers" / unit).read_text()
     manifest = exported.files["reporting-cronjobs.yaml"]
     original = (IMPORTS / "reporting-cronjobs.yaml").read_text()
-    assert manifest.endswith(original[original.index("apiVersion: batch/v1\nkind: CronJob\n") :])
+    # the List's CronJobs one document each, then the Deployment beside them and the last CronJob
+    assert manifest.endswith(original[original.index("apiVersion: apps/v1\nkind: Deployment") :])
     again = import_files(written(tmp_path, exported.files), ImportOptions()).scenario
     same_fleet(imported, again)
 

@@ -5,18 +5,21 @@ service, a monotonic one) imported into one scenario, played with ``cronlapse ru
 in each format and imported again.
 
 The files (``corpus/mixed/``) are written in the style of public ones: Laravel's scheduler line,
-a ``flock``-guarded queue worker, ``nice``'d dumps, Debian's ``run-parts`` line, a Helm chart's
-rendered CronJobs, a ``report@.service`` template."""
+a ``flock``-guarded queue worker, ``nice``'d dumps, Debian's ``run-parts`` line, a package's
+midnight chores, a Helm chart's rendered CronJobs, a ``report@.service`` template."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 from import_helpers import cronlapse
 
+from cronlapse.analyses.advise import AdviceOptions, advise, read_fleet
+from cronlapse.exports.fleet import kept_keys
+from engine.model.records import JobSpec
 from engine.scenario import Scenario, parse_scenario
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "mixed"
@@ -35,6 +38,9 @@ IDS = [
     "refresh-cache",
     "run-parts-cron.hourly",
     "shop-gc",
+    "shop-export",
+    "shop-sitemap",
+    "logrotate",
     "image-thumbnails",
     "search-reindex",
     "refresh-cache-k8s",
@@ -47,7 +53,7 @@ WEEK = 7 * 1440
 def _imported(tmp_path: Path) -> tuple[Path, Scenario]:
     fleet = tmp_path / "shop.yaml"
     status, out, err = cronlapse("import", *map(str, FILES), "-o", str(fleet))
-    assert (status, out) == (0, f"wrote {fleet}: 12 jobs\n")
+    assert (status, out) == (0, f"wrote {fleet}: 15 jobs\n")
     assert err.splitlines() == [
         f"cronlapse import: renamed: {FILES[2]}:57: id refresh-cache-k8s: refresh-cache is "
         f"already the id of {FILES[0]}:19",
@@ -105,6 +111,64 @@ def test_the_mixed_fleet_exports_in_each_format_and_imports_again(
     matched = sorted(sorted(_instants(again, spec.job_id)) for spec in again.jobs)
     expected = sorted(ticks for job_id, ticks in fires.items() if job_id not in left_out)
     assert matched == expected
+
+
+def test_the_mixed_fleet_is_advised_written_back_exported_and_imports_the_same(
+    tmp_path: Path,
+) -> None:
+    fleet, _ = _imported(tmp_path)
+    assert cronlapse("run", str(fleet))[0] == 0
+    back = tmp_path / "back"
+    status, out, err = cronlapse("advise", str(fleet), "--until", "2880", "-o", str(back))
+    assert status == 0, err
+    assert "herd: 4 jobs fire in the same minute at 00:00" in out
+    assert "refresh-cache: cron 0 * * * * -> 7 * * * *" in out  # @hourly, in app.crontab
+    assert "shop-sitemap: cron 0 0 * * * -> 23 0 * * *" in out
+    assert out.endswith(
+        f"wrote 7 files in {back}: app.crontab, cron.d/shop-maintenance, cronjobs.yaml, "
+        "report@weekly.timer, report@.service, tmp-sweep.timer, tmp-sweep.service\n"
+    )
+    nightly = (back / "cron.d" / "shop-maintenance").read_text().splitlines()
+    original = FILES[1].read_text().splitlines()
+    assert [line.split("\t", 1)[0] for line in nightly[-3:]] == ["15 0", "23 0", "0 0"]
+    assert nightly[:-3] == original[:-3]  # the rest byte for byte
+    assert (back / "app.crontab").read_text() == FILES[0].read_text().replace(
+        "@hourly timeout 300", "7 * * * * timeout 300"
+    )
+    assert (back / "cronjobs.yaml").read_text() == FILES[2].read_text()  # the ConfigMap too
+
+    advised = advise(
+        read_fleet(str(fleet), fleet.read_text(encoding="utf-8")),
+        AdviceOptions(until=2880, kept=kept_keys(_scenario(fleet))),
+    ).advised.scenario
+    again = _import_back(back, tmp_path / "again.yaml")
+    assert _by_id(again) == _by_id(advised)
+
+    exported = tmp_path / "exported"
+    status, _, err = cronlapse(
+        "export", "--fleet", "source", str(tmp_path / "again.yaml"), "-o", str(exported)
+    )
+    assert (status, err) == (0, "")
+    once_more = _import_back(exported, tmp_path / "once-more.yaml")
+    assert _by_id(once_more) == _by_id(again)
+    assert (once_more.workers, once_more.clock) == (again.workers, again.clock)
+
+
+def _scenario(path: Path) -> Scenario:
+    return parse_scenario(path.read_text(encoding="utf-8"), str(path))
+
+
+def _import_back(directory: Path, output: Path) -> Scenario:
+    """Import the fleet's files written in ``directory`` (its units through their timers)."""
+    files = [directory / PurePath(path).relative_to(CORPUS).name for path in FILES]
+    files[1] = directory / "cron.d" / "shop-maintenance"
+    status, _, err = cronlapse("import", *map(str, files), "-o", str(output))
+    assert status == 0, err
+    return _scenario(output)
+
+
+def _by_id(scenario: Scenario) -> dict[str, JobSpec]:
+    return {spec.job_id: spec for spec in scenario.jobs}
 
 
 def _instants(scenario: Scenario, job_id: str) -> list[str]:

@@ -12,7 +12,7 @@ from import_helpers import cronlapse
 from cronlapse.importers.files import ImportProblems
 from cronlapse.importers.systemd import parse_timer, read_timer
 from engine.model import events as ev
-from engine.scenario import ScenarioRunner, load_scenario
+from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
 
 TIMERS = Path(__file__).parent / "corpus" / "systemd"
 
@@ -218,8 +218,7 @@ def test_files_that_are_no_timer_are_refused_and_nothing_is_written(
 
 
 def test_an_event_that_is_one_unknown_word_is_not_understood_not_a_zone(tmp_path: Path) -> None:
-    """A lone word is read as a zone (``OnCalendar=UTC`` is midnight there), so
-    ``OnCalendar=garbage`` was an unknown time zone, though nothing in it was meant as one."""
+    """``OnCalendar=garbage`` is no event, not a zone mistyped."""
     source = tmp_path / "job.timer"
     source.write_text("[Timer]\nPersistent=true\nOnCalendar=garbage\n")
     status, out, err = cronlapse("import", "systemd", str(source))
@@ -227,10 +226,34 @@ def test_an_event_that_is_one_unknown_word_is_not_understood_not_a_zone(tmp_path
     assert err == (
         f"cronlapse import: {source}:3:12: OnCalendar=: 'garbage' is not a calendar event: "
         "expected WEEKDAYS YEAR-MONTH-DAY HOUR:MINUTE[:SECOND] [ZONE], each part optional, such "
-        "as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'UTC'\n"
+        "as 'Mon..Fri *-*-* 02:30:00', 'daily' or 'daily UTC'\n"
     )
 
 
-def test_a_lone_zone_is_still_an_event() -> None:
-    (schedule,) = parse_timer("[Timer]\nOnCalendar=Europe/Paris\n", "t").schedules
-    assert (schedule.cron, schedule.timezone) == ("0 0 * * *", "Europe/Paris")
+@pytest.mark.parametrize("zone", ["UTC", "utc", "Europe/Paris"])
+def test_a_zone_alone_is_refused_as_systemd_refuses_it_and_the_rest_imported(
+    tmp_path: Path, zone: str
+) -> None:
+    # calendarspec.c reads a zone only after a space; "OnCalendar=UTC" fails to parse, and the
+    # timer ignores the line (test-calendarspec.c: calendar_spec_from_string(" UTC") < 0)
+    alone = tmp_path / "alone.timer"
+    alone.write_text(f"[Timer]\nOnCalendar={zone}\n")
+    nightly = tmp_path / "nightly.timer"
+    nightly.write_text("[Timer]\nOnCalendar=daily\n")
+    status, out, err = cronlapse("import", "systemd", str(alone), str(nightly))
+    assert status == 0
+    assert err == (
+        f"cronlapse import: not imported: {alone}:2: OnCalendar={zone}: a zone alone, which "
+        f"systemd refuses (it ignores the line): a zone follows an event, as in 'daily {zone}'\n"
+    )
+    assert [job.job_id for job in parse_scenario(out, "t.yaml").jobs] == ["nightly"]
+
+
+def test_persistent_has_no_effect_on_a_timer_without_on_calendar(tmp_path: Path) -> None:
+    # systemd.timer(5), Persistent=: "only has an effect on timers configured with OnCalendar="
+    timer = tmp_path / "sweep.timer"
+    timer.write_text("[Timer]\nOnBootSec=15min\nOnUnitActiveSec=6h\nPersistent=true\n")
+    status, out, _ = cronlapse("import", "systemd", str(timer))
+    assert status == 0
+    assert "catch_up" not in out.split("jobs:")[1].split("source:")[0]
+    assert "# Persistent=true: no effect without OnCalendar= (no catch-up)" in out

@@ -66,11 +66,12 @@ def test_run_prints_one_line_per_event_then_the_summary(small: Path) -> None:
     ]
     summary = out[out.index("Jobs (at tick 15)") :]
     report_row = next(line for line in summary.splitlines() if "report" in line)
-    assert report_row.split("│")[2:10] == [
+    assert report_row.split("│")[2:11] == [
         "    2 ",
         "  1 ",
         "      0 ",
         "       1 ",
+        "       0 ",
         "         0 ",
         "        0 ",
         "   0 ",

@@ -128,6 +128,10 @@ class Cluster:
         self.started = True
         return self
 
+    def tool(self, name: str) -> str:
+        """The path of one of the server's client programs (``createdb``, ``dropdb``...)."""
+        return _beside(self.binaries, name)
+
     def url(self, database: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 

@@ -229,7 +229,7 @@ class StoreContract:
         running = views.jobs(0, 10, JobFilter("running", None, "backup"))
         assert [json.loads(item)["id"] for item in running.items] == ["c"]
 
-    def test_runs_are_paged_by_scheduled_time_and_a_jobs_implicit_runs_go_with_it(
+    def test_runs_are_paged_by_scheduled_tick_and_a_jobs_implicit_runs_go_with_it(
         self, store: Store
     ) -> None:
         runs = [
@@ -242,9 +242,13 @@ class StoreContract:
         views = store.views
         page = views.runs("a", 0, 2)
         assert page is not None
-        assert ([json.loads(item)["tick"] for item in page.items], page.next) == ([10, 20], 2)
-        last = views.runs("a", 2, 2)
+        assert ([json.loads(item)["tick"] for item in page.items], page.next) == ([10, 20], 30)
+        last = views.runs("a", 30, 2)
         assert last is not None and (last.items, last.next) == (['{"tick": 30}'], None)
+        middle = views.runs("a", 11, 1)
+        assert middle is not None and (middle.items, middle.next) == (['{"tick": 20}'], 30), (
+            "a page starts at the first run scheduled at or after its cursor"
+        )
         assert views.runs("b", 0, 10) is None and views.runs("x", 0, 10) is None
         rewritten = ViewChanges(jobs=[job("a", 0)], runs=[RunView("a", 40, True, "{}")])
         store.journal.append([], Publication(views=rewritten))

@@ -5,13 +5,14 @@ the page shows (``...`` stands for what differs from run to run)."""
 from __future__ import annotations
 
 import shlex
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.service.conftest import ROOT, Server
-from tests.service.doc_sessions import block, section, sessions
-from tests.service.test_readme_service import _pattern, _prints_as_shown
+from tests.service.doc_sessions import block, prints_as_shown, section, sessions
+from tests.service.test_readme_service import _run
 
 pytestmark = pytest.mark.e2e
 
@@ -29,6 +30,7 @@ def test_the_pages_examples_answer_as_shown(tmp_path: Path) -> None:
                 command.replace("$TOKEN", token).replace("localhost:8080", server.url[7:])
             )
             reads = "-X" not in argv
-            _prints_as_shown(command, argv, _pattern(expected), server.directory, wait=reads)
+            run = partial(_run, argv, server.directory)
+            prints_as_shown(command, run, expected, wait=reads)
     finally:
         server.kill()

@@ -3,8 +3,10 @@ input; a restart's replay is not logged again."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import re
 import threading
 
 from cronlapse.service.codec import DELIVERY
@@ -14,7 +16,7 @@ from cronlapse.service.events_log import NAMES, EventLogger
 from cronlapse.service.live import LiveService
 from cronlapse.service.store.memory import MemoryStore
 from engine.model import events as ev
-from engine.model.records import OccurrenceState
+from engine.model.records import CancelReason, CatchUp, OccurrenceState
 from tests.service.test_live import Wall, complete_running, open_live
 
 NOTIFY = [{"on": ["retries_exhausted"], "channel": "email", "to": "ops@example.com"}]
@@ -98,7 +100,7 @@ def test_one_line_per_state_change_with_its_fields() -> None:
         "tick": 1_000_000,
         "time": "1970-01-12T13:46:40Z",
         "job": "etl",
-        "schedule": "once at 1000010",
+        "schedule": "once at 1970-01-12T13:46:50Z",
         "next_run": "1970-01-12T13:46:50Z",
     }
     assert started["scheduled"] == 1_000_010 and started["lag"] == 0
@@ -124,3 +126,47 @@ def test_a_restart_does_not_log_the_replayed_history() -> None:
     assert out.getvalue() == ""
     complete_running(again)
     assert [line["event"] for line in lines(out)] == ["run.succeeded"]
+
+
+COUNTS_AND_DURATIONS = frozenset(
+    {"attempt", "attempts", "next_attempt", "tries", "runs", "missed", "limit"}
+    | {"delay", "lag", "deadline", "start_deadline", "run_timeout"}
+)
+"""The whole numbers of a line that are not times: counts, and durations in seconds."""
+A_TICK = 1_000_123
+RAW_TICK = re.compile(r"\d{7}")
+"""A tick of the test's (seven digits) inside text: no ISO time has seven digits in a row."""
+
+
+def an_event(kind: type[ev.Event]) -> ev.Event:
+    """An event of ``kind`` whose every whole number is a tick of the test's."""
+    made = {
+        "int": A_TICK,
+        "int | None": A_TICK,
+        "str": "x",
+        "str | None": "x",
+        "bool": True,
+        "tuple[str, ...]": ("priority",),
+        "CatchUp": CatchUp.SKIP,
+        "CancelReason": CancelReason.USER,
+        "tuple[str, int, int, str, str, str]": ("x", A_TICK, 1, "failed", "webhook", "hook"),
+    }
+    return kind(**{item.name: made[str(item.type)] for item in dataclasses.fields(kind)})
+
+
+def test_every_tick_of_every_line_has_its_iso_time_beside_it() -> None:
+    """A log line names a time as ISO 8601: a tick field has its time in ``FIELD_time``
+    (``tick``'s in ``time``), and no text holds a tick (``job.created``'s schedule said
+    ``once at 1000010``)."""
+    live = open_live(MemoryStore(), Wall(), workers=1)
+    live.submit("schedule", {"id": "x", "at": A_TICK})
+    out = attach(live)
+    live.on_events[-1]([an_event(kind) for kind in NAMES])
+    for line in lines(out):
+        for key, value in line.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                assert key in COUNTS_AND_DURATIONS or (
+                    line["time" if key == "tick" else f"{key}_time"] == "1970-01-12T13:48:43Z"
+                ), (key, line)
+            if isinstance(value, str):
+                assert not RAW_TICK.search(value), (key, line)

@@ -4,24 +4,20 @@ page shows (``...`` stands for what differs from run to run)."""
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.service.conftest import ROOT, Server
-from tests.service.doc_sessions import block, section, sessions
-from tests.waiting import PATIENCE, wait_until
+from tests.service.doc_sessions import block, prints_as_shown, section, sessions
+from tests.waiting import PATIENCE
 
 pytestmark = pytest.mark.e2e
 
 SECTION = section(ROOT / "README.md", r"^## Run it as a service.*?(?=^## )")
-
-
-def _pattern(expected: list[str]) -> re.Pattern:
-    return re.compile(re.escape("\n".join(expected)).replace(re.escape("..."), ".*?"), re.S)
 
 
 @pytest.fixture
@@ -42,29 +38,9 @@ def test_the_readme_walkthrough_answers_as_shown(readme_server: Server) -> None:
         argv = shlex.split(
             command.replace("$TOKEN", token).replace("localhost:8080", readme_server.url[7:])
         )
-        pattern = _pattern(expected)
         reads = argv[0] == "cat" or "-X" not in argv
-        _prints_as_shown(command, argv, pattern, readme_server.directory, wait=reads)
-
-
-def _prints_as_shown(
-    command: str, argv: list[str], pattern: re.Pattern, directory: Path, wait: bool
-) -> None:
-    """``argv`` prints what the README shows for ``command``; a read (``wait``) may show it a
-    little later: what a job's execution does happens in the background."""
-    printed: list[str] = []
-
-    def as_shown() -> bool:
-        printed.append(_run(argv, directory))
-        return bool(pattern.fullmatch(printed[-1].rstrip("\n")))
-
-    def said() -> str:
-        return f"$ {command}\nprinted:\n{printed[-1]}"
-
-    if wait:
-        wait_until(as_shown, f"$ {command} to print what the README shows", context=said)
-    else:
-        assert as_shown(), said()
+        run = partial(_run, argv, readme_server.directory)
+        prints_as_shown(command, run, expected, wait=reads)
 
 
 def _run(argv: list[str], directory: Path) -> str:

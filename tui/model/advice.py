@@ -1,12 +1,14 @@
 """The advice for the file a session shows, as ``cronlapse advise`` gives it
 (:mod:`cronlapse.analyses.advise`): the file is opened again, as every front end opens one, so
-an imported crontab, manifest or timer is advised on as its scenario."""
+an imported crontab, manifest or timer is advised on as its scenario, with the changes its files
+can say."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from cronlapse.analyses.advise import Advice, AdviceOptions, FleetError, advise, read_fleet
+from cronlapse.exports.fleet import kept_keys
 from cronlapse.sources import SourceInvalid, open_source
 from tui.model.session import Session
 
@@ -36,6 +38,7 @@ def advice_for(session: Session, options: AdviceOptions | None = None) -> Advice
         return AdviceAnswer(reason=SCRIPT)
     try:
         fleet = read_fleet(source.source, source.text)
-        return AdviceAnswer(advise(fleet, options or AdviceOptions()))
+        options = options or AdviceOptions(kept=kept_keys(fleet.scenario))  # as the command's
+        return AdviceAnswer(advise(fleet, options))
     except FleetError as error:
         return AdviceAnswer(reason=str(error))

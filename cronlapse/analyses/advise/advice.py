@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from cronlapse.analyses.advise.figures import NAMES, Figures, Played, play
 from cronlapse.analyses.advise.findings import Finding, find
 from cronlapse.analyses.advise.fleet import Fleet, FleetError
-from cronlapse.analyses.advise.proposals import Measure, NoProposal, Proposal, propose
+from cronlapse.analyses.advise.proposals import Kept, Measure, NoProposal, Proposal, propose
 
 WEEK_SECONDS = 7 * 86_400
 DEFAULT_WINDOW = 30
@@ -28,6 +28,10 @@ class AdviceOptions:
     """Minutes after its own a herd's job may fire."""
     until: int | None = None
     """The horizon's last tick; None: a week, or the fleet's ``clock.until`` if sooner."""
+    kept: Kept | None = None
+    """When the advised fleet goes back to the crontabs, manifests and timers its jobs came
+    from: the keys each of those formats says (``cronlapse.exports.fleet.kept_keys``), so that
+    a change is proposed only where the files can say it. None: written as a scenario."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +93,7 @@ def advise(fleet: Fleet, options: AdviceOptions) -> Advice:
     first = measure(fleet)
     current, moved, steps, taken = fleet, frozenset[str](), [], []
     for finding in find(fleet, until, first):
-        proposal = propose(finding, current, until, options.window, moved, measure)
+        proposal = propose(finding, current, until, options.window, moved, measure, options.kept)
         if isinstance(proposal, NoProposal):
             steps.append(Step(finding, None, reason=proposal.reason))
             continue

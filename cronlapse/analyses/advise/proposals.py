@@ -13,13 +13,17 @@
   ``start_deadline`` of one interval, proven under an outage at each job's first run.
 
 A finding a change cannot be written for (a job from ``generate:``, a schedule in another form)
-gets no proposal, and says why.
+gets no proposal, and says why. So does a change that the file a job goes back to cannot say, when
+the fleet is written back to the crontabs, manifests and timers its jobs came from
+(:attr:`~cronlapse.analyses.advise.advice.AdviceOptions.kept`): a crontab has no overlap rule and
+no catch-up, so cron's jobs are proposed only new fire times; a calendar timer catches up
+(``Persistent=true``) but has no start deadline; and no source system has a pool of workers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from cronlapse.analyses.advise.dst_hours import calendar_parts, changed_hours
@@ -48,6 +52,9 @@ GENERATED = "the jobs come from generate:, whose items a change cannot rewrite"
 ONE_GENERATED = "{job} comes from generate:, whose items a change cannot rewrite"
 
 Measure = Callable[[Fleet], Played]
+Kept = Mapping[str, frozenset[str]]
+"""For each job of a fleet that goes back to its files, the keys its file says so that an
+import reads them back the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,29 +87,58 @@ def propose(
     window: int,
     moved: frozenset[str],
     measure: Measure,
+    kept: Kept | None = None,
 ) -> Proposal | NoProposal:
-    """The change for ``finding`` in ``fleet`` (the fleet with the changes taken so far)."""
+    """The change for ``finding`` in ``fleet`` (the fleet with the changes taken so far);
+    ``kept``, when the fleet goes back to its source files, limits what a change may set."""
     if finding.kind is Kind.HERD:
-        return _spread(finding, fleet, window, moved)
+        return _spread(finding, fleet, window, moved, kept)
     if finding.kind is Kind.LONG_RUN:
-        return _forbid_overlap(finding, fleet)
+        return _forbid_overlap(finding, fleet, kept)
     if finding.kind is Kind.DST_HOUR:
-        return _leave_dst_hours(finding, fleet, until)
+        return _leave_dst_hours(finding, fleet, until, kept)
     if finding.kind is Kind.PEAK:
+        if kept is not None:
+            return NoProposal(finding, NO_POOL)
         return workers_needed(finding, fleet, measure)
-    return _catch_up(finding, fleet, until)
+    return _catch_up(finding, fleet, until, kept)
+
+
+NO_POOL = (
+    "the fleet goes back to crontabs, manifests or timers, which have no pool of workers: "
+    "cron, Kubernetes and systemd start every due run"
+)
+
+
+def unsaid(fleet: Fleet, job_id: str, keys: tuple[str, ...], kept: Kept | None) -> str | None:
+    """Why the file ``job_id`` goes back to cannot say ``keys``; None if it can (or the fleet
+    is written as a scenario, which says everything)."""
+    if kept is None:
+        return None
+    missing = [key for key in keys if key not in kept.get(job_id, frozenset())]
+    if not missing:
+        return None
+    source = fleet.scenario.sources.get(job_id, {})
+    return f"its {source.get('format', 'source')} file cannot say {', '.join(missing)}"
+
+
+def _jobs_and_why(unsayable: dict[str, list[str]]) -> str:
+    """``jobs: why`` for each reason, the jobs in their order."""
+    return "; ".join(f"{', '.join(jobs)}: {why}" for why, jobs in unsayable.items())
 
 
 # ------------------------------------------------------------------------------- herds
 
 
 def _spread(
-    finding: Finding, fleet: Fleet, window: int, moved: frozenset[str]
+    finding: Finding, fleet: Fleet, window: int, moved: frozenset[str], kept: Kept | None
 ) -> Proposal | NoProposal:
     movable = {
         job_id: minute
         for job_id in finding.jobs
-        if job_id not in moved and (minute := _minute(fleet, job_id)) is not None
+        if job_id not in moved
+        and (minute := _minute(fleet, job_id)) is not None
+        and unsaid(fleet, job_id, (_schedule_key(fleet, job_id),), kept) is None
     }
     if not movable:
         return NoProposal(finding, _why_not_movable(fleet, finding.jobs, moved))
@@ -133,6 +169,11 @@ def _cron_fields(fleet: Fleet, job_id: str) -> list[str] | None:
         return None
     fields = NICKNAMES.get(cron.strip().lower(), cron).split()
     return fields if len(fields) == 5 else None
+
+
+def _schedule_key(fleet: Fleet, job_id: str) -> str:
+    """The key a new fire time is written in: the job's ``cron``, else its ``daily``."""
+    return "cron" if _cron_fields(fleet, job_id) is not None else "daily"
 
 
 def _minute(fleet: Fleet, job_id: str) -> int | None:
@@ -166,10 +207,12 @@ def _why_not_movable(fleet: Fleet, jobs: tuple[str, ...], moved: frozenset[str])
 # ------------------------------------------------------------------------------- long runs
 
 
-def _forbid_overlap(finding: Finding, fleet: Fleet) -> Proposal | NoProposal:
+def _forbid_overlap(finding: Finding, fleet: Fleet, kept: Kept | None) -> Proposal | NoProposal:
     (job_id,) = finding.jobs
     if not fleet.written(job_id):
         return NoProposal(finding, ONE_GENERATED.format(job=job_id))
+    if (why := unsaid(fleet, job_id, ("overlap",), kept)) is not None:
+        return NoProposal(finding, f"{job_id}: {why}")
     old = fleet.job_keys(job_id).get("overlap", "none")
     after = fleet.with_job(job_id, {"overlap": "Forbid", "max_active": DROP})
     return Proposal(
@@ -184,11 +227,16 @@ def _forbid_overlap(finding: Finding, fleet: Fleet) -> Proposal | NoProposal:
 # ------------------------------------------------------------------------------- DST hours
 
 
-def _leave_dst_hours(finding: Finding, fleet: Fleet, until: int) -> Proposal | NoProposal:
+def _leave_dst_hours(
+    finding: Finding, fleet: Fleet, until: int, kept: Kept | None
+) -> Proposal | NoProposal:
     (job_id,) = finding.jobs
     spec = fleet.spec(job_id)
     if spec is None or not fleet.written(job_id):
         return NoProposal(finding, ONE_GENERATED.format(job=job_id))
+    keys = (_schedule_key(fleet, job_id), "timezone")
+    if (why := unsaid(fleet, job_id, keys, kept)) is not None:
+        return NoProposal(finding, f"{job_id}: {why}")
     clock = fleet.scenario.clock
     assert clock is not None  # a calendar job needs one
     touched: set[int] = set()
@@ -277,23 +325,37 @@ def workers_needed(finding: Finding, fleet: Fleet, measure: Measure) -> Proposal
 # ------------------------------------------------------------------------------- missed runs
 
 
-def _catch_up(finding: Finding, fleet: Fleet, until: int) -> Proposal | NoProposal:
+def _catch_up(
+    finding: Finding, fleet: Fleet, until: int, kept: Kept | None
+) -> Proposal | NoProposal:
+    """``catch_up: latest`` and a ``start_deadline`` of one interval for each job; where its
+    file has no start deadline (a timer), the catch-up alone; none where it has no catch-up."""
     after, changes, probe = fleet, [], []
+    unsayable: dict[str, list[str]] = {}
     for job_id in finding.jobs:  # their first runs in this fleet: a herd's may have moved
         spec = fleet.spec(job_id)
         usual = usual_interval(spec) if spec is not None else None
         first = first_run(spec, until) if spec is not None else None
         if usual is None or first is None or not fleet.written(job_id):
             continue
-        after = after.with_job(job_id, {"catch_up": "latest", "start_deadline": usual})
-        changes.append(f"{job_id}: catch_up skip -> latest, start_deadline none -> {usual}")
+        if (why := unsaid(fleet, job_id, ("catch_up",), kept)) is not None:
+            unsayable.setdefault(why, []).append(job_id)
+            continue
+        change = f"{job_id}: catch_up skip -> latest"
+        if unsaid(fleet, job_id, ("start_deadline",), kept) is None:
+            after = after.with_job(job_id, {"catch_up": "latest", "start_deadline": usual})
+            change += f", start_deadline none -> {usual}"
+        else:
+            after = after.with_job(job_id, {"catch_up": "latest"})
+        changes.append(change)
         probe.append((first - 1, first + 1))
     if not changes:
-        return NoProposal(finding, GENERATED)
-    summary = (
-        "start the latest missed run when the scheduler is back (catch_up: latest), "
-        "if it can start within its usual interval (start_deadline)"
-    )
+        return NoProposal(finding, _jobs_and_why(unsayable) if unsayable else GENERATED)
+    summary = "start the latest missed run when the scheduler is back (catch_up: latest)"
+    if any("start_deadline" in change for change in changes):
+        summary += ", if it can start within its usual interval (start_deadline)"
+    if unsayable:
+        summary += f"; not {_jobs_and_why(unsayable)}"
     return Proposal(finding, summary, tuple(changes), ("missed",), after, tuple(_merged(probe)))
 
 

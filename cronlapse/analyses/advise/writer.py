@@ -6,9 +6,8 @@ diffs as the imported ones do. Comments of the original file's head (an import's
 the fleet came from) are kept, then a line per change. ``expect:`` is left out: what the fleet
 was expected to do before the changes is not what it does after.
 
-This is the scenario writer; writing a fleet back in its source format (a crontab, CronJob
-manifests, timers) is an exporter's job, which ``cronlapse advise -o`` hands the advised fleet to
-(:func:`cronlapse.cli.advise.writer_for`).
+This is the scenario writer; a fleet whose jobs all came from crontabs, CronJob manifests and
+timers goes back to those files through the exporter (:mod:`cronlapse.cli.advise`).
 """
 
 from __future__ import annotations

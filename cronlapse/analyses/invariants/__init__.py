@@ -9,65 +9,139 @@ concerns (an empty list when all hold), in three parts:
 - liveness (:mod:`.liveness`): under automatic dispatch no run waits at the end of a tick while a
   worker that could take it is idle, and a run still waiting at the end is reported.
 
-Each part reads the state and the log once, so a call costs O(state + log): run it at the end of
-a run (``cronlapse check`` and ``cronlapse run`` do) or after steps in tests, never in the
-engine's hot path.
+A :class:`Checker` follows a run: each ``observe()`` reads the events since the last one and
+the runs archived since (O(new events)), and keeps what is live (runs waiting or running, busy
+workers) or compact (per job, a column of the runs the log finished); ``violations()`` adds what
+the state at the end says. So a long run can release the log as it goes, and an engine that
+archives its finished runs has each one checked once, when it was archived. ``violations(engine)``
+reads the whole log at once.
 
-The engine forgets a job's earlier definitions once no waiting run needs them. A :class:`Checker`
-that ``observe()``s the engine after each tick (O(new events)) keeps them, so the runs created
-under them are checked against them too; ``violations(engine)`` alone knows each job's current
-definition and accepts, for runs that may have been created under an earlier one, any values.
+The engine forgets a job's earlier definitions once no waiting run needs them. A checker that
+observes after each tick keeps them, so the runs created under them are checked against them
+too; ``violations(engine)`` alone knows each job's current definition and accepts, for runs that
+may have been created under an earlier one, any values.
 """
 
 from __future__ import annotations
 
-from cronlapse.analyses.invariants.definitions import creation_violations
-from cronlapse.analyses.invariants.facts import Violation, collect_facts
-from cronlapse.analyses.invariants.liveness import liveness_violations
-from cronlapse.analyses.invariants.safety import safety_violations
+from cronlapse.analyses.invariants.definitions import CreationCheck, creation_violations
+from cronlapse.analyses.invariants.facts import FactsReader, Violation
+from cronlapse.analyses.invariants.liveness import LivenessReplay
+from cronlapse.analyses.invariants.pools import PoolTicks
+from cronlapse.analyses.invariants.safety import (
+    LogSafety,
+    active_overlap_violations,
+    run_violations,
+    state_violations,
+)
 from engine.core import Engine
 from engine.model import events as ev
+from engine.model.job_rules import OverlapRule
+from engine.model.policies import DispatchMode
 from engine.model.records import JobSpec
 
 __all__ = ["Checker", "Violation", "violations"]
 
 
 class Checker:
-    """The invariants of one engine, with the job definitions seen while it ran."""
+    """The invariants of one engine, read as it runs, with the job definitions seen meanwhile."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._read = 0
         self._specs: dict[int, JobSpec] = {}
         """Log index of a JobScheduled or JobModified event -> the definition it left."""
+        self._start(0)
+
+    def _start(self, read: int) -> None:
+        """Read from the start of the log (again, after a rollback: the specs kept are those of
+        the events the log still holds)."""
+        engine = self.engine
+        self._specs = {i: spec for i, spec in self._specs.items() if i < read}
+        self._read = 0
+        self._archived = 0
+        self._rules: dict[str, OverlapRule] = {}
+        self._pool_of: dict[str, str] = {}
+        slots = dict(engine.policy.pools)
+        self._facts = FactsReader()
+        self._safety = LogSafety(self._rules, self._pool_of, slots)
+        self._liveness = (
+            LivenessReplay(self._facts.jobs, PoolTicks(slots, self._pool_of))
+            if engine.policy.dispatch is DispatchMode.AUTO
+            else None
+        )
+        self._archived_found: list[str] = []
+        self._archived_created: list[Violation] = []
+        self._creation = CreationCheck(engine, self._facts.facts())
 
     def observe(self) -> None:
-        """Remember the definitions set since the last call: each job's definition now is the one
-        its last new JobScheduled or JobModified event left (earlier ones of the same call stay
-        unknown). Costs the events since the last call."""
+        """Read the events since the last call and check the runs archived since. Each job's
+        definition now is the one its last new JobScheduled or JobModified event left (earlier
+        ones of the same call stay unknown)."""
         log = self.engine.log
-        if len(log) < self._read:  # rolled back: forget what the log no longer holds
-            self._specs = {i: spec for i, spec in self._specs.items() if i < len(log)}
-            self._read = len(log)
+        if len(log) < self._read:  # rolled back: read what the log holds again
+            self._start(len(log))
+        start = self._read
+        query = self.engine.query
         latest: dict[str, int] = {}
-        for index, event in log.select((ev.JobScheduled, ev.JobModified), self._read):
+        for index, event in log.select((ev.JobScheduled, ev.JobModified), start):
             latest[event.job_id] = index
         for job_id, index in latest.items():
-            job = self.engine.query.job(job_id)
+            job = query.job(job_id)
             if job is not None:
                 self._specs[index] = job.spec
+                self._follow_rules(job_id, job.spec)
+        self._facts.read(self.engine, start, self._specs)
+        events = list(log.stored_since(start))
+        self._safety.read(events)
+        if self._liveness is not None:
+            self._liveness.read(events)
         self._read = len(log)
+        self._check_archived()
+
+    def _follow_rules(self, job_id: str, spec: JobSpec) -> None:
+        """The limits the log replay holds the job's attempts to: its overlap rule and pool."""
+        if spec.overlap is not None:
+            self._rules[job_id] = spec.overlap
+        else:
+            self._rules.pop(job_id, None)
+        if spec.pool:
+            self._pool_of[job_id] = spec.pool
+        else:
+            self._pool_of.pop(job_id, None)
+
+    def _check_archived(self) -> None:
+        """Each run archived since the last call, once: its record and how it was created."""
+        query = self.engine.query
+        if query.archived_count() == self._archived:
+            return
+        archived = list(query.archived_records(self._archived))
+        self._archived += len(archived)
+        self._facts.held_to_now(self.engine, {run.job_id for run in archived})
+        for run in archived:
+            self._archived_found += run_violations(self.engine, run.key, run)
+            self._archived_created += self._creation.run(run)
+            self._facts.forget(run.key)
 
     def violations(self, through: int | None = None) -> list[Violation]:
         """Every broken invariant, by tick. ``through`` is the last tick whose end liveness may
         judge: by default the one before ``engine.now`` (whose processing may still be open);
         pass ``now`` once the current tick has settled."""
+        self.observe()
         engine = self.engine
-        last = engine.now - 1 if through is None else through
-        facts = collect_facts(engine, self._specs)
-        found = safety_violations(engine)
+        now = engine.now
+        last = now - 1 if through is None else through
+        self._facts.held_to_now(engine, self._facts.jobs)
+        facts = self._facts.facts()
+        found = [Violation(now, text) for text in self._archived_found]
+        found += [Violation(now, text) for text in state_violations(engine)]
+        found += self._safety.found
+        found += active_overlap_violations(engine)
+        found += self._safety.overlaps
+        found += self._safety.pools
+        found += self._archived_created
         found += creation_violations(engine, facts)
-        found += liveness_violations(engine, facts, last)
+        if self._liveness is not None:
+            found += self._liveness.violations(engine, last)
         return sorted(found, key=lambda violation: violation.tick)
 
 

@@ -20,7 +20,7 @@ A definition nobody observed (see :class:`cronlapse.analyses.invariants.Checker`
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -44,37 +44,86 @@ class Window:
         return self.start <= last and (self.end is None or first <= self.end)
 
 
+Values = tuple[int, int, int, int | None]
+"""What a run takes from its definition: priority, attempts allowed, duration, timeout."""
+JobHistory = tuple[JobFacts, list[Window], list[Values | None]]
+"""A job's facts, its schedule windows and each definition's values (None when unknown)."""
+
+
+class CreationCheck:
+    """The creation checks of single runs, against the facts as they stand: an archived run is
+    checked when it is archived (its definitions are all known by then: a later one starts after
+    it was created), a live one at the end. Each job's windows and values are worked out when its
+    definitions change, for the jobs whose runs are asked about."""
+
+    def __init__(self, engine: Engine, facts: Facts) -> None:
+        self.engine = engine
+        self.facts = facts
+        self._auto = engine.policy.dispatch is DispatchMode.AUTO
+        self._limit = engine.policy.execution_limit
+        self._jobs: dict[str, tuple[int, JobSpec | None, JobHistory]] = {}
+        """Per job: how many definitions it had and the last one's spec, when worked out."""
+
+    def job(self, job_id: str) -> JobHistory | None:
+        """The job's facts, its schedule windows and each definition's values (None when
+        unknown); None for a job the log never scheduled (reported once, by the end check)."""
+        known = self.facts.jobs.get(job_id)
+        if known is None or not known.definitions:
+            return None
+        count, last = len(known.definitions), known.definitions[-1].spec
+        held = self._jobs.get(job_id)
+        if held is not None and held[0] == count and held[1] is last:
+            return held[2]
+        values = [
+            _spec_values(d.spec, self._limit) if d.spec is not None else None
+            for d in known.definitions
+        ]
+        history = (known, _schedule_windows(known.definitions), values)
+        self._jobs[job_id] = (count, last, history)
+        return history
+
+    def run(self, occurrence: Occurrence, walked: Collection[int] = ()) -> list[Violation]:
+        """The run lies in its schedule (unless the walk behind the cursor found it there:
+        ``walked``) and carries the values of a definition in force when it was created."""
+        held = self.job(occurrence.job_id)
+        if held is None:
+            return []
+        known, windows, values = held
+        found = []
+        if occurrence.scheduled not in walked:
+            found += _schedule_violation(occurrence, windows, self.facts)
+        found += _values_violation(self.engine, occurrence, known, values, self.facts, self._auto)
+        return found
+
+
 def creation_violations(engine: Engine, facts: Facts) -> list[Violation]:
+    """Every job was scheduled, none left a run behind its cursor uncreated, and the live runs
+    were created in their schedules with their definitions' values (archived runs are checked
+    as they are archived: :class:`CreationCheck`)."""
     found: list[Violation] = []
     runs: dict[str, list[Occurrence]] = {}
-    for occurrence in engine.query.records().values():
+    for occurrence in engine.query.live_records().values():
         runs.setdefault(occurrence.job_id, []).append(occurrence)
-    auto = engine.policy.dispatch is DispatchMode.AUTO
+    check = CreationCheck(engine, facts)
     histories = []
     for job_id, job in engine.query.jobs().items():
-        known = facts.jobs.get(job_id)
-        if known is None or not known.definitions:
+        held = check.job(job_id)
+        if held is None:
             found.append(Violation(engine.now, f"job {job_id} has no JobScheduled event"))
             continue
-        windows = _schedule_windows(known.definitions)
-        histories.append((job, known, windows, _behind_cursor(job, known, windows)))
+        known, windows, _ = held
+        histories.append((job, known, _behind_cursor(job, known, windows)))
     walks = _SharedWalks(
         (stretch.schedule, low, high)
         for *_, stretch in histories
         if stretch is not None
         for low, high in stretch.segments
     )
-    limit = engine.policy.execution_limit
-    for job, known, windows, stretch in histories:
+    for job, known, stretch in histories:
         missing, walked = _walk_behind_cursor(engine, job, known, stretch, walks)
         found += missing
-        values = [
-            _spec_values(d.spec, limit) if d.spec is not None else None for d in known.definitions
-        ]
         for occurrence in runs.get(job.job_id, ()):
-            if occurrence.scheduled not in walked:  # else the walk found it in the schedule
-                found += _schedule_violation(occurrence, windows, facts)
-            found += _values_violation(engine, occurrence, known, values, facts, auto)
+            found += check.run(occurrence, walked)
     return found
 
 
@@ -108,10 +157,6 @@ def _schedule_violation(
     since = ", ".join(str(w.start) for w in holding)
     text = f"{job_id}@{scheduled} is not in its job's schedule (the one defined at tick {since})"
     return [Violation(scheduled, text)]
-
-
-Values = tuple[int, int, int, int | None]
-"""What a run takes from its definition: priority, attempts allowed, duration, timeout."""
 
 
 def _spec_values(spec: JobSpec, execution_limit: int | None) -> Values:

@@ -7,6 +7,7 @@ checks combine the two.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.core import Engine
@@ -95,34 +96,52 @@ _FACT_KINDS = (
 """The events the facts come from: a few a job, where a run logs its attempts by the million."""
 
 
-def collect_facts(engine: Engine, specs: dict[int, JobSpec]) -> Facts:
-    """One pass over the log; ``specs`` holds the definitions observed by log index."""
-    jobs: dict[str, JobFacts] = {}
-    cancelled_at: dict[tuple[str, int], int] = {}
-    backfilled_at: dict[tuple[str, int], int] = {}
-    for index, event in engine.log.select(_FACT_KINDS):
-        match event:
-            case ev.JobScheduled(job_id=job_id):
-                jobs[job_id] = JobFacts([Definition(event.tick, None, specs.get(index))])
-            case ev.JobModified(job_id=job_id, fields=changed) if job_id in jobs:
-                definition = Definition(event.tick, frozenset(changed), specs.get(index))
-                jobs[job_id].definitions.append(definition)
-            case ev.OccurrencesSkipped(job_id=job_id, after=after, through=through) if (
-                job_id in jobs
-            ):
-                jobs[job_id].skipped.append((after, through))
-            case ev.OccurrenceSkipped(job_id=job_id, scheduled=scheduled) if job_id in jobs:
-                jobs[job_id].skipped_runs.add(scheduled)
-            case ev.JobPaused(job_id=job_id) if job_id in jobs:
-                jobs[job_id].pauses.append([event.tick, None])
-            case ev.JobResumed(job_id=job_id) if job_id in jobs and jobs[job_id].pauses:
-                jobs[job_id].pauses[-1][1] = event.tick
-            case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
-                cancelled_at[(job_id, scheduled)] = event.tick
-            case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
-                backfilled_at[(job_id, scheduled)] = event.tick
-    for job_id, known in jobs.items():
-        job = engine.query.job(job_id)
-        if job is not None:
-            known.definitions[-1].spec = job.spec
-    return Facts(jobs, cancelled_at, backfilled_at)
+class FactsReader:
+    """The facts, read from the log a stretch at a time (each event once, in order)."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, JobFacts] = {}
+        self.cancelled_at: dict[tuple[str, int], int] = {}
+        self.backfilled_at: dict[tuple[str, int], int] = {}
+
+    def read(self, engine: Engine, start: int, specs: dict[int, JobSpec]) -> None:
+        """The log's events from index ``start`` on; ``specs`` holds the definitions observed,
+        by log index."""
+        jobs = self.jobs
+        for index, event in engine.log.select(_FACT_KINDS, start):
+            match event:
+                case ev.JobScheduled(job_id=job_id):
+                    jobs[job_id] = JobFacts([Definition(event.tick, None, specs.get(index))])
+                case ev.JobModified(job_id=job_id, fields=changed) if job_id in jobs:
+                    definition = Definition(event.tick, frozenset(changed), specs.get(index))
+                    jobs[job_id].definitions.append(definition)
+                case ev.OccurrencesSkipped(job_id=job_id, after=after, through=through) if (
+                    job_id in jobs
+                ):
+                    jobs[job_id].skipped.append((after, through))
+                case ev.OccurrenceSkipped(job_id=job_id, scheduled=scheduled) if job_id in jobs:
+                    jobs[job_id].skipped_runs.add(scheduled)
+                case ev.JobPaused(job_id=job_id) if job_id in jobs:
+                    jobs[job_id].pauses.append([event.tick, None])
+                case ev.JobResumed(job_id=job_id) if job_id in jobs and jobs[job_id].pauses:
+                    jobs[job_id].pauses[-1][1] = event.tick
+                case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                    self.cancelled_at[(job_id, scheduled)] = event.tick
+                case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                    self.backfilled_at[(job_id, scheduled)] = event.tick
+
+    def facts(self) -> Facts:
+        """The facts so far (see :meth:`held_to_now` for each job's last definition)."""
+        return Facts(self.jobs, self.cancelled_at, self.backfilled_at)
+
+    def held_to_now(self, engine: Engine, job_ids: Iterable[str]) -> None:
+        """The last definition of each of ``job_ids`` is the one the engine holds now."""
+        for job_id in job_ids:
+            known, job = self.jobs.get(job_id), engine.query.job(job_id)
+            if known is not None and job is not None:
+                known.definitions[-1].spec = job.spec
+
+    def forget(self, key: tuple[str, int]) -> None:
+        """A run checked for good (archived): its cancel and backfill ticks are not asked again."""
+        self.cancelled_at.pop(key, None)
+        self.backfilled_at.pop(key, None)

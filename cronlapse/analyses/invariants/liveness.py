@@ -12,13 +12,14 @@ cannot, a draining one runs its last attempt and goes down, and under reported c
 worker stays busy until its attempt is reported.
 
 Replaying the log rebuilds, for the end of every tick, which workers were idle, and for every
-run the ticks it waited. Two checks, both judged only through the tick the caller says has
-settled:
+run the ticks it waited. Two checks:
 
 - (a) a run that waited at the end of a tick at which a worker was idle, and was taken or
-  cancelled later: reported at the first such tick;
+  cancelled later: judged when it stops waiting (through the tick before, which has settled),
+  reported at the first such tick;
 - (b) a run still waiting at the end of the run that waited while a worker was idle: never
-  dispatched, cancelled or skipped; reported at the end.
+  dispatched, cancelled or skipped; judged through the tick the caller says has settled,
+  reported at the end.
 
 Under manual dispatch a created run rightly waits for the caller's next Dispatch, which the log
 does not record, so neither check applies (seed 000).
@@ -27,14 +28,14 @@ does not record, so neither check applies (seed 000).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Iterable
 from functools import partial
 
-from cronlapse.analyses.invariants.facts import Facts, Violation
+from cronlapse.analyses.invariants.facts import JobFacts, Violation
 from cronlapse.analyses.invariants.pools import PoolTicks
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.policies import DispatchMode
 from engine.model.records import OccurrenceState
 
 S = OccurrenceState
@@ -105,6 +106,18 @@ class IdleTicks:
             index += 1
         return None
 
+    def closed(self, through: int) -> IdleTicks:
+        """A copy whose state after the last event holds through ``through`` (this one reads
+        on)."""
+        closed = copy.copy(self)
+        closed.starts, closed.ends, closed.workers = (
+            list(self.starts),
+            list(self.ends),
+            list(self.workers),
+        )
+        closed.finish(through)
+        return closed
+
     def _close(self, through: int) -> None:
         assert self._tick is not None
         if not self._idle:
@@ -118,121 +131,149 @@ class IdleTicks:
             self.workers.append(worker)
 
 
-def liveness_violations(engine: Engine, facts: Facts, through: int) -> list[Violation]:
-    """Checks (a) and (b) of the module docstring, through the end of tick ``through``."""
-    if engine.policy.dispatch is not DispatchMode.AUTO:
-        return []
-    idle = IdleTicks()
-    pools = PoolTicks(engine)
-    waiting: dict[Key, int | None] = {}
-    """Runs the log has told about: since when each waits (None: it does not)."""
-    blocked: dict[str, list[list]] = {}
-    """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One event
-    opens a range and one closes it; every run created in between waits only from the close."""
-    held: dict[str, list[list]] = {}
-    """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by scheduled
-    tick. A held run does not wait; each one's ``OccurrenceReleased`` says from when it does."""
-    found: list[Violation] = []
+class LivenessReplay:
+    """Checks (a) and (b) of the module docstring, reading the log as it grows (each event once,
+    in order). What it keeps is live: the runs waiting or running (a run the log finishes is
+    forgotten), the idle stretches of workers and pools, and each job's blocked and held ranges.
+    Check (a) judges a stretch when the run stops waiting; check (b), at the end."""
 
-    def since(key: Key, at: int) -> int | None:
-        if key in waiting:
-            return waiting[key]
-        for first, last in held.get(key[0], ()):
+    def __init__(self, jobs: dict[str, JobFacts], pools: PoolTicks) -> None:
+        self.found: list[Violation] = []
+        self.idle = IdleTicks()
+        self.pools = pools
+        self._jobs = jobs
+        """The facts about each job, read up to at least the events read here."""
+        self._waiting: dict[Key, int | None] = {}
+        """Live runs the log has told about: since when each waits (None: it does not)."""
+        self._blocked: dict[str, list[list]] = {}
+        """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One
+        event opens a range and one closes it; every run created in between waits only from the
+        close."""
+        self._held: dict[str, list[list]] = {}
+        """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by
+        scheduled tick. A held run does not wait; each one's ``OccurrenceReleased`` says from
+        when it does."""
+        self._current: int | None = None
+
+    def since(self, key: Key, at: int) -> int | None:
+        if key in self._waiting:
+            return self._waiting[key]
+        for first, last in self._held.get(key[0], ()):
             if first <= key[1] and (last is None or key[1] <= last):
                 return None
-        known = facts.jobs.get(key[0])  # not yet touched: implicit, waiting once created
+        known = self._jobs.get(key[0])  # not yet touched: implicit, waiting once created
         start = known.created_at(key[1], at) if known is not None else None
         # A run created while a blocked range that covers it was open waits from the range's
         # end; a job whose runs wait on upstream runs one by one opens a range per run, so the
         # latest such end counts, and one still open means the run does not wait yet.
-        for first, unblocked in blocked.get(key[0], ()):
+        for first, unblocked in self._blocked.get(key[0], ()):
             if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
                 if unblocked is None:
                     return None
                 start = unblocked
         return start
 
-    def chance(key: Key, start: int, end: int) -> tuple[int, str] | None:
-        """The first tick in ``[start, end]`` at which the run could have been taken: a worker
-        idle and, for a pooled job, a slot of its pool free."""
-        pool = pools.pool_of.get(key[0])
-        return idle.first(start, end, None if pool is None else partial(pools.first_free, pool))
+    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
+        """Events as the log stores them. Nearly every event of a long run starts or ends an
+        attempt: those are read from their stored fields (see
+        :data:`engine.model.events.ATTEMPT_ENDS`), and only the few others are built. The cases
+        say what makes a run wait or stop waiting; the last, what changes a worker."""
+        idle, pools, waiting = self.idle, self.pools, self._waiting
+        blocked, held, stopped = self._blocked, self._held, self._stopped
+        pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
+        current = self._current
+        for kind, fields in stored:
+            tick = fields[0]
+            if tick != current:
+                idle.advance(tick)
+                if pooled:
+                    pools.advance(tick)
+                current = tick
+            if kind is ev.AttemptStarted:
+                _, job_id, scheduled, _, worker_id = fields
+                stopped((job_id, scheduled), tick)
+                idle.started(worker_id)
+            elif kind in ev.ATTEMPT_ENDS:
+                idle.ended(fields[4])
+                if kind is ev.AttemptSucceeded:
+                    waiting.pop((fields[1], fields[2]), None)
+            else:
+                event = kind(*fields)
+                match event:
+                    case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                        stopped((job_id, scheduled), tick)
+                        waiting.pop((job_id, scheduled))
+                    case ev.OccurrenceFailed(job_id=job_id, scheduled=scheduled):
+                        waiting.pop((job_id, scheduled), None)
+                    case ev.BacklogCancelled(job_id=job_id, first=first):
+                        stopped((job_id, first), tick)
+                    case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                        waiting[(job_id, scheduled)] = tick
+                    case ev.RetryScheduled(
+                        job_id=job_id, scheduled=scheduled, eligible_at=eligible_at
+                    ):
+                        waiting[(job_id, scheduled)] = eligible_at
+                    case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
+                        waiting[(job_id, scheduled)] = None
+                        blocked.setdefault(job_id, []).append([scheduled, None])
+                    case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                        waiting[(job_id, scheduled)] = None
+                        held.setdefault(job_id, []).append([scheduled, None])
+                    case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                        waiting[(job_id, scheduled)] = tick
+                        if event.emptied:
+                            for period in held.get(job_id, ()):
+                                if period[1] is None:
+                                    period[1] = scheduled
+                    case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
+                        waiting[(job_id, scheduled)] = tick
+                        for period in blocked.get(job_id, ()):
+                            if period[1] is None:
+                                period[1] = tick
+                    case _:
+                        idle.read(event)
+            if pooled:
+                pools.read(kind, fields)
+        self._current = current
 
-    def stopped(key: Key, tick: int) -> None:
-        start = since(key, tick)
-        hit = chance(key, start, min(tick - 1, through)) if start is not None else None
+    def violations(self, engine: Engine, through: int) -> list[Violation]:
+        """Check (a)'s findings so far, and check (b) through the end of tick ``through``
+        (reading may go on afterwards)."""
+        found = list(self.found)
+        idle, pools = self.idle.closed(through), self.pools.closed(through)
+        for key in _still_waiting(engine):
+            start = self.since(key, engine.now)
+            hit = _chance(idle, pools, key, start, through) if start is not None else None
+            if hit is not None:
+                text = (
+                    f"{key[0]}@{key[1]} still waits at the end (it could run from tick {start}), "
+                    f"though {hit[1]} was idle at the end of tick {hit[0]}: it was never "
+                    "dispatched, cancelled or skipped"
+                )
+                found.append(Violation(through, text))
+        return found
+
+    def _stopped(self, key: Key, tick: int) -> None:
+        """The run stopped waiting at ``tick``: had it waited at the end of an earlier tick at
+        which it could have been taken?"""
+        start = self.since(key, tick)
+        hit = _chance(self.idle, self.pools, key, start, tick - 1) if start is not None else None
         if hit is not None:
             text = (
                 f"{key[0]}@{key[1]} waited at the end of the tick while {hit[1]} was idle "
                 f"(it could run from tick {start})"
             )
-            found.append(Violation(hit[0], text))
-        waiting[key] = None
+            self.found.append(Violation(hit[0], text))
+        self._waiting[key] = None
 
-    pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
-    current: int | None = None
-    # Nearly every event of a long run starts or ends an attempt: those are read from their
-    # stored fields (see engine.model.events.ATTEMPT_ENDS), and only the few others are built.
-    # The cases say what makes a run wait or stop waiting; the last, what changes a worker.
-    for kind, fields in engine.log.stored_since(0):
-        tick = fields[0]
-        if tick != current:
-            idle.advance(tick)
-            if pooled:
-                pools.advance(tick)
-            current = tick
-        if kind is ev.AttemptStarted:
-            _, job_id, scheduled, _, worker_id = fields
-            stopped((job_id, scheduled), tick)
-            idle.started(worker_id)
-        elif kind in ev.ATTEMPT_ENDS:
-            idle.ended(fields[4])
-        else:
-            event = kind(*fields)
-            match event:
-                case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
-                    stopped((job_id, scheduled), tick)
-                case ev.BacklogCancelled(job_id=job_id, first=first):
-                    stopped((job_id, first), tick)
-                case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
-                    waiting[(job_id, scheduled)] = tick
-                case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
-                    waiting[(job_id, scheduled)] = eligible_at
-                case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
-                    waiting[(job_id, scheduled)] = None
-                    blocked.setdefault(job_id, []).append([scheduled, None])
-                case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
-                    waiting[(job_id, scheduled)] = None
-                    held.setdefault(job_id, []).append([scheduled, None])
-                case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
-                    waiting[(job_id, scheduled)] = tick
-                    if event.emptied:
-                        for period in held.get(job_id, ()):
-                            if period[1] is None:
-                                period[1] = scheduled
-                case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
-                    waiting[(job_id, scheduled)] = tick
-                    for period in blocked.get(job_id, ()):
-                        if period[1] is None:
-                            period[1] = tick
-                case _:
-                    idle.read(event)
-        if pooled:
-            pools.read(kind, fields)
-    idle.finish(through)
-    if pooled:
-        pools.finish(through)
-    for key in _still_waiting(engine):
-        start = since(key, engine.now)
-        hit = chance(key, start, through) if start is not None else None
-        if hit is not None:
-            text = (
-                f"{key[0]}@{key[1]} still waits at the end (it could run from tick {start}), "
-                f"though {hit[1]} was idle at the end of tick {hit[0]}: it was never "
-                "dispatched, cancelled or skipped"
-            )
-            found.append(Violation(through, text))
-    return found
+
+def _chance(
+    idle: IdleTicks, pools: PoolTicks, key: Key, start: int, end: int
+) -> tuple[int, str] | None:
+    """The first tick in ``[start, end]`` at which the run could have been taken: a worker idle
+    and, for a pooled job, a slot of its pool free."""
+    pool = pools.pool_of.get(key[0])
+    return idle.first(start, end, None if pool is None else partial(pools.first_free, pool))
 
 
 def _still_waiting(engine: Engine) -> list[Key]:

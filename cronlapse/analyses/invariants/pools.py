@@ -1,5 +1,5 @@
-"""Pools in the invariants: no pool runs more attempts than it has slots (safety), and, for the
-liveness check, the ticks at whose end each pool had every slot in use.
+"""Pools in the liveness check: the ticks at whose end each pool had every slot in use (that no
+pool runs more attempts than it has slots is a safety check: :mod:`.safety`).
 
 A run of a pooled job may rightly wait while a worker is idle if its pool is full (see
 :mod:`engine.rules.pools`); the liveness check asks this class for the first tick of an idle stretch
@@ -9,23 +9,22 @@ at which the run's pool had a slot free. Read from the log in one pass, like the
 from __future__ import annotations
 
 import bisect
+import copy
+from collections.abc import Mapping
 
-from cronlapse.analyses.invariants.facts import Violation
-from engine.core import Engine
 from engine.model import events as ev
 
 
 class PoolTicks:
     """Per pool, pieces of ticks ``[start, end]`` at whose end all its slots were in use."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.slots = dict(engine.policy.pools)
-        self.pool_of = {
-            job_id: job.spec.pool for job_id, job in engine.query.jobs().items() if job.spec.pool
-        }
+    def __init__(self, slots: dict[str, int], pool_of: Mapping[str, str]) -> None:
+        self.slots = slots
+        self.pool_of = pool_of
+        """Each pooled job's pool, kept up to date by the caller as jobs come and change."""
         self._running = dict.fromkeys(self.slots, 0)
-        self._starts: dict[str, list[int]] = {name: [] for name in self.slots}
-        self._ends: dict[str, list[int]] = {name: [] for name in self.slots}
+        self.starts: dict[str, list[int]] = {name: [] for name in self.slots}
+        self.ends: dict[str, list[int]] = {name: [] for name in self.slots}
         self._tick: int | None = None
 
     def advance(self, tick: int) -> None:
@@ -52,7 +51,7 @@ class PoolTicks:
 
     def first_free(self, pool: str, start: int, end: int) -> int | None:
         """The first tick in ``[start, end]`` at whose end ``pool`` had a slot free."""
-        starts, ends = self._starts[pool], self._ends[pool]
+        starts, ends = self.starts[pool], self.ends[pool]
         index = bisect.bisect_left(ends, start)
         tick = start
         while index < len(ends) and starts[index] <= tick:
@@ -65,32 +64,17 @@ class PoolTicks:
         for pool, running in self._running.items():
             if running < self.slots[pool]:
                 continue
-            starts, ends = self._starts[pool], self._ends[pool]
+            starts, ends = self.starts[pool], self.ends[pool]
             if ends and ends[-1] == self._tick - 1:
                 ends[-1] = through
             else:
                 starts.append(self._tick)
                 ends.append(through)
 
-
-def pool_violations(engine: Engine) -> list[Violation]:
-    """Safety: at no point of the log does a pool run more attempts than it has slots."""
-    found: list[Violation] = []
-    slots = dict(engine.policy.pools)
-    if not slots:
-        return found
-    jobs = engine.query.jobs()
-    pool_of = {job_id: job.spec.pool for job_id, job in jobs.items() if job.spec.pool}
-    running = dict.fromkeys(slots, 0)
-    for event in engine.log:
-        pool = pool_of.get(event.job_id) if isinstance(event, ev.OccurrenceEvent) else None
-        if pool is None:
-            continue
-        if isinstance(event, ev.AttemptStarted):
-            running[pool] += 1
-            if running[pool] > slots[pool]:
-                text = f"pool {pool} runs {running[pool]} attempts, over its {slots[pool]} slots"
-                found.append(Violation(event.tick, text))
-        elif isinstance(event, ev.ATTEMPT_ENDS):
-            running[pool] -= 1
-    return found
+    def closed(self, through: int) -> PoolTicks:
+        """A copy whose state after the last event holds through ``through`` (this one reads on)."""
+        closed = copy.copy(self)
+        closed.starts = {pool: list(ticks) for pool, ticks in self.starts.items()}
+        closed.ends = {pool: list(ticks) for pool, ticks in self.ends.items()}
+        closed.finish(through)
+        return closed

@@ -1,65 +1,68 @@
 """Safety: nothing runs twice or on two workers, and the state agrees with itself and the log.
 
 Violations found in the state concern ``engine.now``; those found replaying the log, the tick of
-the event that broke the rule.
+the event that broke the rule. The log is replayed as it grows (:class:`LogSafety`), keeping what
+is live (the attempts running, the busy workers) and, compactly, the runs it finished; each run's
+record is checked once (:func:`run_violations`): an archived run when it was archived, a live one
+at the end.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
 from cronlapse.analyses.invariants.facts import Violation
-from cronlapse.analyses.invariants.pools import pool_violations
+from cronlapse.analyses.invariants.finished import FinishedRuns
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.records import AttemptOutcome, OccurrenceState
+from engine.model.job_rules import OverlapRule
+from engine.model.records import AttemptOutcome, Occurrence, OccurrenceState
 
 S = OccurrenceState
+Key = tuple[str, int]
 
 
-def safety_violations(engine: Engine) -> list[Violation]:
-    now = engine.now
-    found = [Violation(now, text) for text in _occurrence_violations(engine)]
-    found += [Violation(now, text) for text in _worker_violations(engine)]
-    found += [Violation(now, text) for text in _index_violations(engine)]
-    found += _log_violations(engine)
-    found += _overlap_violations(engine)
-    found += pool_violations(engine)
-    return found
-
-
-def _occurrence_violations(engine: Engine) -> list[str]:
+def state_violations(engine: Engine) -> list[str]:
+    """The live state's violations (each archived run was checked when it was archived)."""
     found = []
-    for key, occurrence in engine.query.records().items():
-        attempts = occurrence.attempts
-        numbers = [attempt.number for attempt in attempts]
-        running = [attempt for attempt in attempts if attempt.outcome is _RUNNING]
-        if numbers != list(range(1, len(numbers) + 1)):
-            found.append(f"{_name(key)}: attempts numbered {numbers}, not 1..n")
-        if len(attempts) > occurrence.max_attempts:  # lost attempts do not count: a closer look
-            counted = [a for a in attempts if a.outcome is not AttemptOutcome.LOST]
-            if len(counted) > occurrence.max_attempts:
-                found.append(
-                    f"{_name(key)}: {len(counted)} counted attempts exceed "
-                    f"{occurrence.max_attempts}"
-                )
-        if len(running) > 1:
-            found.append(f"{_name(key)}: {len(running)} attempts running at once")
-        if (occurrence.state is _RUNNING_STATE) != bool(running):
-            found.append(
-                f"{_name(key)}: state {occurrence.state.value} with {len(running)} running"
-            )
-        for attempt in running:
-            worker = engine.query.worker(attempt.worker_id)
-            if worker is None or worker.running != key:
-                found.append(
-                    f"{_name(key)}: attempt {attempt.number} runs on {attempt.worker_id}, "
-                    "which does not know it"
-                )
+    for key, occurrence in engine.query.live_records().items():
+        found += run_violations(engine, key, occurrence)
+    found += _worker_violations(engine)
+    found += _index_violations(engine)
     return found
 
 
-def _name(key: tuple[str, int]) -> str:
+def run_violations(engine: Engine, key: Key, occurrence: Occurrence) -> list[str]:
+    """One run's record: its attempts numbered 1..n, no more counted than allowed, at most one
+    running, on a worker that knows it, and its state saying so."""
+    found = []
+    attempts = occurrence.attempts
+    numbers = [attempt.number for attempt in attempts]
+    running = [attempt for attempt in attempts if attempt.outcome is _RUNNING]
+    if numbers != list(range(1, len(numbers) + 1)):
+        found.append(f"{_name(key)}: attempts numbered {numbers}, not 1..n")
+    if len(attempts) > occurrence.max_attempts:  # lost attempts do not count: a closer look
+        counted = [a for a in attempts if a.outcome is not AttemptOutcome.LOST]
+        if len(counted) > occurrence.max_attempts:
+            found.append(
+                f"{_name(key)}: {len(counted)} counted attempts exceed {occurrence.max_attempts}"
+            )
+    if len(running) > 1:
+        found.append(f"{_name(key)}: {len(running)} attempts running at once")
+    if (occurrence.state is _RUNNING_STATE) != bool(running):
+        found.append(f"{_name(key)}: state {occurrence.state.value} with {len(running)} running")
+    for attempt in running:
+        worker = engine.query.worker(attempt.worker_id)
+        if worker is None or worker.running != key:
+            found.append(
+                f"{_name(key)}: attempt {attempt.number} runs on {attempt.worker_id}, "
+                "which does not know it"
+            )
+    return found
+
+
+def _name(key: Key) -> str:
     """A run as violations name it; made only for a run that has one (every run is checked)."""
     return f"{key[0]}@{key[1]}"
 
@@ -71,7 +74,7 @@ check reads them for every run."""
 
 def _worker_violations(engine: Engine) -> list[str]:
     found = []
-    seen: dict[tuple[str, int], str] = {}
+    seen: dict[Key, str] = {}
     for worker_id, worker in engine.query.workers().items():
         if worker.running is None:
             continue
@@ -86,82 +89,113 @@ def _worker_violations(engine: Engine) -> list[str]:
 def _index_violations(engine: Engine) -> list[str]:
     found = []
     query = engine.query
-    records = query.records()
+    records = query.live_records()
     for state in S:
-        for key in query.record_keys(state):
+        for key in query.live_record_keys(state):
             if records[key].state is not state:
                 found.append(f"{key} indexed as {state.value}")
-    if sum(len(query.record_keys(state)) for state in S) != len(records):
+    if sum(len(query.live_record_keys(state)) for state in S) != len(records):
         found.append("the by-state index and the occurrences disagree in size")
     return found
 
 
-def _log_violations(engine: Engine) -> list[Violation]:
-    """Replays the log: no dispatch of a final occurrence, no double start, one delivery a key.
+class LogSafety:
+    """Replays the log as it grows: no dispatch of a final occurrence, no double start, one
+    delivery a key; no job over its overlap limit nor pool over its slots at any point.
 
     Nearly every event of a long run starts or ends an attempt: those are read from their stored
     fields (see :data:`engine.model.events.ATTEMPT_ENDS`), and only the few others are built."""
-    found = []
-    final: set[tuple[str, int]] = set()
-    running: dict[tuple[str, int], int] = {}
-    busy: dict[str, tuple[str, int]] = {}
-    delivered: Counter = Counter()
-    for kind, fields in engine.log.stored_since(0):
-        if kind is ev.AttemptStarted:
-            tick, job_id, scheduled, attempt, worker_id = fields
-            key = (job_id, scheduled)
-            if key in final:
-                found.append(Violation(tick, f"{_name(key)} started after it ended"))
-            if key in running:
-                found.append(Violation(tick, f"{_name(key)} started twice at once"))
-            if worker_id in busy:
-                found.append(Violation(tick, f"{worker_id} given a second attempt"))
-            running[key] = attempt
-            busy[worker_id] = key
-        elif kind in ev.ATTEMPT_ENDS:
-            _, job_id, scheduled, _, worker_id = fields
-            running.pop((job_id, scheduled), None)
-            busy.pop(worker_id, None)
-            if kind is ev.AttemptSucceeded:
-                final.add((job_id, scheduled))
-        else:
-            match kind(*fields):
-                case ev.OccurrenceFailed() | ev.OccurrenceCancelled() as event:
-                    final.add((event.job_id, event.scheduled))
-                case ev.NotificationDelivered(key=key) as event:
-                    delivered[key] += 1
-                    if delivered[key] > 1:
-                        found.append(Violation(event.tick, f"notification {key} delivered twice"))
-    return found
+
+    def __init__(
+        self, rules: Mapping[str, OverlapRule], pool_of: Mapping[str, str], slots: dict[str, int]
+    ) -> None:
+        self.found: list[Violation] = []
+        self.overlaps: list[Violation] = []
+        self.pools: list[Violation] = []
+        self.finished = FinishedRuns()
+        self._running: dict[Key, int] = {}
+        self._busy: dict[str, Key] = {}
+        self._delivered: Counter = Counter()
+        self._rules = rules
+        """The overlap rules of the jobs that have one, kept up to date by the caller."""
+        self._overlapping: dict[str, set[int]] = {}
+        self._pool_of = pool_of
+        self._slots = slots
+        self._pool_running = dict.fromkeys(slots, 0)
+
+    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
+        """Events as the log stores them, in order, each once."""
+        found, finished = self.found, self.finished
+        running, busy = self._running, self._busy
+        checks_rules = bool(self._rules) or bool(self._slots)
+        for kind, fields in stored:
+            if kind is ev.AttemptStarted:
+                tick, job_id, scheduled, attempt, worker_id = fields
+                key = (job_id, scheduled)
+                if key in finished:
+                    found.append(Violation(tick, f"{_name(key)} started after it ended"))
+                if key in running:
+                    found.append(Violation(tick, f"{_name(key)} started twice at once"))
+                if worker_id in busy:
+                    found.append(Violation(tick, f"{worker_id} given a second attempt"))
+                running[key] = attempt
+                busy[worker_id] = key
+            elif kind in ev.ATTEMPT_ENDS:
+                _, job_id, scheduled, _, worker_id = fields
+                running.pop((job_id, scheduled), None)
+                busy.pop(worker_id, None)
+                if kind is ev.AttemptSucceeded:
+                    finished.add((job_id, scheduled))
+            else:
+                match kind(*fields):
+                    case ev.OccurrenceFailed() | ev.OccurrenceCancelled() as event:
+                        finished.add((event.job_id, event.scheduled))
+                    case ev.NotificationDelivered(key=key) as event:
+                        self._delivered[key] += 1
+                        if self._delivered[key] > 1:
+                            text = f"notification {key} delivered twice"
+                            found.append(Violation(event.tick, text))
+                continue
+            if checks_rules:
+                self._limits(kind, fields)
+
+    def _limits(self, kind: type, fields: tuple) -> None:
+        """An attempt started or ended, against its job's overlap rule and its pool's slots."""
+        tick, job_id, scheduled = fields[0], fields[1], fields[2]
+        started = kind is ev.AttemptStarted
+        rule = self._rules.get(job_id)
+        if rule is not None:
+            runs = self._overlapping.setdefault(job_id, set())
+            if started:
+                runs.add(scheduled)
+                if len(runs) > rule.limit:
+                    text = f"{job_id} runs {len(runs)} at once, over its limit {rule.limit}"
+                    self.overlaps.append(Violation(tick, text))
+            else:
+                runs.discard(scheduled)
+        pool = self._pool_of.get(job_id)
+        if pool is not None:
+            if started:
+                self._pool_running[pool] += 1
+                if self._pool_running[pool] > self._slots[pool]:
+                    text = (
+                        f"pool {pool} runs {self._pool_running[pool]} attempts, over its "
+                        f"{self._slots[pool]} slots"
+                    )
+                    self.pools.append(Violation(tick, text))
+            else:
+                self._pool_running[pool] -= 1
 
 
-def _overlap_violations(engine: Engine) -> list[Violation]:
-    """A job with an overlap rule never has more than its limit of runs active now, nor, at
-    any tick of the log, more than its limit of runs running at once."""
+def active_overlap_violations(engine: Engine) -> list[Violation]:
+    """A job with an overlap rule never has more than its limit of runs active now."""
     found = []
-    rules = {}
     for job_id, job in engine.query.jobs().items():
         rule = job.spec.overlap
         if rule is None:
             continue
-        rules[job_id] = rule
         active = engine.query.active_runs(job_id)
         if active > rule.limit:
             text = f"{job_id} has {active} active runs, over {rule.limit}"
             found.append(Violation(engine.now, text))
-    if not rules:
-        return found  # no rule to break (what most fleets have): no pass over the log
-    running: dict[str, set[int]] = {}
-    for _, event in engine.log.select((ev.AttemptStarted, *ev.ATTEMPT_ENDS)):
-        rule = rules.get(event.job_id)
-        if rule is None:
-            continue
-        runs = running.setdefault(event.job_id, set())
-        if isinstance(event, ev.AttemptStarted):
-            runs.add(event.scheduled)
-            if len(runs) > rule.limit:
-                text = f"{event.job_id} runs {len(runs)} at once, over its limit {rule.limit}"
-                found.append(Violation(event.tick, text))
-        else:
-            runs.discard(event.scheduled)
     return found

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import httpx
 
 from cronlapse.service.delivery.channels import EmailChannel, SlackChannel
-from cronlapse.service.delivery.email import send_email
 from cronlapse.service.delivery.notice import Notice
 from cronlapse.service.delivery.slack import post_slack
 from cronlapse.service.delivery.webhook import post_webhook
@@ -129,6 +128,11 @@ class Deliveries:
                 log.warning("%s: the notification's channel is not configured", notice.key)
                 return False
             if isinstance(channel, EmailChannel):
+                # Loaded at the first email: a server whose config has no email channel never
+                # pays for aiosmtplib and the email package (issue 36: serve imports only what
+                # serving needs).
+                from cronlapse.service.delivery.email import send_email
+
                 return await send_email(channel, notice)
             if isinstance(channel, SlackChannel):
                 return await post_slack(self.http, channel, notice)

@@ -68,7 +68,8 @@ class JobFilter:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One page of JSON texts, and the position of the next page (None: the last page)."""
+    """One page of JSON texts, and where the next page starts (None: the last page): a
+    position in submission order for jobs, a scheduled tick for a job's runs."""
 
     items: list[str]
     next: int | None
@@ -92,7 +93,9 @@ class Views(Protocol):
         ``limit``. ``next`` is None only when no job follows the page's last one."""
         ...
 
-    def runs(self, job_id: str, start: int, limit: int) -> Page | None:
-        """The job's runs by scheduled time, ``limit`` from the ``start``-th; None when the job
-        does not exist or is deleted. ``next`` is None when the page is the last."""
+    def runs(self, job_id: str, since: int, limit: int) -> Page | None:
+        """The job's runs by scheduled tick, at most ``limit`` from the first scheduled at or
+        after ``since``; None when the job does not exist or is deleted. ``next`` is the tick of
+        the run after the page (None: the page is the last). Paging by key, not by offset, makes
+        a page deep in a long history cost what the first one costs."""
         ...

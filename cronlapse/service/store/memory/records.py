@@ -147,18 +147,22 @@ class MemoryViews:
         more = bool(every) and following <= every[-1].position
         return Page([job.summary for job in rows], following if more else None)
 
-    def runs(self, job_id: str, start: int, limit: int) -> Page | None:
+    def runs(self, job_id: str, since: int, limit: int) -> Page | None:
         with self.shared.lock:
             job = self.jobs_by_id.get(job_id)
             if job is None or job.deleted:
                 return None
             mine = sorted(
-                (run for run in self.runs_by_key.values() if run.job_id == job_id),
+                (
+                    run
+                    for run in self.runs_by_key.values()
+                    if run.job_id == job_id and run.scheduled >= since
+                ),
                 key=lambda run: run.scheduled,
             )
-        page = mine[start : start + limit + 1]
+        page = mine[: limit + 1]
         items = [run.view for run in page[:limit]]
-        return Page(items, start + limit if len(page) > limit else None)
+        return Page(items, page[limit].scheduled if len(page) > limit else None)
 
 
 class MemoryOutboxClaim:

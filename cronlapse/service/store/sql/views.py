@@ -84,7 +84,7 @@ class SqlViews:
         return Page([row.summary for row in rows], following if more else None)
 
     @translated
-    def runs(self, job_id: str, start: int, limit: int) -> Page | None:
+    def runs(self, job_id: str, since: int, limit: int) -> Page | None:
         with self.db.connect() as conn:
             live = conn.execute(
                 select(view_jobs.c.position).where(
@@ -93,12 +93,12 @@ class SqlViews:
             ).first()
             if live is None:
                 return None
+            # A seek on the primary key (job_id, scheduled): no OFFSET to walk, no sort.
             rows = conn.execute(
-                select(view_runs.c.view)
-                .where(view_runs.c.job_id == job_id)
+                select(view_runs.c.scheduled, view_runs.c.view)
+                .where(view_runs.c.job_id == job_id, view_runs.c.scheduled >= since)
                 .order_by(view_runs.c.scheduled)
-                .offset(start)
                 .limit(limit + 1)
             ).all()
         items = [row.view for row in rows[:limit]]
-        return Page(items, start + limit if len(rows) > limit else None)
+        return Page(items, rows[limit].scheduled if len(rows) > limit else None)

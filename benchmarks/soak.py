@@ -1,0 +1,157 @@
+"""``cronlapse serve`` for simulated weeks on SQLite: does it stay as light and quick to restart?
+
+One server at ``--speed`` ticks per wall second runs ``--jobs`` no-op jobs every simulated minute
+(1,000 by default) for ``--days`` simulated days (30). Its RSS is sampled every simulated day;
+on the days of ``--restart-days`` it is killed (kill -9) and started again, and the restart is
+timed to ``/health`` and to the first run. The verdict is day ``--days`` against day 3: RSS (just
+before the restart) and restart time at most 1.15x (issue 36's target: memory and restart time
+bounded by live work, not by how long the server has run).
+
+A restart's downtime is simulated time too (``--speed`` seconds of it per wall second): past the
+server's ``misfire_grace`` the runs missed while down follow the jobs' ``catch_up``, as after any
+outage. The full soak is 43 million runs (12 hours at the default ``--speed 60``); shorten it
+with ``--jobs``, ``--speed`` and ``--days``: the server must keep up with ``jobs * speed / 60``
+runs a wall second (the lag of the first run after each restart says whether it does).
+
+Run: ``python benchmarks/soak.py --jobs 10 --speed 3600`` (12 minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from http.client import HTTPConnection
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peers import CLIENTS, TOKEN, Cronlapse, Job, compile_bytecode
+
+DAY = 86400
+TARGET = 1.15
+
+
+@dataclass(frozen=True)
+class Sample:
+    day: float
+    rss_mb: float
+    to_ready_s: float | None = None
+    to_first_run_s: float | None = None
+    rss_after_restart_mb: float | None = None
+
+
+def _tick(server: Cronlapse) -> int:
+    connection = HTTPConnection("127.0.0.1", server.port, timeout=30)
+    connection.request("GET", "/health", headers={"Authorization": f"Bearer {TOKEN}"})
+    return json.loads(connection.getresponse().read())["tick"]
+
+
+def _restart(server: Cronlapse, day: float) -> Sample:
+    rss = server.rss_mb()
+    server.kill()
+    server.spawn()
+    ready = server.wait_ready()
+    deadline = time.monotonic() + 120
+    while not (runs := server.runs()):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no run within 120 s of the restart on day {day:.1f}")
+        time.sleep(0.05)
+    first = min(run.started for run in runs) - server.spawned_at
+    previous = server.directory / f"log.{server.generation - 1}.jsonl"
+    previous.unlink(missing_ok=True)
+    return Sample(day, rss, ready, first, server.rss_mb())
+
+
+def soak(jobs: int, speed: float, days: int, restart_days: set[int]) -> list[Sample]:
+    samples: list[Sample] = []
+    with tempfile.TemporaryDirectory(prefix="soak-") as name:
+        directory = Path(name)
+        server = Cronlapse(
+            f"sqlite:///{directory}/soak.db", directory, options=("--speed", f"{speed:g}")
+        )
+        server.spawn()
+        try:
+            server.wait_ready()
+            start = _tick(server)
+            minute = float(start - start % 60 + 60)
+            runs = days * DAY // 60
+            server.create(
+                [Job(f"j{n}", minute, every=60.0, count=runs) for n in range(jobs)], CLIENTS
+            )
+            for day in range(1, days + 1):
+                while (_tick(server) - start) / DAY < day:
+                    time.sleep(min(1.0, DAY / speed / 20))
+                if day in restart_days or day == days:
+                    samples.append(_restart(server, day))
+                else:
+                    samples.append(Sample(day, server.rss_mb()))
+                print(f"  day {day}: {samples[-1]}", file=sys.stderr, flush=True)
+        finally:
+            server.stop()
+    return samples
+
+
+def report(samples: list[Sample]) -> str:
+    lines = [
+        f"  {'day':>4} {'RSS MB':>8} {'to /health s':>13} {'to 1st run s':>13} {'RSS after':>10}"
+    ]
+    for sample in samples:
+        cells = [sample.to_ready_s, sample.to_first_run_s, sample.rss_after_restart_mb]
+        text = [f"{value:.3f}" if value is not None else "-" for value in cells]
+        row = [f"{sample.day:.0f}", f"{sample.rss_mb:.1f}", *text]
+        lines.append("  " + " ".join(f"{cell:>13}" for cell in row))
+    restarts = [sample for sample in samples if sample.to_ready_s is not None]
+    third = next((sample for sample in restarts if sample.day == 3), None)
+    last = restarts[-1] if restarts else None
+    if third and last and last is not third:
+        for label, attribute in (
+            ("RSS", "rss_mb"),
+            ("restart to /health", "to_ready_s"),
+            ("restart to the first run", "to_first_run_s"),
+        ):
+            ratio = getattr(last, attribute) / getattr(third, attribute)
+            verdict = "ok" if ratio <= TARGET else "MISSED"
+            lines.append(
+                f"  {label}: day {last.day:.0f} / day 3 = {ratio:.2f}x "
+                f"(target <= {TARGET}x: {verdict})"
+            )
+    daily = [sample.rss_mb for sample in samples]
+    lines.append(
+        f"  RSS over the soak: min {min(daily):.1f}, median {statistics.median(daily):.1f}"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=1000, help="jobs every simulated minute")
+    parser.add_argument("--speed", type=float, default=60.0, help="ticks per wall second")
+    parser.add_argument("--days", type=int, default=30, help="simulated days")
+    parser.add_argument(
+        "--restart-days", default="3,10,20", help="days of a kill -9 and restart (and the last)"
+    )
+    parser.add_argument("--quick", action="store_true", help="no compileall: a smoke test")
+    args = parser.parse_args(argv)
+    if args.days < 1 or args.jobs < 1 or args.speed <= 0:
+        parser.error("--days and --jobs must be at least 1, --speed above 0")
+    restart_days = {int(day) for day in args.restart_days.split(",") if day}
+    if not args.quick:
+        compile_bytecode()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"soak: {args.jobs} jobs every simulated minute, {args.days} days at --speed "
+        f"{args.speed:g} ({args.jobs * args.speed / 60:,.0f} runs a wall second), SQLite"
+    )
+    print(report(soak(args.jobs, args.speed, args.days, restart_days)))
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""The event log's release: a reader that has read the first events lets the log forget them,
+and every index stays that of the whole log."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from engine.model import events as ev
+from engine.model.event_log import EventLog
+
+
+def _log(count: int) -> EventLog:
+    log = EventLog()
+    for tick in range(count):
+        log.add(ev.WorkerRegistered, tick, f"w{tick}")
+    return log
+
+
+def test_a_released_log_reads_its_later_events_at_their_indexes() -> None:
+    whole, log = list(_log(10)), _log(10)
+    log.release(4)
+    assert (len(log), log.base, log.mark()) == (10, 4, 10)
+    assert log[4:] == whole[4:] and log[9:3:-1] == whole[9:3:-1]
+    assert log[-1] == whole[-1] and log[5] == whole[5]
+    assert list(log) == whole[4:]
+    assert [index for index, _ in log.select([ev.WorkerRegistered], 6)] == [6, 7, 8, 9]
+    assert [fields for _, fields in log.stored_since(8)] == [(8, "w8"), (9, "w9")]
+    assert log.first_index_at(6) == 6
+    assert log.since(7) == whole[7:]
+    log.truncate(7)
+    assert len(log) == 7 and list(log) == whole[4:7]
+
+
+@pytest.mark.parametrize(
+    "read", [lambda log: log[3], lambda log: log[2:6], lambda log: log.since(0)]
+)
+def test_reading_a_released_event_is_an_error(read) -> None:
+    log = _log(10)
+    log.release(4)
+    with pytest.raises(IndexError, match=r"released|kept"):
+        read(log)
+
+
+def test_release_never_goes_back_nor_past_the_end() -> None:
+    log = _log(5)
+    log.release(3)
+    log.release(1)
+    assert log.base == 3
+    with pytest.raises(IndexError):
+        log.release(6)
+
+
+def test_a_released_log_pickles_with_its_base() -> None:
+    log = _log(6)
+    log.release(2)
+    copy = pickle.loads(pickle.dumps(log))
+    assert (len(copy), copy.base, list(copy)) == (6, 2, list(log))
+    assert pickle.loads(pickle.dumps(_log(3))).base == 0

@@ -1,0 +1,168 @@
+"""The checker and the run summary follow a run (``cronlapse run`` and ``check``): fed each step's
+new events and the runs archived meanwhile, on an engine that archives its finished runs and a
+log that forgets what was read, they report what a whole-log reading of an engine that keeps
+everything reports; and what they keep follows live work, not the length of the run."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from cronlapse.analyses.invariants import Checker, Violation, violations
+from cronlapse.analyses.stats import RunStats, RunStatsReader, run_stats
+from engine.core import Engine
+from engine.model import events as ev
+from engine.model.commands import RegisterWorker
+from engine.model.policies import Policy
+from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
+from tests.engine.test_command_fuzz import (
+    WORKER_IDS,
+    command_of,
+    fuzzed_programs,
+)
+
+SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
+
+
+class Follower:
+    """What ``cronlapse run`` does each step: observe, summarise, then release the log."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.checker = Checker(engine)
+        self.summary = RunStatsReader()
+        self.read = 0
+
+    def step(self) -> None:
+        log = self.engine.log
+        self.checker.observe()
+        self.summary.read(log.stored_since(self.read))
+        self.read = len(log)
+        log.release(self.read)
+
+
+def _play(path: Path, *, archive: bool) -> ScenarioRunner:
+    scenario = load_scenario(str(path))
+    until = min(scenario.until, 1_440) if scenario.until is not None else None
+    return ScenarioRunner(scenario, until, archive=archive)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda path: path.stem)
+def test_following_a_bundled_scenario_reports_what_reading_its_whole_log_does(path: Path) -> None:
+    kept, followed = _play(path, archive=False), _play(path, archive=True)
+    kept.run()
+    follower = Follower(followed.engine)
+    for _ in followed.steps():
+        follower.step()
+    assert followed.processed == kept.processed
+    assert followed.engine.log.base == len(kept.engine.log), "the log kept what was read"
+    assert follower.checker.violations(followed.processed) == violations(
+        kept.engine, kept.processed
+    )
+    assert _same(
+        follower.summary.summary(followed.processed), run_stats(kept.engine.log, kept.processed)
+    )
+
+
+def _same(one: RunStats, other: RunStats) -> bool:
+    """Equal summaries, jobs and workers in the same order."""
+    return (
+        one == other
+        and list(one.jobs) == list(other.jobs)
+        and list(one.workers) == list(other.workers)
+    )
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@fuzzed_programs
+def test_following_a_fuzzed_program_reports_what_reading_its_whole_log_does(
+    policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
+) -> None:
+    kept, followed = Engine(policy, seed=seed), Engine(policy, seed=seed, archive=True)
+    follower = Follower(followed)
+    for worker_id in WORKER_IDS[:workers]:
+        kept.apply(RegisterWorker(worker_id))
+        followed.apply(RegisterWorker(worker_id))
+    for step in [("schedule", fields) for fields in jobs] + program:
+        command = command_of(step, kept)
+        assert followed.apply(command) == kept.apply(command), command
+        follower.step()
+    assert follower.checker.violations() == violations(kept)
+    assert _same(follower.summary.summary(kept.now), run_stats(kept.log, kept.now))
+
+
+FLEET = """scenario: a small fleet
+policy: {{order: fifo}}
+clock: {{until: {until}}}
+workers: [w1, w2, w3, w4, w5, w6]
+jobs:
+  - {{id: a, every: 2, duration: 1}}
+  - {{id: b, every: 3, duration: 2}}
+  - {{id: c, every: 1, duration: 1}}
+  - {{id: d, every: 5, duration: 3}}
+"""
+
+
+def _fleet(until: int) -> ScenarioRunner:
+    return ScenarioRunner(parse_scenario(FLEET.format(until=until), "fleet.yaml"), archive=True)
+
+
+@pytest.mark.parametrize("planted", ["running", "finished"])
+def test_a_double_dispatch_is_found_after_its_run_was_archived_and_its_events_released(
+    planted: str,
+) -> None:
+    """A mutation: the log says a run started again, while it runs or long after it finished
+    (archived, its events forgotten): the follower reports it as a whole-log reading does."""
+    runner = _fleet(400)
+    follower = Follower(runner.engine)
+    for tick in runner.steps():
+        follower.step()
+        if tick == 300:
+            log = runner.engine.log
+            if planted == "running":
+                running = runner.engine.query.workers()["w1"].running
+                assert running is not None
+                log.add(ev.AttemptStarted, tick, *running, 2, "w2")
+            else:
+                assert not runner.engine.query.live_records().get(("c", 10))
+                log.add(ev.AttemptStarted, tick, "c", 10, 2, "w1")
+    found = follower.checker.violations(runner.processed)
+    expected = {
+        "running": "started twice at once",
+        "finished": "c@10 started after it ended",
+    }[planted]
+    assert any(expected in violation.text and violation.tick == 300 for violation in found), found
+    assert all(isinstance(violation, Violation) for violation in found)
+
+
+@pytest.mark.parametrize("until", [30])
+def test_a_long_run_keeps_live_work_only(until: int) -> None:
+    """Complexity: after 100 times the runs, the engine's live records, the events the log
+    keeps and the checker's and summary's memory stay what they were, but for the compact
+    columns (one integer per finished run for the checker, one per run started for the
+    summary's waits)."""
+    sizes = []
+    for length in (until, 100 * until):
+        runner = _fleet(length)
+        follower = Follower(runner.engine)
+        tracemalloc.start()
+        for _ in runner.steps():
+            follower.step()
+        follower.checker.violations(runner.processed)
+        held, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        engine = runner.engine
+        runs = engine.query.archived_count()
+        sizes.append(
+            (len(engine.query.live_records()), len(engine.log) - engine.log.base, runs, held)
+        )
+    (live, kept, runs, held), (live_long, kept_long, runs_long, held_long) = sizes
+    assert runs_long > 90 * runs
+    assert live_long == live and kept_long == kept == 0
+    archive = 140  # bytes per archived run (engine/parts/run_archive.py)
+    columns = 8 + 8
+    assert (held_long - held) / (runs_long - runs) < archive + columns + 40
