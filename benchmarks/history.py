@@ -6,7 +6,8 @@ calls are turned into the engine commands they send (status queries send none), 
 then records the run to the end, steps back, and seeks to random ticks.
 
 Run: ``python benchmarks/history.py`` (``--scale 10`` for a tenth of the sizes; ``--span-costs
-1000,2000,4000`` to compare keyframe spacings, the history's ``span_cost``). It prints wall times
+1000,2000,4000`` to compare keyframe spacings, the history's ``span_cost``; ``--profile`` to
+see where the moves spend their time). It prints wall times
 (time.perf_counter) and memory (tracemalloc, in a separate pass), each beside its target (issue
 35). The engines archive their finished runs (a history rewinds by keyframes of the live state
 and replay, :mod:`engine.rewind.frames`). The yardstick for recording is the same timeline played
@@ -24,12 +25,16 @@ there, so 30 ms was 1.9% of it and 80 ms 5.2%.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
 import gc
+import pstats
 import random
 import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -90,6 +95,27 @@ def heap_yardstick(scale: int) -> float:
 
 ARCHIVE = True
 """Whether the engines archive their finished runs (``--keep-runs`` turns it off)."""
+PROFILE = False
+"""Whether the step backs and the seeks run under cProfile (``--profile``): their times then
+include its overhead, so read the profile's shares, not the times."""
+
+
+@contextlib.contextmanager
+def _profiled(profile: cProfile.Profile | None) -> Iterator[None]:
+    if profile is None:
+        yield
+        return
+    profile.enable()
+    try:
+        yield
+    finally:
+        profile.disable()
+
+
+def _print_profile(profile: cProfile.Profile | None, moves: str) -> None:
+    if profile is not None:
+        print(f"--- where the {moves} moves spend their time (cumulative, top 25)")
+        pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
 
 
 def new_engine() -> Engine:
@@ -128,11 +154,13 @@ def measure(
     )
 
     backs = []
+    profile = cProfile.Profile() if PROFILE else None
     for _ in range(20):
         started = time.perf_counter()
-        with collector_paused():
+        with collector_paused(), _profiled(profile):
             history.step_back()
         backs.append(time.perf_counter() - started)
+    _print_profile(profile, "step_back")
     print(
         f"step_back from the end: median {statistics.median(backs) * 1000:.1f} ms, "
         f"max {max(backs) * 1000:.1f} ms (20 steps; target: max < 16 ms)"
@@ -140,12 +168,14 @@ def measure(
 
     rng = random.Random(1)
     times = []
+    profile = cProfile.Profile() if PROFILE else None
     for _ in range(seeks):
         target = rng.randrange(0, until + 1)
         started = time.perf_counter()
-        with collector_paused():
+        with collector_paused(), _profiled(profile):
             history.seek(target)
         times.append(time.perf_counter() - started)
+    _print_profile(profile, "seek")
     median, worst = statistics.median(times), max(times)
     print(
         f"seek to a random tick: median {median * 1000:.0f} ms, "
@@ -199,9 +229,13 @@ def main() -> None:
     parser.add_argument(
         "--keep-runs", action="store_true", help="engines keep their finished runs live"
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="profile the step backs and seeks (cProfile)"
+    )
     args = parser.parse_args()
-    global ARCHIVE
+    global ARCHIVE, PROFILE
     ARCHIVE = not args.keep_runs
+    PROFILE = args.profile
     timeline = build_timeline(args.scale)
     until = timeline[-1][0]
     print(f"workload: {len(timeline):,} commands up to tick {until:,}")
