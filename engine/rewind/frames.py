@@ -156,9 +156,10 @@ class Frames:
         self._start_from(index)
 
     def reachable(self, index: int) -> bool:
-        """Whether keyframe ``index`` can be restored from the state now: a part that is only
-        truncated (an engine's run archive) cannot be restored forward past what it holds, so
-        a history replays instead (and records the keyframes ahead again)."""
+        """Whether keyframe ``index`` can be restored from the state now: a part that goes back
+        by truncation (an engine's run archive) goes forward only as far as the rows it
+        truncated reach; past them a history replays instead (and records the keyframes ahead
+        again)."""
         scalars = self._frames[index].scalars
         return all(part.reaches(values) for part, values in zip(self._parts, scalars, strict=True))
 
@@ -213,6 +214,8 @@ class Frames:
                 if not kept.frames:
                     del versions[id(record)]
         last = self._frames[index - 1]
+        for part, values in zip(self._parts, last.scalars, strict=True):
+            part.forget_ahead(values)
         for born, length in zip(self._born, last.lengths, strict=True):
             del born[length:]
         self._events.truncate(last.log_length)

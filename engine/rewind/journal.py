@@ -77,8 +77,12 @@ class JournaledPart:
 
     def reaches(self, values: tuple) -> bool:
         """Whether ``restore_scalars(values)`` can be done from the state now: a part that only
-        truncates (the run archive) cannot go forward to a longer state."""
+        truncates (the run archive) goes forward only as far as what it truncated reaches."""
         return True
+
+    def forget_ahead(self, values: tuple) -> None:
+        """The run changes after the state ``scalars()`` returned as ``values``: forget what
+        was kept for going forward past it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,10 @@ class StatePart(Protocol):
         """Whether ``restore_scalars(values)`` can be done from the state now."""
         ...
 
+    def forget_ahead(self, values: tuple) -> None:
+        """The run changes after the state ``scalars()`` returned as ``values``."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Keyframe:

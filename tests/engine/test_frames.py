@@ -9,27 +9,33 @@ keeps nothing between keyframes.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.core import Engine
-from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.commands import PauseJob, RegisterWorker, ScheduleJob
 from engine.model.records import JobSpec
 from engine.play.history import History
 from engine.play.ticks import at_ticks
 from engine.rewind import frames
 from engine.schedules.kinds import Every, Once
+from tests.engine.state_fingerprint import state_fingerprint
 
 JOBS = 10
 IDLE_JOBS = 500
 TICKS = 3_000
 
 
-def busy_history(span_cost: int) -> History:
+def busy_history(span_cost: int, archive: bool = False) -> History:
     """Ten jobs falling due every tick on three workers, and 500 that ran once at the start:
-    every tick changes records, most records never change again."""
+    every tick changes records, most records never change again (an ``archive``-ing engine
+    archives a run a tick)."""
     commands = [(0, RegisterWorker(f"w{index}")) for index in range(3)]
     commands += [(0, ScheduleJob(JobSpec(f"j{index}", Every(0, 1)))) for index in range(JOBS)]
     commands += [(0, ScheduleJob(JobSpec(f"once{i}", Once(0)))) for i in range(IDLE_JOBS)]
-    return History(Engine, at_ticks(commands), until=TICKS, span_cost=span_cost)
+    return History(
+        lambda: Engine(archive=archive), at_ticks(commands), until=TICKS, span_cost=span_cost
+    )
 
 
 @pytest.fixture
@@ -94,3 +100,97 @@ def test_the_end_of_a_bounded_run_is_a_keyframe_so_going_back_there_replays_noth
     history.seek(TICKS)
     assert history.engine.now == TICKS and len(history.keyframes) == count
     assert history._frames.base == count - 1
+
+
+@pytest.fixture
+def ticks_played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ticks every history played (replays included), in order."""
+    played: list[int] = []
+    play_tick = History._play_tick
+
+    def counting_play_tick(self: History, tick: int) -> None:
+        played.append(tick)
+        play_tick(self, tick)
+
+    monkeypatch.setattr(History, "_play_tick", counting_play_tick)
+    return played
+
+
+def test_a_jump_forward_across_an_archived_stretch_re_extends_the_archive(ticks_played) -> None:
+    """Going back truncates the archive; going forward again puts the runs it held back rather
+    than replaying up to the keyframe ahead (and taking every keyframe on the way again)."""
+    history = busy_history(span_cost=100, archive=True)
+    history.seek(TICKS)
+    archived = len(history.engine.query.records())
+    keyframes = list(history.keyframes)
+    history.seek(20)
+    del ticks_played[:]
+    history.seek(TICKS)
+    assert ticks_played == [] and list(history.keyframes) == keyframes
+    assert len(history.engine.query.records()) == archived
+    history.seek(1500)  # a restore forward from tick 20's keyframe, then a short replay
+    history.seek(TICKS - 50)
+    assert len(ticks_played) <= 2 * 100
+
+
+ARCHIVING_COMMANDS = at_ticks(
+    [(0, RegisterWorker("w1")), (0, RegisterWorker("w2"))]
+    + [(0, ScheduleJob(JobSpec(f"job{i}", Every(i, 3 + i), max_attempts=2))) for i in range(4)]
+)
+ARCHIVING_UNTIL = 120
+_FRESH: dict[int, dict] = {}
+
+
+def archiving_history(span_cost: int) -> History:
+    """Four jobs on two workers whose simulated runs fail and retry, archived as they end."""
+    return History(
+        lambda: Engine(seed=5, archive=True),
+        ARCHIVING_COMMANDS,
+        until=ARCHIVING_UNTIL,
+        span_cost=span_cost,
+    )
+
+
+def fresh_state(tick: int) -> dict:
+    if tick not in _FRESH:
+        history = archiving_history(span_cost=10**9)
+        history.seek(tick)
+        _FRESH[tick] = state_fingerprint(history.engine)
+    return _FRESH[tick]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    span_cost=st.integers(5, 40),
+    seeks=st.lists(st.integers(0, ARCHIVING_UNTIL), min_size=1, max_size=6),
+)
+def test_a_rewind_across_an_archived_stretch_and_back_restores_it_exactly(span_cost, seeks):
+    """Recorded to the end, then back and forth in any order: the archive is truncated going
+    back and re-extended going forward past keyframes, and every state is a fresh run's."""
+    history = archiving_history(span_cost)
+    history.seek(ARCHIVING_UNTIL)
+    assert len(history.engine._store.archive) > 40  # type: ignore[arg-type]
+    for tick in [*seeks, ARCHIVING_UNTIL]:
+        history.seek(tick)
+        assert state_fingerprint(history.engine) == fresh_state(tick), tick
+
+
+def test_a_command_while_rewound_forgets_the_archived_rows_of_the_future_it_replaces() -> None:
+    """Rows truncated before a command are another future's: going forward after it must not
+    put them back (pausing jobs at tick 20 archives fewer runs after it)."""
+    history = archiving_history(span_cost=10)
+    history.seek(ARCHIVING_UNTIL)
+    history.seek(20)
+    for index in range(3):
+        assert history.apply(PauseJob(f"job{index}")).accepted
+    history.seek(ARCHIVING_UNTIL)
+    history.seek(30)
+    history.seek(ARCHIVING_UNTIL)
+    fresh_run = History(
+        lambda: Engine(seed=5, archive=True),
+        ARCHIVING_COMMANDS,
+        until=ARCHIVING_UNTIL,
+        user=list(history.user_commands),
+    )
+    fresh_run.seek(ARCHIVING_UNTIL)
+    assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine)
