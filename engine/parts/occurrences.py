@@ -69,28 +69,6 @@ class StateIndex:
             table.update(dict.fromkeys(keys))
 
 
-class LiveRuns:
-    """An archiving engine's live runs, copied whole (records and values) for a keyframe: few,
-    and the table shrinks as runs are archived, so it is not a table that only grows."""
-
-    __slots__ = ("journal", "records")
-
-    def __init__(self, records: dict[Key, Occurrence]) -> None:
-        self.records = records
-        self.journal: list | None = None
-        """Never written: an archiving engine has no undo journal."""
-
-    def snapshot(self) -> tuple:
-        return tuple((key, run, run.save()) for key, run in self.records.items())
-
-    def restore(self, saved: tuple) -> None:
-        records = self.records
-        records.clear()
-        for key, run, values in saved:
-            run.restore(values)
-            records[key] = run
-
-
 class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
@@ -119,10 +97,13 @@ class OccurrenceStore(JournaledPart):
         live runs only, copied whole: :meth:`containers`)."""
         return (("occurrence", self.records),) if self.archive is None else ()
 
-    def containers(self) -> tuple[StateIndex | LiveRuns, ...]:
-        if self.archive is None:
-            return (self.index,)
-        return (self.index, LiveRuns(self.records))
+    def containers(self) -> tuple[StateIndex, ...]:
+        return (self.index,)
+
+    def live_tables(self) -> tuple[tuple[str, dict], ...]:
+        """With an archive, the live runs: a table that shrinks as runs are archived, so a
+        keyframe copies which runs it holds and keeps their values by change."""
+        return () if self.archive is None else (("occurrence", self.records),)
 
     def scalars(self) -> tuple:
         """With an archive: its length and the runs still to archive (a keyframe keeps them)."""

@@ -7,11 +7,14 @@ state's size in time and memory each time: at seed 000's sizes that is 60,000 jo
 of milliseconds and megabytes a keyframe. Most of them do not change between two keyframes, so
 :class:`Frames` keeps, per keyframe:
 
-- the containers copied whole (ready queue, heaps, idle pool, and an archiving engine's live
-  runs: small), the counters, the generator's state and the event log's length;
+- the containers copied whole (ready queue, heaps, idle pool), the counters, the generator's
+  state and the event log's length;
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
-- the records changed in the span before it, each with its values then (its ``save()``).
+- which records each *live table* holds (an archiving engine's live runs: they come and go),
+  a copy of its items;
+- the records changed in the span before it, each with its values then (its ``save()``), and
+  the records new in a live table.
 
 Each record keeps its versions (the keyframes that saved it, in order). A restore sets only the
 records that may differ from the target: the ones changed since the keyframe the engine started
@@ -43,6 +46,8 @@ class _Frame:
 
     label: int
     containers: tuple
+    live: tuple[tuple, ...]
+    """Each live table's items."""
     scalars: tuple[tuple, ...]
     rng_state: tuple
     log_length: int
@@ -74,6 +79,7 @@ class Frames:
         self._parts = tuple(parts)
         self._tables = tuple(table for part in parts for _, table in part.tables())
         self._containers = tuple(container for part in parts for container in part.containers())
+        self._live = tuple(table for part in parts for _, table in part.live_tables())
         self._log, self._rng = log, rng
         self._frames: list[_Frame] = []
         self._born: list[list[tuple[Any, Any]]] = [[] for _ in self._tables]
@@ -126,13 +132,17 @@ class Frames:
             raise ValueError("a keyframe is only taken past the last one")
         changed: dict[int, Any] = {}
         for table, born in zip(self._tables, self._born, strict=True):
-            tail = list(islice(table.items(), len(born), None))
+            tail = _tail(table, len(born))
             born.extend(tail)
             changed.update((id(record), record) for _, record in tail)
         versions = self._versions
         for record in self._dirty:
             if id(record) in versions:
                 changed[id(record)] = record
+        for live in self._live:
+            for record in live.values():
+                if id(record) not in versions:
+                    changed[id(record)] = record
         for key, record in changed.items():
             kept = versions.get(key)
             if kept is None:
@@ -146,6 +156,7 @@ class Frames:
             _Frame(
                 label,
                 tuple(container.snapshot() for container in self._containers),
+                tuple(tuple(live.items()) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
                 self._rng.getstate(),
                 len(log),
@@ -185,6 +196,9 @@ class Frames:
             table.update(born[kept_length:wanted])
         for container, saved in zip(self._containers, target.containers, strict=True):
             container.restore(saved)
+        for live, items in zip(self._live, target.live, strict=True):
+            live.clear()
+            live.update(items)
         for part, values in zip(self._parts, target.scalars, strict=True):
             part.restore_scalars(values)
         self._rng.setstate(target.rng_state)
@@ -220,6 +234,13 @@ class Frames:
             del born[length:]
         self._events.truncate(last.log_length)
         del self._frames[index:]
+
+
+def _tail(table: dict, length: int) -> list[tuple[Any, Any]]:
+    """The items of ``table`` after its first ``length``, in order (O(what is after))."""
+    tail = list(islice(reversed(table.items()), len(table) - length))
+    tail.reverse()
+    return tail
 
 
 def _truncate(table: dict, length: int) -> None:

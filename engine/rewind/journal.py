@@ -68,6 +68,11 @@ class JournaledPart:
     def containers(self) -> tuple[Container, ...]:
         return ()
 
+    def live_tables(self) -> tuple[tuple[str, dict], ...]:
+        """Record tables whose records come and go (keyframes only: the undo journal never
+        sees them, as an engine with them has no restore points)."""
+        return ()
+
     def scalars(self) -> tuple:
         """Its counters and other plain values, as they are now."""
         return ()

@@ -46,6 +46,10 @@ class StatePart(Protocol):
 
     def containers(self) -> tuple[Container, ...]: ...
 
+    def live_tables(self) -> tuple[tuple[str, dict], ...]:
+        """Its record tables whose records come and go (an archiving engine's live runs)."""
+        ...
+
     def scalars(self) -> tuple:
         """Its counters and other plain values, as they are now."""
         ...
@@ -84,7 +88,9 @@ class LiveState:
 
     def __init__(self, parts: Sequence[StatePart], log: EventLog, rng: TrackedRandom) -> None:
         self._parts = tuple(parts)
-        self._tables = tuple(table for part in parts for _, table in part.tables())
+        self._tables = tuple(
+            table for part in parts for _, table in (*part.tables(), *part.live_tables())
+        )
         self._containers = tuple(container for part in parts for container in part.containers())
         self._log, self._rng = log, rng
 

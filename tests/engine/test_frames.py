@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine.core import Engine
 from engine.model.commands import PauseJob, RegisterWorker, ScheduleJob
-from engine.model.records import JobSpec
+from engine.model.records import JobSpec, Occurrence
 from engine.play.history import History
 from engine.play.ticks import at_ticks
 from engine.rewind import frames
@@ -194,3 +194,30 @@ def test_a_command_while_rewound_forgets_the_archived_rows_of_the_future_it_repl
     )
     fresh_run.seek(ARCHIVING_UNTIL)
     assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine)
+
+
+def test_a_keyframe_saves_the_live_runs_new_or_changed_since_the_last_only(monkeypatch) -> None:
+    """200 long runs stay live and unchanged while ten jobs run every tick beside them: a
+    keyframe of an archiving engine keeps which runs are live, and saves only those that are
+    new or changed (not the 200 again each time)."""
+    saves: list[int] = []
+    save = Occurrence.save
+
+    def counting_save(self: Occurrence) -> tuple:
+        saves.append(1)
+        return save(self)
+
+    commands = [(0, RegisterWorker(f"w{index}")) for index in range(203)]
+    commands += [
+        (0, ScheduleJob(JobSpec(f"long{i}", Once(0), duration=10_000))) for i in range(200)
+    ]
+    commands += [(0, ScheduleJob(JobSpec(f"j{index}", Every(1, 1)))) for index in range(3)]
+    history = History(lambda: Engine(archive=True), at_ticks(commands), until=600, span_cost=50)
+    history.seek(10)
+    monkeypatch.setattr(Occurrence, "save", counting_save)
+    keyframes = len(history.keyframes)
+    history.seek(600)
+    taken = len(history.keyframes) - keyframes
+    assert taken >= 10
+    assert len(saves) <= taken * 2 * 50  # each keyframe: the runs new in its span, a few a tick
+    assert len(saves) < taken * 200
