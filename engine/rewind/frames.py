@@ -19,7 +19,8 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
 Each record keeps its versions (the keyframes that saved it, in order). A restore sets only the
 records that may differ from the target: the ones changed since the keyframe the engine started
 from (the parts call ``touch`` before each change, which marks them) and the ones changed
-between that keyframe and the target. So a step back costs what changed since the last
+between that keyframe and the target (or, when the spans between changed more records than
+were ever saved, every record saved). So a step back costs what changed since the last
 keyframe, and a long jump what changed on the way, not the size of the state.
 
 The records of a table are the same objects in every keyframe: a restore puts the keyframe's
@@ -60,9 +61,10 @@ class _Frame:
 class _Versions:
     """One record's values at the keyframes that saved it, oldest first."""
 
-    __slots__ = ("frames", "saves")
+    __slots__ = ("frames", "record", "saves")
 
-    def __init__(self) -> None:
+    def __init__(self, record: Any) -> None:
+        self.record = record
         self.frames: list[int] = []
         self.saves: list[tuple] = []
 
@@ -146,7 +148,7 @@ class Frames:
         for key, record in changed.items():
             kept = versions.get(key)
             if kept is None:
-                kept = versions[key] = _Versions()
+                kept = versions[key] = _Versions(record)
             kept.frames.append(index)
             kept.saves.append(record.save())
         log = self._log
@@ -179,15 +181,24 @@ class Frames:
         frames, base = self._frames, self._base
         target, start = frames[index], frames[base]
         low, high = min(index, base), max(index, base)
-        differing: dict[int, Any] = {id(record): record for record in self._dirty}
-        for frame in frames[low + 1 : high + 1]:
-            differing.update((id(record), record) for record in frame.changed)
         versions = self._versions
-        for key, record in differing.items():
-            kept = versions.get(key)
-            saved = None if kept is None else kept.at(index)
-            if saved is not None:
-                record.restore(saved)
+        between = frames[low + 1 : high + 1]
+        if sum(len(frame.changed) for frame in between) < len(versions):
+            differing: dict[int, Any] = dict(zip(map(id, self._dirty), self._dirty, strict=True))
+            for frame in between:
+                differing.update(zip(map(id, frame.changed), frame.changed, strict=True))
+            for key, record in differing.items():
+                kept = versions.get(key)
+                saved = None if kept is None else kept.at(index)
+                if saved is not None:
+                    record.restore(saved)
+        else:
+            # A long jump: the spans' changes outnumber the records saved, each of which may
+            # differ (those never saved are marked since the base, or born after it).
+            for kept in versions.values():
+                saved = kept.at(index)
+                if saved is not None:
+                    kept.record.restore(saved)
         for table, born, had, wanted in zip(
             self._tables, self._born, start.lengths, target.lengths, strict=True
         ):
