@@ -174,12 +174,10 @@ class Cronlapse(Contender):
         self.config = config
         self._read = _Tail(self._log(), 0)
         self._started: dict[tuple[str, float, int], float] = {}
-        self._ended: dict[tuple[str, float, int], float] = {}
 
     def spawn(self) -> None:
         super().spawn()
         self._started.clear()
-        self._ended.clear()
 
     def _log(self) -> Path:
         return self.directory / f"log.{self.generation}.jsonl"
@@ -230,20 +228,17 @@ class Cronlapse(Contender):
         return seconds
 
     def runs(self) -> list[Run]:
-        """Each run's ``run.started`` line; for a run that has none, its end's line. The runs
-        that a restart's first input starts (before the logger is attached) are logged only
-        when they end; a no-op ends as it starts, so its end is its start to the millisecond."""
+        """Each run's ``run.started`` line (a restart's first inputs log theirs too)."""
         if self._read.generation != self.generation:
             self._read = _Tail(self._log(), self.generation)
         for line in self._read.new_lines():
-            if '"run.started"' not in line and '"run.succeeded"' not in line:
+            if '"run.started"' not in line:
                 continue
             event = json.loads(line)
             key = (event["job"], float(event["scheduled"]), event["attempt"])
             ts = datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
-            seen = self._started if event["event"] == "run.started" else self._ended
-            seen.setdefault(key, ts)
-        return [Run(job, at, ts) for (job, at, _), ts in (self._ended | self._started).items()]
+            self._started.setdefault(key, ts)
+        return [Run(job, at, ts) for (job, at, _), ts in self._started.items()]
 
 
 class _Tail:

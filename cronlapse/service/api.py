@@ -291,17 +291,21 @@ class Routes:
         refused = self.unknown_run(body)
         if refused is not None:
             return refused
-        args = {"job": job_id, **await self._zoned(job_id, body)}
+        args = {"job": job_id, **await self._as_the_job_reads_it(job_id, body)}
         return await self.change("modify", args, after_run)
 
-    async def _zoned(self, job_id: str, body: dict) -> dict:
-        """A new schedule that names no zone keeps the job's: the zone is added here, so the
-        journal holds it and every replay of the row reads the schedule the same way."""
-        if "timezone" in body or not any(key in body for key in SCHEDULE_KEYS):
+    async def _as_the_job_reads_it(self, job_id: str, body: dict) -> dict:
+        """A new schedule that names no zone keeps the job's, and a new calendar schedule that
+        names no ``dst`` keeps the job's rule at DST changes: they are added here, so the
+        journal holds them and every replay of the row reads the schedule the same way."""
+        wants_zone = "timezone" not in body and any(key in body for key in SCHEDULE_KEYS)
+        wants_rule = "dst" not in body and any(key in body for key in CALENDAR_KEYS)
+        if not (wants_zone or wants_rule):
             return body
-        job = await self.reads.job(job_id)
-        zone = None if job is None else job.get("timezone")
-        return body if zone is None else {**body, "timezone": zone}
+        job = await self.reads.job(job_id) or {}
+        kept = {"timezone": job.get("timezone") if wants_zone else None}
+        kept["dst"] = job.get("dst") if wants_rule else None
+        return body | {key: value for key, value in kept.items() if value is not None}
 
     async def delete(self, request: Request) -> Response:
         job_id = request.path_params["id"]
@@ -505,6 +509,8 @@ class TooLarge(Exception):
 
 
 _PAGING = ("cursor", "limit")
+CALENDAR_KEYS = ("daily", "weekly", "monthly", "cron")
+"""The schedule keys a ``dst`` rule goes with."""
 
 
 _ONCE_IT_ENDS = {

@@ -55,7 +55,9 @@ DOWNTIME = "downtime"
 AFTER_RUN = "after_run"
 """A journal key of ``modify``, ``cancel`` and ``delete`` (``?after_run=true`` in the API): while
 a run of the job is running, the change is kept (in the service's state, not the engine's) and
-applied once no run of it runs, as its own row with :data:`KEPT`."""
+applied by the report that ends that run, before the tick's dispatch when the job's next run is
+waiting for a slot (``LiveService._end_attempt``). A run that ends otherwise (a timeout) leaves
+it to a row of its own with :data:`KEPT`."""
 KEPT = "kept"
 """A journal key: this row applies the job's first kept change, which it then no longer keeps
 (unless the engine refuses it because a run of the job is running again: it stays first)."""

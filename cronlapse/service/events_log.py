@@ -3,7 +3,8 @@
 After every input it applies, the live service hands the engine's new events to its observers
 (:attr:`cronlapse.service.live.LiveService.on_events`) before dropping them; :class:`EventLogger`
 writes each as one line, to standard error or ``--log-file``. Only inputs applied while serving are
-logged: a restart's replay of the journal is not (it happened, and was logged, before).
+logged: a restart's replay of the journal is not (it happened, and was logged, before), but what
+the restart does itself is (an attempt it retries, a slot it registers: ``server.start``).
 
 A line has ``ts`` (the wall time it was written), ``level`` (``warning`` for a failure, a lost
 attempt, a dead notification or a worker down; else ``info``), ``event`` (the names below),

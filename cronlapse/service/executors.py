@@ -34,10 +34,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import httpx
-
 from cronlapse.service.auth import TOKEN_ENV
 from cronlapse.service.config import Executor
+from cronlapse.service.http_client import LazyClient
 
 log = logging.getLogger("cronlapse.serve")
 
@@ -90,7 +89,7 @@ class Executors:
         """The process group of each argv executor that runs."""
         self.stopping = False
         """Closing: an attempt that ends now is not reported (see :meth:`close`)."""
-        self.http = httpx.AsyncClient(timeout=None, follow_redirects=False)
+        self.http = LazyClient(timeout=None, follow_redirects=False)
 
     def sync(self, running: dict[AttemptKey, Launch]) -> None:
         """Start a task for each running attempt without one; cancel the others."""
@@ -164,8 +163,10 @@ class Executors:
             "Idempotency-Key": idempotency_key(key.job_id, key.scheduled),
             "X-Cronlapse-Attempt": str(key.attempt),
         }
+        import httpx  # loaded by the first URL executor's attempt (see http_client)
+
         try:
-            answer = await self.http.post(url, content=launch.payload or "", headers=headers)
+            answer = await self.http.client.post(url, content=launch.payload or "", headers=headers)
         except httpx.HTTPError as error:
             log.warning("%s: POST %s failed: %s", key, url, error)
             return False

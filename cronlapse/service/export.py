@@ -18,8 +18,9 @@ scheduled at the start tick; the rows after it, up to ``--to``, become the timel
   are (they are a scenario's already, see cronlapse.service.codec), without the service's own
   ``run`` key (a ``modify`` that only changes ``run`` is left out);
 - ``pause``, ``resume``: as they are;
-- a change asked ``after_run``: nothing (it changed nothing then); the ``kept`` row that applied
-  it later is its command, without that key;
+- a change asked ``after_run``: nothing (it changed nothing then); the report that ended the run
+  applied it (:class:`~cronlapse.service.live.KeptApplied`), written as its command after that
+  report, or a ``kept`` row did, its command without that key (nothing if the report had);
 - ``clock``: nothing (a scenario's time moves by itself);
 - ``downtime``: a ``pause`` of each job the restart paused, then a ``resume`` of each.
 
@@ -42,6 +43,7 @@ from cronlapse.service.journal_replay import (
     in_flight,
     open_journal,
 )
+from cronlapse.service.live import KeptApplied
 from cronlapse.service.store import NOTIFICATION_POLICY, JournalRow, NoJournal, Store, shown
 from engine.core import Engine
 from engine.model.policies import NotificationPolicy
@@ -210,11 +212,15 @@ class _Writer:
             return None
         self._head(engine, replay.words)
         self._setup(engine)
+        live = replay.live
         for row in stretch:
             pausable = replay.pausable() if row.verb == DOWNTIME else []
+            stale = KEPT in row.args and not live.is_first_kept(row.verb, row.args)
             result = replay.apply(row)
-            if result is not None:
+            if result is not None and not stale:
                 self._row(row, result.outcome.name.lower(), pausable)
+            for kept in live.kept_applied:
+                self._kept(row.tick, kept)
         return "\n".join(self.lines) + "\n"
 
     def _head(self, engine: Engine, words: int) -> None:
@@ -273,14 +279,26 @@ class _Writer:
             return
         if AFTER_RUN in row.args:  # kept by the service for a run's end: its own row applies it
             return
-        args = {key: value for key, value in row.args.items() if key not in (RUN_KEY, KEPT)}
-        if row.verb == "modify" and set(args) == {"job"}:
+        self._command(row.tick, row.verb, row.args, answer)
+
+    def _kept(self, tick: int, kept: KeptApplied) -> None:
+        """A change kept for a run's end, which the report of that end applied."""
+        if kept.before_dispatch:
+            self.lines.append(
+                "  # The service applied the next change between the run's end and the start of"
+                " the job's next run, where a scenario's command cannot be: here it is refused."
+            )
+        self._command(tick, kept.verb, kept.args, kept.result.outcome.name.lower())
+
+    def _command(self, tick: int, verb: str, given: dict, answer: str) -> None:
+        args = {key: value for key, value in given.items() if key not in (RUN_KEY, KEPT)}
+        if verb == "modify" and set(args) == {"job"}:
             return
-        if row.verb == "modify" and "timezone" not in args and args.keys() & set(SCHEDULE_KEYS):
+        if verb == "modify" and "timezone" not in args and args.keys() & set(SCHEDULE_KEYS):
             # The service read a schedule naming no zone in its clock's (UTC), as it journaled
             # it before a modify kept the job's zone; a scenario reads it in the job's zone.
             args["timezone"] = "UTC"
-        self._entry(row.tick, row.verb, args, answer)
+        self._entry(tick, verb, args, answer)
 
     def _entry(self, tick: int, verb: str, args: dict, answer: str) -> None:
         self.lines.append(f"  - {flow({'at': tick, verb: args, 'expect': answer})}")

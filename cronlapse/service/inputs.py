@@ -52,26 +52,34 @@ class Inputs:
 
     async def clock(self) -> None:
         """Journal a clock reading if the engine has something to do by now; else, with no
-        batch on its way, let the engine's time follow the clock (nothing to journal)."""
+        batch on its way, let the engine's time follow the clock (nothing to journal). The
+        active scheduler then publishes what time alone changed, in a write without rows, so
+        the API processes answer as it does (``Publisher.stale``)."""
         if self.live.clock_due() is not None:
             await self.submit(CLOCK, {})
         elif self.draining is None:
             self.live.follow_clock()
+            publisher = self.live.publisher
+            if publisher is not None and publisher.stale():
+                self.draining = asyncio.get_running_loop().create_task(self._drain(publish=True))
 
     async def close(self) -> None:
         if self.draining is not None:
             await self.draining
 
-    async def _drain(self) -> None:
+    async def _drain(self, publish: bool = False) -> None:
+        """Write the waiting inputs, batch after batch; with ``publish``, the first write goes
+        out even without an input (what time alone changed, for the read model)."""
         try:
-            while self.waiting:
+            while self.waiting or publish:
                 batch, self.waiting = self.waiting, []
                 inputs = [waiting.given for waiting in batch]
 
                 def answer(index: int, value: Answer, batch: list[_Waiting] = batch) -> None:
                     _answer(batch[index].answer, value)
 
-                await write_batch(self.live, inputs, answer)
+                await write_batch(self.live, inputs, answer, publish_empty=publish)
+                publish = False
         finally:
             self.draining = None
 

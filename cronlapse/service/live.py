@@ -36,14 +36,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
 
-from cronlapse.service.clock import ENGINE_CLOCK, LiveClock
+from cronlapse.service.clock import LiveClock
 from cronlapse.service.codec import (
     AFTER_RUN,
     CLOCK,
     DOWNTIME,
     KEPT,
     Decoded,
-    read_input,
+    InputInvalid,
     with_field,
 )
 from cronlapse.service.config import Config
@@ -60,10 +60,11 @@ from cronlapse.service.store import (
     pausable_jobs,
     read_row,
 )
+from cronlapse.service.stored_inputs import decode
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.commands import Outcome, Result, refused
+from engine.model.commands import Command, Outcome, Result, refused
 from engine.model.digits import is_digits
 from engine.model.problems import Code
 from engine.parts.notifications import NotificationKey, NotificationState
@@ -74,6 +75,8 @@ log = logging.getLogger("cronlapse.serve")
 RECENT_RUNS = 10
 """Runs a job view shows besides its next ones."""
 _OK = Result(Outcome.OK)
+_REPORT = "complete"
+"""The verb of an attempt's end, reported by its executor or worker process."""
 DIVERGED_EXIT = 4
 """The exit status of a scheduler whose applied inputs could not be journaled."""
 
@@ -100,6 +103,11 @@ class Publisher(Protocol):
     def publication(self, answers: dict[int, str]) -> Publication:
         """What changed since the last write, with ``answers`` (inbox row -> answer): written
         with the next journal rows (called where the commit runs, off the event loop)."""
+        ...
+
+    def stale(self) -> bool:
+        """Whether time alone, with no input, changed what was published (an idle scheduler's
+        time follows the clock without a journal row): then a write without rows publishes it."""
         ...
 
 
@@ -161,6 +169,28 @@ def _refused_while_running(result: Result) -> bool:
     return problem is not None and problem.code is Code.ATTEMPT_RUNNING
 
 
+def _has_waiting_run(engine: Engine, job_id: str) -> bool:
+    """Whether a run of the job waits (open, or due without a record yet): the next dispatch
+    may start it."""
+    job = engine.query.live_job(job_id)
+    if job is None:
+        return False
+    return bool(job.open) or engine.query.implicit_front(job_id) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptApplied:
+    """A kept change the last input applied (read by ``cronlapse export --scenario``, which
+    writes it as a command of its own)."""
+
+    verb: str
+    args: dict
+    result: Result
+    before_dispatch: bool
+    """Applied between the run's end and the tick's dispatch, where a scenario's command
+    cannot be."""
+
+
 def is_local_slot(worker_id: str) -> bool:
     """Whether a worker slot is the server's own (``w1``, ``w2``: the config's ``workers``), not
     a slot of a ``cronlapse worker`` process (``NAME/1``), whose attempts that process runs."""
@@ -189,6 +219,11 @@ class LiveService:
         """The database's service id, which marks this server's executors (set by the server
         at start: :mod:`cronlapse.service.orphans`; empty: unmarked)."""
         self.unsnapshotted = 0
+        self.serving = False
+        """Whether the journal is taken over (:meth:`take_over`): until then no snapshot is
+        taken, however many rows the replay counted, so a restart serves first and snapshots
+        after, in the background when it can (a snapshot pickled in line was a seventh of a
+        restart with 20,000 jobs)."""
         self.on_change: Callable[[], None] = lambda: None
         """Called after every applied input (the executors start and stop attempts)."""
         self.on_events: list[Callable[[ev.EventLog], None]] = []
@@ -197,6 +232,8 @@ class LiveService:
         self.background: BackgroundWriter | None = None
         """Writes snapshots without stopping the server (:mod:`cronlapse.service.snapshots`); None:
         the snapshot is written in line."""
+        self.kept_applied: list[KeptApplied] = []
+        """The kept changes the last input applied (:meth:`_end_attempt`)."""
         self.pending: dict[NotificationKey, None] = {}
         """The outbox's PENDING notifications (kept from the engine's events), so finding the
         ones due costs their number, not the whole outbox's."""
@@ -231,6 +268,7 @@ class LiveService:
         self._catch_up()
         self._lose_running()
         self._match_workers()
+        self.serving = True
         return replayed
 
     def load_snapshot(self) -> None:
@@ -355,9 +393,7 @@ class LiveService:
     def read(self, verb: str, args: dict, tick: int) -> Decoded | None:
         """What an input does at ``tick`` (None for a clock reading or a downtime, whose
         effect depends on the state); :class:`InputInvalid`."""
-        if verb in (CLOCK, DOWNTIME):
-            return None
-        return read_input(verb, args, tick, ENGINE_CLOCK)
+        return decode(verb, args, tick)
 
     def clock_due(self) -> int | None:
         """The clock's tick if the engine has something to do by then (a reading to journal)."""
@@ -411,7 +447,7 @@ class LiveService:
         """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
         self.state.seq = seq
         self.unsnapshotted += applied
-        if self.unsnapshotted >= self.config.snapshot_every:
+        if self.serving and self.unsnapshotted >= self.config.snapshot_every:
             if self.background is None:
                 self.snapshot()
             elif self.background.start(self.state):
@@ -425,6 +461,7 @@ class LiveService:
         observers and are dropped."""
         state = self.state
         driver = state.driver
+        self.kept_applied = []
         if verb == CLOCK:
             driver.finish(tick)
             result = _OK
@@ -436,21 +473,40 @@ class LiveService:
             result = _OK
         else:
             assert decoded is not None
-            if decoded.command is None:
-                driver.reach(tick, PHASE)
-                job = self.engine.query.job(str(args["job"]))
-                ok = job is not None and not job.deleted
-                message = f"no job {args['job']!r}"
-                result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
-            else:
-                result = driver.apply(TimedCommand(tick, PHASE, decoded.command))
-                result = self._retired(with_field(decoded.command, args, result), args)
-            if result.accepted:
-                self._record(verb, args, decoded)
-            if decoded.kept and not _refused_while_running(result):
-                self.drop_first_kept(str(args["job"]))
+            result = self._apply_change(tick, verb, args, decoded)
         self._consume_events()
         return result
+
+    def _apply_change(self, tick: int, verb: str, args: dict, decoded: Decoded) -> Result:
+        """An API command or a report; a report of an attempt's end may end a run that changes
+        were kept for (:meth:`_end_attempt`)."""
+        driver = self.state.driver
+        if decoded.kept and not self.is_first_kept(verb, args):
+            driver.reach(tick, PHASE)
+            return _OK  # applied already, by the input that ended the job's run
+        if decoded.command is None:
+            driver.reach(tick, PHASE)
+            job = self.engine.query.job(str(args["job"]))
+            ok = job is not None and not job.deleted
+            message = f"no job {args['job']!r}"
+            result = _OK if ok else refused(Outcome.NOT_FOUND, Code.UNKNOWN_JOB, message)
+        elif self.state.kept and verb == _REPORT:
+            result = self._end_attempt(tick, decoded.command)
+        else:
+            result = driver.apply(TimedCommand(tick, PHASE, decoded.command))
+            result = self._retired(with_field(decoded.command, args, result), args)
+        if result.accepted:
+            self._record(verb, args, decoded)
+        if decoded.kept and not _refused_while_running(result):
+            self.drop_first_kept(str(args["job"]))
+        return result
+
+    def is_first_kept(self, verb: str, args: dict) -> bool:
+        """Whether a ``kept`` row still names its job's first kept change (else the report
+        that ended the job's run applied it: the row changes nothing)."""
+        changes = self.state.kept.get(str(args["job"]))
+        change = {key: value for key, value in args.items() if key != KEPT}
+        return bool(changes) and changes[0] == (verb, change)
 
     def _retired(self, result: Result, args: dict) -> Result:
         """``result``, but a refusal of a deleted job's id says that the id is retired: "already
@@ -471,6 +527,50 @@ class LiveService:
     def _keep(self, verb: str, args: dict) -> None:
         change = {key: value for key, value in args.items() if key != AFTER_RUN}
         self.state.kept.setdefault(str(args["job"]), []).append((verb, change))
+
+    def _end_attempt(self, tick: int, command: Command) -> Result:
+        """An attempt's end, which may end the run of a job with kept changes: they apply in
+        this input, in order, so that they wait for the run that was running and not for every
+        run of the job (a job whose runs overlap its interval might never be free). A freed job
+        whose next run waits for a slot would start it at this tick's dispatch, so its changes
+        apply before it; the others' after it, as a scenario's commands after this report
+        would (what ``cronlapse export --scenario`` writes). A worker's ``down`` ends no run:
+        its attempt is lost and retried at once."""
+        driver = self.state.driver
+        driver.reach(tick, PHASE)
+        result = self.engine.apply(command)
+        query = self.engine.query
+        freed = [job_id for job_id in self.state.kept if query.job_word(job_id) != "running"]
+        waiting = {job_id for job_id in freed if _has_waiting_run(self.engine, job_id)}
+        for job_id in freed:
+            if job_id in waiting:
+                self._apply_kept_of(tick, job_id, before_dispatch=True)
+        self.engine.settle()
+        for job_id in freed:
+            if job_id not in waiting:
+                self._apply_kept_of(tick, job_id, before_dispatch=False)
+        return result
+
+    def _apply_kept_of(self, tick: int, job_id: str, before_dispatch: bool) -> None:
+        """Apply the job's kept changes, in order, and keep them no more; one that no longer
+        reads (a time since passed) or applies is dropped, and said so."""
+        for verb, change in self.state.kept.pop(job_id):
+            try:
+                decoded = self.read(verb, change, tick)
+            except InputInvalid as invalid:
+                log.warning("the change kept for %s no longer applies: %s", job_id, invalid)
+                continue
+            assert decoded is not None
+            result = _OK
+            if decoded.command is not None and before_dispatch:
+                result = self.engine.apply(decoded.command)
+            elif decoded.command is not None:
+                result = self.state.driver.apply(TimedCommand(tick, PHASE, decoded.command))
+            if result.accepted:
+                self._record(verb, change, decoded)
+            else:
+                log.warning("the change kept for %s was refused: %s", job_id, result.message)
+            self.kept_applied.append(KeptApplied(verb, change, result, before_dispatch))
 
     def drop_first_kept(self, job_id: str) -> None:
         """The job's first kept change is applied (or can never be)."""

@@ -1,90 +1,149 @@
 """The API's OpenAPI 3.1 document, served at ``GET /openapi.json`` (and tested by schemathesis).
 
-Written by hand rather than generated: the job document is read by the scenario readers, whose
-rules (one schedule key, times as ticks or ISO text, limits) are the validator's to state; the
-schema lists the keys and their JSON types, and a 422 names the field and the rule.
+The job bodies' keys are the readers' own list (:func:`~cronlapse.service.codec.body_keys`), each
+with the JSON form its reader takes (:data:`_KEY_FORMS`: a key the readers take and the table
+lacks fails at import), so the document lists exactly what the server takes. The rules a schema
+cannot hold (one schedule key, a cron expression's grammar, a zone's name, a known pool) are
+the readers' to state: a 422 names the field and the rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from cronlapse.service.codec import CANCEL_NEXT, RUN_KEY, body_keys
 from engine.model import limits
 from engine.model.records import CatchUp, Channel, NotifyOn
 from engine.query.status_words import STATUSES
 from engine.scenario.schema import MAX_TICK
+from engine.scenario.vocabulary import OPTIONS
 from engine.schedules.calendar import DstRule
 
 
 def _limited(limit: limits.Limit) -> dict:
-    """A whole number within one of the engine's limits."""
-    return {"type": "integer", "minimum": limit.low, "maximum": limit.high}
+    """A number within one of the engine's limits (a whole one unless the limit says not)."""
+    kind = "integer" if limit.whole else "number"
+    return {"type": kind, "minimum": limit.low, "maximum": limit.high}
 
 
-_PRIORITY = {
-    "anyOf": [
-        {"enum": ["high", "medium", "low"]},
-        {"type": "integer", "minimum": limits.PRIORITY.low, "maximum": limits.PRIORITY.high},
-    ]
+def _choice(names: Iterable[str]) -> dict:
+    """One of ``names`` in any case, as the readers take it (``Forbid``, ``forbid``)."""
+    names = list(names)
+    alternatives = "|".join(
+        "".join(f"[{c.lower()}{c.upper()}]" if c.lower() != c.upper() else c for c in name)
+        for name in names
+    )
+    return {"type": "string", "pattern": f"^(?:{alternatives})$", "examples": names}
+
+
+def _option(key: str) -> dict:
+    """The choices of a key of the vocabulary, in any case."""
+    return _choice(OPTIONS[key].values)
+
+
+_PRIORITY = {"anyOf": [_option("priority"), _limited(limits.PRIORITY)]}
+_PRIORITY_FILTER = {
+    "anyOf": [{"enum": list(OPTIONS["priority"].values)}, _limited(limits.PRIORITY)]
 }
+"""``GET /jobs?priority=``: the names as the API writes them (lower case)."""
 _TIME = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+_IDENTIFIER = {
+    "anyOf": [
+        {"type": "string", "pattern": "^(?=.*\\S)[^,]{1,100}$"},
+        {"type": "integer"},
+    ],
+    "description": "a name of 1-100 characters, no ','; a bare number is its text",
+}
 _SUBSCRIPTION = {
     "type": "object",
     "properties": {
-        "on": {"type": "array", "items": {"enum": [n.value for n in NotifyOn]}},
-        "channel": {"enum": [c.value for c in Channel]},
-        "to": {"type": "string"},
+        "on": {"type": "array", "items": _choice(n.value for n in NotifyOn), "minItems": 1},
+        "channel": _choice(c.value for c in Channel),
+        "to": {"type": "string", "pattern": "\\S"},
     },
     "required": ["on", "channel", "to"],
+    "additionalProperties": False,
 }
-_SETTINGS = {
+_WORDS = {"type": "string", "pattern": "\\S"}
+"""A string that is not blank."""
+_KEY_FORMS: dict[str, dict] = {
+    "id": {"type": "string"},
     "at": _TIME,
     "every": {"type": "integer", "minimum": 1, "maximum": MAX_TICK},
     "first": _TIME,
     "daily": {"type": "string"},
     "weekly": {"anyOf": [{"type": "string"}, {"type": "object"}]},
     "monthly": {"anyOf": [{"type": "string"}, {"type": "object"}]},
-    "cron": {"type": "string"},
+    "cron": {
+        "anyOf": [
+            {"type": "string"},
+            {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        ]
+    },
+    "repeat": {"type": "integer", "minimum": 1, "maximum": MAX_TICK},
     "timezone": {"type": "string"},
-    "dst": {"enum": [rule.value for rule in DstRule]},
+    "dst": _option("dst"),
     "priority": _PRIORITY,
     "max_retries": _limited(limits.RETRIES),
     "max_attempts": _limited(limits.ATTEMPTS),
-    "timeout": {"anyOf": [{"type": "null"}, _limited(limits.TIMEOUT)]},
+    "timeout": {"anyOf": [{"type": "null"}, _choice(["none"]), _limited(limits.TIMEOUT)]},
+    "run_timeout": _limited(limits.RUN_TIMEOUT),
     "payload": {"type": "string"},
-    "catch_up": {"enum": [c.value for c in CatchUp]},
-    "run": {"type": "string", "description": "an executor named in the server's config"},
+    "catch_up": _option("catch_up"),
+    "overlap": _option("overlap"),
+    "max_active": _limited(limits.MAX_ACTIVE),
+    "pool": _IDENTIFIER,
+    "catch_up_window": _limited(limits.CATCH_UP_WINDOW),
+    "max_missed": _limited(limits.MAX_MISSED),
+    "deadline": _limited(limits.DEADLINE),
+    "start_deadline": _limited(limits.START_DEADLINE),
+    "depends_on": {"type": "array", "items": {"type": "string"}},
+    "trigger_rule": _option("trigger_rule"),
+    "backoff": {"type": "object"},
+    "notify": {"type": "array", "items": _SUBSCRIPTION},
+    RUN_KEY: _WORDS | {"description": "an executor named in the server's config"},
 }
+"""Each job key's JSON form, as its reader takes it (engine.scenario.jobs, schedule_keys)."""
+
+
+def _properties(verb: str) -> dict[str, dict]:
+    """The body keys of ``verb`` (``schedule``: POST, ``modify``: PUT), each with its form and
+    the vocabulary's help."""
+    properties = {}
+    for key in body_keys(verb):
+        if key == CANCEL_NEXT:
+            continue
+        help_text = OPTIONS[key].help if key in OPTIONS else None
+        properties[key] = _KEY_FORMS[key] | ({"description": help_text} if help_text else {})
+    return properties
+
+
 JOB_INPUT = {
     "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        **_SETTINGS,
-        "backoff": {"type": "object"},
-        "notify": {"type": "array", "items": _SUBSCRIPTION},
-        "depends_on": {"type": "array", "items": {"type": "string"}},
-    },
+    "properties": _properties("schedule"),
     "additionalProperties": False,
+    "examples": [
+        {"id": "nightly", "daily": "02:00", "timezone": "Europe/Paris", "priority": "high"},
+        {"every": 3600, "first": "+600", "max_retries": 2, "payload": "p"},
+    ],
 }
-JOB_INPUT["examples"] = [
-    {"id": "nightly", "daily": "02:00", "timezone": "Europe/Paris", "priority": "high"},
-    {"every": 3600, "first": "+600", "max_retries": 2, "payload": "p"},
-]
 JOB_AMENDMENT = {
     "oneOf": [
         {
             "type": "object",
-            "properties": _SETTINGS,
+            "properties": _properties("modify"),
             "minProperties": 1,
             "additionalProperties": False,
         },
         {
             "type": "object",
             "description": "cancel the job's next run; alone",
-            "properties": {"cancel_next": {"const": True}},
-            "required": ["cancel_next"],
+            "properties": {CANCEL_NEXT: {"const": True}},
+            "required": [CANCEL_NEXT],
             "additionalProperties": False,
         },
     ],
-    "examples": [{"priority": "low", "max_retries": 1}, {"cancel_next": True}],
+    "examples": [{"priority": "low", "max_retries": 1}, {CANCEL_NEXT: True}],
 }
 _ATTEMPT = {
     "type": "object",
@@ -135,7 +194,12 @@ _ZONE = {
     "timezone": {
         "type": ["string", "null"],
         "description": "a calendar schedule's zone, which an amended schedule keeps; else null",
-    }
+    },
+    "dst": {
+        "anyOf": [{"enum": [rule.value for rule in DstRule]}, {"type": "null"}],
+        "description": "a calendar schedule's rule at DST changes, which an amended calendar "
+        "schedule keeps; else null",
+    },
 }
 JOB_SUMMARY = {
     "type": "object",
@@ -199,8 +263,9 @@ _ID = {
 _AFTER_RUN = {
     "name": "after_run",
     "in": "query",
-    "description": "true: while a run of the job runs, answer 202 and apply the change once no "
-    "run of it runs (a deletion pauses the job meanwhile) instead of answering 409",
+    "description": "true: while a run of the job runs, answer 202 and apply the change when "
+    "that run ends, before the job's next run starts (a deletion pauses the job meanwhile) "
+    "instead of answering 409",
     "schema": {"type": "boolean"},
 }
 _KEPT = _json(
@@ -295,7 +360,7 @@ def openapi_document() -> dict:
                 "get": {
                     "parameters": [
                         {"name": "status", "in": "query", "schema": {"enum": list(STATUSES)}},
-                        {"name": "priority", "in": "query", "schema": _PRIORITY},
+                        {"name": "priority", "in": "query", "schema": _PRIORITY_FILTER},
                         {
                             "name": "run",
                             "in": "query",

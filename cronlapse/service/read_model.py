@@ -33,6 +33,10 @@ from engine.model import events as ev
 from engine.model.records import Job
 
 METRICS_SECONDS = 1.0
+IDLE_TICK_SECONDS = 1.0
+"""How stale, in wall seconds, the tick an idle scheduler's read model shows may grow: its own
+time follows the clock between commits (``LiveService.follow_clock``), and the API processes
+read the tick of its last write."""
 TICK_KEY = "tick"
 WORKERS_KEY = "workers"
 METRICS_KEY = "metrics"
@@ -66,6 +70,10 @@ class ReadModel:
         self.positions: dict[str, int] = {}
         """Each job's place in submission order (its cursor position)."""
         self.metrics_written = 0.0
+        self.published_tick: int | None = None
+        """The engine's tick the last write showed."""
+        self.published_at = 0.0
+        """When (monotonic seconds) the last write was made."""
 
     def __call__(self, events: Iterable[ev.Event]) -> None:
         for event in events:
@@ -93,10 +101,21 @@ class ReadModel:
         self.metrics_written = 0.0
         return dataclasses.replace(self.changes(), reset=True)
 
+    def stale(self) -> bool:
+        """Whether time alone changed what it would say, with no input to write it: a job's
+        answer changes at a tick now passed (a run turning ``scheduled`` two minutes before it
+        is due), or its tick is more than :data:`IDLE_TICK_SECONDS` of wall time behind."""
+        now = self.live.engine.now
+        if self.due and self.due[0][0] <= now:
+            return True
+        behind = self.published_tick is not None and self.published_tick != now
+        return behind and time.monotonic() - self.published_at >= IDLE_TICK_SECONDS
+
     def changes(self) -> ViewChanges:
         """What changed since the last call: the jobs and runs touched, and the meta."""
         state = self.live.state
         engine = state.engine
+        self.published_tick, self.published_at = engine.now, time.monotonic()
         order = state.order
         for position in range(len(self.positions), len(order)):
             self.positions[order[position]] = position

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import FrameType
@@ -72,25 +73,40 @@ def saved_clock(store: Store, speed: float) -> LiveClock:
     return LiveClock.resume(None if saved is None else Anchor.loads(saved), speed)
 
 
-def start(live: LiveService, speed: float, following: bool = False) -> LiveService:
+def start(
+    live: LiveService,
+    speed: float,
+    following: bool = False,
+    observe: Callable[[LiveService], None] = lambda _live: None,
+) -> LiveService:
     """Take the journal over: resume its clock, replay (from the latest snapshot unless
-    ``live`` has been following the journal), catch up; snapshots in the background."""
+    ``live`` has been following the journal), catch up; snapshots in the background.
+    ``observe`` attaches the observers (the structured logs) between the replay, which was
+    logged when it happened, and the take-over's own inputs, which start runs of their own."""
     live.clock = saved_clock(live.store, speed)
     live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
     live.service = service_id(live.store.journal)
     stop_orphans(live.service)  # before the replay's end records their attempts lost
-    if following:
-        live.take_over()
-    else:
-        live.open()
+    if not following:
+        live.load_snapshot()
+    live.replay()
+    observe(live)
+    live.take_over()
     if hasattr(os, "fork"):
         live.background = BackgroundSnapshots(live.store.url)
     return live
 
 
-def open_service(db: str, config_path: str | None, speed: float, address: str) -> LiveService:
+def open_service(
+    db: str,
+    config_path: str | None,
+    speed: float,
+    address: str,
+    observe: Callable[[LiveService], None] = lambda _live: None,
+) -> LiveService:
     """The live service on ``db``, replayed and caught up (not yet listening to ``address``),
-    once it holds the database as its one writer (:func:`_hold`)."""
+    once it holds the database as its one writer (:func:`_hold`); ``observe`` as
+    :func:`start`'s."""
     config = _config(config_path)
     store = _store(db)
     _hold(store, db, address)
@@ -98,7 +114,7 @@ def open_service(db: str, config_path: str | None, speed: float, address: str) -
         clock = saved_clock(store, speed)
     except StoreError as error:
         raise ServeError(f"cannot open the database {shown(db)}: {error}") from None
-    return start(LiveService(store, clock, config), speed)
+    return start(LiveService(store, clock, config), speed, observe=observe)
 
 
 def _hold(store: Store, db: str, address: str) -> None:
@@ -150,6 +166,7 @@ def elected_service(
     messages: TextIO,
     metrics: Metrics,
     stop: threading.Event,
+    observe: Callable[[LiveService], None] = lambda _live: None,
 ) -> tuple[LiveService, Election] | None:
     """Wait to be the active scheduler, following the journal; then the service, taken over,
     publishing its read model and inbox answers with every journal write, and its election.
@@ -177,7 +194,7 @@ def elected_service(
     read_model = ReadModel(live, metrics)
     live.on_events.append(read_model)
     live.publisher = SchedulerPublisher(live, read_model)
-    live = start(live, speed, following=True)
+    live = start(live, speed, following=True, observe=observe)
     watch(election)
     return live, election
 
@@ -210,6 +227,21 @@ def serve(
     return _serve_engine(db, host, port, config_path, speed, messages, role, log, metrics_public)
 
 
+LOOP_SWITCH_SECONDS = 0.0005
+"""How long a thread holding the GIL may keep it once the event loop's thread asks for it (the
+interpreter's default is 5 ms). The loop is the server's one pipeline: every input is applied
+there, and each journal commit (a worker thread) and each batch of structured logs (the logger's
+thread) hands the GIL back and forth with it. At the default, a loop woken by a finished commit
+waited for the GIL behind the logger's thread, several milliseconds a batch: 500 jobs due every
+second on 4 slots ran 250 runs a second and missed 5,800 of 15,000 (benchmarks/peers.py, load
+8-12 on 2 cores); at half a millisecond, none."""
+
+
+def prefer_the_loop() -> None:
+    """Let the event loop's thread have the GIL back quickly (:data:`LOOP_SWITCH_SECONDS`)."""
+    sys.setswitchinterval(LOOP_SWITCH_SECONDS)
+
+
 STANDBY_STOPPED = (
     "cronlapse serve: stopped while standing by: a standby holds no scheduler lock and has "
     "journaled nothing, so there was nothing to flush\n"
@@ -230,21 +262,28 @@ def _serve_engine(
 ) -> int:
     """``serve`` with an engine in this process: without a role, or as a scheduler (once
     elected; 0 at once if ``stop`` was set while it stood by)."""
+    prefer_the_loop()
     metrics = Metrics()
     election = None
+    loggers: list[EventLogger] = []
+
+    def attach_logger(service: LiveService) -> None:
+        if log is not None:
+            loggers.append(EventLogger(log, lambda: service.engine))
+            service.on_events.append(loggers[0])
+
     if role == "scheduler":
         assert stop is not None
-        elected = elected_service(db, config_path, speed, messages, metrics, stop)
+        elected = elected_service(db, config_path, speed, messages, metrics, stop, attach_logger)
         if elected is None:
             messages.write(STANDBY_STOPPED)
             messages.flush()
             return 0
         live, election = elected
     else:
-        live = open_service(db, config_path, speed, f"http://{host}:{port}")
-    logger = None if log is None else EventLogger(log, lambda: live.engine)
-    if logger is not None:
-        live.on_events.append(logger)
+        address = f"http://{host}:{port}"
+        live = open_service(db, config_path, speed, address, attach_logger)
+    logger = loggers[0] if loggers else None
     metrics.dead_letters = live.store.dead_letters.count
     token = _token(db)
     announcement = (

@@ -16,6 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from cronlapse.service.journal_replay import JournalReplay, open_journal
+from cronlapse.service.live import LiveState
 from cronlapse.service.store import DeadLetter, Store
 from cronlapse.service.views import PAST_DATES, iso, time_text, workers_json
 from engine.core import Engine
@@ -65,9 +66,57 @@ class Status:
     """Inputs set aside, neither journaled nor applied (or a journal row not applied)."""
     latest_dead_letters: list[DeadLetter] = field(default_factory=list)
     """The last :data:`DEAD_LETTERS_SHOWN` of them, newest first."""
+    failing: list[Failing] = field(default_factory=list)
+    """The jobs whose last attempt failed."""
 
 
 DEAD_LETTERS_SHOWN = 5
+FAILING_SHOWN = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Failing:
+    """A job whose last attempt failed: its word (``created`` for a recurring job whose next
+    run waits) does not say so."""
+
+    job: str
+    failed: int
+    """When the attempt failed (the tick its run failed for good, or its attempt ended)."""
+    now: str
+    """What the job does now: ``retrying``, ``running again``, ``next run at ...`` or ``no run
+    to come``."""
+
+
+def failing_jobs(state: LiveState) -> list[Failing]:
+    """The jobs whose last attempt failed, by job id: those whose run waits for a retry, and
+    those whose last run failed for good after their last success."""
+    engine = state.engine
+    query = engine.query
+    retrying: dict[str, int] = {}
+    for job_id, scheduled in query.record_keys(OccurrenceState.RETRY_PENDING):
+        record = query.record(job_id, scheduled)
+        ended = [a.ended for a in record.attempts if a.ended is not None] if record else []
+        retrying[job_id] = max([retrying.get(job_id, 0), *ended])
+    failed = {
+        job_id: tick
+        for job_id, tick in state.last_failure.items()
+        if tick > state.last_success.get(job_id, -1) and job_id not in retrying
+    }
+    failing = []
+    for job_id, tick in sorted((retrying | failed).items()):
+        job = query.live_job(job_id)
+        if job is None:
+            continue
+        if job_id in retrying:
+            now = "retrying"
+        elif query.job_word(job_id) == "running":
+            now = "running again"
+        elif job.next_due is not None:
+            now = f"next run at {time_text(job.next_due)}"
+        else:
+            now = "no run to come"
+        failing.append(Failing(job_id, tick, now))
+    return failing
 
 
 def oldest_waiting(engine: Engine) -> Waiting | None:
@@ -110,7 +159,8 @@ def read_status(url: str) -> Status:
 
 def status_of(store: Store) -> Status:
     """The status of the service whose journal ``store`` holds, as a restart rebuilds it."""
-    engine = JournalReplay.latest(store).engine
+    state = JournalReplay.latest(store).live.state
+    engine = state.engine
     jobs = dict.fromkeys(STATUSES, 0)
     deleted = 0
     for job in engine.query.jobs().values():
@@ -131,6 +181,7 @@ def status_of(store: Store) -> Status:
         deleted_jobs=deleted,
         dead_letters=store.dead_letters.count(),
         latest_dead_letters=store.dead_letters.latest(DEAD_LETTERS_SHOWN),
+        failing=failing_jobs(state),
     )
 
 
@@ -165,6 +216,7 @@ def status_text(status: Status) -> str:
     lines.append(f"outbox    {outbox}")
     for channel, counts in sorted(status.outbox_by_channel.items()):
         lines.append(f"  {channel:<8}" + ", ".join(f"{n} {word}" for word, n in counts.items()))
+    lines += _failing(status.failing)
     waiting = status.oldest_waiting
     if waiting is None:
         lines.append("waiting   no run waits for a worker")
@@ -177,6 +229,18 @@ def status_text(status: Status) -> str:
     lines.append(f"journal   {size.rows:,} rows{on_disk}; latest snapshot {snapshot}")
     lines += _dead_letters(status)
     return "\n".join(lines) + "\n"
+
+
+def _failing(failing: list[Failing]) -> list[str]:
+    """The failing line, and one per job (the first :data:`FAILING_SHOWN`)."""
+    if not failing:
+        return ["failing   no job's last attempt failed"]
+    lines = [f"failing   {len(failing)} job(s) whose last attempt failed:"]
+    for job in failing[:FAILING_SHOWN]:
+        lines.append(f"  {job.job:<8}  failed at {time_text(job.failed)}; {job.now}")
+    if len(failing) > FAILING_SHOWN:
+        lines.append(f"  and {len(failing) - FAILING_SHOWN} more (--json lists them all)")
+    return lines
 
 
 def _dead_letters(status: Status) -> list[str]:

@@ -15,6 +15,7 @@ from cronlapse.service.live import LiveState
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
+from engine.schedules.calendar import CronSchedule
 from engine.schedules.kinds import AnyOf, Every, Once, Repeating, Schedule, next_fire_times
 from engine.schedules.schedule_clock import calendar_clock
 
@@ -58,6 +59,16 @@ def _zone_name(schedule: object) -> str | None:
     interval or a one-time job."""
     clock = calendar_clock(schedule)
     return None if clock is None else clock.zone.key
+
+
+def _dst_name(schedule: object) -> str | None:
+    """A calendar schedule's rule at DST changes (which an amended one keeps); None for an
+    interval or a one-time job."""
+    if isinstance(schedule, Repeating):
+        return _dst_name(schedule.anchors)
+    parts = schedule.parts if isinstance(schedule, AnyOf) else (schedule,)
+    rules = [part.dst.value for part in parts if isinstance(part, CronSchedule)]
+    return rules[0] if rules else None
 
 
 def priority_value(priority: int) -> str | int:
@@ -113,6 +124,7 @@ def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
         "status": job_status(state, job),
         "schedule": schedule_text(spec.schedule),
         "timezone": _zone_name(spec.schedule),
+        "dst": _dst_name(spec.schedule),
         "priority": priority_value(spec.priority),
         "max_retries": spec.max_attempts - 1,
         "timeout": spec.timeout,

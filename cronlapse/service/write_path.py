@@ -89,7 +89,7 @@ class Batch:
         self.publishing = live.publisher is not None
         self.publish_empty = publish_empty
         """Publish even without rows: an elected scheduler's first write checks (or rebuilds)
-        the read model."""
+        the read model, and an idle one publishes what time alone changed."""
         self.answers: list[Answer] = [None] * len(self.inputs)
         self.accepted: list[tuple[int, Decoded | None]] = []
         """The inputs to journal, by index, each as its reading found it."""
@@ -241,10 +241,12 @@ async def write_batch(
     live: LiveService,
     inputs: Sequence[Input],
     answer: Callable[[int, Answer], None],
+    *,
+    publish_empty: bool = False,
 ) -> None:
     """Journal and apply ``inputs``, the commit on a worker thread; each answer is given to
-    ``answer`` as soon as it is known."""
-    batch = Batch(live, inputs)
+    ``answer`` as soon as it is known. ``publish_empty``: as :func:`write_now`'s."""
+    batch = Batch(live, inputs, publish_empty=publish_empty)
     early = batch.answered_now()
     for index, known in early:
         answer(index, known)

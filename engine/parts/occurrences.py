@@ -84,6 +84,10 @@ class OccurrenceStore(JournaledPart):
         self.archive: RunArchive | None = RunArchive() if archive else None
         self.finished: list[Occurrence] = []
         """Runs finished since the last :meth:`archive_finished`, to archive (with an archive)."""
+        self.followers: list[list[Occurrence]] = []
+        """Lists each archived run's record is appended to, for readers that check every run
+        once (:meth:`engine.query.api.Query.follow_archive`): they take it from there rather
+        than read it back from the archive's columns."""
         self.runs: Mapping[Key, Occurrence] = (
             self.records if self.archive is None else _LiveAndArchived(self.records, self.archive)
         )
@@ -192,13 +196,17 @@ class OccurrenceStore(JournaledPart):
         """Move the runs finished since the last call from the live table to the archive."""
         archive, records, index = self.archive, self.records, self.index
         assert archive is not None
+        archived = []
         for occurrence in self.finished:
             key = occurrence.key
             if records.get(key) is occurrence:
                 del records[key]
                 index.remove(key, occurrence.state)
                 archive.add(occurrence)
+                archived.append(occurrence)
         self.finished.clear()
+        for follower in self.followers:
+            follower += archived
 
     def archived_state(self, key: Key) -> OccurrenceState | None:
         """The final state of an archived run; None if it is live, implicit or no run."""

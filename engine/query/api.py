@@ -142,6 +142,15 @@ class Query:
         archive = self._parts.store.archive
         return iter(()) if archive is None else archive.records(start)
 
+    def follow_archive(self) -> list[Occurrence]:
+        """A list the engine appends each run it archives to from now on, as the record it was
+        (with no archive, none ever): a reader that checks every run once (the invariant
+        checker) takes the runs from it, and empties it, rather than reading each one back from
+        the archive's columns. The records are no longer the engine's: never change them."""
+        follower: list[Occurrence] = []
+        self._parts.store.followers.append(follower)
+        return follower
+
     def record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
         """The keys of the runs with a record in ``state``, in the order they entered it (runs
         without a record are not among them: see :meth:`runs` and :meth:`count_runs`)."""

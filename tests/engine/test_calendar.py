@@ -415,7 +415,7 @@ def walk(schedule: CronSchedule, low: int, high: int) -> list[int]:
     return ticks
 
 
-@settings(max_examples=300, database=None)
+@settings(max_examples=150, database=None)
 @given(schedule=schedules, data=st.data())
 def test_walk_is_strictly_increasing_and_agrees_with_contains(
     schedule: CronSchedule, data: st.DataObject
@@ -435,7 +435,7 @@ def test_walk_is_strictly_increasing_and_agrees_with_contains(
         assert following is None or schedule.first_at_or_after(following) == following
 
 
-@settings(max_examples=300, database=None)
+@settings(max_examples=150, database=None)
 @given(schedule=schedules, data=st.data())
 def test_one_walk_gives_the_fire_ticks_that_first_at_or_after_gives(
     schedule: CronSchedule, data: st.DataObject
@@ -463,7 +463,7 @@ def real_time_oracle(schedule: CronSchedule, low: int, high: int) -> list[int]:
     return sorted(found)
 
 
-@settings(max_examples=150, database=None)
+@settings(max_examples=60, database=None)
 @given(schedule=schedules, data=st.data())
 def test_real_time_jobs_fire_when_the_local_wall_clock_matches(
     schedule: CronSchedule, data: st.DataObject

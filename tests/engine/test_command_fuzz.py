@@ -230,6 +230,17 @@ fuzzed_programs = given(
 """What a fuzz test plays: a policy, a seed, no worker or one, up to three jobs and a program.
 The fuzz tests of the archive and of the streaming checks play the same."""
 
+
+def kept_and_archiving(policy: Policy, seed: int, workers: int) -> tuple[Engine, Engine]:
+    """Two engines a fuzzed program plays side by side: one that keeps its finished runs and
+    one that archives them, each with the program's workers registered."""
+    kept, archiving = Engine(policy, seed=seed), Engine(policy, seed=seed, archive=True)
+    for worker_id in WORKER_IDS[:workers]:
+        kept.apply(RegisterWorker(worker_id))
+        archiving.apply(RegisterWorker(worker_id))
+    return kept, archiving
+
+
 # -------------------------------------------------------------------------------- resolving
 
 
@@ -355,7 +366,7 @@ def fingerprint(engine: Engine) -> tuple:
 
 
 @settings(
-    max_examples=200,
+    max_examples=100,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @fuzzed_programs

@@ -535,7 +535,7 @@ class CronSchedulerMachine(RuleBasedStateMachine):
 # Half of this machine's time is hypothesis choosing among the rules (most have preconditions):
 # 100 examples of the same 40 steps.
 CronSchedulerMachine.TestCase.settings = settings(
-    max_examples=100,
+    max_examples=50,
     stateful_step_count=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

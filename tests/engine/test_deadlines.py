@@ -121,7 +121,7 @@ class DeadlineMachine(EngineMachine):
 
 
 DeadlineMachine.TestCase.settings = settings(
-    max_examples=30,
+    max_examples=20,
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

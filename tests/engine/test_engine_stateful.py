@@ -555,7 +555,7 @@ class EngineMachine(RuleBasedStateMachine):
 # The invariants read the whole log after every step, so an example costs about its steps times
 # its log, which grows with its steps: 100 examples of 40 steps cost about 0.4 of 150 of 50.
 EngineMachine.TestCase.settings = settings(
-    max_examples=100,
+    max_examples=50,
     stateful_step_count=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

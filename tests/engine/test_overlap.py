@@ -294,7 +294,7 @@ class OverlapMachine(EngineMachine):
 
 
 OverlapMachine.TestCase.settings = settings(
-    max_examples=40,
+    max_examples=20,
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -141,7 +141,7 @@ class PoolMachine(EngineMachine):
 
 
 PoolMachine.TestCase.settings = settings(
-    max_examples=40,
+    max_examples=25,
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -26,10 +26,10 @@ from engine.play.history import History
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.schedules.kinds import Every
 from tests.engine.test_command_fuzz import (
-    WORKER_IDS,
     command_of,
     freeze,
     fuzzed_programs,
+    kept_and_archiving,
 )
 
 pytestmark = pytest.mark.integration
@@ -60,10 +60,7 @@ def answers(engine: Engine) -> tuple:
 def test_an_archiving_engine_answers_as_one_that_keeps_every_run(
     policy: Policy, seed: int, workers: int, jobs: list[dict], program: list[tuple]
 ) -> None:
-    kept, archived = Engine(policy, seed=seed), Engine(policy, seed=seed, archive=True)
-    for worker_id in WORKER_IDS[:workers]:
-        kept.apply(RegisterWorker(worker_id))
-        archived.apply(RegisterWorker(worker_id))
+    kept, archived = kept_and_archiving(policy, seed, workers)
     for step in [("schedule", fields) for fields in jobs] + program:
         command = command_of(step, kept)
         result = kept.apply(command)

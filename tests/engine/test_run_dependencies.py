@@ -223,7 +223,7 @@ class RunDependencyMachine(EngineMachine):
 
 
 RunDependencyMachine.TestCase.settings = settings(
-    max_examples=40,
+    max_examples=25,
     stateful_step_count=30,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

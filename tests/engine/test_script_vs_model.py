@@ -25,7 +25,7 @@ def _error_numbers(errors: list[str]) -> list[int]:
 
 
 @pytest.mark.integration
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(scripts())
 def test_engine_agrees_with_model(script: list[str]) -> None:
     expected_output, expected_errors = model_run(script)
@@ -50,7 +50,7 @@ def test_same_script_same_result(script: list[str]) -> None:
     assert run_script(script) == first.output
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(dependency_graphs())
 def test_cascades_agree_with_model(script: list[str]) -> None:
     expected_output, expected_errors = model_run(script)

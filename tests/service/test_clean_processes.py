@@ -63,17 +63,30 @@ time.sleep(300)  # the scenario: a run that lasts until it is stopped
 
 @pytest.fixture
 def executor_dir(tmp_path: Path) -> Iterator[Path]:
-    """Where the executor writes what it saw; every process group it started is killed at the
-    end (a server killed with SIGKILL leaves them behind)."""
+    """Where the executor writes what it saw; every executor started with it, and each child
+    it recorded, is killed at the end with its process group (a server killed with SIGKILL
+    leaves them behind). Tests ask for it before ``make_server``, so this runs after their
+    servers are gone: a restarted server retries the orphan's attempt, and that executor may
+    not have written its state yet."""
     directory = tmp_path / "executor"
     directory.mkdir()
     try:
         yield directory
     finally:
-        for state in states(directory):
-            for pid in (state["pid"], state["child"]):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(os.getpgid(pid), signal.SIGKILL)
+        recorded = [pid for state in states(directory) for pid in (state["pid"], state["child"])]
+        for pid in recorded + _started_in(directory):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+
+
+def _started_in(directory: Path) -> list[int]:
+    """The processes whose command line names ``directory`` (the executors given it)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if str(directory).encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+    return found
 
 
 def config(directory: Path) -> str:
@@ -107,7 +120,7 @@ def running(pid: int) -> bool:
 
 
 def test_an_executor_inherits_nothing_but_its_pipes_and_leads_its_own_group(
-    make_server, executor_dir: Path
+    executor_dir: Path, make_server
 ) -> None:
     server: Server = make_server(config=config(executor_dir))
     state = started(server, executor_dir)
@@ -117,7 +130,7 @@ def test_an_executor_inherits_nothing_but_its_pipes_and_leads_its_own_group(
 
 
 def test_a_restart_on_the_same_port_works_at_once_while_an_executor_runs(
-    make_server, executor_dir: Path
+    executor_dir: Path, make_server
 ) -> None:
     server: Server = make_server(config=config(executor_dir))
     state = started(server, executor_dir)
@@ -127,7 +140,7 @@ def test_a_restart_on_the_same_port_works_at_once_while_an_executor_runs(
     assert server.healthy()
 
 
-def test_sigterm_terminates_the_executors_process_group(make_server, executor_dir: Path) -> None:
+def test_sigterm_terminates_the_executors_process_group(executor_dir: Path, make_server) -> None:
     server: Server = make_server(config=config(executor_dir))
     state = started(server, executor_dir)
     assert server.stop() == 0
@@ -144,7 +157,7 @@ def attempts(server: Server, job_id: str) -> list[dict]:
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 @pytest.mark.parametrize("end", ["killed", "stopped"])
 def test_a_restart_records_an_attempt_whose_executor_is_gone_lost_and_retries_it_under_its_key(
-    make_server, executor_dir: Path, end: str
+    executor_dir: Path, make_server, end: str
 ) -> None:
     server: Server = make_server(config=config(executor_dir))
     first = started(server, executor_dir)

@@ -208,11 +208,10 @@ def test_a_clean_stop_with_no_input_since_the_last_snapshot_stops_cleanly(
         )
         before = client.get("/job/a").json()
     _stops_cleanly(server)
-    for _ in range(2):  # restarts with nothing new to journal, each stopped
-        server.start()
-        with server.client() as client:
-            assert client.get("/job/a").json() == before
-        _stops_cleanly(server)
+    server.start()  # a restart with nothing new to journal, stopped
+    with server.client() as client:
+        assert client.get("/job/a").json() == before
+    _stops_cleanly(server)
     server.start()
     with server.client() as client:  # and the snapshots go on once inputs come in
         assert client.put("/job/a", json={"priority": "high"}).status_code == 204

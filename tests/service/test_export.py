@@ -259,9 +259,28 @@ def test_a_restart_that_found_attempts_running_is_exported_as_their_slots_down_a
     assert_reproduced(store, None)
 
 
+def test_a_change_kept_for_a_run_whose_next_run_waits_is_exported_with_a_word_why() -> None:
+    """The report of the run's end applied the change before its tick's dispatch started the
+    job's next run: no scenario command goes there, so the export says so where it writes it."""
+    store = MemoryStore()
+    wall = Wall()
+    live = open_live(store, wall, workers=1)
+    live.submit("schedule", {"id": "a", "every": 60, "first": "+10"})
+    wall.now += 10
+    live.advance_clock()
+    live.submit("modify", {"job": "a", "priority": "high", "after_run": True})
+    wall.now += 90
+    live.advance_clock()  # a's next run waits for the only slot
+    complete_running(live)
+    assert live.state.kept == {}
+    text = export(store, "+5").text
+    comment = text.index("the job's next run, where a scenario's command cannot be")
+    assert '"modify": {"job": "a", "priority": "high"}' in text[comment:]
+
+
 def test_changes_kept_for_a_runs_end_are_exported_where_they_applied() -> None:
-    """An ``after_run`` row changes nothing when it is journaled: the ``kept`` row that applies
-    it later is the change, exported as the plain command it is."""
+    """An ``after_run`` row changes nothing when it is journaled: the report that ends the run
+    applies it, and the export writes it there as the plain command it is."""
     store = MemoryStore()
     wall = Wall()
     live = open_live(store, wall, workers=1)
@@ -274,11 +293,7 @@ def test_changes_kept_for_a_runs_end_are_exported_where_they_applied() -> None:
     live.submit("modify", {"job": "a", "priority": "high", "after_run": True})
     wall.now += 5
     live.advance_clock()
-    complete_running(live)
-    for verb, args in live.kept_due():
-        live.submit(verb, args)
-    for verb, args in live.kept_due():
-        live.submit(verb, args)
+    complete_running(live)  # the report of the run's end applies both, after its dispatch
     assert live.engine.query.live_job("a") is None
     wall.now += 60
     live.advance_clock()

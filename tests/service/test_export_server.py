@@ -18,8 +18,8 @@ from tests.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 
-SPEED = 300
-"""Ticks per wall second: an hour in 12 seconds."""
+SPEED = 600
+"""Ticks per wall second: an hour in 6 seconds."""
 HOUR = 3600
 CONFIG = """\
 workers: 2

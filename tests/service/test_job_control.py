@@ -114,16 +114,26 @@ def test_a_change_asked_after_the_run_waits_for_its_end_and_a_restart_keeps_it()
         == {"etl": [("modify", {"job": "etl", "priority": "high"}), ("delete", {"job": "etl"})]}
     )
     # The restart took the server over (its running attempt lost and retried): go on there.
+    # The run's end applies both changes, in order, in its own input.
     live = restarted
     complete_running(live)
-    (first,) = live.kept_due()
-    assert first == ("modify", {"job": "etl", "priority": "high", "kept": True})
-    assert live.submit(*first).accepted
-    assert view(live, "etl")["priority"] == "high"
-    (second,) = live.kept_due()
-    assert live.submit(*second).accepted
     assert live.engine.query.live_job("etl") is None and live.state.kept == {}
     assert answers(open_live(store, wall, workers=1)) == answers(live)
+
+
+def test_a_kept_row_whose_change_a_runs_end_applied_changes_nothing() -> None:
+    """The server submits a ``kept`` row for a job its run freed; if the run's end applied the
+    change first, the row must not apply it twice (a second ``cancel`` cancels another run)."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    live.submit("schedule", {"id": "etl", "every": 60})
+    live.submit("modify", {"job": "etl", "priority": "high", "after_run": True})
+    row = ("modify", {"job": "etl", "priority": "high", "kept": True})
+    complete_running(live)
+    assert live.state.kept == {}
+    live.submit("modify", {"job": "etl", "priority": "low"})
+    assert live.submit(*row).accepted
+    assert view(live, "etl")["priority"] == "low", "the row applied nothing"
 
 
 def test_a_kept_change_refused_because_a_run_runs_again_stays_first() -> None:
@@ -147,3 +157,21 @@ def test_the_journal_keys_of_a_kept_change_are_checked() -> None:
         with pytest.raises(InputInvalid):
             live.submit("modify", args)
     assert live.state.kept == {}
+
+
+def test_a_change_kept_for_the_current_run_applies_at_its_end_though_the_next_run_starts() -> None:
+    """A job whose next run waits behind the current one: the run's end starts the next run in
+    the same input, and the kept change must apply between the two, not wait for every run of
+    the job (issue 36: it was refused again and again while the runs overlapped)."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    live.submit("schedule", {"id": "etl", "every": 60})
+    assert live.submit("modify", {"job": "etl", "priority": "high", "after_run": True}).accepted
+    wall.now += 90
+    live.advance_clock()  # the run of START + 60 is due and waits for the only slot
+    complete_running(live)
+    assert running(live) == [("etl", START + 60)], "the next run started at once"
+    assert view(live, "etl")["priority"] == "high", "the change applied at the first run's end"
+    assert live.state.kept == {} and live.kept_due() == []
+    restarted = open_live(store, wall, workers=1)  # the journal replayed: the same place
+    assert (view(restarted, "etl")["priority"], restarted.state.kept) == ("high", {})

@@ -10,10 +10,12 @@ import re
 import threading
 
 from cronlapse.service.codec import DELIVERY
+from cronlapse.service.config import Config
 from cronlapse.service.delivery.attach import delivery_input
 from cronlapse.service.delivery.notice import due_notices
 from cronlapse.service.events_log import NAMES, EventLogger
 from cronlapse.service.live import LiveService
+from cronlapse.service.server import start
 from cronlapse.service.store.memory import MemoryStore
 from engine.model import events as ev
 from engine.model.records import CancelReason, CatchUp, OccurrenceState
@@ -115,17 +117,24 @@ def test_one_line_per_state_change_with_its_fields() -> None:
     )
 
 
-def test_a_restart_does_not_log_the_replayed_history() -> None:
+def test_a_restart_logs_what_it_does_but_not_the_replayed_history() -> None:
+    """The server's start attaches the logger between the replay and its own first inputs: the
+    attempt it retries (its executor died with the last server) has its ``run.started`` line
+    (issue 36: only its ``run.succeeded`` was logged)."""
     wall = Wall()
     store = MemoryStore()
     live = open_live(store, wall, workers=1)
-    live.submit("schedule", {"id": "a", "every": 60})
+    live.submit("schedule", {"id": "a", "every": 3600})
     assert live.engine.query.record_keys(OccurrenceState.RUNNING)
-    again = open_live(store, wall, workers=1)
-    out = attach(again)
-    assert out.getvalue() == ""
+    written: list[Written] = []
+    again = LiveService(store, live.clock, Config(workers=1))
+    start(again, 1.0, observe=lambda service: written.append(attach(service)))
+    (out,) = written
+    events = [(line["event"], line.get("attempt")) for line in lines(out)]
+    assert ("job.created", None) not in events, "the replayed history is not logged again"
+    assert events[-1] == ("run.started", 2), "the retried attempt's start is"
     complete_running(again)
-    assert [line["event"] for line in lines(out)] == ["run.succeeded"]
+    assert [line["event"] for line in lines(out)][-1] == "run.succeeded"
 
 
 COUNTS_AND_DURATIONS = frozenset(

@@ -26,7 +26,9 @@ def test_the_server_writes_them_to_stderr_or_its_log_file(make_server, tmp_path:
     succeeded = lambda: all("run.succeeded" in log for log in logs())  # noqa: E731
     wait_until(succeeded, "a run to succeed on each server", context=server.output)
     from_stderr = [json.loads(line) for line in server.output().splitlines() if line[:1] == "{"]
-    assert [line["event"] for line in from_stderr][:2] == ["job.created", "run.started"]
+    events = [line["event"] for line in from_stderr]
+    assert events[:2] == ["worker.registered"] * 2, "its start registers its two slots"
+    assert events[2:4] == ["job.created", "run.started"]
     from_file = [json.loads(line) for line in logged.read_text().splitlines()]
     assert {"job.created", "run.started", "run.succeeded"} <= {line["event"] for line in from_file}
     assert not any(line[:1] == "{" for line in other.output().splitlines())

@@ -24,6 +24,9 @@ FORBIDDEN = (
     "pygments",
     "psycopg",  # PostgreSQL's driver, on SQLite
     "psycopg_binary",
+    "sqlalchemy.dialects.postgresql",  # SQLAlchemy's PostgreSQL dialect, on SQLite
+    "httpx",  # HTTP requests, for jobs that name no URL executor and notifications not sent
+    "httpcore",
     "cronlapse.analyses",  # the simulator's commands: explain, sweep, compare, invariants
     "cronlapse.sources",
     "cronlapse.importers",

@@ -9,11 +9,15 @@ made."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
+import httpx
 import pytest
 from export_helpers import scenario_events, service_events
 
+from cronlapse.service.api import Api
+from cronlapse.service.auth import Token
 from cronlapse.service.codec import body_keys
 from cronlapse.service.export import export_journal
 from cronlapse.service.openapi import JOB_AMENDMENT, JOB_INPUT
@@ -75,6 +79,36 @@ def test_an_export_that_starts_after_the_jobs_creation_keeps_its_rule(rule: str)
 def test_the_api_document_takes_the_rule_as_the_server_does() -> None:
     rules = sorted(rule.value for rule in DstRule)
     assert "dst" in body_keys("schedule") and "dst" in body_keys("modify")
-    assert sorted(JOB_INPUT["properties"]["dst"]["enum"]) == rules
+    assert sorted(JOB_INPUT["properties"]["dst"]["examples"]) == rules
     amendment = JOB_AMENDMENT["oneOf"][0]["properties"]
-    assert sorted(amendment["dst"]["enum"]) == rules
+    assert sorted(amendment["dst"]["examples"]) == rules
+
+
+def test_a_new_calendar_time_given_through_the_api_keeps_the_jobs_rule() -> None:
+    """``PUT`` with a new ``daily`` and no ``dst`` kept the zone but reset the rule to cron's
+    (issue 36): the job's rule is added to the row, as its zone is, and ``GET`` shows it."""
+    live = open_live(MemoryStore(), Wall(), workers=1)
+
+    async def scenario() -> list[dict]:
+        api = Api(live, Token("t", "test"))
+        async with api.lifespan(None):
+            transport = httpx.ASGITransport(app=api.app())
+            headers = {"Authorization": "Bearer t"}
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://api", headers=headers
+            ) as client:
+                job = {"id": "nightly", **NIGHTLY, "dst": "kubernetes"}
+                assert (await client.post("/job", json=job)).status_code == 201
+                views = [(await client.get("/job/nightly")).json()]
+                moved = await client.put("/job/nightly", json={"daily": "03:30"})
+                assert moved.status_code == 204
+                views.append((await client.get("/job/nightly")).json())
+                assert (await client.put("/job/nightly", json={"every": 60})).status_code == 204
+                views.append((await client.get("/job/nightly")).json())
+                return views
+
+    created, moved, interval = asyncio.run(scenario())
+    assert moved["schedule"] != created["schedule"]
+    assert moved["schedule"] == "cron 30 3 * * * (America/New_York, kubernetes's DST rule)"
+    assert created["dst"] == moved["dst"] == "kubernetes"
+    assert interval["dst"] is None, "an interval has no rule at DST changes"

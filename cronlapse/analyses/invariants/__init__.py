@@ -13,8 +13,10 @@ A :class:`Checker` follows a run: each ``observe()`` reads the events since the 
 the runs archived since (O(new events)), and keeps what is live (runs waiting or running, busy
 workers) or compact (per job, a column of the runs the log finished); ``violations()`` adds what
 the state at the end says. So a long run can release the log as it goes, and an engine that
-archives its finished runs has each one checked once, when it was archived. ``violations(engine)``
-reads the whole log at once.
+archives its finished runs has each one checked once, as it was archived: the engine hands the
+checker the records it archives (``Query.follow_archive``), so none is read back from the
+archive's columns (that read cost more than the checks). ``violations(engine)`` reads the whole
+log at once.
 
 The engine forgets a job's earlier definitions once no waiting run needs them. A checker that
 observes after each tick keeps them, so the runs created under them are checked against them
@@ -31,7 +33,7 @@ from cronlapse.analyses.invariants.pools import PoolTicks
 from cronlapse.analyses.invariants.safety import (
     LogSafety,
     active_overlap_violations,
-    run_violations,
+    archived_run_violations,
     state_violations,
 )
 from engine.core import Engine
@@ -50,6 +52,8 @@ class Checker:
         self.engine = engine
         self._specs: dict[int, JobSpec] = {}
         """Log index of a JobScheduled or JobModified event -> the definition it left."""
+        self._handed = engine.query.follow_archive()
+        """The runs the engine archived since the last observation, as it archived them."""
         self._start(0)
 
     def _start(self, read: int) -> None:
@@ -111,16 +115,20 @@ class Checker:
 
     def _check_archived(self) -> None:
         """Each run archived since the last call, once: its record and how it was created."""
-        query = self.engine.query
-        if query.archived_count() == self._archived:
+        query, handed = self.engine.query, self._handed
+        count = query.archived_count()
+        if count == self._archived:
             return
-        archived = list(query.archived_records(self._archived))
-        self._archived += len(archived)
+        if len(handed) == count - self._archived:
+            archived = handed[:]
+        else:  # archived before this checker followed (or after a rollback): read them back
+            archived = list(query.archived_records(self._archived))
+        handed.clear()
+        self._archived = count
         self._facts.held_to_now(self.engine, {run.job_id for run in archived})
-        for run in archived:
-            self._archived_found += run_violations(self.engine, run.key, run)
-            self._archived_created += self._creation.run(run)
-            self._facts.forget(run.key)
+        self._archived_found += archived_run_violations(self.engine, archived)
+        self._archived_created += self._creation.archived(archived)
+        self._facts.forget_runs(archived)
 
     def violations(self, through: int | None = None) -> list[Violation]:
         """Every broken invariant, by tick. ``through`` is the last tick whose end liveness may

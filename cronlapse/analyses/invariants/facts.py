@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from engine.core import Engine
 from engine.model import events as ev
-from engine.model.records import JobSpec
+from engine.model.records import JobSpec, Occurrence
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +141,11 @@ class FactsReader:
             if known is not None and job is not None:
                 known.definitions[-1].spec = job.spec
 
-    def forget(self, key: tuple[str, int]) -> None:
-        """A run checked for good (archived): its cancel and backfill ticks are not asked again."""
-        self.cancelled_at.pop(key, None)
-        self.backfilled_at.pop(key, None)
+    def forget_runs(self, runs: Iterable[Occurrence]) -> None:
+        """Runs checked for good (archived): their cancel and backfill ticks are not asked
+        again."""
+        cancelled, backfilled = self.cancelled_at, self.backfilled_at
+        if cancelled or backfilled:
+            for run in runs:
+                cancelled.pop(run.key, None)
+                backfilled.pop(run.key, None)

@@ -62,6 +62,29 @@ def run_violations(engine: Engine, key: Key, occurrence: Occurrence) -> list[str
     return found
 
 
+def archived_run_violations(engine: Engine, runs: Iterable[Occurrence]) -> list[str]:
+    """:func:`run_violations` for each of ``runs`` (final), with the common case taken first:
+    no attempt, or one numbered 1 that ended, within the attempts allowed."""
+    found: list[str] = []
+    for run in runs:
+        attempts = run.attempts
+        if (
+            run.state is not _RUNNING_STATE
+            and len(attempts) <= run.max_attempts
+            and (
+                not attempts
+                or (
+                    len(attempts) == 1
+                    and attempts[0].number == 1
+                    and attempts[0].outcome is not _RUNNING
+                )
+            )
+        ):
+            continue
+        found += run_violations(engine, run.key, run)
+    return found
+
+
 def _name(key: Key) -> str:
     """A run as violations name it; made only for a run that has one (every run is checked)."""
     return f"{key[0]}@{key[1]}"

@@ -24,12 +24,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import httpx
-
 from cronlapse.service.delivery.channels import EmailChannel, SlackChannel
 from cronlapse.service.delivery.notice import Notice
-from cronlapse.service.delivery.slack import post_slack
-from cronlapse.service.delivery.webhook import post_webhook
+from cronlapse.service.http_client import LazyClient
 from engine.parts.notifications import NotificationKey
 
 log = logging.getLogger("cronlapse.serve")
@@ -63,7 +60,7 @@ class Deliveries:
         """Emails queued or being sent."""
         self.reported: set[NotificationKey] = set()
         """Tries that ended but whose report the engine has not applied yet."""
-        self.http = httpx.AsyncClient(follow_redirects=False)
+        self.http = LazyClient(follow_redirects=False)
 
     def sync(self, due: dict[NotificationKey, Notice]) -> None:
         """Start a try for each due notice not already tried or reported."""
@@ -135,8 +132,12 @@ class Deliveries:
 
                 return await send_email(channel, notice)
             if isinstance(channel, SlackChannel):
-                return await post_slack(self.http, channel, notice)
-            return await post_webhook(self.http, channel, notice)
+                from cronlapse.service.delivery.slack import post_slack  # httpx, at first use
+
+                return await post_slack(self.http.client, channel, notice)
+            from cronlapse.service.delivery.webhook import post_webhook
+
+            return await post_webhook(self.http.client, channel, notice)
         except Exception as error:
             log.warning("%s: delivery try %d failed: %s", notice.key, notice.try_number, error)
             return False

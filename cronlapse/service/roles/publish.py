@@ -31,6 +31,9 @@ class SchedulerPublisher:
     def applied(self, verb: str, args: dict) -> None:
         self.read_model.applied(verb, args)
 
+    def stale(self) -> bool:
+        return self.read_model.stale()
+
     def publication(self, answers: dict[int, str]) -> Publication:
         first = not self.checked
         if first:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from cronlapse.service.clock import ENGINE_CLOCK, Anchor
+from cronlapse.service.codec import CLOCK, DOWNTIME
 from cronlapse.service.store.address import (
     ADDRESS_KEY,
     CLOCK_KEY,
@@ -61,8 +62,6 @@ from cronlapse.service.store.inbox import Inbox, InboxRow
 from cronlapse.service.store.journal import Journal, JournalReader, Publication, Snapshot
 from cronlapse.service.store.outbox import DueChanges, DueNotice, Outbox, OutboxClaim
 from cronlapse.service.store.rows import (
-    CLOCK,
-    DOWNTIME,
     NOTIFICATION_POLICY,
     PHASE,
     SERVICE_POLICY,

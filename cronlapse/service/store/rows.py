@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.codec import CLOCK, DOWNTIME, Decoded, InputInvalid, read_input
+from cronlapse.service.codec import Decoded, InputInvalid
+from cronlapse.service.stored_inputs import decode
 from engine.core import Engine
 from engine.model.backoff import Backoff, BackoffKind, Jitter
 from engine.model.commands import PauseJob, ResumeJob
@@ -73,11 +73,11 @@ class RowUnreadable(ValueError):
 
 def read_row(row: JournalRow) -> Decoded | None:
     """What ``row`` does, read at its tick: None for a clock reading and for a downtime (their
-    effect depends on the state, not on their words); :class:`RowUnreadable`."""
-    if row.verb in (CLOCK, DOWNTIME):
-        return None
+    effect depends on the state, not on their words); :class:`RowUnreadable`. A row in a plain
+    form is decoded directly (:mod:`cronlapse.service.stored_inputs`), any other by the codec's
+    readers, as when it was written."""
     try:
-        return read_input(row.verb, row.args, row.tick, ENGINE_CLOCK)
+        return decode(row.verb, row.args, row.tick)
     except InputInvalid as invalid:
         raise RowUnreadable(str(invalid)) from None
 
