@@ -66,8 +66,9 @@ class History:
         horizon_chunk: int = HORIZON_CHUNK,
     ) -> None:
         self._new_engine = new_engine
-        self._scenario = sorted(timeline, key=lambda timed: timed.tick)
-        """In tick order (a stable sort: the timeline's order within a tick)."""
+        self._scenario = sorted(timeline, key=_run_order)
+        """In the order the commands run: by tick, then phase (a stable sort: the timeline's
+        order within a phase)."""
         self._scenario_ticks = [timed.tick for timed in self._scenario]
         self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
         self._branch: _Branch | None = None
@@ -290,8 +291,10 @@ class History:
                 f"(its last command at {last}, the history at {self._tick})"
             )
         self._drop_keyframes_from(ticks[0])
-        self._scenario.extend(timeline)
-        self._scenario_ticks.extend(ticks)
+        low = bisect.bisect_left(self._scenario_ticks, ticks[0])
+        tail = sorted([*self._scenario[low:], *timeline], key=_run_order)
+        self._scenario[low:] = tail
+        self._scenario_ticks[low:] = [timed.tick for timed in tail]
         self._recording.forget_after(ticks[0] - 1)
 
     # ------------------------------------------------------------- internals
@@ -325,57 +328,73 @@ class History:
             del self._labels[index:]
 
     def _run_to(self, target: int, snap: bool = True) -> None:
-        """Run forward, one tick where something happens at a time, to the end of ``target``,
-        restoring the furthest keyframe ahead on the way (unless not ``snap``) rather than
-        replaying up to it."""
-        engine, labels = self._engine, self._labels
-        while self._tick < target:
-            frames = self._frames
-            ahead = bisect.bisect_right(labels, target) - 1
-            if snap and ahead > frames.base and labels[ahead] > self._tick:
-                if frames.reachable(ahead):
-                    self._restore(ahead)
-                    continue
-                # An archiving engine's archive cannot be restored forward: replay from here,
-                # recording the keyframes ahead again.
-                self._drop_keyframes_from(labels[frames.base + 1])
-            upcoming = engine.next_event_tick() if self._tick >= 0 else 0
-            command_tick = self._next_command_tick(self._tick)
-            step = target
-            for candidate in (upcoming, command_tick):
-                if candidate is not None and self._tick < candidate < step:
-                    step = candidate
-            events = len(engine.log)
-            self._play_tick(step)
-            self._span_cost += 1 + len(engine.log) - events
-            self._leave_keyframe(last=step == self.until)
-        self._recording.record(engine.log, self._tick)
+        """Run forward to the end of ``target``, restoring the furthest keyframe ahead first
+        (unless not ``snap``) rather than replaying up to it.
 
-    def _leave_keyframe(self, last: bool = False) -> None:
-        """At the furthest state recorded, a keyframe every ``SPAN_COST`` ticks and events.
-
-        The ``last`` tick of a bounded run is a keyframe too: going back to the end then
-        restores it rather than replaying a span, and a recording that reaches its end has
-        just spent far more than that."""
+        This is the recording's hot loop, so it does what a bare play does (each command through
+        the tick driver, which plays the ticks before it) and little more: a step is a tick with
+        commands or, between them, one where the engine has something to do; each counts, with
+        its events, towards the next keyframe. Only a keyframe's tick and ``target`` are ended
+        explicitly (the next command's tick ends the ticks before it, as in a bare play); the
+        commands come from one slice taken before, not a search per tick."""
+        if snap:
+            self._restore_ahead(target)
+        engine, driver, log = self._engine, self._driver, self._engine.log
         frames, labels = self._frames, self._labels
-        if frames.base != len(labels) - 1 or self._tick <= labels[-1]:
-            return
-        if self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0):
-            frames.take(self._tick)
-            labels.append(self._tick)
-            self._span_cost = 0
-
-    def _play_tick(self, tick: int) -> None:
-        """The tick's commands, scenario's before user's within a phase, then the tick's end."""
-        ticks = self._scenario_ticks
-        low = bisect.bisect_left(ticks, tick)
-        scenario = self._scenario[low : bisect.bisect_right(ticks, tick, low)]
-        commands = [*scenario, *(c for c in self._user if c.tick == tick)]
-        driver = self._driver
-        for timed in sorted(commands, key=lambda timed: timed.phase):
-            driver.apply(timed)
-        driver.finish(tick)
+        at_frontier = frames.base == len(labels) - 1
+        commands = self._commands(self._tick, target)
+        count, at = len(commands), 0
+        tick, until, limit = self._tick, self.until, self.span_cost_limit
+        while tick < target:
+            step = target
+            upcoming = engine.next_event_tick() if tick >= 0 else 0
+            if upcoming is not None and upcoming < step:
+                step = upcoming
+            if at < count and commands[at].tick <= step:
+                step = commands[at].tick
+            events = len(log)
+            if at < count and commands[at].tick == step:
+                while at < count and commands[at].tick == step:
+                    driver.apply(commands[at])
+                    at += 1
+            else:
+                driver.finish(step)
+            tick = step
+            self._span_cost += 1 + len(log) - events
+            if at_frontier and (
+                self._span_cost >= limit or (step == until and self._span_cost > 0)
+            ):
+                # The last tick of a bounded run is a keyframe too: going back to the end then
+                # restores it rather than replaying a span.
+                driver.finish(step)
+                frames.take(step)
+                labels.append(step)
+                self._span_cost = 0
+        if tick != self._tick:
+            driver.finish(tick)
         self._tick = tick
+        self._recording.record(log, tick)
+
+    def _restore_ahead(self, target: int) -> None:
+        """Restore the furthest keyframe at or before ``target`` and after the current tick, if
+        one is reachable from here; if it is not (an archive goes forward only as far as a rewind
+        truncated it), forget the keyframes ahead: the replay records them again."""
+        frames, labels = self._frames, self._labels
+        ahead = bisect.bisect_right(labels, target) - 1
+        if ahead > frames.base and labels[ahead] > self._tick:
+            if frames.reachable(ahead):
+                self._restore(ahead)
+            else:
+                self._drop_keyframes_from(labels[frames.base + 1])
+
+    def _commands(self, after: int, through: int) -> list[TimedCommand]:
+        """The scenario's and the user's commands at ticks after ``after`` up to ``through``, in
+        the order they run: by tick, then phase, the scenario's before the user's."""
+        ticks = self._scenario_ticks
+        low = bisect.bisect_right(ticks, after)
+        commands = self._scenario[low : bisect.bisect_right(ticks, through, low)]
+        user = [timed for timed in self._user if after < timed.tick <= through]
+        return sorted([*commands, *user], key=_run_order) if user else commands
 
     def _next_event_tick_after(self, tick: int) -> int | None:
         known = self._recording.after(tick)
@@ -387,3 +406,7 @@ class History:
         if self.until is not None:
             upcoming = [t for t in upcoming if t <= self.until]
         return min(upcoming, default=None)
+
+
+def _run_order(timed: TimedCommand) -> tuple[int, Phase]:
+    return timed.tick, timed.phase

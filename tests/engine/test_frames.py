@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.core import Engine
-from engine.model.commands import PauseJob, RegisterWorker, ScheduleJob
+from engine.model.commands import PauseJob, RegisterWorker, Result, ScheduleJob
 from engine.model.records import JobSpec, Occurrence
 from engine.play.history import History
-from engine.play.ticks import at_ticks
+from engine.play.ticks import TickDriver, TimedCommand, at_ticks
 from engine.rewind import frames
 from engine.schedules.kinds import Every, Once
 from tests.engine.state_fingerprint import state_fingerprint
@@ -104,15 +104,23 @@ def test_the_end_of_a_bounded_run_is_a_keyframe_so_going_back_there_replays_noth
 
 @pytest.fixture
 def ticks_played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The ticks every history played (replays included), in order."""
+    """The ticks every history played (replays included), in order: those it ended and those
+    it gave commands for (each once in a row)."""
     played: list[int] = []
-    play_tick = History._play_tick
+    apply, finish = TickDriver.apply, TickDriver.finish
 
-    def counting_play_tick(self: History, tick: int) -> None:
-        played.append(tick)
-        play_tick(self, tick)
+    def counting_apply(self: TickDriver, timed: TimedCommand) -> Result:
+        if not played or played[-1] != timed.tick:
+            played.append(timed.tick)
+        return apply(self, timed)
 
-    monkeypatch.setattr(History, "_play_tick", counting_play_tick)
+    def counting_finish(self: TickDriver, tick: int) -> None:
+        if not played or played[-1] != tick:
+            played.append(tick)
+        finish(self, tick)
+
+    monkeypatch.setattr(TickDriver, "apply", counting_apply)
+    monkeypatch.setattr(TickDriver, "finish", counting_finish)
     return played
 
 
