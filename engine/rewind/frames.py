@@ -7,8 +7,9 @@ state's size in time and memory each time: at seed 000's sizes that is 60,000 jo
 of milliseconds and megabytes a keyframe. Most of them do not change between two keyframes, so
 :class:`Frames` keeps, per keyframe:
 
-- the containers copied whole (ready queue, heaps, idle pool), the counters, the generator's
-  state and the event log's length;
+- the containers (ready queue, heaps, idle pool): copied whole every :data:`WHOLE_EVERY`
+  keyframes, else as the positions that changed since the keyframe before
+  (:mod:`engine.rewind.deltas`); the counters, the generator's state and the event log's length;
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
 - which records each *live table* holds (an archiving engine's live runs: they come and go),
@@ -38,7 +39,12 @@ from typing import Any
 
 from engine.model.events import EventLog, EventRecords
 from engine.model.rng import TrackedRandom
+from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
+
+WHOLE_EVERY = 8
+"""Every this many keyframes copy the containers whole; the others keep what changed since the
+keyframe before (:mod:`engine.rewind.deltas`), so a restore rebuilds at most this many."""
 
 
 @dataclass(slots=True)
@@ -46,7 +52,9 @@ class _Frame:
     """One keyframe: what it copied whole, and what changed in the span leading to it."""
 
     label: int
-    containers: tuple
+    containers: Any
+    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
+    from the keyframe before."""
     live: tuple[tuple, ...]
     """Each live table's items."""
     scalars: tuple[tuple, ...]
@@ -90,6 +98,9 @@ class Frames:
         """The events up to the last keyframe, as stored (a restore forward puts them back)."""
         self._versions: dict[int, _Versions] = {}
         """By the id of a record of the recording (kept alive by the keyframes that hold it)."""
+        self._last_containers: tuple = ()
+        """The containers' copies at the last keyframe, whole (what the next one's delta is
+        taken against)."""
         self._base = 0
         """The keyframe the engine's state started from: every record not marked since holds
         its value there."""
@@ -154,13 +165,19 @@ class Frames:
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
+        containers = tuple(container.snapshot() for container in self._containers)
+        kept = containers if index % WHOLE_EVERY == 0 else delta(self._last_containers, containers)
+        self._last_containers = containers
+        rng_state = self._rng.getstate()
+        if self._frames and rng_state == self._frames[-1].rng_state:
+            rng_state = self._frames[-1].rng_state  # one copy while nothing draws
         self._frames.append(
             _Frame(
                 label,
-                tuple(container.snapshot() for container in self._containers),
+                kept,
                 tuple(tuple(live.items()) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
-                self._rng.getstate(),
+                rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
                 list(changed.values()),
@@ -205,7 +222,7 @@ class Frames:
             kept_length = min(had, wanted)
             _truncate(table, kept_length)
             table.update(born[kept_length:wanted])
-        for container, saved in zip(self._containers, target.containers, strict=True):
+        for container, saved in zip(self._containers, self._containers_at(index), strict=True):
             container.restore(saved)
         for live, items in zip(self._live, target.live, strict=True):
             live.clear()
@@ -245,6 +262,16 @@ class Frames:
             del born[length:]
         self._events.truncate(last.log_length)
         del self._frames[index:]
+        self._last_containers = self._containers_at(index - 1)
+
+    def _containers_at(self, index: int) -> tuple:
+        """The containers' copies at keyframe ``index``, whole: the last whole copy at or before
+        it and the deltas after."""
+        first = index - index % WHOLE_EVERY
+        copies = self._frames[first].containers
+        for frame in self._frames[first + 1 : index + 1]:
+            copies = apply(copies, frame.containers)
+        return copies
 
 
 def _tail(table: dict, length: int) -> list[tuple[Any, Any]]:

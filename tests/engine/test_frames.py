@@ -8,6 +8,8 @@ keeps nothing between keyframes.
 
 from __future__ import annotations
 
+import operator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ from engine.model.commands import PauseJob, RegisterWorker, Result, ScheduleJob
 from engine.model.records import JobSpec, Occurrence
 from engine.play.history import History
 from engine.play.ticks import TickDriver, TimedCommand, at_ticks
-from engine.rewind import frames
+from engine.rewind import deltas, frames
 from engine.schedules.kinds import Every, Once
 from tests.engine.state_fingerprint import state_fingerprint
 
@@ -229,3 +231,33 @@ def test_a_keyframe_saves_the_live_runs_new_or_changed_since_the_last_only(monke
     assert taken >= 10
     assert len(saves) <= taken * 2 * 50  # each keyframe: the runs new in its span, a few a tick
     assert len(saves) < taken * 200
+
+
+entries = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=3).map(tuple)
+copies = st.tuples(st.lists(entries, max_size=80).map(tuple), st.integers(0, 9), entries)
+"""A container's copy: a heap's items (entries, long enough to be kept by position), a counter
+and a short tuple."""
+
+
+@settings(max_examples=60)
+@given(
+    before=copies,
+    changes=st.lists(st.tuples(st.integers(0, 79), entries)),
+    cut=st.integers(0, 80),
+    last=entries,
+)
+def test_a_containers_delta_rebuilds_its_copy_with_the_very_objects(
+    before, changes, cut, last
+) -> None:
+    """A keyframe keeps a container's copy as a delta from the one before: rebuilt, it is equal
+    and holds the same objects (a queue tests its entries by identity)."""
+    items = list(before[0][:cut])
+    for position, entry in changes:
+        if position < len(items):
+            items[position] = entry
+        else:
+            items.append(entry)
+    after = (tuple(items), before[1] + 1, last)
+    rebuilt = deltas.apply(before, deltas.delta(before, after))
+    assert rebuilt == after
+    assert all(map(operator.is_, rebuilt[0], after[0])) and rebuilt[2] is after[2]
