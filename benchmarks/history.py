@@ -1,4 +1,4 @@
-"""Time travel at seed 000's maximum sizes: step back, seek, and what the restore points cost.
+"""Time travel at seed 000's maximum sizes: step back, seek, and what the keyframes cost.
 
 The workload is the ``calls`` workload of benchmarks/cron_job_scheduler.py (1,000 workers, 60,000
 jobs, 200,000 occurrences falling due, 100,000 calls). It is played once through the facade, its

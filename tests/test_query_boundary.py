@@ -78,14 +78,6 @@ STAYS = frozenset(
         "begin_tick",
         "dispatch",
         "next_event_tick",
-        # rewind
-        "mark",
-        "rollback",
-        "restore_head",
-        "drop_head",
-        "has_head",
-        "head_log_span",
-        "check_journal",
     }
 )
 """The Engine's public members that code above the kernel may use."""

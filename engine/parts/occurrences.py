@@ -5,9 +5,9 @@ one by one, it blocks a dependent); the runs a job's cursor has not reached are 
 in :mod:`engine.parts.cursors`. Every state change goes through :meth:`OccurrenceStore.set_state`,
 so the index and the job's list of open runs can never disagree with the records.
 
-Given the journal and the policy's execution limit (the timeout of a job that sets none).
+Given the journal of changes and the policy's execution limit (the timeout of a job that sets none).
 
-An engine that archives (headless, without restore points) moves each finished run out of the
+An engine that archives moves each finished run out of the
 live table into a :class:`~engine.parts.run_archive.RunArchive` once the command or tick that
 finished it is over: nothing live refers to a final run after that, and what still names one (a
 stale timer, a late report, a question) finds it through :attr:`OccurrenceStore.runs`, which
@@ -21,48 +21,36 @@ from collections.abc import Collection, Iterator, KeysView, Mapping
 
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
 from engine.parts.run_archive import ArchivedRows, RunArchive
-from engine.rewind.journal import JournaledPart, UndoJournal
+from engine.rewind.journal import ChangeJournal, JournaledPart
 
 S = OccurrenceState
 Key = tuple[str, int]
 
 
 class StateIndex:
-    """Occurrence keys by state, each state's keys in the order they entered it; undoable."""
+    """Occurrence keys by state, each state's keys in the order they entered it."""
 
-    __slots__ = ("journal", "keys")
+    __slots__ = ("keys",)
 
     def __init__(self) -> None:
         self.keys: dict[OccurrenceState, dict[Key, None]] = {state: {} for state in S}
-        self.journal: list | None = None
 
     def add(self, key: Key, state: OccurrenceState) -> None:
         self.keys[state][key] = None
-        if self.journal is not None:
-            self.journal.append((self._unindex, key, state, None))
 
     def move(self, key: Key, old: OccurrenceState, new: OccurrenceState) -> None:
         del self.keys[old][key]
         self.keys[new][key] = None
-        if self.journal is not None:
-            self.journal.append((self._unindex, key, new, old))
-
-    def _unindex(self, key: Key, state: OccurrenceState, back_to: OccurrenceState | None) -> None:
-        """Undo a change: take ``key`` out of ``state`` (and back into ``back_to``)."""
-        del self.keys[state][key]
-        if back_to is not None:
-            self.keys[back_to][key] = None
 
     def remove(self, key: Key, state: OccurrenceState) -> None:
-        """Take ``key`` out (it was archived); never journaled: an archiving engine has no
-        restore points."""
+        """Take ``key`` out (it was archived)."""
         del self.keys[state][key]
 
     def snapshot(self) -> tuple:
         return tuple((state, tuple(keys)) for state, keys in self.keys.items())
 
     def restore(self, saved: tuple) -> None:
-        """In place: undo steps hold references to these dicts' owner."""
+        """In place (the store holds this object)."""
         for state, keys in saved:
             table = self.keys[state]
             table.clear()
@@ -73,7 +61,7 @@ class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
     def __init__(
-        self, journal: UndoJournal, execution_limit: int | None = None, archive: bool = False
+        self, journal: ChangeJournal, execution_limit: int | None = None, archive: bool = False
     ) -> None:
         self._journal = journal
         self._execution_limit = execution_limit
@@ -165,9 +153,6 @@ class OccurrenceStore(JournaledPart):
             spec.duration,
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
-        generation = journal.generation
-        if generation:
-            occurrence.gen = occurrence.born = generation
         self.records[key] = occurrence
         self.index.add(key, state)
         if state not in FINAL_STATES:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from engine.model import journaled
 from engine.model.events import EventLog, EventRecords
 from engine.model.rng import TrackedRandom
 from engine.rewind.deltas import apply, delta
@@ -82,10 +83,17 @@ class _Versions:
         return None if at < 0 else self.saves[at]
 
 
+class UntouchedWrite(AssertionError):
+    """A record changed without ``touch`` first: a rewind would keep its new value. Only raised
+    in the debug mode (:attr:`Frames.check`)."""
+
+
 class Frames:
     """The keyframes of one engine's recording; the engine's ``touch`` marks changed records."""
 
-    def __init__(self, parts: Sequence[StatePart], log: EventLog, rng: TrackedRandom) -> None:
+    def __init__(
+        self, parts: Sequence[StatePart], log: EventLog, rng: TrackedRandom, check: bool = False
+    ) -> None:
         self._parts = tuple(parts)
         self._tables = tuple(table for part in parts for _, table in part.tables())
         self._containers = tuple(container for part in parts for container in part.containers())
@@ -101,12 +109,19 @@ class Frames:
         self._last_containers: tuple = ()
         """The containers' copies at the last keyframe, whole (what the next one's delta is
         taken against)."""
+        self._rebuilt: tuple[int, tuple] = (-1, ())
+        """The keyframe whose containers' copies were rebuilt last, and those copies."""
         self._base = 0
         """The keyframe the engine's state started from: every record not marked since holds
         its value there."""
         self._stamp = 1
         self._dirty: list[Any] = []
         """The records changed since the base keyframe, each once (its ``gen`` is the stamp)."""
+        self.check = check
+        """Debug mode, for tests (the engine's state machine turns it on): every keyframe checks
+        that each record whose values changed since the one before was touched first, by
+        comparing every record with its values then (:class:`UntouchedWrite`)."""
+        self._shadow: dict[int, tuple[Any, tuple]] = {}
 
     # ---------------------------------------------------------------- marking
 
@@ -120,6 +135,26 @@ class Frames:
         self._base = index
         self._stamp += 1
         self._dirty = []
+        if self.check:
+            records = self._records()
+            self._shadow = {id(record): (record, journaled.values(record)) for _, record in records}
+
+    def _records(self) -> list[tuple[Any, Any]]:
+        """Every record of the tables, with its key."""
+        return [item for table in (*self._tables, *self._live) for item in table.items()]
+
+    def _check_writes(self) -> None:
+        """Debug mode: a record not touched since the base keyframe holds its values then."""
+        for key, record in self._records():
+            before = self._shadow.get(id(record))
+            if record.gen == self._stamp or before is None or before[0] is not record:
+                continue
+            if journaled.values(record) != before[1]:
+                name, old, new = journaled.changed_field(record, before[1])  # type: ignore[misc]
+                raise UntouchedWrite(
+                    f"{type(record).__name__} {key!r}: field {name!r} changed from {old!r} to "
+                    f"{new!r} without a touch first"
+                )
 
     # ---------------------------------------------------------------- reading
 
@@ -143,6 +178,8 @@ class Frames:
         index = len(self._frames)
         if index and self._base != index - 1:
             raise ValueError("a keyframe is only taken past the last one")
+        if self.check:
+            self._check_writes()
         changed: dict[int, Any] = {}
         for table, born in zip(self._tables, self._born, strict=True):
             tail = _tail(table, len(born))
@@ -168,9 +205,11 @@ class Frames:
         containers = tuple(container.snapshot() for container in self._containers)
         kept = containers if index % WHOLE_EVERY == 0 else delta(self._last_containers, containers)
         self._last_containers = containers
-        rng_state = self._rng.getstate()
-        if self._frames and rng_state == self._frames[-1].rng_state:
-            rng_state = self._frames[-1].rng_state  # one copy while nothing draws
+        rng = self._rng
+        if self._frames and not rng.drawn:
+            rng_state = self._frames[-1].rng_state  # one copy (2.5 KB) while nothing draws
+        else:
+            rng_state, rng.drawn = rng.getstate(), False
         self._frames.append(
             _Frame(
                 label,
@@ -197,6 +236,8 @@ class Frames:
         """Return the engine to keyframe ``index``'s state exactly (see :meth:`reachable`)."""
         frames, base = self._frames, self._base
         target, start = frames[index], frames[base]
+        if self.check:
+            self._check_writes()
         low, high = min(index, base), max(index, base)
         versions = self._versions
         between = frames[low + 1 : high + 1]
@@ -262,15 +303,26 @@ class Frames:
             del born[length:]
         self._events.truncate(last.log_length)
         del self._frames[index:]
-        self._last_containers = self._containers_at(index - 1)
+        if self._rebuilt[0] >= index:
+            self._rebuilt = (-1, ())
+        self._last_containers = self._rebuild(index - 1)
 
     def _containers_at(self, index: int) -> tuple:
         """The containers' copies at keyframe ``index``, whole: the last whole copy at or before
-        it and the deltas after."""
+        it and the deltas after. The last keyframe's are kept whole, and so are the ones rebuilt
+        last (a step back restores the same keyframe again and again)."""
+        if index == len(self._frames) - 1:
+            return self._last_containers
+        return self._rebuild(index)
+
+    def _rebuild(self, index: int) -> tuple:
+        if self._rebuilt[0] == index:
+            return self._rebuilt[1]
         first = index - index % WHOLE_EVERY
         copies = self._frames[first].containers
         for frame in self._frames[first + 1 : index + 1]:
             copies = apply(copies, frame.containers)
+        self._rebuilt = (index, copies)
         return copies
 
 

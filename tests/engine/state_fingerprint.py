@@ -31,7 +31,7 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
 
     A dict, so that a failing comparison names the part that differs. Tables keep their order
     (it is the order of creation, which queries show); the by-state index is a set per state
-    (every reader sorts or counts it, and a rollback may put a key back in another place)."""
+    (every reader sorts or counts it, and a restore may put a key back in another place)."""
     fingerprint: dict[str, Any] = {
         "now": engine.now,
         "created_through": engine.query.created_through(),
