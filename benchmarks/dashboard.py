@@ -46,6 +46,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -131,7 +132,8 @@ def fleet_100k(jobs: int = 1_000, every: int = 50, until: int = 5_000) -> Sessio
         (0, ScheduleJob(JobSpec(f"job-{n:04d}", Every(n % every, every), duration=1 + n % 3)))
         for n in range(jobs)
     ]
-    return make_session("100k occurrences", lambda: Engine(Policy()), at_ticks(timeline), until)
+    new_engine = partial(Engine, Policy(), archive=True)
+    return make_session("100k occurrences", new_engine, at_ticks(timeline), until)
 
 
 async def measure(

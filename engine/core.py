@@ -9,7 +9,7 @@ tries, deadlines, start deadlines, run timeouts; then, with automatic dispatch, 
 due: ``begin_tick``), then automatic dispatch (``settle``). Where commands go between those is the
 tick driver's business (:mod:`engine.play.ticks`).
 
-The parts, each owning its state and declaring it to the journal (:mod:`engine.rewind.journal`):
+The parts, each owning its state and declaring it for keyframes (:mod:`engine.rewind.journal`):
 
 - :class:`~engine.parts.occurrences.OccurrenceStore`: the materialised runs and their state index
   (and, in an engine that archives, the finished runs: :mod:`engine.parts.run_archive`);
@@ -92,7 +92,9 @@ from engine.parts.timers import TimerKind, Timers
 from engine.parts.workers import Workforce
 from engine.query.api import Query
 from engine.query.engine_parts import EngineParts
-from engine.rewind.journal import Mark, UndoJournal
+from engine.rewind.frames import Frames
+from engine.rewind.journal import ChangeJournal
+from engine.rewind.live_state import Keyframe, LiveState
 from engine.rules.backfill import Backfills
 from engine.rules.deadlines import Deadlines
 from engine.rules.dependencies import Dependencies
@@ -149,16 +151,17 @@ class Engine:
         service's journal continues the generator where the service had it.
 
         ``archive``: finished runs leave the live state for a compact archive
-        (:mod:`engine.parts.run_archive`), so memory follows live work. For engines nobody
-        rewinds (headless runs, the facades): such an engine refuses restore points."""
+        (:mod:`engine.parts.run_archive`), so memory follows live work (headless runs, the
+        service, the dashboard's histories, which rewind it by keyframes)."""
         self.policy = policy = policy or Policy()
         self.seed = seed
-        # What every part may be given: the clock, the log, the seeded generator, the journal.
+        # What every part may be given: the clock, the log, the seeded generator, the journal
+        # of changes (which records a part is about to change, for keyframes).
         self._clock = clock = TickClock()
         self.log = log = ev.EventLog()
         self._rng = rng = TrackedRandom(seed)
         rng.skip(seed_skip)
-        self.journal = journal = UndoJournal(log, rng)
+        self.journal = journal = ChangeJournal()
         # The parts that own state, each built from those before it.
         self._store = store = OccurrenceStore(journal, policy.execution_limit, archive)
         self._finished = store.finished
@@ -200,10 +203,11 @@ class Engine:
             journal, cursors, store, timers, lifecycle
         )
         self._on_timer = timer_handlers(attempts, outbox, deadlines, start_deadlines)
-        for part in (clock, store, cursors, workforce, timers, outbox, dispatcher):
-            journal.register(part)
-        if pools is not None:
-            journal.register(pools)
+        parts = (clock, store, cursors, workforce, timers, outbox, dispatcher)
+        parts += () if pools is None else (pools,)
+        self._parts = parts
+        self._live_state = LiveState(parts, log, rng)
+        self._frames: Frames | None = None
         self._auto = policy.dispatch is DispatchMode.AUTO
         self.query = Query(
             EngineParts(
@@ -235,7 +239,7 @@ class Engine:
 
     @property
     def archives(self) -> bool:
-        """Whether finished runs leave the live state for the archive (no restore points)."""
+        """Whether finished runs leave the live state for the archive."""
         return self._store.archive is not None
 
     @property
@@ -411,35 +415,28 @@ class Engine:
 
     # ------------------------------------------------------------ time travel
 
-    @property
-    def check_journal(self) -> bool:
-        """The journal's debug mode (see :attr:`UndoJournal.check`)."""
-        return self.journal.check
+    def keyframe(self) -> Keyframe:
+        """A copy of the live state as it is now (:mod:`engine.rewind.live_state`): what
+        :meth:`restore` puts back, however often and whatever was played since. Its cost follows
+        the live state, which with the archive is live work, not history."""
+        return self._live_state.keyframe()
 
-    @check_journal.setter
-    def check_journal(self, value: bool) -> None:
-        self.journal.check = value
+    def restore(self, keyframe: Keyframe) -> None:
+        """Return to the state of ``keyframe`` (one of this engine's): replaying the same
+        commands from there gives the same events and state as the first time."""
+        self._live_state.restore(keyframe)
 
-    def mark(self, previous: Mark | None = None) -> Mark:
-        if self._store.archive is not None:
-            raise TypeError("an engine that archives its finished runs has no restore points")
-        return self.journal.mark(previous)
-
-    def rollback(self, mark: Mark) -> None:
-        self.journal.rollback(mark)
-
-    def restore_head(self) -> Mark:
-        return self.journal.restore_head()
-
-    def drop_head(self) -> None:
-        self.journal.drop_head()
-
-    @property
-    def has_head(self) -> bool:
-        return self.journal.head is not None
-
-    def head_log_span(self) -> tuple[int, int] | None:
-        return self.journal.head_log_span()
+    def record_keyframes(self, check: bool = False) -> Frames:
+        """Keyframes along a recording of this engine, stored by what changes between them
+        (:mod:`engine.rewind.frames`): what a history rewinds by. The first is the state now.
+        Its records are marked as they change from here on, so an engine has at most one.
+        ``check``: the keyframes' debug mode, for tests (:attr:`Frames.check`)."""
+        if self.journal.touch is not id:
+            raise TypeError("this engine already records keyframes")
+        frames = self._frames = Frames(self._parts, self.log, self._rng, check)
+        self.journal.touch = frames.touch
+        frames.take(-1)
+        return frames
 
     # ------------------------------------------------------------ the routes
 

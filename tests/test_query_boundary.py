@@ -80,14 +80,6 @@ STAYS = frozenset(
         "next_event_tick",
         # forgetting finished history (an engine that archives)
         "forget_archived",
-        # rewind
-        "mark",
-        "rollback",
-        "restore_head",
-        "drop_head",
-        "has_head",
-        "head_log_span",
-        "check_journal",
     }
 )
 """The Engine's public members that code above the kernel may use."""

@@ -132,7 +132,7 @@ class EventLog:
         return self._base + low
 
     def records(self, start: int, stop: int) -> EventRecords:
-        """Events ``start`` to ``stop`` as stored, for the journal to keep."""
+        """Events ``start`` to ``stop`` as stored, for the keyframes to keep."""
         start, stop = self._kept(start), self._kept(stop)
         return EventRecords(self._kinds[start:stop], self._fields[start:stop])
 

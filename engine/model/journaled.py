@@ -1,19 +1,20 @@
 """Journaled records: ``save()`` and ``restore()`` derived from a record's dataclass fields.
 
-The journal (:mod:`engine.rewind.journal`) saves a record's fields before its first change in a
-generation and restores them on rollback. Tuples written by hand per class had to be kept in step
+A keyframe (:mod:`engine.rewind.frames`) saves the fields of each record changed since the one
+before and restores them on a rewind. Tuples written by hand per class had to be kept in step
 with the fields, and a field added to a record but forgotten there silently kept its new value
-across a rollback. So every field is journaled unless its metadata says otherwise:
+across a rewind. So every field is journaled unless its metadata says otherwise:
 
 - :data:`IDENTITY`: set when the record is made and never written again (a key, a creation tick);
-- :data:`BOOKKEEPING`: the journal's own stamps, ``gen`` and ``born``, which it manages itself.
+- :data:`BOOKKEEPING`: the keyframes' own stamp, ``gen``, which they manage themselves.
 
 A field holding a mutable value declares a copy rule (:func:`copy_rule`): ``save`` turns the value
-into an immutable one and ``restore`` rebuilds it, because one save may be restored many times (a
-head and a rollback). A field with a ``default_factory`` (a mutable default) must have one.
+into an immutable one and ``restore`` rebuilds it, because one save may be restored many times
+(every rewind to its keyframe). A field with a ``default_factory`` (a mutable default) must have
+one.
 
 The two functions are generated per class as straight-line code, as :mod:`dataclasses` generates
-``__init__``: saves happen on every first change of a record in a generation, and the generated
+``__init__``: a keyframe saves every record changed since the one before, and the generated
 code is exactly what a hand-written tuple costs, which a loop over field names is not.
 """
 
@@ -43,7 +44,7 @@ IDENTITY: Mapping[str, Any] = MappingProxyType({"journal": Journal.IDENTITY})
 """Field metadata: set when the record is made and never written again."""
 
 BOOKKEEPING: Mapping[str, Any] = MappingProxyType({"journal": Journal.BOOKKEEPING})
-"""Field metadata: a journal stamp (``gen``, ``born``), not part of the record's value."""
+"""Field metadata: a keyframe stamp (``gen``), not part of the record's value."""
 
 
 def copy_rule(save: Callable[[Any], Any], restore: Callable[[Any], Any]) -> Mapping[str, Any]:
@@ -136,7 +137,7 @@ def record_list(cls: type) -> Mapping[str, Any]:
 
 def values(record: Any) -> tuple[tuple, tuple]:
     """Every field's value but the bookkeeping, saved as the journal saves it: identity fields,
-    then ``save()`` (for the journal's debug mode, which compares them across a generation)."""
+    then ``save()`` (for the keyframes' debug mode, which compares them across a keyframe)."""
     return record.__record_journal__.identities(record), record.save()
 
 

@@ -144,28 +144,21 @@ class WorkerPool:
     """Idle workers, lowest id (Java order) first: seed 000's worker choice.
 
     The set of idle ids is the truth; the heap may hold ids that are no longer idle (skipped when
-    they surface), which also makes undoing an ``add`` as simple as removing it from the set."""
+    they surface)."""
 
-    __slots__ = ("_heap", "_idle", "journal")
+    __slots__ = ("_heap", "_idle")
 
     def __init__(self) -> None:
         self._heap: list[tuple[bytes, str]] = []
         self._idle: set[str] = set()
-        self.journal: list | None = None
-        """Where undo steps go while the engine keeps restore points."""
 
     def add(self, worker_id: str, order_key: bytes) -> None:
         if worker_id not in self._idle:
             self._idle.add(worker_id)
             heapq.heappush(self._heap, (order_key, worker_id))
-            if self.journal is not None:
-                self.journal.append((self._idle.discard, worker_id))
 
-    def discard(self, worker_id: str, order_key: bytes) -> None:
-        if worker_id in self._idle:
-            self._idle.remove(worker_id)
-            if self.journal is not None:
-                self.journal.append((self._readd, (order_key, worker_id)))
+    def discard(self, worker_id: str) -> None:
+        self._idle.discard(worker_id)
 
     def pop(self) -> str | None:
         heap = self._heap
@@ -174,14 +167,8 @@ class WorkerPool:
             worker_id = item[1]
             if worker_id in self._idle:
                 self._idle.remove(worker_id)
-                if self.journal is not None:
-                    self.journal.append((self._readd, item))
                 return worker_id
         return None
-
-    def _readd(self, item: tuple[bytes, str]) -> None:
-        self._idle.add(item[1])
-        heapq.heappush(self._heap, item)
 
     def __bool__(self) -> bool:
         return bool(self._idle)
@@ -190,7 +177,7 @@ class WorkerPool:
         return tuple(self._heap), frozenset(self._idle)
 
     def restore(self, saved: tuple) -> None:
-        """Back to a snapshot, in place: undo steps hold references to these containers."""
+        """Back to a snapshot, in place (the workforce holds this object)."""
         heap, idle = saved
         self._heap[:] = heap
         self._idle.clear()

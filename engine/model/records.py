@@ -279,9 +279,7 @@ class Job:
     """This job's implicit entry in the ready queue: its earliest due occurrence not yet taken (a
     bare tuple, read as :mod:`engine.parts.ready_entry` says)."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
-    """The journal generation that last saved this record (see :mod:`engine.rewind.journal`)."""
-    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
-    """The journal generation in which this record was created."""
+    """The keyframe stamp that last marked this record changed (see :mod:`engine.rewind.frames`)."""
 
     @property
     def job_id(self) -> str:
@@ -345,7 +343,6 @@ class Occurrence:
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
-    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def job_id(self) -> str:
@@ -377,7 +374,6 @@ class Worker:
     down: bool = False
     draining: bool = False
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
-    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def state(self) -> WorkerState:

@@ -1,8 +1,8 @@
 """The engine's one source of randomness: a seeded generator that knows when, and how much, it
 was drawn from.
 
-Restore points store the generator's state (2.5 KB); knowing whether anything was drawn since the
-last one lets consecutive restore points share it instead of copying it after every tick. Knowing
+Keyframes store the generator's state (2.5 KB); knowing whether anything was drawn since the last
+one lets consecutive keyframes share it instead of copying it every time. Knowing
 how many 32-bit words were drawn lets a stretch of a service's journal be exported as a scenario
 that continues the generator where the service had it (``seed_skip``).
 """

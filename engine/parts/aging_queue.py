@@ -24,8 +24,9 @@ Why not an array indexed by rank. A job's backlog waits implicitly behind one en
 when the front is taken, the next run enters the queue with the tick it fell due, which is
 earlier than entries pushed since: keys arrive out of order, and a heap per group takes them so.
 
-Every change goes through ``_place`` (a pop writes out its removal), which logs its inverse for the
-engine's restore points.
+Every change goes through ``_place`` (a pop writes out its removal). A keyframe copies the queue
+as its entries in tie-break order (:meth:`AgingReadyQueue.snapshot`), and a restore pushes them
+back.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class AgingReadyQueue:
     """See the module docstring. O(log n + w) per push, remove and pop, w the distinct ``a``
     values of a bucket (at most ``step``); O(n) memory for n entries held."""
 
-    __slots__ = ("_buckets", "_entries", "_groups", "_step", "_topped", "_tops", "journal")
+    __slots__ = ("_buckets", "_entries", "_groups", "_step", "_topped", "_tops")
 
     def __init__(self, step: int) -> None:
         self._step = step
@@ -60,8 +61,6 @@ class AgingReadyQueue:
         leaves its ``-q`` until it surfaces (``_topped`` keeps one per ``q``)."""
         self._topped: set[int] = set()
         """The ``q`` values in ``_tops``."""
-        self.journal: list | None = None
-        """Where undo steps go while the engine keeps restore points."""
 
     def push(self, entry: ReadyEntry) -> None:
         # The key (see ``_SUBMISSIONS``) computed here and in ``remove``, not by a helper: a
@@ -93,8 +92,6 @@ class AgingReadyQueue:
                 if start < len(below[1]):
                     best = min(best, min(below[1][start:]))
         entry = self._entries.pop(best)
-        if self.journal is not None:
-            self.journal.append((self._place, best, entry))
         self._ungroup(best, entry[PRIORITY] * step - entry[READY_SINCE])
         return entry
 
@@ -114,16 +111,14 @@ class AgingReadyQueue:
         return tuple(entries[key] for key in sorted(entries))
 
     def restore(self, saved: tuple[ReadyEntry, ...]) -> None:
-        """Back to a snapshot, in place (undo steps hold this object)."""
+        """Back to a snapshot, in place (the dispatcher holds this object)."""
         self._entries = {}
         self._groups = {}
         self._buckets = {}
         self._tops = []
         self._topped = set()
-        journal, self.journal = self.journal, None
         for entry in saved:
             self.push(entry)
-        self.journal = journal
 
     def _place(self, key: int, entry: ReadyEntry | None) -> None:
         """Put ``entry`` (or nothing) at ``key``; the only place the queue changes (``pop``
@@ -131,8 +126,6 @@ class AgingReadyQueue:
         called: every run is pushed once (``_ungroup`` stays a method, as ``pop`` shares it)."""
         entries, step = self._entries, self._step
         old = entries.pop(key, None)
-        if self.journal is not None:
-            self.journal.append((self._place, key, old))
         if old is not None:
             self._ungroup(key, old[PRIORITY] * step - old[READY_SINCE])
         if entry is None:

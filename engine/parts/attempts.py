@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
     from engine.parts.workers import Workforce
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
     from engine.rules.backfill import Backfills
     from engine.rules.dependencies import Dependencies
     from engine.rules.overlap import OverlapControl
@@ -74,7 +74,7 @@ class Attempts:
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         rng: TrackedRandom,
         policy: Policy,

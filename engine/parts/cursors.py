@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from engine.model.ordering import java_order_key
 from engine.model.records import Job, JobSpec, OccurrenceState
-from engine.rewind.journal import JournaledPart, UndoJournal
-from engine.rewind.undo_heap import UndoHeap
+from engine.rewind.heap import Heap
+from engine.rewind.journal import ChangeJournal, JournaledPart
 
 if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
@@ -34,11 +34,11 @@ S = OccurrenceState
 class JobCursors(JournaledPart):
     """The jobs by id, their cursors and the due heap."""
 
-    def __init__(self, journal: UndoJournal, store: OccurrenceStore) -> None:
+    def __init__(self, journal: ChangeJournal, store: OccurrenceStore) -> None:
         self._journal = journal
         self._store = store
         self.jobs: dict[str, Job] = {}
-        self.due = UndoHeap()
+        self.due = Heap()
         """(tick, submission, job id): the next tick at which each waiting job falls due."""
         self.created_through = -1
         """Latest tick at which due occurrences were created (by dispatch; every tick in auto)."""
@@ -51,7 +51,7 @@ class JobCursors(JournaledPart):
     def tables(self) -> tuple[tuple[str, dict], ...]:
         return (("job", self.jobs),)
 
-    def containers(self) -> tuple[UndoHeap, ...]:
+    def containers(self) -> tuple[Heap, ...]:
         return (self.due,)
 
     def scalars(self) -> tuple:
@@ -84,9 +84,6 @@ class JobCursors(JournaledPart):
             first,
             spec.fail_attempts,
         )
-        generation = self._journal.generation
-        if generation:
-            job.gen = job.born = generation
         self.jobs[spec.job_id] = job
         self.undispatched_submissions = True
         return job
@@ -111,10 +108,9 @@ class JobCursors(JournaledPart):
             self.dispatches += 1
             self.undispatched_submissions = False
         due = self.due
-        if not due.dead:  # nothing undone waits to surface (engine/rewind/undo_heap.py)
-            items = due.items
-            if not items or items[0][0] > now:
-                return ()  # what most ticks create, told without a call to the heap
+        items = due.items
+        if not items or items[0][0] > now:
+            return ()  # what most ticks create, told without a call to the heap
         pop_through = due.pop_through
         entry = pop_through(now)
         if entry is None:
@@ -137,13 +133,9 @@ class JobCursors(JournaledPart):
 
     def next_due_tick(self) -> int | None:
         """The tick the first waiting job falls due at, if any; asked once per tick the engine
-        plays, so read without a call to the heap while nothing dead waits in it (as
+        plays, so read without a call to the heap (as
         :meth:`engine.parts.timers.Timers.next_tick` does)."""
-        due = self.due
-        if due.dead:
-            entry = due.peek()
-            return entry[0] if entry is not None else None
-        items = due.items
+        items = self.due.items
         return items[0][0] if items else None
 
     def created_limit(self, job: Job) -> int:

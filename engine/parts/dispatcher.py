@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
     from engine.parts.workers import Workforce
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
     from engine.rules.overlap import OverlapControl
     from engine.rules.pools import Pools
     from engine.rules.run_dependencies import RunDependencies
@@ -60,7 +60,7 @@ class Dispatcher(JournaledPart):
         self,
         ready: ReadyQueue,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         cursors: JobCursors,
         store: OccurrenceStore,

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from engine.parts.notifications import Outbox
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
     from engine.rules.backfill import Backfills
     from engine.rules.dependencies import Dependencies
     from engine.rules.overlap import OverlapControl
@@ -98,7 +98,7 @@ class Lifecycle:
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         policy: Policy,
         cursors: JobCursors,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from engine.model.records import Job
     from engine.model.rng import TrackedRandom
     from engine.parts.tick_clock import TickClock
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
 
 NotificationKey = tuple[str, int, int, str, str, str]
 
@@ -60,7 +60,6 @@ class Notification:
     next_try: int | None = None
     delivered_at: int | None = None
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
-    born: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
 
     @property
     def job_id(self) -> str:
@@ -85,7 +84,7 @@ class Outbox(JournaledPart):
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         timers: Timers,
         jobs: dict[str, Job],
@@ -114,7 +113,7 @@ class Outbox(JournaledPart):
         subscriptions = self._jobs[job_id].spec.notify
         if not subscriptions:
             return
-        now, generation = self._clock.now, self._journal.generation
+        now = self._clock.now
         for subscription in subscriptions:
             if happening not in subscription.on:
                 continue
@@ -128,9 +127,7 @@ class Outbox(JournaledPart):
             )
             if key in self.records:
                 continue
-            self.records[key] = Notification(
-                key, created=now, next_try=now, gen=generation, born=generation
-            )
+            self.records[key] = Notification(key, created=now, next_try=now)
             self._log.add(ev.NotificationQueued, now, key)
             self._timers.add(now, TimerKind.NOTIFICATION_TRY, (key,))
 

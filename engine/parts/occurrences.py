@@ -5,9 +5,9 @@ one by one, it blocks a dependent); the runs a job's cursor has not reached are 
 in :mod:`engine.parts.cursors`. Every state change goes through :meth:`OccurrenceStore.set_state`,
 so the index and the job's list of open runs can never disagree with the records.
 
-Given the journal and the policy's execution limit (the timeout of a job that sets none).
+Given the journal of changes and the policy's execution limit (the timeout of a job that sets none).
 
-An engine that archives (headless, without restore points) moves each finished run out of the
+An engine that archives moves each finished run out of the
 live table into a :class:`~engine.parts.run_archive.RunArchive` once the command or tick that
 finished it is over: nothing live refers to a final run after that, and what still names one (a
 stale timer, a late report, a question) finds it through :attr:`OccurrenceStore.runs`, which
@@ -20,49 +20,37 @@ import heapq
 from collections.abc import Collection, Iterator, KeysView, Mapping
 
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
-from engine.parts.run_archive import RunArchive
-from engine.rewind.journal import JournaledPart, UndoJournal
+from engine.parts.run_archive import ArchivedRows, RunArchive
+from engine.rewind.journal import ChangeJournal, JournaledPart
 
 S = OccurrenceState
 Key = tuple[str, int]
 
 
 class StateIndex:
-    """Occurrence keys by state, each state's keys in the order they entered it; undoable."""
+    """Occurrence keys by state, each state's keys in the order they entered it."""
 
-    __slots__ = ("journal", "keys")
+    __slots__ = ("keys",)
 
     def __init__(self) -> None:
         self.keys: dict[OccurrenceState, dict[Key, None]] = {state: {} for state in S}
-        self.journal: list | None = None
 
     def add(self, key: Key, state: OccurrenceState) -> None:
         self.keys[state][key] = None
-        if self.journal is not None:
-            self.journal.append((self._unindex, key, state, None))
 
     def move(self, key: Key, old: OccurrenceState, new: OccurrenceState) -> None:
         del self.keys[old][key]
         self.keys[new][key] = None
-        if self.journal is not None:
-            self.journal.append((self._unindex, key, new, old))
-
-    def _unindex(self, key: Key, state: OccurrenceState, back_to: OccurrenceState | None) -> None:
-        """Undo a change: take ``key`` out of ``state`` (and back into ``back_to``)."""
-        del self.keys[state][key]
-        if back_to is not None:
-            self.keys[back_to][key] = None
 
     def remove(self, key: Key, state: OccurrenceState) -> None:
-        """Take ``key`` out (it was archived); never journaled: an archiving engine has no
-        restore points."""
+        """Take ``key`` out (it was archived)."""
         del self.keys[state][key]
 
     def snapshot(self) -> tuple:
         return tuple((state, tuple(keys)) for state, keys in self.keys.items())
 
     def restore(self, saved: tuple) -> None:
-        """In place: undo steps hold references to these dicts' owner."""
+        """In place (the store holds this object)."""
         for state, keys in saved:
             table = self.keys[state]
             table.clear()
@@ -73,7 +61,7 @@ class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
     def __init__(
-        self, journal: UndoJournal, execution_limit: int | None = None, archive: bool = False
+        self, journal: ChangeJournal, execution_limit: int | None = None, archive: bool = False
     ) -> None:
         self._journal = journal
         self._execution_limit = execution_limit
@@ -92,12 +80,63 @@ class OccurrenceStore(JournaledPart):
             self.records if self.archive is None else _LiveAndArchived(self.records, self.archive)
         )
         """Every run with a record, live or archived: what readers read."""
+        self._archived_ahead: ArchivedRows | None = None
+        """The archive's rows past its length that a rewind truncated, as long as they are
+        the run's (see :meth:`forget_ahead`): going forward again puts them back."""
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
-        return (("occurrence", self.records),)
+        """The runs, a table that only grows, unless they are archived (then the table holds
+        live runs only, copied whole: :meth:`containers`)."""
+        return (("occurrence", self.records),) if self.archive is None else ()
 
     def containers(self) -> tuple[StateIndex, ...]:
         return (self.index,)
+
+    def live_tables(self) -> tuple[tuple[str, dict], ...]:
+        """With an archive, the live runs: a table that shrinks as runs are archived, so a
+        keyframe copies which runs it holds and keeps their values by change."""
+        return () if self.archive is None else (("occurrence", self.records),)
+
+    def scalars(self) -> tuple:
+        """With an archive: its length and the runs still to archive (a keyframe keeps them)."""
+        archive = self.archive
+        return () if archive is None else (len(archive), tuple(self.finished))
+
+    def reaches(self, values: tuple) -> bool:
+        """The archive goes back by truncation, and forward only as far as the rows that
+        rewinds truncated (and nothing since made stale) reach."""
+        if not values or values[0] <= len(self.archive):  # type: ignore[arg-type]
+            return True
+        ahead = self._archived_ahead
+        return ahead is not None and ahead.start <= len(self.archive) and values[0] <= ahead.stop  # type: ignore[arg-type]
+
+    def restore_scalars(self, values: tuple) -> None:
+        if values:
+            length, finished = values
+            archive = self.archive
+            assert archive is not None
+            if length < len(archive):
+                self._keep_ahead(archive.truncate(length))
+            elif length > len(archive):
+                assert self._archived_ahead is not None
+                archive.extend(self._archived_ahead, length)
+            self.finished[:] = finished
+
+    def _keep_ahead(self, taken: ArchivedRows) -> None:
+        """Keep the rows a truncation ``taken``, with those kept before that follow them (the
+        rows of one run are the same whenever they were taken)."""
+        ahead = self._archived_ahead
+        if ahead is None or ahead.stop < taken.stop:
+            self._archived_ahead = taken
+        elif ahead.start > taken.start:
+            self._archived_ahead = taken.then(ahead)
+
+    def forget_ahead(self, values: tuple) -> None:
+        """The run changes after the state ``scalars()`` returned as ``values`` (a command
+        while rewound): the rows archived after it are no longer the run's."""
+        ahead = self._archived_ahead
+        if values and ahead is not None and ahead.stop > values[0]:
+            self._archived_ahead = None
 
     def materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         """Give the run at ``scheduled`` a record, with the definition it was created under."""
@@ -114,9 +153,6 @@ class OccurrenceStore(JournaledPart):
             spec.duration,
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
-        generation = journal.generation
-        if generation:
-            occurrence.gen = occurrence.born = generation
         self.records[key] = occurrence
         self.index.add(key, state)
         if state not in FINAL_STATES:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.model.policies import DispatchOrder, Policy
 from engine.parts.aging_queue import AgingReadyQueue
 from engine.parts.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
-from engine.rewind.undo_heap import UndoHeap
+from engine.rewind.heap import Heap
 
 
 class HeapReadyQueue:
@@ -20,17 +20,9 @@ class HeapReadyQueue:
     __slots__ = ("_heap", "_key", "_seq")
 
     def __init__(self, by_priority: bool) -> None:
-        self._heap = UndoHeap()
+        self._heap = Heap()
         self._seq = 0
         self._key = by_priority
-
-    @property
-    def journal(self) -> list | None:
-        return self._heap.journal
-
-    @journal.setter
-    def journal(self, journal: list | None) -> None:
-        self._heap.journal = journal
 
     def push(self, entry: ReadyEntry) -> None:
         self._seq += 1
@@ -45,9 +37,7 @@ class HeapReadyQueue:
 
     def pop(self, now: int) -> ReadyEntry | None:
         heap = self._heap
-        if heap.dead:  # undone pushes wait to surface: the heap's own test skips them
-            return heap.pop()[-1] if heap else None
-        # Else its items say whether it is empty: ``if heap`` is a call from C to the heap's
+        # Its items say whether it is empty: ``if heap`` is a call from C to the heap's
         # ``__bool__``, one per assignment of seed 000's dispatches.
         return heap.pop()[-1] if heap.items else None
 

@@ -13,12 +13,17 @@ through the store, never in the live table. Reading an archived run builds an
 :class:`~engine.model.records.Occurrence` equal to the one archived, a new object each time:
 compare with ``==``, never ``is``, and never change it (it is not the engine's).
 
-The archive grows until its engine forgets (:meth:`RunArchive.forget`): each job's runs
-scheduled before a floor tick leave it, all but the latest of them, and the job's *forgotten
-before* tick records how far its history is gone, so that what asks about a run behind it can
-be told "forgotten" rather than "no such run". Rewinding an engine that archives (a truncation to
-an earlier length) is for the rewind by replay that is still to come; a history refuses such an
-engine today.
+The archive is append-only, so going back to an earlier length is a truncation (:meth:`truncate`):
+a keyframe of the engine (:mod:`engine.rewind.live_state`) keeps the archive's length. A
+truncation returns the rows it took, as stored (:class:`ArchivedRows`), and :meth:`extend` puts
+them back: going forward again past a stretch played before costs a copy of its rows, not a
+replay of it.
+
+An engine that does not rewind may instead forget (:meth:`RunArchive.forget`): each job's runs
+scheduled before a floor tick leave the archive, all but the latest of them, and the job's
+*forgotten before* tick records how far its history is gone, so that what asks about a run
+behind it can be told "forgotten" rather than "no such run". Lengths then no longer count from
+the first run archived, so an archive that forgot refuses to be truncated.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import bisect
 import itertools
 from array import array
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from engine.model.records import (
     Attempt,
@@ -89,6 +95,41 @@ _JOB, _SCHEDULED, _STATE, _MAX_ATTEMPTS, _PRIORITY, _READY, _DURATION, _TIMEOUT,
 )
 _ATTEMPT_WIDTH = 5
 """An attempt's row: number, worker code, started, ended, outcome code."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedRows:
+    """Rows an archive held from its ``start``-th run on, as it stored them (what a truncation
+    took), for putting back with :meth:`RunArchive.extend`."""
+
+    start: int
+    runs: array
+    attempts: array
+    """Their attempts' rows, from the first run's first attempt on."""
+    causes: dict[int, str]
+    retries: dict[int, tuple[int | None, int | None]]
+
+    @property
+    def stop(self) -> int:
+        """The row after the last one held."""
+        return self.start + len(self.runs) // _RUN_WIDTH
+
+    def then(self, later: ArchivedRows) -> ArchivedRows:
+        """These rows followed by those of ``later`` past them (``later`` starts at or before
+        this one's stop: rows of one history are the same wherever they were taken)."""
+        if later.start > self.stop:
+            raise ValueError(f"rows from {later.start} do not follow rows up to {self.stop}")
+        if later.stop <= self.stop:
+            return self
+        skip = self.stop - later.start
+        first = later.runs[skip * _RUN_WIDTH + _FIRST] - later.runs[_FIRST]
+        return ArchivedRows(
+            self.start,
+            self.runs + later.runs[skip * _RUN_WIDTH :],
+            self.attempts + later.attempts[first * _ATTEMPT_WIDTH :],
+            self.causes | later.causes,
+            self.retries | later.retries,
+        )
 
 
 class RunArchive:
@@ -165,6 +206,61 @@ class RunArchive:
                     _OUTCOME_CODE[attempt.outcome],
                 )
             )
+
+    def truncate(self, length: int) -> ArchivedRows:
+        """Forget the runs archived after the first ``length`` (going back in time), and return
+        them: O(the runs forgotten), each mostly the last of its job's."""
+        if self._base != self._kept:
+            raise ValueError("an archive that forgot runs cannot go back to an earlier length")
+        runs = self._runs
+        if length >= len(self):
+            return ArchivedRows(len(self), array("q"), array("q"), {}, {})
+        first = runs[length * _RUN_WIDTH + _FIRST] * _ATTEMPT_WIDTH
+        taken = ArchivedRows(length, runs[length * _RUN_WIDTH :], self._attempts[first:], {}, {})
+        for row in range(len(self) - 1, length - 1, -1):
+            base = row * _RUN_WIDTH
+            job_runs = self._by_job[self._job_ids[runs[base + _JOB]]]
+            at = len(job_runs.rows) - 1
+            if job_runs.rows[at] != row:
+                at = job_runs.rows.index(row)
+            del job_runs.ticks[at]
+            del job_runs.rows[at]
+            self._state_counts[runs[base + _STATE]] -= 1
+            cause = self._cause.pop(row, None)
+            if cause is not None:
+                taken.causes[row] = cause
+            retry = self._retry.pop(row, None)
+            if retry is not None:
+                taken.retries[row] = retry
+        del self._attempts[first:]
+        del runs[length * _RUN_WIDTH :]
+        return taken
+
+    def extend(self, rows: ArchivedRows, stop: int) -> None:
+        """Put back the rows of ``rows`` from this archive's length up to ``stop`` (they were
+        taken from this archive, or one of the same history, at or before that length)."""
+        length = len(self)
+        if not rows.start <= length <= stop <= rows.stop:
+            raise ValueError(
+                f"rows {rows.start}..{rows.stop} cannot extend an archive of {length} to {stop}"
+            )
+        saved = rows.runs
+        low, high = (length - rows.start) * _RUN_WIDTH, (stop - rows.start) * _RUN_WIDTH
+        for base in range(low, high, _RUN_WIDTH):
+            row = rows.start + base // _RUN_WIDTH
+            self._by_job[self._job_ids[saved[base + _JOB]]].add(saved[base + _SCHEDULED], row)
+            self._state_counts[saved[base + _STATE]] += 1
+            if row in rows.causes:
+                self._cause[row] = rows.causes[row]
+            if row in rows.retries:
+                self._retry[row] = rows.retries[row]
+        self._runs.extend(saved[low:high])
+        offset = saved[_FIRST] if saved else 0
+        first = len(self._attempts) // _ATTEMPT_WIDTH - offset
+        last = saved[high + _FIRST] - offset if high < len(saved) else None
+        self._attempts.extend(
+            rows.attempts[first * _ATTEMPT_WIDTH : None if last is None else last * _ATTEMPT_WIDTH]
+        )
 
     # ---------------------------------------------------------------- reading
 

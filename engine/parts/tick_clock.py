@@ -2,8 +2,8 @@
 
 One small object, given to the parts at composition (:mod:`engine.core`), rather than the engine
 itself: a part that only needs to know what time it is depends on this and nothing else. The
-engine moves it forward (``Engine.advance``) and reads it back as ``Engine.now``; the journal
-restores it with the rest of the state, so a rollback puts the clock back too.
+engine moves it forward (``Engine.advance``) and reads it back as ``Engine.now``; a keyframe
+restores it with the rest of the state, so a rewind puts the clock back too.
 
 Not to be confused with :class:`engine.schedules.clock.Clock`, which maps ticks to wall-clock time
 in a zone.

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
+from engine.rewind.heap import Heap
 from engine.rewind.journal import JournaledPart
-from engine.rewind.undo_heap import UndoHeap
 
 
 class TimerKind(IntEnum):
@@ -42,7 +42,7 @@ class Timers(JournaledPart):
     they were set. A timer is never withdrawn; its handler ignores it when it has gone stale."""
 
     def __init__(self) -> None:
-        self.heap = UndoHeap()
+        self.heap = Heap()
         self.sequence = 0
         self.pop_due: Callable[[int], tuple[int, TimerKind, int, Any] | None] = (
             self.heap.pop_through
@@ -51,7 +51,7 @@ class Timers(JournaledPart):
         None. Handlers may set more meanwhile, so the engine calls it until None. The heap's own
         method, bound once: a method here calling it would be a second call per timer."""
 
-    def containers(self) -> tuple[UndoHeap, ...]:
+    def containers(self) -> tuple[Heap, ...]:
         return (self.heap,)
 
     def scalars(self) -> tuple:
@@ -65,14 +65,9 @@ class Timers(JournaledPart):
         self.heap.push((tick, kind, self.sequence, payload))
 
     def next_tick(self) -> int | None:
-        """The tick of the first timer, if any. Asked once per tick the engine plays: while no
-        push was undone (nothing dead waits to surface, :mod:`engine.rewind.undo_heap`) the heap's
+        """The tick of the first timer, if any. Asked once per tick the engine plays: the heap's
         first item is read here rather than through its ``peek``, a call fewer per tick."""
-        heap = self.heap
-        if heap.dead:
-            entry = heap.peek()
-            return entry[0] if entry is not None else None
-        items = heap.items
+        items = self.heap.items
         return items[0][0] if items else None
 
     def __bool__(self) -> bool:

@@ -19,7 +19,7 @@ from engine.model.ordering import java_order_key
 from engine.model.policies import WorkerPool
 from engine.model.problems import Code
 from engine.model.records import Worker
-from engine.rewind.journal import JournaledPart, UndoJournal
+from engine.rewind.journal import ChangeJournal, JournaledPart
 
 if TYPE_CHECKING:
     from engine.model.events import EventLog
@@ -35,7 +35,7 @@ def _no_worker(worker_id: str) -> Result:
 class Workforce(JournaledPart):
     """The workers by id and the pool of idle ones (lowest id first)."""
 
-    def __init__(self, clock: TickClock, journal: UndoJournal, log: EventLog) -> None:
+    def __init__(self, clock: TickClock, journal: ChangeJournal, log: EventLog) -> None:
         self._clock = clock
         self._journal = journal
         self._log = log
@@ -58,14 +58,12 @@ class Workforce(JournaledPart):
             message = f"worker {worker_id!r} is already registered"
             return refused(Outcome.CONFLICT, Code.WORKER_EXISTS, message, "worker_id")
         key = java_order_key(worker_id)
-        now, generation = self._clock.now, self._journal.generation
+        now = self._clock.now
         self.workers[worker_id] = Worker(
             worker_id,
             key,
             since=now,
             registered=now,
-            gen=generation,
-            born=generation,
         )
         self.idle.add(worker_id, key)
         self._log.add(ev.WorkerRegistered, now, worker_id)
@@ -81,7 +79,7 @@ class Workforce(JournaledPart):
         self._journal.touch(worker)
         worker.down = True
         worker.draining = False
-        self.idle.discard(worker_id, worker.order_key)
+        self.idle.discard(worker_id)
         self._log.add(ev.WorkerWentDown, self._clock.now, worker_id)
         if worker.running is not None:
             self._attempts.lose(worker.running)
@@ -112,7 +110,7 @@ class Workforce(JournaledPart):
             return refused(Outcome.CONFLICT, Code.WORKER_NOT_UP, message, "worker_id")
         now = self._clock.now
         self._log.add(ev.WorkerDrainStarted, now, worker_id)
-        self.idle.discard(worker_id, worker.order_key)
+        self.idle.discard(worker_id)
         self._journal.touch(worker)
         if worker.running is None:
             worker.down = True

@@ -23,8 +23,8 @@ class EventTicks:
         if through <= self.reached:
             return
         ticks = self.ticks
-        for index in range(log.first_index_at(self.reached + 1), len(log)):
-            tick = log[index].tick
+        for _, fields in log.stored_since(log.first_index_at(self.reached + 1)):
+            tick = fields[0]  # every event's first field is its tick; no event is built
             if not ticks or ticks[-1] != tick:
                 ticks.append(tick)
         self.reached = through

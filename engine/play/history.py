@@ -6,14 +6,13 @@ Its position is a tick; the state shown is the state at the *end* of that tick (
 its commands, its dispatch). Ticks at which something happened are the steps.
 
 Exactness comes from determinism: the engine's state at a tick is a pure function of its policy,
-seed and the commands before it, so any state can be rebuilt by replay. While it runs forward the
-history leaves a restore point (:meth:`Engine.mark`, see :mod:`engine.rewind.journal`) after every
-tick it plays, which costs microseconds, and a keyframe (:mod:`engine.rewind.keyframes`) every
-:data:`SPAN_COST` ticks and events; it keeps the restore points of the last span or two only.
-``seek`` backwards within them rolls the engine back to the restore point of the last played tick
-at or before the target: a step back costs what changed in that step, whatever the size of the
-state. Any other seek jumps to the last keyframe at or before the target (costing the records
-changed in between, not the changes) and replays at most one span from there.
+seed and the commands before it, so any state can be rebuilt by replay. While it records, the
+history takes a keyframe (:mod:`engine.rewind.frames`) every :data:`SPAN_COST` ticks and events;
+nothing else is kept while the engine plays. Any move backwards restores the last keyframe at or
+before the target and replays from there, at most one span; a move forward past a keyframe
+restores it rather than replaying up to it. A restore costs what changed between the state left
+and the keyframe, not the size of the state, and an engine that archives its finished runs
+(:mod:`engine.parts.run_archive`) is rewound the same way (its archive is truncated).
 
 Commands after a rewind: a user command issued at tick T discards the user commands recorded
 after T (the scenario's own timeline stays: it is the world, not the user's edit) and the future
@@ -34,14 +33,15 @@ from engine.model.commands import Command, Result
 from engine.model.events import Event
 from engine.play.event_ticks import EventTicks
 from engine.play.ticks import Phase, TickDriver, TimedCommand
-from engine.rewind.journal import Mark
-from engine.rewind.keyframes import Keyframe
 
 HORIZON_CHUNK = 1_000
 """Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
-SPAN_COST = 2_000
-"""Ticks played plus events between two keyframes taken while recording: what a seek replays at
-most (about 20 ms on seed 000's workload), against the memory of a keyframe (its containers)."""
+SPAN_COST = 1_000
+"""Ticks played plus events between two keyframes taken while recording: what a rewind replays at
+most, against the time and memory of a keyframe (benchmarks/history.py measures both). At seed
+000's sizes, in one run under load: 2,000 put a step back's maximum at 0.68% of a bare play's
+time (16 ms on the reference machine is about 0.46%) and the keyframes at 1.78x the live state;
+1,000 at 0.36% and 2.3x. A step back is what a user waits on."""
 
 
 @dataclass(slots=True)
@@ -66,8 +66,9 @@ class History:
         horizon_chunk: int = HORIZON_CHUNK,
     ) -> None:
         self._new_engine = new_engine
-        self._scenario = sorted(timeline, key=lambda timed: timed.tick)
-        """In tick order (a stable sort: the timeline's order within a tick)."""
+        self._scenario = sorted(timeline, key=_run_order)
+        """In the order the commands run: by tick, then phase (a stable sort: the timeline's
+        order within a phase)."""
         self._scenario_ticks = [timed.tick for timed in self._scenario]
         self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
         self._branch: _Branch | None = None
@@ -77,15 +78,13 @@ class History:
         """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = EventTicks()
         self._engine = new_engine()
-        if self._engine.archives:
-            raise TypeError("a history rewinds its engine, which therefore cannot archive")
-        self._journal = self._engine.journal
+        self._frames = self._engine.record_keyframes()
+        self._labels: list[int] = [-1]
+        """The ticks of the keyframes, in order (the first is the engine before anything ran)."""
         self._driver = TickDriver(self._engine)
         self._tick = -1
-        self._marks: list[tuple[int, Mark]] = [(-1, self._journal.keyframe(-1).mark)]
-        """The restore points of the journal's window, by tick."""
         self._span_cost = 0
-        """Ticks played and events since the last keyframe."""
+        """Ticks played and events since the keyframe the state follows."""
         self.span_cost_limit = span_cost
         self._run_to(0)
 
@@ -104,6 +103,11 @@ class History:
     def event_ticks(self) -> Sequence[int]:
         """Ticks with at least one event, as far as the run has been recorded."""
         return self._recording.ticks
+
+    @property
+    def keyframes(self) -> Sequence[int]:
+        """The ticks of the keyframes taken so far (for measuring their cost)."""
+        return self._labels
 
     @property
     def recorded_through(self) -> int:
@@ -204,17 +208,16 @@ class History:
         timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
         future = [c for c in self._user if c.tick > tick]
         rewound = tick < self._recording.reached
-        journal = self._journal
-        if journal.keyframes[journal.span].label == tick:
-            # The command changes the state at the end of this tick, which that keyframe is.
-            self._jump(journal.span - 1)
+        first_changed = bisect.bisect_left(self._labels, tick)
+        if self._frames.base >= first_changed:
+            # The command changes the state at the end of this tick, which that keyframe is:
+            # the state must follow an earlier one before it is forgotten.
+            self._restore(first_changed - 1)
             self._run_to(tick, snap=False)
         result = self._driver.apply(timed)
         if not result.accepted:
             return result
-        journal.drop_head()
-        self._drop_marks_from(tick)
-        self._marks.append((tick, self._engine.mark(self._marks[-1][1])))
+        self._drop_keyframes_from(tick)
         self._user = [c for c in self._user if c.tick <= tick] + [timed]
         self._branch = _Branch(future, timed) if future or rewound else None
         self._recording.forget_after(tick - 1)
@@ -248,7 +251,7 @@ class History:
         tick = self._tick
         changed = branch.replaced_by.tick
         self._seek(changed - 1)
-        self._journal.drop_head()
+        self._drop_keyframes_from(changed)
         self._user.remove(branch.replaced_by)
         self._user.extend(branch.discarded)
         self._recording.forget_after(changed - 1)
@@ -267,7 +270,7 @@ class History:
         first = self._user[0].tick
         if self._tick >= first:
             self._seek(first - 1)
-        self._journal.drop_head()
+        self._drop_keyframes_from(first)
         self._user.clear()
         self._branch = None
         self._recording.forget_after(first - 1)
@@ -287,9 +290,11 @@ class History:
                 f"commands at ticks {ticks[0]}..{ticks[-1]} do not follow the timeline "
                 f"(its last command at {last}, the history at {self._tick})"
             )
-        self._journal.drop_head()
-        self._scenario.extend(timeline)
-        self._scenario_ticks.extend(ticks)
+        self._drop_keyframes_from(ticks[0])
+        low = bisect.bisect_left(self._scenario_ticks, ticks[0])
+        tail = sorted([*self._scenario[low:], *timeline], key=_run_order)
+        self._scenario[low:] = tail
+        self._scenario_ticks[low:] = [timed.tick for timed in tail]
         self._recording.forget_after(ticks[0] - 1)
 
     # ------------------------------------------------------------- internals
@@ -305,87 +310,91 @@ class History:
         return found
 
     def _rewind_to(self, tick: int) -> None:
-        """Roll the engine back to the last restore point at or before ``tick`` in the window,
-        else jump to the last keyframe at or before it."""
-        self._journal.leave_frontier(self._tick)
-        marks = self._marks
-        if marks[0][0] > tick:
-            keyframes = self._journal.keyframes
-            self._jump(bisect.bisect_right(keyframes, tick, key=_label) - 1)
-            return
-        index = bisect.bisect_right(marks, tick, key=lambda pair: pair[0]) - 1
-        mark_tick, mark = marks[index]
-        del marks[index + 1 :]
-        self._engine.rollback(mark)
-        self._tick = mark_tick
-        self._driver.settled_at(mark_tick)
+        """Restore the last keyframe at or before ``tick``."""
+        self._restore(bisect.bisect_right(self._labels, tick) - 1)
 
-    def _jump(self, index: int) -> None:
-        """Go to keyframe ``index``: its restore point starts the window again."""
-        self._journal.leave_frontier(self._tick)
-        label = self._journal.keyframes[index].label
-        self._marks = [(label, self._journal.jump(index))]
+    def _restore(self, index: int) -> None:
+        self._frames.restore(index)
+        label = self._labels[index]
         self._tick = label
         self._driver.settled_at(label)
         self._span_cost = 0
 
-    def _drop_marks_from(self, tick: int) -> None:
-        """Restore points at or after ``tick`` no longer describe the run (a command changed it)."""
-        index = bisect.bisect_left(self._marks, tick, key=lambda pair: pair[0])
-        del self._marks[max(index, 1) :]
+    def _drop_keyframes_from(self, tick: int) -> None:
+        """Keyframes at or after ``tick`` no longer describe the run (a command changed it)."""
+        index = bisect.bisect_left(self._labels, tick)
+        if index < len(self._labels):
+            self._frames.drop_from(index)
+            del self._labels[index:]
 
     def _run_to(self, target: int, snap: bool = True) -> None:
-        """Run forward, one tick where something happens at a time, to the end of ``target``,
-        jumping to the furthest keyframe ahead on the way (unless not ``snap``): past it, the
-        journal's spans hold the records made by the run that took it."""
-        engine, journal = self._engine, self._journal
-        while self._tick < target:
-            span = journal.span
-            if snap and span + 1 < len(journal.keyframes):
-                ahead = bisect.bisect_right(journal.keyframes, target, lo=span + 1, key=_label)
-                if ahead > span + 1:
-                    self._jump(ahead - 1)
-                    continue
-            upcoming = engine.next_event_tick() if self._tick >= 0 else 0
-            command_tick = self._next_command_tick(self._tick)
+        """Run forward to the end of ``target``, restoring the furthest keyframe ahead first
+        (unless not ``snap``) rather than replaying up to it.
+
+        This is the recording's hot loop, so it does what a bare play does (each command through
+        the tick driver, which plays the ticks before it) and little more: a step is a tick with
+        commands or, between them, one where the engine has something to do; each counts, with
+        its events, towards the next keyframe. Only a keyframe's tick and ``target`` are ended
+        explicitly (the next command's tick ends the ticks before it, as in a bare play); the
+        commands come from one slice taken before, not a search per tick."""
+        if snap:
+            self._restore_ahead(target)
+        engine, driver, log = self._engine, self._driver, self._engine.log
+        frames, labels = self._frames, self._labels
+        at_frontier = frames.base == len(labels) - 1
+        commands = self._commands(self._tick, target)
+        count, at = len(commands), 0
+        tick, until, limit = self._tick, self.until, self.span_cost_limit
+        while tick < target:
             step = target
-            for candidate in (upcoming, command_tick):
-                if candidate is not None and self._tick < candidate < step:
-                    step = candidate
-            events = len(engine.log)
-            self._play_tick(step)
-            self._span_cost += 1 + len(engine.log) - events
-            self._leave_restore_point(last=step == self.until)
-        self._recording.record(engine.log, self._tick)
-
-    def _leave_restore_point(self, last: bool = False) -> None:
-        """A mark after the tick just played; at the furthest state, a keyframe every
-        ``SPAN_COST``, after which the window keeps the last span and this one.
-
-        The ``last`` tick of a bounded run is a keyframe too: the first step back from the end
-        would otherwise take it (about 10 ms at seed 000's sizes) before undoing a tick, and a
-        recording that reaches its end has just spent far more than that."""
-        journal, marks = self._journal, self._marks
-        due = self._span_cost >= self.span_cost_limit or (last and self._span_cost > 0)
-        if not due or journal.head is not None:
-            marks.append((self._tick, self._engine.mark(marks[-1][1])))
-            return
-        marks.append((self._tick, journal.keyframe(self._tick, marks[-1][1]).mark))
-        oldest = journal.forget_window_before_span()
-        del marks[: bisect.bisect_left(marks, oldest, key=lambda pair: pair[1].generation)]
-        self._span_cost = 0
-
-    def _play_tick(self, tick: int) -> None:
-        """The tick's commands, scenario's before user's within a phase, then the tick's end."""
-        ticks = self._scenario_ticks
-        low = bisect.bisect_left(ticks, tick)
-        scenario = self._scenario[low : bisect.bisect_right(ticks, tick, low)]
-        commands = [*scenario, *(c for c in self._user if c.tick == tick)]
-        driver = self._driver
-        for timed in sorted(commands, key=lambda timed: timed.phase):
-            driver.apply(timed)
-        driver.finish(tick)
+            upcoming = engine.next_event_tick() if tick >= 0 else 0
+            if upcoming is not None and upcoming < step:
+                step = upcoming
+            if at < count and commands[at].tick <= step:
+                step = commands[at].tick
+            events = len(log)
+            if at < count and commands[at].tick == step:
+                while at < count and commands[at].tick == step:
+                    driver.apply(commands[at])
+                    at += 1
+            else:
+                driver.finish(step)
+            tick = step
+            self._span_cost += 1 + len(log) - events
+            if at_frontier and (
+                self._span_cost >= limit or (step == until and self._span_cost > 0)
+            ):
+                # The last tick of a bounded run is a keyframe too: going back to the end then
+                # restores it rather than replaying a span.
+                driver.finish(step)
+                frames.take(step)
+                labels.append(step)
+                self._span_cost = 0
+        if tick != self._tick:
+            driver.finish(tick)
         self._tick = tick
+        self._recording.record(log, tick)
+
+    def _restore_ahead(self, target: int) -> None:
+        """Restore the furthest keyframe at or before ``target`` and after the current tick, if
+        one is reachable from here; if it is not (an archive goes forward only as far as a rewind
+        truncated it), forget the keyframes ahead: the replay records them again."""
+        frames, labels = self._frames, self._labels
+        ahead = bisect.bisect_right(labels, target) - 1
+        if ahead > frames.base and labels[ahead] > self._tick:
+            if frames.reachable(ahead):
+                self._restore(ahead)
+            else:
+                self._drop_keyframes_from(labels[frames.base + 1])
+
+    def _commands(self, after: int, through: int) -> list[TimedCommand]:
+        """The scenario's and the user's commands at ticks after ``after`` up to ``through``, in
+        the order they run: by tick, then phase, the scenario's before the user's."""
+        ticks = self._scenario_ticks
+        low = bisect.bisect_right(ticks, after)
+        commands = self._scenario[low : bisect.bisect_right(ticks, through, low)]
+        user = [timed for timed in self._user if after < timed.tick <= through]
+        return sorted([*commands, *user], key=_run_order) if user else commands
 
     def _next_event_tick_after(self, tick: int) -> int | None:
         known = self._recording.after(tick)
@@ -399,5 +408,5 @@ class History:
         return min(upcoming, default=None)
 
 
-def _label(keyframe: Keyframe) -> int:
-    return keyframe.label
+def _run_order(timed: TimedCommand) -> tuple[int, Phase]:
+    return timed.tick, timed.phase

@@ -52,7 +52,7 @@ class Query:
 
     def __init__(self, parts: EngineParts) -> None:
         self._parts = parts
-        # The tables are the same objects for the engine's whole life (the journal changes
+        # The tables are the same objects for the engine's whole life (a rewind changes
         # them in place, never replaces them): looked up once here, not on every question.
         self._jobs: Mapping[str, Job] = parts.cursors.jobs
         self._records: Mapping[RunKey, Occurrence] = parts.store.runs

@@ -1,7 +1,7 @@
 """What the query reads: the parts of one engine, handed over by the engine that composes them.
 
 The query sits below the engine (:mod:`engine.core` builds it), so it is given the parts rather
-than the engine: the same objects for the engine's whole life (the journal changes their state
+than the engine: the same objects for the engine's whole life (a rewind changes their state
 in place and never replaces them), so a question costs a lookup, not a copy.
 """
 

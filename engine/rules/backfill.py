@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from engine.parts.lifecycle import Lifecycle
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
     from engine.rules.overlap import OverlapControl
     from engine.rules.run_dependencies import RunDependencies
 
@@ -154,7 +154,7 @@ class Backfills:
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         cursors: JobCursors,
         store: OccurrenceStore,

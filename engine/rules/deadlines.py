@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
     from engine.parts.timers import Timers
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
 
 S = OccurrenceState
 _LATE = frozenset({S.QUEUED, S.BLOCKED, S.RUNNING, S.RETRY_PENDING})
@@ -40,7 +40,7 @@ class Deadlines:
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         cursors: JobCursors,
         store: OccurrenceStore,

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from engine.parts.lifecycle import Lifecycle
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
     from engine.rules.run_dependencies import RunDependencies
 
 S = OccurrenceState
@@ -45,7 +45,7 @@ class Dependencies:
     def __init__(
         self,
         clock: TickClock,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         log: EventLog,
         policy: Policy,
         cursors: JobCursors,

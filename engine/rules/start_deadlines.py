@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from engine.parts.lifecycle import Lifecycle
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.timers import Timers
-    from engine.rewind.journal import UndoJournal
+    from engine.rewind.journal import ChangeJournal
 
 S = OccurrenceState
 
@@ -38,7 +38,7 @@ class StartDeadlines:
 
     def __init__(
         self,
-        journal: UndoJournal,
+        journal: ChangeJournal,
         cursors: JobCursors,
         store: OccurrenceStore,
         timers: Timers,

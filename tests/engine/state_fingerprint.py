@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Engine
-from engine.model.journaled import changed_field, values
+from engine.model.journaled import values
 from engine.model.records import OccurrenceState
 from engine.query import Query
 
@@ -31,7 +31,7 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
 
     A dict, so that a failing comparison names the part that differs. Tables keep their order
     (it is the order of creation, which queries show); the by-state index is a set per state
-    (every reader sorts or counts it, and a rollback may put a key back in another place)."""
+    (every reader sorts or counts it, and a restore may put a key back in another place)."""
     fingerprint: dict[str, Any] = {
         "now": engine.now,
         "created_through": engine.query.created_through(),
@@ -50,8 +50,23 @@ def state_fingerprint(engine: Engine) -> dict[str, Any]:
         "timers": engine._timers.heap.live(),
     }
     for name, table in TABLES.items():
-        fingerprint[name] = {key: values(record) for key, record in table(engine.query).items()}
+        fingerprint[name] = {key: frozen(record) for key, record in table(engine.query).items()}
     return fingerprint
+
+
+def frozen(record: Any) -> tuple:
+    """A record's :func:`values`, with the records it holds (an occurrence's attempts) replaced
+    by their own values: a fingerprint must not change when the engine goes on (a replay makes
+    new attempt objects; the first play's go on changing)."""
+    return tuple(_frozen(part) for part in values(record))
+
+
+def _frozen(value: Any) -> Any:
+    if type(value) is tuple:
+        return tuple(_frozen(item) for item in value)
+    if hasattr(type(value), "__record_journal__"):
+        return frozen(value)
+    return value
 
 
 def assert_same_state(actual: Engine, expected: Engine) -> None:
@@ -60,7 +75,7 @@ def assert_same_state(actual: Engine, expected: Engine) -> None:
     mine, theirs = state_fingerprint(actual), state_fingerprint(expected)
     for part, expected_value in theirs.items():
         if part in TABLES and mine[part] != expected_value:
-            for key, record in TABLES[part](actual.query).items():
+            for key in TABLES[part](actual.query):
                 if key in expected_value and mine[part][key] != expected_value[key]:
-                    raise AssertionError((part, key, changed_field(record, expected_value[key])))
+                    raise AssertionError((part, key, mine[part][key], expected_value[key]))
         assert mine[part] == expected_value, part

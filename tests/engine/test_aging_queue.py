@@ -122,19 +122,16 @@ def test_removing_an_entry_no_longer_held_changes_nothing() -> None:
 
 @settings(max_examples=200)
 @given(st.integers(1, 7), operations, operations)
-def test_undo_steps_return_the_queue_to_its_contents(
+def test_a_restore_in_place_returns_the_queue_to_its_contents(
     step: int, before: list[tuple], after: list[tuple]
 ) -> None:
-    # Operations, then a journal, more operations, and its steps run newest first: the queue
-    # holds what it held before the journal opened, and picks as it would have.
+    # Operations, a copy (a keyframe's), more operations, and the copy put back in place: the
+    # queue holds what it held, and picks as it would have.
     queue = AgingReadyQueue(step)
     apply_ops(queue, before)
     saved = queue.snapshot()
-    queue.journal = journal = []
     apply_ops(queue, after)
-    queue.journal = None
-    for function, *arguments in reversed(journal):
-        function(*arguments)
+    queue.restore(saved)
     assert queue.snapshot() == saved
     assert len(queue) == len(saved)
     check_structure(queue, step)
@@ -296,7 +293,7 @@ def test_the_aging_order_matches_a_reference_that_materialises_every_run(
             fail_attempts=spec.fail_attempts,
         )
         assert engine.apply(ScheduleJob(job)).accepted
-    mark = engine.mark()
+    keyframe = engine.keyframe()
     horizon = 0
     for jump in jumps:
         horizon += jump
@@ -308,9 +305,8 @@ def test_the_aging_order_matches_a_reference_that_materialises_every_run(
     ]
     assert started == reference_starts(jobs, workers, step, horizon)
     assert violations(engine) == []
-    # The queue's undo steps: back to the start, the same future again.
+    # The queue's copy in a keyframe: back to the start, the same future again.
     log = list(engine.log)
-    engine.rollback(mark)
-    engine.drop_head()
+    engine.restore(keyframe)
     engine.advance(horizon)
     assert list(engine.log) == log

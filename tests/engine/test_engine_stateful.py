@@ -11,9 +11,9 @@ right and for wrong attempt numbers.
 
 After every step ``violations(engine)`` must be empty, and a rejected command must have changed
 nothing (``state_fingerprint``: every field of every record, the containers, the counters and
-the random generator). The engine leaves a restore point after every command, as the history does
-after every tick, and runs in the journal's debug mode, so a record changed without being
-journaled first fails the step. At the end, replaying the recorded commands on a fresh engine
+the random generator). The engine records a keyframe after every command, in the keyframes'
+debug mode, so a record changed without a touch first (which a rewind would miss) fails the
+step. At the end, replaying the recorded commands on a fresh engine
 with the same policy and seed must give the same results and the same state.
 """
 
@@ -74,7 +74,6 @@ from engine.model.records import (
     OccurrenceState,
     Subscription,
 )
-from engine.rewind.journal import Mark
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import Every, Once
@@ -161,9 +160,6 @@ class EngineMachine(RuleBasedStateMachine):
         self.seed = 0
         self.commands: list[Command] = []
         self.results: list[Result] = []
-        self.marks: list[tuple[int, Mark]] = []
-        """A restore point after every command (as the history leaves one after every tick), with
-        the number of commands before it: each mark runs the journal's debug check."""
 
     @initialize(
         policy=policies,
@@ -176,7 +172,7 @@ class EngineMachine(RuleBasedStateMachine):
         """The policy, the seed, a few workers and a few jobs to start with."""
         self.policy, self.seed = policy, seed
         self.engine = self.new_engine()
-        self.marks = [(0, self.engine.mark())]
+        self.keyframes = self.engine.record_keyframes(check=True)
         for worker_id in WORKER_IDS[:workers]:
             assert self.run(RegisterWorker(worker_id)).accepted
         for _ in range(jobs):
@@ -193,17 +189,15 @@ class EngineMachine(RuleBasedStateMachine):
         return self.policy.completion is CompletionMode.REPORTED
 
     def new_engine(self) -> Engine:
-        """An engine with this run's policy and seed, in the journal's debug mode."""
-        engine = Engine(self.policy, seed=self.seed)
-        engine.check_journal = True
-        return engine
+        """An engine with this run's policy and seed."""
+        return Engine(self.policy, seed=self.seed)
 
     def run(self, command: Command) -> Result:
         before = state_fingerprint(self.engine)
         result = self.engine.apply(command)
         self.commands.append(command)
         self.results.append(result)
-        self.marks.append((len(self.commands), self.engine.mark(self.marks[-1][1])))
+        self.keyframes.take(len(self.commands))  # which checks every write was touched
         assert isinstance(result.outcome, Outcome)
         if not result.accepted:
             assert result.message, command

@@ -236,3 +236,16 @@ def test_forgetting_keeps_the_runs_a_backfill_under_way_will_find() -> None:
     kept, forgetting = played_twice(setup, 101, 200)
     assert any(isinstance(event, ev.BackfillRunExists) for event in kept.log)
     assert list(forgetting.log) == list(kept.log)
+
+
+def test_an_archive_that_forgot_refuses_to_go_back_to_a_length() -> None:
+    """Lengths count the runs held, not those ever archived, once some are forgotten: a
+    truncation to a keyframe's length would take the wrong rows."""
+    engine = fleet(2)
+    engine.apply(Advance(10))
+    archive = engine._store.archive
+    assert archive is not None
+    archive.truncate(len(archive))
+    engine.forget_archived()
+    with pytest.raises(ValueError, match="forgot"):
+        archive.truncate(1)

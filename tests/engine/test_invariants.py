@@ -181,7 +181,7 @@ def _modified_values_ignored(engine: Engine) -> None:
 def _worker_left_idle(engine: Engine) -> None:
     # The engine loses w2 from its idle pool: w2 is idle, yet c@14 waits for w1, which retries
     # a@10 from 15 and is free at 20.
-    engine._workforce.idle.discard("w2", engine._workforce.workers["w2"].order_key)
+    engine._workforce.idle.discard("w2")
     assert engine.apply(ScheduleJob(JobSpec("c", Once(14)))).accepted
     engine.advance(22)
     assert engine._store.records[("c", 14)].attempts[0].started == 20

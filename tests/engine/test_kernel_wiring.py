@@ -217,14 +217,14 @@ def _is_part(value: object) -> bool:
     return module.startswith(("engine.parts.", "engine.rules."))
 
 
-def test_the_engine_and_its_parts_share_one_clock_that_a_rollback_restores() -> None:
+def test_the_engine_and_its_parts_share_one_clock_that_a_restore_puts_back() -> None:
     engine = Engine()
-    mark = engine.mark()
+    keyframe = engine.keyframe()
     engine.now = 7
     engine.register_worker("w1")
     assert engine.now == 7 and engine._workforce.workers["w1"].registered == 7
     assert engine.advance(20).accepted and engine.now == 20
-    engine.rollback(mark)
+    engine.restore(keyframe)
     assert engine.now == 0
 
 

@@ -1,5 +1,5 @@
-"""Journaled records: save and restore follow the dataclass fields; the debug mode catches a
-record changed without being journaled."""
+"""Journaled records: save and restore follow the dataclass fields; the keyframes' debug mode
+catches a record changed without a touch first."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from engine.model.records import (
     Worker,
 )
 from engine.parts.notifications import Notification
-from engine.rewind.write_check import UnjournaledWrite
+from engine.rewind.frames import Frames, UntouchedWrite
 from engine.schedules.kinds import Every
 
 
@@ -89,38 +89,38 @@ def test_an_occurrences_attempts_are_restored_in_place():
     assert occurrence.attempts == [Attempt(1, "w1", 0)] and occurrence.attempts[0] is first
 
 
-def engine_with_a_running_job() -> Engine:
+def engine_with_a_running_job() -> tuple[Engine, Frames]:
     engine = Engine(seed=1)
-    engine.check_journal = True
+    frames = engine.record_keyframes(check=True)
     engine.apply(RegisterWorker("w1"))
     engine.apply(ScheduleJob(JobSpec("a", Every(0, 5), duration=3)))
     engine.apply(Advance(1))
-    engine.mark()
-    return engine
+    frames.take(1)
+    return engine, frames
 
 
 def test_the_debug_mode_names_the_record_and_field_written_without_touch():
-    engine = engine_with_a_running_job()
+    engine, frames = engine_with_a_running_job()
     engine._workforce.workers["w1"].since = 99
-    with pytest.raises(UnjournaledWrite, match=r"worker 'w1': field 'since' changed from 0 to 99"):
-        engine.mark()
+    with pytest.raises(UntouchedWrite, match=r"Worker 'w1': field 'since' changed from 0 to 99"):
+        frames.take(2)
 
 
 def test_the_debug_mode_sees_changes_made_in_place():
-    engine = engine_with_a_running_job()
+    engine, frames = engine_with_a_running_job()
     engine._store.records[("a", 0)].attempts[0].ended = 2
-    with pytest.raises(UnjournaledWrite, match=r"occurrence \('a', 0\): field 'attempts'"):
-        engine.rollback(engine.mark())
+    with pytest.raises(UntouchedWrite, match=r"Occurrence \('a', 0\): field 'attempts'"):
+        frames.restore(0)
 
 
-def test_the_debug_mode_accepts_journaled_writes_and_is_off_by_default():
-    engine = engine_with_a_running_job()
+def test_the_debug_mode_accepts_touched_writes_and_is_off_by_default():
+    engine, frames = engine_with_a_running_job()
     worker = engine._workforce.workers["w1"]
     engine.journal.touch(worker)
     worker.since = 99
-    engine.mark()
+    frames.take(2)
     quiet = Engine()
+    quiet_frames = quiet.record_keyframes()
     quiet.apply(RegisterWorker("w1"))
-    quiet.mark()
     quiet._workforce.workers["w1"].since = 99
-    quiet.mark()
+    quiet_frames.take(0)

@@ -20,7 +20,8 @@ from cronlapse.analyses.latency.attribution import latency_report
 from engine.core import Engine
 from engine.model.commands import Advance, Complete, RegisterWorker, ScheduleJob
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.model.records import JobSpec, OccurrenceState
+from engine.model.records import FINAL_STATES, JobSpec, OccurrenceState
+from engine.parts.run_archive import RunArchive
 from engine.play.history import History
 from engine.scenario import ScenarioRunner, load_scenario
 from engine.schedules.kinds import Every
@@ -111,10 +112,28 @@ def test_archived_runs_read_back_as_they_were() -> None:
     ]
 
 
-def test_an_archiving_engine_has_no_restore_points() -> None:
-    """Rewinding needs the runs live: a history refuses an engine that archives them."""
-    with pytest.raises(TypeError, match="cannot archive"):
-        History(lambda: Engine(archive=True))
+def test_an_archiving_engine_is_rewound_by_keyframes() -> None:
+    """A history rewinds by keyframes and replay, which truncate the archive
+    (tests/engine/test_history.py walks one through time)."""
+    history = History(lambda: Engine(archive=True))
+    history.seek(10)
+    history.seek(0)
+    assert history.tick == 0
+
+
+def test_truncating_the_archive_forgets_the_later_runs() -> None:
+    kept = Engine(Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED))
+    kept.apply(RegisterWorker("w1"))
+    kept.apply(ScheduleJob(JobSpec("job", Every(0, 2))))
+    kept.apply(Advance(20))
+    finished = [r for r in kept.query.records().values() if r.state in FINAL_STATES]
+    archive = RunArchive()
+    for record in finished:
+        archive.add(record)
+    archive.truncate(3)
+    assert len(archive) == 3
+    assert [archive.get(r.key) for r in finished] == finished[:3] + [None] * (len(finished) - 3)
+    assert archive.count(OccurrenceState.SUCCEEDED) == 3
 
 
 @pytest.mark.parametrize(

@@ -70,10 +70,10 @@ def test_apply_now_runs_at_the_start_of_the_current_tick() -> None:
     assert kinds_at(driver.engine, 5) == ["JobScheduled", "AttemptSucceeded", "AttemptStarted"]
 
 
-def test_settled_at_tells_the_driver_where_a_rollback_left_the_engine() -> None:
+def test_settled_at_tells_the_driver_where_a_restore_left_the_engine() -> None:
     driver = driver_with_a_job()
-    mark = driver.engine.mark()
+    keyframe = driver.engine.keyframe()
     driver.finish(3)
-    driver.engine.rollback(mark)
+    driver.engine.restore(keyframe)
     driver.settled_at(-1)
     assert driver.apply_now(ScheduleJob(JobSpec("b", Once(4)))).accepted

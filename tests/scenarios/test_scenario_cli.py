@@ -316,7 +316,7 @@ def leaking_idle_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def leak(self, worker) -> None:  # type: ignore[no-untyped-def]
         release(self, worker)
-        self.idle.discard(worker.worker_id, worker.order_key)
+        self.idle.discard(worker.worker_id)
 
     monkeypatch.setattr(Workforce, "release", leak)
 

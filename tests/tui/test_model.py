@@ -28,6 +28,7 @@ from engine.play.ticks import at_ticks
 from engine.schedules.kinds import Every
 from tui.model.indexes import LogIndex, SortedIndex, text_matcher
 from tui.model.lanes import Lanes
+from tui.model.live import service_engine
 from tui.model.navigator import Navigator, merge
 from tui.model.rows import (
     EventRows,
@@ -39,7 +40,9 @@ from tui.model.rows import (
     worker_rows,
 )
 from tui.model.script import script_run
-from tui.model.session import LoadFailed, load_session
+from tui.model.session import LoadFailed, empty_session, load_session
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
 def _models(engine_ref):
@@ -189,6 +192,17 @@ def test_a_script_replays_as_the_protocol_runs_it() -> None:
     expected = [line for line in run_script(SCRIPT.splitlines()) if line.split()[0] != "OK"]
     expected = [line for line in expected if not line.startswith("C ")]
     assert sorted(printed) == sorted(expected)
+
+
+def test_every_session_the_dashboard_opens_rewinds_an_archiving_engine(tmp_path: Path) -> None:
+    """One kind of engine under History: finished runs leave the live state, so keyframes and
+    a step back cost live work, whatever the file (and a service's journal) played."""
+    script = tmp_path / "run.txt"
+    script.write_text(SCRIPT)
+    scenario = load_session(SCENARIOS / "seed-000-example-1.yaml")
+    sessions = [scenario, load_session(script), empty_session()]
+    assert all(session.engine.archives for session in sessions)
+    assert service_engine().archives
 
 
 def test_a_scripts_rejected_lines_are_reported_with_their_numbers(tmp_path: Path) -> None:

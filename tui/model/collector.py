@@ -1,8 +1,9 @@
 """The dashboard's policy for Python's cyclic garbage collector while it moves through time.
 
-A recorded run holds hundreds of thousands of small, long-lived objects (the engine's saves and
-undo steps); a rollback allocates enough to trigger the collector's full passes over all of them,
-which measured ten times the cost of the rollback itself, and a pass deferred to just after a move
+A recorded run holds hundreds of thousands of small, long-lived objects (the records and the
+keyframes' saved values); a restore allocates enough to trigger the collector's full passes over
+all of them, which measured ten times the cost of the restore itself, and a pass deferred to just
+after a move
 lands on the next one. So the collector pauses during a move, and afterwards what survived is
 frozen (``gc.freeze``: never scanned again). Moving through time creates no reference cycles, so
 nothing is left uncollected: reference counting frees everything as usual.

@@ -71,7 +71,7 @@ class Mode(enum.Enum):
 
 
 def service_engine() -> Engine:
-    return Engine(SERVICE_POLICY)
+    return Engine(SERVICE_POLICY, archive=True)
 
 
 class LiveHistory(History):

@@ -3,9 +3,8 @@
 Every move returns a :class:`Change`: the events the move added (forward) or undid (backward).
 Views update their indexes from those events, so a step costs what it changed, not the size of
 the run. Events undone by a rewind are copied out of the log *before* the rewind, because a
-history may rewind by truncating the log in place (an undo journal) or by replacing the engine
-(replay): either way the copy stays valid, since the state at a tick does not depend on how it
-was reached.
+history rewinds by truncating the log in place (a keyframe's restore): the copy stays valid,
+since the state at a tick does not depend on how it was reached.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def replay(session: ScriptSession) -> ScriptRun:
     last_command = max((timed.tick for timed in session.commands), default=0)
     chosen = session.policy or Policy()
     return ScriptRun(
-        new_engine=lambda: Engine(chosen),
+        new_engine=lambda: Engine(chosen, archive=True),
         timeline=tuple(session.commands),
         until=max(final - 1, last_command, 0),
         clock=final,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from cronlapse.sources import Source, SourceInvalid, open_source
@@ -88,7 +89,7 @@ def new_history(
 def empty_session(name: str = "no scenario") -> Session:
     """A session with nothing in it: the dashboard's state before a file has loaded. It has no
     ``until``: jobs scheduled with ``:schedule`` play on like an open-ended scenario's."""
-    return make_session(name, Engine, (), None, kind="empty")
+    return make_session(name, partial(Engine, archive=True), (), None, kind="empty")
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
@@ -126,7 +127,8 @@ def _session(source: Source, path: Path) -> Session:
     until = scenario.until
     if until is None and not scenario.endless:
         until = _headless_end(scenario)
-    history = new_history(scenario.new_engine, scenario.commands, until, scenario.clock)
+    new_engine = partial(scenario.new_engine, archive=True)
+    history = new_history(new_engine, scenario.commands, until, scenario.clock)
     return Session(
         source.name, history, path, "scenario", scenario.clock, scenario.description, source.notices
     )

@@ -1,0 +1,89 @@
+"""Copies of containers kept as what changed since the previous copy, by position.
+
+A keyframe copies the engine's containers whole (:mod:`engine.rewind.frames`): at seed 000's
+sizes the due heap alone holds 60,000 entries, a copy of which per keyframe was most of the
+keyframes' memory. Between two keyframes a few hundred entries are pushed and popped, and a heap's
+push or pop moves entries along one path of the tree only, so most positions of its array still
+hold the same objects. A :func:`delta` keeps only the positions whose object changed (compared by
+identity, in C), and :func:`apply` rebuilds the copy from the previous one.
+
+Copies are nested tuples (a queue's heap and its counter, the index's states and their keys):
+a delta follows the nesting down to the large tuples, keeps those by position and anything else
+whole, as the object it is (an entry is never rebuilt: its queue may test it by identity).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
+from typing import Any
+
+LARGE = 64
+"""A tuple at least this long is kept by position; a shorter one element by element."""
+
+
+class _Same:
+    """The delta of a value that is the very object it was."""
+
+    __slots__ = ()
+
+
+SAME = _Same()
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """A large tuple: its length and the objects at the positions that changed."""
+
+    length: int
+    positions: array
+    values: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Elements:
+    """A short tuple of the same length: each element's delta."""
+
+    deltas: tuple
+
+
+def delta(before: Any, after: Any) -> Any:
+    """What turns the copy ``before`` into the copy ``after`` (:func:`apply`): :data:`SAME`,
+    a :class:`Positions`, an :class:`Elements`, or ``after`` itself (kept whole)."""
+    if after is before:
+        return SAME
+    if type(after) is not tuple or type(before) is not tuple:
+        return after
+    if len(after) >= LARGE:
+        common = min(len(before), len(after))
+        positions = array("q", compress(range(common), map(is_not, before, after)))
+        positions.extend(range(common, len(after)))
+        if 2 * len(positions) > len(after):
+            return after
+        return Positions(len(after), positions, tuple(map(after.__getitem__, positions)))
+    if len(after) != len(before):
+        return after
+    deltas = tuple(map(delta, before, after))
+    if any(type(change) is Positions or type(change) is Elements for change in deltas):
+        return Elements(deltas)
+    # Nothing large inside: keep it whole, the very object (a queue's entry is a tuple whose
+    # identity its queue may test; a rebuilt equal one would not pass).
+    return after
+
+
+def apply(before: Any, change: Any) -> Any:
+    """The copy that ``change`` (a :func:`delta` from ``before``) describes."""
+    if change is SAME:
+        return before
+    kind = type(change)
+    if kind is Positions:
+        items = list(before[: change.length])
+        items.extend([None] * (change.length - len(items)))
+        for position, value in zip(change.positions, change.values, strict=True):
+            items[position] = value
+        return tuple(items)
+    if kind is Elements:
+        return tuple(map(apply, before, change.deltas))
+    return change

@@ -1,0 +1,347 @@
+"""Keyframes along a recording, stored by what changed, restored by what differs.
+
+A history (:mod:`engine.play.history`) rewinds by restoring the nearest keyframe at or before
+its target and replaying the commands from there (the engine is deterministic). A whole copy
+of the live state per keyframe (:class:`engine.rewind.live_state.Keyframe`) costs the live
+state's size in time and memory each time: at seed 000's sizes that is 60,000 job records, tens
+of milliseconds and megabytes a keyframe. Most of them do not change between two keyframes, so
+:class:`Frames` keeps, per keyframe:
+
+- the containers (ready queue, heaps, idle pool): copied whole every :data:`WHOLE_EVERY`
+  keyframes, else as the positions that changed since the keyframe before
+  (:mod:`engine.rewind.deltas`); the counters, the generator's state and the event log's length;
+- the length of each record table (they only grow: jobs, workers, notifications, and the runs of
+  an engine that does not archive) and, once, the records born in each span, in order;
+- which records each *live table* holds (an archiving engine's live runs: they come and go),
+  a copy of its items;
+- the records changed in the span before it, each with its values then (its ``save()``), and
+  the records new in a live table.
+
+Each record keeps its versions (the keyframes that saved it, in order). A restore sets only the
+records that may differ from the target: the ones changed since the keyframe the engine started
+from (the parts call ``touch`` before each change, which marks them) and the ones changed
+between that keyframe and the target (or, when the spans between changed more records than
+were ever saved, every record saved). So a step back costs what changed since the last
+keyframe, and a long jump what changed on the way, not the size of the state.
+
+The records of a table are the same objects in every keyframe: a restore puts the keyframe's
+objects back (a replay makes new ones for the runs it creates, which a later restore drops), so
+the containers' copies, which refer to records, agree with the tables.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from engine.model import journaled
+from engine.model.events import EventLog, EventRecords
+from engine.model.rng import TrackedRandom
+from engine.rewind.deltas import apply, delta
+from engine.rewind.live_state import StatePart
+
+WHOLE_EVERY = 8
+"""Every this many keyframes copy the containers whole; the others keep what changed since the
+keyframe before (:mod:`engine.rewind.deltas`), so a restore rebuilds at most this many."""
+
+
+@dataclass(slots=True)
+class _Frame:
+    """One keyframe: what it copied whole, and what changed in the span leading to it."""
+
+    label: int
+    containers: Any
+    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
+    from the keyframe before."""
+    live: tuple[tuple, ...]
+    """Each live table's items."""
+    scalars: tuple[tuple, ...]
+    rng_state: tuple
+    log_length: int
+    lengths: tuple[int, ...]
+    """Each record table's length."""
+    changed: list[Any]
+    """The records born or changed in the span before it (each saved at this keyframe)."""
+
+
+class _Versions:
+    """One record's values at the keyframes that saved it, oldest first."""
+
+    __slots__ = ("frames", "record", "saves")
+
+    def __init__(self, record: Any) -> None:
+        self.record = record
+        self.frames: list[int] = []
+        self.saves: list[tuple] = []
+
+    def at(self, index: int) -> tuple | None:
+        """Its values at keyframe ``index``; None if it was born after it."""
+        at = bisect.bisect_right(self.frames, index) - 1
+        return None if at < 0 else self.saves[at]
+
+
+class UntouchedWrite(AssertionError):
+    """A record changed without ``touch`` first: a rewind would keep its new value. Only raised
+    in the debug mode (:attr:`Frames.check`)."""
+
+
+class Frames:
+    """The keyframes of one engine's recording; the engine's ``touch`` marks changed records."""
+
+    def __init__(
+        self, parts: Sequence[StatePart], log: EventLog, rng: TrackedRandom, check: bool = False
+    ) -> None:
+        self._parts = tuple(parts)
+        self._tables = tuple(table for part in parts for _, table in part.tables())
+        self._containers = tuple(container for part in parts for container in part.containers())
+        self._live = tuple(table for part in parts for _, table in part.live_tables())
+        self._log, self._rng = log, rng
+        self._frames: list[_Frame] = []
+        self._born: list[list[tuple[Any, Any]]] = [[] for _ in self._tables]
+        """Per table, its items in the order the recording made them (up to the last keyframe)."""
+        self._events = EventRecords(bytearray(), [])
+        """The events up to the last keyframe, as stored (a restore forward puts them back)."""
+        self._versions: dict[int, _Versions] = {}
+        """By the id of a record of the recording (kept alive by the keyframes that hold it)."""
+        self._last_containers: tuple = ()
+        """The containers' copies at the last keyframe, whole (what the next one's delta is
+        taken against)."""
+        self._rebuilt: tuple[int, tuple] = (-1, ())
+        """The keyframe whose containers' copies were rebuilt last, and those copies."""
+        self._base = 0
+        """The keyframe the engine's state started from: every record not marked since holds
+        its value there."""
+        self._stamp = 1
+        self._dirty: list[Any] = []
+        """The records changed since the base keyframe, each once (its ``gen`` is the stamp)."""
+        self.check = check
+        """Debug mode, for tests (the engine's state machine turns it on): every keyframe checks
+        that each record whose values changed since the one before was touched first, by
+        comparing every record with its values then (:class:`UntouchedWrite`)."""
+        self._shadow: dict[int, tuple[Any, tuple]] = {}
+
+    # ---------------------------------------------------------------- marking
+
+    def touch(self, record: Any) -> None:
+        """Called with a record before each change to it: mark it once per keyframe."""
+        if record.gen != self._stamp:
+            record.gen = self._stamp
+            self._dirty.append(record)
+
+    def _start_from(self, index: int) -> None:
+        self._base = index
+        self._stamp += 1
+        self._dirty = []
+        if self.check:
+            records = self._records()
+            self._shadow = {id(record): (record, journaled.values(record)) for _, record in records}
+
+    def _records(self) -> list[tuple[Any, Any]]:
+        """Every record of the tables, with its key."""
+        return [item for table in (*self._tables, *self._live) for item in table.items()]
+
+    def _check_writes(self) -> None:
+        """Debug mode: a record not touched since the base keyframe holds its values then."""
+        for key, record in self._records():
+            before = self._shadow.get(id(record))
+            if record.gen == self._stamp or before is None or before[0] is not record:
+                continue
+            if journaled.values(record) != before[1]:
+                name, old, new = journaled.changed_field(record, before[1])  # type: ignore[misc]
+                raise UntouchedWrite(
+                    f"{type(record).__name__} {key!r}: field {name!r} changed from {old!r} to "
+                    f"{new!r} without a touch first"
+                )
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def labels(self) -> list[int]:
+        return [frame.label for frame in self._frames]
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    @property
+    def base(self) -> int:
+        """The index of the keyframe the engine's state follows."""
+        return self._base
+
+    # ---------------------------------------------------------------- writing
+
+    def take(self, label: int) -> None:
+        """Make the state as it is now a keyframe, after the last one: the engine must be past
+        the last keyframe, reached from it (by restoring it or taking it) and played forward."""
+        index = len(self._frames)
+        if index and self._base != index - 1:
+            raise ValueError("a keyframe is only taken past the last one")
+        if self.check:
+            self._check_writes()
+        changed: dict[int, Any] = {}
+        for table, born in zip(self._tables, self._born, strict=True):
+            tail = _tail(table, len(born))
+            born.extend(tail)
+            changed.update((id(record), record) for _, record in tail)
+        versions = self._versions
+        for record in self._dirty:
+            if id(record) in versions:
+                changed[id(record)] = record
+        for live in self._live:
+            for record in live.values():
+                if id(record) not in versions:
+                    changed[id(record)] = record
+        for key, record in changed.items():
+            kept = versions.get(key)
+            if kept is None:
+                kept = versions[key] = _Versions(record)
+            kept.frames.append(index)
+            kept.saves.append(record.save())
+        log = self._log
+        last = self._frames[-1].log_length if self._frames else 0
+        self._events.extend(log.records(last, len(log)))
+        containers = tuple(container.snapshot() for container in self._containers)
+        kept = containers if index % WHOLE_EVERY == 0 else delta(self._last_containers, containers)
+        self._last_containers = containers
+        rng = self._rng
+        if self._frames and not rng.drawn:
+            rng_state = self._frames[-1].rng_state  # one copy (2.5 KB) while nothing draws
+        else:
+            rng_state, rng.drawn = rng.getstate(), False
+        self._frames.append(
+            _Frame(
+                label,
+                kept,
+                tuple(tuple(live.items()) for live in self._live),
+                tuple(part.scalars() for part in self._parts),
+                rng_state,
+                len(log),
+                tuple(len(table) for table in self._tables),
+                list(changed.values()),
+            )
+        )
+        self._start_from(index)
+
+    def reachable(self, index: int) -> bool:
+        """Whether keyframe ``index`` can be restored from the state now: a part that goes back
+        by truncation (an engine's run archive) goes forward only as far as the rows it
+        truncated reach; past them a history replays instead (and records the keyframes ahead
+        again)."""
+        scalars = self._frames[index].scalars
+        return all(part.reaches(values) for part, values in zip(self._parts, scalars, strict=True))
+
+    def restore(self, index: int) -> None:
+        """Return the engine to keyframe ``index``'s state exactly (see :meth:`reachable`)."""
+        frames, base = self._frames, self._base
+        target, start = frames[index], frames[base]
+        if self.check:
+            self._check_writes()
+        low, high = min(index, base), max(index, base)
+        versions = self._versions
+        between = frames[low + 1 : high + 1]
+        if sum(len(frame.changed) for frame in between) < len(versions):
+            differing: dict[int, Any] = dict(zip(map(id, self._dirty), self._dirty, strict=True))
+            for frame in between:
+                differing.update(zip(map(id, frame.changed), frame.changed, strict=True))
+            for key, record in differing.items():
+                kept = versions.get(key)
+                saved = None if kept is None else kept.at(index)
+                if saved is not None:
+                    record.restore(saved)
+        else:
+            # A long jump: the spans' changes outnumber the records saved, each of which may
+            # differ (those never saved are marked since the base, or born after it).
+            for kept in versions.values():
+                saved = kept.at(index)
+                if saved is not None:
+                    kept.record.restore(saved)
+        for table, born, had, wanted in zip(
+            self._tables, self._born, start.lengths, target.lengths, strict=True
+        ):
+            kept_length = min(had, wanted)
+            _truncate(table, kept_length)
+            table.update(born[kept_length:wanted])
+        for container, saved in zip(self._containers, self._containers_at(index), strict=True):
+            container.restore(saved)
+        for live, items in zip(self._live, target.live, strict=True):
+            live.clear()
+            live.update(items)
+        for part, values in zip(self._parts, target.scalars, strict=True):
+            part.restore_scalars(values)
+        self._rng.setstate(target.rng_state)
+        log = self._log
+        kept_events = min(start.log_length, target.log_length, len(log))
+        log.truncate(kept_events)
+        log.extend_records(self._events.slice(kept_events, target.log_length))
+        self._start_from(index)
+
+    def drop_from(self, index: int) -> None:
+        """Forget keyframe ``index`` and those after it (a command changed their past); the
+        engine's state must follow an earlier one. Keyframe 0 stays."""
+        if index <= self._base:
+            raise ValueError("the engine's state follows a keyframe that would be dropped")
+        dropped = self._frames[index:]
+        if not dropped:
+            return
+        versions = self._versions
+        for frame in dropped:
+            for record in frame.changed:
+                kept = versions.get(id(record))
+                if kept is None:
+                    continue
+                while kept.frames and kept.frames[-1] >= index:
+                    kept.frames.pop()
+                    kept.saves.pop()
+                if not kept.frames:
+                    del versions[id(record)]
+        last = self._frames[index - 1]
+        for part, values in zip(self._parts, last.scalars, strict=True):
+            part.forget_ahead(values)
+        for born, length in zip(self._born, last.lengths, strict=True):
+            del born[length:]
+        self._events.truncate(last.log_length)
+        del self._frames[index:]
+        if self._rebuilt[0] >= index:
+            self._rebuilt = (-1, ())
+        self._last_containers = self._rebuild(index - 1)
+
+    def _containers_at(self, index: int) -> tuple:
+        """The containers' copies at keyframe ``index``, whole: the last whole copy at or before
+        it and the deltas after. The last keyframe's are kept whole, and so are the ones rebuilt
+        last (a step back restores the same keyframe again and again)."""
+        if index == len(self._frames) - 1:
+            return self._last_containers
+        return self._rebuild(index)
+
+    def _rebuild(self, index: int) -> tuple:
+        if self._rebuilt[0] == index:
+            return self._rebuilt[1]
+        first = index - index % WHOLE_EVERY
+        copies = self._frames[first].containers
+        for frame in self._frames[first + 1 : index + 1]:
+            copies = apply(copies, frame.containers)
+        self._rebuilt = (index, copies)
+        return copies
+
+
+def _tail(table: dict, length: int) -> list[tuple[Any, Any]]:
+    """The items of ``table`` after its first ``length``, in order (O(what is after))."""
+    tail = list(islice(reversed(table.items()), len(table) - length))
+    tail.reverse()
+    return tail
+
+
+def _truncate(table: dict, length: int) -> None:
+    """Keep the first ``length`` items of ``table`` (O(what goes), or a rebuild when most do)."""
+    extra = len(table) - length
+    if extra <= 0:
+        return
+    if extra > length:
+        kept = list(islice(table.items(), length))
+        table.clear()
+        table.update(kept)
+    else:
+        for _ in range(extra):
+            table.popitem()

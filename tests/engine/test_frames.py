@@ -1,0 +1,261 @@
+"""Keyframes along a recording (engine/rewind/frames.py): what a restore costs, in counts.
+
+The exactness of every restore (each state equals a fresh run) is tested by the history's walks
+(test_history.py) and the replay property (test_keyframe_replay.py); here, the complexity: a
+restore sets the records that changed between the two states, not every record, and recording
+keeps nothing between keyframes.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core import Engine
+from engine.model.commands import PauseJob, RegisterWorker, Result, ScheduleJob
+from engine.model.records import JobSpec, Occurrence
+from engine.play.history import History
+from engine.play.ticks import TickDriver, TimedCommand, at_ticks
+from engine.rewind import deltas, frames
+from engine.schedules.kinds import Every, Once
+from tests.engine.state_fingerprint import state_fingerprint
+
+JOBS = 10
+IDLE_JOBS = 500
+TICKS = 3_000
+
+
+def busy_history(span_cost: int, archive: bool = False) -> History:
+    """Ten jobs falling due every tick on three workers, and 500 that ran once at the start:
+    every tick changes records, most records never change again (an ``archive``-ing engine
+    archives a run a tick)."""
+    commands = [(0, RegisterWorker(f"w{index}")) for index in range(3)]
+    commands += [(0, ScheduleJob(JobSpec(f"j{index}", Every(0, 1)))) for index in range(JOBS)]
+    commands += [(0, ScheduleJob(JobSpec(f"once{i}", Once(0)))) for i in range(IDLE_JOBS)]
+    return History(
+        lambda: Engine(archive=archive), at_ticks(commands), until=TICKS, span_cost=span_cost
+    )
+
+
+@pytest.fixture
+def looked_up(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many records each restore looked up the values of."""
+    counts: list[int] = []
+    restore = frames.Frames.restore
+    at = frames._Versions.at
+
+    def counting_restore(self: frames.Frames, index: int) -> None:
+        counts.append(0)
+        restore(self, index)
+
+    def counting_at(self: frames._Versions, index: int) -> tuple | None:
+        counts[-1] += 1
+        return at(self, index)
+
+    monkeypatch.setattr(frames.Frames, "restore", counting_restore)
+    monkeypatch.setattr(frames._Versions, "at", counting_at)
+    return counts
+
+
+def test_a_step_back_sets_the_records_changed_since_the_keyframe_only(looked_up) -> None:
+    history = busy_history(span_cost=100)
+    history.seek(TICKS)
+    history.seek(TICKS - 60)  # the end is a keyframe: back to the one before, 100 ticks back
+    history.step_back()
+    changed_per_tick = JOBS + 3 + 3  # the jobs, the workers, the runs started and ended
+    assert 0 < looked_up[-1] <= 110 * changed_per_tick
+    assert looked_up[-1] < IDLE_JOBS
+
+
+def test_a_jump_across_the_run_sets_each_record_changed_once(looked_up) -> None:
+    history = busy_history(span_cost=100)
+    history.seek(TICKS)
+    engine = history.engine
+    records = len(engine.query.jobs()) + len(engine.query.workers()) + len(engine.query.records())
+    changes = len(engine.log)  # each event changes one record or more
+    history.seek(20)
+    assert looked_up[-1] <= records < changes
+    history.seek(TICKS)
+    assert looked_up[-1] <= records
+
+
+def test_recording_keeps_a_keyframe_per_span() -> None:
+    span_cost = 50
+    history = busy_history(span_cost)
+    history.seek(TICKS)
+    cost = TICKS + len(history.engine.log)  # ticks played and events
+    assert cost // (2 * span_cost) < len(history.keyframes) <= cost // span_cost + 2
+
+
+def test_the_end_of_a_bounded_run_is_a_keyframe_so_going_back_there_replays_nothing() -> None:
+    history = busy_history(span_cost=10_000)
+    history.seek(TICKS)
+    assert history.keyframes[-1] == TICKS
+    count = len(history.keyframes)
+    history.step_back()
+    assert len(history.keyframes) == count
+    history.seek(TICKS)
+    assert history.engine.now == TICKS and len(history.keyframes) == count
+    assert history._frames.base == count - 1
+
+
+@pytest.fixture
+def ticks_played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ticks every history played (replays included), in order: those it ended and those
+    it gave commands for (each once in a row)."""
+    played: list[int] = []
+    apply, finish = TickDriver.apply, TickDriver.finish
+
+    def counting_apply(self: TickDriver, timed: TimedCommand) -> Result:
+        if not played or played[-1] != timed.tick:
+            played.append(timed.tick)
+        return apply(self, timed)
+
+    def counting_finish(self: TickDriver, tick: int) -> None:
+        if not played or played[-1] != tick:
+            played.append(tick)
+        finish(self, tick)
+
+    monkeypatch.setattr(TickDriver, "apply", counting_apply)
+    monkeypatch.setattr(TickDriver, "finish", counting_finish)
+    return played
+
+
+def test_a_jump_forward_across_an_archived_stretch_re_extends_the_archive(ticks_played) -> None:
+    """Going back truncates the archive; going forward again puts the runs it held back rather
+    than replaying up to the keyframe ahead (and taking every keyframe on the way again)."""
+    history = busy_history(span_cost=100, archive=True)
+    history.seek(TICKS)
+    archived = len(history.engine.query.records())
+    keyframes = list(history.keyframes)
+    history.seek(20)
+    del ticks_played[:]
+    history.seek(TICKS)
+    assert ticks_played == [] and list(history.keyframes) == keyframes
+    assert len(history.engine.query.records()) == archived
+    history.seek(1500)  # a restore forward from tick 20's keyframe, then a short replay
+    history.seek(TICKS - 50)
+    assert len(ticks_played) <= 2 * 100
+
+
+ARCHIVING_COMMANDS = at_ticks(
+    [(0, RegisterWorker("w1")), (0, RegisterWorker("w2"))]
+    + [(0, ScheduleJob(JobSpec(f"job{i}", Every(i, 3 + i), max_attempts=2))) for i in range(4)]
+)
+ARCHIVING_UNTIL = 120
+_FRESH: dict[int, dict] = {}
+
+
+def archiving_history(span_cost: int) -> History:
+    """Four jobs on two workers whose simulated runs fail and retry, archived as they end."""
+    return History(
+        lambda: Engine(seed=5, archive=True),
+        ARCHIVING_COMMANDS,
+        until=ARCHIVING_UNTIL,
+        span_cost=span_cost,
+    )
+
+
+def fresh_state(tick: int) -> dict:
+    if tick not in _FRESH:
+        history = archiving_history(span_cost=10**9)
+        history.seek(tick)
+        _FRESH[tick] = state_fingerprint(history.engine)
+    return _FRESH[tick]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    span_cost=st.integers(5, 40),
+    seeks=st.lists(st.integers(0, ARCHIVING_UNTIL), min_size=1, max_size=6),
+)
+def test_a_rewind_across_an_archived_stretch_and_back_restores_it_exactly(span_cost, seeks):
+    """Recorded to the end, then back and forth in any order: the archive is truncated going
+    back and re-extended going forward past keyframes, and every state is a fresh run's."""
+    history = archiving_history(span_cost)
+    history.seek(ARCHIVING_UNTIL)
+    assert len(history.engine._store.archive) > 40  # type: ignore[arg-type]
+    for tick in [*seeks, ARCHIVING_UNTIL]:
+        history.seek(tick)
+        assert state_fingerprint(history.engine) == fresh_state(tick), tick
+
+
+def test_a_command_while_rewound_forgets_the_archived_rows_of_the_future_it_replaces() -> None:
+    """Rows truncated before a command are another future's: going forward after it must not
+    put them back (pausing jobs at tick 20 archives fewer runs after it)."""
+    history = archiving_history(span_cost=10)
+    history.seek(ARCHIVING_UNTIL)
+    history.seek(20)
+    for index in range(3):
+        assert history.apply(PauseJob(f"job{index}")).accepted
+    history.seek(ARCHIVING_UNTIL)
+    history.seek(30)
+    history.seek(ARCHIVING_UNTIL)
+    fresh_run = History(
+        lambda: Engine(seed=5, archive=True),
+        ARCHIVING_COMMANDS,
+        until=ARCHIVING_UNTIL,
+        user=list(history.user_commands),
+    )
+    fresh_run.seek(ARCHIVING_UNTIL)
+    assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine)
+
+
+def test_a_keyframe_saves_the_live_runs_new_or_changed_since_the_last_only(monkeypatch) -> None:
+    """200 long runs stay live and unchanged while ten jobs run every tick beside them: a
+    keyframe of an archiving engine keeps which runs are live, and saves only those that are
+    new or changed (not the 200 again each time)."""
+    saves: list[int] = []
+    save = Occurrence.save
+
+    def counting_save(self: Occurrence) -> tuple:
+        saves.append(1)
+        return save(self)
+
+    commands = [(0, RegisterWorker(f"w{index}")) for index in range(203)]
+    commands += [
+        (0, ScheduleJob(JobSpec(f"long{i}", Once(0), duration=10_000))) for i in range(200)
+    ]
+    commands += [(0, ScheduleJob(JobSpec(f"j{index}", Every(1, 1)))) for index in range(3)]
+    history = History(lambda: Engine(archive=True), at_ticks(commands), until=600, span_cost=50)
+    history.seek(10)
+    monkeypatch.setattr(Occurrence, "save", counting_save)
+    keyframes = len(history.keyframes)
+    history.seek(600)
+    taken = len(history.keyframes) - keyframes
+    assert taken >= 10
+    assert len(saves) <= taken * 2 * 50  # each keyframe: the runs new in its span, a few a tick
+    assert len(saves) < taken * 200
+
+
+entries = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=3).map(tuple)
+copies = st.tuples(st.lists(entries, max_size=80).map(tuple), st.integers(0, 9), entries)
+"""A container's copy: a heap's items (entries, long enough to be kept by position), a counter
+and a short tuple."""
+
+
+@settings(max_examples=60)
+@given(
+    before=copies,
+    changes=st.lists(st.tuples(st.integers(0, 79), entries)),
+    cut=st.integers(0, 80),
+    last=entries,
+)
+def test_a_containers_delta_rebuilds_its_copy_with_the_very_objects(
+    before, changes, cut, last
+) -> None:
+    """A keyframe keeps a container's copy as a delta from the one before: rebuilt, it is equal
+    and holds the same objects (a queue tests its entries by identity)."""
+    items = list(before[0][:cut])
+    for position, entry in changes:
+        if position < len(items):
+            items[position] = entry
+        else:
+            items.append(entry)
+    after = (tuple(items), before[1] + 1, last)
+    rebuilt = deltas.apply(before, deltas.delta(before, after))
+    assert rebuilt == after
+    assert all(map(operator.is_, rebuilt[0], after[0])) and rebuilt[2] is after[2]
