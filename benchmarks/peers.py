@@ -455,13 +455,15 @@ def interval(contender: Contender, sizes: Sizes) -> dict[str, float]:
     }
 
 
-def restart(contender: Contender, sizes: Sizes) -> dict[str, float]:
+def killed_with_jobs_stored(contender: Contender, stored: int, nap: float) -> list[Job]:
+    """The restart workload up to its restart: ``stored`` hourly jobs, two runs sleeping ``nap``
+    seconds when the contender is killed (kill -9), and probes due just after; returns the
+    probes once they are due."""
     contender.spawn()
     contender.wait_ready()
     hourly = _due_in(3600)
-    stored = [Job(f"s{n}", hourly, every=3600.0, count=24) for n in range(sizes.stored)]
-    contender.create(stored, CLIENTS)
-    napping = [Job(f"{SLEEPER_PREFIX}{n}", _due_in(1), sleep=NAP_SECONDS) for n in range(2)]
+    contender.create([Job(f"s{n}", hourly, every=3600.0, count=24) for n in range(stored)], CLIENTS)
+    napping = [Job(f"{SLEEPER_PREFIX}{n}", _due_in(1), sleep=nap) for n in range(2)]
     contender.create(napping, CLIENTS)
     _wait_for(
         lambda: {run.job for run in contender.runs()} >= {job.id for job in napping},
@@ -473,6 +475,11 @@ def restart(contender: Contender, sizes: Sizes) -> dict[str, float]:
     if any(run.job.startswith("probe-") for run in contender.runs()):
         raise RuntimeError("a probe ran before the kill: the machine is too slow for this trial")
     time.sleep(max(0.0, probes[0].at + 0.2 - time.time()))
+    return probes
+
+
+def restart(contender: Contender, sizes: Sizes) -> dict[str, float]:
+    probes = killed_with_jobs_stored(contender, sizes.stored, NAP_SECONDS)
     contender.spawn()
     ready = contender.wait_ready()
 

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from peers import CLIENTS, SLEEPER_PREFIX, SLOTS, TOKEN, Cronlapse, Job, _due_in, _wait_for  # noqa: E402
+from peers import TOKEN, Cronlapse, _wait_for, killed_with_jobs_stored  # noqa: E402
 
 PROBE = r"""
 import os, sys, time
@@ -123,20 +123,7 @@ sys.exit(main())
 def build(directory: Path, jobs: int) -> Cronlapse:
     """The restart workload of ``peers.py`` up to its kill -9, and until its probes are due."""
     server = Cronlapse(f"sqlite:///{directory}/db.sqlite", directory)
-    server.spawn()
-    server.wait_ready()
-    hourly = _due_in(3600)
-    server.create([Job(f"s{n}", hourly, every=3600.0, count=24) for n in range(jobs)], CLIENTS)
-    napping = [Job(f"{SLEEPER_PREFIX}{n}", _due_in(1), sleep=20.0) for n in range(2)]
-    server.create(napping, CLIENTS)
-    _wait_for(
-        lambda: {run.job for run in server.runs()} >= {job.id for job in napping},
-        "the sleeping runs to start",
-    )
-    probes = [Job(f"probe-{n}", _due_in(1.5)) for n in range(SLOTS)]
-    server.create(probes, CLIENTS)
-    server.kill()
-    time.sleep(max(0.0, probes[0].at + 0.2 - time.time()))  # due at the restart, as in peers.py
+    killed_with_jobs_stored(server, jobs, 20.0)
     return server
 
 

@@ -168,12 +168,7 @@ class WalkedBehind:
         return Stretch(stretch.schedule, [(low, high) for low, high in segments if low <= high])
 
     def _walk(self, engine: Engine, histories: list[tuple[Job, JobFacts, Stretch | None]]) -> None:
-        walks = _SharedWalks(
-            (stretch.schedule, low, high)
-            for *_, stretch in histories
-            if stretch is not None
-            for low, high in stretch.segments
-        )
+        walks = _walks_of(histories)
         for job, known, stretch in histories:
             if stretch is None or not stretch.segments:
                 continue
@@ -181,6 +176,17 @@ class WalkedBehind:
             if missing:
                 self.missing[job.job_id] = missing[0]
             self.through[job.job_id] = (stretch.schedule, stretch.segments[-1][1])
+
+
+def _walks_of(histories: list[tuple[Job, JobFacts, Stretch | None]]) -> _SharedWalks:
+    """The cron walks over every stretch the jobs left behind their cursors, shared by the
+    jobs on one expression (:class:`_SharedWalks`)."""
+    return _SharedWalks(
+        (stretch.schedule, low, high)
+        for *_, stretch in histories
+        if stretch is not None
+        for low, high in stretch.segments
+    )
 
 
 def creation_violations(
@@ -210,12 +216,7 @@ def creation_violations(
             else:
                 stretch = walked_behind.rest(job, stretch)
         histories.append((job, known, stretch))
-    walks = _SharedWalks(
-        (stretch.schedule, low, high)
-        for *_, stretch in histories
-        if stretch is not None
-        for low, high in stretch.segments
-    )
+    walks = _walks_of(histories)
     for job, known, stretch in histories:
         missing, walked = _walk_behind_cursor(engine, job, known, stretch, walks)
         found += missing
