@@ -215,8 +215,9 @@ def fresh_state() -> LiveState:
     """A new service's state. Its engine archives: a run that is final leaves the live tables
     for the engine's compact run archive (:mod:`engine.parts.run_archive`), which the query API
     reads as before, so the live structures every input walks hold live work only, however long
-    the server runs. Nothing rewinds the service's engine (the live dashboard replays the
-    journal into an engine of its own), so it needs no restore points."""
+    the server runs. Before each snapshot the finished runs are written to the store and the
+    engine forgets them (:meth:`LiveService.before_snapshot`). Nothing rewinds the service's
+    engine: the live dashboard replays the journal into an engine of its own."""
     return following_archive(LiveState(TickDriver(Engine(SERVICE_POLICY, archive=True))))
 
 

@@ -63,7 +63,7 @@ class Checker:
         self._start(0)
 
     def _start(self, read: int) -> None:
-        """Read from the start of the log (again, after a rollback: the specs kept are those of
+        """Read from the start of the log (again, after a rewind: the specs kept are those of
         the events the log still holds)."""
         engine = self.engine
         self._specs = {i: spec for i, spec in self._specs.items() if i < read}
@@ -134,7 +134,7 @@ class Checker:
             return
         if len(handed) == count - self._archived:
             archived = handed[:]
-        else:  # archived before this checker followed (or after a rollback): read them back
+        else:  # archived before this checker followed (or after a rewind): read them back
             archived = list(query.archived_records(self._archived))
         handed.clear()
         self._archived = count
