@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import logging
 import os
 import pickle
@@ -55,7 +54,6 @@ from cronlapse.service.store import (
     JournalRow,
     Publication,
     RowUnreadable,
-    RunView,
     Store,
     Why,
     downtime_commands,
@@ -63,7 +61,7 @@ from cronlapse.service.store import (
     read_row,
 )
 from cronlapse.service.stored_inputs import decode
-from cronlapse.service.views import run_json
+from cronlapse.service.views import run_view
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
@@ -713,17 +711,8 @@ class LiveService:
         if not finished or self.publisher is not None:
             self.drop_finished()
             return
-        query = self.engine.query
-        rows = (query.run(*occurrence.key) for occurrence in finished)
-        self.store.views.keep_finished(
-            [
-                RunView(
-                    row.job_id, row.scheduled, False, _json_text(run_json(self.engine, row)), True
-                )
-                for row in rows
-                if row is not None
-            ]
-        )
+        views = (run_view(self.engine, *occurrence.key) for occurrence in finished)
+        self.store.views.keep_finished([view for view in views if view is not None])
         finished.clear()
 
     def drop_finished(self) -> None:
@@ -746,8 +735,3 @@ class LiveService:
         before = self.engine.now - retention
         self.store.views.forget_finished(before)
         self.store.journal.compact(before)
-
-
-def _json_text(value: object) -> str:
-    """JSON as the read model stores it."""
-    return json.dumps(value, separators=(",", ":"))

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-import json
 import time
 from collections.abc import Iterable
 
 from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.store import JobView, RunView, ViewChanges
-from cronlapse.service.views import job_json, recent_runs, run_json, workers_json
+from cronlapse.service.views import job_json, recent_runs, run_view, stored_json, workers_json
 from engine.model import events as ev
 from engine.model.records import Job
 
@@ -49,10 +48,6 @@ JOB_VERBS = {
     "resume": "job",
 }
 """The inputs that name a job, and the argument that names it."""
-
-
-def dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 class ReadModel:
@@ -129,7 +124,7 @@ class ReadModel:
         for job in jobs:
             runs.update((job.job_id, tick) for tick in job.open)
         rows += [self._run_row(job_id, tick, False) for job_id, tick in runs]
-        meta = {TICK_KEY: str(engine.now), WORKERS_KEY: dumps(workers_json(engine))}
+        meta = {TICK_KEY: str(engine.now), WORKERS_KEY: stored_json(workers_json(engine))}
         if time.monotonic() - self.metrics_written >= METRICS_SECONDS:
             self.metrics_written = time.monotonic()
             meta[METRICS_KEY] = self.metrics.text(engine, state)
@@ -160,8 +155,8 @@ class ReadModel:
             status=summary["status"],
             priority=job.spec.priority,
             run=summary["run"],
-            summary=dumps(summary),
-            detail=dumps(detail),
+            summary=stored_json(summary),
+            detail=stored_json(detail),
         )
 
     def _implicit_rows(self, job: Job) -> list[RunView | None]:
@@ -178,8 +173,4 @@ class ReadModel:
         return [self._run_row(job.job_id, tick, True) for tick in ticks]
 
     def _run_row(self, job_id: str, tick: int, implicit: bool) -> RunView | None:
-        engine = self.live.engine
-        row = engine.query.run(job_id, tick)
-        if row is None:
-            return None
-        return RunView(job_id, tick, implicit, dumps(run_json(engine, row)), row.state.is_final)
+        return run_view(self.live.engine, job_id, tick, implicit)

@@ -15,6 +15,7 @@ from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from cronlapse.service.clock import ENGINE_CLOCK
+from cronlapse.service.store import RunView
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
@@ -93,6 +94,20 @@ def next_runs(engine: Engine, job: Job, count: int = NEXT_RUNS) -> list[int]:
 def job_status(state: LiveState, job: Job) -> str:
     """Seed 003's word for the job (:mod:`engine.query.status_words`)."""
     return state.engine.query.job_word(job.job_id) or "cancelled"
+
+
+def stored_json(value: object) -> str:
+    """JSON as the read model stores it: compact, the same text for the same answer."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def run_view(engine: Engine, job_id: str, tick: int, implicit: bool = False) -> RunView | None:
+    """The run's row in the read model, its answer as ``GET /job/{id}/runs`` gives it; None if
+    the engine has no such run."""
+    row = engine.query.run(job_id, tick)
+    if row is None:
+        return None
+    return RunView(job_id, tick, implicit, stored_json(run_json(engine, row)), row.state.is_final)
 
 
 def run_json(engine: Engine, row: OccurrenceRow) -> dict:
