@@ -128,6 +128,14 @@ class JournalReader(Protocol):
 
     def last_seq(self) -> int: ...
 
+    def compacted(self) -> int:
+        """The last position the history's retention deleted (0: the journal is whole)."""
+        ...
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        """The oldest snapshot kept: where the history of a compacted journal starts."""
+        ...
+
     def anchor(self) -> Anchor | None:
         """The service's clock (wall time to ticks), as its last start wrote it."""
         ...
