@@ -13,15 +13,14 @@ service's own database, as ``cronlapse status`` and ``cronlapse export`` (see
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 
-from cronlapse.service.live import LiveState, collector_paused
 from cronlapse.service.store import (
     DOWNTIME,
     JournalReader,
     JournalRow,
     RowUnreadable,
+    Snapshot,
     downtime_commands,
     row_command,
 )
@@ -33,10 +32,7 @@ class SnapshotStart:
     """A compacted journal's start: its oldest kept snapshot and the rows of the same tick
     after it."""
 
-    state: bytes
-    """The pickled :class:`~cronlapse.service.live.LiveState`."""
-    snapshot_seq: int
-    """The last row the snapshot holds."""
+    snapshot: Snapshot
     tick: int
     """The snapshot's tick: the history's first, at its end."""
     rows: tuple[JournalRow, ...]
@@ -45,14 +41,12 @@ class SnapshotStart:
     @property
     def seq(self) -> int:
         """The last row the start's engine holds: the dashboard reads the rows after it."""
-        return self.rows[-1].seq if self.rows else self.snapshot_seq
+        return self.rows[-1].seq if self.rows else self.snapshot.seq
 
     def engine(self) -> Engine:
         """A new engine as of the end of the start's tick (one each call: a history's futures
         each play their own)."""
-        with collector_paused():
-            state: LiveState = pickle.loads(self.state)
-        driver = state.driver
+        driver = self.snapshot.driver()
         for row in self.rows:
             if row.verb == DOWNTIME:
                 for timed in downtime_commands(driver.engine, int(row.args["since"]), row.tick):
@@ -78,8 +72,7 @@ def snapshot_start(reader: JournalReader, chunk: int) -> SnapshotStart | None:
     oldest = reader.oldest_snapshot()
     if oldest is None:  # compacted, then every snapshot deleted: cannot happen
         raise AssertionError("a compacted journal keeps the snapshot it was compacted behind")
-    with collector_paused():
-        tick = pickle.loads(oldest.state).engine.now
+    tick = oldest.driver().engine.now
     rows: list[JournalRow] = []
     seq = oldest.seq
     while batch := reader.rows_after(seq, chunk):
@@ -88,4 +81,4 @@ def snapshot_start(reader: JournalReader, chunk: int) -> SnapshotStart | None:
         if len(same) < len(batch):
             break
         seq = batch[-1].seq
-    return SnapshotStart(oldest.state, oldest.seq, tick, tuple(rows))
+    return SnapshotStart(oldest, tick, tuple(rows))
