@@ -89,6 +89,8 @@ class History:
         """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = EventTicks()
         self._engine = new_engine()
+        if start >= 0:  # what it logged getting there is before the history: not its steps
+            self._engine.log.truncate(0)
         self._frames = self._engine.record_keyframes()
         self._labels: list[int] = [start]
         """The ticks of the keyframes, in order (the first is the engine ``new_engine`` made)."""
@@ -255,7 +257,7 @@ class History:
         return True
 
     def futures(self) -> tuple[History, History] | None:
-        """The future the last command replaced and this one, each as a new history at tick 0
+        """The future the last command replaced and this one, each as a new history at its start
         (this one is left where it is), for comparing them; None when no command replaced a
         future, that is when the last one was issued at the furthest tick played (the same as
         when :meth:`redo_branch` has nothing to bring back)."""

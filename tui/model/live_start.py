@@ -59,7 +59,6 @@ class SnapshotStart:
             if timed is not None:
                 driver.apply(timed)
         driver.finish(self.tick)
-        driver.engine.log.truncate(0)
         return driver.engine
 
 
