@@ -146,39 +146,38 @@ class WorkerPool:
     The set of idle ids is the truth; the heap may hold ids that are no longer idle (skipped when
     they surface)."""
 
-    __slots__ = ("_heap", "_idle")
+    __slots__ = ("_heap", "ids")
 
     def __init__(self) -> None:
         self._heap: list[tuple[bytes, str]] = []
-        self._idle: set[str] = set()
+        self.ids: set[str] = set()
+        """The idle workers' ids, one set for the pool's life (a restore refills it): the
+        dispatcher tests it in place, where the pool's ``__bool__`` was a call per assignment."""
 
     def add(self, worker_id: str, order_key: bytes) -> None:
-        if worker_id not in self._idle:
-            self._idle.add(worker_id)
+        if worker_id not in self.ids:
+            self.ids.add(worker_id)
             heapq.heappush(self._heap, (order_key, worker_id))
 
     def discard(self, worker_id: str) -> None:
-        self._idle.discard(worker_id)
+        self.ids.discard(worker_id)
 
     def pop(self) -> str | None:
         heap = self._heap
         while heap:
             item = heapq.heappop(heap)
             worker_id = item[1]
-            if worker_id in self._idle:
-                self._idle.remove(worker_id)
+            if worker_id in self.ids:
+                self.ids.remove(worker_id)
                 return worker_id
         return None
 
-    def __bool__(self) -> bool:
-        return bool(self._idle)
-
     def snapshot(self) -> tuple:
-        return tuple(self._heap), frozenset(self._idle)
+        return tuple(self._heap), frozenset(self.ids)
 
     def restore(self, saved: tuple) -> None:
         """Back to a snapshot, in place (the workforce holds this object)."""
         heap, idle = saved
         self._heap[:] = heap
-        self._idle.clear()
-        self._idle.update(idle)
+        self.ids.clear()
+        self.ids.update(idle)

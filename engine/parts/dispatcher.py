@@ -160,7 +160,7 @@ class Dispatcher(JournaledPart):
         """The best ready runs to the idle workers, until one or the other runs out; each
         attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
         workforce, start, now = self._workforce, self._attempts.start, self._clock.now
-        ready, idle, pools = self.ready, workforce.idle, self._pools
+        ready, idle, pools = self.ready, workforce.idle.ids, self._pools
         # Not ``while idle and ready``: a pop from an empty queue answers None, and asking the
         # queue first was a call from C (its ``__bool__``) per assignment.
         while idle:

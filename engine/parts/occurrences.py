@@ -38,10 +38,6 @@ class StateIndex:
     def add(self, key: Key, state: OccurrenceState) -> None:
         self.keys[state][key] = None
 
-    def move(self, key: Key, old: OccurrenceState, new: OccurrenceState) -> None:
-        del self.keys[old][key]
-        self.keys[new][key] = None
-
     def remove(self, key: Key, state: OccurrenceState) -> None:
         """Take ``key`` out (it was archived)."""
         del self.keys[state][key]
@@ -69,6 +65,8 @@ class OccurrenceStore(JournaledPart):
         self.records: dict[Key, Occurrence] = {}
         """The live runs with a record (with an archive: finished ones only until archived)."""
         self.index = StateIndex()
+        self._index_keys = self.index.keys
+        """The index's tables, one dict for the store's life (a restore refills them)."""
         self.archive: RunArchive | None = RunArchive() if archive else None
         self.finished: list[Occurrence] = []
         """Runs finished since the last :meth:`archive_finished`, to archive (with an archive)."""
@@ -166,12 +164,13 @@ class OccurrenceStore(JournaledPart):
         """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job."""
         journal = self._journal
         journal.touch(occurrence)
-        old = occurrence.state
+        key, keys = occurrence.key, self._index_keys
+        del keys[occurrence.state][key]  # the index's ``move``, written out: two a run
+        keys[state][key] = None
         occurrence.state = state
-        self.index.move(occurrence.key, old, state)
         if state in FINAL_STATES:
             journal.touch(job)
-            job.open.pop(occurrence.key[1], None)
+            job.open.pop(key[1], None)
             if self.archive is not None:
                 self.finished.append(occurrence)
 
