@@ -372,7 +372,7 @@ class Engine:
 
         The loop is :meth:`settle` then :meth:`next_event_tick`, written out with the heaps'
         first items read in place: it runs once per tick played (seed 001's ``TICK`` to the end
-        plays one per attempt), and the calls it saves were 3% of that ``TICK``."""
+        plays one per attempt)."""
         clock = self._clock
         if to < clock.now:
             message = f"time {to} is before the current time {clock.now}"
@@ -414,7 +414,9 @@ class Engine:
             _, kind, _, payload = heappop(timers)
             handlers[kind](*payload)
         if self._auto:
-            self._create_due()
+            release = self._dispatcher.release  # ``_create_due``, a call fewer per tick
+            for job in self._cursors.create_due(now):
+                release(job)
 
     def settle(self) -> None:
         """Finish the current tick: its own events if not yet run, then automatic dispatch."""

@@ -35,9 +35,6 @@ class StateIndex:
     def __init__(self) -> None:
         self.keys: dict[OccurrenceState, dict[Key, None]] = {state: {} for state in S}
 
-    def add(self, key: Key, state: OccurrenceState) -> None:
-        self.keys[state][key] = None
-
     def remove(self, key: Key, state: OccurrenceState) -> None:
         """Take ``key`` out (it was archived)."""
         del self.keys[state][key]
@@ -152,7 +149,7 @@ class OccurrenceStore(JournaledPart):
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
         self.records[key] = occurrence
-        self.index.add(key, state)
+        self._index_keys[state][key] = None  # the index's ``add``, written out: one a run
         if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
