@@ -414,9 +414,14 @@ class Engine:
             _, kind, _, payload = heappop(timers)
             handlers[kind](*payload)
         if self._auto:
-            release = self._dispatcher.release  # ``_create_due``, a call fewer per tick
-            for job in self._cursors.create_due(now):
-                release(job)
+            cursors = self._cursors
+            due = cursors.due.items
+            if (due and due[0][0] <= now) or cursors.undispatched_submissions:
+                release = self._dispatcher.release  # ``_create_due``, a call fewer
+                for job in cursors.create_due(now):
+                    release(job)
+            else:  # nothing falls due: what ``create_due`` does then, without its call
+                cursors.created_through = now
 
     def settle(self) -> None:
         """Finish the current tick: its own events if not yet run, then automatic dispatch."""

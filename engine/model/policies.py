@@ -7,9 +7,9 @@ sorts. Every operation is O(log n).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from enum import Enum
+from heapq import heappop, heappush
 
 from engine.model.backoff import Backoff, BackoffKind
 from engine.model.records import Channel
@@ -157,7 +157,7 @@ class WorkerPool:
     def add(self, worker_id: str, order_key: bytes) -> None:
         if worker_id not in self.ids:
             self.ids.add(worker_id)
-            heapq.heappush(self._heap, (order_key, worker_id))
+            heappush(self._heap, (order_key, worker_id))
 
     def discard(self, worker_id: str) -> None:
         self.ids.discard(worker_id)
@@ -165,7 +165,7 @@ class WorkerPool:
     def pop(self) -> str | None:
         heap = self._heap
         while heap:
-            item = heapq.heappop(heap)
+            item = heappop(heap)
             worker_id = item[1]
             if worker_id in self.ids:
                 self.ids.remove(worker_id)
