@@ -171,8 +171,6 @@ class Engine:
         self._cursors = cursors = JobCursors(journal, store)
         jobs = cursors.jobs
         self._timers = timers = Timers()
-        self._timer_items = timers.heap.items
-        """The timers' heap, read in place where time moves (a call fewer per tick played)."""
         self._workforce = workforce = Workforce(clock, journal, log)
         self._outbox = outbox = Outbox(clock, journal, log, timers, jobs, policy.notifications, rng)
         ready = make_ready_queue(policy)
@@ -377,7 +375,10 @@ class Engine:
         if to < clock.now:
             message = f"time {to} is before the current time {clock.now}"
             return refused(Outcome.INVALID, Code.BEFORE_NOW, message, "to")
-        auto, timers = self._auto, self._timer_items
+        # The timers' heap is read in place where time moves (a call fewer per tick played).
+        # Not kept in an attribute of its own: the service's snapshots pickle the engine, and
+        # one an older cronlapse wrote would not have it.
+        auto, timers = self._auto, self._timers.heap.items
         if not auto and not timers:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
             clock.now = to
@@ -409,7 +410,7 @@ class Engine:
         more timers meanwhile, so the heap is read again after each."""
         if self._finished:
             self._store.archive_finished()
-        handlers, timers, now = self._on_timer, self._timer_items, self._clock.now
+        handlers, timers, now = self._on_timer, self._timers.heap.items, self._clock.now
         while timers and timers[0][0] <= now:
             _, kind, _, payload = heappop(timers)
             handlers[kind](*payload)

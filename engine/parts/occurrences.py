@@ -62,8 +62,6 @@ class OccurrenceStore(JournaledPart):
         self.records: dict[Key, Occurrence] = {}
         """The live runs with a record (with an archive: finished ones only until archived)."""
         self.index = StateIndex()
-        self._index_keys = self.index.keys
-        """The index's tables, one dict for the store's life (a restore refills them)."""
         self.archive: RunArchive | None = RunArchive() if archive else None
         self.finished: list[Occurrence] = []
         """Runs finished since the last :meth:`archive_finished`, to archive (with an archive)."""
@@ -149,7 +147,7 @@ class OccurrenceStore(JournaledPart):
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
         self.records[key] = occurrence
-        self._index_keys[state][key] = None  # the index's ``add``, written out: one a run
+        self.index.keys[state][key] = None  # the index's ``add``, written out: one a run
         if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
@@ -161,7 +159,7 @@ class OccurrenceStore(JournaledPart):
         """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job."""
         journal = self._journal
         journal.touch(occurrence)
-        key, keys = occurrence.key, self._index_keys
+        key, keys = occurrence.key, self.index.keys
         del keys[occurrence.state][key]  # the index's ``move``, written out: two a run
         keys[state][key] = None
         occurrence.state = state
