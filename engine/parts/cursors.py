@@ -97,7 +97,7 @@ class JobCursors(JournaledPart):
     def wait_for_due(self, job: Job) -> None:
         """Put the job on the due heap for its cursor's tick (a stale entry is skipped later)."""
         if job.next_due is not None and job.paused_through is None:
-            # Onto the heap's list, not through ``Heap.push``: a call fewer for every job.
+            # Onto the heap's list with heapq: a call fewer for every job than a method.
             heappush(self.due.items, (job.next_due, job.submission, job.spec.job_id))
 
     # ------------------------------------------------------------ creation

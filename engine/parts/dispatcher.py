@@ -177,7 +177,7 @@ class Dispatcher(JournaledPart):
                     continue
             elif occurrence.state is not QUEUED and occurrence.state is not RETRY_PENDING:
                 continue
-            worker = workers[take_idle()]  # ``Workforce.take_idle``, a call fewer
+            worker = workers[take_idle()]  # the pool's own pop: a call fewer than a wrapper
             number = start(occurrence, worker)
             if assignments is not None:
                 assignments.append(

@@ -32,7 +32,7 @@ class HeapReadyQueue:
             item = (-entry[PRIORITY], entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
         else:
             item = (entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
-        heappush(self._heap.items, item)  # not through ``Heap.push``: a call fewer a run
+        heappush(self._heap.items, item)  # heapq on the list: a call fewer a run
 
     def remove(self, entry: ReadyEntry) -> None:
         """Nothing to do: see the class docstring."""
