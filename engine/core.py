@@ -44,6 +44,7 @@ costs one queue entry per job. Blocked and cancelled runs are ranges (see
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from heapq import heappop
 from typing import Any, ClassVar
 
 from engine.model import events as ev
@@ -365,36 +366,63 @@ class Engine:
     # -------------------------------------------------------------------- time
 
     def advance(self, to: int) -> Result:
-        """Process every tick in ``[now, to)`` where something can happen: O(events), not ticks."""
+        """Process every tick in ``[now, to)`` where something can happen: O(events), not ticks.
+
+        The loop is :meth:`settle` then :meth:`next_event_tick`, written out with the heaps'
+        first items read in place: it runs once per tick played (seed 001's ``TICK`` to the end
+        plays one per attempt)."""
         clock = self._clock
         if to < clock.now:
             message = f"time {to} is before the current time {clock.now}"
             return refused(Outcome.INVALID, Code.BEFORE_NOW, message, "to")
-        if not self._auto and not self._timers:
+        # The timers' heap is read in place where time moves (a call fewer per tick played).
+        # Not kept in an attribute of its own: the service's snapshots pickle the engine, and
+        # one an older cronlapse wrote would not have it.
+        auto, timers = self._auto, self._timers.heap.items
+        if not auto and not timers:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
             clock.now = to
             return DONE
-        while clock.now < to:
-            self.settle()
-            upcoming = self.next_event_tick()
-            clock.now = to if upcoming is None or upcoming > to else upcoming
-            if self._auto:
+        begin_tick, assign = self.begin_tick, self._dispatcher.assign
+        cursors = self._cursors
+        due = cursors.due.items
+        while (now := clock.now) < to:
+            begin_tick()
+            if auto:
+                assign()
+            upcoming = timers[0][0] if timers else None
+            if auto and due and (upcoming is None or due[0][0] < upcoming):
+                upcoming = due[0][0]
+            if upcoming is None or upcoming > to:
+                upcoming = to
+            elif upcoming <= now:
+                upcoming = now + 1
+            clock.now = upcoming
+            if auto:
                 # The ticks jumped over were processed too: nothing happened in them, but what
                 # fell due in them (behind a job's waiting front) was created.
-                self._cursors.created_through = clock.now - 1
+                cursors.created_through = upcoming - 1
         return DONE
 
     def begin_tick(self) -> None:
         """Run the engine's own events of the current tick (see the module docstring): each timer
-        due, in the order the timers' heap gives them, by its kind's handler."""
+        due, in the order the timers' heap gives them, by its kind's handler. Handlers may set
+        more timers meanwhile, so the heap is read again after each."""
         if self._finished:
             self._store.archive_finished()
-        handlers, pop_due, now = self._on_timer, self._timers.pop_due, self._clock.now
-        while (timer := pop_due(now)) is not None:
-            _, kind, _, payload = timer
+        handlers, timers, now = self._on_timer, self._timers.heap.items, self._clock.now
+        while timers and timers[0][0] <= now:
+            _, kind, _, payload = heappop(timers)
             handlers[kind](*payload)
         if self._auto:
-            self._create_due()
+            cursors = self._cursors
+            due = cursors.due.items
+            if (due and due[0][0] <= now) or cursors.undispatched_submissions:
+                release = self._dispatcher.release  # ``_create_due``, a call fewer
+                for job in cursors.create_due(now):
+                    release(job)
+            else:  # nothing falls due: what ``create_due`` does then, without its call
+                cursors.created_through = now
 
     def settle(self) -> None:
         """Finish the current tick: its own events if not yet run, then automatic dispatch."""

@@ -7,9 +7,9 @@ sorts. Every operation is O(log n).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from enum import Enum
+from heapq import heappop, heappush
 
 from engine.model.backoff import Backoff, BackoffKind
 from engine.model.records import Channel
@@ -155,7 +155,7 @@ class WorkerPool:
     def add(self, worker_id: str, order_key: bytes) -> None:
         if worker_id not in self._idle:
             self._idle.add(worker_id)
-            heapq.heappush(self._heap, (order_key, worker_id))
+            heappush(self._heap, (order_key, worker_id))
 
     def discard(self, worker_id: str) -> None:
         self._idle.discard(worker_id)
@@ -163,15 +163,19 @@ class WorkerPool:
     def pop(self) -> str | None:
         heap = self._heap
         while heap:
-            item = heapq.heappop(heap)
+            item = heappop(heap)
             worker_id = item[1]
             if worker_id in self._idle:
                 self._idle.remove(worker_id)
                 return worker_id
         return None
 
-    def __bool__(self) -> bool:
-        return bool(self._idle)
+    @property
+    def ids(self) -> set[str]:
+        """The idle workers' ids, one set for the pool's life (a restore refills it): the
+        dispatcher tests it in place, where the pool's ``__bool__`` was a call per assignment.
+        (The slot keeps its name: the service's snapshots pickle the pool by its slots.)"""
+        return self._idle
 
     def snapshot(self) -> tuple:
         return tuple(self._heap), frozenset(self._idle)

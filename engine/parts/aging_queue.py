@@ -24,9 +24,8 @@ Why not an array indexed by rank. A job's backlog waits implicitly behind one en
 when the front is taken, the next run enters the queue with the tick it fell due, which is
 earlier than entries pushed since: keys arrive out of order, and a heap per group takes them so.
 
-Every change goes through ``_place`` (a pop writes out its removal). A keyframe copies the queue
-as its entries in tie-break order (:meth:`AgingReadyQueue.snapshot`), and a restore pushes them
-back.
+A keyframe copies the queue as its entries in tie-break order (:meth:`AgingReadyQueue.snapshot`),
+and a restore pushes them back.
 """
 
 from __future__ import annotations
@@ -63,14 +62,42 @@ class AgingReadyQueue:
         """The ``q`` values in ``_tops``."""
 
     def push(self, entry: ReadyEntry) -> None:
-        # The key (see ``_SUBMISSIONS``) computed here and in ``remove``, not by a helper: a
-        # push per run, a call fewer each.
-        self._place((entry[SCHEDULED] << _SUBMISSIONS) + entry[SUBMISSION], entry)
+        """Hold ``entry`` (in place of an entry of the same run). Its grouping is written out
+        here rather than called: every run is pushed once, a call fewer each."""
+        entries, step = self._entries, self._step
+        # The key (see ``_SUBMISSIONS``) computed here and in ``remove``, not by a helper.
+        key = (entry[SCHEDULED] << _SUBMISSIONS) + entry[SUBMISSION]
+        old = entries.pop(key, None)
+        if old is not None:
+            self._ungroup(key, old[PRIORITY] * step - old[READY_SINCE])
+        entries[key] = entry
+        a = entry[PRIORITY] * step - entry[READY_SINCE]
+        group = self._groups.get(a)
+        if group is not None:
+            heapq.heappush(group, key)
+            if group[0] == key:  # the group's new smallest key
+                values, heads = self._buckets[a // step]
+                heads[bisect_left(values, a)] = key
+            return
+        self._groups[a] = [key]
+        q = a // step
+        bucket = self._buckets.get(q)
+        if bucket is None:
+            self._buckets[q] = ([a], [key])
+            if q not in self._topped:
+                self._topped.add(q)
+                heapq.heappush(self._tops, -q)
+            return
+        values, heads = bucket
+        at = bisect_left(values, a)
+        values.insert(at, a)
+        heads.insert(at, key)
 
     def remove(self, entry: ReadyEntry) -> None:
         key = (entry[SCHEDULED] << _SUBMISSIONS) + entry[SUBMISSION]
         if self._entries.get(key) is entry:
-            self._place(key, None)
+            del self._entries[key]
+            self._ungroup(key, entry[PRIORITY] * self._step - entry[READY_SINCE])
 
     def pop(self, now: int) -> ReadyEntry | None:
         """Take out and return the best entry at tick ``now`` (None when empty)."""
@@ -119,39 +146,6 @@ class AgingReadyQueue:
         self._topped = set()
         for entry in saved:
             self.push(entry)
-
-    def _place(self, key: int, entry: ReadyEntry | None) -> None:
-        """Put ``entry`` (or nothing) at ``key``; the only place the queue changes (``pop``
-        writes out its removal). Adding to the entry's group is written out here rather than
-        called: every run is pushed once (``_ungroup`` stays a method, as ``pop`` shares it)."""
-        entries, step = self._entries, self._step
-        old = entries.pop(key, None)
-        if old is not None:
-            self._ungroup(key, old[PRIORITY] * step - old[READY_SINCE])
-        if entry is None:
-            return
-        entries[key] = entry
-        a = entry[PRIORITY] * step - entry[READY_SINCE]
-        group = self._groups.get(a)
-        if group is not None:
-            heapq.heappush(group, key)
-            if group[0] == key:  # the group's new smallest key
-                values, heads = self._buckets[a // step]
-                heads[bisect_left(values, a)] = key
-            return
-        self._groups[a] = [key]
-        q = a // step
-        bucket = self._buckets.get(q)
-        if bucket is None:
-            self._buckets[q] = ([a], [key])
-            if q not in self._topped:
-                self._topped.add(q)
-                heapq.heappush(self._tops, -q)
-            return
-        values, heads = bucket
-        at = bisect_left(values, a)
-        values.insert(at, a)
-        heads.insert(at, key)
 
     def _ungroup(self, key: int, a: int) -> None:
         group = self._groups[a]

@@ -18,6 +18,7 @@ a run's state is its record's when it has one (:meth:`JobCursors.occurrence_stat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from heapq import heappush
 from typing import TYPE_CHECKING
 
 from engine.model.ordering import java_order_key
@@ -96,7 +97,8 @@ class JobCursors(JournaledPart):
     def wait_for_due(self, job: Job) -> None:
         """Put the job on the due heap for its cursor's tick (a stale entry is skipped later)."""
         if job.next_due is not None and job.paused_through is None:
-            self.due.push((job.next_due, job.submission, job.spec.job_id))
+            # Onto the heap's list with heapq: a call fewer for every job than a method.
+            heappush(self.due.items, (job.next_due, job.submission, job.spec.job_id))
 
     # ------------------------------------------------------------ creation
 

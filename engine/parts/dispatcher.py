@@ -160,7 +160,8 @@ class Dispatcher(JournaledPart):
         """The best ready runs to the idle workers, until one or the other runs out; each
         attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
         workforce, start, now = self._workforce, self._attempts.start, self._clock.now
-        ready, idle, pools = self.ready, workforce.idle, self._pools
+        ready, idle, pools = self.ready, workforce.idle.ids, self._pools
+        take_idle, workers = workforce.idle.pop, workforce.workers
         # Not ``while idle and ready``: a pop from an empty queue answers None, and asking the
         # queue first was a call from C (its ``__bool__``) per assignment.
         while idle:
@@ -176,8 +177,7 @@ class Dispatcher(JournaledPart):
                     continue
             elif occurrence.state is not QUEUED and occurrence.state is not RETRY_PENDING:
                 continue
-            worker = workforce.take_idle()
-            assert worker is not None
+            worker = workers[take_idle()]  # the pool's own pop: a call fewer than a wrapper
             number = start(occurrence, worker)
             if assignments is not None:
                 assignments.append(

@@ -35,13 +35,6 @@ class StateIndex:
     def __init__(self) -> None:
         self.keys: dict[OccurrenceState, dict[Key, None]] = {state: {} for state in S}
 
-    def add(self, key: Key, state: OccurrenceState) -> None:
-        self.keys[state][key] = None
-
-    def move(self, key: Key, old: OccurrenceState, new: OccurrenceState) -> None:
-        del self.keys[old][key]
-        self.keys[new][key] = None
-
     def remove(self, key: Key, state: OccurrenceState) -> None:
         """Take ``key`` out (it was archived)."""
         del self.keys[state][key]
@@ -154,7 +147,7 @@ class OccurrenceStore(JournaledPart):
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
         self.records[key] = occurrence
-        self.index.add(key, state)
+        self.index.keys[state][key] = None  # the index's ``add``, written out: one a run
         if state not in FINAL_STATES:
             journal.touch(job)
             job.open[scheduled] = None
@@ -166,12 +159,13 @@ class OccurrenceStore(JournaledPart):
         """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job."""
         journal = self._journal
         journal.touch(occurrence)
-        old = occurrence.state
+        key, keys = occurrence.key, self.index.keys
+        del keys[occurrence.state][key]  # the index's ``move``, written out: two a run
+        keys[state][key] = None
         occurrence.state = state
-        self.index.move(occurrence.key, old, state)
         if state in FINAL_STATES:
             journal.touch(job)
-            job.open.pop(occurrence.key[1], None)
+            job.open.pop(key[1], None)
             if self.archive is not None:
                 self.finished.append(occurrence)
 

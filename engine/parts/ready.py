@@ -6,6 +6,8 @@ The heap serves the fifo and priority orders; the aging order's queue is in
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 from engine.model.policies import DispatchOrder, Policy
 from engine.parts.aging_queue import AgingReadyQueue
 from engine.parts.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
@@ -30,16 +32,17 @@ class HeapReadyQueue:
             item = (-entry[PRIORITY], entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
         else:
             item = (entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
-        self._heap.push(item)
+        heappush(self._heap.items, item)  # heapq on the list: a call fewer a run
 
     def remove(self, entry: ReadyEntry) -> None:
         """Nothing to do: see the class docstring."""
 
     def pop(self, now: int) -> ReadyEntry | None:
-        heap = self._heap
+        items = self._heap.items
         # Its items say whether it is empty: ``if heap`` is a call from C to the heap's
-        # ``__bool__``, one per assignment of seed 000's dispatches.
-        return heap.pop()[-1] if heap.items else None
+        # ``__bool__``, one per assignment of seed 000's dispatches; and they are popped in
+        # place, a call fewer than through ``Heap``.
+        return heappop(items)[-1] if items else None
 
     def __bool__(self) -> bool:
         return bool(self._heap)

@@ -119,11 +119,6 @@ class Workforce(JournaledPart):
             worker.draining = True
         return Result(Outcome.OK)
 
-    def take_idle(self) -> Worker | None:
-        """The idle worker to run the next attempt (lowest id), taken out of the pool."""
-        worker_id = self.idle.pop()
-        return None if worker_id is None else self.workers[worker_id]
-
     def occupy(self, worker: Worker, key: tuple[str, int]) -> None:
         """``worker`` starts an attempt of the occurrence ``key``."""
         self._journal.touch(worker)

@@ -1,9 +1,11 @@
 """A binary heap that a keyframe copies and restores in place: the due and timer heaps and the
 ready queue's heap.
 
-Its ``items`` list is the heap itself, read directly where a call per tick counts (the first
-item's tick); a keyframe keeps a copy of it (:mod:`engine.rewind.frames`, by position between
-whole copies: :mod:`engine.rewind.deltas`) and a restore puts the copy back into the same list.
+Its ``items`` list is the heap itself, which its owners push onto and pop from with
+:mod:`heapq` directly (a call fewer per item than through methods here: every job, run and timer
+passes through one) and read where a call per tick counts (the first item's tick). A keyframe
+keeps a copy of it (:mod:`engine.rewind.frames`, by position between whole copies:
+:mod:`engine.rewind.deltas`) and a restore puts the copy back into the same list.
 """
 
 from __future__ import annotations
@@ -17,12 +19,6 @@ class Heap:
 
     def __init__(self) -> None:
         self.items: list[Any] = []
-
-    def push(self, item: Any) -> None:
-        heapq.heappush(self.items, item)
-
-    def pop(self) -> Any:
-        return heapq.heappop(self.items)
 
     def pop_through(self, tick: int) -> Any:
         """Pop the smallest item if it is due by ``tick`` (its first field is at most ``tick``),
