@@ -34,7 +34,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, ge, is_not
 from typing import Any
 
 from engine.model import journaled
@@ -42,6 +43,9 @@ from engine.model.events import EventLog, EventRecords
 from engine.model.rng import TrackedRandom
 from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
+
+_held = attrgetter("held")
+_first = attrgetter("first")
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -63,19 +67,28 @@ class _Frame:
     log_length: int
     lengths: tuple[int, ...]
     """Each record table's length."""
-    changed: list[Any]
+    changed: list[_Versions]
     """The records born or changed in the span before it (each saved at this keyframe)."""
+    saves: list[tuple]
+    """Their values then, in the same order."""
 
 
 class _Versions:
-    """One record's values at the keyframes that saved it, oldest first."""
+    """One record's values at the keyframes that saved it, oldest first, and which of them it
+    holds now."""
 
-    __slots__ = ("frames", "record", "saves")
+    __slots__ = ("first", "frames", "held", "record", "saves")
 
-    def __init__(self, record: Any) -> None:
+    def __init__(self, record: Any, first: int) -> None:
         self.record = record
+        self.first = first
+        """The first keyframe that saved it."""
         self.frames: list[int] = []
         self.saves: list[tuple] = []
+        self.held: tuple | None = None
+        """The save whose values the record holds, unless it was touched since the keyframe
+        the engine started from; None when not known. A restore skips a record that holds
+        the values it would set: one dropped by a rewind and back again is not set twice."""
 
     def at(self, index: int) -> tuple | None:
         """Its values at keyframe ``index``; None if it was born after it."""
@@ -193,12 +206,18 @@ class Frames:
             for record in live.values():
                 if id(record) not in versions:
                     changed[id(record)] = record
+        kept_list: list[_Versions] = []
+        saves: list[tuple] = []
         for key, record in changed.items():
             kept = versions.get(key)
             if kept is None:
-                kept = versions[key] = _Versions(record)
+                kept = versions[key] = _Versions(record, index)
+            saved = record.save()
             kept.frames.append(index)
-            kept.saves.append(record.save())
+            kept.saves.append(saved)
+            kept.held = saved
+            kept_list.append(kept)
+            saves.append(saved)
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
@@ -219,7 +238,8 @@ class Frames:
                 rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
-                list(changed.values()),
+                kept_list,
+                saves,
             )
         )
         self._start_from(index)
@@ -238,25 +258,7 @@ class Frames:
         target, start = frames[index], frames[base]
         if self.check:
             self._check_writes()
-        low, high = min(index, base), max(index, base)
-        versions = self._versions
-        between = frames[low + 1 : high + 1]
-        if sum(len(frame.changed) for frame in between) < len(versions):
-            differing: dict[int, Any] = dict(zip(map(id, self._dirty), self._dirty, strict=True))
-            for frame in between:
-                differing.update(zip(map(id, frame.changed), frame.changed, strict=True))
-            for key, record in differing.items():
-                kept = versions.get(key)
-                saved = None if kept is None else kept.at(index)
-                if saved is not None:
-                    record.restore(saved)
-        else:
-            # A long jump: the spans' changes outnumber the records saved, each of which may
-            # differ (those never saved are marked since the base, or born after it).
-            for kept in versions.values():
-                saved = kept.at(index)
-                if saved is not None:
-                    kept.record.restore(saved)
+        self._set_records(index)
         for table, born, had, wanted in zip(
             self._tables, self._born, start.lengths, target.lengths, strict=True
         ):
@@ -277,6 +279,40 @@ class Frames:
         log.extend_records(self._events.slice(kept_events, target.log_length))
         self._start_from(index)
 
+    def _set_records(self, index: int) -> None:
+        """Give the records that may differ from keyframe ``index`` their values there: those
+        changed since the base keyframe and those saved at a keyframe between the two. A
+        record that already holds those values (:attr:`_Versions.held`) is not set again (one
+        a rewind dropped from its table and a jump forward brings back unchanged), nor is one
+        born after ``index`` (the restore drops it from its table). The records are gathered
+        and compared with C loops (dicts, ``map``): a long jump meets tens of thousands, of
+        which it sets a few."""
+        frames, base, versions = self._frames, self._base, self._versions
+        dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
+        for kept in dirty:
+            kept.held = None
+        if index > base:
+            # Forward: each record's last save up to ``index`` is its value there.
+            latest: dict[_Versions, tuple] = {}
+            for frame in frames[base + 1 : index + 1]:
+                latest.update(zip(frame.changed, frame.saves, strict=True))
+            differing = map(is_not, map(_held, latest), latest.values())
+            for kept, saved in compress(latest.items(), differing):
+                kept.record.restore(saved)
+                kept.held = saved
+            dirty = [kept for kept in dirty if kept not in latest]
+        else:
+            changed = dict.fromkeys(
+                chain.from_iterable(f.changed for f in frames[index + 1 : base + 1])
+            )
+            changed.update(dict.fromkeys(dirty))
+            dirty = list(compress(changed, map(ge, repeat(index), map(_first, changed))))
+        for kept in dirty:
+            saved = kept.at(index)
+            if kept.held is not saved:
+                kept.record.restore(saved)
+                kept.held = saved
+
     def drop_from(self, index: int) -> None:
         """Forget keyframe ``index`` and those after it (a command changed their past); the
         engine's state must follow an earlier one. Keyframe 0 stays."""
@@ -287,15 +323,12 @@ class Frames:
             return
         versions = self._versions
         for frame in dropped:
-            for record in frame.changed:
-                kept = versions.get(id(record))
-                if kept is None:
-                    continue
+            for kept in frame.changed:
                 while kept.frames and kept.frames[-1] >= index:
                     kept.frames.pop()
                     kept.saves.pop()
                 if not kept.frames:
-                    del versions[id(record)]
+                    versions.pop(id(kept.record), None)
         last = self._frames[index - 1]
         for part, values in zip(self._parts, last.scalars, strict=True):
             part.forget_ahead(values)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.core import Engine
 from engine.model.commands import PauseJob, RegisterWorker, Result, ScheduleJob
-from engine.model.records import JobSpec, Occurrence
+from engine.model.records import Job, JobSpec, Occurrence, Worker
 from engine.play.history import History
 from engine.play.ticks import TickDriver, TimedCommand, at_ticks
 from engine.rewind import deltas, frames
@@ -42,21 +42,23 @@ def busy_history(span_cost: int, archive: bool = False) -> History:
 
 @pytest.fixture
 def looked_up(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many records each restore looked up the values of."""
+    """How many records each restore set the values of."""
     counts: list[int] = []
     restore = frames.Frames.restore
-    at = frames._Versions.at
 
     def counting_restore(self: frames.Frames, index: int) -> None:
         counts.append(0)
         restore(self, index)
 
-    def counting_at(self: frames._Versions, index: int) -> tuple | None:
-        counts[-1] += 1
-        return at(self, index)
+    for record_class in (Job, Worker, Occurrence):
+        set_values = record_class.restore
 
+        def counting_set(record: object, saved: tuple, set_values=set_values) -> None:
+            counts[-1] += 1
+            set_values(record, saved)
+
+        monkeypatch.setattr(record_class, "restore", counting_set)
     monkeypatch.setattr(frames.Frames, "restore", counting_restore)
-    monkeypatch.setattr(frames._Versions, "at", counting_at)
     return counts
 
 
