@@ -31,7 +31,6 @@ the containers' copies, which refer to records, agree with the tables.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, islice, repeat
@@ -60,8 +59,8 @@ class _Frame:
     containers: Any
     """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
     from the keyframe before."""
-    live: tuple[tuple, ...]
-    """Each live table's items."""
+    live: tuple[tuple[tuple, tuple], ...]
+    """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
     scalars: tuple[tuple, ...]
     rng_state: tuple
     log_length: int
@@ -77,23 +76,36 @@ class _Versions:
     """One record's values at the keyframes that saved it, oldest first, and which of them it
     holds now."""
 
-    __slots__ = ("first", "frames", "held", "record", "saves")
+    __slots__ = ("first", "held", "record", "saves")
 
     def __init__(self, record: Any, first: int) -> None:
         self.record = record
         self.first = first
         """The first keyframe that saved it."""
-        self.frames: list[int] = []
-        self.saves: list[tuple] = []
+        self.saves: list = []
+        """A keyframe's index and the values it saved, in turn, oldest first: one list rather
+        than two, as most records are saved once or twice and a list costs 56 bytes before
+        its items (at seed 000's sizes, 80,000 records)."""
         self.held: tuple | None = None
         """The save whose values the record holds, unless it was touched since the keyframe
         the engine started from; None when not known. A restore skips a record that holds
         the values it would set: one dropped by a rewind and back again is not set twice."""
 
     def at(self, index: int) -> tuple | None:
-        """Its values at keyframe ``index``; None if it was born after it."""
-        at = bisect.bisect_right(self.frames, index) - 1
-        return None if at < 0 else self.saves[at]
+        """Its values at keyframe ``index``; None if it was born after it. A scan from the
+        newest: a record has few versions, and a rewind mostly wants a recent one."""
+        saves = self.saves
+        for at in range(len(saves) - 2, -1, -2):
+            if saves[at] <= index:
+                return saves[at + 1]
+        return None
+
+    def drop_from(self, index: int) -> bool:
+        """Forget its saves at keyframe ``index`` and after; whether any is left."""
+        saves = self.saves
+        while saves and saves[-2] >= index:
+            del saves[-2:]
+        return bool(saves)
 
 
 class UntouchedWrite(AssertionError):
@@ -113,8 +125,9 @@ class Frames:
         self._live = tuple(table for part in parts for _, table in part.live_tables())
         self._log, self._rng = log, rng
         self._frames: list[_Frame] = []
-        self._born: list[list[tuple[Any, Any]]] = [[] for _ in self._tables]
-        """Per table, its items in the order the recording made them (up to the last keyframe)."""
+        self._born: list[tuple[list, list]] = [([], []) for _ in self._tables]
+        """Per table, its keys and records in the order the recording made them (up to the last
+        keyframe)."""
         self._events = EventRecords(bytearray(), [])
         """The events up to the last keyframe, as stored (a restore forward puts them back)."""
         self._versions: dict[int, _Versions] = {}
@@ -194,10 +207,11 @@ class Frames:
         if self.check:
             self._check_writes()
         changed: dict[int, Any] = {}
-        for table, born in zip(self._tables, self._born, strict=True):
-            tail = _tail(table, len(born))
-            born.extend(tail)
-            changed.update((id(record), record) for _, record in tail)
+        for table, (keys, records) in zip(self._tables, self._born, strict=True):
+            new_keys, new_records = _tail(table, len(keys))
+            keys += new_keys
+            records += new_records
+            changed.update(zip(map(id, new_records), new_records, strict=True))
         versions = self._versions
         for record in self._dirty:
             if id(record) in versions:
@@ -213,8 +227,7 @@ class Frames:
             if kept is None:
                 kept = versions[key] = _Versions(record, index)
             saved = record.save()
-            kept.frames.append(index)
-            kept.saves.append(saved)
+            kept.saves += (index, saved)
             kept.held = saved
             kept_list.append(kept)
             saves.append(saved)
@@ -233,7 +246,7 @@ class Frames:
             _Frame(
                 label,
                 kept,
-                tuple(tuple(live.items()) for live in self._live),
+                tuple((tuple(live), tuple(live.values())) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
                 rng_state,
                 len(log),
@@ -259,17 +272,17 @@ class Frames:
         if self.check:
             self._check_writes()
         self._set_records(index)
-        for table, born, had, wanted in zip(
+        for table, (keys, records), had, wanted in zip(
             self._tables, self._born, start.lengths, target.lengths, strict=True
         ):
             kept_length = min(had, wanted)
             _truncate(table, kept_length)
-            table.update(born[kept_length:wanted])
+            table.update(zip(keys[kept_length:wanted], records[kept_length:wanted], strict=True))
         for container, saved in zip(self._containers, self._containers_at(index), strict=True):
             container.restore(saved)
-        for live, items in zip(self._live, target.live, strict=True):
+        for live, (keys, records) in zip(self._live, target.live, strict=True):
             live.clear()
-            live.update(items)
+            live.update(zip(keys, records, strict=True))
         for part, values in zip(self._parts, target.scalars, strict=True):
             part.restore_scalars(values)
         self._rng.setstate(target.rng_state)
@@ -324,16 +337,13 @@ class Frames:
         versions = self._versions
         for frame in dropped:
             for kept in frame.changed:
-                while kept.frames and kept.frames[-1] >= index:
-                    kept.frames.pop()
-                    kept.saves.pop()
-                if not kept.frames:
+                if not kept.drop_from(index):
                     versions.pop(id(kept.record), None)
         last = self._frames[index - 1]
         for part, values in zip(self._parts, last.scalars, strict=True):
             part.forget_ahead(values)
-        for born, length in zip(self._born, last.lengths, strict=True):
-            del born[length:]
+        for (keys, records), length in zip(self._born, last.lengths, strict=True):
+            del keys[length:], records[length:]
         self._events.truncate(last.log_length)
         del self._frames[index:]
         if self._rebuilt[0] >= index:
@@ -359,11 +369,17 @@ class Frames:
         return copies
 
 
-def _tail(table: dict, length: int) -> list[tuple[Any, Any]]:
-    """The items of ``table`` after its first ``length``, in order (O(what is after))."""
-    tail = list(islice(reversed(table.items()), len(table) - length))
-    tail.reverse()
-    return tail
+def _tail(table: dict, length: int) -> tuple[list, list]:
+    """The keys and the records of ``table`` after its first ``length``, in order (O(what is
+    after)); two lists, as a tuple per item would cost 64 bytes more."""
+    count = len(table) - length
+    keys, records = (
+        list(islice(reversed(table), count)),
+        list(islice(reversed(table.values()), count)),
+    )
+    keys.reverse()
+    records.reverse()
+    return keys, records
 
 
 def _truncate(table: dict, length: int) -> None:
