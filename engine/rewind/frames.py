@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, islice, repeat
-from operator import attrgetter, ge, is_not
+from itertools import compress, islice, repeat
+from operator import attrgetter, is_not, itemgetter
 from typing import Any
 
 from engine.model import journaled
@@ -44,7 +44,7 @@ from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
-_first = attrgetter("first")
+_first_item, _second_item = itemgetter(0), itemgetter(1)
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -70,18 +70,18 @@ class _Frame:
     """The records born or changed in the span before it (each saved at this keyframe)."""
     saves: list[tuple]
     """Their values then, in the same order."""
+    previous: list[tuple | None]
+    """Their values at the keyframe before (None: born in the span), in the same order."""
 
 
 class _Versions:
     """One record's values at the keyframes that saved it, oldest first, and which of them it
     holds now."""
 
-    __slots__ = ("first", "held", "record", "saves")
+    __slots__ = ("held", "record", "saves")
 
-    def __init__(self, record: Any, first: int) -> None:
+    def __init__(self, record: Any) -> None:
         self.record = record
-        self.first = first
-        """The first keyframe that saved it."""
         self.saves: list = []
         """A keyframe's index and the values it saved, in turn, oldest first: one list rather
         than two, as most records are saved once or twice and a list costs 56 bytes before
@@ -222,11 +222,13 @@ class Frames:
                     changed[id(record)] = record
         kept_list: list[_Versions] = []
         saves: list[tuple] = []
+        previous: list[tuple | None] = []
         for key, record in changed.items():
             kept = versions.get(key)
             if kept is None:
-                kept = versions[key] = _Versions(record, index)
+                kept = versions[key] = _Versions(record)
             saved = record.save()
+            previous.append(kept.saves[-1] if kept.saves else None)
             kept.saves += (index, saved)
             kept.held = saved
             kept_list.append(kept)
@@ -253,6 +255,7 @@ class Frames:
                 tuple(len(table) for table in self._tables),
                 kept_list,
                 saves,
+                previous,
             )
         )
         self._start_from(index)
@@ -297,34 +300,36 @@ class Frames:
         changed since the base keyframe and those saved at a keyframe between the two. A
         record that already holds those values (:attr:`_Versions.held`) is not set again (one
         a rewind dropped from its table and a jump forward brings back unchanged), nor is one
-        born after ``index`` (the restore drops it from its table). The records are gathered
-        and compared with C loops (dicts, ``map``): a long jump meets tens of thousands, of
-        which it sets a few."""
+        born after ``index`` (the restore drops it from its table).
+
+        The records and their values there are gathered and compared by C loops (dict
+        updates, ``map``, ``compress``), with no search per record: a long jump meets tens of
+        thousands of records, and sets a few thousand."""
         frames, base, versions = self._frames, self._base, self._versions
         dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
         for kept in dirty:
             kept.held = None
+        values: dict[_Versions, tuple | None] = {}
         if index > base:
-            # Forward: each record's last save up to ``index`` is its value there.
-            latest: dict[_Versions, tuple] = {}
+            # Forward: a record's last save up to ``index`` is its value there.
             for frame in frames[base + 1 : index + 1]:
-                latest.update(zip(frame.changed, frame.saves, strict=True))
-            differing = map(is_not, map(_held, latest), latest.values())
-            for kept, saved in compress(latest.items(), differing):
-                kept.record.restore(saved)
-                kept.held = saved
-            dirty = [kept for kept in dirty if kept not in latest]
+                values.update(zip(frame.changed, frame.saves, strict=True))
         else:
-            changed = dict.fromkeys(
-                chain.from_iterable(f.changed for f in frames[index + 1 : base + 1])
-            )
-            changed.update(dict.fromkeys(dirty))
-            dirty = list(compress(changed, map(ge, repeat(index), map(_first, changed))))
+            # Backward: what a record held before its first change after ``index`` (None: it
+            # was born after).
+            for frame in reversed(frames[index + 1 : base + 1]):
+                values.update(zip(frame.changed, frame.previous, strict=True))
+        pairs = list(compress(values.items(), map(is_not, values.values(), repeat(None))))
+        held = map(_held, map(_first_item, pairs))
+        for kept, saved in compress(pairs, map(is_not, held, map(_second_item, pairs))):
+            kept.record.restore(saved)
+            kept.held = saved
         for kept in dirty:
-            saved = kept.at(index)
-            if kept.held is not saved:
-                kept.record.restore(saved)
-                kept.held = saved
+            if kept not in values:
+                saved = kept.at(index)
+                if saved is not None:
+                    kept.record.restore(saved)
+                    kept.held = saved
 
     def drop_from(self, index: int) -> None:
         """Forget keyframe ``index`` and those after it (a command changed their past); the
