@@ -13,16 +13,20 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
 - which records each *live table* holds (an archiving engine's live runs: they come and go),
-  a copy of its items;
-- the records changed in the span before it, each with its values then (its ``save()``), and
-  the records new in a live table.
+  its keys and its records;
+- the records changed in the span before it, each with its values then (its ``save()``) and
+  its values at the keyframe before (what a rewind past the span puts back), and the records
+  new in a live table.
 
-Each record keeps its versions (the keyframes that saved it, in order). A restore sets only the
-records that may differ from the target: the ones changed since the keyframe the engine started
-from (the parts call ``touch`` before each change, which marks them) and the ones changed
-between that keyframe and the target (or, when the spans between changed more records than
-were ever saved, every record saved). So a step back costs what changed since the last
-keyframe, and a long jump what changed on the way, not the size of the state.
+Each record keeps its versions (the keyframes that saved it, in order) and which of them it
+holds now, unless it was changed since. A restore sets only the records that may differ from
+the target: the ones changed since the keyframe the engine started from (the parts call
+``touch`` before each change, which marks them) and the ones changed between that keyframe and
+the target, each found with its values at the target by dict updates over the spans' lists
+(going forward, the last values saved up to the target; going back, the values before the first
+change after it), and skipped when it holds those values already. So a step back costs what
+changed since the last keyframe, and a long jump what changed on the way (in C loops), setting
+only the records whose values differ, not the size of the state.
 
 The records of a table are the same objects in every keyframe: a restore puts the keyframe's
 objects back (a replay makes new ones for the runs it creates, which a later restore drops), so
@@ -33,8 +37,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, islice, repeat
-from operator import attrgetter, is_not, itemgetter
+from itertools import compress, islice
+from operator import attrgetter, is_not
 from typing import Any
 
 from engine.model import journaled
@@ -44,7 +48,6 @@ from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
-_first_item, _second_item = itemgetter(0), itemgetter(1)
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -319,11 +322,11 @@ class Frames:
             # was born after).
             for frame in reversed(frames[index + 1 : base + 1]):
                 values.update(zip(frame.changed, frame.previous, strict=True))
-        pairs = list(compress(values.items(), map(is_not, values.values(), repeat(None))))
-        held = map(_held, map(_first_item, pairs))
-        for kept, saved in compress(pairs, map(is_not, held, map(_second_item, pairs))):
-            kept.record.restore(saved)
-            kept.held = saved
+        differing = map(is_not, map(_held, values), values.values())
+        for kept, saved in compress(values.items(), differing):
+            if saved is not None:
+                kept.record.restore(saved)
+                kept.held = saved
         for kept in dirty:
             if kept not in values:
                 saved = kept.at(index)
