@@ -20,7 +20,7 @@ import heapq
 from collections.abc import Collection, Iterator, KeysView, Mapping
 
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
-from engine.parts.run_archive import ArchivedRows, RunArchive
+from engine.parts.run_archive import RunArchive
 from engine.rewind.journal import ChangeJournal, JournaledPart
 
 S = OccurrenceState
@@ -73,9 +73,6 @@ class OccurrenceStore(JournaledPart):
             self.records if self.archive is None else _LiveAndArchived(self.records, self.archive)
         )
         """Every run with a record, live or archived: what readers read."""
-        self._archived_ahead: ArchivedRows | None = None
-        """The archive's rows past its length that a rewind truncated, as long as they are
-        the run's (see :meth:`forget_ahead`): going forward again puts them back."""
 
     def tables(self) -> tuple[tuple[str, dict], ...]:
         """The runs, a table that only grows, unless they are archived (then the table holds
@@ -97,11 +94,8 @@ class OccurrenceStore(JournaledPart):
 
     def reaches(self, values: tuple) -> bool:
         """The archive goes back by truncation, and forward only as far as the rows that
-        rewinds truncated (and nothing since made stale) reach."""
-        if not values or values[0] <= len(self.archive):  # type: ignore[arg-type]
-            return True
-        ahead = self._archived_ahead
-        return ahead is not None and ahead.start <= len(self.archive) and values[0] <= ahead.stop  # type: ignore[arg-type]
+        rewinds hid (and nothing since made another future's) reach."""
+        return not values or self.archive.reaches(values[0])  # type: ignore[union-attr]
 
     def restore_scalars(self, values: tuple) -> None:
         if values:
@@ -109,27 +103,16 @@ class OccurrenceStore(JournaledPart):
             archive = self.archive
             assert archive is not None
             if length < len(archive):
-                self._keep_ahead(archive.truncate(length))
+                archive.truncate(length)
             elif length > len(archive):
-                assert self._archived_ahead is not None
-                archive.extend(self._archived_ahead, length)
+                archive.advance(length)
             self.finished[:] = finished
-
-    def _keep_ahead(self, taken: ArchivedRows) -> None:
-        """Keep the rows a truncation ``taken``, with those kept before that follow them (the
-        rows of one run are the same whenever they were taken)."""
-        ahead = self._archived_ahead
-        if ahead is None or ahead.stop < taken.stop:
-            self._archived_ahead = taken
-        elif ahead.start > taken.start:
-            self._archived_ahead = taken.then(ahead)
 
     def forget_ahead(self, values: tuple) -> None:
         """The run changes after the state ``scalars()`` returned as ``values`` (a command
-        while rewound): the rows archived after it are no longer the run's."""
-        ahead = self._archived_ahead
-        if values and ahead is not None and ahead.stop > values[0]:
-            self._archived_ahead = None
+        while rewound): the rows a rewind hid are no longer the run's."""
+        if values:
+            self.archive.drop_hidden()  # type: ignore[union-attr]
 
     def materialise(self, job: Job, scheduled: int, state: OccurrenceState) -> Occurrence:
         """Give the run at ``scheduled`` a record, with the definition it was created under."""

@@ -14,10 +14,12 @@ through the store, never in the live table. Reading an archived run builds an
 compare with ``==``, never ``is``, and never change it (it is not the engine's).
 
 The archive is append-only, so going back to an earlier length is a truncation (:meth:`truncate`):
-a keyframe of the engine (:mod:`engine.rewind.live_state`) keeps the archive's length. A
-truncation returns the rows it took, as stored (:class:`ArchivedRows`), and :meth:`extend` puts
-them back: going forward again past a stretch played before costs a copy of its rows, not a
-replay of it.
+a keyframe of the engine (:mod:`engine.rewind.frames`) keeps the archive's length. A truncation
+hides the rows after that length rather than deleting them (they stay in the columns and in the
+per-job lookup, which skips them), so it costs a count of their states, not a row at a time; and
+going forward again (:meth:`advance`) shows them again. A replay after a rewind archives the same
+runs again: a run that matches the row hidden at its place shows that row; one that does not
+means the history changed, and every hidden row is dropped (:meth:`drop_hidden`).
 
 An engine that does not rewind may instead forget (:meth:`RunArchive.forget`): each job's runs
 scheduled before a floor tick leave the archive, all but the latest of them, and the job's
@@ -35,7 +37,6 @@ import bisect
 import itertools
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from engine.model.records import (
     Attempt,
@@ -100,41 +101,6 @@ _ATTEMPT_WIDTH = 5
 """An attempt's row: number, worker code, started, ended, outcome code."""
 
 
-@dataclass(frozen=True, slots=True)
-class ArchivedRows:
-    """Rows an archive held from its ``start``-th run on, as it stored them (what a truncation
-    took), for putting back with :meth:`RunArchive.extend`."""
-
-    start: int
-    runs: array
-    attempts: array
-    """Their attempts' rows, from the first run's first attempt on."""
-    causes: dict[int, str]
-    retries: dict[int, tuple[int | None, int | None]]
-
-    @property
-    def stop(self) -> int:
-        """The row after the last one held."""
-        return self.start + len(self.runs) // _RUN_WIDTH
-
-    def then(self, later: ArchivedRows) -> ArchivedRows:
-        """These rows followed by those of ``later`` past them (``later`` starts at or before
-        this one's stop: rows of one history are the same wherever they were taken)."""
-        if later.start > self.stop:
-            raise ValueError(f"rows from {later.start} do not follow rows up to {self.stop}")
-        if later.stop <= self.stop:
-            return self
-        skip = self.stop - later.start
-        first = later.runs[skip * _RUN_WIDTH + _FIRST] - later.runs[_FIRST]
-        return ArchivedRows(
-            self.start,
-            self.runs + later.runs[skip * _RUN_WIDTH :],
-            self.attempts + later.attempts[first * _ATTEMPT_WIDTH :],
-            self.causes | later.causes,
-            self.retries | later.retries,
-        )
-
-
 class RunArchive:
     """Finished runs by ``(job id, scheduled tick)``, as fixed-width rows of 64-bit integers.
 
@@ -159,12 +125,20 @@ class RunArchive:
         # archived since, whose sequence numbers (the order of archiving) follow ``_base``.
         self._kept = 0
         self._base = 0
+        self._length = 0
+        """The rows shown; those after it in the columns are hidden by a truncation."""
 
     # ---------------------------------------------------------------- writing
 
     def add(self, occurrence: Occurrence) -> None:
         """Archive a final run (its record is the caller's to drop)."""
-        row = len(self._runs) // _RUN_WIDTH
+        row = self._length
+        if row * _RUN_WIDTH < len(self._runs):
+            if self._matches_hidden(occurrence, row):
+                self.advance(row + 1)
+                return
+            self.drop_hidden()
+        self._length = row + 1
         job_id, scheduled = occurrence.key
         job_runs = self._by_job.get(job_id)
         if job_runs is None:
@@ -210,70 +184,70 @@ class RunArchive:
                 )
             )
 
-    def truncate(self, length: int) -> ArchivedRows:
-        """Forget the runs archived after the first ``length`` (going back in time), and return
-        them: O(the runs forgotten), each mostly the last of its job's. Once runs were forgotten,
-        only to a length taken since (at least the rows then kept)."""
+    def truncate(self, length: int) -> None:
+        """Go back to the first ``length`` runs archived: the later ones are hidden, kept for
+        :meth:`advance`. O(1) in Python (a count of their states in C). Once runs were
+        forgotten, only to a length taken since (at least the rows then kept)."""
         if length < self._kept < self._base:
             raise ValueError(
                 f"an archive that forgot runs cannot go back behind its floor ({self._kept} "
                 f"runs kept when it forgot) to {length}"
             )
-        runs = self._runs
-        if length >= len(self):
-            return ArchivedRows(len(self), array("q"), array("q"), {}, {})
-        first = runs[length * _RUN_WIDTH + _FIRST] * _ATTEMPT_WIDTH
-        taken = ArchivedRows(length, runs[length * _RUN_WIDTH :], self._attempts[first:], {}, {})
-        for row in range(len(self) - 1, length - 1, -1):
-            base = row * _RUN_WIDTH
-            job_runs = self._by_job[self._job_ids[runs[base + _JOB]]]
+        if length < self._length:
+            self._count_states(length, self._length, -1)
+            self._length = length
+
+    def reaches(self, length: int) -> bool:
+        """Whether :meth:`advance` can show ``length`` runs (the rows are there, hidden)."""
+        return length * _RUN_WIDTH <= len(self._runs)
+
+    def advance(self, length: int) -> None:
+        """Show the hidden rows up to ``length`` again: going forward past a stretch played
+        before costs a count of their states, not a replay of it."""
+        if not self._length <= length or not self.reaches(length):
+            raise ValueError(f"an archive of {self._length} runs cannot advance to {length}")
+        self._count_states(self._length, length, 1)
+        self._length = length
+
+    def drop_hidden(self) -> None:
+        """Forget the hidden rows: the history changed after the runs shown, so they are
+        another future's. O(the rows dropped)."""
+        length, runs = self._length, self._runs
+        stored = len(runs) // _RUN_WIDTH
+        if stored == length:
+            return
+        for row in range(stored - 1, length - 1, -1):
+            job_runs = self._by_job[self._job_ids[runs[row * _RUN_WIDTH + _JOB]]]
             at = len(job_runs.rows) - 1
             if job_runs.rows[at] != row:
                 at = job_runs.rows.index(row)
             del job_runs.ticks[at]
             del job_runs.rows[at]
-            self._state_counts[runs[base + _STATE]] -= 1
-            cause = self._cause.pop(row, None)
-            if cause is not None:
-                taken.causes[row] = cause
-            retry = self._retry.pop(row, None)
-            if retry is not None:
-                taken.retries[row] = retry
-        del self._attempts[first:]
+            self._cause.pop(row, None)
+            self._retry.pop(row, None)
+        del self._attempts[runs[length * _RUN_WIDTH + _FIRST] * _ATTEMPT_WIDTH :]
         del runs[length * _RUN_WIDTH :]
-        return taken
 
-    def extend(self, rows: ArchivedRows, stop: int) -> None:
-        """Put back the rows of ``rows`` from this archive's length up to ``stop`` (they were
-        taken from this archive, or one of the same history, at or before that length)."""
-        length = len(self)
-        if not rows.start <= length <= stop <= rows.stop:
-            raise ValueError(
-                f"rows {rows.start}..{rows.stop} cannot extend an archive of {length} to {stop}"
-            )
-        saved = rows.runs
-        low, high = (length - rows.start) * _RUN_WIDTH, (stop - rows.start) * _RUN_WIDTH
-        for base in range(low, high, _RUN_WIDTH):
-            row = rows.start + base // _RUN_WIDTH
-            self._by_job[self._job_ids[saved[base + _JOB]]].add(saved[base + _SCHEDULED], row)
-            self._state_counts[saved[base + _STATE]] += 1
-            if row in rows.causes:
-                self._cause[row] = rows.causes[row]
-            if row in rows.retries:
-                self._retry[row] = rows.retries[row]
-        self._runs.extend(saved[low:high])
-        offset = saved[_FIRST] if saved else 0
-        first = len(self._attempts) // _ATTEMPT_WIDTH - offset
-        last = saved[high + _FIRST] - offset if high < len(saved) else None
-        self._attempts.extend(
-            rows.attempts[first * _ATTEMPT_WIDTH : None if last is None else last * _ATTEMPT_WIDTH]
+    def _count_states(self, start: int, stop: int, sign: int) -> None:
+        """Add ``sign`` times the states of rows ``start`` to ``stop`` to the counts."""
+        states = self._runs[start * _RUN_WIDTH + _STATE : stop * _RUN_WIDTH : _RUN_WIDTH]
+        counts = self._state_counts
+        for code in range(len(_STATES)):
+            counts[code] += sign * states.count(code)
+
+    def _matches_hidden(self, occurrence: Occurrence, row: int) -> bool:
+        """Whether ``occurrence`` is the run hidden at ``row``, as archived then."""
+        key = occurrence.key
+        job_runs = self._by_job.get(key[0])
+        return (
+            job_runs is not None and job_runs.row(key[1]) == row and self._record(row) == occurrence
         )
 
     # ---------------------------------------------------------------- reading
 
     def __len__(self) -> int:
-        """How many runs the archive holds (those forgotten are not among them)."""
-        return len(self._runs) // _RUN_WIDTH
+        """How many runs the archive holds (those forgotten or hidden are not among them)."""
+        return self._length
 
     @property
     def total(self) -> int:
@@ -293,9 +267,7 @@ class RunArchive:
         holds no run there: a run it had there is gone, and whether it had one is not known."""
         job_runs = self._by_job.get(key[0])
         return (
-            job_runs is not None
-            and key[1] < job_runs.forgotten_before
-            and job_runs.row(key[1]) is None
+            job_runs is not None and key[1] < job_runs.forgotten_before and self._row(key) is None
         )
 
     def __contains__(self, key: object) -> bool:
@@ -303,7 +275,8 @@ class RunArchive:
 
     def _row(self, key: Key) -> int | None:
         job_runs = self._by_job.get(key[0])
-        return None if job_runs is None else job_runs.row(key[1])
+        row = None if job_runs is None else job_runs.row(key[1])
+        return None if row is None or row >= self._length else row
 
     def state(self, key: Key) -> OccurrenceState | None:
         """The archived run's final state; None if it is not archived."""
@@ -330,7 +303,7 @@ class RunArchive:
         """The archived runs' keys in the order they were archived (of one state, if given)."""
         job_ids, runs = self._job_ids, self._runs
         code = None if state is None else _STATE_CODE[state]
-        for base in range(0, len(runs), _RUN_WIDTH):
+        for base in range(0, self._length * _RUN_WIDTH, _RUN_WIDTH):
             if code is None or runs[base + _STATE] == code:
                 yield (job_ids[runs[base + _JOB]], runs[base + _SCHEDULED])
 
@@ -341,7 +314,14 @@ class RunArchive:
         if job_runs is None:
             return iter(())
         ticks = job_runs.ticks
-        return itertools.islice(ticks, bisect.bisect_left(ticks, since), None)
+        at = bisect.bisect_left(ticks, since)
+        if len(self._runs) == self._length * _RUN_WIDTH:
+            return itertools.islice(ticks, at, None)
+        shown, length = (
+            itertools.islice(zip(ticks, job_runs.rows, strict=True), at, None),
+            self._length,
+        )
+        return (tick for tick, row in shown if row < length)
 
     def records(self, start: int = 0) -> Iterator[Occurrence]:
         """The archived runs from the ``start``-th on (counting every run ever archived) as
@@ -359,6 +339,7 @@ class RunArchive:
 
         Costs the rows kept, not those dropped: the kept ones are copied to new columns, in
         the order they were archived, and the old columns go."""
+        self.drop_hidden()
         keep: list[int] = []
         for job_id, job_runs in self._by_job.items():
             floor = floors.get(job_id)
@@ -390,7 +371,7 @@ class RunArchive:
             counts[fields[_STATE]] += 1
             runs.extend(fields)
             attempts.extend(old_attempts[first:last])
-        self._base, self._kept = self.total, len(rows)
+        self._base, self._kept, self._length = self.total, len(rows), len(rows)
         self._runs, self._attempts, self._state_counts = runs, attempts, counts
         self._cause = {renumbered[r]: v for r, v in self._cause.items() if r in renumbered}
         self._retry = {renumbered[r]: v for r, v in self._retry.items() if r in renumbered}

@@ -13,16 +13,20 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
 - which records each *live table* holds (an archiving engine's live runs: they come and go),
-  a copy of its items;
-- the records changed in the span before it, each with its values then (its ``save()``), and
-  the records new in a live table.
+  its keys and its records;
+- the records changed in the span before it, each with its values then (its ``save()``) and
+  its values at the keyframe before (what a rewind past the span puts back), and the records
+  new in a live table.
 
-Each record keeps its versions (the keyframes that saved it, in order). A restore sets only the
-records that may differ from the target: the ones changed since the keyframe the engine started
-from (the parts call ``touch`` before each change, which marks them) and the ones changed
-between that keyframe and the target (or, when the spans between changed more records than
-were ever saved, every record saved). So a step back costs what changed since the last
-keyframe, and a long jump what changed on the way, not the size of the state.
+Each record keeps its versions (the keyframes that saved it, in order) and which of them it
+holds now, unless it was changed since. A restore sets only the records that may differ from
+the target: the ones changed since the keyframe the engine started from (the parts call
+``touch`` before each change, which marks them) and the ones changed between that keyframe and
+the target, each found with its values at the target by dict updates over the spans' lists
+(going forward, the last values saved up to the target; going back, the values before the first
+change after it), and skipped when it holds those values already. So a step back costs what
+changed since the last keyframe, and a long jump what changed on the way (in C loops), setting
+only the records whose values differ, not the size of the state.
 
 The records of a table are the same objects in every keyframe: a restore puts the keyframe's
 objects back (a replay makes new ones for the runs it creates, which a later restore drops), so
@@ -31,10 +35,10 @@ the containers' copies, which refer to records, agree with the tables.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import compress, islice
+from operator import attrgetter, is_not
 from typing import Any
 
 from engine.model import journaled
@@ -42,6 +46,8 @@ from engine.model.events import EventLog, EventRecords
 from engine.model.rng import TrackedRandom
 from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
+
+_held = attrgetter("held")
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -56,31 +62,53 @@ class _Frame:
     containers: Any
     """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
     from the keyframe before."""
-    live: tuple[tuple, ...]
-    """Each live table's items."""
+    live: tuple[tuple[tuple, tuple], ...]
+    """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
     scalars: tuple[tuple, ...]
     rng_state: tuple
     log_length: int
     lengths: tuple[int, ...]
     """Each record table's length."""
-    changed: list[Any]
+    changed: list[_Versions]
     """The records born or changed in the span before it (each saved at this keyframe)."""
+    saves: list[tuple]
+    """Their values then, in the same order."""
+    previous: list[tuple | None]
+    """Their values at the keyframe before (None: born in the span), in the same order."""
 
 
 class _Versions:
-    """One record's values at the keyframes that saved it, oldest first."""
+    """One record's values at the keyframes that saved it, oldest first, and which of them it
+    holds now."""
 
-    __slots__ = ("frames", "record", "saves")
+    __slots__ = ("held", "record", "saves")
 
     def __init__(self, record: Any) -> None:
         self.record = record
-        self.frames: list[int] = []
-        self.saves: list[tuple] = []
+        self.saves: list = []
+        """A keyframe's index and the values it saved, in turn, oldest first: one list rather
+        than two, as most records are saved once or twice and a list costs 56 bytes before
+        its items (at seed 000's sizes, 80,000 records)."""
+        self.held: tuple | None = None
+        """The save whose values the record holds, unless it was touched since the keyframe
+        the engine started from; None when not known. A restore skips a record that holds
+        the values it would set: one dropped by a rewind and back again is not set twice."""
 
     def at(self, index: int) -> tuple | None:
-        """Its values at keyframe ``index``; None if it was born after it."""
-        at = bisect.bisect_right(self.frames, index) - 1
-        return None if at < 0 else self.saves[at]
+        """Its values at keyframe ``index``; None if it was born after it. A scan from the
+        newest: a record has few versions, and a rewind mostly wants a recent one."""
+        saves = self.saves
+        for at in range(len(saves) - 2, -1, -2):
+            if saves[at] <= index:
+                return saves[at + 1]
+        return None
+
+    def drop_from(self, index: int) -> bool:
+        """Forget its saves at keyframe ``index`` and after; whether any is left."""
+        saves = self.saves
+        while saves and saves[-2] >= index:
+            del saves[-2:]
+        return bool(saves)
 
 
 class UntouchedWrite(AssertionError):
@@ -100,8 +128,9 @@ class Frames:
         self._live = tuple(table for part in parts for _, table in part.live_tables())
         self._log, self._rng = log, rng
         self._frames: list[_Frame] = []
-        self._born: list[list[tuple[Any, Any]]] = [[] for _ in self._tables]
-        """Per table, its items in the order the recording made them (up to the last keyframe)."""
+        self._born: list[tuple[list, list]] = [([], []) for _ in self._tables]
+        """Per table, its keys and records in the order the recording made them (up to the last
+        keyframe)."""
         self._events = EventRecords(bytearray(), [])
         """The events up to the last keyframe, as stored (a restore forward puts them back)."""
         self._versions: dict[int, _Versions] = {}
@@ -181,10 +210,11 @@ class Frames:
         if self.check:
             self._check_writes()
         changed: dict[int, Any] = {}
-        for table, born in zip(self._tables, self._born, strict=True):
-            tail = _tail(table, len(born))
-            born.extend(tail)
-            changed.update((id(record), record) for _, record in tail)
+        for table, (keys, records) in zip(self._tables, self._born, strict=True):
+            new_keys, new_records = _tail(table, len(keys))
+            keys += new_keys
+            records += new_records
+            changed.update(zip(map(id, new_records), new_records, strict=True))
         versions = self._versions
         for record in self._dirty:
             if id(record) in versions:
@@ -193,12 +223,19 @@ class Frames:
             for record in live.values():
                 if id(record) not in versions:
                     changed[id(record)] = record
+        kept_list: list[_Versions] = []
+        saves: list[tuple] = []
+        previous: list[tuple | None] = []
         for key, record in changed.items():
             kept = versions.get(key)
             if kept is None:
                 kept = versions[key] = _Versions(record)
-            kept.frames.append(index)
-            kept.saves.append(record.save())
+            saved = record.save()
+            previous.append(kept.saves[-1] if kept.saves else None)
+            kept.saves += (index, saved)
+            kept.held = saved
+            kept_list.append(kept)
+            saves.append(saved)
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
@@ -214,12 +251,14 @@ class Frames:
             _Frame(
                 label,
                 kept,
-                tuple(tuple(live.items()) for live in self._live),
+                tuple((tuple(live), tuple(live.values())) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
                 rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
-                list(changed.values()),
+                kept_list,
+                saves,
+                previous,
             )
         )
         self._start_from(index)
@@ -238,36 +277,18 @@ class Frames:
         target, start = frames[index], frames[base]
         if self.check:
             self._check_writes()
-        low, high = min(index, base), max(index, base)
-        versions = self._versions
-        between = frames[low + 1 : high + 1]
-        if sum(len(frame.changed) for frame in between) < len(versions):
-            differing: dict[int, Any] = dict(zip(map(id, self._dirty), self._dirty, strict=True))
-            for frame in between:
-                differing.update(zip(map(id, frame.changed), frame.changed, strict=True))
-            for key, record in differing.items():
-                kept = versions.get(key)
-                saved = None if kept is None else kept.at(index)
-                if saved is not None:
-                    record.restore(saved)
-        else:
-            # A long jump: the spans' changes outnumber the records saved, each of which may
-            # differ (those never saved are marked since the base, or born after it).
-            for kept in versions.values():
-                saved = kept.at(index)
-                if saved is not None:
-                    kept.record.restore(saved)
-        for table, born, had, wanted in zip(
+        self._set_records(index)
+        for table, (keys, records), had, wanted in zip(
             self._tables, self._born, start.lengths, target.lengths, strict=True
         ):
             kept_length = min(had, wanted)
             _truncate(table, kept_length)
-            table.update(born[kept_length:wanted])
+            table.update(zip(keys[kept_length:wanted], records[kept_length:wanted], strict=True))
         for container, saved in zip(self._containers, self._containers_at(index), strict=True):
             container.restore(saved)
-        for live, items in zip(self._live, target.live, strict=True):
+        for live, (keys, records) in zip(self._live, target.live, strict=True):
             live.clear()
-            live.update(items)
+            live.update(zip(keys, records, strict=True))
         for part, values in zip(self._parts, target.scalars, strict=True):
             part.restore_scalars(values)
         self._rng.setstate(target.rng_state)
@@ -276,6 +297,42 @@ class Frames:
         log.truncate(kept_events)
         log.extend_records(self._events.slice(kept_events, target.log_length))
         self._start_from(index)
+
+    def _set_records(self, index: int) -> None:
+        """Give the records that may differ from keyframe ``index`` their values there: those
+        changed since the base keyframe and those saved at a keyframe between the two. A
+        record that already holds those values (:attr:`_Versions.held`) is not set again (one
+        a rewind dropped from its table and a jump forward brings back unchanged), nor is one
+        born after ``index`` (the restore drops it from its table).
+
+        The records and their values there are gathered and compared by C loops (dict
+        updates, ``map``, ``compress``), with no search per record: a long jump meets tens of
+        thousands of records, and sets a few thousand."""
+        frames, base, versions = self._frames, self._base, self._versions
+        dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
+        for kept in dirty:
+            kept.held = None
+        values: dict[_Versions, tuple | None] = {}
+        if index > base:
+            # Forward: a record's last save up to ``index`` is its value there.
+            for frame in frames[base + 1 : index + 1]:
+                values.update(zip(frame.changed, frame.saves, strict=True))
+        else:
+            # Backward: what a record held before its first change after ``index`` (None: it
+            # was born after).
+            for frame in reversed(frames[index + 1 : base + 1]):
+                values.update(zip(frame.changed, frame.previous, strict=True))
+        differing = map(is_not, map(_held, values), values.values())
+        for kept, saved in compress(values.items(), differing):
+            if saved is not None:
+                kept.record.restore(saved)
+                kept.held = saved
+        for kept in dirty:
+            if kept not in values:
+                saved = kept.at(index)
+                if saved is not None:
+                    kept.record.restore(saved)
+                    kept.held = saved
 
     def drop_from(self, index: int) -> None:
         """Forget keyframe ``index`` and those after it (a command changed their past); the
@@ -287,20 +344,14 @@ class Frames:
             return
         versions = self._versions
         for frame in dropped:
-            for record in frame.changed:
-                kept = versions.get(id(record))
-                if kept is None:
-                    continue
-                while kept.frames and kept.frames[-1] >= index:
-                    kept.frames.pop()
-                    kept.saves.pop()
-                if not kept.frames:
-                    del versions[id(record)]
+            for kept in frame.changed:
+                if not kept.drop_from(index):
+                    versions.pop(id(kept.record), None)
         last = self._frames[index - 1]
         for part, values in zip(self._parts, last.scalars, strict=True):
             part.forget_ahead(values)
-        for born, length in zip(self._born, last.lengths, strict=True):
-            del born[length:]
+        for (keys, records), length in zip(self._born, last.lengths, strict=True):
+            del keys[length:], records[length:]
         self._events.truncate(last.log_length)
         del self._frames[index:]
         if self._rebuilt[0] >= index:
@@ -326,11 +377,17 @@ class Frames:
         return copies
 
 
-def _tail(table: dict, length: int) -> list[tuple[Any, Any]]:
-    """The items of ``table`` after its first ``length``, in order (O(what is after))."""
-    tail = list(islice(reversed(table.items()), len(table) - length))
-    tail.reverse()
-    return tail
+def _tail(table: dict, length: int) -> tuple[list, list]:
+    """The keys and the records of ``table`` after its first ``length``, in order (O(what is
+    after)); two lists, as a tuple per item would cost 64 bytes more."""
+    count = len(table) - length
+    keys, records = (
+        list(islice(reversed(table), count)),
+        list(islice(reversed(table.values()), count)),
+    )
+    keys.reverse()
+    records.reverse()
+    return keys, records
 
 
 def _truncate(table: dict, length: int) -> None:
