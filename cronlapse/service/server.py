@@ -284,7 +284,7 @@ def _serve_engine(
         address = f"http://{host}:{port}"
         live = open_service(db, config_path, speed, address, attach_logger)
     logger = loggers[0] if loggers else None
-    metrics.dead_letters = live.store.dead_letters.count
+    metrics.dead_letters = lambda: live.store.dead_letters.count()  # opened on a first scrape
     token = _token(db)
     announcement = (
         f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "
