@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cronlapse.service.store.errors import NoJournal
-from cronlapse.service.store.sql.sqlite_journal import SqliteJournal, schema_version
+from cronlapse.service.store.sql.sqlite_journal import SqliteJournal
 from cronlapse.service.store.sql.urls import check_sqlite, plain_sqlite_file
 from cronlapse.service.store.sql.version import LATEST
 from cronlapse.service.store.sql.writer import WriterLock
@@ -50,12 +50,21 @@ class SqlStore:
             database = self._parsed_file()
         if existing and database is not None and not Path(database).is_file():
             raise NoJournal(f"no database at {database}")
-        if migrate and (database is None or schema_version(database) != LATEST):
-            self._migrate()
-        self.journal: Journal = (
-            self.sql_journal if database is None else SqliteJournal(database, self._sql_journal)
-        )
-        self.writer = None if database is None else WriterLock(database)
+        if database is None:
+            if migrate:
+                self._migrate()
+            self.journal: Journal = self.sql_journal
+            self.writer = None
+            return
+        sqlite = SqliteJournal(database, self._sql_journal)
+        try:
+            if migrate and sqlite.schema_version() != LATEST:
+                self._migrate()
+        except BaseException:
+            sqlite.close()
+            raise
+        self.journal = sqlite
+        self.writer = WriterLock(database)
 
     def _parsed_file(self) -> str | None:
         """The SQLite file of a URL only SQLAlchemy parses (None: PostgreSQL or in memory)."""

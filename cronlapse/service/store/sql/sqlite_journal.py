@@ -87,22 +87,6 @@ class Connections:
         self._local = threading.local()
 
 
-def schema_version(database: str) -> int | None:
-    """The version an existing SQLite database's ``meta`` holds; None if there is no file, no
-    table or no version row (then the SQLAlchemy migrations decide)."""
-    if not os.path.isfile(database):
-        return None
-    conn = sqlite3.connect(database, isolation_level=None)
-    try:
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        found = conn.execute("SELECT value FROM meta WHERE key = ?", (VERSION_KEY,)).fetchone()
-    except sqlite3.Error:
-        return None
-    finally:
-        conn.close()
-    return None if found is None else int(found[0])
-
-
 class SqliteJournal:
     """:class:`cronlapse.service.store.Journal` on an SQLite file; ``publishing`` is the
     SQLAlchemy journal of the same database, for appends with a publication."""
@@ -111,6 +95,17 @@ class SqliteJournal:
         self.database = database
         self.connections = Connections(database)
         self._publishing = publishing
+
+    def schema_version(self) -> int | None:
+        """The version the database's ``meta`` holds; None if it has no table or no version row
+        (the SQLAlchemy migrations then decide). Read on the journal's connection, which stays
+        open: closing a database's last connection checkpoints its write-ahead log, which after
+        a kill can take longer than the read."""
+        try:
+            found = self._read("SELECT value FROM meta WHERE key = ?", (VERSION_KEY,))
+        except sqlite3.Error:
+            return None
+        return int(found[0][0]) if found else None
 
     def _read(self, sql: str, parameters: tuple = ()) -> list[tuple]:
         return self.connections.get().execute(sql, parameters).fetchall()
