@@ -125,7 +125,30 @@ def report(samples: list[Sample]) -> str:
     lines.append(
         f"  RSS over the soak: min {min(daily):.1f}, median {statistics.median(daily):.1f}"
     )
+    stretch = longest_run(samples)
+    if stretch is not None:
+        first, last = stretch
+        slope = (last.rss_mb - first.rss_mb) / (last.day - first.day)
+        lines.append(
+            f"  RSS while running, day {first.day:.0f} to {last.day:.0f} (no restart between): "
+            f"{first.rss_mb:.1f} to {last.rss_mb:.1f} MB, {slope:+.2f} MB a simulated day"
+        )
     return "\n".join(lines)
+
+
+def longest_run(samples: list[Sample]) -> tuple[Sample, Sample] | None:
+    """The first and last samples of the longest stretch a server ran without a restart, from
+    the day after its start (the day of a restart samples the process it kills): the verdict
+    compares RSS just before restarts, which a process's growth since its own start hides."""
+    stretches: list[list[Sample]] = [[]]
+    for sample in samples:
+        if sample.to_ready_s is not None:
+            stretches[-1].append(sample)
+            stretches.append([])
+        else:
+            stretches[-1].append(sample)
+    longest = max(stretches, key=len)
+    return (longest[0], longest[-1]) if len(longest) >= 2 else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ class LiveDashboardApp(DashboardApp):
             source.history,
             kind="live",
             clock=UnixClock.of(ENGINE_CLOCK),
-            description=f"the service journaled in {source.reader.url}, at {api.base_url}",
+            description=_description(source, api),
         )
         super().__init__(session=session, watch=False, blink=blink)
         self.source = source
@@ -57,6 +57,14 @@ class LiveDashboardApp(DashboardApp):
             markup=False,
         )
         return False
+
+
+def _description(source: LiveSource, api: ServiceApi) -> str:
+    """What the dashboard watches, and from when: a compacted journal's history starts at its
+    oldest kept snapshot (the retention deleted what came before)."""
+    text = f"the service journaled in {source.reader.url}, at {api.base_url}"
+    note = source.start_note(UnixClock.of(ENGINE_CLOCK))
+    return text if note is None else f"{text}; {note}"
 
 
 def live_app(

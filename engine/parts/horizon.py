@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.model.records import Job
-from engine.schedules.kinds import last_at_or_before
+from engine.rules.run_dependencies import upstream_reads
 
 
 def retention_floors(jobs: Mapping[str, Job], horizon: int) -> dict[str, int]:
@@ -29,11 +29,9 @@ def retention_floors(jobs: Mapping[str, Job], horizon: int) -> dict[str, int]:
         if not job.upstream_runs:
             continue
         for tick in _reading_ticks(job):
-            for upstream_id in job.upstream_runs:
-                upstream = jobs[upstream_id]
-                read = last_at_or_before(upstream.spec.schedule, tick, 0)
-                if read is not None and read < floors[upstream_id]:
-                    floors[upstream_id] = read
+            for upstream, read in upstream_reads(job, tick, jobs.get):
+                if read < floors[upstream.job_id]:
+                    floors[upstream.job_id] = read
     return floors
 
 

@@ -23,7 +23,10 @@ An engine that does not rewind may instead forget (:meth:`RunArchive.forget`): e
 scheduled before a floor tick leave the archive, all but the latest of them, and the job's
 *forgotten before* tick records how far its history is gone, so that what asks about a run
 behind it can be told "forgotten" rather than "no such run". Lengths then no longer count from
-the first run archived, so an archive that forgot refuses to be truncated.
+the first run archived, so an archive that forgot refuses to be truncated behind the length it
+had right after (its floor): a length taken since counts the rows kept then, and truncating to it
+takes exactly the runs archived after it (the live dashboard rewinds an engine loaded from a
+service's snapshot, which forgot, to keyframes taken after the load).
 """
 
 from __future__ import annotations
@@ -209,9 +212,13 @@ class RunArchive:
 
     def truncate(self, length: int) -> ArchivedRows:
         """Forget the runs archived after the first ``length`` (going back in time), and return
-        them: O(the runs forgotten), each mostly the last of its job's."""
-        if self._base != self._kept:
-            raise ValueError("an archive that forgot runs cannot go back to an earlier length")
+        them: O(the runs forgotten), each mostly the last of its job's. Once runs were forgotten,
+        only to a length taken since (at least the rows then kept)."""
+        if length < self._kept < self._base:
+            raise ValueError(
+                f"an archive that forgot runs cannot go back behind its floor ({self._kept} "
+                f"runs kept when it forgot) to {length}"
+            )
         runs = self._runs
         if length >= len(self):
             return ArchivedRows(len(self), array("q"), array("q"), {}, {})

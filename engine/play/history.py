@@ -20,6 +20,11 @@ is recomputed from T. Until the next command, ``redo_branch()`` brings the disca
 and removes the new one, like redo after an undo in an editor. The future replaced may hold no user
 command at all (the file's own): issued while rewound, a command still replaces a future that was
 played, and redo and :meth:`History.futures` bring that one back as they would any other.
+
+A history may start later than tick 0 (``start``): from an engine already played to the end of
+that tick (the live dashboard on a service whose early journal was deleted, which starts from a
+snapshot of its state). Its first keyframe is that state; nothing goes back before it, and a
+command cannot be given at it (the keyframe is all there is of that tick).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.core import Engine
-from engine.model.commands import Command, Result
+from engine.model.commands import Command, Outcome, Result, refused
 from engine.model.events import Event
+from engine.model.problems import Code
 from engine.play.event_ticks import EventTicks
 from engine.play.ticks import Phase, TickDriver, TimedCommand
 
@@ -64,8 +70,13 @@ class History:
         span_cost: int = SPAN_COST,
         user: Sequence[TimedCommand] = (),
         horizon_chunk: int = HORIZON_CHUNK,
+        start: int = -1,
     ) -> None:
+        """``new_engine`` makes the engine as it is at the end of tick ``start`` (-1: a new
+        engine, before anything ran), each time it is called; the timeline's commands come
+        after ``start``."""
         self._new_engine = new_engine
+        self._start = start
         self._scenario = sorted(timeline, key=_run_order)
         """In the order the commands run: by tick, then phase (a stable sort: the timeline's
         order within a phase)."""
@@ -78,15 +89,18 @@ class History:
         """An open-ended run's first horizon: past the scenario's last command."""
         self._recording = EventTicks()
         self._engine = new_engine()
+        if start >= 0:  # what it logged getting there is before the history: not its steps
+            self._engine.log.truncate(0)
         self._frames = self._engine.record_keyframes()
-        self._labels: list[int] = [-1]
-        """The ticks of the keyframes, in order (the first is the engine before anything ran)."""
+        self._labels: list[int] = [start]
+        """The ticks of the keyframes, in order (the first is the engine ``new_engine`` made)."""
         self._driver = TickDriver(self._engine)
-        self._tick = -1
+        self._driver.settled_at(start)
+        self._tick = start
         self._span_cost = 0
         """Ticks played and events since the keyframe the state follows."""
         self.span_cost_limit = span_cost
-        self._run_to(0)
+        self._run_to(self.first_tick)
 
     # --------------------------------------------------------------- reading
 
@@ -98,6 +112,11 @@ class History:
     @property
     def tick(self) -> int:
         return self._tick
+
+    @property
+    def first_tick(self) -> int:
+        """The earliest tick a history goes to: 0, or the tick it started from."""
+        return max(0, self._start)
 
     @property
     def event_ticks(self) -> Sequence[int]:
@@ -144,8 +163,9 @@ class History:
     # -------------------------------------------------------------- stepping
 
     def seek(self, tick: int) -> None:
-        """Make ``tick`` the current tick; the state is that of a fresh run to ``tick``."""
-        self._seek(max(0, tick))
+        """Make ``tick`` the current tick (the first tick, if it is before); the state is that of
+        a fresh run to ``tick``."""
+        self._seek(max(self.first_tick, tick))
 
     def _seek(self, tick: int) -> None:
         if tick < self._tick:
@@ -175,9 +195,9 @@ class History:
         """Move to the previous tick with events; False at the first."""
         index = bisect.bisect_left(self._recording.ticks, self._tick)
         if index == 0:
-            if self._tick == 0:
+            if self._tick == self.first_tick:
                 return False
-            self.seek(0)
+            self.seek(self.first_tick)
             return True
         self.seek(self._recording.ticks[index - 1])
         return True
@@ -203,8 +223,12 @@ class History:
     # ------------------------------------------------------------- commands
 
     def apply(self, command: Command) -> Result:
-        """Apply a user command at the current tick, starting a new future from here."""
+        """Apply a user command at the current tick, starting a new future from here; refused
+        at the tick a history that starts later started from (see the module's docstring)."""
         tick = self._tick
+        if tick == self._start:
+            message = f"the history starts at the end of tick {tick}: give a command after it"
+            return refused(Outcome.CONFLICT, Code.BEFORE_NOW, message)
         timed = TimedCommand(tick, Phase.AFTER_DISPATCH, command)
         future = [c for c in self._user if c.tick > tick]
         rewound = tick < self._recording.reached
@@ -233,7 +257,7 @@ class History:
         return True
 
     def futures(self) -> tuple[History, History] | None:
-        """The future the last command replaced and this one, each as a new history at tick 0
+        """The future the last command replaced and this one, each as a new history at its start
         (this one is left where it is), for comparing them; None when no command replaced a
         future, that is when the last one was issued at the furthest tick played (the same as
         when :meth:`redo_branch` has nothing to bring back)."""
@@ -242,8 +266,16 @@ class History:
             return None
         kept = [c for c in self._user if c is not branch.replaced_by]
         return (
-            History(self._new_engine, self._scenario, self.until, user=kept + branch.discarded),
-            History(self._new_engine, self._scenario, self.until, user=self._user),
+            History(
+                self._new_engine,
+                self._scenario,
+                self.until,
+                user=kept + branch.discarded,
+                start=self._start,
+            ),
+            History(
+                self._new_engine, self._scenario, self.until, user=self._user, start=self._start
+            ),
         )
 
     def _redo(self, branch: _Branch) -> None:

@@ -34,8 +34,8 @@ from engine.model.commands import BackfillJob, Outcome, Result, refused
 from engine.model.limits import BACKFILL_RUNS
 from engine.model.problems import Code
 from engine.model.records import Backfill, BackfillOrder, Job, OccurrenceState
-from engine.rules.run_dependencies import Verdict
-from engine.schedules.kinds import Once, last_at_or_before
+from engine.rules.run_dependencies import Verdict, upstream_reads
+from engine.schedules.kinds import Once
 
 if TYPE_CHECKING:
     from engine.model.events import EventLog
@@ -100,13 +100,10 @@ def _refuse_forgotten(cursors: JobCursors, job: Job, first: int) -> None:
     """Refuse a backfill whose first run lies behind its job's forgotten history, or reads an
     upstream run behind its upstream job's: whether those runs existed, and how they ended, is
     no longer known, and a backfill that guessed would create runs twice or judge them wrong."""
-    reads = [(job, first)]
-    for upstream_id in job.upstream_runs:
-        upstream = cursors.jobs[upstream_id]
-        reads.append((upstream, last_at_or_before(upstream.spec.schedule, first, 0)))
+    reads = [(job, first), *upstream_reads(job, first, cursors.jobs.get)]
     for read, tick in reads:
         before = cursors.forgotten_before(read.job_id)
-        if tick is not None and before is not None and tick < before:
+        if before is not None and tick < before:
             whose = "its" if read is job else f"its upstream job {read.job_id}'s"
             raise BackfillError(
                 Outcome.CONFLICT,

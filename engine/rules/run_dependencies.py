@@ -28,6 +28,7 @@ built before it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,24 @@ if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
     from engine.parts.tick_clock import TickClock
     from engine.rules.backfill import Backfills
+
+
+def upstream_reads(
+    job: Job, tick: int, job_of: Callable[[str], Job | None]
+) -> Iterator[tuple[Job, int]]:
+    """Each upstream job of ``job`` with the tick of the run that ``job``'s run at ``tick``
+    may read of it: the latest at or before ``tick``, whether it ran or not (upstream jobs
+    with no tick of their schedule by then are left out). What the history a job keeps must
+    reach back to: forgetting (:mod:`engine.parts.horizon`) and the backfills that refuse to
+    reach behind it read it here."""
+    for upstream_id in job.upstream_runs:
+        upstream = job_of(upstream_id)
+        if upstream is None:
+            continue
+        read = last_at_or_before(upstream.spec.schedule, tick, 0)
+        if read is not None:
+            yield upstream, read
+
 
 S = OccurrenceState
 R = TriggerRule

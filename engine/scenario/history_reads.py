@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from engine.core import Engine
 from engine.model.commands import BackfillJob
+from engine.rules.run_dependencies import upstream_reads
 from engine.scenario.checks import StateCount
 from engine.scenario.model import Scenario
-from engine.schedules.kinds import last_at_or_before
 
 _NOTHING = 2**63 - 1
 
@@ -67,10 +67,5 @@ def _backfill_reads_from(engine: Engine, backfill: BackfillJob) -> int:
     job = engine.query.job(backfill.job_id)
     if job is None:
         return 0
-    earliest = backfill.first
-    for upstream_id in job.upstream_runs:
-        upstream = engine.query.job(upstream_id)
-        read = None if upstream is None else last_at_or_before(upstream.spec.schedule, earliest, 0)
-        if read is not None:
-            earliest = min(earliest, read)
-    return earliest
+    reads = upstream_reads(job, backfill.first, engine.query.job)
+    return min([backfill.first, *(read for _, read in reads)])

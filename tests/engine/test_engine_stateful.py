@@ -31,7 +31,7 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
-from state_fingerprint import assert_same_state, state_fingerprint
+from state_fingerprint import StampedFingerprints, assert_same_state
 
 from cronlapse.analyses.invariants import violations
 from engine.core import Engine
@@ -173,6 +173,7 @@ class EngineMachine(RuleBasedStateMachine):
         self.policy, self.seed = policy, seed
         self.engine = self.new_engine()
         self.keyframes = self.engine.record_keyframes(check=True)
+        self.fingerprints = StampedFingerprints()
         for worker_id in WORKER_IDS[:workers]:
             assert self.run(RegisterWorker(worker_id)).accepted
         for _ in range(jobs):
@@ -193,7 +194,7 @@ class EngineMachine(RuleBasedStateMachine):
         return Engine(self.policy, seed=self.seed)
 
     def run(self, command: Command) -> Result:
-        before = state_fingerprint(self.engine)
+        before = self.fingerprints.of(self.engine)
         result = self.engine.apply(command)
         self.commands.append(command)
         self.results.append(result)
@@ -201,7 +202,7 @@ class EngineMachine(RuleBasedStateMachine):
         assert isinstance(result.outcome, Outcome)
         if not result.accepted:
             assert result.message, command
-            after = state_fingerprint(self.engine)
+            after = self.fingerprints.of(self.engine)
             assert after == before, f"rejected {command} changed the engine"
         return result
 

@@ -238,9 +238,9 @@ def test_forgetting_keeps_the_runs_a_backfill_under_way_will_find() -> None:
     assert list(forgetting.log) == list(kept.log)
 
 
-def test_an_archive_that_forgot_refuses_to_go_back_to_a_length() -> None:
+def test_an_archive_that_forgot_refuses_to_go_back_behind_its_floor() -> None:
     """Lengths count the runs held, not those ever archived, once some are forgotten: a
-    truncation to a keyframe's length would take the wrong rows."""
+    truncation to a length from before the forgetting would take the wrong rows."""
     engine = fleet(2)
     engine.apply(Advance(10))
     archive = engine._store.archive
@@ -249,3 +249,26 @@ def test_an_archive_that_forgot_refuses_to_go_back_to_a_length() -> None:
     engine.forget_archived()
     with pytest.raises(ValueError, match="forgot"):
         archive.truncate(1)
+
+
+def runs_of(engine: Engine) -> list:
+    return [run for job in ("j0", "j1") for run in engine.query.runs(job_id=job, limit=10**6).items]
+
+
+def test_an_engine_that_forgot_rewinds_to_a_keyframe_taken_since() -> None:
+    """The live dashboard's engine is loaded from a service's snapshot, which forgot: keyframes
+    taken after that (lengths counted from the runs it kept) restore exactly, back and forward
+    again, and the state back is the state when it was taken."""
+    engine = fleet(2)
+    engine.apply(Advance(10))
+    assert engine.forget_archived() > 0
+    frames = engine.record_keyframes(check=True)
+    taken = (runs_of(engine), live_state(engine))
+    engine.apply(Advance(20))
+    frames.take(20)
+    ahead = (runs_of(engine), live_state(engine))
+    assert len(ahead[0]) == len(taken[0]) + 2 * 10
+    frames.restore(0)
+    assert (runs_of(engine), live_state(engine)) == taken
+    frames.restore(1)
+    assert (runs_of(engine), live_state(engine)) == ahead

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 from state_fingerprint import state_fingerprint
 from test_history import ORDERS, SPAN_COSTS, TIMELINE, UNTIL, USER_COMMANDS, fresh, new_engine_for
 
+from engine.core import Engine
 from engine.model.commands import PauseJob, WorkerDown
 from engine.model.policies import DispatchOrder
 from engine.play.history import SPAN_COST, History
-from engine.play.ticks import at_ticks
+from engine.play.ticks import TickDriver, at_ticks
 
 pytestmark = pytest.mark.integration
 
@@ -111,3 +112,34 @@ def test_any_what_if_dropped_agrees_with_a_fresh_run(order, commands, target):
     history.drop_user_commands()
     history.seek(target)
     assert state_fingerprint(history.engine) == fresh(order, history.tick)
+
+
+@pytest.mark.parametrize("archive", [False, True])
+def test_a_history_started_later_rewinds_to_its_start_and_no_further(archive: bool) -> None:
+    """A history may start from an engine already played to the end of a tick (the live
+    dashboard on a compacted journal starts from a snapshot): every state from there on is a
+    fresh run's (its log holds the events after the start only), and nothing goes back
+    before it."""
+    order, start = ORDERS[0], 60
+
+    def played_to_start() -> Engine:
+        driver = TickDriver(new_engine_for(order, archive)())
+        for timed in TIMED:
+            if timed.tick <= start:
+                driver.apply(timed)
+        driver.finish(start)
+        return driver.engine
+
+    later = [timed for timed in TIMED if timed.tick > start]
+    history = History(played_to_start, later, until=UNTIL, span_cost=3, start=start)
+    assert history.tick == history.first_tick == start
+    for tick in (UNTIL, 100, 0, 61, 200, start):
+        history.seek(tick)
+        assert history.tick == max(tick, start)
+        state = state_fingerprint(history.engine)
+        expected = dict(fresh(order, history.tick, archive))
+        assert state.pop("log") == [e for e in expected.pop("log") if e.tick > start]
+        assert state == expected
+    assert not history.step_back()
+    assert not history.apply(PauseJob("etl")).accepted, "nothing of its first tick to redo"
+    assert history.step_forward() and history.tick > start

@@ -5,6 +5,11 @@ loopback port, stopped (immediately) at the end, and a streaming replica of it w
 PostgreSQL refuses to run as root; as root (CI runs as root) the server runs as the ``postgres``
 user that Debian's package creates, through ``runuser``. Durability of the server itself is not
 what is tested (a test kills cronlapse, never PostgreSQL), so ``fsync`` is off for speed.
+
+Each server has a reaper: a small process in a session of its own that waits for the end of a
+pipe from the process that started the server, then stops the server and removes its
+directory. :meth:`Cluster.stop` closes the pipe; so does the starting process's death, however
+it ends (a test run killed by a signal or a timeout leaves no server behind).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -23,6 +29,16 @@ import psycopg
 
 SEARCHED = ("/usr/local/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True))
 """Where the server binaries are looked for after ``$PATH`` (Debian keeps them off it)."""
+
+
+REAPER = """
+import shutil, subprocess, sys
+sys.stdin.buffer.read()
+subprocess.run(sys.argv[2:], capture_output=True, check=False)
+shutil.rmtree(sys.argv[1], ignore_errors=True)
+"""
+"""Given the server's directory and its stop command: waits for the end of its standard input,
+then stops the server and removes the directory."""
 
 
 def _free_port() -> int:
@@ -61,10 +77,10 @@ class Cluster:
             if shutil.which("runuser") is None or _uid("postgres") is None:
                 raise Unavailable("running as root, and no postgres user to run the server as")
             self.prefix = ["runuser", "-u", "postgres", "--"]
+        self.port = _free_port()
         self.base = Path(tempfile.mkdtemp(prefix="cronlapse-pg-"))
         self.data = self.base / "data"
-        self.port = _free_port()
-        self.started = False
+        self._reaper: subprocess.Popen[bytes] | None = None
 
     def _run(self, *command: str) -> None:
         result = subprocess.run(
@@ -124,8 +140,13 @@ class Cluster:
         )
         log = self.base / "server.log"
         pg_ctl = str(self.binaries / "pg_ctl")
+        stop = [*self.prefix, pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"]
+        self._reaper = subprocess.Popen(
+            [sys.executable, "-c", REAPER, str(self.base), *stop],
+            stdin=subprocess.PIPE,
+            start_new_session=True,
+        )
         self._run(pg_ctl, "-D", str(self.data), "-o", options, "-l", str(log), "-w", "start")
-        self.started = True
         return self
 
     def tool(self, name: str) -> str:
@@ -143,12 +164,14 @@ class Cluster:
         return self.url(name)
 
     def stop(self) -> None:
-        if self.started:
-            pg_ctl = str(self.binaries / "pg_ctl")
-            stop = [*self.prefix, pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"]
-            subprocess.run(stop, capture_output=True, check=False)
-            self.started = False
-        shutil.rmtree(self.base, ignore_errors=True)
+        """Stop the server (immediately) and remove its directory: its reaper does both."""
+        reaper, self._reaper = self._reaper, None
+        if reaper is None:
+            shutil.rmtree(self.base, ignore_errors=True)
+            return
+        assert reaper.stdin is not None
+        reaper.stdin.close()
+        reaper.wait()
 
 
 def _beside(binaries: Path, name: str) -> str:

@@ -1,9 +1,8 @@
 """The scheduler's read model, written into a real PostgreSQL database.
 
-A transaction that rewrites more runs than one statement may carry as bound parameters
-(PostgreSQL takes at most 65,535; a run's key is two) deletes their old rows in chunks of
-``KEYS_PER_DELETE``. Every chunk must go: a row left behind makes the insert that follows fail on
-the primary key, and the scheduler stops.
+A transaction that rewrites runs replaces each one's row (an upsert on the run's key, one
+statement text for any number of runs: see ``replace_runs``). Every row must be replaced: a row
+left behind, or a duplicate key, would stop the scheduler.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from cronlapse.service.live import fresh_state
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.read_model import ReadModel
 from cronlapse.service.store import Publication, open_store
-from cronlapse.service.store.sql import views
 from cronlapse.service.store.sql.schema import view_runs
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.records import JobSpec
@@ -25,11 +23,8 @@ from engine.schedules.kinds import Once
 
 pytestmark = pytest.mark.integration
 
-KEYS_A_TEST_DELETE_TAKES = 50
-"""The chunk the test sets: the same code path as the product's chunk of 5,000, at a size whose
-state builds in a fraction of a second (10,001 runs took 44 s of the suite)."""
-RUNS = KEYS_A_TEST_DELETE_TAKES * 2 + 1
-"""Three chunks, the last of one run."""
+RUNS = 101
+"""Runs written twice: once as the read model's first rows, then each replaced."""
 
 
 def _running_runs(count: int) -> SimpleNamespace:
@@ -45,14 +40,7 @@ def _running_runs(count: int) -> SimpleNamespace:
     return SimpleNamespace(state=state, engine=state.engine)
 
 
-def test_the_product_chunk_stays_under_postgresqls_bound_parameters() -> None:
-    assert views.KEYS_PER_DELETE * 2 <= 65_535
-
-
-def test_a_write_of_more_runs_than_one_delete_takes_replaces_every_row(
-    postgres, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(views, "KEYS_PER_DELETE", KEYS_A_TEST_DELETE_TAKES)
+def test_a_write_of_runs_already_written_replaces_every_row(postgres) -> None:
     store = open_store(postgres.database())
     try:
         live = _running_runs(RUNS)

@@ -12,7 +12,6 @@ from sqlalchemy import inspect
 from cronlapse.service.store import (
     Entry,
     Held,
-    JournalUnreadable,
     StoreFailure,
     open_journal_reader,
     open_store,
@@ -141,15 +140,21 @@ def test_one_store_at_a_time_holds_an_sqlite_database_as_its_writer(tmp_path: Pa
         second.close()
 
 
-def test_the_dashboards_reader_refuses_a_compacted_journal_saying_why(tmp_path: Path) -> None:
-    """The live dashboard replays a journal from row 1: one whose first rows the history's
-    retention deleted is refused at opening, rather than replayed from the middle."""
+def test_the_dashboards_reader_says_where_a_compacted_journal_starts(tmp_path: Path) -> None:
+    """The live dashboard starts a journal whose first rows the history's retention deleted
+    from its oldest kept snapshot (tui.model.live_start): the reader says both."""
     url = f"sqlite:///{tmp_path / 'kept.db'}"
     store = open_store(url)
     store.journal.append([Entry(tick, 0, "clock", {}) for tick in (10, 20, 30)])
     store.journal.save_snapshot(2, b"at 2")
-    open_journal_reader(url).close()
+    whole = open_journal_reader(url)
+    assert whole.compacted() == 0
+    whole.close()
     assert store.journal.compact(100) == 1
     store.close()
-    with pytest.raises(JournalUnreadable, match=r"starts at row 2: .*history\.retention"):
-        open_journal_reader(url)
+    reader = open_journal_reader(url)
+    oldest = reader.oldest_snapshot()
+    assert reader.compacted() == 1 and oldest is not None
+    assert (oldest.seq, oldest.state) == (2, b"at 2")
+    assert [row.seq for row in reader.rows_after(1, 10)] == [2, 3]
+    reader.close()

@@ -17,6 +17,7 @@ from cronlapse.service.config import Config
 from cronlapse.service.live import LiveService
 from cronlapse.service.store import (
     CLOCK_KEY,
+    ENGINE_CLOCK,
     Entry,
     JournalUnreadable,
     StoreFailure,
@@ -33,7 +34,7 @@ from tui.live_app import LiveDashboardApp, live_app
 from tui.model.commandline import CommandError
 from tui.model.live import LiveSource, Mode, open_live
 from tui.model.live_api import ServiceApi, api_request, find_token
-from tui.model.timefmt import short
+from tui.model.timefmt import UnixClock, short
 from tui.widgets.occurrences import OccurrencesTable
 from tui.widgets.status_header import StatusHeader
 
@@ -246,6 +247,64 @@ def test_opening_reads_a_long_journal_in_slices_with_progress(tmp_path: Path) ->
         progress.append(source.loaded)
     assert progress == [10 / 26, 20 / 26, 1.0]  # the register row, then 25 jobs
     assert source.seq == source.total == 26
+
+
+def compacted_service(db: Path, wall: Wall) -> LiveService:
+    """A service whose history's retention (5 minutes) compacted its journal: two jobs a
+    minute, an hour long, a snapshot every 20 rows (each forgetting the engine's finished
+    runs)."""
+    live = serve(db, wall, workers=2, snapshot_every=20, retention=300)
+    for job_id in ("a", "b"):
+        live.submit("schedule", {"id": job_id, "every": 60, "max_retries": 0})
+    for minute in range(60):
+        wall.now += 60
+        live.advance_clock()
+        complete_running(live, ok=minute % 4 != 0)
+    assert live.store.journal.compacted() > 0
+    return live
+
+
+def live_tables(engine: Engine) -> dict:
+    """:func:`tables` with the live runs only (an engine that forgot runs reads its archive
+    by key): the service forgets its finished runs at each snapshot, the dashboard's engine
+    none after its start."""
+    query = engine.query
+    found = {table: getattr(query, table)() for table in ("jobs", "workers", "notifications")}
+    found["records"] = query.live_records()
+    return {table: {key: values(found[table][key]) for key in found[table]} for table in found}
+
+
+@pytest.mark.integration
+def test_a_compacted_journal_opens_at_its_oldest_kept_snapshot_and_rewinds_to_it(
+    tmp_path: Path,
+) -> None:
+    """The rows before the oldest kept snapshot are deleted: the history starts from that
+    snapshot's state, replays the rows after it, and goes back to its tick and no further;
+    the keyframes taken since restore exactly though the snapshot's engine forgot runs."""
+    wall = Wall()
+    live = compacted_service(tmp_path / "a.db", wall)
+    oldest = live.store.journal.oldest_snapshot()
+    assert oldest is not None
+    source = caught_up(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall))
+    start = source.first_tick
+    assert start is not None and source.start is not None and START < start < live.engine.now
+    head = source.history.tick
+    assert head == live.engine.now
+    assert live_tables(source.history.engine) == live_tables(live.engine)
+    runs = source.history.engine.query.count_runs(job_id="a")
+    source.navigator.seek(0)
+    assert source.history.tick == start, "no further back than the snapshot"
+    assert source.history.engine.query.count_runs(job_id="a") < runs
+    assert not source.history.step_back()
+    assert source.history.step_forward() and source.history.tick > start
+    source.navigator.seek(head)
+    assert live_tables(source.history.engine) == live_tables(live.engine)
+    assert source.history.engine.query.count_runs(job_id="a") == runs
+    refused = source.history
+    refused.seek(start)
+    assert refused.apply(PauseJob("a")).problem is not None, "nothing before the start to redo"
+    note = source.start_note(UnixClock.of(ENGINE_CLOCK))
+    assert note is not None and "oldest snapshot" in note and "retention" in note
 
 
 @pytest.mark.integration
@@ -600,3 +659,24 @@ def test_tui_takes_a_database_instead_of_a_file(tmp_path: Path) -> None:
     missing = parser.parse_args(["tui", "--db", f"sqlite:///{tmp_path / 'none.db'}"])
     assert cli_tui.run(missing, io.StringIO(), err) == 2
     assert err.getvalue() == f"cronlapse tui: {tmp_path / 'none.db'}: no such database file\n"
+
+
+@pytest.mark.integration
+async def test_the_dashboard_on_a_compacted_journal_says_where_its_history_starts(
+    tmp_path: Path,
+) -> None:
+    wall = Wall()
+    compacted_service(tmp_path / "a.db", wall)
+    app = LiveDashboardApp(open_live(f"sqlite:///{tmp_path / 'a.db'}", wall), Answering())
+    async with app.run_test(size=(110, 24)) as pilot:
+        await until(lambda: "● LIVE" in header(app), "the live head")
+        said = [n.message for n in app._notifications if "oldest snapshot" in n.message]
+        assert len(said) == 1 and "retention" in said[0]
+        await pilot.press("home")
+        await pilot.pause()
+        assert app.dashboard.navigator.tick == app.source.first_tick
+        await pilot.press("left")
+        await pilot.pause()
+        assert app.dashboard.navigator.tick == app.source.first_tick
+        await pilot.press("end")
+        await until(lambda: "● LIVE" in header(app), "back at the live head")

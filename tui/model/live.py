@@ -19,6 +19,10 @@ history moves back before it, takes it, and comes back, and the views follow eac
 
 The user's commands while rewound are the history's user branch: a local what-if, never sent.
 
+A compacted journal (the history's retention deleted its first rows) starts at its oldest kept
+snapshot (:mod:`tui.model.live_start`): the history starts there, at the end of the snapshot's
+tick, and rewinds no further back.
+
 A service that stops. The head is projected from the clock because a running service journals
 what its engine does within milliseconds (a clock reading for each run due, timeout, backoff).
 When the service does not answer (:meth:`LiveSource.answered`, from the screen's ``/health``
@@ -48,7 +52,10 @@ from cronlapse.service.store import (
 from engine.core import Engine
 from engine.play.history import History
 from engine.play.ticks import TimedCommand
+from engine.schedules.clock import Clock
+from tui.model.live_start import snapshot_start
 from tui.model.navigator import Change, Navigator
+from tui.model.timefmt import compact
 
 log = logging.getLogger("cronlapse.tui")
 
@@ -92,15 +99,22 @@ class LiveSource:
     def __init__(self, reader: JournalReader, wall: Callable[[], float] = time.time) -> None:
         self.reader = reader
         self.wall = wall
-        self.history = LiveHistory(service_engine, (), until=0)
+        self.start = snapshot_start(reader, POLL_ROWS)
+        """Where a compacted journal's history starts (None: the journal is whole)."""
+        if self.start is None:
+            self.history = LiveHistory(service_engine, (), until=0)
+        else:
+            tick = self.start.tick
+            self.history = LiveHistory(self.start.engine, (), until=tick, start=tick)
         self.navigator = Navigator(self.history)
-        self.seq = 0
+        self.seq = 0 if self.start is None else self.start.seq
         """The last journal row read."""
         self.total = reader.last_seq()
         """The journal's rows when it was opened (for the progress of the first read)."""
-        self.last_row_tick = 0
-        self.first_tick: int | None = None
-        """The first row's tick: where the service's history starts (None: no row yet)."""
+        self.last_row_tick = 0 if self.start is None else self.start.tick
+        self.first_tick: int | None = None if self.start is None else self.start.tick
+        """Where the service's history starts: the first row's tick, or the oldest kept
+        snapshot's in a compacted journal (None: no row yet)."""
         self.unanswered_since: int | None = None
         """The service's tick when it stopped answering (None: it answers)."""
         self.stalled_since: int | None = None
@@ -138,10 +152,22 @@ class LiveSource:
         elif self.unanswered_since is None:
             self.unanswered_since = self.clock()
 
+    def start_note(self, clock: Clock) -> str | None:
+        """What a compacted journal's start means to the user (None for a whole journal)."""
+        if self.start is None:
+            return None
+        return (
+            f"the history starts at {compact(clock, self.start.tick)}, the oldest snapshot "
+            "the service kept: its history's retention deleted the journal before it, so the "
+            "dashboard rewinds no further"
+        )
+
     @property
     def loaded(self) -> float:
         """How much of the journal as it was at opening has been read, from 0 to 1."""
-        return 1.0 if self.total <= 0 else min(1.0, self.seq / self.total)
+        first = 0 if self.start is None else self.start.seq
+        left = self.total - first
+        return 1.0 if left <= 0 else min(1.0, (self.seq - first) / left)
 
     def mode(self) -> Mode:
         if self.history.user_commands:

@@ -104,6 +104,9 @@ class LiveDashboardScreen(DashboardScreen):
 
     def on_mount(self) -> None:
         # DashboardScreen.on_mount runs too (Textual calls each class's handler)
+        note = self.source.start_note(self.session.clock) if self.session.clock else None
+        if note is not None:
+            self.notify(note, timeout=10, markup=False)
         self.run_worker(self._open(), group="live-open")
         self.run_worker(self._first_ask(), group="live-health")
 

@@ -17,6 +17,8 @@ writes to it); never point a server at a database someone else can write.
 
 from __future__ import annotations
 
+import gc
+import pickle
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -26,6 +28,7 @@ from cronlapse.service.store.coordination import Election
 from cronlapse.service.store.outbox import DueChanges
 from cronlapse.service.store.rows import Entry, JournalRow
 from cronlapse.service.store.views import ViewChanges
+from engine.play.ticks import TickDriver
 
 SNAPSHOTS_KEPT = 2
 """Older snapshots are deleted: the latest is enough, the one before it is a spare."""
@@ -36,6 +39,20 @@ class Snapshot:
     seq: int
     """The journal position the state is as of."""
     state: bytes
+
+    def driver(self) -> TickDriver:
+        """The tick driver and its engine as of :attr:`seq`, a new one each call, for a reader
+        that replays the rows after it without the service's own state around it (the live
+        dashboard on a compacted journal). The state is the service's ``LiveState``
+        (:mod:`cronlapse.service.live`), which unpickling imports; the collector is off
+        meanwhile, as when the service loads one (it would walk every object as it is made)."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return pickle.loads(self.state).driver
+        finally:
+            if was_enabled:
+                gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +144,14 @@ class JournalReader(Protocol):
         ...
 
     def last_seq(self) -> int: ...
+
+    def compacted(self) -> int:
+        """The last position the history's retention deleted (0: the journal is whole)."""
+        ...
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        """The oldest snapshot kept: where the history of a compacted journal starts."""
+        ...
 
     def anchor(self) -> Anchor | None:
         """The service's clock (wall time to ticks), as its last start wrote it."""

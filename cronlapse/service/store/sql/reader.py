@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, func, inspect, select
+from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -18,9 +18,10 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from cronlapse.service.clock import Anchor
 from cronlapse.service.store.address import ADDRESS_KEY, CLOCK_KEY, short_name
 from cronlapse.service.store.errors import JournalUnreadable, UnsupportedDatabase
+from cronlapse.service.store.journal import Snapshot
 from cronlapse.service.store.rows import JournalRow
 from cronlapse.service.store.sql.failures import translated
-from cronlapse.service.store.sql.journal import get_meta, last_seq, rows_after
+from cronlapse.service.store.sql.journal import SqlJournal, get_meta, last_seq, rows_after
 from cronlapse.service.store.sql.schema import journal, meta
 from cronlapse.service.store.sql.urls import database_url
 
@@ -42,25 +43,20 @@ class SqlJournalReader:
             else:
                 self.db = create_engine(database_url(url))
             found = set(inspect(self.db).get_table_names())
-            first = self._first_seq() if journal.name in found else None
         except (ArgumentError, SQLAlchemyError, UnsupportedDatabase) as error:
             raise JournalUnreadable(
                 f"{shown}: cannot read a service journal: {_reason(error)}"
             ) from None
         if not {journal.name, meta.name} <= found:  # another program's database, or an empty one
             raise JournalUnreadable(f"{shown}: not a cronlapse database (it has no journal)")
-        if first is not None and first > 1:
-            raise JournalUnreadable(
-                f"{shown}: its journal starts at row {first}: the rows before were deleted by "
-                "the history's retention (history.retention in the server's config), and the "
-                "live dashboard replays a journal from its first row (cronlapse status and "
-                "cronlapse export --scenario read it from its oldest kept snapshot)"
-            )
         self.name = short_name(url)
+        self._journal = SqlJournal(self.db, url)
 
-    def _first_seq(self) -> int | None:
-        with self.db.connect() as conn:
-            return conn.execute(select(func.min(journal.c.seq))).scalar()
+    def compacted(self) -> int:
+        return self._journal.compacted()
+
+    def oldest_snapshot(self) -> Snapshot | None:
+        return self._journal.oldest_snapshot()
 
     def close(self) -> None:
         self.db.dispose()

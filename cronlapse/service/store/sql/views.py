@@ -6,18 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from sqlalchemy import Connection, delete, func, insert, select, tuple_
+from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
 
+from cronlapse.service.store.sql.db import insert_for
 from cronlapse.service.store.sql.failures import translated
 from cronlapse.service.store.sql.schema import view_jobs, view_meta, view_runs
 from cronlapse.service.store.views import JobFilter, Page, RunView, ViewChanges
 
 POSITION_KEY = "seq"
 """The ``view_meta`` key of the journal position the read model is as of."""
-KEYS_PER_DELETE = 5_000
-"""Runs deleted per statement: one round trip for a transaction's runs, within the bound
-parameters a statement may carry (PostgreSQL's 65,535; two a run)."""
 
 
 def write_views(conn: Connection, changes: ViewChanges, position: int) -> None:
@@ -38,13 +36,18 @@ def write_views(conn: Connection, changes: ViewChanges, position: int) -> None:
 
 
 def replace_runs(conn: Connection, runs: Sequence[RunView]) -> None:
-    """Write ``runs`` in ``conn``'s transaction, each replacing its row."""
-    keys = [(run.job_id, run.scheduled) for run in runs]
-    run_key = tuple_(view_runs.c.job_id, view_runs.c.scheduled)
-    for first in range(0, len(keys), KEYS_PER_DELETE):
-        chunk = keys[first : first + KEYS_PER_DELETE]
-        conn.execute(delete(view_runs).where(run_key.in_(chunk)))
-    conn.execute(insert(view_runs), [asdict(run) for run in runs])
+    """Write ``runs`` in ``conn``'s transaction, each replacing its row: one upsert whose text
+    is the same for any number of runs. SQLite keeps every distinct statement text prepared
+    (a megabyte for an ``IN`` list of 4,000 keys), so a text that grew with the count (a delete
+    by key, then inserts) grew a server's memory with each new count it met, that is with the
+    time it ran (issue 36's soak)."""
+    upsert = insert_for(conn, view_runs)
+    replaced = {name: upsert.excluded[name] for name in ("implicit", "view", "final")}
+    key = [view_runs.c.job_id, view_runs.c.scheduled]
+    conn.execute(
+        upsert.on_conflict_do_update(index_elements=key, set_=replaced),
+        [asdict(run) for run in runs],
+    )
 
 
 class SqlViews:
