@@ -6,7 +6,7 @@ later, then kill -9. The restart runs the same command under a probe (:data:`PRO
 ``python -c``) that wraps the server's phases and prints, for each, the seconds since the
 process was spawned and its resident memory:
 
-interpreter up, the server's modules imported, the store open (SQLAlchemy is imported there),
+interpreter up, the server's modules imported, the store open (SQLAlchemy is imported there on PostgreSQL),
 the snapshot loaded, the journal's tail replayed, the journal taken over (retries of the lost
 attempts, the runs due dispatched), the executors started, the HTTP stack imported, listening;
 and the first probe's dispatch and executor. ``--rounds`` restarts copies of one database.
@@ -60,7 +60,7 @@ def after(owner, name, what):
     setattr(owner, name, call)
 
 
-after(server, "open_store", "store open (SQLAlchemy imported there)")
+after(server, "open_store", "store open")
 after(live.LiveService, "load_snapshot", "snapshot loaded")
 after(live.LiveService, "take_over", "journal replayed and taken over")
 after(server, "bound_socket", "port bound")

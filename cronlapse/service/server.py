@@ -27,7 +27,7 @@ from cronlapse.service.engine_loop import EngineLoop
 from cronlapse.service.events_log import EventLogger
 from cronlapse.service.heap import trim_heap
 from cronlapse.service.inputs import Inputs
-from cronlapse.service.live import LiveService
+from cronlapse.service.live import LiveService, collector_paused
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.orphans import service_id, stop_orphans
 from cronlapse.service.snapshots import BackgroundSnapshots
@@ -86,11 +86,14 @@ def start(
     live.store.journal.set_meta(CLOCK_KEY, live.clock.anchor.dumps())
     live.service = service_id(live.store.journal)
     stop_orphans(live.service)  # before the replay's end records their attempts lost
-    if not following:
-        live.load_snapshot()
-    live.replay()
-    observe(live)
-    live.take_over()
+    # The collector stays off until the take-over freezes what was loaded: switched back on
+    # after the snapshot, its first pass would walk every object the snapshot made.
+    with collector_paused():
+        if not following:
+            live.load_snapshot()
+        live.replay()
+        observe(live)
+        live.take_over()
     trim_heap()
     if hasattr(os, "fork"):
         live.background = BackgroundSnapshots(live.store.url)
@@ -284,7 +287,7 @@ def _serve_engine(
         address = f"http://{host}:{port}"
         live = open_service(db, config_path, speed, address, attach_logger)
     logger = loggers[0] if loggers else None
-    metrics.dead_letters = live.store.dead_letters.count
+    metrics.dead_letters = lambda: live.store.dead_letters.count()  # opened on a first scrape
     token = _token(db)
     announcement = (
         f"cronlapse serve: listening on http://{host}:{port} (journal {shown(db)}, "

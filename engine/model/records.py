@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from engine.model.backoff import Backoff
+from engine.model.compact_pickle import pickled_compactly
 from engine.model.job_rules import OverlapRule, TriggerRule
 from engine.model.journaled import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
 from engine.model.values import value
@@ -213,6 +214,7 @@ class CancelledRange:
     """For a cascade: the job whose permanent failure (or deletion) started it."""
 
 
+@pickled_compactly
 @journaled
 @dataclass(slots=True)
 class Job:
@@ -310,6 +312,7 @@ class Job:
         return tick >= self.spec_since and self.spec.schedule.contains(tick)
 
 
+@pickled_compactly
 @journaled
 @dataclass(slots=True)
 class Attempt:
@@ -322,6 +325,7 @@ class Attempt:
     outcome: AttemptOutcome = AttemptOutcome.RUNNING
 
 
+@pickled_compactly
 @journaled
 @dataclass(slots=True)
 class Occurrence:
@@ -360,6 +364,7 @@ class Occurrence:
         return None
 
 
+@pickled_compactly
 @journaled
 @dataclass(slots=True)
 class Worker:

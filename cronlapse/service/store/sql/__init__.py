@@ -5,28 +5,37 @@ numbered steps of :mod:`~cronlapse.service.store.sql.migrations`) and run the sa
 differs is in :mod:`~cronlapse.service.store.sql.db` (opening, the database's clock, PostgreSQL's
 advisory locks and NOTIFY). Every operation raises the store's errors, never the driver's
 (:mod:`~cronlapse.service.store.sql.failures`).
+
+One exception keeps an SQLite server's restart light: its journal goes through the standard
+library's sqlite3 (:mod:`~cronlapse.service.store.sql.sqlite_journal`), and an SQLite database
+already at the current schema version is opened without SQLAlchemy, which the other groups of
+operations load when they are first used (a single server's history, its dead letters).
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-
-from sqlalchemy.exc import SQLAlchemyError
+from typing import TYPE_CHECKING
 
 from cronlapse.service.store.errors import NoJournal
-from cronlapse.service.store.sql.coordination import SqlElection, SqlWakeups
-from cronlapse.service.store.sql.db import open_database
-from cronlapse.service.store.sql.dead_letters import SqlDeadLetters
-from cronlapse.service.store.sql.dispatch import SqlDispatch, SqlWorkers
-from cronlapse.service.store.sql.failures import failure
-from cronlapse.service.store.sql.inbox import SqlInbox
-from cronlapse.service.store.sql.journal import SqlJournal
-from cronlapse.service.store.sql.migrations import migrate as migrate_schema
-from cronlapse.service.store.sql.outbox import SqlOutbox
-from cronlapse.service.store.sql.reader import SqlJournalReader
-from cronlapse.service.store.sql.urls import database_url, sqlite_file
-from cronlapse.service.store.sql.views import SqlViews
+from cronlapse.service.store.sql.sqlite_journal import SqliteJournal
+from cronlapse.service.store.sql.urls import check_sqlite, plain_sqlite_file
+from cronlapse.service.store.sql.version import LATEST
 from cronlapse.service.store.sql.writer import WriterLock
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine as SqlEngine
+
+    from cronlapse.service.store.journal import Journal
+    from cronlapse.service.store.sql.coordination import SqlElection, SqlWakeups
+    from cronlapse.service.store.sql.dead_letters import SqlDeadLetters
+    from cronlapse.service.store.sql.dispatch import SqlDispatch, SqlWorkers
+    from cronlapse.service.store.sql.inbox import SqlInbox
+    from cronlapse.service.store.sql.journal import SqlJournal
+    from cronlapse.service.store.sql.outbox import SqlOutbox
+    from cronlapse.service.store.sql.reader import SqlJournalReader
+    from cronlapse.service.store.sql.views import SqlViews
 
 
 class SqlStore:
@@ -34,30 +43,110 @@ class SqlStore:
 
     def __init__(self, url: str, *, migrate: bool = True, existing: bool = False) -> None:
         self.url = url
-        try:
-            database_url(url)
-            database = sqlite_file(url)
-            if existing and database is not None and not Path(database).is_file():
-                raise NoJournal(f"no database at {database}")
-            self.db = open_database(url)
+        database = plain_sqlite_file(url)
+        if database is not None:
+            check_sqlite()
+        else:
+            database = self._parsed_file()
+        if existing and database is not None and not Path(database).is_file():
+            raise NoJournal(f"no database at {database}")
+        if database is None:
             if migrate:
-                migrate_schema(self.db)
-        except SQLAlchemyError as error:
-            raise failure(error) from error
-        self.journal = SqlJournal(self.db, url)
-        self.inbox = SqlInbox(self.db)
-        self.views = SqlViews(self.db)
-        self.outbox = SqlOutbox(url)
-        self.dispatch = SqlDispatch(self.db)
-        self.workers = SqlWorkers(self.db)
-        self.dead_letters = SqlDeadLetters(self.db)
-        self.wakeups = SqlWakeups(url)
-        self.writer = None if database is None else WriterLock(database)
+                self._migrate()
+            self.journal: Journal = self.sql_journal
+            self.writer = None
+            return
+        sqlite = SqliteJournal(database, self._sql_journal)
+        try:
+            if migrate and sqlite.schema_version() != LATEST:
+                self._migrate()
+        except BaseException:
+            sqlite.close()
+            raise
+        self.journal = sqlite
+        self.writer = WriterLock(database)
+
+    def _parsed_file(self) -> str | None:
+        """The SQLite file of a URL only SQLAlchemy parses (None: PostgreSQL or in memory)."""
+        from cronlapse.service.store.sql.failures import translated
+        from cronlapse.service.store.sql.urls import database_url, sqlite_file
+
+        translated(database_url)(self.url)
+        return sqlite_file(self.url)
+
+    def _migrate(self) -> None:
+        from cronlapse.service.store.sql.failures import translated
+        from cronlapse.service.store.sql.migrations import migrate
+
+        translated(migrate)(self.db)
+
+    @functools.cached_property
+    def db(self) -> SqlEngine:
+        """The SQLAlchemy engine, made on first use."""
+        from cronlapse.service.store.sql.db import open_database
+        from cronlapse.service.store.sql.failures import translated
+
+        return translated(open_database)(self.url)
+
+    @functools.cached_property
+    def sql_journal(self) -> SqlJournal:
+        from cronlapse.service.store.sql.journal import SqlJournal
+
+        return SqlJournal(self.db, self.url)
+
+    def _sql_journal(self) -> SqlJournal:
+        return self.sql_journal
+
+    @functools.cached_property
+    def inbox(self) -> SqlInbox:
+        from cronlapse.service.store.sql.inbox import SqlInbox
+
+        return SqlInbox(self.db)
+
+    @functools.cached_property
+    def views(self) -> SqlViews:
+        from cronlapse.service.store.sql.views import SqlViews
+
+        return SqlViews(self.db)
+
+    @functools.cached_property
+    def outbox(self) -> SqlOutbox:
+        from cronlapse.service.store.sql.outbox import SqlOutbox
+
+        return SqlOutbox(self.url)
+
+    @functools.cached_property
+    def dispatch(self) -> SqlDispatch:
+        from cronlapse.service.store.sql.dispatch import SqlDispatch
+
+        return SqlDispatch(self.db)
+
+    @functools.cached_property
+    def workers(self) -> SqlWorkers:
+        from cronlapse.service.store.sql.dispatch import SqlWorkers
+
+        return SqlWorkers(self.db)
+
+    @functools.cached_property
+    def dead_letters(self) -> SqlDeadLetters:
+        from cronlapse.service.store.sql.dead_letters import SqlDeadLetters
+
+        return SqlDeadLetters(self.db)
+
+    @functools.cached_property
+    def wakeups(self) -> SqlWakeups:
+        from cronlapse.service.store.sql.coordination import SqlWakeups
+
+        return SqlWakeups(self.url)
 
     def election(self) -> SqlElection:
+        from cronlapse.service.store.sql.coordination import SqlElection
+
         return SqlElection(self.url)
 
     def reader(self) -> SqlJournalReader:
+        from cronlapse.service.store.sql.reader import SqlJournalReader
+
         return SqlJournalReader(self.url)
 
     def hold_writer(self, holder: str) -> None:
@@ -65,6 +154,9 @@ class SqlStore:
             self.writer.hold(holder)
 
     def close(self) -> None:
-        self.db.dispose()
+        if isinstance(self.journal, SqliteJournal):
+            self.journal.close()
+        if "db" in self.__dict__:
+            self.db.dispose()
         if self.writer is not None:
             self.writer.release()

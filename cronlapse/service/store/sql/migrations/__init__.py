@@ -36,8 +36,8 @@ from cronlapse.service.store.sql.migrations import (
     v006_finished_runs,
 )
 from cronlapse.service.store.sql.migrations.v001_journal import meta
+from cronlapse.service.store.sql.version import LATEST, VERSION_KEY
 
-VERSION_KEY = "schema_version"
 STEPS: tuple[Callable[[Connection], None], ...] = (
     v001_journal.upgrade,
     v002_dispatch.upgrade,
@@ -46,8 +46,9 @@ STEPS: tuple[Callable[[Connection], None], ...] = (
     v005_dead_letters.upgrade,
     v006_finished_runs.upgrade,
 )
-"""Step n (from 1) takes the schema from version n-1 to version n."""
-LATEST = len(STEPS)
+"""Step n (from 1) takes the schema from version n-1 to version n (the last reaches
+:data:`~cronlapse.service.store.sql.version.LATEST`)."""
+__all__ = ["LATEST", "STEPS", "VERSION_KEY", "migrate", "schema_version"]
 
 
 def schema_version(conn: Connection) -> int:
