@@ -6,10 +6,11 @@ later, then kill -9. The restart runs the same command under a probe (:data:`PRO
 ``python -c``) that wraps the server's phases and prints, for each, the seconds since the
 process was spawned and its resident memory:
 
-interpreter up, the server's modules imported, the store open (SQLAlchemy is imported there on PostgreSQL),
-the snapshot loaded, the journal's tail replayed, the journal taken over (retries of the lost
-attempts, the runs due dispatched), the executors started, the HTTP stack imported, listening;
-and the first probe's dispatch and executor. ``--rounds`` restarts copies of one database.
+interpreter up, the server's modules imported, the store open (SQLAlchemy is imported there
+on PostgreSQL), the snapshot loaded, the journal's tail replayed, the journal taken over
+(retries of the lost attempts, the runs due dispatched), the executors started, the HTTP stack
+imported, listening; and the first probe's dispatch and executor. ``--rounds`` restarts
+copies of one database.
 
 Run: ``python benchmarks/restart_timeline.py`` (``--jobs 2000`` for a quick look). Times are
 wall-clock and swing with the machine's load (printed).
