@@ -25,12 +25,10 @@ from cronlapse.service.store.sql.db import holds_fence, notify
 from cronlapse.service.store.sql.failures import translated
 from cronlapse.service.store.sql.inbox import write_answers
 from cronlapse.service.store.sql.outbox import write_due
+from cronlapse.service.store.sql.paging import rows_in_chunks
 from cronlapse.service.store.sql.schema import journal, meta, snapshots
 from cronlapse.service.store.sql.urls import sqlite_file
 from cronlapse.service.store.sql.views import write_views
-
-CHUNK = 5000
-"""Journal rows fetched per query while reading on."""
 
 
 def rows_after(conn: Connection, seq: int, limit: int) -> list[JournalRow]:
@@ -94,16 +92,7 @@ class SqlJournal:
         return seqs
 
     def rows_after(self, seq: int, limit: int | None = None) -> Iterator[JournalRow]:
-        left = limit
-        while left is None or left > 0:
-            wanted = CHUNK if left is None else min(CHUNK, left)
-            chunk = self._chunk(seq, wanted)
-            yield from chunk
-            if len(chunk) < wanted:
-                return
-            seq = chunk[-1].seq
-            if left is not None:
-                left -= len(chunk)
+        return rows_in_chunks(self._chunk, seq, limit)
 
     @translated
     def _chunk(self, seq: int, limit: int) -> list[JournalRow]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 from cronlapse.service.store.errors import StoreFailure
 from cronlapse.service.store.journal import SNAPSHOTS_KEPT, Publication, Snapshot
 from cronlapse.service.store.rows import Entry, JournalRow
+from cronlapse.service.store.sql.paging import rows_in_chunks
 from cronlapse.service.store.sql.version import VERSION_KEY
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-CHUNK = 5000
-"""Journal rows fetched per query while reading on (as the SQLAlchemy journal does)."""
 BUSY_TIMEOUT_MS = 5000
 
 
@@ -152,16 +151,7 @@ class SqliteJournal:
         self._publishing().fence_with(election)
 
     def rows_after(self, seq: int, limit: int | None = None) -> Iterator[JournalRow]:
-        left = limit
-        while left is None or left > 0:
-            wanted = CHUNK if left is None else min(CHUNK, left)
-            chunk = self._chunk(seq, wanted)
-            yield from chunk
-            if len(chunk) < wanted:
-                return
-            seq = chunk[-1].seq
-            if left is not None:
-                left -= len(chunk)
+        return rows_in_chunks(self._chunk, seq, limit)
 
     @translated
     def _chunk(self, seq: int, limit: int) -> list[JournalRow]:
