@@ -42,8 +42,10 @@ def replace_runs(conn: Connection, runs: Sequence[RunView]) -> None:
     by key, then inserts) grew a server's memory with each new count it met, that is with the
     time it ran (issue 36's soak)."""
     upsert = insert_for(conn, view_runs)
-    replaced = {name: upsert.excluded[name] for name in ("implicit", "view", "final")}
-    key = [view_runs.c.job_id, view_runs.c.scheduled]
+    key = list(view_runs.primary_key.columns)
+    replaced = {column.name: upsert.excluded[column.name] for column in view_runs.c}
+    for column in key:
+        del replaced[column.name]
     conn.execute(
         upsert.on_conflict_do_update(index_elements=key, set_=replaced),
         [asdict(run) for run in runs],
