@@ -61,7 +61,7 @@ from cronlapse.service.store import (
     read_row,
 )
 from cronlapse.service.stored_inputs import decode
-from cronlapse.service.views import run_view
+from cronlapse.service.views import RECENT_RUNS, run_view
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
@@ -74,8 +74,6 @@ from engine.play.ticks import TickDriver, TimedCommand
 
 log = logging.getLogger("cronlapse.serve")
 
-RECENT_RUNS = 10
-"""Runs a job view shows besides its next ones."""
 _OK = Result(Outcome.OK)
 _REPORT = "complete"
 """The verb of an attempt's end, reported by its executor or worker process."""
@@ -129,7 +127,8 @@ class LiveState:
     order: list[str] = field(default_factory=list)
     """Job ids in submission order: a cursor is a position in it."""
     recent: dict[str, dict[int, None]] = field(default_factory=dict)
-    """Each job's recently touched runs (scheduled ticks), oldest first."""
+    """Each job's recently touched runs (scheduled ticks), oldest first, but those a snapshot
+    wrote to the store (finished): a job's detail reads its latest finished runs there."""
     last_success: dict[str, int] = field(default_factory=dict)
     """The tick each job's last run succeeded at, for alerting (``GET /job/{id}``,
     ``/metrics``): read from the engine's events, so it outlives the runs it names."""
@@ -698,6 +697,29 @@ class LiveService:
         self.forget_past_retention()
         if self.engine.archives:
             self.engine.forget_archived()
+            self.drop_stored_recent()
+
+    def drop_stored_recent(self) -> None:
+        """Stop naming the recent runs the store now holds (each job's finished runs, written
+        before this snapshot and archived by the engine, kept or forgotten): a job's detail
+        reads its latest finished runs from the store (:class:`~cronlapse.service.views.
+        RecentRuns`), and the snapshot holds the runs not finished, not ten ticks a job. A
+        tick the engine forgot with no run there (a run skipped by arithmetic) was shown by
+        no detail: it goes too."""
+        recent, query = self.state.recent, self.engine.query
+        live = query.live_records()
+        for job_id in list(recent):
+            runs = recent[job_id]
+            stored = [
+                tick
+                for tick in runs
+                if (job_id, tick) not in live
+                and (query.has_record(job_id, tick) or query.is_forgotten(job_id, tick))
+            ]
+            for tick in stored:
+                del runs[tick]
+            if not runs:
+                del recent[job_id]
 
     def keep_history(self) -> None:
         """Write the runs finished since the last snapshot to the store's history (the read

@@ -66,6 +66,15 @@ def _or_none(value: int) -> int | None:
     return None if value == _NONE else value
 
 
+def _pack(job_ids: list[str]) -> bytes:
+    """Job ids as one compressed text (see :meth:`RunArchive.__getstate__`)."""
+    return zlib.compress(json.dumps(job_ids).encode())
+
+
+def _unpack(packed: bytes) -> list[str]:
+    return json.loads(zlib.decompress(packed))
+
+
 class _JobRuns:
     """One job's archived runs: their scheduled ticks in order, and each one's row."""
 
@@ -140,29 +149,46 @@ class RunArchive:
     # ---------------------------------------------------------------- pickling
 
     def __getstate__(self) -> dict:
-        """The columns as they are, the job codes left out (rebuilt from the job ids), and the
-        forgotten-before ticks grouped by tick, each group's job ids as one compressed text:
-        most jobs share the horizon of the last forget, so a job costs a few bytes of its id.
-        (Not a reference to the id each: the thousands of ids a snapshot's pickle would meet
-        here first push the memo positions of everything after them past one byte, and every
-        later reference grows by three; measured, 25 bytes a job.)"""
+        """The columns as they are; the per-job index as three columns (each job's count of
+        runs, then their ticks and rows, in job code order), the job codes left out (rebuilt
+        from the job ids); and the forgotten-before ticks grouped by tick. Job ids go as one
+        compressed text per group, not a reference to each: the thousands of ids a snapshot's
+        pickle would meet here first push the memo positions of everything after them past one
+        byte, and every later reference grows by three (measured: 25 bytes a job). Most jobs
+        share the horizon of the last forget, so a forgotten job costs a few bytes of its id."""
         state = dict(self.__dict__)
-        del state["_job_code"]
+        for name in ("_job_code", "_by_job", "_job_ids", "_forgotten"):
+            del state[name]
+        counts, ticks, rows = array("q"), array("q"), array("q")
+        for job_id in self._job_ids:
+            job_runs = self._by_job[job_id]
+            counts.append(len(job_runs.ticks))
+            ticks.extend(job_runs.ticks)
+            rows.extend(job_runs.rows)
+        state["_packed_jobs"] = (_pack(self._job_ids), counts, ticks, rows)
         by_tick: dict[int, list[str]] = {}
-        for job_id, before in state.pop("_forgotten").items():
+        for job_id, before in self._forgotten.items():
             by_tick.setdefault(before, []).append(job_id)
         state["_forgotten_by_tick"] = [
-            (before, zlib.compress(json.dumps(job_ids).encode()))
-            for before, job_ids in by_tick.items()
+            (before, _pack(job_ids)) for before, job_ids in by_tick.items()
         ]
         return state
 
     def __setstate__(self, state: dict) -> None:
-        """Also loads an archive an older cronlapse pickled: its job codes pickled, and each
-        job's forgotten-before tick on the job's entry in the per-job index."""
+        """Also loads an archive an older cronlapse pickled: its job ids, codes and per-job
+        index as they were, each job's forgotten-before tick on its entry in the index."""
         state = dict(state)
         by_tick = state.pop("_forgotten_by_tick", None)
+        packed = state.pop("_packed_jobs", None)
         self.__dict__.update(state)
+        if packed is not None:
+            job_ids, counts, ticks, rows = packed
+            self._job_ids = _unpack(job_ids)
+            self._by_job, at = {}, 0
+            for job_id, count in zip(self._job_ids, counts, strict=True):
+                job_runs = self._by_job[job_id] = _JobRuns()
+                job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
+                at += count
         if by_tick is None:
             self._forgotten = {
                 job_id: job_runs.forgotten_before
@@ -171,9 +197,7 @@ class RunArchive:
             }
         else:
             self._forgotten = {
-                job_id: before
-                for before, packed in by_tick
-                for job_id in json.loads(zlib.decompress(packed))
+                job_id: before for before, job_ids in by_tick for job_id in _unpack(job_ids)
             }
         self._job_code = {job_id: code for code, job_id in enumerate(self._job_ids)}
 

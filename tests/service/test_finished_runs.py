@@ -241,3 +241,71 @@ def test_a_snapshot_after_many_finished_runs_is_no_bigger_than_after_none() -> N
         assert saved is not None
         sizes.append(len(saved.state))
     assert sizes[1] <= sizes[0] + PER_JOB * len(JOBS), sizes
+
+
+def test_a_snapshot_leaves_the_recent_runs_it_wrote_to_the_store() -> None:
+    """A job's detail lists its recent runs; once a snapshot has written the finished ones to
+    the store, the service's state no longer names them (its snapshot would hold ten ticks a
+    job), and the detail reads them from the store: the same answer before and after, and
+    after a restart."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    _play(live, wall, 14)
+    before = {job_id: asyncio.run(LiveReads(live, Metrics()).job(job_id)) for job_id in JOBS}
+    assert len(before["often"]["runs"]) > 10, "ten touched runs, and the one due next"
+    live.snapshot()
+    named = [(job_id, tick) for job_id, runs in live.state.recent.items() for tick in runs]
+    assert len(named) <= 1, "but a run its engine holds yet (finished at this tick), none"
+    after = {job_id: asyncio.run(LiveReads(live, Metrics()).job(job_id)) for job_id in JOBS}
+    assert after == before
+    restarted = open_live(store, wall, workers=1)  # its running run's attempt is lost, retried
+    for job_id in JOBS:
+        again = asyncio.run(LiveReads(restarted, Metrics()).job(job_id))
+        assert again is not None and _ended(again) == _ended(before[job_id]) != []
+    wall.now += 60
+    live.advance_clock()
+    complete_running(live)
+    latest = asyncio.run(LiveReads(live, Metrics()).job("often"))
+    assert latest is not None
+    assert [run["tick"] for run in latest["runs"]][:-2] == [
+        run["tick"] for run in before["often"]["runs"]
+    ][1:-1], "one more run (and the next), the oldest gone"
+
+
+def _ended(detail: dict) -> list[dict]:
+    return [run for run in detail["runs"] if run["status"] in ("succeeded", "failed")]
+
+
+FLEET = 40
+"""Jobs in the snapshot-size test: enough that a cost per job shows beside the constant ones."""
+
+
+def test_a_snapshot_after_hours_of_runs_holds_a_few_bytes_a_job_more_than_after_none() -> None:
+    """Issue 36: a restart costs the same with a long history as with none. The same jobs,
+    snapshotted halfway to their next runs (their runs' timeouts passed) after no run, 2 hours
+    and 4 hours of runs every 15 minutes: what the later snapshots hold beyond the first is each
+    job's last success time and forgotten-before tick, a few bytes a job, not its runs, and 4
+    hours cost what 2 do."""
+    sizes = []
+    for hours in (0, 2, 4):
+        store, wall = MemoryStore(), Wall()
+        live = open_live(store, wall, workers=2)
+        first = int(wall.now) + 450
+        for number in range(FLEET):
+            live.submit("schedule", {"id": f"job{number}", "every": 900, "first": first})
+        periods = hours * 4
+        for period in range(periods):
+            wall.now = first + period * 900
+            live.advance_clock()
+            while complete_running(live):  # two at a time
+                pass
+        wall.now = first - 450 + periods * 900  # halfway to the next runs
+        live.advance_clock()
+        live.follow_clock()
+        live.snapshot()
+        saved = store.journal.latest_snapshot()
+        assert saved is not None
+        sizes.append(len(saved.state))
+    none, two, four = sizes
+    assert abs(four - two) <= 64, sizes
+    assert four - none <= 16 * FLEET, sizes
