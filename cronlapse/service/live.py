@@ -32,6 +32,8 @@ import gc
 import logging
 import os
 import pickle
+import zlib
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
@@ -144,9 +146,28 @@ class LiveState:
     history before the next snapshot (:meth:`LiveService.keep_history`), which may let the engine
     forget them. None in a snapshot an older cronlapse wrote (:func:`following_archive`)."""
 
+    def __getstate__(self) -> dict:
+        """The fields, but the last success and failure times packed: each job's position in
+        :attr:`order` and its tick, in the order they were set, compressed (a few bytes a job,
+        where a reference to the job's id and a tick were ten)."""
+        saved = dict(self.__dict__)
+        positions = {job_id: at for at, job_id in enumerate(self.order)}
+        for name in _PACKED_TIMES:
+            times = saved[name]
+            if all(job_id in positions for job_id in times):  # else (never seen) as they are
+                del saved[name]
+                saved[f"{name}_packed"] = _pack_times(times, positions)
+        return saved
+
     def __setstate__(self, saved: dict) -> None:
         """A snapshot written before a field existed (an older cronlapse) gets the field's
-        default, rather than failing on its first read."""
+        default, rather than failing on its first read; one written before the last times were
+        packed has them as they were."""
+        saved = dict(saved)
+        for name in _PACKED_TIMES:
+            packed = saved.pop(f"{name}_packed", None)
+            if packed is not None:
+                saved[name] = _unpack_times(packed, saved["order"])
         missing = {
             item.name: item.default if item.default_factory is MISSING else item.default_factory()
             for item in fields(self)
@@ -158,6 +179,23 @@ class LiveState:
     @property
     def engine(self) -> Engine:
         return self.driver.engine
+
+
+_PACKED_TIMES = ("last_success", "last_failure")
+
+
+def _pack_times(times: dict[str, int], positions: dict[str, int]) -> bytes:
+    """``times`` as positions in submission order then ticks, in their order, compressed."""
+    columns = array("q", (positions[job_id] for job_id in times))
+    columns.extend(times.values())
+    return zlib.compress(columns.tobytes())
+
+
+def _unpack_times(packed: bytes, order: list[str]) -> dict[str, int]:
+    columns = array("q")
+    columns.frombytes(zlib.decompress(packed))
+    half = len(columns) // 2
+    return {order[at]: tick for at, tick in zip(columns[:half], columns[half:], strict=True)}
 
 
 @contextlib.contextmanager

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import random
 
 import pytest
 
 from cronlapse.service.export import ExportError, export_journal
 from cronlapse.service.journal_replay import JournalReplay
-from cronlapse.service.live import LiveService
+from cronlapse.service.live import LiveService, LiveState, fresh_state
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.reads import Listing, LiveReads, Reads
 from cronlapse.service.store import RunView
@@ -309,3 +310,41 @@ def test_a_snapshot_after_hours_of_runs_holds_a_few_bytes_a_job_more_than_after_
     none, two, four = sizes
     assert abs(four - two) <= 64, sizes
     assert four - none <= 16 * FLEET, sizes
+
+
+def test_the_last_success_and_failure_times_pickle_in_a_few_bytes_a_job_in_their_order() -> None:
+    """Each job's last success and failure times are the one thing a snapshot holds a job for
+    its history: a few bytes a job (positions in submission order and ticks, compressed), read
+    back in the order they were first set (``/metrics`` lists them so)."""
+    jobs = 1_000
+    state = fresh_state()
+    state.order = [f"job{number}" for number in range(jobs)]
+    empty = len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    spread = random.Random(7)
+    for number in reversed(range(jobs)):
+        state.last_success[state.order[number]] = 1_800_000_000 + spread.randrange(3600)
+    state.last_failure[state.order[7]] = 1_800_000_100
+    again = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    assert list(again.last_success.items()) == list(state.last_success.items())
+    assert again.last_failure == {"job7": 1_800_000_100}
+    assert again.order == state.order
+    assert len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)) - empty <= 5 * jobs
+
+
+def test_a_state_pickled_with_plain_last_times_still_loads() -> None:
+    """What a snapshot written before held: the dictionaries themselves."""
+    state = fresh_state()
+    state.order = ["a", "b"]
+    saved = dict(state.__dict__, last_success={"b": 5, "a": 9}, last_failure={"a": 3})
+    loaded = LiveState.__new__(LiveState)
+    loaded.__setstate__(pickle.loads(pickle.dumps(saved, pickle.HIGHEST_PROTOCOL)))
+    assert list(loaded.last_success.items()) == [("b", 5), ("a", 9)]
+    assert loaded.last_failure == {"a": 3}
+
+
+def test_a_last_time_of_a_job_not_in_the_order_is_pickled_as_it_is() -> None:
+    state = fresh_state()
+    state.order = ["a"]
+    state.last_success = {"a": 1, "stray": 2}
+    again = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    assert again.last_success == {"a": 1, "stray": 2}
