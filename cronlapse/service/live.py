@@ -149,12 +149,13 @@ class LiveState:
     def __getstate__(self) -> dict:
         """The fields, but the last success and failure times packed: each job's position in
         :attr:`order` and its tick, in the order they were set, compressed (a few bytes a job,
-        where a reference to the job's id and a tick were ten)."""
+        where a reference to the job's id and a tick were ten); as they are if a job is not in
+        the order (never seen)."""
         saved = dict(self.__dict__)
         positions = {job_id: at for at, job_id in enumerate(self.order)}
         for name in _PACKED_TIMES:
-            times = saved[name]
-            if all(job_id in positions for job_id in times):  # else (never seen) as they are
+            times = saved.get(name)
+            if times is not None and all(job_id in positions for job_id in times):
                 del saved[name]
                 saved[f"{name}_packed"] = _pack_times(times, positions)
         return saved
