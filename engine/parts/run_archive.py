@@ -25,12 +25,11 @@ An engine that does not rewind may instead forget (:meth:`RunArchive.forget`): e
 scheduled before a floor tick leave the archive (but the latest of them, for a job whose status
 reads it), and the job's *forgotten before* tick records how far its history is gone, so that
 what asks about a run behind it can be told "forgotten" rather than "no such run": a job whose
-runs are all forgotten costs that tick alone (its id's reference and the tick, in a pickle).
-Lengths then no longer count from
-the first run archived, so an archive that forgot refuses to be truncated behind the length it
-had right after (its floor): a length taken since counts the rows kept then, and truncating to it
-takes exactly the runs archived after it (the live dashboard rewinds an engine loaded from a
-service's snapshot, which forgot, to keyframes taken after the load).
+runs are all forgotten costs that tick alone (a few bytes in a pickle). Lengths then no longer
+count from the first run archived, so an archive that forgot refuses to be truncated behind the
+length it had right after (its floor): a length taken since counts the rows kept then, and
+truncating to it takes exactly the runs archived after it (the live dashboard rewinds an engine
+loaded from a service's snapshot, which forgot, to keyframes taken after the load).
 """
 
 from __future__ import annotations

@@ -227,8 +227,8 @@ def test_a_jobs_recent_runs_the_engine_forgot_come_from_the_store(
 
 
 PER_JOB = 2_000
-"""Bytes a snapshot may hold per job beyond a new service's (its latest run, its recent
-ticks, its last success and failure)."""
+"""Bytes a snapshot may hold per job beyond a new service's (the runs at the snapshot's tick, its
+recent runs not written yet; see the tighter test below for a fleet's)."""
 
 
 def test_a_snapshot_after_many_finished_runs_is_no_bigger_than_after_none() -> None:
