@@ -273,6 +273,27 @@ def test_a_snapshot_leaves_the_recent_runs_it_wrote_to_the_store() -> None:
     ][1:-1], "one more run (and the next), the oldest gone"
 
 
+def test_the_active_schedulers_read_model_lists_the_recent_runs_a_snapshot_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The read model the API processes answer from: after a snapshot (which stops naming the
+    finished runs in the state), a job written again lists the same recent runs, read back
+    from the store, as the scheduler's own reads do."""
+    store = MemoryStore()
+    scheduler = _scheduler(store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    _play(scheduler, scheduler.clock.wall, 14)  # type: ignore[arg-type]
+    before = asyncio.run(StoredReads(store.views).job("often"))
+    assert before is not None and len(before["runs"]) > 10
+    scheduler.snapshot()
+    assert sum(len(runs) for runs in scheduler.state.recent.values()) <= 1
+    scheduler.submit("modify", {"job": "often", "priority": "high"})  # the job is written again
+    after = asyncio.run(StoredReads(store.views).job("often"))
+    assert after is not None
+    assert after["runs"] == before["runs"]
+    assert asyncio.run(LiveReads(scheduler, Metrics()).job("often")) == after
+
+
 def _ended(detail: dict) -> list[dict]:
     return [run for run in detail["runs"] if run["status"] in ("succeeded", "failed")]
 
