@@ -32,6 +32,8 @@ import gc
 import logging
 import os
 import pickle
+import zlib
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import NoReturn, Protocol
@@ -61,7 +63,7 @@ from cronlapse.service.store import (
     read_row,
 )
 from cronlapse.service.stored_inputs import decode
-from cronlapse.service.views import run_view
+from cronlapse.service.views import RECENT_RUNS, run_view
 from cronlapse.service.write_path import Input, ascii_json, write_now
 from engine.core import Engine
 from engine.model import events as ev
@@ -74,8 +76,6 @@ from engine.play.ticks import TickDriver, TimedCommand
 
 log = logging.getLogger("cronlapse.serve")
 
-RECENT_RUNS = 10
-"""Runs a job view shows besides its next ones."""
 _OK = Result(Outcome.OK)
 _REPORT = "complete"
 """The verb of an attempt's end, reported by its executor or worker process."""
@@ -129,7 +129,8 @@ class LiveState:
     order: list[str] = field(default_factory=list)
     """Job ids in submission order: a cursor is a position in it."""
     recent: dict[str, dict[int, None]] = field(default_factory=dict)
-    """Each job's recently touched runs (scheduled ticks), oldest first."""
+    """Each job's recently touched runs (scheduled ticks), oldest first, but those a snapshot
+    wrote to the store (finished): a job's detail reads its latest finished runs there."""
     last_success: dict[str, int] = field(default_factory=dict)
     """The tick each job's last run succeeded at, for alerting (``GET /job/{id}``,
     ``/metrics``): read from the engine's events, so it outlives the runs it names."""
@@ -145,9 +146,29 @@ class LiveState:
     history before the next snapshot (:meth:`LiveService.keep_history`), which may let the engine
     forget them. None in a snapshot an older cronlapse wrote (:func:`following_archive`)."""
 
+    def __getstate__(self) -> dict:
+        """The fields, but the last success and failure times packed: each job's position in
+        :attr:`order` and its tick, in the order they were set, compressed (a few bytes a job,
+        where a reference to the job's id and a tick were ten); as they are if a job is not in
+        the order (never seen)."""
+        saved = dict(self.__dict__)
+        positions = {job_id: at for at, job_id in enumerate(self.order)}
+        for name in _PACKED_TIMES:
+            times = saved.get(name)
+            if times is not None and all(job_id in positions for job_id in times):
+                del saved[name]
+                saved[f"{name}_packed"] = _pack_times(times, positions)
+        return saved
+
     def __setstate__(self, saved: dict) -> None:
         """A snapshot written before a field existed (an older cronlapse) gets the field's
-        default, rather than failing on its first read."""
+        default, rather than failing on its first read; one written before the last times were
+        packed has them as they were."""
+        saved = dict(saved)
+        for name in _PACKED_TIMES:
+            packed = saved.pop(f"{name}_packed", None)
+            if packed is not None:
+                saved[name] = _unpack_times(packed, saved["order"])
         missing = {
             item.name: item.default if item.default_factory is MISSING else item.default_factory()
             for item in fields(self)
@@ -159,6 +180,23 @@ class LiveState:
     @property
     def engine(self) -> Engine:
         return self.driver.engine
+
+
+_PACKED_TIMES = ("last_success", "last_failure")
+
+
+def _pack_times(times: dict[str, int], positions: dict[str, int]) -> bytes:
+    """``times`` as positions in submission order then ticks, in their order, compressed."""
+    columns = array("q", (positions[job_id] for job_id in times))
+    columns.extend(times.values())
+    return zlib.compress(columns.tobytes())
+
+
+def _unpack_times(packed: bytes, order: list[str]) -> dict[str, int]:
+    columns = array("q")
+    columns.frombytes(zlib.decompress(packed))
+    half = len(columns) // 2
+    return {order[at]: tick for at, tick in zip(columns[:half], columns[half:], strict=True)}
 
 
 @contextlib.contextmanager
@@ -698,6 +736,29 @@ class LiveService:
         self.forget_past_retention()
         if self.engine.archives:
             self.engine.forget_archived()
+            self.drop_stored_recent()
+
+    def drop_stored_recent(self) -> None:
+        """Stop naming the recent runs the store now holds (each job's finished runs, written
+        before this snapshot and archived by the engine, kept or forgotten): a job's detail
+        reads its latest finished runs from the store (:class:`~cronlapse.service.views.
+        RecentRuns`), and the snapshot holds the runs not finished, not ten ticks a job. A
+        tick the engine forgot with no run there (a run skipped by arithmetic) was shown by
+        no detail: it goes too."""
+        recent, query = self.state.recent, self.engine.query
+        live = query.live_records()
+        for job_id in list(recent):
+            runs = recent[job_id]
+            stored = [
+                tick
+                for tick in runs
+                if (job_id, tick) not in live
+                and (query.has_record(job_id, tick) or query.is_forgotten(job_id, tick))
+            ]
+            for tick in stored:
+                del runs[tick]
+            if not runs:
+                del recent[job_id]
 
     def keep_history(self) -> None:
         """Write the runs finished since the last snapshot to the store's history (the read

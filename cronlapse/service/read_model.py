@@ -144,10 +144,10 @@ class ReadModel:
                     heapq.heappush(self.due, (tick, job.job_id))
         summary = job_json(state, job, detail=False)
         recent = recent_runs(state, job)
-        kept = {}
-        if recent.unanswered:  # forgotten by the engine: the store's history keeps them
-            kept = self.live.store.views.finished_at(job.job_id, recent.unanswered)
-        detail = summary | {"runs": recent.json(kept)}
+        stored = None
+        if recent.unanswered or recent.stored:  # forgotten by the engine: the store keeps them
+            stored = recent.read(self.live.store.views, job.job_id)
+        detail = summary | {"runs": recent.json(stored)}
         return JobView(
             job_id=job.job_id,
             position=self.positions[job.job_id],

@@ -75,11 +75,10 @@ class LiveReads:
             return None
         summary = job_json(state, job, detail=False)
         recent = recent_runs(state, job)
-        kept = {}
-        if recent.unanswered:
-            views = self.live.store.views
-            kept = await asyncio.to_thread(views.finished_at, job_id, recent.unanswered)
-        return summary | {"runs": recent.json(kept)}
+        stored = None
+        if recent.unanswered or recent.stored:
+            stored = await asyncio.to_thread(recent.read, self.live.store.views, job_id)
+        return summary | {"runs": recent.json(stored)}
 
     async def jobs(self, start: int, limit: int, wanted: JobFilter) -> Listing:
         state = self.live.state

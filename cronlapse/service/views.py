@@ -9,13 +9,13 @@ in UTC, with the tick alongside; a time past the year 9999, which no date can na
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from cronlapse.service.clock import ENGINE_CLOCK
-from cronlapse.service.store import RunView
+from cronlapse.service.store import RunView, Views
 from engine.core import Engine
 from engine.model.records import PRIORITY_LEVELS, Job
 from engine.query import OccurrenceRow
@@ -128,27 +128,59 @@ def run_json(engine: Engine, row: OccurrenceRow) -> dict:
     }
 
 
+RECENT_RUNS = 10
+"""Runs a job view shows besides its next ones."""
+
+
 @dataclass(frozen=True, slots=True)
 class RecentRuns:
-    """A job's recent runs: the ones its engine answers for, as JSON by tick, and the ticks of
-    the ones it does not, which the store's history may keep (finished runs the engine forgot
-    behind its horizon once the store held them)."""
+    """A job's recent runs: the ones its engine answers for, as JSON by tick; the ticks of the
+    ones it does not, which the store's history may keep (finished runs the engine forgot
+    behind its horizon once the store held them); and how many of the job's latest finished
+    runs the store is to add (those a snapshot wrote there, which the service's state then
+    stopped naming: :meth:`~cronlapse.service.live.LiveService.before_snapshot`)."""
 
     answered: dict[int, dict]
     unanswered: list[int]
+    stored: int = 0
 
-    def json(self, kept: Mapping[int, str]) -> list[dict]:
-        """The runs by tick, the unanswered ones from ``kept`` (the store's JSON by tick)."""
+    def read(self, views: Views, job_id: str) -> StoredRuns:
+        """What the store adds (one or two seeks in the job's runs, none if nothing)."""
+        kept = views.finished_at(job_id, self.unanswered) if self.unanswered else {}
+        latest = views.latest_finished(job_id, RECENT_RUNS) if self.stored else []
+        return StoredRuns(kept, latest)
+
+    def json(self, stored: StoredRuns | None = None) -> list[dict]:
+        """The runs by tick: the engine's, then from ``stored`` the unanswered ones it has and
+        the latest finished ones not listed yet, newest first, as many as :attr:`stored`."""
         runs = dict(self.answered)
-        for tick in self.unanswered:
-            if tick in kept:
-                runs[tick] = json.loads(kept[tick])
+        if stored is not None:
+            for tick in self.unanswered:
+                if tick in stored.kept:
+                    runs[tick] = json.loads(stored.kept[tick])
+            named = set(runs).union(self.unanswered)
+            room = self.stored
+            for tick, text in reversed(stored.latest):
+                if room <= 0:
+                    break
+                if tick not in named:
+                    runs[tick] = json.loads(text)
+                    room -= 1
         return [runs[tick] for tick in sorted(runs)]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRuns:
+    """A job's recent runs the store holds: the JSON at the ticks asked for, and the latest."""
+
+    kept: Mapping[int, str]
+    latest: Sequence[tuple[int, str]]
 
 
 def recent_runs(state: LiveState, job: Job) -> RecentRuns:
     engine = state.engine
-    ticks = list(state.recent.get(job.job_id, {}))
+    named = state.recent.get(job.job_id, {})
+    ticks = list(named)
     front = engine.query.implicit_front(job.job_id)
     if front is not None and front not in ticks:
         ticks.append(front)
@@ -160,7 +192,11 @@ def recent_runs(state: LiveState, job: Job) -> RecentRuns:
             unanswered.append(tick)
         else:
             answered[tick] = run_json(engine, row)
-    return RecentRuns(answered, unanswered)
+    # A job whose runs the engine forgot had them written to the store first, and a snapshot
+    # then stopped naming them here: the store gives the latest back.
+    forgot = engine.query.forgotten_before(job.job_id) is not None
+    stored = max(RECENT_RUNS - len(named), 0) if forgot else 0
+    return RecentRuns(answered, unanswered, stored)
 
 
 def job_json(state: LiveState, job: Job, detail: bool = True) -> dict:
@@ -194,7 +230,7 @@ def _last(ticks: dict[str, int], job_id: str) -> str | None:
 def with_runs(state: LiveState, job: Job, summary: dict) -> dict:
     """A job's detail: its summary and the recent runs its engine holds (the API's reads add
     those it forgot from the store's history: :class:`RecentRuns`)."""
-    return summary | {"runs": recent_runs(state, job).json({})}
+    return summary | {"runs": recent_runs(state, job).json()}
 
 
 def workers_json(engine: Engine) -> list[dict]:

@@ -22,21 +22,24 @@ runs again: a run that matches the row hidden at its place shows that row; one t
 means the history changed, and every hidden row is dropped (:meth:`drop_hidden`).
 
 An engine that does not rewind may instead forget (:meth:`RunArchive.forget`): each job's runs
-scheduled before a floor tick leave the archive, all but the latest of them, and the job's
-*forgotten before* tick records how far its history is gone, so that what asks about a run
-behind it can be told "forgotten" rather than "no such run". Lengths then no longer count from
-the first run archived, so an archive that forgot refuses to be truncated behind the length it
-had right after (its floor): a length taken since counts the rows kept then, and truncating to it
-takes exactly the runs archived after it (the live dashboard rewinds an engine loaded from a
-service's snapshot, which forgot, to keyframes taken after the load).
+scheduled before a floor tick leave the archive (but the latest of them, for a job whose status
+reads it), and the job's *forgotten before* tick records how far its history is gone, so that
+what asks about a run behind it can be told "forgotten" rather than "no such run": a job whose
+runs are all forgotten costs that tick alone (a few bytes in a pickle). Lengths then no longer
+count from the first run archived, so an archive that forgot refuses to be truncated behind the
+length it had right after (its floor): a length taken since counts the rows kept then, and
+truncating to it takes exactly the runs archived after it (the live dashboard rewinds an engine
+loaded from a service's snapshot, which forgot, to keyframes taken after the load).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import json
+import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 
 from engine.model.records import (
     Attempt,
@@ -62,9 +65,17 @@ def _or_none(value: int) -> int | None:
     return None if value == _NONE else value
 
 
+def _pack(job_ids: list[str]) -> bytes:
+    """Job ids as one compressed text (see :meth:`RunArchive.__getstate__`)."""
+    return zlib.compress(json.dumps(job_ids).encode())
+
+
+def _unpack(packed: bytes) -> list[str]:
+    return json.loads(zlib.decompress(packed))
+
+
 class _JobRuns:
-    """One job's archived runs: their scheduled ticks in order, and each one's row; and the
-    tick before which its runs were forgotten (all but the latest of them)."""
+    """One job's archived runs: their scheduled ticks in order, and each one's row."""
 
     __slots__ = ("forgotten_before", "rows", "ticks")
 
@@ -72,6 +83,8 @@ class _JobRuns:
         self.ticks = array("q")
         self.rows = array("q")
         self.forgotten_before = _NONE
+        """Only in an archive an older cronlapse pickled: the archive's ``_forgotten`` holds it
+        now (moved there on load, :meth:`RunArchive.__setstate__`)."""
 
     def add(self, scheduled: int, row: int) -> None:
         ticks = self.ticks
@@ -114,6 +127,10 @@ class RunArchive:
         self._worker_ids: list[str] = []
         self._worker_code: dict[str, int] = {}
         self._by_job: dict[str, _JobRuns] = {}
+        """The jobs with archived runs (a job whose runs were all forgotten has no entry)."""
+        self._forgotten: dict[str, int] = {}
+        """Each job's forgotten-before tick, for the jobs whose runs were forgotten: the one thing
+        an archive keeps of a job whose runs it forgot (a tick a job, not a run)."""
         self._runs = array("q")
         self._attempts = array("q")
         self._state_counts = [0] * len(_STATES)
@@ -127,6 +144,61 @@ class RunArchive:
         self._base = 0
         self._length = 0
         """The rows shown; those after it in the columns are hidden by a truncation."""
+
+    # ---------------------------------------------------------------- pickling
+
+    def __getstate__(self) -> dict:
+        """The columns as they are; the per-job index as three columns (each job's count of
+        runs, then their ticks and rows, in job code order), the job codes left out (rebuilt
+        from the job ids); and the forgotten-before ticks grouped by tick. Job ids go as one
+        compressed text per group, not a reference to each: the thousands of ids a snapshot's
+        pickle would meet here first push the memo positions of everything after them past one
+        byte, and every later reference grows by three (measured: 25 bytes a job). Most jobs
+        share the horizon of the last forget, so a forgotten job costs a few bytes of its id."""
+        state = dict(self.__dict__)
+        for name in ("_job_code", "_by_job", "_job_ids", "_forgotten"):
+            del state[name]
+        counts, ticks, rows = array("q"), array("q"), array("q")
+        for job_id in self._job_ids:
+            job_runs = self._by_job[job_id]
+            counts.append(len(job_runs.ticks))
+            ticks.extend(job_runs.ticks)
+            rows.extend(job_runs.rows)
+        state["_packed_jobs"] = (_pack(self._job_ids), counts, ticks, rows)
+        by_tick: dict[int, list[str]] = {}
+        for job_id, before in self._forgotten.items():
+            by_tick.setdefault(before, []).append(job_id)
+        state["_forgotten_by_tick"] = [
+            (before, _pack(job_ids)) for before, job_ids in by_tick.items()
+        ]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Also loads an archive an older cronlapse pickled: its job ids, codes and per-job
+        index as they were, each job's forgotten-before tick on its entry in the index."""
+        state = dict(state)
+        by_tick = state.pop("_forgotten_by_tick", None)
+        packed = state.pop("_packed_jobs", None)
+        self.__dict__.update(state)
+        if packed is not None:
+            job_ids, counts, ticks, rows = packed
+            self._job_ids = _unpack(job_ids)
+            self._by_job, at = {}, 0
+            for job_id, count in zip(self._job_ids, counts, strict=True):
+                job_runs = self._by_job[job_id] = _JobRuns()
+                job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
+                at += count
+        if by_tick is None:
+            self._forgotten = {
+                job_id: job_runs.forgotten_before
+                for job_id, job_runs in self._by_job.items()
+                if job_runs.forgotten_before != _NONE
+            }
+        else:
+            self._forgotten = {
+                job_id: before for before, job_ids in by_tick for job_id in _unpack(job_ids)
+            }
+        self._job_code = {job_id: code for code, job_id in enumerate(self._job_ids)}
 
     # ---------------------------------------------------------------- writing
 
@@ -255,20 +327,15 @@ class RunArchive:
         return self._base + len(self) - self._kept
 
     def forgotten_before(self, job_id: str) -> int | None:
-        """The tick before which the job's archived runs were forgotten (all but the latest of
-        them); None if none of its runs was."""
-        job_runs = self._by_job.get(job_id)
-        if job_runs is None or job_runs.forgotten_before == _NONE:
-            return None
-        return job_runs.forgotten_before
+        """The tick before which the job's archived runs were forgotten (but the latest of them,
+        if the forget kept it); None if none of its runs was."""
+        return self._forgotten.get(job_id)
 
     def is_forgotten(self, key: Key) -> bool:
         """Whether ``key``'s tick lies behind its job's forgotten-before tick and the archive
         holds no run there: a run it had there is gone, and whether it had one is not known."""
-        job_runs = self._by_job.get(key[0])
-        return (
-            job_runs is not None and key[1] < job_runs.forgotten_before and self._row(key) is None
-        )
+        before = self._forgotten.get(key[0])
+        return before is not None and key[1] < before and self._row(key) is None
 
     def __contains__(self, key: object) -> bool:
         return self._row(key) is not None  # type: ignore[arg-type]
@@ -332,23 +399,32 @@ class RunArchive:
 
     # ---------------------------------------------------------------- forgetting
 
-    def forget(self, floors: dict[str, int]) -> int:
-        """Drop each job's runs scheduled before its floor in ``floors``, all but the latest of
-        them (what the rules and queries read of a finished job: its last run); a job not in
-        ``floors`` keeps every run. Returns how many runs were dropped.
+    def forget(self, floors: dict[str, int], keep_latest: Container[str] = ()) -> int:
+        """Drop each job's runs scheduled before its floor in ``floors``; a job in
+        ``keep_latest`` keeps the latest of them (what its status reads once it has no run to
+        come), a job not in ``floors`` keeps every run. Returns how many runs were dropped.
 
         Costs the rows kept, not those dropped: the kept ones are copied to new columns, in
-        the order they were archived, and the old columns go."""
+        the order they were archived, and the old columns go; a job left with no run leaves
+        the per-job index, its forgotten-before tick alone staying."""
         self.drop_hidden()
+        forgotten = self._forgotten
+        for job_id, before in forgotten.items():
+            if job_id not in self._by_job:
+                floor = floors.get(job_id)
+                if floor is not None and floor > before:
+                    forgotten[job_id] = floor
         keep: list[int] = []
         for job_id, job_runs in self._by_job.items():
             floor = floors.get(job_id)
-            if floor is None or floor <= job_runs.forgotten_before:
+            if floor is None or floor <= forgotten.get(job_id, _NONE):
                 keep += job_runs.rows
                 continue
-            job_runs.forgotten_before = floor
+            forgotten[job_id] = floor
             at = bisect.bisect_left(job_runs.ticks, floor)
-            keep += job_runs.rows[max(at - 1, 0) :]
+            if at and job_id in keep_latest:
+                at -= 1
+            keep += job_runs.rows[at:]
         dropped = len(self) - len(keep)
         if dropped:
             self._keep_rows(sorted(keep))
@@ -375,14 +451,32 @@ class RunArchive:
         self._runs, self._attempts, self._state_counts = runs, attempts, counts
         self._cause = {renumbered[r]: v for r, v in self._cause.items() if r in renumbered}
         self._retry = {renumbered[r]: v for r, v in self._retry.items() if r in renumbered}
-        for job_runs in self._by_job.values():
+        by_job: dict[str, _JobRuns] = {}
+        for job_id, job_runs in self._by_job.items():
             kept = [
                 (tick, renumbered[row])
                 for tick, row in zip(job_runs.ticks, job_runs.rows, strict=True)
                 if row in renumbered
             ]
-            job_runs.ticks = array("q", (tick for tick, _ in kept))
-            job_runs.rows = array("q", (row for _, row in kept))
+            if kept:
+                job_runs.ticks = array("q", (tick for tick, _ in kept))
+                job_runs.rows = array("q", (row for _, row in kept))
+                by_job[job_id] = job_runs
+        self._by_job = by_job
+        self._recode_jobs()
+
+    def _recode_jobs(self) -> None:
+        """Number the jobs with rows only, in the order of their first row: a job whose runs
+        were all forgotten leaves the job columns too."""
+        job_ids, code = self._job_ids, {}
+        runs = self._runs
+        for base in range(_JOB, len(runs), _RUN_WIDTH):
+            job_id = job_ids[runs[base]]
+            new = code.get(job_id)
+            if new is None:
+                new = code[job_id] = len(code)
+            runs[base] = new
+        self._job_ids, self._job_code = list(code), code
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH

@@ -10,6 +10,10 @@ policy, stale reports and timers, dependencies, deadlines and backfills.
 
 from __future__ import annotations
 
+import base64
+import pickle
+import zlib
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,7 +34,7 @@ from engine.model.commands import (
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.model.problems import Code
 from engine.model.records import BackfillOrder, CatchUp, JobSpec, OccurrenceState
-from engine.schedules.kinds import Every
+from engine.schedules.kinds import AnyOf, Every, Once
 from tests.engine.test_command_fuzz import (
     command_of,
     freeze,
@@ -44,10 +48,14 @@ S = OccurrenceState
 
 
 def live_state(engine: Engine) -> tuple:
-    """The jobs (their cursors and rules' ticks) and the runs not over, comparable."""
+    """The jobs (their cursors and rules' ticks, their status words) and the runs not over,
+    comparable."""
     query = engine.query
     return (
-        {job_id: (freeze(job), freeze(job.front)) for job_id, job in query.jobs().items()},
+        {
+            job_id: (freeze(job), freeze(job.front), query.job_word(job_id))
+            for job_id, job in query.jobs().items()
+        },
         {
             key: freeze(record)
             for key, record in query.live_records().items()
@@ -166,7 +174,7 @@ def test_behind_the_horizon_a_backfill_a_cancel_and_a_query_are_told_forgotten()
     assert engine.horizon == 100
     assert engine.query.is_forgotten("job", 20)
     assert engine.query.run_state("job", 20) is None
-    assert engine.query.run_state("job", 90) is S.SUCCEEDED, "the job's latest run stays"
+    assert engine.query.is_forgotten("job", 90), "its next run is due: its latest goes too"
     assert engine.query.forgotten_before("job") == 100
     backfill = engine.apply(BackfillJob("job", 0, 50))
     assert backfill.outcome is Outcome.CONFLICT
@@ -176,6 +184,22 @@ def test_behind_the_horizon_a_backfill_a_cancel_and_a_query_are_told_forgotten()
     assert cancel.problem is not None and cancel.problem.code is Code.RUN_FORGOTTEN
     late = engine.apply(Complete("job", 20, 1, True))
     assert late.problem is not None and late.problem.code is Code.NO_RUNNING_ATTEMPT
+
+
+def test_a_job_with_no_run_to_come_keeps_its_latest_run_and_its_status() -> None:
+    """A finished schedule's status word is its latest run's: that run stays, the ones before
+    it go."""
+    policy = Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED)
+    engine = Engine(policy, archive=True)
+    engine.apply(RegisterWorker("w1"))
+    schedule = AnyOf((Once(10), Once(20), Once(30)))
+    engine.apply(ScheduleJob(JobSpec("job", schedule, duration=1)))
+    engine.apply(Advance(100))
+    word = engine.query.job_word("job")
+    assert engine.forget_archived() > 0
+    assert engine.query.run_state("job", 30) is S.SUCCEEDED
+    assert engine.query.is_forgotten("job", 20)
+    assert engine.query.job_word("job") == word == "succeeded"
 
 
 def test_only_an_archiving_engine_forgets_and_never_ahead_of_now() -> None:
@@ -246,7 +270,8 @@ def test_an_archive_that_forgot_refuses_to_go_back_behind_its_floor() -> None:
     archive = engine._store.archive
     assert archive is not None
     archive.truncate(len(archive))
-    engine.forget_archived()
+    engine.forget_archived(5)  # the runs from tick 5 on stay
+    assert len(archive) > 1
     with pytest.raises(ValueError, match="forgot"):
         archive.truncate(1)
 
@@ -272,3 +297,57 @@ def test_an_engine_that_forgot_rewinds_to_a_keyframe_taken_since() -> None:
     assert (runs_of(engine), live_state(engine)) == taken
     frames.restore(1)
     assert (runs_of(engine), live_state(engine)) == ahead
+
+
+def test_an_engine_that_forgot_its_history_pickles_as_small_as_one_with_none() -> None:
+    """What an engine keeps of a forgotten history is a bounded cost per job, not its runs: the
+    same recurring jobs pickle within a few bytes a job of the engine that never ran them, after
+    2 periods of runs as after 60 (a service's snapshot is this pickle, and a restart loads it).
+    Each job's latest run behind the floor is no longer kept when nothing reads it: its next
+    run is due, so neither its rules nor its status word ask about the one before."""
+    jobs, start, period = 50, 1_000_000, 60
+
+    def played(periods: int) -> int:
+        policy = Policy(
+            dispatch=DispatchMode.AUTO,
+            completion=CompletionMode.SIMULATED,
+            order=DispatchOrder.FIFO,
+        )
+        engine = Engine(policy, archive=True)
+        for n in range(jobs):
+            engine.apply(RegisterWorker(f"w{n}"))
+            engine.apply(ScheduleJob(JobSpec(f"j{n}", Every(start, period), duration=1)))
+        engine.apply(Advance(start - period // 2))
+        for stretch in range(periods):
+            engine.apply(Advance(start + stretch * period + period // 2))
+            engine.forget_archived()
+            engine.log.truncate(0)  # a service hands its events on, then drops them
+        return len(pickle.dumps(engine, pickle.HIGHEST_PROTOCOL))
+
+    none, some, many = played(0), played(2), played(60)
+    assert many - some <= 16, (none, some, many)
+    assert many - none <= 8 * jobs, (none, some, many)
+
+
+OLD_ARCHIVE = (
+    "eJx1Uj1PwzAQTQqhHxSJgQEk2MNSiZUNsREJoY5FyHJSU4eCXc4OUQeksjB56/F/OadJKRVcJN/L3ct7js+L6Ouy"
+    "FVThjoWa5EoMZhysGUChGIdM5m8CXW9YqKv6ZYnnH/iOseuwJ52yfGzwAd0OYeSuW9UyPRZEke0kMG6flRqmAhpm"
+    "q7wgYr+pNty+57ZZOvcK1ccyIIsbnZK3WbneetvDRw0Tba1QLBWEBSZjtwu6NOgiDsDn6I5YBRiITCtjocisBtKI"
+    "14w6L9GFr5j0rztBHWhxSG2bZ1OD8iSWp/LM90eb/eITU+MiBn5rP6S7RqQhR3UOg98x+ru+2KLVm+kyTr/7MrOb"
+    "XvF/mvdb2iuNA2Yst4KOu1DWzyFOgvUT+lW4PZbxwvhpEARhYe5hxKZiZjEJCaWc2kmP5vRMl8VKqhbp4Bu4BKjK"
+)
+"""A run archive pickled by the code before its forgotten-before ticks left the per-job index
+(zlib, base64): one job every 10 ticks, run to tick 100, then forgotten before 100 (its latest
+run, at 90, kept then)."""
+
+
+def test_an_archive_pickled_before_loads_with_its_forgotten_history() -> None:
+    archive = pickle.loads(zlib.decompress(base64.b64decode("".join(OLD_ARCHIVE))))
+    assert (len(archive), archive.total) == (1, 10)
+    assert archive.forgotten_before("job") == 100
+    assert archive.is_forgotten(("job", 20)) and not archive.is_forgotten(("job", 90))
+    assert archive.state(("job", 90)) is S.SUCCEEDED
+    archive.forget({"job": 200})
+    assert archive.forgotten_before("job") == 200 and archive.is_forgotten(("job", 90))
+    again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
+    assert (len(again), again.total, again.forgotten_before("job")) == (0, 10, 200)

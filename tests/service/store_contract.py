@@ -305,6 +305,12 @@ class StoreContract:
         assert views.finished_at("a", [20, 25, 40]) == {20: '{"tick": 20, "again": 1}'}, (
             "finished runs only: 25 is none, 40 is live"
         )
+        assert views.latest_finished("a", 2) == [
+            (20, '{"tick": 20, "again": 1}'),
+            (30, '{"tick": 30}'),
+        ], "the newest finished, by tick: 40 is live"
+        assert views.latest_finished("a", 10) == views.finished("a", 0, 10)
+        assert views.latest_finished("c", 3) == []
         assert views.forget_finished(20) == 2, "a@10 and b@10"
         assert [tick for tick, _ in views.finished("a", 0, 10)] == [20, 30]
         page = views.runs("a", 0, 10)

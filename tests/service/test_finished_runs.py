@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import random
 
 import pytest
 
 from cronlapse.service.export import ExportError, export_journal
 from cronlapse.service.journal_replay import JournalReplay
-from cronlapse.service.live import LiveService
+from cronlapse.service.live import LiveService, LiveState, fresh_state
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.reads import Listing, LiveReads, Reads
 from cronlapse.service.store import RunView
@@ -226,8 +227,8 @@ def test_a_jobs_recent_runs_the_engine_forgot_come_from_the_store(
 
 
 PER_JOB = 2_000
-"""Bytes a snapshot may hold per job beyond a new service's (its latest run, its recent
-ticks, its last success and failure)."""
+"""Bytes a snapshot may hold per job beyond a new service's (the runs at the snapshot's tick, its
+recent runs not written yet; see the tighter test below for a fleet's)."""
 
 
 def test_a_snapshot_after_many_finished_runs_is_no_bigger_than_after_none() -> None:
@@ -241,3 +242,130 @@ def test_a_snapshot_after_many_finished_runs_is_no_bigger_than_after_none() -> N
         assert saved is not None
         sizes.append(len(saved.state))
     assert sizes[1] <= sizes[0] + PER_JOB * len(JOBS), sizes
+
+
+def test_a_snapshot_leaves_the_recent_runs_it_wrote_to_the_store() -> None:
+    """A job's detail lists its recent runs; once a snapshot has written the finished ones to
+    the store, the service's state no longer names them (its snapshot would hold ten ticks a
+    job), and the detail reads them from the store: the same answer before and after, and
+    after a restart."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    _play(live, wall, 14)
+    before = {job_id: asyncio.run(LiveReads(live, Metrics()).job(job_id)) for job_id in JOBS}
+    assert len(before["often"]["runs"]) > 10, "ten touched runs, and the one due next"
+    live.snapshot()
+    named = [(job_id, tick) for job_id, runs in live.state.recent.items() for tick in runs]
+    assert len(named) <= 1, "but a run its engine holds yet (finished at this tick), none"
+    after = {job_id: asyncio.run(LiveReads(live, Metrics()).job(job_id)) for job_id in JOBS}
+    assert after == before
+    restarted = open_live(store, wall, workers=1)  # its running run's attempt is lost, retried
+    for job_id in JOBS:
+        again = asyncio.run(LiveReads(restarted, Metrics()).job(job_id))
+        assert again is not None and _ended(again) == _ended(before[job_id]) != []
+    wall.now += 60
+    live.advance_clock()
+    complete_running(live)
+    latest = asyncio.run(LiveReads(live, Metrics()).job("often"))
+    assert latest is not None
+    assert [run["tick"] for run in latest["runs"]][:-2] == [
+        run["tick"] for run in before["often"]["runs"]
+    ][1:-1], "one more run (and the next), the oldest gone"
+
+
+def test_the_active_schedulers_read_model_lists_the_recent_runs_a_snapshot_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The read model the API processes answer from: after a snapshot (which stops naming the
+    finished runs in the state), a job written again lists the same recent runs, read back
+    from the store, as the scheduler's own reads do."""
+    store = MemoryStore()
+    scheduler = _scheduler(store, monkeypatch)
+    scheduler.submit("up", {"worker": "w1"})
+    _play(scheduler, scheduler.clock.wall, 14)  # type: ignore[arg-type]
+    before = asyncio.run(StoredReads(store.views).job("often"))
+    assert before is not None and len(before["runs"]) > 10
+    scheduler.snapshot()
+    assert sum(len(runs) for runs in scheduler.state.recent.values()) <= 1
+    scheduler.submit("modify", {"job": "often", "priority": "high"})  # the job is written again
+    after = asyncio.run(StoredReads(store.views).job("often"))
+    assert after is not None
+    assert after["runs"] == before["runs"]
+    assert asyncio.run(LiveReads(scheduler, Metrics()).job("often")) == after
+
+
+def _ended(detail: dict) -> list[dict]:
+    return [run for run in detail["runs"] if run["status"] in ("succeeded", "failed")]
+
+
+FLEET = 40
+"""Jobs in the snapshot-size test: enough that a cost per job shows beside the constant ones."""
+
+
+def test_a_snapshot_after_hours_of_runs_holds_a_few_bytes_a_job_more_than_after_none() -> None:
+    """Issue 36: a restart costs the same with a long history as with none. The same jobs,
+    snapshotted halfway to their next runs (their runs' timeouts passed) after no run, 2 hours
+    and 4 hours of runs every 15 minutes: what the later snapshots hold beyond the first is each
+    job's last success time and forgotten-before tick, a few bytes a job, not its runs, and 4
+    hours cost what 2 do."""
+    sizes = []
+    for hours in (0, 2, 4):
+        store, wall = MemoryStore(), Wall()
+        live = open_live(store, wall, workers=2)
+        first = int(wall.now) + 450
+        for number in range(FLEET):
+            live.submit("schedule", {"id": f"job{number}", "every": 900, "first": first})
+        periods = hours * 4
+        for period in range(periods):
+            wall.now = first + period * 900
+            live.advance_clock()
+            while complete_running(live):  # two at a time
+                pass
+        wall.now = first - 450 + periods * 900  # halfway to the next runs
+        live.advance_clock()
+        live.follow_clock()
+        live.snapshot()
+        saved = store.journal.latest_snapshot()
+        assert saved is not None
+        sizes.append(len(saved.state))
+    none, two, four = sizes
+    assert abs(four - two) <= 64, sizes
+    assert four - none <= 16 * FLEET, sizes
+
+
+def test_the_last_success_and_failure_times_pickle_in_a_few_bytes_a_job_in_their_order() -> None:
+    """Each job's last success and failure times are the one thing a snapshot holds a job for
+    its history: a few bytes a job (positions in submission order and ticks, compressed), read
+    back in the order they were first set (``/metrics`` lists them so)."""
+    jobs = 1_000
+    state = fresh_state()
+    state.order = [f"job{number}" for number in range(jobs)]
+    empty = len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    spread = random.Random(7)
+    for number in reversed(range(jobs)):
+        state.last_success[state.order[number]] = 1_800_000_000 + spread.randrange(3600)
+    state.last_failure[state.order[7]] = 1_800_000_100
+    again = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    assert list(again.last_success.items()) == list(state.last_success.items())
+    assert again.last_failure == {"job7": 1_800_000_100}
+    assert again.order == state.order
+    assert len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)) - empty <= 5 * jobs
+
+
+def test_a_state_pickled_with_plain_last_times_still_loads() -> None:
+    """What a snapshot written before held: the dictionaries themselves."""
+    state = fresh_state()
+    state.order = ["a", "b"]
+    saved = dict(state.__dict__, last_success={"b": 5, "a": 9}, last_failure={"a": 3})
+    loaded = LiveState.__new__(LiveState)
+    loaded.__setstate__(pickle.loads(pickle.dumps(saved, pickle.HIGHEST_PROTOCOL)))
+    assert list(loaded.last_success.items()) == [("b", 5), ("a", 9)]
+    assert loaded.last_failure == {"a": 3}
+
+
+def test_a_last_time_of_a_job_not_in_the_order_is_pickled_as_it_is() -> None:
+    state = fresh_state()
+    state.order = ["a"]
+    state.last_success = {"a": 1, "stray": 2}
+    again = pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    assert again.last_success == {"a": 1, "stray": 2}

@@ -120,6 +120,11 @@ class Views(Protocol):
         the recent runs a job's detail shows that the engine forgot."""
         ...
 
+    def latest_finished(self, job_id: str, limit: int) -> list[tuple[int, str]]:
+        """The job's ``limit`` latest finished runs (scheduled tick, JSON), by tick: the recent
+        runs a job's detail shows that a snapshot wrote here (a seek by key, backwards)."""
+        ...
+
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         """Store finished runs (each replaces its row), in a transaction of their own: a
         process does so before its snapshot lets the engine forget them."""

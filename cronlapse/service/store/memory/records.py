@@ -180,6 +180,15 @@ class MemoryViews:
             found = (self.runs_by_key.get((job_id, tick)) for tick in ticks)
             return {run.scheduled: run.view for run in found if run is not None and run.final}
 
+    def latest_finished(self, job_id: str, limit: int) -> list[tuple[int, str]]:
+        with self.shared.lock:
+            mine = sorted(
+                (run.scheduled, run.view)
+                for run in self.runs_by_key.values()
+                if run.job_id == job_id and run.final
+            )
+        return mine[-limit:] if limit > 0 else []
+
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         with self.shared.lock:
             for run in runs:

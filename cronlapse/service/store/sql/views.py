@@ -142,6 +142,17 @@ class SqlViews:
         return {row.scheduled: row.view for row in rows}
 
     @translated
+    def latest_finished(self, job_id: str, limit: int) -> list[tuple[int, str]]:
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(view_runs.c.scheduled, view_runs.c.view)
+                .where(view_runs.c.job_id == job_id, view_runs.c.final.is_(True))
+                .order_by(view_runs.c.scheduled.desc())
+                .limit(limit)
+            ).all()
+        return [(row.scheduled, row.view) for row in reversed(rows)]
+
+    @translated
     def keep_finished(self, runs: Sequence[RunView]) -> None:
         if runs:
             with self.db.begin() as conn:
