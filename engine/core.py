@@ -83,7 +83,7 @@ from engine.model.rng import TrackedRandom
 from engine.parts.attempts import Attempts
 from engine.parts.cursors import JobCursors
 from engine.parts.dispatcher import Assignment, Dispatcher
-from engine.parts.horizon import reads_latest, retention_floors
+from engine.parts.horizon import retention_floors
 from engine.parts.lifecycle import Lifecycle, past_run_time
 from engine.parts.notifications import Outbox
 from engine.parts.occurrences import OccurrenceStore
@@ -254,8 +254,7 @@ class Engine:
 
         Each job keeps its archived runs from its *floor* on: ``before``, or the earliest tick
         its cursor, deadlines, backfill or dependent jobs still read if that is earlier
-        (:mod:`engine.parts.horizon`); a job with no run to come also keeps its latest run
-        before the floor, which its status word reads. The live
+        (:mod:`engine.parts.horizon`); and it keeps its latest run before the floor. The live
         state (waiting and running runs, timers, jobs, workers, notifications) and the event log
         are untouched: every event from then on is the one an engine that forgot nothing emits.
 
@@ -275,8 +274,7 @@ class Engine:
             raise ValueError(f"cannot forget before {before}: it is after now ({now})")
         if self._horizon is None or before > self._horizon:
             self._horizon = before
-        jobs = self._cursors.jobs
-        return self._store.forget_archived(retention_floors(jobs, before), reads_latest(jobs))
+        return self._store.forget_archived(retention_floors(self._cursors.jobs, before))
 
     @property
     def random_words(self) -> int:

@@ -6,12 +6,12 @@ ticks: the cursor walks past runs that have a record (a run cancelled ahead of i
 start deadline checks the run it watches, a backfill asks whether each run of its range exists, and
 a run dependency reads its upstream job's latest run at or before each of its own. Each job's
 *floor* is the earliest tick any of those can still ask about, never later than the horizon asked
-for: its archived runs from the floor on are kept, the rest forgotten, but for a job with no run
-to come (a finished schedule), which keeps its latest one before the floor: its status word reads
-it (:func:`reads_latest`). Every tick a rule reads from then on is at or after the floor, because
-each of them only moves forward (a cursor, a deadline's next run, a backfill's next tick), or
-starts from now (a new schedule's walk), or is refused behind the floor (a backfill whose range
-reaches behind it: :mod:`engine.rules.backfill`).
+for: its archived runs from the floor on are kept (and its latest one before it: its status word
+reads it, and so does a dependent created later, whose runs read their upstream's latest run at or
+before each of theirs), the rest forgotten. Every tick a rule reads from then on is at or after the
+floor, because each of them only moves forward (a cursor, a deadline's next run, a backfill's next
+tick), or starts from now (a new schedule's walk), or is refused behind the floor (a backfill whose
+range reaches behind it: :mod:`engine.rules.backfill`).
 """
 
 from __future__ import annotations
@@ -34,13 +34,6 @@ def retention_floors(jobs: Mapping[str, Job], horizon: int) -> dict[str, int]:
                 if read < floors[upstream.job_id]:
                     floors[upstream.job_id] = read
     return floors
-
-
-def reads_latest(jobs: Mapping[str, Job]) -> set[str]:
-    """The jobs whose latest run before their floor is still read: those with no run to come,
-    whose status word is that of their latest run (:func:`engine.query.status_words.job_word`).
-    A job with a next run reads from it on, the floor's side."""
-    return {job_id for job_id, job in jobs.items() if job.next_due is None}
 
 
 def _own_floor(job: Job, horizon: int) -> int:

@@ -17,7 +17,7 @@ reads both.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Container, Iterator, KeysView, Mapping
+from collections.abc import Collection, Iterator, KeysView, Mapping
 
 from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
 from engine.parts.run_archive import RunArchive
@@ -170,13 +170,13 @@ class OccurrenceStore(JournaledPart):
         for follower in self.followers:
             follower += archived
 
-    def forget_archived(self, floors: dict[str, int], keep_latest: Container[str] = ()) -> int:
-        """Drop each job's archived runs before its floor, but the latest of a job in
-        ``keep_latest`` (see :meth:`RunArchive.forget`); how many were dropped."""
+    def forget_archived(self, floors: dict[str, int]) -> int:
+        """Drop each job's archived runs before its floor, all but the latest (see
+        :meth:`RunArchive.forget`); how many were dropped."""
         if self.finished:
             self.archive_finished()
         assert self.archive is not None
-        return self.archive.forget(floors, keep_latest)
+        return self.archive.forget(floors)
 
     def is_forgotten(self, key: Key) -> bool:
         """Whether the run's tick lies behind its job's forgotten history, with no record kept:

@@ -39,7 +39,7 @@ import itertools
 import json
 import zlib
 from array import array
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 
 from engine.model.records import (
     Attempt,
@@ -399,10 +399,11 @@ class RunArchive:
 
     # ---------------------------------------------------------------- forgetting
 
-    def forget(self, floors: dict[str, int], keep_latest: Container[str] = ()) -> int:
-        """Drop each job's runs scheduled before its floor in ``floors``; a job in
-        ``keep_latest`` keeps the latest of them (what its status reads once it has no run to
-        come), a job not in ``floors`` keeps every run. Returns how many runs were dropped.
+    def forget(self, floors: dict[str, int]) -> int:
+        """Drop each job's runs scheduled before its floor in ``floors`` but the latest of them
+        (what its status word reads, and a dependent created later: its upstream's latest run
+        at or before each of its own); a job not in ``floors`` keeps every run. Returns how
+        many runs were dropped.
 
         Costs the rows kept, not those dropped: the kept ones are copied to new columns, in
         the order they were archived, and the old columns go; a job left with no run leaves
@@ -422,7 +423,7 @@ class RunArchive:
                 continue
             forgotten[job_id] = floor
             at = bisect.bisect_left(job_runs.ticks, floor)
-            if at and job_id in keep_latest:
+            if at:
                 at -= 1
             keep += job_runs.rows[at:]
         dropped = len(self) - len(keep)

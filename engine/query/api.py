@@ -160,8 +160,8 @@ class Query:
         return self._parts.store.is_forgotten((job_id, scheduled))
 
     def forgotten_before(self, job_id: str) -> int | None:
-        """The tick before which the job's finished runs were forgotten (but the latest there of
-        a job with no run to come), or None if none were."""
+        """The tick before which the job's finished runs were forgotten (all but its latest
+        there), or None if none were."""
         return self._parts.cursors.forgotten_before(job_id)
 
     def record_keys(self, state: OccurrenceState) -> Collection[RunKey]:

@@ -48,14 +48,10 @@ S = OccurrenceState
 
 
 def live_state(engine: Engine) -> tuple:
-    """The jobs (their cursors and rules' ticks, their status words) and the runs not over,
-    comparable."""
+    """The jobs (their cursors and rules' ticks) and the runs not over, comparable."""
     query = engine.query
     return (
-        {
-            job_id: (freeze(job), freeze(job.front), query.job_word(job_id))
-            for job_id, job in query.jobs().items()
-        },
+        {job_id: (freeze(job), freeze(job.front)) for job_id, job in query.jobs().items()},
         {
             key: freeze(record)
             for key, record in query.live_records().items()
@@ -174,7 +170,7 @@ def test_behind_the_horizon_a_backfill_a_cancel_and_a_query_are_told_forgotten()
     assert engine.horizon == 100
     assert engine.query.is_forgotten("job", 20)
     assert engine.query.run_state("job", 20) is None
-    assert engine.query.is_forgotten("job", 90), "its next run is due: its latest goes too"
+    assert engine.query.run_state("job", 90) is S.SUCCEEDED, "the job's latest run stays"
     assert engine.query.forgotten_before("job") == 100
     backfill = engine.apply(BackfillJob("job", 0, 50))
     assert backfill.outcome is Outcome.CONFLICT
@@ -301,10 +297,9 @@ def test_an_engine_that_forgot_rewinds_to_a_keyframe_taken_since() -> None:
 
 def test_an_engine_that_forgot_its_history_pickles_as_small_as_one_with_none() -> None:
     """What an engine keeps of a forgotten history is a bounded cost per job, not its runs: the
-    same recurring jobs pickle within a few bytes a job of the engine that never ran them, after
-    2 periods of runs as after 60 (a service's snapshot is this pickle, and a restart loads it).
-    Each job's latest run behind the floor is no longer kept when nothing reads it: its next
-    run is due, so neither its rules nor its status word ask about the one before."""
+    same recurring jobs pickle within a few bytes a job alike after 2 periods of runs and after
+    60 (a service's snapshot is this pickle, and a restart loads it). Each job keeps its latest
+    run, which its status word and a dependent created later read."""
     jobs, start, period = 50, 1_000_000, 60
 
     def played(periods: int) -> int:
@@ -324,9 +319,8 @@ def test_an_engine_that_forgot_its_history_pickles_as_small_as_one_with_none() -
             engine.log.truncate(0)  # a service hands its events on, then drops them
         return len(pickle.dumps(engine, pickle.HIGHEST_PROTOCOL))
 
-    none, some, many = played(0), played(2), played(60)
-    assert many - some <= 16, (none, some, many)
-    assert many - none <= 8 * jobs, (none, some, many)
+    some, many = played(2), played(60)
+    assert many - some <= 16, (some, many)
 
 
 OLD_ARCHIVE = (
@@ -348,6 +342,27 @@ def test_an_archive_pickled_before_loads_with_its_forgotten_history() -> None:
     assert archive.is_forgotten(("job", 20)) and not archive.is_forgotten(("job", 90))
     assert archive.state(("job", 90)) is S.SUCCEEDED
     archive.forget({"job": 200})
-    assert archive.forgotten_before("job") == 200 and archive.is_forgotten(("job", 90))
+    assert archive.forgotten_before("job") == 200 and not archive.is_forgotten(("job", 90))
     again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
-    assert (len(again), again.total, again.forgotten_before("job")) == (0, 10, 200)
+    assert (len(again), again.total, again.forgotten_before("job")) == (1, 10, 200)
+
+
+def test_a_dependent_created_after_forgetting_reads_its_upstreams_latest_run() -> None:
+    """Forgetting keeps each job's latest run although its next run is due: a job created later
+    that depends on it reads that run (found by the fuzzed programs above, when forgetting
+    dropped it: the dependent waited for ever on an engine that forgot, and ran on one that
+    kept everything)."""
+    played = []
+    for forget in (False, True):
+        policy = Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED)
+        engine = Engine(policy, archive=True)
+        engine.apply(RegisterWorker("w1"))
+        engine.apply(ScheduleJob(JobSpec("upstream", Every(0, 7), duration=1)))
+        engine.apply(Advance(2))
+        if forget:
+            assert engine.forget_archived() == 0, "the latest run stays"
+        dependent = JobSpec("dependent", Once(2), duration=1, depends_on=("upstream",))
+        engine.apply(ScheduleJob(dependent))
+        engine.apply(Advance(4))
+        played.append(engine.query.run_state("dependent", 2))
+    assert played == [S.SUCCEEDED, S.SUCCEEDED]
