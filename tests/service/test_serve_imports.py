@@ -105,8 +105,10 @@ def test_serve_on_sqlite_never_loads_sqlalchemy(
     """SQLAlchemy is a fifth of an SQLite server's memory: its journal, history, read model and
     dead letters go through the standard library's sqlite3, so no part of its normal life loads
     it (a restart, a snapshot writing finished runs, a job's detail and runs, a metrics
-    scrape). Only the migrations do, when the schema is behind (here at the first start)."""
-    server: Server = make_server(config=HISTORY)  # creates the database: the migrations
+    scrape). The first start here creates the database: its migrations, SQLAlchemy's, run in a
+    child process that writes its imports to the same standard error, so the modules are read
+    from a restart (``test_sqlite_restart.py`` checks a first start's)."""
+    server: Server = make_server(config=HISTORY)  # creates the database
     assert server.stop() == 0
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
     server.start()

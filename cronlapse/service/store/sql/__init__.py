@@ -11,9 +11,10 @@ through the standard library's sqlite3 (:mod:`~cronlapse.service.store.sql.sqlit
 journal (:mod:`~cronlapse.service.store.sql.sqlite_journal`), its history and read model
 (:mod:`~cronlapse.service.store.sql.sqlite_views`) and its dead letters
 (:mod:`~cronlapse.service.store.sql.sqlite_dead_letters`), on the same tables. A database already
-at the current schema version is opened without SQLAlchemy, which only the migrations and the
-groups a single server never uses (the roles' inbox, dispatch, outbox, election) load, when they
-are first used.
+at the current schema version is opened without SQLAlchemy; one behind it is migrated by a forked
+child where that keeps SQLAlchemy out of the process
+(:mod:`~cronlapse.service.store.sql.migrate_apart`). Only the groups a single server never uses
+(the roles' inbox, dispatch, outbox, election) load SQLAlchemy, when they are first used.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class SqlStore:
         self.journal = SqliteJournal(self.sqlite, self._sql_journal)
         try:
             if migrate and self.journal.schema_version() != LATEST:
-                self._migrate()
+                self._migrate_file()
         except BaseException:
             self.sqlite.close()
             raise
@@ -82,6 +83,19 @@ class SqlStore:
 
         translated(database_url)(self.url)
         return sqlite_file(self.url)
+
+    def _migrate_file(self) -> None:
+        """Migrate an SQLite file: in a forked child where that keeps SQLAlchemy out of this
+        process (:mod:`~cronlapse.service.store.sql.migrate_apart`), with no connection of
+        this process open meanwhile; else here."""
+        from cronlapse.service.store.sql.migrate_apart import apart_is_worth_it, migrate_apart
+
+        if not apart_is_worth_it():
+            self._migrate()
+            return
+        assert self.sqlite is not None
+        self.sqlite.close()
+        migrate_apart(self.url)
 
     def _migrate(self) -> None:
         from cronlapse.service.store.sql.failures import translated
