@@ -8,7 +8,11 @@ through its start, a run of a job, a scrape of its metrics and its stop."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import re
+import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +86,52 @@ def test_serve_on_sqlite_imports_only_what_serving_needs(
     modules = imported(server.output())
     assert "cronlapse.service.api" in modules, "the report names the server's own modules"
     assert forbidden(modules) == []
+
+
+HISTORY = "workers: 1\nsnapshot_every: 2\nhistory:\n  retention: 30d\n"
+"""Snapshots after every other input, each writing the runs finished since the last one to the
+history and applying its retention."""
+
+
+def finished_runs_kept(database: Path) -> int:
+    """How many finished runs the server wrote to its history (read beside it, as a tool would)."""
+    with contextlib.closing(sqlite3.connect(database)) as conn:
+        return conn.execute("SELECT count(*) FROM view_runs WHERE final").fetchone()[0]
+
+
+def test_serve_on_sqlite_never_loads_sqlalchemy(
+    make_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLAlchemy is a fifth of an SQLite server's memory: its journal, history, read model and
+    dead letters go through the standard library's sqlite3, so no part of its normal life loads
+    it (a restart, a snapshot writing finished runs, a job's detail and runs, a metrics
+    scrape). The first start here creates the database: its migrations, SQLAlchemy's, run in a
+    child process that writes its imports to the same standard error, so the modules are read
+    from a restart (``test_sqlite_restart.py`` checks a first start's)."""
+    server: Server = make_server(config=HISTORY)  # creates the database
+    assert server.stop() == 0
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    server.start()
+    with server.client() as http:
+        created = itertools.count()
+
+        def one_more_job_kept() -> bool:
+            """Another job run once (its input may be the one a snapshot follows), and whether
+            a snapshot has written a finished run to the history yet."""
+            job = f"now{next(created)}"
+            assert http.post("/job", json={"id": job, "payload": "p"}).status_code == 201
+            wait_until(
+                lambda: http.get(f"/job/{job}").json()["status"] == "succeeded",
+                "the job's first run",
+            )
+            return finished_runs_kept(server.db) > 0
+
+        wait_until(one_more_job_kept, "a snapshot keeping finished runs")
+        assert http.get("/job/now0").json()["runs"], "its run, read back from the history"
+        assert http.get("/job/now0/runs").json()["runs"]
+        assert http.get("/jobs").status_code == 200
+        assert http.get("/metrics").status_code == 200
+    assert server.stop() == 0
+    modules = imported(server.output())
+    assert "cronlapse.service.api" in modules, "the report names the server's own modules"
+    assert sorted(name for name in modules if name.split(".")[0] == "sqlalchemy") == []

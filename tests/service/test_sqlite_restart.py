@@ -13,9 +13,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from cronlapse.service.server import open_service
+from cronlapse.service.store import open_store
 from cronlapse.service.store.sql.migrations import STEPS
 from cronlapse.service.store.sql.urls import plain_sqlite_file, shown, sqlite_file
-from cronlapse.service.store.sql.version import LATEST
+from cronlapse.service.store.sql.version import LATEST, VERSION_KEY
 from tests.service.conftest import ROOT
 
 pytestmark = pytest.mark.integration
@@ -42,6 +43,60 @@ def test_a_restart_on_sqlite_replays_and_journals_without_sqlalchemy(tmp_path: P
         [sys.executable, "-c", RESTART, url], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert done.stdout.strip() == "['after', 'before', 'replayed'] []"
+
+
+FIRST_START = (
+    "import sys\n"
+    "from cronlapse.service.server import open_service\n"
+    "try:\n"
+    "    live = open_service(sys.argv[1], None, 1.0, 'http://127.0.0.1:1')\n"
+    "    live.submit('schedule', {'id': 'first', 'every': 60, 'first': '+60'})\n"
+    "    live.store.close()\n"
+    "except Exception as error:\n"
+    "    print(type(error).__name__, error)\n"
+    "print(sorted(name for name in sys.modules if name.split('.')[0] == 'sqlalchemy'))\n"
+)
+"""A server's first start on a database, in a process of its own: what it says, then the
+SQLAlchemy modules it loaded."""
+
+
+def _first_start(url: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_START, url],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return done.stdout.strip().splitlines()
+
+
+def test_a_first_start_on_sqlite_migrates_in_a_child_and_never_loads_sqlalchemy(
+    tmp_path: Path,
+) -> None:
+    """The migrations are SQLAlchemy's: a server that created its database kept it loaded for
+    its whole life. A child migrates instead; the server then journals as after a restart."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    assert _first_start(url) == ["[]"]
+    live = open_service(url, None, 1.0, "http://127.0.0.1:1")
+    try:
+        assert sorted(live.engine.query.jobs()) == ["first"]
+        assert live.store.journal.get_meta(VERSION_KEY) == str(LATEST)
+    finally:
+        live.store.close()
+
+
+def test_a_database_too_new_is_refused_by_the_migrating_child_in_the_stores_words(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    store = open_store(url)
+    store.journal.set_meta(VERSION_KEY, str(LATEST + 1))
+    store.close()
+    said, modules = _first_start(url)
+    assert said.startswith(f"ServeError cannot open the database {url}: the database's schema")
+    assert f"version {LATEST + 1}; this cronlapse knows up to {LATEST}" in said
+    assert modules == "[]"
 
 
 def test_the_schema_version_is_the_last_steps() -> None:

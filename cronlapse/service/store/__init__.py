@@ -11,8 +11,9 @@ What it holds, by what owns it (each a protocol whose docstrings say what it pro
 - wake-ups and the scheduler election (:class:`Wakeups`, :class:`Election`);
 - the dead letters (:class:`DeadLetters`): inputs set aside, not journaled or not applied.
 
-Two implementations keep the same promises: SQL (SQLite and PostgreSQL, SQLAlchemy Core: the one
-place where SQL lives, :mod:`cronlapse.service.store.sql`), opened by URL with
+Two implementations keep the same promises: SQL (SQLite and PostgreSQL, the one place where SQL
+lives, :mod:`cronlapse.service.store.sql`: SQLAlchemy Core, and ``sqlite3`` for what a single
+server on SQLite does), opened by URL with
 :func:`open_store`; and memory (:class:`~cronlapse.service.store.memory.MemoryStore`), for tests
 that check the service's logic without a database. ``tests/service/store_contract.py`` holds
 both to the same contract.

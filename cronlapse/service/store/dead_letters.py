@@ -17,7 +17,7 @@ the people who run it to look at.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,6 +26,10 @@ class Why(enum.StrEnum):
     UNSTORABLE = "unstorable"
     UNAPPLIED = "unapplied"
     UNREADABLE = "unreadable"
+
+
+VERB_LENGTH = 32
+"""The longest verb a store keeps of a dead letter (as of a journal row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,13 @@ class DeadLetter:
     """The journal row that was not applied (``unapplied``)."""
     at: float = 0.0
     """When it was set aside (Unix seconds, the store's clock)."""
+
+
+def not_kept(letters: Sequence[DeadLetter], kept: Collection[int]) -> list[DeadLetter]:
+    """``letters`` but those whose journal row is among ``kept``, the rows set aside already."""
+    return [
+        letter for letter in letters if letter.journal_seq is None or letter.journal_seq not in kept
+    ]
 
 
 class DeadLetters(Protocol):

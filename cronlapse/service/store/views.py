@@ -13,7 +13,7 @@ its engine forget them (:meth:`Views.keep_finished`), reads them back from here
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -81,6 +81,26 @@ class Page:
 
     items: list[str]
     next: int | None
+
+
+def jobs_page(rows: Sequence[tuple[int, str]], limit: int, last: Callable[[], int | None]) -> Page:
+    """The page of ``rows`` (position, summary), at most ``limit`` jobs that matched, in
+    submission order from the page's start; ``last()`` is the last position of any job (None:
+    there is none), read only when the page is full, to tell whether a job follows it."""
+    items = [summary for _position, summary in rows]
+    if len(rows) < limit:
+        return Page(items, None)
+    following = rows[-1][0] + 1
+    final = last()
+    return Page(items, following if final is not None and following <= final else None)
+
+
+def runs_page(rows: Sequence[tuple[int, str]], limit: int) -> Page:
+    """The page of a job's runs from ``rows`` (scheduled tick, JSON), at most ``limit + 1`` by
+    tick: the one past ``limit`` is where the next page starts."""
+    return Page(
+        [view for _tick, view in rows[:limit]], rows[limit][0] if len(rows) > limit else None
+    )
 
 
 class Views(Protocol):

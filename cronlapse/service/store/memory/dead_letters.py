@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from cronlapse.service.store.dead_letters import DeadLetter
+from cronlapse.service.store.dead_letters import DeadLetter, not_kept
 from cronlapse.service.store.memory.hub import Shared
 
 
@@ -16,10 +16,9 @@ class MemoryDeadLetters:
 
     def add(self, letters: Sequence[DeadLetter]) -> None:
         with self.shared.lock:
-            kept = {letter.journal_seq for letter in self.letters}
-            for letter in letters:
-                if letter.journal_seq is None or letter.journal_seq not in kept:
-                    self.letters.append(dataclasses.replace(letter, at=self.shared.wall()))
+            kept = {letter.journal_seq for letter in self.letters if letter.journal_seq is not None}
+            for letter in not_kept(letters, kept):
+                self.letters.append(dataclasses.replace(letter, at=self.shared.wall()))
 
     def count(self) -> int:
         with self.shared.lock:

@@ -23,7 +23,15 @@ from cronlapse.service.store.journal import SNAPSHOTS_KEPT, Publication, Snapsho
 from cronlapse.service.store.memory.hub import MemoryListener, Shared
 from cronlapse.service.store.outbox import DueChanges, DueNotice, NotificationKey
 from cronlapse.service.store.rows import Entry, JournalRow
-from cronlapse.service.store.views import JobFilter, JobView, Page, RunView, ViewChanges
+from cronlapse.service.store.views import (
+    JobFilter,
+    JobView,
+    Page,
+    RunView,
+    ViewChanges,
+    jobs_page,
+    runs_page,
+)
 
 
 def _copy(args: dict) -> dict:
@@ -143,11 +151,8 @@ class MemoryViews:
             and (wanted.priority is None or job.priority == wanted.priority)
             and (wanted.run is None or job.run == wanted.run)
         ][:limit]
-        if len(rows) < limit:
-            return Page([job.summary for job in rows], None)
-        following = rows[-1].position + 1
-        more = bool(every) and following <= every[-1].position
-        return Page([job.summary for job in rows], following if more else None)
+        last = every[-1].position if every else None
+        return jobs_page([(job.position, job.summary) for job in rows], limit, lambda: last)
 
     def runs(self, job_id: str, since: int, limit: int) -> Page | None:
         with self.shared.lock:
@@ -162,9 +167,7 @@ class MemoryViews:
                 ),
                 key=lambda run: run.scheduled,
             )
-        page = mine[: limit + 1]
-        items = [run.view for run in page[:limit]]
-        return Page(items, page[limit].scheduled if len(page) > limit else None)
+        return runs_page([(run.scheduled, run.view) for run in mine[: limit + 1]], limit)
 
     def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
         with self.shared.lock:

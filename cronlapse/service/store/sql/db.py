@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, Connection, create_engine, event, func, li
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.sql.dml import Insert
 
+from cronlapse.service.store.sql.sqlite_db import PRAGMAS, UNIX_JULIAN_DAY
 from cronlapse.service.store.sql.urls import POSTGRESQL, SQLITE, database_url
 
 SCHEMA_LOCK = 0x63726F6E  # "cron"
@@ -32,8 +33,6 @@ once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends alread
 OUTBOX_LOCK = SCHEMA_LOCK + 3
 """The session-level advisory lock of the process that delivers notifications (the outbox
 claim)."""
-UNIX_JULIAN_DAY = 2440587.5
-"""The Julian day of the Unix epoch: SQLite's clock reads in days since another epoch."""
 
 
 def open_database(url: str) -> SqlEngine:
@@ -124,7 +123,6 @@ def wake_up(channel: str, payload: str = "") -> ColumnElement:
 
 def _sqlite_pragmas(connection, _record) -> None:
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    for pragma in PRAGMAS:
+        cursor.execute(pragma)
     cursor.close()

@@ -1,4 +1,6 @@
-"""Dead letters in SQL (see :mod:`cronlapse.service.store.dead_letters`)."""
+"""Dead letters in SQL (see :mod:`cronlapse.service.store.dead_letters`): PostgreSQL's, through
+SQLAlchemy; an SQLite database's go through sqlite3
+(:mod:`cronlapse.service.store.sql.sqlite_dead_letters`), whose rows these share."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ from collections.abc import Sequence
 from sqlalchemy import func, insert, select
 from sqlalchemy.engine import Engine as SqlEngine
 
-from cronlapse.service.store.dead_letters import DeadLetter, Why
+from cronlapse.service.store.dead_letters import DeadLetter, not_kept
 from cronlapse.service.store.sql.db import now_seconds
 from cronlapse.service.store.sql.failures import translated
-from cronlapse.service.store.sql.schema import VERB_LENGTH, dead_letters
+from cronlapse.service.store.sql.schema import dead_letters
+from cronlapse.service.store.sql.sqlite_dead_letters import COLUMNS, letter, letter_row
 
 
 class SqlDeadLetters:
@@ -28,17 +31,7 @@ class SqlDeadLetters:
                     select(dead_letters.c.journal_seq).where(dead_letters.c.journal_seq.in_(seqs))
                 ).scalars()
             )
-            rows = [
-                {
-                    "why": letter.why.value,
-                    "verb": letter.verb[:VERB_LENGTH],
-                    "args": letter.args,
-                    "reason": letter.reason,
-                    "journal_seq": letter.journal_seq,
-                }
-                for letter in letters
-                if letter.journal_seq is None or letter.journal_seq not in kept
-            ]
+            rows = [letter_row(letter) for letter in not_kept(letters, kept)]
             if rows:
                 conn.execute(insert(dead_letters).values(at=now_seconds(conn)), rows)
 
@@ -49,11 +42,7 @@ class SqlDeadLetters:
 
     @translated
     def latest(self, limit: int) -> list[DeadLetter]:
-        query = select(dead_letters).order_by(dead_letters.c.seq.desc()).limit(limit)
+        columns = [dead_letters.c[name] for name in COLUMNS]
+        query = select(*columns).order_by(dead_letters.c.seq.desc()).limit(limit)
         with self.db.connect() as conn:
-            return [
-                DeadLetter(
-                    Why(row.why), row.verb, row.args, row.reason, row.journal_seq, float(row.at)
-                )
-                for row in conn.execute(query)
-            ]
+            return [letter(*row) for row in conn.execute(query)]

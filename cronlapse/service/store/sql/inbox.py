@@ -10,11 +10,12 @@ from sqlalchemy import Connection, Row, bindparam, delete, insert, or_, update
 from sqlalchemy.engine import Engine as SqlEngine
 
 from cronlapse.service.store.coordination import Channel
-from cronlapse.service.store.dead_letters import Why
+from cronlapse.service.store.dead_letters import DeadLetter, Why
 from cronlapse.service.store.inbox import InboxRow
 from cronlapse.service.store.sql.db import is_postgresql, notify, now_seconds, wake_up
 from cronlapse.service.store.sql.failures import translated
-from cronlapse.service.store.sql.schema import VERB_LENGTH, dead_letters, inbox
+from cronlapse.service.store.sql.schema import dead_letters, inbox
+from cronlapse.service.store.sql.sqlite_dead_letters import letter_row
 
 NOTIFY_BYTES = 7000
 """A NOTIFY payload's budget (PostgreSQL's limit is 8000 bytes)."""
@@ -54,13 +55,7 @@ def _set_aside(conn: Connection, unreadable: dict[int, tuple[Row, str]]) -> None
     }
     write_answers(conn, answers)
     letters = [
-        {
-            "why": Why.UNREADABLE.value,
-            "verb": row.verb[:VERB_LENGTH],
-            "args": json.dumps(row.args),
-            "reason": reason,
-            "journal_seq": None,
-        }
+        letter_row(DeadLetter(Why.UNREADABLE, row.verb, json.dumps(row.args), reason))
         for row, reason in unreadable.values()
     ]
     conn.execute(insert(dead_letters).values(at=now_seconds(conn)), letters)

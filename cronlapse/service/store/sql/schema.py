@@ -41,8 +41,9 @@ from sqlalchemy import (
     text,
 )
 
+from cronlapse.service.store.dead_letters import VERB_LENGTH
+
 SEQ = BigInteger().with_variant(Integer(), "sqlite")
-VERB_LENGTH = 32
 schema = MetaData()
 
 journal = Table(

@@ -1,5 +1,6 @@
 """The read model in SQL: written with the journal's appends, read by API processes (see
-:mod:`cronlapse.service.store.views`)."""
+:mod:`cronlapse.service.store.views`). PostgreSQL's, through SQLAlchemy; an SQLite database's
+reads and history go through sqlite3 (:mod:`cronlapse.service.store.sql.sqlite_views`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,15 @@ from sqlalchemy.engine import Engine as SqlEngine
 from cronlapse.service.store.sql.db import insert_for
 from cronlapse.service.store.sql.failures import translated
 from cronlapse.service.store.sql.schema import view_jobs, view_meta, view_runs
-from cronlapse.service.store.views import JobFilter, Page, RunView, ViewChanges
-
-POSITION_KEY = "seq"
-"""The ``view_meta`` key of the journal position the read model is as of."""
+from cronlapse.service.store.sql.sqlite_views import POSITION_KEY
+from cronlapse.service.store.views import (
+    JobFilter,
+    Page,
+    RunView,
+    ViewChanges,
+    jobs_page,
+    runs_page,
+)
 
 
 def write_views(conn: Connection, changes: ViewChanges, position: int) -> None:
@@ -87,12 +93,10 @@ class SqlViews:
             query = query.where(view_jobs.c.run == wanted.run)
         with self.db.connect() as conn:
             rows = conn.execute(query.order_by(view_jobs.c.position).limit(limit)).all()
-            if len(rows) < limit:
-                return Page([row.summary for row in rows], None)
-            last = conn.execute(select(func.max(view_jobs.c.position))).scalar()
-        following = rows[-1].position + 1
-        more = last is not None and following <= last
-        return Page([row.summary for row in rows], following if more else None)
+            last = select(func.max(view_jobs.c.position))
+            return jobs_page(
+                [tuple(row) for row in rows], limit, lambda: conn.execute(last).scalar()
+            )
 
     @translated
     def runs(self, job_id: str, since: int, limit: int) -> Page | None:
@@ -111,8 +115,7 @@ class SqlViews:
                 .order_by(view_runs.c.scheduled)
                 .limit(limit + 1)
             ).all()
-        items = [row.view for row in rows[:limit]]
-        return Page(items, rows[limit].scheduled if len(rows) > limit else None)
+        return runs_page([tuple(row) for row in rows], limit)
 
     @translated
     def finished(self, job_id: str, since: int, limit: int) -> list[tuple[int, str]]:
