@@ -35,6 +35,8 @@ the containers' copies, which refer to records, agree with the tables.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, islice
@@ -69,12 +71,18 @@ class _Frame:
     log_length: int
     lengths: tuple[int, ...]
     """Each record table's length."""
+    born: list[_Versions]
+    """The records born in the span before it (saved for the first time at this keyframe)."""
+    births: array
+    """The records changed in the span before it and saved before (each saved again here):
+    the keyframe each was born at, in order (a restore takes the ones born in a range of
+    keyframes as one slice)..."""
     changed: list[_Versions]
-    """The records born or changed in the span before it (each saved at this keyframe)."""
+    """...the records, by their birth (then by when they were first changed in the span)..."""
     saves: list[tuple]
-    """Their values then, in the same order."""
-    previous: list[tuple | None]
-    """Their values at the keyframe before (None: born in the span), in the same order."""
+    """...their values then..."""
+    previous: list[tuple]
+    """...and their values at the keyframe before."""
 
 
 class _Versions:
@@ -151,6 +159,9 @@ class Frames:
         that each record whose values changed since the one before was touched first, by
         comparing every record with its values then (:class:`UntouchedWrite`)."""
         self._shadow: dict[int, tuple[Any, tuple]] = {}
+        self.gathered = 0
+        """How many records the last restore gathered with their values at its target (for
+        tests: what a jump costs)."""
 
     # ---------------------------------------------------------------- marking
 
@@ -223,19 +234,20 @@ class Frames:
             for record in live.values():
                 if id(record) not in versions:
                     changed[id(record)] = record
-        kept_list: list[_Versions] = []
-        saves: list[tuple] = []
-        previous: list[tuple | None] = []
+        born: list[_Versions] = []
+        known: list[tuple[int, int, _Versions, tuple, tuple]] = []
         for key, record in changed.items():
+            saved = record.save()
             kept = versions.get(key)
             if kept is None:
                 kept = versions[key] = _Versions(record)
-            saved = record.save()
-            previous.append(kept.saves[-1] if kept.saves else None)
+                born.append(kept)
+            else:
+                saves = kept.saves
+                known.append((saves[0], len(known), kept, saved, saves[-1]))
             kept.saves += (index, saved)
             kept.held = saved
-            kept_list.append(kept)
-            saves.append(saved)
+        known.sort()  # by birth, then in order (a record is never compared)
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
@@ -256,9 +268,11 @@ class Frames:
                 rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
-                kept_list,
-                saves,
-                previous,
+                born,
+                array("l", [entry[0] for entry in known]),
+                [entry[2] for entry in known],
+                [entry[3] for entry in known],
+                [entry[4] for entry in known],
             )
         )
         self._start_from(index)
@@ -299,40 +313,65 @@ class Frames:
         self._start_from(index)
 
     def _set_records(self, index: int) -> None:
-        """Give the records that may differ from keyframe ``index`` their values there: those
-        changed since the base keyframe and those saved at a keyframe between the two. A
-        record that already holds those values (:attr:`_Versions.held`) is not set again (one
-        a rewind dropped from its table and a jump forward brings back unchanged), nor is one
-        born after ``index`` (the restore drops it from its table).
+        """Give the records that may differ from keyframe ``index`` their values there. A
+        record that already holds those values (:attr:`_Versions.held`) is not set again.
+
+        A record outside the state (born after the keyframe the engine follows, the base)
+        holds its last values, those of the last keyframe that saved it: after a jump back it
+        is mostly left alone (a record that changes seldom holds what a jump forward wants).
+        So only two kinds of records are gathered, each as a slice of a keyframe's changed
+        records (they are sorted by birth):
+
+        - going forward, those born up to the base and changed on the way (their last save up
+          to ``index``), and those born on the way and changed after ``index`` (their values
+          before that change);
+        - going back, those born up to ``index`` and changed between it and the base (their
+          values before their first change after ``index``), and those born between the two
+          and changed after the base (their last values: they leave the state);
+
+        and the records changed since the base (:attr:`_dirty`), each to its values at
+        ``index``, or its last ones if born after it. A jump thus looks at the records that
+        change between the two states, not at the ones born between them.
 
         The records and their values there are gathered and compared by C loops (dict
-        updates, ``map``, ``compress``), with no search per record: a long jump meets tens of
-        thousands of records, and sets a few thousand."""
+        updates, ``map``, ``compress``), with no search per record."""
         frames, base, versions = self._frames, self._base, self._versions
         dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
         for kept in dirty:
             kept.held = None
-        values: dict[_Versions, tuple | None] = {}
+        values: dict[_Versions, tuple] = {}
+        update = values.update
         if index > base:
-            # Forward: a record's last save up to ``index`` is its value there.
             for frame in frames[base + 1 : index + 1]:
-                values.update(zip(frame.changed, frame.saves, strict=True))
+                born_before = bisect_right(frame.births, base)
+                update(zip(frame.changed[:born_before], frame.saves[:born_before], strict=True))
+            for frame in reversed(frames[index + 1 :]):
+                births = frame.births
+                low = bisect_right(births, base)
+                high = bisect_right(births, index, low)
+                if high > low:
+                    update(zip(frame.changed[low:high], frame.previous[low:high], strict=True))
         else:
-            # Backward: what a record held before its first change after ``index`` (None: it
-            # was born after).
             for frame in reversed(frames[index + 1 : base + 1]):
-                values.update(zip(frame.changed, frame.previous, strict=True))
+                born_before = bisect_right(frame.births, index)
+                update(zip(frame.changed[:born_before], frame.previous[:born_before], strict=True))
+            for frame in frames[base + 1 :]:
+                births = frame.births
+                low = bisect_right(births, index)
+                high = bisect_right(births, base, low)
+                if high > low:
+                    update(zip(frame.changed[low:high], frame.saves[low:high], strict=True))
+        self.gathered = len(values)
         differing = map(is_not, map(_held, values), values.values())
         for kept, saved in compress(values.items(), differing):
-            if saved is not None:
-                kept.record.restore(saved)
-                kept.held = saved
+            kept.record.restore(saved)
+            kept.held = saved
         for kept in dirty:
             if kept not in values:
-                saved = kept.at(index)
-                if saved is not None:
-                    kept.record.restore(saved)
-                    kept.held = saved
+                saves = kept.saves
+                saved = saves[-1] if saves[0] > index else kept.at(index)
+                kept.record.restore(saved)
+                kept.held = saved
 
     def drop_from(self, index: int) -> None:
         """Forget keyframe ``index`` and those after it (a command changed their past); the
@@ -342,11 +381,15 @@ class Frames:
         dropped = self._frames[index:]
         if not dropped:
             return
-        versions = self._versions
+        versions, base = self._versions, self._base
         for frame in dropped:
-            for kept in frame.changed:
+            for kept in (*frame.born, *frame.changed):
                 if not kept.drop_from(index):
                     versions.pop(id(kept.record), None)
+                elif kept.saves[0] > base and kept.held is not kept.saves[-1]:
+                    # Outside the state: it holds its last values, now those of a keyframe kept.
+                    kept.held = kept.saves[-1]
+                    kept.record.restore(kept.held)
         last = self._frames[index - 1]
         for part, values in zip(self._parts, last.scalars, strict=True):
             part.forget_ahead(values)
