@@ -8,7 +8,8 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
 :class:`Frames` keeps, per keyframe:
 
 - the containers (ready queue, heaps, idle pool): copied whole every :data:`WHOLE_EVERY`
-  keyframes, else as the positions that changed since the keyframe before
+  keyframes, else as what changed since the keyframe before: the items a heap logged as pushed
+  and popped (:mod:`engine.rewind.heap`), the positions that changed in a copy of the others
   (:mod:`engine.rewind.deltas`); the counters, the generator's state and the event log's length;
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
@@ -61,9 +62,10 @@ class _Frame:
     """One keyframe: what it copied whole, and what changed in the span leading to it."""
 
     label: int
-    containers: Any
-    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
-    from the keyframe before."""
+    containers: tuple
+    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else each one's
+    changes since the keyframe before: what a heap logged (:mod:`engine.rewind.heap`), or a
+    delta between copies (:mod:`engine.rewind.deltas`)."""
     live: tuple[tuple[tuple, tuple], ...]
     """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
     scalars: tuple[tuple, ...]
@@ -133,6 +135,16 @@ class Frames:
         self._parts = tuple(parts)
         self._tables = tuple(table for part in parts for _, table in part.tables())
         self._containers = tuple(container for part in parts for container in part.containers())
+        self._logged_at = tuple(
+            position
+            for position, container in enumerate(self._containers)
+            if hasattr(container, "changes")
+        )
+        """The containers that log their changes (the heaps: :mod:`engine.rewind.heap`), which
+        a keyframe keeps rather than comparing copies (:mod:`engine.rewind.deltas`)."""
+        self._logged = tuple(self._containers[position] for position in self._logged_at)
+        for container in self._logged:
+            container.log_changes()
         self._live = tuple(table for part in parts for _, table in part.live_tables())
         self._log, self._rng = log, rng
         self._frames: list[_Frame] = []
@@ -252,7 +264,21 @@ class Frames:
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
         containers = tuple(container.snapshot() for container in self._containers)
-        kept = containers if index % WHOLE_EVERY == 0 else delta(self._last_containers, containers)
+        changes = [container.changes() for container in self._logged]
+        last = self._last_containers
+        if self.check and index:
+            for position, change in zip(self._logged_at, changes, strict=True):
+                self._containers[position].check_changes(
+                    last[position], change, containers[position]
+                )
+        if index % WHOLE_EVERY == 0:
+            kept: tuple = containers
+        else:
+            logged = dict(zip(self._logged_at, changes, strict=True))
+            kept = tuple(
+                logged[position] if position in logged else delta(before, after)
+                for position, (before, after) in enumerate(zip(last, containers, strict=True))
+            )
         self._last_containers = containers
         rng = self._rng
         if self._frames and not rng.drawn:
@@ -413,11 +439,18 @@ class Frames:
         if self._rebuilt[0] == index:
             return self._rebuilt[1]
         first = index - index % WHOLE_EVERY
-        copies = self._frames[first].containers
-        for frame in self._frames[first + 1 : index + 1]:
-            copies = apply(copies, frame.containers)
-        self._rebuilt = (index, copies)
-        return copies
+        whole = self._frames[first].containers
+        after = [frame.containers for frame in self._frames[first + 1 : index + 1]]
+        copies = []
+        for position, (container, copy) in enumerate(zip(self._containers, whole, strict=True)):
+            if position in self._logged_at:
+                copy = container.rebuild(copy, [kept[position] for kept in after])
+            else:
+                for kept in after:
+                    copy = apply(copy, kept[position])
+            copies.append(copy)
+        self._rebuilt = (index, tuple(copies))
+        return self._rebuilt[1]
 
 
 def _tail(table: dict, length: int) -> tuple[list, list]:
