@@ -38,10 +38,11 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, islice
-from operator import attrgetter, is_not
+from itertools import compress, islice, repeat
+from operator import attrgetter, is_, is_not, itemgetter, methodcaller, not_
 from typing import Any
 
 from engine.model import journaled
@@ -51,6 +52,9 @@ from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
+_saves_of = attrgetter("saves")
+_first, _last = itemgetter(0), itemgetter(-1)
+_save = methodcaller("save")
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -238,28 +242,34 @@ class Frames:
             keys += new_keys
             records += new_records
             changed.update(zip(map(id, new_records), new_records, strict=True))
+        # The records and their versions are gathered and saved by C loops (``map``,
+        # ``compress``, dict updates): a keyframe at seed 000's sizes saves about a thousand.
         versions = self._versions
-        for record in self._dirty:
-            if id(record) in versions:
-                changed[id(record)] = record
+        known_before = versions.__contains__
+        dirty = self._dirty
+        ids = list(map(id, dirty))
+        changed.update(compress(zip(ids, dirty, strict=True), map(known_before, ids)))
         for live in self._live:
-            for record in live.values():
-                if id(record) not in versions:
-                    changed[id(record)] = record
-        born: list[_Versions] = []
-        known: list[tuple[int, int, _Versions, tuple, tuple]] = []
-        for key, record in changed.items():
-            saved = record.save()
-            kept = versions.get(key)
-            if kept is None:
-                kept = versions[key] = _Versions(record)
-                born.append(kept)
-            else:
-                saves = kept.saves
-                known.append((saves[0], len(known), kept, saved, saves[-1]))
-            kept.saves += (index, saved)
-            kept.held = saved
-        known.sort()  # by birth, then in order (a record is never compared)
+            records = list(live.values())
+            ids = list(map(id, records))
+            new_ones = map(not_, map(known_before, ids))
+            changed.update(compress(zip(ids, records, strict=True), new_ones))
+        kepts = list(map(versions.get, changed))
+        saves = list(map(_save, changed.values()))
+        new = list(map(is_, kepts, repeat(None)))
+        old = list(map(not_, new))
+        born_records = list(compress(changed.values(), new))
+        born = list(map(_Versions, born_records))
+        versions.update(zip(map(id, born_records), born, strict=True))
+        born_saves = list(compress(saves, new))
+        known = list(compress(kepts, old))
+        known_saves = list(compress(saves, old))
+        births = list(map(_first, map(_saves_of, known)))
+        previous = list(map(_last, map(_saves_of, known)))
+        for group, values in ((born, born_saves), (known, known_saves)):
+            deque(map(list.extend, map(_saves_of, group), zip(repeat(index), values)), maxlen=0)
+            deque(map(setattr, group, repeat("held"), values), maxlen=0)
+        order = sorted(range(len(known)), key=births.__getitem__)  # by birth, stable
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
@@ -295,10 +305,10 @@ class Frames:
                 len(log),
                 tuple(len(table) for table in self._tables),
                 born,
-                array("l", [entry[0] for entry in known]),
-                [entry[2] for entry in known],
-                [entry[3] for entry in known],
-                [entry[4] for entry in known],
+                array("l", map(births.__getitem__, order)),
+                list(map(known.__getitem__, order)),
+                list(map(known_saves.__getitem__, order)),
+                list(map(previous.__getitem__, order)),
             )
         )
         self._start_from(index)
