@@ -38,11 +38,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice, repeat
-from operator import attrgetter, is_, is_not, itemgetter, methodcaller, not_
+from itertools import compress, islice
+from operator import attrgetter, is_not
 from typing import Any
 
 from engine.model import journaled
@@ -52,9 +51,6 @@ from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
-_saves_of = attrgetter("saves")
-_first, _last = itemgetter(0), itemgetter(-1)
-_save = methodcaller("save")
 
 WHOLE_EVERY = 8
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -83,11 +79,11 @@ class _Frame:
     """The records changed in the span before it and saved before (each saved again here):
     the keyframe each was born at, in order (a restore takes the ones born in a range of
     keyframes as one slice)..."""
-    changed: list[_Versions]
+    changed: tuple[_Versions, ...]
     """...the records, by their birth (then by when they were first changed in the span)..."""
-    saves: list[tuple]
+    saves: tuple[tuple, ...]
     """...their values then..."""
-    previous: list[tuple]
+    previous: tuple[tuple, ...]
     """...and their values at the keyframe before."""
 
 
@@ -169,11 +165,16 @@ class Frames:
         its value there."""
         self._stamp = 1
         self._dirty: list[Any] = []
-        """The records changed since the base keyframe, each once (its ``gen`` is the stamp)."""
+        """The records changed since the base keyframe, as touched (a record once or more)."""
         self.check = check
         """Debug mode, for tests (the engine's state machine turns it on): every keyframe checks
         that each record whose values changed since the one before was touched first, by
         comparing every record with its values then (:class:`UntouchedWrite`)."""
+        self.touch: Callable[[Any], object] = self._stamped if check else self._dirty.append
+        """Called with a record before each change to it (the engine's ``journal.touch``): the
+        list's own ``append``, a call in C where a method was a Python call per change (a
+        record touched twice is there twice; a keyframe or a restore takes each once). The
+        debug mode also stamps the record (:meth:`_stamped`)."""
         self._shadow: dict[int, tuple[Any, tuple]] = {}
         self.gathered = 0
         """How many records the last restore gathered with their values at its target (for
@@ -181,8 +182,9 @@ class Frames:
 
     # ---------------------------------------------------------------- marking
 
-    def touch(self, record: Any) -> None:
-        """Called with a record before each change to it: mark it once per keyframe."""
+    def _stamped(self, record: Any) -> None:
+        """The debug mode's ``touch``: mark the record once per keyframe, and stamp it (its
+        ``gen``: what the write check and the tests' fingerprints read)."""
         if record.gen != self._stamp:
             record.gen = self._stamp
             self._dirty.append(record)
@@ -190,7 +192,7 @@ class Frames:
     def _start_from(self, index: int) -> None:
         self._base = index
         self._stamp += 1
-        self._dirty = []
+        self._dirty.clear()  # in place: ``touch`` is its ``append``
         if self.check:
             records = self._records()
             self._shadow = {id(record): (record, journaled.values(record)) for _, record in records}
@@ -242,34 +244,31 @@ class Frames:
             keys += new_keys
             records += new_records
             changed.update(zip(map(id, new_records), new_records, strict=True))
-        # The records and their versions are gathered and saved by C loops (``map``,
-        # ``compress``, dict updates): a keyframe at seed 000's sizes saves about a thousand.
         versions = self._versions
-        known_before = versions.__contains__
-        dirty = self._dirty
-        ids = list(map(id, dirty))
-        changed.update(compress(zip(ids, dirty, strict=True), map(known_before, ids)))
+        for record in self._dirty:  # as touched: a record once or more
+            key = id(record)
+            if key in versions:
+                changed[key] = record
         for live in self._live:
-            records = list(live.values())
-            ids = list(map(id, records))
-            new_ones = map(not_, map(known_before, ids))
-            changed.update(compress(zip(ids, records, strict=True), new_ones))
-        kepts = list(map(versions.get, changed))
-        saves = list(map(_save, changed.values()))
-        new = list(map(is_, kepts, repeat(None)))
-        old = list(map(not_, new))
-        born_records = list(compress(changed.values(), new))
-        born = list(map(_Versions, born_records))
-        versions.update(zip(map(id, born_records), born, strict=True))
-        born_saves = list(compress(saves, new))
-        known = list(compress(kepts, old))
-        known_saves = list(compress(saves, old))
-        births = list(map(_first, map(_saves_of, known)))
-        previous = list(map(_last, map(_saves_of, known)))
-        for group, values in ((born, born_saves), (known, known_saves)):
-            deque(map(list.extend, map(_saves_of, group), zip(repeat(index), values)), maxlen=0)
-            deque(map(setattr, group, repeat("held"), values), maxlen=0)
-        order = sorted(range(len(known)), key=births.__getitem__)  # by birth, stable
+            for record in live.values():
+                if id(record) not in versions:
+                    changed[id(record)] = record
+        born: list[_Versions] = []
+        known: list[tuple[int, int, _Versions, tuple, tuple]] = []
+        for key, record in changed.items():
+            saved = record.save()
+            kept = versions.get(key)
+            if kept is None:
+                kept = versions[key] = _Versions(record)
+                kept.saves += (index, saved)
+                born.append(kept)
+            else:
+                saves = kept.saves
+                known.append((saves[0], len(known), kept, saved, saves[-1]))
+                saves += (index, saved)
+            kept.held = saved
+        known.sort()  # by birth, then in order (a record is never compared)
+        births, _, kepts, known_saves, previous = zip(*known, strict=True) if known else ((),) * 5
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
@@ -305,10 +304,10 @@ class Frames:
                 len(log),
                 tuple(len(table) for table in self._tables),
                 born,
-                array("l", map(births.__getitem__, order)),
-                list(map(known.__getitem__, order)),
-                list(map(known_saves.__getitem__, order)),
-                list(map(previous.__getitem__, order)),
+                array("l", births),
+                kepts,
+                known_saves,
+                previous,
             )
         )
         self._start_from(index)
@@ -372,7 +371,7 @@ class Frames:
         The records and their values there are gathered and compared by C loops (dict
         updates, ``map``, ``compress``), with no search per record."""
         frames, base, versions = self._frames, self._base, self._versions
-        dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
+        dirty = [kept for kept in dict.fromkeys(map(versions.get, map(id, self._dirty))) if kept]
         for kept in dirty:
             kept.held = None
         values: dict[_Versions, tuple] = {}
