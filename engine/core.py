@@ -410,9 +410,13 @@ class Engine:
         more timers meanwhile, so the heap is read again after each."""
         if self._finished:
             self._store.archive_finished()
-        handlers, timers, now = self._on_timer, self._timers.heap.items, self._clock.now
+        heap, handlers, now = self._timers.heap, self._on_timer, self._clock.now
+        timers = heap.items
         while timers and timers[0][0] <= now:
-            _, kind, _, payload = heappop(timers)
+            item = heappop(timers)
+            if heap.popped is not None:  # keyframes are recorded (engine.rewind.heap)
+                heap.popped.append(item)
+            _, kind, _, payload = item
             handlers[kind](*payload)
         if self._auto:
             cursors = self._cursors

@@ -98,7 +98,10 @@ class JobCursors(JournaledPart):
         """Put the job on the due heap for its cursor's tick (a stale entry is skipped later)."""
         if job.next_due is not None and job.paused_through is None:
             # Onto the heap's list with heapq: a call fewer for every job than a method.
-            heappush(self.due.items, (job.next_due, job.submission, job.spec.job_id))
+            due, item = self.due, (job.next_due, job.submission, job.spec.job_id)
+            heappush(due.items, item)
+            if due.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
+                due.pushed.append(item)
 
     # ------------------------------------------------------------ creation
 

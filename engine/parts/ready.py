@@ -6,12 +6,13 @@ The heap serves the fifo and priority orders; the aging order's queue is in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from heapq import heappop, heappush
 
 from engine.model.policies import DispatchOrder, Policy
 from engine.parts.aging_queue import AgingReadyQueue
 from engine.parts.ready_entry import ORDER_KEY, PRIORITY, SCHEDULED, ReadyEntry
-from engine.rewind.heap import Heap
+from engine.rewind.heap import Heap, HeapChanges
 
 
 class HeapReadyQueue:
@@ -32,17 +33,26 @@ class HeapReadyQueue:
             item = (-entry[PRIORITY], entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
         else:
             item = (entry[SCHEDULED], entry[ORDER_KEY], self._seq, entry)
-        heappush(self._heap.items, item)  # heapq on the list: a call fewer a run
+        heap = self._heap
+        heappush(heap.items, item)  # heapq on the list: a call fewer a run
+        if heap.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
+            heap.pushed.append(item)
 
     def remove(self, entry: ReadyEntry) -> None:
         """Nothing to do: see the class docstring."""
 
     def pop(self, now: int) -> ReadyEntry | None:
-        items = self._heap.items
+        heap = self._heap
+        items = heap.items
         # Its items say whether it is empty: ``if heap`` is a call from C to the heap's
         # ``__bool__``, one per assignment of seed 000's dispatches; and they are popped in
         # place, a call fewer than through ``Heap``.
-        return heappop(items)[-1] if items else None
+        if not items:
+            return None
+        item = heappop(items)
+        if heap.popped is not None:  # keyframes are recorded (engine.rewind.heap)
+            heap.popped.append(item)
+        return item[-1]
 
     def __bool__(self) -> bool:
         return bool(self._heap)
@@ -58,6 +68,24 @@ class HeapReadyQueue:
     def restore(self, saved: tuple) -> None:
         heap, self._seq = saved
         self._heap.restore(heap)
+
+    # Keyframes keep the heap by what it gained and lost (engine.rewind.heap).
+
+    def log_changes(self) -> None:
+        self._heap.log_changes()
+
+    def changes(self) -> tuple[HeapChanges, int]:
+        return self._heap.changes(), self._seq
+
+    @staticmethod
+    def rebuild(copy: tuple, changes: Sequence[tuple[HeapChanges, int]]) -> tuple:
+        if not changes:
+            return copy
+        return Heap.rebuild(copy[0], [change[0] for change in changes]), changes[-1][1]
+
+    @staticmethod
+    def check_changes(before: tuple, changes: tuple[HeapChanges, int], after: tuple) -> None:
+        Heap.check_changes(before[0], changes[0], after[0])
 
 
 ReadyQueue = HeapReadyQueue | AgingReadyQueue

@@ -56,7 +56,10 @@ class Timers(JournaledPart):
 
     def add(self, tick: int, kind: TimerKind, payload: Any) -> None:
         self.sequence += 1
-        heappush(self.heap.items, (tick, kind, self.sequence, payload))  # a call fewer a timer
+        heap, item = self.heap, (tick, kind, self.sequence, payload)
+        heappush(heap.items, item)  # heapq on the list: a call fewer a timer
+        if heap.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
+            heap.pushed.append(item)
 
     def next_tick(self) -> int | None:
         """The tick of the first timer, if any. Asked once per tick the engine plays: the heap's

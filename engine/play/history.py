@@ -377,6 +377,9 @@ class History:
         commands = self._commands(self._tick, target)
         count, at = len(commands), 0
         tick, until, limit = self._tick, self.until, self.span_cost_limit
+        # The span's cost is its steps and its events: counted as the steps since the span
+        # began plus the log's length less its length then (one ``len`` a step).
+        cost, log_then = self._span_cost, len(log)
         while tick < target:
             step = target
             upcoming = engine.next_event_tick() if tick >= 0 else 0
@@ -384,7 +387,6 @@ class History:
                 step = upcoming
             if at < count and commands[at].tick <= step:
                 step = commands[at].tick
-            events = len(log)
             if at < count and commands[at].tick == step:
                 while at < count and commands[at].tick == step:
                     driver.apply(commands[at])
@@ -392,16 +394,17 @@ class History:
             else:
                 driver.finish(step)
             tick = step
-            self._span_cost += 1 + len(log) - events
-            if at_frontier and (
-                self._span_cost >= limit or (step == until and self._span_cost > 0)
-            ):
-                # The last tick of a bounded run is a keyframe too: going back to the end then
-                # restores it rather than replaying a span.
-                driver.finish(step)
-                frames.take(step)
-                labels.append(step)
-                self._span_cost = 0
+            cost += 1
+            if at_frontier:
+                now = cost + len(log) - log_then
+                if now >= limit or (step == until and now > 0):
+                    # The last tick of a bounded run is a keyframe too: going back to the end
+                    # then restores it rather than replaying a span.
+                    driver.finish(step)
+                    frames.take(step)
+                    labels.append(step)
+                    cost, log_then = 0, len(log)
+        self._span_cost = cost + len(log) - log_then
         if tick != self._tick:
             driver.finish(tick)
         self._tick = tick

@@ -8,7 +8,8 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
 :class:`Frames` keeps, per keyframe:
 
 - the containers (ready queue, heaps, idle pool): copied whole every :data:`WHOLE_EVERY`
-  keyframes, else as the positions that changed since the keyframe before
+  keyframes, else as what changed since the keyframe before: the items a heap logged as pushed
+  and popped (:mod:`engine.rewind.heap`), the positions that changed in a copy of the others
   (:mod:`engine.rewind.deltas`); the counters, the generator's state and the event log's length;
 - the length of each record table (they only grow: jobs, workers, notifications, and the runs of
   an engine that does not archive) and, once, the records born in each span, in order;
@@ -35,7 +36,9 @@ the containers' copies, which refer to records, agree with the tables.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice
 from operator import attrgetter, is_not
@@ -59,9 +62,10 @@ class _Frame:
     """One keyframe: what it copied whole, and what changed in the span leading to it."""
 
     label: int
-    containers: Any
-    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else their delta
-    from the keyframe before."""
+    containers: tuple
+    """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else each one's
+    changes since the keyframe before: what a heap logged (:mod:`engine.rewind.heap`), or a
+    delta between copies (:mod:`engine.rewind.deltas`)."""
     live: tuple[tuple[tuple, tuple], ...]
     """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
     scalars: tuple[tuple, ...]
@@ -69,12 +73,18 @@ class _Frame:
     log_length: int
     lengths: tuple[int, ...]
     """Each record table's length."""
-    changed: list[_Versions]
-    """The records born or changed in the span before it (each saved at this keyframe)."""
-    saves: list[tuple]
-    """Their values then, in the same order."""
-    previous: list[tuple | None]
-    """Their values at the keyframe before (None: born in the span), in the same order."""
+    born: list[_Versions]
+    """The records born in the span before it (saved for the first time at this keyframe)."""
+    births: array
+    """The records changed in the span before it and saved before (each saved again here):
+    the keyframe each was born at, in order (a restore takes the ones born in a range of
+    keyframes as one slice)..."""
+    changed: tuple[_Versions, ...]
+    """...the records, by their birth (then by when they were first changed in the span)..."""
+    saves: tuple[tuple, ...]
+    """...their values then..."""
+    previous: tuple[tuple, ...]
+    """...and their values at the keyframe before."""
 
 
 class _Versions:
@@ -125,6 +135,16 @@ class Frames:
         self._parts = tuple(parts)
         self._tables = tuple(table for part in parts for _, table in part.tables())
         self._containers = tuple(container for part in parts for container in part.containers())
+        self._logged_at = tuple(
+            position
+            for position, container in enumerate(self._containers)
+            if hasattr(container, "changes")
+        )
+        """The containers that log their changes (the heaps: :mod:`engine.rewind.heap`), which
+        a keyframe keeps rather than comparing copies (:mod:`engine.rewind.deltas`)."""
+        self._logged = tuple(self._containers[position] for position in self._logged_at)
+        for container in self._logged:
+            container.log_changes()
         self._live = tuple(table for part in parts for _, table in part.live_tables())
         self._log, self._rng = log, rng
         self._frames: list[_Frame] = []
@@ -145,17 +165,26 @@ class Frames:
         its value there."""
         self._stamp = 1
         self._dirty: list[Any] = []
-        """The records changed since the base keyframe, each once (its ``gen`` is the stamp)."""
+        """The records changed since the base keyframe, as touched (a record once or more)."""
         self.check = check
         """Debug mode, for tests (the engine's state machine turns it on): every keyframe checks
         that each record whose values changed since the one before was touched first, by
         comparing every record with its values then (:class:`UntouchedWrite`)."""
+        self.touch: Callable[[Any], object] = self._stamped if check else self._dirty.append
+        """Called with a record before each change to it (the engine's ``journal.touch``): the
+        list's own ``append``, a call in C where a method was a Python call per change (a
+        record touched twice is there twice; a keyframe or a restore takes each once). The
+        debug mode also stamps the record (:meth:`_stamped`)."""
         self._shadow: dict[int, tuple[Any, tuple]] = {}
+        self.gathered = 0
+        """How many records the last restore gathered with their values at its target (for
+        tests: what a jump costs)."""
 
     # ---------------------------------------------------------------- marking
 
-    def touch(self, record: Any) -> None:
-        """Called with a record before each change to it: mark it once per keyframe."""
+    def _stamped(self, record: Any) -> None:
+        """The debug mode's ``touch``: mark the record once per keyframe, and stamp it (its
+        ``gen``: what the write check and the tests' fingerprints read)."""
         if record.gen != self._stamp:
             record.gen = self._stamp
             self._dirty.append(record)
@@ -163,7 +192,7 @@ class Frames:
     def _start_from(self, index: int) -> None:
         self._base = index
         self._stamp += 1
-        self._dirty = []
+        self._dirty.clear()  # in place: ``touch`` is its ``append``
         if self.check:
             records = self._records()
             self._shadow = {id(record): (record, journaled.values(record)) for _, record in records}
@@ -216,31 +245,49 @@ class Frames:
             records += new_records
             changed.update(zip(map(id, new_records), new_records, strict=True))
         versions = self._versions
-        for record in self._dirty:
-            if id(record) in versions:
-                changed[id(record)] = record
+        for record in self._dirty:  # as touched: a record once or more
+            key = id(record)
+            if key in versions:
+                changed[key] = record
         for live in self._live:
             for record in live.values():
                 if id(record) not in versions:
                     changed[id(record)] = record
-        kept_list: list[_Versions] = []
-        saves: list[tuple] = []
-        previous: list[tuple | None] = []
+        born: list[_Versions] = []
+        known: list[tuple[int, int, _Versions, tuple, tuple]] = []
         for key, record in changed.items():
+            saved = record.save()
             kept = versions.get(key)
             if kept is None:
                 kept = versions[key] = _Versions(record)
-            saved = record.save()
-            previous.append(kept.saves[-1] if kept.saves else None)
-            kept.saves += (index, saved)
+                kept.saves += (index, saved)
+                born.append(kept)
+            else:
+                saves = kept.saves
+                known.append((saves[0], len(known), kept, saved, saves[-1]))
+                saves += (index, saved)
             kept.held = saved
-            kept_list.append(kept)
-            saves.append(saved)
+        known.sort()  # by birth, then in order (a record is never compared)
+        births, _, kepts, known_saves, previous = zip(*known, strict=True) if known else ((),) * 5
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
         containers = tuple(container.snapshot() for container in self._containers)
-        kept = containers if index % WHOLE_EVERY == 0 else delta(self._last_containers, containers)
+        changes = [container.changes() for container in self._logged]
+        last = self._last_containers
+        if self.check and index:
+            for position, change in zip(self._logged_at, changes, strict=True):
+                self._containers[position].check_changes(
+                    last[position], change, containers[position]
+                )
+        if index % WHOLE_EVERY == 0:
+            kept: tuple = containers
+        else:
+            logged = dict(zip(self._logged_at, changes, strict=True))
+            kept = tuple(
+                logged[position] if position in logged else delta(before, after)
+                for position, (before, after) in enumerate(zip(last, containers, strict=True))
+            )
         self._last_containers = containers
         rng = self._rng
         if self._frames and not rng.drawn:
@@ -256,8 +303,10 @@ class Frames:
                 rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
-                kept_list,
-                saves,
+                born,
+                array("l", births),
+                kepts,
+                known_saves,
                 previous,
             )
         )
@@ -299,40 +348,65 @@ class Frames:
         self._start_from(index)
 
     def _set_records(self, index: int) -> None:
-        """Give the records that may differ from keyframe ``index`` their values there: those
-        changed since the base keyframe and those saved at a keyframe between the two. A
-        record that already holds those values (:attr:`_Versions.held`) is not set again (one
-        a rewind dropped from its table and a jump forward brings back unchanged), nor is one
-        born after ``index`` (the restore drops it from its table).
+        """Give the records that may differ from keyframe ``index`` their values there. A
+        record that already holds those values (:attr:`_Versions.held`) is not set again.
+
+        A record outside the state (born after the keyframe the engine follows, the base)
+        holds its last values, those of the last keyframe that saved it: after a jump back it
+        is mostly left alone (a record that changes seldom holds what a jump forward wants).
+        So only two kinds of records are gathered, each as a slice of a keyframe's changed
+        records (they are sorted by birth):
+
+        - going forward, those born up to the base and changed on the way (their last save up
+          to ``index``), and those born on the way and changed after ``index`` (their values
+          before that change);
+        - going back, those born up to ``index`` and changed between it and the base (their
+          values before their first change after ``index``), and those born between the two
+          and changed after the base (their last values: they leave the state);
+
+        and the records changed since the base (:attr:`_dirty`), each to its values at
+        ``index``, or its last ones if born after it. A jump thus looks at the records that
+        change between the two states, not at the ones born between them.
 
         The records and their values there are gathered and compared by C loops (dict
-        updates, ``map``, ``compress``), with no search per record: a long jump meets tens of
-        thousands of records, and sets a few thousand."""
+        updates, ``map``, ``compress``), with no search per record."""
         frames, base, versions = self._frames, self._base, self._versions
-        dirty = [kept for kept in map(versions.get, map(id, self._dirty)) if kept is not None]
+        dirty = [kept for kept in dict.fromkeys(map(versions.get, map(id, self._dirty))) if kept]
         for kept in dirty:
             kept.held = None
-        values: dict[_Versions, tuple | None] = {}
+        values: dict[_Versions, tuple] = {}
+        update = values.update
         if index > base:
-            # Forward: a record's last save up to ``index`` is its value there.
             for frame in frames[base + 1 : index + 1]:
-                values.update(zip(frame.changed, frame.saves, strict=True))
+                born_before = bisect_right(frame.births, base)
+                update(zip(frame.changed[:born_before], frame.saves[:born_before], strict=True))
+            for frame in reversed(frames[index + 1 :]):
+                births = frame.births
+                low = bisect_right(births, base)
+                high = bisect_right(births, index, low)
+                if high > low:
+                    update(zip(frame.changed[low:high], frame.previous[low:high], strict=True))
         else:
-            # Backward: what a record held before its first change after ``index`` (None: it
-            # was born after).
             for frame in reversed(frames[index + 1 : base + 1]):
-                values.update(zip(frame.changed, frame.previous, strict=True))
+                born_before = bisect_right(frame.births, index)
+                update(zip(frame.changed[:born_before], frame.previous[:born_before], strict=True))
+            for frame in frames[base + 1 :]:
+                births = frame.births
+                low = bisect_right(births, index)
+                high = bisect_right(births, base, low)
+                if high > low:
+                    update(zip(frame.changed[low:high], frame.saves[low:high], strict=True))
+        self.gathered = len(values)
         differing = map(is_not, map(_held, values), values.values())
         for kept, saved in compress(values.items(), differing):
-            if saved is not None:
-                kept.record.restore(saved)
-                kept.held = saved
+            kept.record.restore(saved)
+            kept.held = saved
         for kept in dirty:
             if kept not in values:
-                saved = kept.at(index)
-                if saved is not None:
-                    kept.record.restore(saved)
-                    kept.held = saved
+                saves = kept.saves
+                saved = saves[-1] if saves[0] > index else kept.at(index)
+                kept.record.restore(saved)
+                kept.held = saved
 
     def drop_from(self, index: int) -> None:
         """Forget keyframe ``index`` and those after it (a command changed their past); the
@@ -342,11 +416,15 @@ class Frames:
         dropped = self._frames[index:]
         if not dropped:
             return
-        versions = self._versions
+        versions, base = self._versions, self._base
         for frame in dropped:
-            for kept in frame.changed:
+            for kept in (*frame.born, *frame.changed):
                 if not kept.drop_from(index):
                     versions.pop(id(kept.record), None)
+                elif kept.saves[0] > base and kept.held is not kept.saves[-1]:
+                    # Outside the state: it holds its last values, now those of a keyframe kept.
+                    kept.held = kept.saves[-1]
+                    kept.record.restore(kept.held)
         last = self._frames[index - 1]
         for part, values in zip(self._parts, last.scalars, strict=True):
             part.forget_ahead(values)
@@ -370,11 +448,18 @@ class Frames:
         if self._rebuilt[0] == index:
             return self._rebuilt[1]
         first = index - index % WHOLE_EVERY
-        copies = self._frames[first].containers
-        for frame in self._frames[first + 1 : index + 1]:
-            copies = apply(copies, frame.containers)
-        self._rebuilt = (index, copies)
-        return copies
+        whole = self._frames[first].containers
+        after = [frame.containers for frame in self._frames[first + 1 : index + 1]]
+        copies = []
+        for position, (container, copy) in enumerate(zip(self._containers, whole, strict=True)):
+            if position in self._logged_at:
+                copy = container.rebuild(copy, [kept[position] for kept in after])
+            else:
+                for kept in after:
+                    copy = apply(copy, kept[position])
+            copies.append(copy)
+        self._rebuilt = (index, tuple(copies))
+        return self._rebuilt[1]
 
 
 def _tail(table: dict, length: int) -> tuple[list, list]:

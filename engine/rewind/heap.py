@@ -4,21 +4,70 @@ ready queue's heap.
 Its ``items`` list is the heap itself, which its owners push onto and pop from with
 :mod:`heapq` directly (a call fewer per item than through methods here: every job, run and timer
 passes through one) and read where a call per tick counts (the first item's tick). A keyframe
-keeps a copy of it (:mod:`engine.rewind.frames`, by position between whole copies:
-:mod:`engine.rewind.deltas`) and a restore puts the copy back into the same list.
+keeps a copy of it (:mod:`engine.rewind.frames`) and a restore puts the copy back into the same
+list.
+
+While keyframes are recorded, the heap also keeps what was pushed and what was popped since the
+last one (:attr:`Heap.pushed`, :attr:`Heap.popped`; None otherwise, and an owner that pushes or
+pops appends the item when they are not None). So a keyframe keeps the heap as what it gained and
+lost (:class:`HeapChanges`) rather than comparing a copy of tens of thousands of items with the
+one before, and a restore rebuilds the copy from a whole one and the changes after it.
+
+A heap only ever loses its smallest item, so what it lost of the items it held at the keyframe
+before are its smallest ones: a change is their count and the items pushed since and still held,
+and a rebuild pops that many and pushes those (in C: :func:`heapq.heappop` and
+:func:`heapq.heappush` mapped over them). A rebuilt copy holds the same items, not necessarily
+in the same places: every heap here orders its items totally (a sequence number, or equal items
+that no reader tells apart), so what it pops depends on what it holds, not on where.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import not_
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class HeapChanges:
+    """What a heap lost and gained between two keyframes."""
+
+    removed: int
+    """How many of the items it held at the keyframe before it popped since: its smallest."""
+    added: tuple
+    """Items pushed since and still held."""
+
+
+NO_CHANGES = HeapChanges(0, ())
+
+
+class UnloggedWrite(AssertionError):
+    """A heap's items changed without being logged (pushed or popped past :attr:`Heap.pushed`
+    and :attr:`Heap.popped`): a rewind would restore the wrong items. Only raised in the
+    keyframes' debug mode (:attr:`engine.rewind.frames.Frames.check`)."""
+
+
 class Heap:
-    __slots__ = ("items",)
+    __slots__ = ("items", "popped", "pushed")
 
     def __init__(self) -> None:
         self.items: list[Any] = []
+        self.pushed: list[Any] | None = None
+        """The items pushed since the last keyframe, while keyframes are recorded."""
+        self.popped: list[Any] | None = None
+        """The items popped since the last keyframe, while keyframes are recorded."""
+
+    def __getstate__(self) -> tuple:
+        # As pickle saves an object of slots: the logs are a recording's, not the heap's.
+        return None, {"items": self.items}
+
+    def __setstate__(self, state: tuple) -> None:
+        self.items = state[1]["items"]
+        self.pushed = self.popped = None
 
     def pop_through(self, tick: int) -> Any:
         """Pop the smallest item if it is due by ``tick`` (its first field is at most ``tick``),
@@ -27,7 +76,10 @@ class Heap:
         items = self.items
         if not items or items[0][0] > tick:
             return None
-        return heapq.heappop(items)
+        item = heapq.heappop(items)
+        if self.popped is not None:
+            self.popped.append(item)
+        return item
 
     def peek(self) -> Any:
         """The smallest item, or None."""
@@ -49,3 +101,53 @@ class Heap:
     def restore(self, saved: tuple) -> None:
         """Back to a snapshot, in place (the parts hold this list)."""
         self.items[:] = saved
+        self.forget_changes()
+
+    # ------------------------------------------------------------ changes
+
+    def log_changes(self) -> None:
+        """Keep what is pushed and popped from now on (keyframes are being recorded)."""
+        self.pushed, self.popped = [], []
+
+    def forget_changes(self) -> None:
+        """Start the logs afresh: the items are those of a keyframe again."""
+        if self.pushed is not None:
+            self.pushed, self.popped = [], []
+
+    def changes(self) -> HeapChanges:
+        """What the heap lost and gained since the logs started, which start afresh. An item
+        is a new object each time it is pushed (a tuple made for the push)."""
+        pushed, popped = self.pushed, self.popped
+        if not pushed and not popped:
+            return NO_CHANGES
+        self.pushed, self.popped = [], []
+        pushed_ids = set(map(id, pushed))
+        popped_ids = set(map(id, popped))
+        removed = len(popped) - sum(map(pushed_ids.__contains__, popped_ids))
+        added = compress(pushed, map(not_, map(popped_ids.__contains__, map(id, pushed))))
+        return HeapChanges(removed, tuple(added))
+
+    @staticmethod
+    def rebuild(copy: tuple, changes: Sequence[HeapChanges]) -> tuple:
+        """The copy that ``changes``, in order, make of ``copy``: the same items."""
+        if all(change is NO_CHANGES for change in changes):
+            return copy
+        items = list(copy)
+        for change in changes:
+            deque(map(heapq.heappop, repeat(items, change.removed)), maxlen=0)
+            deque(map(heapq.heappush, repeat(items), change.added), maxlen=0)
+        return tuple(items)
+
+    @staticmethod
+    def check_changes(before: tuple, changes: HeapChanges, after: tuple) -> None:
+        """Debug mode: ``changes`` turn ``before`` into the items of ``after``
+        (:class:`UnloggedWrite`)."""
+        try:
+            rebuilt = Heap.rebuild(before, [changes])
+        except IndexError:
+            raise UnloggedWrite("a heap lost more items than it held") from None
+        if sorted(rebuilt) != sorted(after):
+            raise UnloggedWrite(
+                f"a heap's items changed without being logged: {len(after)} held, "
+                f"{len(rebuilt)} by what was logged"
+            )

@@ -4,7 +4,7 @@ A history rewinds by keyframes and replay (:mod:`engine.rewind.frames`): a keyfr
 records changed since the previous one, so it must know which changed. Every part calls
 :meth:`ChangeJournal.touch` with a record before changing it; while nothing records keyframes
 ``touch`` is the built-in ``id``, which does nothing, and a recording replaces it with the
-keyframes' own (which marks the record once per keyframe).
+keyframes' own (which notes the record: :attr:`engine.rewind.frames.Frames.touch`).
 
 Each part declares its state (:class:`JournaledPart`): its record tables, its containers (copied
 whole, or by position: :mod:`engine.rewind.deltas`) and its counters. The keyframes copy and

@@ -4,7 +4,8 @@ Records are compared by every field but the journal's bookkeeping stamps (``gen`
 say when a record was saved, not what it is): their identity fields and what ``save()`` returns,
 both derived from ``dataclasses.fields`` (see :mod:`engine.model.journaled`), so a field added to a
 record is compared without anyone editing this file. Records inside containers (the ready queue's
-entries) compare by dataclass equality, which also covers every field but the bookkeeping.
+entries) are frozen the same way: a fingerprint must not change when the engine goes on, or when a
+rewind gives a record outside the state its first values back.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _unrecorded_parts(engine: Engine) -> dict[str, Any]:
         "by_state": {
             state: frozenset(engine.query.record_keys(state)) for state in OccurrenceState
         },
-        "ready": engine._dispatcher.ready.contents(),
+        "ready": [_frozen(entry) for entry in engine._dispatcher.ready.contents()],
         "idle": engine._workforce.idle.snapshot()[1],
         "due": engine._cursors.due.live(),
         "timers": engine._timers.heap.live(),

@@ -8,6 +8,8 @@ keeps nothing between keyframes.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import operator
 
 import pytest
@@ -20,6 +22,7 @@ from engine.model.records import Job, JobSpec, Occurrence, Worker
 from engine.play.history import History
 from engine.play.ticks import TickDriver, TimedCommand, at_ticks
 from engine.rewind import deltas, frames
+from engine.rewind.heap import Heap, UnloggedWrite
 from engine.schedules.kinds import Every, Once
 from tests.engine.state_fingerprint import state_fingerprint
 
@@ -283,3 +286,76 @@ def test_a_command_after_the_last_keyframe_forgets_the_archived_rows_it_replaces
         history.seek(tick)
         fresh_run.seek(tick)
         assert state_fingerprint(history.engine) == state_fingerprint(fresh_run.engine), tick
+
+
+def test_a_run_born_at_a_keyframe_and_changed_after_it_is_its_birth_again_there() -> None:
+    """A restore skips the records born on the way (they hold the values they were born with
+    while outside the state): one changed by a replay past the keyframe it was born at, then
+    left behind by a jump back before it, must be put back to those values, or a jump forward
+    to that keyframe shows the replay's."""
+    history = archiving_history(span_cost=10)
+    history.seek(ARCHIVING_UNTIL)
+    for label in history.keyframes[1:-1]:
+        history.seek(label + 2)
+        history.seek(0)
+        history.seek(label)
+        assert state_fingerprint(history.engine) == fresh_state(label), label
+
+
+def test_a_jump_gathers_the_records_changed_on_the_way_not_those_born() -> None:
+    """A job scheduled every tick that never changes after: a jump across the run looks at the
+    records changed on the way (two busy jobs, the workers), not at the thousands born."""
+    commands = [(0, RegisterWorker(f"w{index}")) for index in range(2)]
+    commands += [(0, ScheduleJob(JobSpec(f"busy{index}", Every(0, 1)))) for index in range(2)]
+    commands += [(t, ScheduleJob(JobSpec(f"late{t}", Once(10**6)))) for t in range(1, TICKS)]
+    history = History(lambda: Engine(archive=True), at_ticks(commands), until=TICKS, span_cost=100)
+    history.seek(TICKS)
+    frames_ = history._frames
+    for tick in (0, TICKS, 10, TICKS // 2):
+        history.seek(tick)
+        assert frames_.gathered < TICKS / 4, tick  # 3,000 jobs born on the way
+
+
+def test_a_heap_pushed_onto_without_its_log_fails_the_keyframes_check() -> None:
+    """A keyframe keeps a heap as what was pushed and popped since the one before: an item
+    pushed past the log would not come back on a rewind, and the debug mode says so."""
+    engine = Engine()
+    keyframes = engine.record_keyframes(check=True)
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("j", Every(5, 5))))
+    keyframes.take(0)
+    heapq.heappush(engine._cursors.due.items, (7, 0, "j"))
+    with pytest.raises(UnloggedWrite):
+        keyframes.take(1)
+
+
+@settings(max_examples=60)
+@given(
+    first=st.lists(st.integers(0, 50), max_size=30),
+    spans=st.lists(st.lists(st.one_of(st.none(), st.integers(0, 50)), max_size=20), max_size=6),
+)
+def test_a_heap_rebuilt_from_its_changes_holds_the_same_items_and_pops_them_in_order(
+    first, spans
+) -> None:
+    """Spans of pushes (numbers) and pops (None) on a heap that logs them: rebuilt from the
+    first copy and each span's changes, it holds the very items, and pops the same."""
+    heap = Heap()
+    sequence = itertools.count()
+    for value in first:
+        heapq.heappush(heap.items, (value, next(sequence)))
+    copy = heap.snapshot()
+    heap.log_changes()
+    changes = []
+    for span in spans:
+        for op in span:
+            if op is None:
+                heap.pop_through(10**9)
+            else:
+                item = (op, next(sequence))
+                heapq.heappush(heap.items, item)
+                heap.pushed.append(item)  # type: ignore[union-attr]
+        changes.append(heap.changes())
+    rebuilt = list(Heap.rebuild(copy, changes))
+    assert sorted(map(id, rebuilt)) == sorted(map(id, heap.items))
+    popped = [heapq.heappop(rebuilt) for _ in range(len(rebuilt))]
+    assert all(map(operator.is_, popped, [heapq.heappop(heap.items) for _ in popped]))
