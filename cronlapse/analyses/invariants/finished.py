@@ -99,10 +99,7 @@ class FinishedRuns:
         ticks = self._jobs.get(job_id)
         if ticks is None:
             ticks = self._jobs[job_id] = _Progressions()
-        if ticks.last is None or scheduled > ticks.last:  # in order: a call fewer
-            ticks._append(scheduled)
-        else:
-            ticks.add(scheduled)
+        ticks.add(scheduled)
 
     def __contains__(self, key: tuple[str, int]) -> bool:
         ticks = self._jobs.get(key[0])
