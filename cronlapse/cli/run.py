@@ -8,7 +8,6 @@ from itertools import starmap
 from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker
-from cronlapse.analyses.latency.attribution import latency_report
 from cronlapse.analyses.stats import RunStatsReader, run_stats
 from cronlapse.cli.playing import (
     INVALID,
@@ -112,7 +111,9 @@ def _script_end(run: ScriptRun) -> int:
 
 
 def _print_latency(engine: Engine, out: TextIO) -> None:
-    """The latency tables; Rich is imported only here, so the engine loads without it."""
+    """The latency tables (``--stats``); Rich and the attribution are imported only here, so
+    the engine loads without them."""
+    from cronlapse.analyses.latency.attribution import latency_report
     from cronlapse.analyses.latency.tables import print_latency
 
     print_latency(latency_report(engine), out)
