@@ -4,7 +4,6 @@ summary, or its latency attribution (``--stats``), or one JSON object per event 
 from __future__ import annotations
 
 import argparse
-from itertools import starmap
 from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker
@@ -85,8 +84,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.jsonl:
             out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
         elif not args.stats:
-            lines = starmap(formatter.stored_line, log.stored_since(printed))
-            out.writelines(line + "\n" for line in lines)
+            out.write(formatter.stored_lines(log.stored_since(printed)))
             summary.read(log.stored_since(printed))
         printed = len(log)
         if not args.stats:
