@@ -1,4 +1,5 @@
-"""The cronlapse command, one module per command; main.py builds the parser and runs a handler.
+"""The cronlapse command, one module per command; entry.py parses a command with its module
+alone, main.py the whole command line (``--help``, no command), and each runs a handler.
 
 The top layer: may import everything; nothing imports it.
 """

@@ -4,11 +4,9 @@ summary, or its latency attribution (``--stats``), or one JSON object per event 
 from __future__ import annotations
 
 import argparse
-from itertools import starmap
 from typing import Any, TextIO
 
 from cronlapse.analyses.invariants import Checker
-from cronlapse.analyses.latency.attribution import latency_report
 from cronlapse.analyses.stats import RunStatsReader, run_stats
 from cronlapse.cli.playing import (
     INVALID,
@@ -86,8 +84,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.jsonl:
             out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
         elif not args.stats:
-            lines = starmap(formatter.stored_line, log.stored_since(printed))
-            out.writelines(line + "\n" for line in lines)
+            out.write(formatter.stored_lines(log.stored_since(printed)))
             summary.read(log.stored_since(printed))
         printed = len(log)
         if not args.stats:
@@ -112,7 +109,9 @@ def _script_end(run: ScriptRun) -> int:
 
 
 def _print_latency(engine: Engine, out: TextIO) -> None:
-    """The latency tables; Rich is imported only here, so the engine loads without it."""
+    """The latency tables (``--stats``); Rich and the attribution are imported only here, so
+    the engine loads without them."""
+    from cronlapse.analyses.latency.attribution import latency_report
     from cronlapse.analyses.latency.tables import print_latency
 
     print_latency(latency_report(engine), out)

@@ -60,6 +60,29 @@ class EventFormatter:
                 parts.append(step.format(fields[at[0]]))
         return " ".join(parts)
 
+    def stored_lines(self, stored: Iterable[tuple[type[ev.Event], tuple]]) -> str:
+        """:meth:`stored_line` of each event as the log stores it, each line ended by a
+        newline, as one string: a run prints its lines a step at a time, and most of them
+        take one ``str.format`` of their kind's template, done here without a call a line."""
+        clock = self.clock
+        timed = clock is not None
+        lines = []
+        for kind, fields in stored:
+            template = _line_template(kind, timed)
+            if template is None:
+                lines.append(self.stored_line(kind, fields))
+            elif timed:
+                tick = fields[0]
+                if self._time[0] != tick:
+                    self._time = (tick, clock.format(tick))  # type: ignore[union-attr]
+                lines.append(template.format(*fields, wall=self._time[1]))
+            else:
+                lines.append(template.format(*fields, wall=""))
+        if not lines:
+            return ""
+        lines.append("")
+        return "\n".join(lines)
+
     def json(self, event: ev.Event) -> str:
         """One JSON object with a ``type`` and the event's fields, in declaration order; with a
         clock, ``time`` (ISO 8601 with UTC offset) follows ``tick``."""

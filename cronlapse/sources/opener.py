@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cronlapse.importers.files import ImportProblems
-from cronlapse.importers.fleet import ImportOptions, import_fleet
 from cronlapse.sources.recognise import SourceKind, recognise
 from cronlapse.sources.stdin import STDIN, STDIN_NAME, stdin_text
 from engine.model.problems import Problem
@@ -77,6 +76,10 @@ def open_source(path: str | Path, *, stdin: bool = True) -> Source:
         if kind is SourceKind.SCRIPT:
             return Source(path, kind, Path(path).stem, script=run_script_file(path))
         if kind.imported:
+            # The importers (crontab, Kubernetes, systemd) are imported when a file needs one:
+            # most runs are of scenarios, and they cost a tenth of a short run's imports.
+            from cronlapse.importers.fleet import ImportOptions, import_fleet
+
             fleet = import_fleet(kind.value, [path], ImportOptions())
             name = _name(fleet.scenario, path)
             return Source(path, kind, name, fleet.scenario, None, fleet.text, fleet.skipped)

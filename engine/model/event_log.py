@@ -113,6 +113,11 @@ class EventLog:
         for index, code, values in compress(zip(count(start), stored, fields), wanted):
             yield index, EVENT_KINDS[code](*values)
 
+    def count(self, kind: type) -> int:
+        """How many events of ``kind`` (an exact class) the log holds: counted in C, by their
+        codes, none built (a scenario's ``events:`` expectation counts the whole log)."""
+        return self._kinds.count(kind.code)  # type: ignore[attr-defined]
+
     def truncate(self, length: int) -> None:
         """Forget the events after the first ``length`` (a rewind)."""
         kept = self._kept(length)

@@ -338,6 +338,14 @@ class RunArchive:
         return before is not None and key[1] < before and self._row(key) is None
 
     def __contains__(self, key: object) -> bool:
+        job_id, scheduled = key  # type: ignore[misc]
+        job_runs = self._by_job.get(job_id)
+        if job_runs is None:
+            return False
+        ticks = job_runs.ticks
+        # The common question (a job's cursor, walking on): a run after every one archived.
+        if not ticks or scheduled > ticks[-1]:
+            return False
         return self._row(key) is not None  # type: ignore[arg-type]
 
     def _row(self, key: Key) -> int | None:

@@ -112,6 +112,12 @@ class Query:
         archived run, which is read back as a new record."""
         return (job_id, scheduled) in self._records
 
+    def record_ticks(self, job_id: str, since: int) -> Iterator[int]:
+        """The scheduled ticks of the job's runs with a record (live or archived) from
+        ``since`` on, in order: a seek in the job's archived runs, for a reader that asks
+        :meth:`has_record` of most of them."""
+        return self._parts.store.job_ticks(job_id, since)
+
     def ready_and_priority(self, job_id: str, scheduled: int) -> tuple[int, int] | None:
         """The run's ``ready_since`` and ``priority`` if it has a record, without reading the
         whole record back from the archive."""

@@ -190,12 +190,12 @@ class EventCount:
     count: int
 
     def verify(self, engine: Engine) -> Mismatch | None:
-        actual = sum(
-            1
-            for event in engine.log
-            if type(event).__name__ == self.event_type
-            and (self.job_id is None or event_job(event) == self.job_id)
-        )
+        kind = event_types()[self.event_type]
+        if self.job_id is None:
+            actual = engine.log.count(kind)
+        else:
+            selected = engine.log.select((kind,))
+            actual = sum(1 for _, event in selected if event_job(event) == self.job_id)
         if actual == self.count:
             return None
         scope = "" if self.job_id is None else f" about {self.job_id}"

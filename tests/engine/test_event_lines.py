@@ -30,3 +30,18 @@ def test_a_line_from_one_format_is_the_line_from_its_steps(
     monkeypatch.setattr(report, "_line_template", lambda kind, timed: None)
     slow = [[EventFormatter(clock).stored_line(*event) for event in stored] for clock in clocks]
     assert fast == slow
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[path.name for path in SCENARIOS])
+def test_the_lines_of_a_stretch_are_its_events_lines_each_ended(path: Path) -> None:
+    scenario = load_scenario(str(path))
+    runner = ScenarioRunner(scenario, until=min(scenario.until or 500, 500))
+    runner.run()
+    stored = list(runner.engine.log.stored_since(0))
+    clocks = (None, scenario.clock) if scenario.clock is not None else (None,)
+    for clock in clocks:
+        one = EventFormatter(clock)
+        expected = "".join(one.stored_line(*event) + "\n" for event in stored)
+        stretches = EventFormatter(clock)
+        halves = stored[: len(stored) // 2], stored[len(stored) // 2 :], []
+        assert "".join(stretches.stored_lines(half) for half in halves) == expected

@@ -58,3 +58,11 @@ def test_a_released_log_pickles_with_its_base() -> None:
     copy = pickle.loads(pickle.dumps(log))
     assert (len(copy), copy.base, list(copy)) == (6, 2, list(log))
     assert pickle.loads(pickle.dumps(_log(3))).base == 0
+
+
+def test_count_counts_the_events_of_one_exact_kind_from_the_start() -> None:
+    log = _log(3)
+    log.add(ev.WorkerWentDown, 3, "w0")
+    assert log.count(ev.WorkerRegistered) == 3
+    assert log.count(ev.WorkerWentDown) == 1
+    assert log.count(ev.WorkerCameUp) == 0

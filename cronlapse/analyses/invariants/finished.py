@@ -16,14 +16,15 @@ from array import array
 
 class _Progressions:
     """One job's finished ticks: progressions ``start + step * i`` for ``i < count``, disjoint
-    and in order of their ticks."""
+    and in order of their ticks; ``last`` is the latest tick held (None: none yet)."""
 
-    __slots__ = ("counts", "starts", "steps")
+    __slots__ = ("counts", "last", "starts", "steps")
 
     def __init__(self) -> None:
         self.starts = array("q")
         self.steps = array("q")
         self.counts = array("q")
+        self.last: int | None = None
 
     def _last(self, at: int) -> int:
         return self.starts[at] + self.steps[at] * (self.counts[at] - 1)
@@ -33,6 +34,9 @@ class _Progressions:
         return bisect.bisect_right(self.starts, tick) - 1
 
     def __contains__(self, tick: int) -> bool:
+        last = self.last
+        if last is None or tick > last:  # the common question: a run after every one held
+            return False
         at = self._holding(tick)
         if at < 0:
             return False
@@ -40,22 +44,26 @@ class _Progressions:
         return offset == 0 or (offset % step == 0 and offset // step < self.counts[at])
 
     def add(self, tick: int) -> None:
-        starts = self.starts
-        if not starts or tick > self._last(len(starts) - 1):
+        last = self.last
+        if last is None or tick > last:
             self._append(tick)
         elif tick not in self:
             self._insert(tick)
 
     def _append(self, tick: int) -> None:
         """After every tick held: the last progression's next term, or a new one."""
-        last = len(self.starts) - 1
-        if last >= 0 and self.counts[last] == 1:
-            self.steps[last] = tick - self.starts[last]
-            self.counts[last] = 2
-        elif last >= 0 and tick == self._last(last) + self.steps[last]:
-            self.counts[last] += 1
-        else:
-            self._put(last + 1, tick, 1, 1)
+        at, last = len(self.starts) - 1, self.last
+        self.last = tick
+        if at >= 0:
+            counts = self.counts
+            if counts[at] == 1:
+                self.steps[at] = tick - last  # type: ignore[operator]
+                counts[at] = 2
+                return
+            if tick == last + self.steps[at]:  # type: ignore[operator]
+                counts[at] += 1
+                return
+        self._put(at + 1, tick, 1, 1)
 
     def _insert(self, tick: int) -> None:
         """Out of order: between two progressions, or inside one (split around ``tick``)."""
@@ -95,7 +103,10 @@ class FinishedRuns:
 
     def __contains__(self, key: tuple[str, int]) -> bool:
         ticks = self._jobs.get(key[0])
-        return ticks is not None and key[1] in ticks
+        if ticks is None:
+            return False
+        last = ticks.last
+        return last is not None and key[1] <= last and key[1] in ticks
 
     def __len__(self) -> int:
         return sum(map(len, self._jobs.values()))

@@ -156,21 +156,33 @@ class LivenessReplay:
         self._current: int | None = None
 
     def since(self, key: Key, at: int) -> int | None:
-        if key in self._waiting:
-            return self._waiting[key]
-        for first, last in self._held.get(key[0], ()):
-            if first <= key[1] and (last is None or key[1] <= last):
-                return None
-        known = self._jobs.get(key[0])  # not yet touched: implicit, waiting once created
-        start = known.created_at(key[1], at) if known is not None else None
+        waiting = self._waiting
+        if key in waiting:
+            return waiting[key]
+        job_id, scheduled = key
+        held = self._held.get(job_id)
+        if held:
+            for first, last in held:
+                if first <= scheduled and (last is None or scheduled <= last):
+                    return None
+        known = self._jobs.get(job_id)  # not yet touched: implicit, waiting once created
+        if known is None:
+            return None
+        start = known.created_at(scheduled, at) if known.pauses else scheduled
         # A run created while a blocked range that covers it was open waits from the range's
         # end; a job whose runs wait on upstream runs one by one opens a range per run, so the
         # latest such end counts, and one still open means the run does not wait yet.
-        for first, unblocked in self._blocked.get(key[0], ()):
-            if start is not None and key[1] >= first and (unblocked is None or start < unblocked):
-                if unblocked is None:
-                    return None
-                start = unblocked
+        blocked = self._blocked.get(job_id)
+        if blocked:
+            for first, unblocked in blocked:
+                if (
+                    start is not None
+                    and scheduled >= first
+                    and (unblocked is None or start < unblocked)
+                ):
+                    if unblocked is None:
+                        return None
+                    start = unblocked
         return start
 
     def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
@@ -257,7 +269,12 @@ class LivenessReplay:
         """The run stopped waiting at ``tick``: had it waited at the end of an earlier tick at
         which it could have been taken?"""
         start = self.since(key, tick)
-        hit = _chance(self.idle, self.pools, key, start, tick - 1) if start is not None else None
+        # Most runs start at the tick they may: no earlier tick to look at, and no call.
+        hit = (
+            _chance(self.idle, self.pools, key, start, tick - 1)
+            if start is not None and start < tick
+            else None
+        )
         if hit is not None:
             text = (
                 f"{key[0]}@{key[1]} waited at the end of the tick while {hit[1]} was idle "
