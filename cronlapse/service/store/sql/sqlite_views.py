@@ -26,6 +26,10 @@ _FINISHED = (
     "ORDER BY scheduled LIMIT ?"
 )
 _FINISHED_AT = "SELECT view FROM view_runs WHERE job_id = ? AND scheduled = ? AND final"
+_LATEST_FINISHED = (
+    "SELECT scheduled, view FROM view_runs WHERE job_id = ? AND final "
+    "ORDER BY scheduled DESC LIMIT ?"
+)
 
 
 def run_upsert(conn: sqlite3.Connection) -> str:
@@ -108,6 +112,10 @@ class SqliteViews:
         conn = self.db.connection()
         found = {tick: conn.execute(_FINISHED_AT, (job_id, tick)).fetchone() for tick in ticks}
         return {tick: row[0] for tick, row in found.items() if row is not None}
+
+    @translated
+    def latest_finished(self, job_id: str, limit: int) -> list[tuple[int, str]]:
+        return self.db.read(_LATEST_FINISHED, (job_id, limit))[::-1]
 
     @translated
     def keep_finished(self, runs: Sequence[RunView]) -> None:
