@@ -302,11 +302,12 @@ FLEET = 40
 """Jobs in the snapshot-size test: enough that a cost per job shows beside the constant ones."""
 
 
-def test_a_snapshot_after_hours_of_runs_holds_a_few_bytes_a_job_more_than_after_none() -> None:
-    """Issue 36: a restart costs the same with a long history as with none. The same jobs,
-    snapshotted halfway to their next runs (their runs' timeouts passed) after no run, 2 hours
-    and 4 hours of runs every 15 minutes: what the later snapshots hold beyond the first is each
-    job's last success time and forgotten-before tick, a few bytes a job, not its runs, and 4
+def test_a_snapshot_after_hours_of_runs_holds_a_bounded_cost_a_job_not_its_runs() -> None:
+    """Issue 36: a restart costs the same with a long history as with a short one. The same
+    jobs, snapshotted halfway to their next runs (their runs' timeouts passed) after no run, 2
+    hours and 4 hours of runs every 15 minutes: what the later snapshots hold beyond the first
+    is each job's latest run (its status, and a dependent created later, read it), last success
+    time and forgotten-before tick, a bounded cost a job, not its runs (8 and 16 of them), and 4
     hours cost what 2 do."""
     sizes = []
     for hours in (0, 2, 4):
@@ -330,7 +331,7 @@ def test_a_snapshot_after_hours_of_runs_holds_a_few_bytes_a_job_more_than_after_
         sizes.append(len(saved.state))
     none, two, four = sizes
     assert abs(four - two) <= 64, sizes
-    assert four - none <= 16 * FLEET, sizes
+    assert four - none <= 200 * FLEET, sizes
 
 
 def test_the_last_success_and_failure_times_pickle_in_a_few_bytes_a_job_in_their_order() -> None:
