@@ -295,7 +295,7 @@ def test_an_engine_that_forgot_rewinds_to_a_keyframe_taken_since() -> None:
     assert (runs_of(engine), live_state(engine)) == ahead
 
 
-def test_an_engine_that_forgot_its_history_pickles_as_small_as_one_with_none() -> None:
+def test_an_engine_that_forgot_a_long_history_pickles_as_one_that_forgot_a_short_one() -> None:
     """What an engine keeps of a forgotten history is a bounded cost per job, not its runs: the
     same recurring jobs pickle within a few bytes a job alike after 2 periods of runs and after
     60 (a service's snapshot is this pickle, and a restart loads it). Each job keeps its latest
