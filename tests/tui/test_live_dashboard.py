@@ -19,7 +19,9 @@ from cronlapse.service.store import (
     CLOCK_KEY,
     ENGINE_CLOCK,
     Entry,
+    JournalRow,
     JournalUnreadable,
+    Snapshot,
     StoreFailure,
     open_journal_reader,
     open_store,
@@ -305,6 +307,45 @@ def test_a_compacted_journal_opens_at_its_oldest_kept_snapshot_and_rewinds_to_it
     assert refused.apply(PauseJob("a")).problem is not None, "nothing before the start to redo"
     note = source.start_note(UnixClock.of(ENGINE_CLOCK))
     assert note is not None and "oldest snapshot" in note and "retention" in note
+
+
+class UnreadableAfterSnapshot:
+    """A reader whose first row after the oldest snapshot, at its tick, no longer reads (as
+    after a reader grew stricter than the code that wrote it)."""
+
+    def __init__(self, reader, oldest: Snapshot, tick: int) -> None:
+        self.reader, self.oldest = reader, oldest
+        self.row: JournalRow | None = JournalRow(oldest.seq, tick, 0, "schedule", {})
+
+    def rows_after(self, seq: int, limit: int) -> list[JournalRow]:
+        rows = self.reader.rows_after(seq, limit)
+        if seq == self.oldest.seq and self.row is not None:
+            rows, self.row = [self.row, *rows[: limit - 1]], None
+        return rows
+
+    def __getattr__(self, name: str):
+        return getattr(self.reader, name)
+
+
+@pytest.mark.integration
+def test_a_row_at_the_start_of_a_compacted_journal_that_no_longer_reads_is_said_and_counted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The rows read with the oldest snapshot are left out as every other unreadable row is:
+    logged, counted in ``skipped``, and the history the same as without them."""
+    wall = Wall()
+    live = compacted_service(tmp_path / "a.db", wall)
+    reader = open_journal_reader(f"sqlite:///{tmp_path / 'a.db'}")
+    oldest = reader.oldest_snapshot()
+    assert oldest is not None
+    tick = oldest.driver().engine.now
+    with caplog.at_level("WARNING", logger="cronlapse.tui"):
+        source = caught_up(LiveSource(UnreadableAfterSnapshot(reader, oldest, tick), wall))
+    assert source.skipped == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"journal row {oldest.seq} no longer reads (missing required key 'id'): skipped"
+    ]
+    assert live_tables(source.history.engine) == live_tables(live.engine)
 
 
 @pytest.mark.integration

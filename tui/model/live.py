@@ -120,7 +120,7 @@ class LiveSource:
         self.stalled_since: int | None = None
         """The tick at which the service had something to do and journaled nothing since
         (None: its journal keeps up); cleared by the next row."""
-        self.skipped = 0
+        self.skipped = 0 if self.start is None else self.start.skipped
         """Rows that no longer read (logged and left out, as the service's replay does)."""
         self.following = True
         """The user is at the live head and stays there as it moves."""

@@ -13,6 +13,7 @@ service's own database, as ``cronlapse status`` and ``cronlapse export`` (see
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from cronlapse.service.store import (
@@ -26,6 +27,8 @@ from cronlapse.service.store import (
 )
 from engine.core import Engine
 
+log = logging.getLogger("cronlapse.tui")
+
 
 @dataclass(frozen=True)
 class SnapshotStart:
@@ -36,12 +39,11 @@ class SnapshotStart:
     tick: int
     """The snapshot's tick: the history's first, at its end."""
     rows: tuple[JournalRow, ...]
-    """The rows after the snapshot at its tick, applied before the history starts."""
-
-    @property
-    def seq(self) -> int:
-        """The last row the start's engine holds: the dashboard reads the rows after it."""
-        return self.rows[-1].seq if self.rows else self.snapshot.seq
+    """The readable rows after the snapshot at its tick, applied before the history starts."""
+    seq: int
+    """The last row the start read: the dashboard reads the rows after it."""
+    skipped: int
+    """Rows among those that no longer read: logged and left out, as everywhere else."""
 
     def engine(self) -> Engine:
         """A new engine as of the end of the start's tick (one each call: a history's futures
@@ -52,10 +54,7 @@ class SnapshotStart:
                 for timed in downtime_commands(driver.engine, int(row.args["since"]), row.tick):
                     driver.apply(timed)
                 continue
-            try:
-                timed = row_command(row)
-            except RowUnreadable:
-                continue  # skipped, as the service's replay and the dashboard's own skip it
+            timed = row_command(row)
             if timed is not None:
                 driver.apply(timed)
         driver.finish(self.tick)
@@ -73,11 +72,28 @@ def snapshot_start(reader: JournalReader, chunk: int) -> SnapshotStart | None:
         raise AssertionError("a compacted journal keeps the snapshot it was compacted behind")
     tick = oldest.driver().engine.now
     rows: list[JournalRow] = []
-    seq = oldest.seq
+    seq, skipped = oldest.seq, 0
     while batch := reader.rows_after(seq, chunk):
         same = [row for row in batch if row.tick == tick]
-        rows += same
+        for row in same:
+            if readable(row):
+                rows.append(row)
+            else:
+                skipped += 1
+            seq = row.seq
         if len(same) < len(batch):
             break
-        seq = batch[-1].seq
-    return SnapshotStart(oldest, tick, tuple(rows))
+    return SnapshotStart(oldest, tick, tuple(rows), seq, skipped)
+
+
+def readable(row: JournalRow) -> bool:
+    """Whether ``row`` still reads; one that does not is logged, as the dashboard and the
+    service's replay log the rows they leave out."""
+    if row.verb == DOWNTIME:
+        return True
+    try:
+        row_command(row)
+    except RowUnreadable as error:
+        log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
+        return False
+    return True
