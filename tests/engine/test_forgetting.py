@@ -366,3 +366,29 @@ def test_a_dependent_created_after_forgetting_reads_its_upstreams_latest_run() -
         engine.apply(Advance(4))
         played.append(engine.query.run_state("dependent", 2))
     assert played == [S.SUCCEEDED, S.SUCCEEDED]
+
+
+def test_the_due_heap_holds_one_entry_a_waiting_job_after_forgetting() -> None:
+    """Each pause and resume puts a job on the due heap again (its old entry goes stale): a
+    service that comes back after downtime pauses and resumes every job, so the heap grew by a
+    job's worth per restart. Forgetting (before every snapshot) drops the stale entries; the
+    engine plays on as one that kept them."""
+    played = []
+    for forget in (False, True):
+        engine = Engine(
+            Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED), archive=True
+        )
+        engine.apply(RegisterWorker("w1"))
+        for n in range(5):
+            engine.apply(ScheduleJob(JobSpec(f"j{n}", Every(100, 60), duration=1)))
+        for _ in range(6):
+            engine.apply(Advance(engine.now + 1))
+            for n in range(5):
+                engine.apply(PauseJob(f"j{n}"))
+                engine.apply(ResumeJob(f"j{n}"))
+            if forget:
+                engine.forget_archived()
+                assert len(engine._cursors.due.items) == 5
+        engine.apply(Advance(400))
+        played.append((list(engine.log), live_state(engine)))
+    assert played[0] == played[1]
