@@ -40,6 +40,7 @@ import json
 import zlib
 from array import array
 from collections.abc import Iterator
+from operator import xor
 
 from engine.model.records import (
     Attempt,
@@ -74,12 +75,39 @@ def _unpack(packed: bytes) -> list[str]:
     return json.loads(zlib.decompress(packed))
 
 
+def _squeeze(values: array, width: int) -> bytes:
+    """Rows of ``width`` integers as one compressed text: column by column, each value XORed
+    with the one before it in its column, so that a column of equal or nearby values (a state,
+    a tick, a job code counting up) is mostly zero bytes, which compress to almost nothing."""
+    squeezed = array("q")
+    for field in range(width):
+        column = values[field::width]
+        squeezed.extend(column[:1])
+        squeezed.extend(map(xor, column[1:], column[:-1]))
+    return zlib.compress(squeezed.tobytes())
+
+
+def _unsqueeze(packed: bytes, width: int) -> array:
+    """The rows :func:`_squeeze` packed."""
+    squeezed = array("q")
+    squeezed.frombytes(zlib.decompress(packed))
+    rows = len(squeezed) // width
+    values = array("q", bytes(8 * len(squeezed)))
+    for field in range(width):
+        column = squeezed[field * rows : (field + 1) * rows]
+        values[field::width] = array("q", itertools.accumulate(column, xor))
+    return values
+
+
 class _JobRuns:
-    """One job's archived runs: their scheduled ticks in order, and each one's row."""
+    """One job's archived runs: their scheduled ticks in order, and each one's row; and the
+    job's code. A job with one run (what forgetting leaves most jobs) has no such object: the
+    per-job index holds that run's row alone (:meth:`RunArchive._job_runs`)."""
 
-    __slots__ = ("forgotten_before", "rows", "ticks")
+    __slots__ = ("code", "forgotten_before", "rows", "ticks")
 
-    def __init__(self) -> None:
+    def __init__(self, code: int) -> None:
+        self.code = code
         self.ticks = array("q")
         self.rows = array("q")
         self.forgotten_before = _NONE
@@ -123,11 +151,13 @@ class RunArchive:
 
     def __init__(self) -> None:
         self._job_ids: list[str] = []
-        self._job_code: dict[str, int] = {}
         self._worker_ids: list[str] = []
         self._worker_code: dict[str, int] = {}
-        self._by_job: dict[str, _JobRuns] = {}
-        """The jobs with archived runs (a job whose runs were all forgotten has no entry)."""
+        self._by_job: dict[str, _JobRuns | int] = {}
+        """The jobs with archived runs (a job whose runs were all forgotten has no entry): the
+        row of a job's run if it has one, else its :class:`_JobRuns`. Most jobs of a service
+        keep one run (the latest) once it forgets: an integer a job, where an index object and
+        its two columns cost half a kilobyte."""
         self._forgotten: dict[str, int] = {}
         """Each job's forgotten-before tick, for the jobs whose runs were forgotten: the one thing
         an archive keeps of a job whose runs it forgot (a tick a job, not a run)."""
@@ -148,23 +178,40 @@ class RunArchive:
     # ---------------------------------------------------------------- pickling
 
     def __getstate__(self) -> dict:
-        """The columns as they are; the per-job index as three columns (each job's count of
-        runs, then their ticks and rows, in job code order), the job codes left out (rebuilt
-        from the job ids); and the forgotten-before ticks grouped by tick. Job ids go as one
-        compressed text per group, not a reference to each: the thousands of ids a snapshot's
-        pickle would meet here first push the memo positions of everything after them past one
-        byte, and every later reference grows by three (measured: 25 bytes a job). Most jobs
-        share the horizon of the last forget, so a forgotten job costs a few bytes of its id."""
+        """The columns squeezed (:func:`_squeeze`: a service's snapshot holds each job's latest
+        run, a row of nearly the same values a job); the per-job index as three squeezed columns
+        (each job's count of runs, then their ticks and rows, in job code order), the job codes
+        left out (rebuilt from the job ids); and the forgotten-before ticks grouped by tick. Job
+        ids go as one compressed text per group, not a reference to each: the thousands of ids a
+        snapshot's pickle would meet here first push the memo positions of everything after
+        them past one byte, and every later reference grows by three (measured: 25 bytes a
+        job). Most jobs share the horizon of the last forget, so a forgotten job costs a few
+        bytes of its id."""
         state = dict(self.__dict__)
-        for name in ("_job_code", "_by_job", "_job_ids", "_forgotten"):
+        for name in ("_by_job", "_job_ids", "_forgotten", "_runs", "_attempts"):
             del state[name]
         counts, ticks, rows = array("q"), array("q"), array("q")
+        runs = self._runs
         for job_id in self._job_ids:
-            job_runs = self._by_job[job_id]
-            counts.append(len(job_runs.ticks))
-            ticks.extend(job_runs.ticks)
-            rows.extend(job_runs.rows)
-        state["_packed_jobs"] = (_pack(self._job_ids), counts, ticks, rows)
+            entry = self._by_job[job_id]
+            if entry.__class__ is int:
+                counts.append(1)
+                ticks.append(runs[entry * _RUN_WIDTH + _SCHEDULED])
+                rows.append(entry)
+            else:
+                counts.append(len(entry.ticks))
+                ticks.extend(entry.ticks)
+                rows.extend(entry.rows)
+        state["_squeezed_jobs"] = (
+            _pack(self._job_ids),
+            _squeeze(counts, 1),
+            _squeeze(ticks, 1),
+            _squeeze(rows, 1),
+        )
+        state["_squeezed_columns"] = (
+            _squeeze(runs, _RUN_WIDTH),
+            _squeeze(self._attempts, _ATTEMPT_WIDTH),
+        )
         by_tick: dict[int, list[str]] = {}
         for job_id, before in self._forgotten.items():
             by_tick.setdefault(before, []).append(job_id)
@@ -174,31 +221,50 @@ class RunArchive:
         return state
 
     def __setstate__(self, state: dict) -> None:
-        """Also loads an archive an older cronlapse pickled: its job ids, codes and per-job
-        index as they were, each job's forgotten-before tick on its entry in the index."""
+        """Also loads an archive an older cronlapse pickled: its columns as arrays, its per-job
+        index as arrays or as objects with the job codes beside them, each job's
+        forgotten-before tick on its entry in the index."""
         state = dict(state)
         by_tick = state.pop("_forgotten_by_tick", None)
         packed = state.pop("_packed_jobs", None)
+        squeezed = state.pop("_squeezed_jobs", None)
+        columns = state.pop("_squeezed_columns", None)
+        job_code = state.pop("_job_code", None)
         self.__dict__.update(state)
+        if columns is not None:
+            self._runs = _unsqueeze(columns[0], _RUN_WIDTH)
+            self._attempts = _unsqueeze(columns[1], _ATTEMPT_WIDTH)
+        if squeezed is not None:
+            job_ids, *index = squeezed
+            packed = (job_ids, *(_unsqueeze(column, 1) for column in index))
         if packed is not None:
             job_ids, counts, ticks, rows = packed
             self._job_ids = _unpack(job_ids)
             self._by_job, at = {}, 0
-            for job_id, count in zip(self._job_ids, counts, strict=True):
-                job_runs = self._by_job[job_id] = _JobRuns()
-                job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
+            for code, (job_id, count) in enumerate(zip(self._job_ids, counts, strict=True)):
+                if count == 1:
+                    self._by_job[job_id] = rows[at]
+                else:
+                    job_runs = self._by_job[job_id] = _JobRuns(code)
+                    job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
                 at += count
+        elif job_code is not None:  # the index's objects as an older cronlapse pickled them
+            for job_id, job_runs in self._by_job.items():
+                job_runs.code = job_code[job_id]  # type: ignore[union-attr]
         if by_tick is None:
             self._forgotten = {
                 job_id: job_runs.forgotten_before
                 for job_id, job_runs in self._by_job.items()
-                if job_runs.forgotten_before != _NONE
+                if job_runs.__class__ is _JobRuns and job_runs.forgotten_before != _NONE
             }
         else:
+            # The ids the index holds already, not a second string a job.
+            same = {job_id: job_id for job_id in self._by_job}
             self._forgotten = {
-                job_id: before for before, job_ids in by_tick for job_id in _unpack(job_ids)
+                same.get(job_id, job_id): before
+                for before, job_ids in by_tick
+                for job_id in _unpack(job_ids)
             }
-        self._job_code = {job_id: code for code, job_id in enumerate(self._job_ids)}
 
     # ---------------------------------------------------------------- writing
 
@@ -212,19 +278,24 @@ class RunArchive:
             self.drop_hidden()
         self._length = row + 1
         job_id, scheduled = occurrence.key
-        job_runs = self._by_job.get(job_id)
-        if job_runs is None:
-            self._job_code[job_id] = len(self._job_ids)
+        by_job = self._by_job
+        entry = by_job.get(job_id)
+        if entry is None:
+            code = len(self._job_ids)
             self._job_ids.append(job_id)
-            job_runs = self._by_job[job_id] = _JobRuns()
-        job_runs.add(scheduled, row)
+            by_job[job_id] = row
+        else:
+            if entry.__class__ is int:
+                entry = by_job[job_id] = self._expanded(entry)
+            entry.add(scheduled, row)
+            code = entry.code
         state = _STATE_CODE[occurrence.state]
         self._state_counts[state] += 1
         timeout = occurrence.timeout
         attempts = self._attempts
         self._runs.extend(
             (
-                self._job_code[job_id],
+                code,
                 scheduled,
                 state,
                 occurrence.max_attempts,
@@ -288,8 +359,13 @@ class RunArchive:
         stored = len(runs) // _RUN_WIDTH
         if stored == length:
             return
+        by_job = self._by_job
         for row in range(stored - 1, length - 1, -1):
-            job_runs = self._by_job[self._job_ids[runs[row * _RUN_WIDTH + _JOB]]]
+            job_id = self._job_ids[runs[row * _RUN_WIDTH + _JOB]]
+            job_runs = by_job[job_id]
+            if job_runs.__class__ is int:
+                # Its one run goes: the job keeps its code, with no run.
+                job_runs = by_job[job_id] = self._expanded(job_runs)
             at = len(job_runs.rows) - 1
             if job_runs.rows[at] != row:
                 at = job_runs.rows.index(row)
@@ -310,10 +386,26 @@ class RunArchive:
     def _matches_hidden(self, occurrence: Occurrence, row: int) -> bool:
         """Whether ``occurrence`` is the run hidden at ``row``, as archived then."""
         key = occurrence.key
-        job_runs = self._by_job.get(key[0])
+        entry = self._by_job.get(key[0])
         return (
-            job_runs is not None and job_runs.row(key[1]) == row and self._record(row) == occurrence
+            entry is not None
+            and self._entry_row(entry, key[1]) == row
+            and self._record(row) == occurrence
         )
+
+    def _expanded(self, row: int) -> _JobRuns:
+        """The index object of a job whose one run is at ``row`` (for a second run)."""
+        base = row * _RUN_WIDTH
+        job_runs = _JobRuns(self._runs[base + _JOB])
+        job_runs.add(self._runs[base + _SCHEDULED], row)
+        return job_runs
+
+    def _entry_row(self, entry: _JobRuns | int, scheduled: int) -> int | None:
+        """The row of the job's run at ``scheduled`` in its index entry, if it has one there
+        (shown or hidden)."""
+        if entry.__class__ is int:
+            return entry if self._runs[entry * _RUN_WIDTH + _SCHEDULED] == scheduled else None
+        return entry.row(scheduled)  # type: ignore[union-attr]
 
     # ---------------------------------------------------------------- reading
 
@@ -342,6 +434,8 @@ class RunArchive:
         job_runs = self._by_job.get(job_id)
         if job_runs is None:
             return False
+        if job_runs.__class__ is int:
+            return self._row(key) is not None  # type: ignore[arg-type]
         ticks = job_runs.ticks
         # The common question (a job's cursor, walking on): a run after every one archived.
         if not ticks or scheduled > ticks[-1]:
@@ -349,8 +443,8 @@ class RunArchive:
         return self._row(key) is not None  # type: ignore[arg-type]
 
     def _row(self, key: Key) -> int | None:
-        job_runs = self._by_job.get(key[0])
-        row = None if job_runs is None else job_runs.row(key[1])
+        entry = self._by_job.get(key[0])
+        row = None if entry is None else self._entry_row(entry, key[1])
         return None if row is None or row >= self._length else row
 
     def state(self, key: Key) -> OccurrenceState | None:
@@ -388,6 +482,9 @@ class RunArchive:
         job_runs = self._by_job.get(job_id)
         if job_runs is None:
             return iter(())
+        if job_runs.__class__ is int:
+            tick = self._runs[job_runs * _RUN_WIDTH + _SCHEDULED]
+            return iter((tick,) if tick >= since and job_runs < self._length else ())
         ticks = job_runs.ticks
         at = bisect.bisect_left(ticks, since)
         if len(self._runs) == self._length * _RUN_WIDTH:
@@ -426,6 +523,11 @@ class RunArchive:
         keep: list[int] = []
         for job_id, job_runs in self._by_job.items():
             floor = floors.get(job_id)
+            if job_runs.__class__ is int:  # one run, the latest: it stays
+                keep.append(job_runs)
+                if floor is not None and floor > forgotten.get(job_id, _NONE):
+                    forgotten[job_id] = floor
+                continue
             if floor is None or floor <= forgotten.get(job_id, _NONE):
                 keep += job_runs.rows
                 continue
@@ -460,14 +562,20 @@ class RunArchive:
         self._runs, self._attempts, self._state_counts = runs, attempts, counts
         self._cause = {renumbered[r]: v for r, v in self._cause.items() if r in renumbered}
         self._retry = {renumbered[r]: v for r, v in self._retry.items() if r in renumbered}
-        by_job: dict[str, _JobRuns] = {}
+        by_job: dict[str, _JobRuns | int] = {}
         for job_id, job_runs in self._by_job.items():
+            if job_runs.__class__ is int:
+                if job_runs in renumbered:
+                    by_job[job_id] = renumbered[job_runs]
+                continue
             kept = [
                 (tick, renumbered[row])
                 for tick, row in zip(job_runs.ticks, job_runs.rows, strict=True)
                 if row in renumbered
             ]
-            if kept:
+            if len(kept) == 1:
+                by_job[job_id] = kept[0][1]
+            elif kept:
                 job_runs.ticks = array("q", (tick for tick, _ in kept))
                 job_runs.rows = array("q", (row for _, row in kept))
                 by_job[job_id] = job_runs
@@ -485,7 +593,10 @@ class RunArchive:
             if new is None:
                 new = code[job_id] = len(code)
             runs[base] = new
-        self._job_ids, self._job_code = list(code), code
+        self._job_ids = list(code)
+        for job_id, job_runs in self._by_job.items():
+            if job_runs.__class__ is _JobRuns:
+                job_runs.code = code[job_id]
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH
