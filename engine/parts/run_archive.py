@@ -92,7 +92,7 @@ def _unsqueeze(packed: bytes, width: int) -> array:
     squeezed = array("q")
     squeezed.frombytes(zlib.decompress(packed))
     rows = len(squeezed) // width
-    values = array("q", bytes(8 * len(squeezed)))
+    values = array("q", (0,)) * len(squeezed)
     for field in range(width):
         column = squeezed[field * rows : (field + 1) * rows]
         values[field::width] = array("q", itertools.accumulate(column, xor))
