@@ -506,3 +506,21 @@ def test_a_jobs_latest_run_costs_a_few_bytes_of_snapshot_and_little_memory() -> 
     none, ran = played(0), played(3)
     assert len(ran) - len(none) <= 16 * jobs, (len(none), len(ran))
     assert loaded(ran) - loaded(none) <= 350 * jobs
+
+
+def test_an_archive_with_hidden_rows_loads_its_index_from_its_rows() -> None:
+    """The per-job index is not pickled but rebuilt from the rows: jobs of one run and of many,
+    and hidden rows (a truncation), load as they were, and go forward again alike; so does the
+    archive once the hidden rows are dropped."""
+    archive = indexed_played()
+    length = len(archive)
+    archive.truncate(length - 5)
+    again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
+    assert archive_facts(again) == archive_facts(archive)
+    for loaded in (archive, again):
+        loaded.advance(length)
+    assert archive_facts(again) == archive_facts(archive)
+    archive.truncate(archive._kept)  # back to the floor: the runs archived since are hidden
+    archive.drop_hidden()
+    again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
+    assert archive_facts(again) == archive_facts(archive)
