@@ -88,7 +88,7 @@ def _squeeze(values: array, width: int) -> bytes:
         column = values[field::width]
         first = column[0] if rows else 0
         step = column[1] - first if rows > 1 else 0
-        if column == _progression(first, step, rows):
+        if _NONE <= step < -_NONE and column == _progression(first, step, rows):
             header.extend((1, first, step))
         else:
             header.extend((0, 0, 0))
@@ -96,10 +96,15 @@ def _squeeze(values: array, width: int) -> bytes:
     return zlib.compress(header.tobytes() + plain.tobytes())
 
 
-def _progression(first: int, step: int, count: int) -> array:
+def _progression(first: int, step: int, count: int) -> array | None:
+    """``count`` values from ``first`` in steps of ``step``; None if they leave 64 bits (a
+    column holding the stand-in for None and a tick counts in no such steps)."""
     if step == 0:
         return array("q", (first,)) * count
-    return array("q", range(first, first + step * count, step))
+    try:
+        return array("q", range(first, first + step * count, step))
+    except OverflowError:
+        return None
 
 
 def _unsqueeze(packed: bytes, width: int) -> array:
@@ -111,7 +116,7 @@ def _unsqueeze(packed: bytes, width: int) -> array:
     for field in range(width):
         counts, first, step = squeezed[1 + 3 * field : 4 + 3 * field]
         if counts:
-            values[field::width] = _progression(first, step, rows)
+            values[field::width] = _progression(first, step, rows)  # type: ignore[assignment]
         else:
             values[field::width] = squeezed[at : at + rows]
             at += rows

@@ -15,6 +15,7 @@ import gc
 import pickle
 import tracemalloc
 import zlib
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,7 +39,7 @@ from engine.model.commands import (
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.model.problems import Code
 from engine.model.records import BackfillOrder, CatchUp, JobSpec, OccurrenceState
-from engine.parts.run_archive import RunArchive
+from engine.parts.run_archive import RunArchive, _squeeze, _unsqueeze
 from engine.schedules.kinds import AnyOf, Every, Once
 from tests.engine.test_command_fuzz import (
     command_of,
@@ -524,3 +525,22 @@ def test_an_archive_with_hidden_rows_loads_its_index_from_its_rows() -> None:
     archive.drop_hidden()
     again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
     assert archive_facts(again) == archive_facts(archive)
+
+
+@given(
+    width=st.integers(1, 4),
+    values=st.lists(
+        st.one_of(
+            st.integers(-(2**63), 2**63 - 1),
+            st.sampled_from((-(2**63), 2**63 - 1, 0, 300, 1_000_000)),
+        ),
+        max_size=40,
+    ),
+)
+def test_squeezed_rows_load_as_they_were(width: int, values: list[int]) -> None:
+    """Any column squeezes and loads back: one that counts in steps, or would but for leaving
+    64 bits (the stand-in for None beside a tick), or counts in none."""
+    rows = array("q", values[: len(values) // width * width])
+    assert _unsqueeze(_squeeze(rows, width), width) == rows
+    steps = array("q", [-(2**63), 300, 300, 300] * width)
+    assert _unsqueeze(_squeeze(steps, width), width) == steps
