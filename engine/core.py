@@ -264,8 +264,9 @@ class Engine:
         any finished run (it has no running attempt). The readers of the whole history
         (``Query.records``, ``count_runs``, ``runs``, the latency report) answer for the runs
         kept: call this only where nothing reads the history back, or reads it as it goes
-        (``Query.follow_archive``). Raises TypeError for an engine that does not archive, and
-        ValueError for a ``before`` after now."""
+        (``Query.follow_archive``). The due heap's stale entries go too
+        (:meth:`~engine.parts.cursors.JobCursors.compact_due`). Raises TypeError for an engine
+        that does not archive, and ValueError for a ``before`` after now."""
         if self._store.archive is None:
             raise TypeError("only an engine that archives its finished runs can forget them")
         now = self._clock.now
@@ -274,6 +275,7 @@ class Engine:
             raise ValueError(f"cannot forget before {before}: it is after now ({now})")
         if self._horizon is None or before > self._horizon:
             self._horizon = before
+        self._cursors.compact_due()
         return self._store.forget_archived(retention_floors(self._cursors.jobs, before))
 
     @property

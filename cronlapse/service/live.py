@@ -196,7 +196,11 @@ def _unpack_times(packed: bytes, order: list[str]) -> dict[str, int]:
     columns = array("q")
     columns.frombytes(zlib.decompress(packed))
     half = len(columns) // 2
-    return {order[at]: tick for at, tick in zip(columns[:half], columns[half:], strict=True)}
+    ticks: dict[int, int] = {}  # one int object a tick, not a job: jobs share their times
+    return {
+        order[at]: ticks.setdefault(tick, tick)
+        for at, tick in zip(columns[:half], columns[half:], strict=True)
+    }
 
 
 @contextlib.contextmanager

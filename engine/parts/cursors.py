@@ -18,7 +18,7 @@ a run's state is its record's when it has one (:meth:`JobCursors.occurrence_stat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappush
+from heapq import heapify, heappush
 from typing import TYPE_CHECKING
 
 from engine.model.ordering import java_order_key
@@ -102,6 +102,28 @@ class JobCursors(JournaledPart):
             heappush(due.items, item)
             if due.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
                 due.pushed.append(item)
+
+    def compact_due(self) -> int:
+        """Drop the due heap's entries that no longer hold (a job whose cursor moved on since
+        its entry was pushed, or a second entry for the same tick: a pause and a resume push
+        one each time), so the heap holds an entry a waiting job rather than one for each time
+        a job was put back on it; returns how many were dropped. What the heap gives is the
+        same: :meth:`create_due` skips those entries. Not while keyframes are recorded (their
+        logs follow the heap's pushes and pops): then nothing is dropped."""
+        due = self.due
+        if due.pushed is not None:
+            return 0
+        items, jobs = due.items, self.jobs
+        kept = {
+            item: None
+            for item in items
+            if (job := jobs.get(item[2])) is not None and job.next_due == item[0]
+        }
+        dropped = len(items) - len(kept)
+        if dropped:
+            items[:] = kept
+            heapify(items)
+        return dropped
 
     # ------------------------------------------------------------ creation
 

@@ -74,12 +74,64 @@ def _unpack(packed: bytes) -> list[str]:
     return json.loads(zlib.decompress(packed))
 
 
+def _squeeze(values: array, width: int) -> bytes:
+    """Rows of ``width`` integers as one compressed text, column by column: a column that
+    counts in equal steps (a job code, a row number, a state all alike) as its first value and
+    step, the others as they are. A service's snapshot holds each job's latest run, rows of
+    nearly the same values: they cost a few bytes a row, and load in C, without a step a value.
+    One bytes object, not a tuple of parts: every object a snapshot's pickle meets here first
+    pushes the memo positions of everything after it, and past the 256th a reference to one
+    grows by three bytes (a few dozen objects here cost a snapshot of 20,000 jobs 250 kB)."""
+    rows = len(values) // width
+    header, plain = array("q", (rows,)), array("q")
+    for field in range(width):
+        column = values[field::width]
+        first = column[0] if rows else 0
+        step = column[1] - first if rows > 1 else 0
+        if _NONE <= step < -_NONE and column == _progression(first, step, rows):
+            header.extend((1, first, step))
+        else:
+            header.extend((0, 0, 0))
+            plain.extend(column)
+    return zlib.compress(header.tobytes() + plain.tobytes())
+
+
+def _progression(first: int, step: int, count: int) -> array | None:
+    """``count`` values from ``first`` in steps of ``step``; None if they leave 64 bits (a
+    column holding the stand-in for None and a tick counts in no such steps)."""
+    if step == 0:
+        return array("q", (first,)) * count
+    try:
+        return array("q", range(first, first + step * count, step))
+    except OverflowError:
+        return None
+
+
+def _unsqueeze(packed: bytes, width: int) -> array:
+    """The rows :func:`_squeeze` packed."""
+    squeezed = array("q")
+    squeezed.frombytes(zlib.decompress(packed))
+    rows, at = squeezed[0], 1 + 3 * width
+    values = array("q", (0,)) * (rows * width)
+    for field in range(width):
+        counts, first, step = squeezed[1 + 3 * field : 4 + 3 * field]
+        if counts:
+            values[field::width] = _progression(first, step, rows)  # type: ignore[assignment]
+        else:
+            values[field::width] = squeezed[at : at + rows]
+            at += rows
+    return values
+
+
 class _JobRuns:
-    """One job's archived runs: their scheduled ticks in order, and each one's row."""
+    """One job's archived runs: their scheduled ticks in order, and each one's row; and the
+    job's code. A job with one run (what forgetting leaves most jobs) has no such object: the
+    per-job index holds that run's row alone (:meth:`RunArchive._job_runs`)."""
 
-    __slots__ = ("forgotten_before", "rows", "ticks")
+    __slots__ = ("code", "forgotten_before", "rows", "ticks")
 
-    def __init__(self) -> None:
+    def __init__(self, code: int) -> None:
+        self.code = code
         self.ticks = array("q")
         self.rows = array("q")
         self.forgotten_before = _NONE
@@ -123,11 +175,13 @@ class RunArchive:
 
     def __init__(self) -> None:
         self._job_ids: list[str] = []
-        self._job_code: dict[str, int] = {}
         self._worker_ids: list[str] = []
         self._worker_code: dict[str, int] = {}
-        self._by_job: dict[str, _JobRuns] = {}
-        """The jobs with archived runs (a job whose runs were all forgotten has no entry)."""
+        self._by_job: dict[str, _JobRuns | int] = {}
+        """The jobs with archived runs (a job whose runs were all forgotten has no entry): the
+        row of a job's run if it has one, else its :class:`_JobRuns`. Most jobs of a service
+        keep one run (the latest) once it forgets: an integer a job, where an index object and
+        its two columns cost half a kilobyte."""
         self._forgotten: dict[str, int] = {}
         """Each job's forgotten-before tick, for the jobs whose runs were forgotten: the one thing
         an archive keeps of a job whose runs it forgot (a tick a job, not a run)."""
@@ -148,57 +202,115 @@ class RunArchive:
     # ---------------------------------------------------------------- pickling
 
     def __getstate__(self) -> dict:
-        """The columns as they are; the per-job index as three columns (each job's count of
-        runs, then their ticks and rows, in job code order), the job codes left out (rebuilt
-        from the job ids); and the forgotten-before ticks grouped by tick. Job ids go as one
-        compressed text per group, not a reference to each: the thousands of ids a snapshot's
-        pickle would meet here first push the memo positions of everything after them past one
-        byte, and every later reference grows by three (measured: 25 bytes a job). Most jobs
-        share the horizon of the last forget, so a forgotten job costs a few bytes of its id."""
+        """The columns squeezed (:func:`_squeeze`: a service's snapshot holds each job's latest
+        run, a row of nearly the same values a job); the per-job index and the job codes left
+        out (rebuilt from the rows, which name their job and tick); and the forgotten-before
+        ticks grouped by tick, each job by its code (or its id, for a job with no run left).
+        Job ids go as one compressed text, not a reference to each: the thousands of ids a
+        snapshot's pickle would meet here first push the memo positions of everything after
+        them past one byte, and every later reference grows by three (measured: 25 bytes a
+        job). Most jobs share the horizon of the last forget, so a job costs a few bits of
+        that."""
         state = dict(self.__dict__)
-        for name in ("_job_code", "_by_job", "_job_ids", "_forgotten"):
+        for name in ("_by_job", "_job_ids", "_forgotten", "_runs", "_attempts"):
             del state[name]
-        counts, ticks, rows = array("q"), array("q"), array("q")
-        for job_id in self._job_ids:
-            job_runs = self._by_job[job_id]
-            counts.append(len(job_runs.ticks))
-            ticks.extend(job_runs.ticks)
-            rows.extend(job_runs.rows)
-        state["_packed_jobs"] = (_pack(self._job_ids), counts, ticks, rows)
-        by_tick: dict[int, list[str]] = {}
+        state["_squeezed_rows"] = (
+            _pack(self._job_ids),
+            _squeeze(self._runs, _RUN_WIDTH),
+            _squeeze(self._attempts, _ATTEMPT_WIDTH),
+        )
+        codes = {job_id: code for code, job_id in enumerate(self._job_ids)}
+        by_tick: dict[int, tuple[array, list[str]]] = {}
         for job_id, before in self._forgotten.items():
-            by_tick.setdefault(before, []).append(job_id)
-        state["_forgotten_by_tick"] = [
-            (before, _pack(job_ids)) for before, job_ids in by_tick.items()
+            group = by_tick.get(before)
+            if group is None:
+                group = by_tick[before] = (array("q"), [])
+            code = codes.get(job_id)
+            if code is None:
+                group[1].append(job_id)
+            else:
+                group[0].append(code)
+        state["_forgotten_codes"] = [
+            (before, _squeeze(in_index, 1), _pack(others))
+            for before, (in_index, others) in by_tick.items()
         ]
         return state
 
     def __setstate__(self, state: dict) -> None:
-        """Also loads an archive an older cronlapse pickled: its job ids, codes and per-job
-        index as they were, each job's forgotten-before tick on its entry in the index."""
+        """Also loads an archive an older cronlapse pickled: its columns as arrays, its per-job
+        index as arrays or as objects with the job codes beside them, each job's
+        forgotten-before tick on its entry in the index or by id."""
         state = dict(state)
         by_tick = state.pop("_forgotten_by_tick", None)
+        by_code = state.pop("_forgotten_codes", None)
         packed = state.pop("_packed_jobs", None)
+        columns = state.pop("_squeezed_rows", None)
+        job_code = state.pop("_job_code", None)
         self.__dict__.update(state)
-        if packed is not None:
+        if columns is not None:
+            self._job_ids = _unpack(columns[0])
+            self._runs = _unsqueeze(columns[1], _RUN_WIDTH)
+            self._attempts = _unsqueeze(columns[2], _ATTEMPT_WIDTH)
+            self._index_rows()
+        elif packed is not None:
             job_ids, counts, ticks, rows = packed
             self._job_ids = _unpack(job_ids)
             self._by_job, at = {}, 0
-            for job_id, count in zip(self._job_ids, counts, strict=True):
-                job_runs = self._by_job[job_id] = _JobRuns()
-                job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
+            for code, (job_id, count) in enumerate(zip(self._job_ids, counts, strict=True)):
+                if count == 1:
+                    self._by_job[job_id] = rows[at]
+                else:
+                    job_runs = self._by_job[job_id] = _JobRuns(code)
+                    job_runs.ticks, job_runs.rows = ticks[at : at + count], rows[at : at + count]
                 at += count
-        if by_tick is None:
+        elif job_code is not None:  # the index's objects as an older cronlapse pickled them
+            for job_id, job_runs in self._by_job.items():
+                job_runs.code = job_code[job_id]  # type: ignore[union-attr]
+        if by_code is not None:
+            job_ids, self._forgotten = self._job_ids, {}
+            for before, in_index, others in by_code:
+                self._forgotten.update(
+                    dict.fromkeys(map(job_ids.__getitem__, _unsqueeze(in_index, 1)), before)
+                )
+                self._forgotten.update(dict.fromkeys(_unpack(others), before))
+        elif by_tick is None:
             self._forgotten = {
                 job_id: job_runs.forgotten_before
                 for job_id, job_runs in self._by_job.items()
-                if job_runs.forgotten_before != _NONE
+                if job_runs.__class__ is _JobRuns and job_runs.forgotten_before != _NONE
             }
         else:
+            # The ids the index holds already, not a second string a job.
+            same = {job_id: job_id for job_id in self._by_job}
             self._forgotten = {
-                job_id: before for before, job_ids in by_tick for job_id in _unpack(job_ids)
+                same.get(job_id, job_id): before
+                for before, job_ids in by_tick
+                for job_id in _unpack(job_ids)
             }
-        self._job_code = {job_id: code for code, job_id in enumerate(self._job_ids)}
+
+    def _index_rows(self) -> None:
+        """The per-job index of the rows (shown and hidden), as :meth:`add` built it. Once a
+        forget renumbered the jobs, each job's code is the order of its first row, so where
+        every job has one row the ``n``-th row is the ``n``-th job's: the index is then made
+        in C, without a step a job."""
+        job_ids, runs = self._job_ids, self._runs
+        codes = runs[_JOB::_RUN_WIDTH]
+        if len(codes) == len(job_ids) and codes == array("q", range(len(codes))):
+            self._by_job = dict(zip(job_ids, range(len(codes)), strict=True))
+            return
+        self._by_job = by_job = {}
+        for row, code in enumerate(codes):
+            job_id = job_ids[code]
+            entry = by_job.get(job_id)
+            if entry is None:
+                by_job[job_id] = row
+                continue
+            if entry.__class__ is int:
+                entry = by_job[job_id] = self._expanded(entry)
+            entry.add(runs[row * _RUN_WIDTH + _SCHEDULED], row)
+        for code, job_id in enumerate(job_ids):
+            if job_id not in by_job:  # its runs were dropped as hidden: it keeps its code
+                by_job[job_id] = _JobRuns(code)
 
     # ---------------------------------------------------------------- writing
 
@@ -212,19 +324,24 @@ class RunArchive:
             self.drop_hidden()
         self._length = row + 1
         job_id, scheduled = occurrence.key
-        job_runs = self._by_job.get(job_id)
-        if job_runs is None:
-            self._job_code[job_id] = len(self._job_ids)
+        by_job = self._by_job
+        entry = by_job.get(job_id)
+        if entry is None:
+            code = len(self._job_ids)
             self._job_ids.append(job_id)
-            job_runs = self._by_job[job_id] = _JobRuns()
-        job_runs.add(scheduled, row)
+            by_job[job_id] = row
+        else:
+            if entry.__class__ is int:
+                entry = by_job[job_id] = self._expanded(entry)
+            entry.add(scheduled, row)
+            code = entry.code
         state = _STATE_CODE[occurrence.state]
         self._state_counts[state] += 1
         timeout = occurrence.timeout
         attempts = self._attempts
         self._runs.extend(
             (
-                self._job_code[job_id],
+                code,
                 scheduled,
                 state,
                 occurrence.max_attempts,
@@ -288,8 +405,13 @@ class RunArchive:
         stored = len(runs) // _RUN_WIDTH
         if stored == length:
             return
+        by_job = self._by_job
         for row in range(stored - 1, length - 1, -1):
-            job_runs = self._by_job[self._job_ids[runs[row * _RUN_WIDTH + _JOB]]]
+            job_id = self._job_ids[runs[row * _RUN_WIDTH + _JOB]]
+            job_runs = by_job[job_id]
+            if job_runs.__class__ is int:
+                # Its one run goes: the job keeps its code, with no run.
+                job_runs = by_job[job_id] = self._expanded(job_runs)
             at = len(job_runs.rows) - 1
             if job_runs.rows[at] != row:
                 at = job_runs.rows.index(row)
@@ -310,10 +432,26 @@ class RunArchive:
     def _matches_hidden(self, occurrence: Occurrence, row: int) -> bool:
         """Whether ``occurrence`` is the run hidden at ``row``, as archived then."""
         key = occurrence.key
-        job_runs = self._by_job.get(key[0])
+        entry = self._by_job.get(key[0])
         return (
-            job_runs is not None and job_runs.row(key[1]) == row and self._record(row) == occurrence
+            entry is not None
+            and self._entry_row(entry, key[1]) == row
+            and self._record(row) == occurrence
         )
+
+    def _expanded(self, row: int) -> _JobRuns:
+        """The index object of a job whose one run is at ``row`` (for a second run)."""
+        base = row * _RUN_WIDTH
+        job_runs = _JobRuns(self._runs[base + _JOB])
+        job_runs.add(self._runs[base + _SCHEDULED], row)
+        return job_runs
+
+    def _entry_row(self, entry: _JobRuns | int, scheduled: int) -> int | None:
+        """The row of the job's run at ``scheduled`` in its index entry, if it has one there
+        (shown or hidden)."""
+        if entry.__class__ is int:
+            return entry if self._runs[entry * _RUN_WIDTH + _SCHEDULED] == scheduled else None
+        return entry.row(scheduled)  # type: ignore[union-attr]
 
     # ---------------------------------------------------------------- reading
 
@@ -342,6 +480,8 @@ class RunArchive:
         job_runs = self._by_job.get(job_id)
         if job_runs is None:
             return False
+        if job_runs.__class__ is int:
+            return self._row(key) is not None  # type: ignore[arg-type]
         ticks = job_runs.ticks
         # The common question (a job's cursor, walking on): a run after every one archived.
         if not ticks or scheduled > ticks[-1]:
@@ -349,8 +489,8 @@ class RunArchive:
         return self._row(key) is not None  # type: ignore[arg-type]
 
     def _row(self, key: Key) -> int | None:
-        job_runs = self._by_job.get(key[0])
-        row = None if job_runs is None else job_runs.row(key[1])
+        entry = self._by_job.get(key[0])
+        row = None if entry is None else self._entry_row(entry, key[1])
         return None if row is None or row >= self._length else row
 
     def state(self, key: Key) -> OccurrenceState | None:
@@ -388,6 +528,9 @@ class RunArchive:
         job_runs = self._by_job.get(job_id)
         if job_runs is None:
             return iter(())
+        if job_runs.__class__ is int:
+            tick = self._runs[job_runs * _RUN_WIDTH + _SCHEDULED]
+            return iter((tick,) if tick >= since and job_runs < self._length else ())
         ticks = job_runs.ticks
         at = bisect.bisect_left(ticks, since)
         if len(self._runs) == self._length * _RUN_WIDTH:
@@ -426,6 +569,11 @@ class RunArchive:
         keep: list[int] = []
         for job_id, job_runs in self._by_job.items():
             floor = floors.get(job_id)
+            if job_runs.__class__ is int:  # one run, the latest: it stays
+                keep.append(job_runs)
+                if floor is not None and floor > forgotten.get(job_id, _NONE):
+                    forgotten[job_id] = floor
+                continue
             if floor is None or floor <= forgotten.get(job_id, _NONE):
                 keep += job_runs.rows
                 continue
@@ -460,14 +608,20 @@ class RunArchive:
         self._runs, self._attempts, self._state_counts = runs, attempts, counts
         self._cause = {renumbered[r]: v for r, v in self._cause.items() if r in renumbered}
         self._retry = {renumbered[r]: v for r, v in self._retry.items() if r in renumbered}
-        by_job: dict[str, _JobRuns] = {}
+        by_job: dict[str, _JobRuns | int] = {}
         for job_id, job_runs in self._by_job.items():
+            if job_runs.__class__ is int:
+                if job_runs in renumbered:
+                    by_job[job_id] = renumbered[job_runs]
+                continue
             kept = [
                 (tick, renumbered[row])
                 for tick, row in zip(job_runs.ticks, job_runs.rows, strict=True)
                 if row in renumbered
             ]
-            if kept:
+            if len(kept) == 1:
+                by_job[job_id] = kept[0][1]
+            elif kept:
                 job_runs.ticks = array("q", (tick for tick, _ in kept))
                 job_runs.rows = array("q", (row for _, row in kept))
                 by_job[job_id] = job_runs
@@ -485,7 +639,10 @@ class RunArchive:
             if new is None:
                 new = code[job_id] = len(code)
             runs[base] = new
-        self._job_ids, self._job_code = list(code), code
+        self._job_ids = list(code)
+        for job_id, job_runs in self._by_job.items():
+            if job_runs.__class__ is _JobRuns:
+                job_runs.code = code[job_id]
 
     def _record(self, row: int) -> Occurrence:
         runs, base = self._runs, row * _RUN_WIDTH

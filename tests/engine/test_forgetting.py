@@ -11,8 +11,13 @@ policy, stale reports and timers, dependencies, deadlines and backfills.
 from __future__ import annotations
 
 import base64
+import gc
 import pickle
+import tracemalloc
 import zlib
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,6 +39,7 @@ from engine.model.commands import (
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.model.problems import Code
 from engine.model.records import BackfillOrder, CatchUp, JobSpec, OccurrenceState
+from engine.parts.run_archive import RunArchive, _squeeze, _unsqueeze
 from engine.schedules.kinds import AnyOf, Every, Once
 from tests.engine.test_command_fuzz import (
     command_of,
@@ -58,6 +64,16 @@ def live_state(engine: Engine) -> tuple:
             if not record.state.is_final
         },
     )
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def refused_as_forgotten(result: object) -> bool:
@@ -366,3 +382,165 @@ def test_a_dependent_created_after_forgetting_reads_its_upstreams_latest_run() -
         engine.apply(Advance(4))
         played.append(engine.query.run_state("dependent", 2))
     assert played == [S.SUCCEEDED, S.SUCCEEDED]
+
+
+def test_the_due_heap_holds_one_entry_a_waiting_job_after_forgetting() -> None:
+    """Each pause and resume puts a job on the due heap again (its old entry goes stale): a
+    service that comes back after downtime pauses and resumes every job, so the heap grew by a
+    job's worth per restart. Forgetting (before every snapshot) drops the stale entries; the
+    engine plays on as one that kept them."""
+    played = []
+    for forget in (False, True):
+        engine = Engine(
+            Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED), archive=True
+        )
+        engine.apply(RegisterWorker("w1"))
+        for n in range(5):
+            engine.apply(ScheduleJob(JobSpec(f"j{n}", Every(100, 60), duration=1)))
+        for _ in range(6):
+            engine.apply(Advance(engine.now + 1))
+            for n in range(5):
+                engine.apply(PauseJob(f"j{n}"))
+                engine.apply(ResumeJob(f"j{n}"))
+            if forget:
+                engine.forget_archived()
+                assert len(engine._cursors.due.items) == 5
+        engine.apply(Advance(400))
+        played.append((list(engine.log), live_state(engine)))
+    assert played[0] == played[1]
+
+
+OLD_ARCHIVE_INDEX = (
+    "eNqlmE1PE1EYhVugUr6lglQExF1JhEAhGAwGgYDoGGwJCMHgMJ0OtHzM1JmpyMKkGuPGYcVl59aN4Sf4C9yY8Btc+hNc"
+    "OMVePk4yOSYMSWc678nDTXvnvOdtKXL0OxY6Pby4YW7mTWOgoNmuM2AXTVWz9Vz+jSG8+oWiOVl5cyj63ot3IuE1qHuW"
+    "vW3Yaj7riDX/RtXekPBfksLwGmVNt7JGWZ2rVUK5qBIuehHVRzvCi2i2re0Lr009vVBtQ7dMx7WLumvZ/n9JnCkq50Ph"
+    "hV8LpXEqVB86OyJwDocuHwH3SyA7qycIL0F48n5V5TxIeIOEVwX1JOElCa8auMOEN0x4NcAbJbxRwosAb4zwxgjvGtTH"
+    "CW+c8GphfVflRYE3QXgThFcHvCnCmyK8euDNEN4M4TVAfZbwZgmvEdY3R3hzhNcEPIXwFMJrBt484c0TXgvUU4SXIrzr"
+    "sL404aUJrxV4i4S3SHgx4C0T3jLh3YD6KuGtEl4brO+qvHbgrRHeGuHdBN464a0TXgfwdMLTCS8O9SzhZQnvFqxvg/A2"
+    "CK8TeHnCyxPebeDtEN4O4XVB3SQ8k/C6YX0W4VmE1wM8m/BswrtTOQtXLAivTtVc19gtuI7INSdyrblYOR5GgmMgxoGg"
+    "eNdHdDK2DRFdMiBGBcWsEaKT8ek+0clY9IDoZDx5GKAL/6cO48kjopOxY5roZgJiQFBMeEx0sv0/ITrZ1p8RnWzXz4ku"
+    "FdA+g9rrAtHJtrlEdLIdrhCdbEsvyT5gOmxLr4hOthuN6PQA+w9qDwbRSdvfJDpp51tEJ216l+jMANsMstUC0Um7dKD+"
+    "zx6bVMfVXMMfwoumezqjK6Gzv97yq+FdU3Wt6JRndP/SNlx7v3wZUbeNgiuUuH+V0fyycs+rVXcMc9PNCaXXn+8Lmr5t"
+    "ZNUtK+OIxHT32y+fX/z4qcwvnaRTT/uV/m8jI6Xhg6NM+MPd6PG5OU/HwzD4dFxc8QUTD5+bdgLMdBwe+hRszix82INg"
+    "sqNgkuNgXlNgPnNgCvPwsC7Cw7YKD8E6bOIN2Fw78KXbwR8J/sxQDWNpI8T6NohF2N5rAvpjFMbJehjfmmC8aYH4H4O4"
+    "3Q5xtAPiXyfEoy6ID5faviu8mLph2ZuW3/xNNbOvunl929/eSnK6p7wRKxswdZIuDR5MHv/5/mvx60roY9zfiZ+EVswM"
+    "/AWEjvLc"
+)
+"""A run archive pickled by the code before a job's one run left the per-job index for its row
+alone and the columns were squeezed (zlib, base64): jobs every 10 and 3 ticks and one once at 5,
+played to 100 on two workers, forgotten before 50, played on to 120 (:func:`indexed_played`)."""
+
+
+def indexed_played() -> RunArchive:
+    engine = Engine(
+        Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED), archive=True
+    )
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(RegisterWorker("w2"))
+    engine.apply(ScheduleJob(JobSpec("every10", Every(0, 10), duration=1)))
+    engine.apply(ScheduleJob(JobSpec("every3", Every(0, 3), duration=1)))
+    engine.apply(ScheduleJob(JobSpec("once", Once(5), duration=1)))
+    engine.apply(Advance(100))
+    engine.forget_archived(50)
+    engine.apply(Advance(120))
+    return engine._store.archive
+
+
+def archive_facts(archive: RunArchive) -> tuple:
+    jobs = ("every10", "every3", "once")
+    keys = list(archive.keys())
+    return (
+        len(archive),
+        archive.total,
+        keys,
+        [archive.get(key) for key in keys],
+        [archive.forgotten_before(job_id) for job_id in jobs],
+        [list(archive.job_ticks(job_id, 0)) for job_id in jobs],
+        [archive.is_forgotten((job_id, tick)) for job_id in jobs for tick in range(0, 130)],
+    )
+
+
+def test_an_archive_pickled_with_its_per_job_index_loads_and_plays_on() -> None:
+    old = pickle.loads(zlib.decompress(base64.b64decode("".join(OLD_ARCHIVE_INDEX))))
+    new = indexed_played()
+    assert archive_facts(old) == archive_facts(new)
+    for archive in (old, new):
+        archive.forget({"every10": 200, "every3": 200, "once": 200})
+    assert archive_facts(old) == archive_facts(new)
+    again = pickle.loads(pickle.dumps(old, pickle.HIGHEST_PROTOCOL))
+    assert archive_facts(again) == archive_facts(new)
+
+
+def test_a_jobs_latest_run_costs_a_few_bytes_of_snapshot_and_little_memory() -> None:
+    """What forgetting leaves a job (its latest run) is nearly free: an engine whose 300 jobs
+    ran and forgot pickles within a few bytes a job of the same engine before any of them ran,
+    and loads within a few hundred bytes a job of it (it was 148 and 570: an index object and
+    two columns a job, and the rows as they are)."""
+    jobs, start, period = 300, 1_000_000, 3600
+
+    def played(periods: int) -> bytes:
+        engine = Engine(
+            Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED), archive=True
+        )
+        for n in range(4):
+            engine.apply(RegisterWorker(f"w{n}"))
+        for n in range(jobs):
+            spec = JobSpec(f"job{n}", Every(start + n, period), duration=1 + n % 7)
+            engine.apply(ScheduleJob(spec))
+        engine.apply(Advance(start - period // 2))
+        engine.log.truncate(0)
+        for stretch in range(periods):
+            engine.apply(Advance(start + stretch * period + period // 2))
+            engine.forget_archived()
+            engine.log.truncate(0)
+        return pickle.dumps(engine, pickle.HIGHEST_PROTOCOL)
+
+    def loaded(data: bytes) -> int:
+        with collector_paused():
+            tracemalloc.start()
+            try:
+                pickle.loads(data)
+                return tracemalloc.get_traced_memory()[0]
+            finally:
+                tracemalloc.stop()
+
+    none, ran = played(0), played(3)
+    assert len(ran) - len(none) <= 16 * jobs, (len(none), len(ran))
+    assert loaded(ran) - loaded(none) <= 350 * jobs
+
+
+def test_an_archive_with_hidden_rows_loads_its_index_from_its_rows() -> None:
+    """The per-job index is not pickled but rebuilt from the rows: jobs of one run and of many,
+    and hidden rows (a truncation), load as they were, and go forward again alike; so does the
+    archive once the hidden rows are dropped."""
+    archive = indexed_played()
+    length = len(archive)
+    archive.truncate(length - 5)
+    again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
+    assert archive_facts(again) == archive_facts(archive)
+    for loaded in (archive, again):
+        loaded.advance(length)
+    assert archive_facts(again) == archive_facts(archive)
+    archive.truncate(archive._kept)  # back to the floor: the runs archived since are hidden
+    archive.drop_hidden()
+    again = pickle.loads(pickle.dumps(archive, pickle.HIGHEST_PROTOCOL))
+    assert archive_facts(again) == archive_facts(archive)
+
+
+@given(
+    width=st.integers(1, 4),
+    values=st.lists(
+        st.one_of(
+            st.integers(-(2**63), 2**63 - 1),
+            st.sampled_from((-(2**63), 2**63 - 1, 0, 300, 1_000_000)),
+        ),
+        max_size=40,
+    ),
+)
+def test_squeezed_rows_load_as_they_were(width: int, values: list[int]) -> None:
+    """Any column squeezes and loads back: one that counts in steps, or would but for leaving
+    64 bits (the stand-in for None beside a tick), or counts in none."""
+    rows = array("q", values[: len(values) // width * width])
+    assert _unsqueeze(_squeeze(rows, width), width) == rows
+    steps = array("q", [-(2**63), 300, 300, 300] * width)
+    assert _unsqueeze(_squeeze(steps, width), width) == steps

@@ -18,7 +18,7 @@ from engine.core import Engine
 from engine.model.records import Occurrence
 from engine.parts.run_archive import RunArchive
 from engine.play.ticks import TickDriver
-from tests.service.test_live import Wall, complete_running, open_live
+from tests.service.test_live import START, Wall, complete_running, open_live
 
 JOBS = ("a", "b", "c")
 
@@ -126,3 +126,45 @@ def test_a_snapshot_of_an_engine_that_kept_its_runs_is_replaced_on_restart() -> 
     assert again.engine.archives
     assert live_records(again) <= 2 * len(JOBS)
     assert everything_read(again) == before
+
+
+def test_restarts_after_downtime_leave_one_due_entry_a_job() -> None:
+    """A restart after more than ``misfire_grace`` down pauses and resumes every job (their
+    missed runs follow ``catch_up``), and each resume puts the job on the due heap again: the
+    heap grew by a job's worth at each such restart, in every snapshot after. A snapshot's
+    forget drops the stale entries."""
+    store, wall = MemoryStore(), Wall()
+    live = open_live(store, wall, workers=1)
+    for number in range(5):
+        live.submit("schedule", {"id": f"job{number}", "every": 3600})
+    live.snapshot()
+    for _ in range(4):
+        wall.now += 600  # ten minutes down: past the default misfire grace of 60 s
+        live = open_live(store, wall, workers=1)
+        live.snapshot()
+    assert len(open_live(store, wall, workers=1).engine._cursors.due.items) == 5
+
+
+def test_a_snapshot_after_a_long_history_is_the_size_of_one_before_any_run() -> None:
+    """What a snapshot keeps of the history is a few bytes a job (its latest run, its last
+    success), not the runs: 40 jobs after 30 rounds of runs pickle within 24 bytes a job of
+    the same jobs before their first run (it was 165). Each snapshot is taken while every job
+    waits for its next run, its last attempt's timers long over."""
+    sizes = []
+    for rounds in (0, 30):
+        store, wall = MemoryStore(), Wall()
+        live = open_live(store, wall, workers=4, snapshot_every=10**9)
+        for number in range(40):
+            live.submit("schedule", {"id": f"job{number}", "every": 1000, "first": START + 5})
+        for number in range(rounds):
+            wall.now = START + 5 + number * 1000
+            live.advance_clock()
+            while complete_running(live, ok=number % 5 != 0):
+                pass  # each report frees a worker for a run still waiting
+        wall.now = START + 4 + rounds * 1000
+        live.advance_clock()
+        live.snapshot()
+        saved = store.journal.latest_snapshot()
+        assert saved is not None
+        sizes.append(len(saved.state))
+    assert sizes[1] - sizes[0] <= 24 * 40, sizes
