@@ -32,6 +32,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from engine.core import Engine
 from engine.model.commands import Command, Outcome, Result, refused
@@ -372,6 +373,7 @@ class History:
         if snap:
             self._restore_ahead(target)
         engine, driver, log = self._engine, self._driver, self._engine.log
+        next_event_tick = engine.next_event_tick
         frames, labels = self._frames, self._labels
         at_frontier = frames.base == len(labels) - 1
         commands = self._commands(self._tick, target)
@@ -382,7 +384,7 @@ class History:
         cost, log_then = self._span_cost, len(log)
         while tick < target:
             step = target
-            upcoming = engine.next_event_tick() if tick >= 0 else 0
+            upcoming = next_event_tick() if tick >= 0 else 0
             if upcoming is not None and upcoming < step:
                 step = upcoming
             if at < count and commands[at].tick <= step:
@@ -443,5 +445,6 @@ class History:
         return min(upcoming, default=None)
 
 
-def _run_order(timed: TimedCommand) -> tuple[int, Phase]:
-    return timed.tick, timed.phase
+_run_order = attrgetter("tick", "phase")
+"""A timed command's place in the order commands run, ``(tick, phase)``: a key in C, as a
+history sorts the whole timeline when it is made."""
