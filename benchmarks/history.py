@@ -7,7 +7,8 @@ then records the run to the end, steps back, and seeks to random ticks.
 
 Run: ``python benchmarks/history.py`` (``--scale 10`` for a tenth of the sizes; ``--span-costs
 1000,2000,4000`` to compare keyframe spacings, the history's ``span_cost``; ``--profile`` to
-see where the moves spend their time). It prints wall times
+see where the moves spend their time; ``--rounds`` for the alternated rounds of a bare play and a
+recording whose medians the recording's cost compares). It prints wall times
 (time.perf_counter) and memory (tracemalloc, in a separate pass), each beside its target (issue
 35). The engines archive their finished runs (a history rewinds by keyframes of the live state
 and replay, :mod:`engine.rewind.frames`). The yardstick for recording is the same timeline played
@@ -96,6 +97,9 @@ def heap_yardstick(scale: int) -> float:
 
 ARCHIVE = True
 """Whether the engines archive their finished runs (``--keep-runs`` turns it off)."""
+ROUNDS = 3
+"""Rounds of a bare play and a recording, alternated (``--rounds``): the recording's cost is the
+ratio of their medians."""
 PROFILE = False
 """Whether the step backs and the seeks run under cProfile (``--profile``): their times then
 include its overhead, so read the profile's shares, not the times."""
@@ -137,21 +141,27 @@ def measure(
     timeline: list[tuple[int, Command]], until: int, seeks: int, heap: float, span_cost: int
 ) -> None:
     timed = at_ticks(timeline)
-    started = time.perf_counter()
-    with collector_paused():
-        play(timed, until)
-    bare = time.perf_counter() - started
-    started = time.perf_counter()
-    history = History(new_engine, timed, until=until, span_cost=span_cost)
-    with collector_paused():
-        history.seek(until)
-    recorded = time.perf_counter() - started
+    bares, records = [], []
+    for _ in range(ROUNDS):  # alternated: a load that comes and goes weighs on both alike
+        gc.collect()
+        started = time.perf_counter()
+        with collector_paused():
+            play(timed, until)
+        bares.append(time.perf_counter() - started)
+        gc.collect()
+        started = time.perf_counter()
+        history = History(new_engine, timed, until=until, span_cost=span_cost)
+        with collector_paused():
+            history.seek(until)
+        records.append(time.perf_counter() - started)
+    bare, recorded = statistics.median(bares), statistics.median(records)
     engine = history.engine
     print(
         f"span_cost {span_cost}: recorded to tick {until}: {recorded:.2f} s, "
         f"{len(engine.log):,} events, {len(engine.query.records()):,} occurrences, "
-        f"{len(history.keyframes)} keyframes; a bare engine: {bare:.2f} s: recording costs "
-        f"{recorded / bare:.2f}x (target: <= 1.5x)"
+        f"{len(history.keyframes)} keyframes; a bare engine: {bare:.2f} s (medians of "
+        f"{ROUNDS} alternated rounds): recording costs {recorded / bare:.2f}x (target: <= 1.5x; "
+        f"by round: {', '.join(f'{r / b:.2f}x' for b, r in zip(bares, records, strict=True))})"
     )
 
     backs = []
@@ -225,6 +235,7 @@ def memory(timeline: list[tuple[int, Command]], until: int, span_cost: int) -> N
 
 
 def main() -> None:
+    global ARCHIVE, PROFILE, ROUNDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1, help="divide the sizes by this (1)")
     parser.add_argument(
@@ -236,11 +247,14 @@ def main() -> None:
         "--keep-runs", action="store_true", help="engines keep their finished runs live"
     )
     parser.add_argument(
+        "--rounds", type=int, default=ROUNDS, help=f"alternated play and record rounds ({ROUNDS})"
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="profile the step backs and seeks (cProfile)"
     )
     args = parser.parse_args()
-    global ARCHIVE, PROFILE
     ARCHIVE = not args.keep_runs
+    ROUNDS = max(1, args.rounds)
     PROFILE = args.profile
     timeline = build_timeline(args.scale)
     until = timeline[-1][0]
