@@ -45,10 +45,10 @@ HORIZON_CHUNK = 1_000
 """Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
 SPAN_COST = 1_000
 """Ticks played plus events between two keyframes taken while recording: what a rewind replays at
-most, against the time and memory of a keyframe (benchmarks/history.py measures both). At seed
-000's sizes, in one run under load: 2,000 put a step back's maximum at 0.68% of a bare play's
-time (16 ms on the reference machine is about 0.46%) and the keyframes at 1.78x the live state;
-1,000 at 0.36% and 2.3x. A step back is what a user waits on."""
+most, against the time and memory of a keyframe. A step back and a seek are what a user waits
+on, so the span is short: twice as long saves about a twelfth of the recording's work and a
+sixth of the keyframes' memory at seed 000's sizes, and doubles the replay behind every step
+back and seek. ``benchmarks/history.py --span-costs 1000,2000`` measures both sides."""
 
 
 @dataclass(slots=True)
