@@ -47,7 +47,7 @@ SPAN_COST = 1_000
 """Ticks played plus events between two keyframes taken while recording: what a rewind replays at
 most, against the time and memory of a keyframe. A step back and a seek are what a user waits
 on, so the span is short: twice as long saves about a twelfth of the recording's work and a
-sixth of the keyframes' memory at seed 000's sizes, and doubles the replay behind every step
+tenth of the keyframes' memory at seed 000's sizes, and doubles the replay behind every step
 back and seek. ``benchmarks/history.py --span-costs 1000,2000`` measures both sides."""
 
 
