@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engine.core import Engine
-from engine.model.commands import Command, Complete, Dispatch, RegisterWorker, Result, ScheduleJob
+from engine.model.commands import Command, Complete, Dispatch, RegisterWorker, Result
 from engine.model.ordering import java_is_blank, java_length
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
 from engine.model.records import JobSpec
@@ -112,7 +112,8 @@ class CronJobScheduler:
             return False
         schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
         spec = JobSpec(job_id, schedule, max_retries + 1)  # max_attempts: positional is cheaper
-        return self._run(ScheduleJob(spec)).accepted
+        # Checked above: within the engine's limits, no rules, the first run from now on.
+        return self._engine.schedule_checked(spec, first_run_time)
 
     def dispatch_jobs(self, current_time: int) -> list[str]:
         _require_int("current_time", current_time)
