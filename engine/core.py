@@ -239,6 +239,12 @@ class Engine:
         self._clock.now = tick
 
     @property
+    def tick_clock(self) -> TickClock:
+        """The clock part itself, for a caller that reads ``now`` on every call (seed 000's
+        facade): its attribute is read without the call :attr:`now` costs. Read it only."""
+        return self._clock
+
+    @property
     def archives(self) -> bool:
         """Whether finished runs leave the live state for the archive."""
         return self._store.archive is not None
@@ -366,6 +372,9 @@ class Engine:
         return self._workforce.register(worker_id)
 
     def complete(self, job_id: str, scheduled: int, attempt: int, succeeded: bool) -> Result:
+        """The ``Complete`` command without the command (seed 000's facade reports this way)."""
+        if self._finished:
+            self._store.archive_finished()
         return self._attempts.complete(job_id, scheduled, attempt, succeeded)
 
     def modify(self, job_id: str, changes: dict[str, object]) -> Result:

@@ -2,9 +2,10 @@
 
 Seed 000's ``schedule_job`` checks its arguments itself, then enters the job through
 :meth:`Engine.schedule_checked`, which skips what those checks already settled (the limits,
-dependencies, pools, deadlines, a first run in the past) and the command's routing. These tests
-hold that for every call the facade may make, the fast path leaves the engine in the state, with
-the events, that ``ScheduleJob`` through ``Engine.apply`` leaves it in.
+dependencies, pools, deadlines, a first run in the past) and the command's routing; its
+``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command. These tests hold
+that for every call the facade may make, the fast paths leave the engine in the state, with the
+events, that the commands through ``Engine.apply`` leave it in.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import CronJobScheduler
-from engine.model.commands import ScheduleJob
+from engine.model.commands import Complete, ScheduleJob
 from engine.model.records import JobSpec
 from engine.schedules.kinds import Every, Once
 from tests.engine.state_fingerprint import assert_same_state
@@ -22,8 +23,8 @@ IDS = ["a", "b", "job-1", "é", "\U0001f600", "x" * 100]
 
 
 class GeneralPathScheduler(CronJobScheduler):
-    """Seed 000's scheduler with ``schedule_job`` through the engine's command route: what the
-    facade did before its fast path, call for call."""
+    """Seed 000's scheduler with ``schedule_job`` and ``complete_job`` through the engine's
+    command route: what the facade did before its fast paths, call for call."""
 
     def schedule_job(self, job_id, first_run_time, interval, max_retries, current_time):
         if not self._move_to(current_time):
@@ -38,6 +39,14 @@ class GeneralPathScheduler(CronJobScheduler):
         schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
         spec = JobSpec(job_id, schedule, max_retries + 1)
         return self._driver.apply_now(ScheduleJob(spec)).accepted
+
+    def complete_job(self, job_id, scheduled_time, attempt_number, successful, current_time):
+        if not self._move_to(current_time):
+            return False
+        if not 1 <= attempt_number <= 11 or not 0 <= scheduled_time <= 10**12:
+            return False
+        report = Complete(job_id, scheduled_time, attempt_number, successful)
+        return self._driver.apply_now(report).accepted
 
 
 calls = st.one_of(
@@ -78,6 +87,11 @@ def test_schedule_job_fast_path_leaves_the_state_and_events_of_the_general_path(
                 job_id, at, attempt = running[step[1] % len(running)]
                 answers.append(scheduler.complete_job(job_id, at, attempt, step[2], now + step[3]))
         assert answers[0] == answers[1], step
+        if step[0] == "complete" and step[1] % 3 == 0:  # a stale report too: refused alike
+            job_id, at, attempt = running[step[1] % len(running)]
+            for scheduler in (fast, general):
+                answers.append(scheduler.complete_job(job_id, at, attempt + 1, True, now + step[3]))
+            assert answers[-1] is answers[-2] is False
         if step[0] == "schedule":
             now += step[5]
         elif step[0] == "dispatch":
