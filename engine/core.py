@@ -299,6 +299,9 @@ class Engine:
         return handler(self, command)
 
     def schedule(self, spec: JobSpec) -> Result:
+        """The ``ScheduleJob`` command (seed 001's SUBMIT calls it without the command)."""
+        if self._finished:
+            self._store.archive_finished()
         if spec.job_id in self._cursors.jobs:
             message = f"job {spec.job_id!r} already exists"
             return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "job_id")

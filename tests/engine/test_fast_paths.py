@@ -14,10 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import CronJobScheduler
-from engine.model.commands import Complete, ScheduleJob
+from engine.core import Engine
+from engine.facades.script import ScriptSession
+from engine.model.commands import Command, Complete, ScheduleJob
 from engine.model.records import JobSpec
+from engine.play.ticks import TickDriver
 from engine.schedules.kinds import Every, Once
+from tests.engine.script_strategies import scripts
 from tests.engine.state_fingerprint import assert_same_state
+
+COMMAND_TYPES = set(Command.__args__)
 
 IDS = ["a", "b", "job-1", "é", "\U0001f600", "x" * 100]
 
@@ -126,3 +132,26 @@ def test_schedule_checked_is_schedule_for_a_checked_definition(
         result = general.apply(ScheduleJob(spec))
         assert created is result.accepted
         assert_same_state(fast, general)
+
+
+@settings(max_examples=150)
+@given(scripts())
+def test_a_script_session_leaves_the_state_its_commands_leave_through_the_general_path(
+    lines: list[str],
+) -> None:
+    """Seed 001's SUBMIT enters its job through ``Engine.schedule`` without a ``ScheduleJob``
+    (the session keeps the definition, and ``commands`` wraps it): replaying the session's
+    commands through the tick driver and ``Engine.apply`` gives the same state and events."""
+    session = ScriptSession()
+    for number, line in enumerate(lines, start=1):
+        session.feed(number, line)
+    if session.engine is None:
+        return
+    commands = session.commands
+    assert all(type(timed.command) in COMMAND_TYPES for timed in commands)
+    engine = Engine(session.policy)
+    driver = TickDriver(engine)
+    for timed in commands:
+        driver.apply(timed)
+    driver.start(session.engine.now)
+    assert_same_state(session.engine, engine)
