@@ -158,11 +158,11 @@ class ScriptSession:
         self.policy: Policy | None = None
         """The policy INIT chose (None before INIT)."""
         self.result = ScriptResult()
-        self._applied: list[Command] = []
+        self._applied: list[Command | JobSpec] = []
         self._applied_at: list[int] = []
         """The accepted commands and their ticks, kept apart: a timed command per line would be
         one more object per job for the cycle collector to walk, and only a replay needs them
-        (see ``commands``)."""
+        (see ``commands``). A SUBMIT's is kept as its job's definition, for the same reason."""
         self._once: Once | None = None
         """The schedule of the jobs submitted at the current clock, shared by them (a value)."""
         self._clock = 0
@@ -201,7 +201,11 @@ class ScriptSession:
     def commands(self) -> list[TimedCommand]:
         """Every engine command the accepted lines amounted to, where they ran."""
         return [
-            TimedCommand(tick, Phase.BEFORE_EVENTS, command)
+            TimedCommand(
+                tick,
+                Phase.BEFORE_EVENTS,
+                ScheduleJob(command) if type(command) is JobSpec else command,
+            )
             for tick, command in zip(self._applied_at, self._applied, strict=True)
         ]
 
@@ -253,14 +257,16 @@ class ScriptSession:
             tuple(dict.fromkeys(dependencies)) if dependencies else (),
             _NO_FAILURES if failures is None else frozenset(failures),
         )
-        command = ScheduleJob(spec)
-        assert self._driver is not None
-        result = self._driver.apply_now(command)
+        assert self.engine is not None
+        # The ScheduleJob command's route, without the command: the session rests at the start
+        # of its tick between two lines (what ``apply_now`` checks), and keeps the definition,
+        # which ``commands`` wraps (a command object a job fewer for the collector to walk).
+        result = self.engine.schedule(spec)
         if result.outcome is not _CREATED:  # beyond the engine's limits (engine/model/limits.py)
             if failures is not None:
                 self._pending_failures[job_id] = failures
             raise ScriptError(result.message)
-        self._applied.append(command)  # what ``_run`` does, spelled out for the commonest line
+        self._applied.append(spec)  # what ``_run`` does, spelled out for the commonest line
         self._applied_at.append(self._clock)
         self.result.output.append(f"OK {job_id}")
 

@@ -23,7 +23,7 @@ def java_order_key(text: str) -> bytes:
 
 
 _JAVA_CONTROL_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
-_JAVA_ASCII_WHITESPACE = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+JAVA_ASCII_WHITESPACE = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 """The ASCII characters ``Character.isWhitespace`` accepts (ids are nearly always ASCII)."""
 _NON_BREAKING_SPACES = frozenset("\xa0\u2007\u202f")
 
@@ -39,7 +39,7 @@ def java_is_whitespace(char: str) -> bool:
 def java_is_blank(text: str) -> bool:
     """Java's ``String.isBlank``: empty, or whitespace only."""
     if text.isascii():
-        return not text.strip(_JAVA_ASCII_WHITESPACE)
+        return not text.strip(JAVA_ASCII_WHITESPACE)
     return all(java_is_whitespace(char) for char in text)
 
 

@@ -92,7 +92,9 @@ class TickDriver:
 
     def apply_now(self, command: Command) -> Result:
         """Run ``command`` at the start of the engine's current tick, before its events: what
-        every call of the seed 000 facade does, with nothing to build per call."""
+        the facades' commands do, with nothing to build per call. (Their commonest calls, seed
+        000's schedule and complete and seed 001's SUBMIT, call the engine's method for the
+        command directly: a facade only ever rests at the start of a tick between calls.)"""
         if self._stage is not _START:
             raise OutOfOrder(
                 f"tick {self.engine.now} (before_events) has passed: the engine is at tick "

@@ -1,0 +1,157 @@
+"""The facades' fast paths give what the general path gives.
+
+Seed 000's ``schedule_job`` checks its arguments itself, then enters the job through
+:meth:`Engine.schedule_checked`, which skips what those checks already settled (the limits,
+dependencies, pools, deadlines, a first run in the past) and the command's routing; its
+``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command. These tests hold
+that for every call the facade may make, the fast paths leave the engine in the state, with the
+events, that the commands through ``Engine.apply`` leave it in.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import CronJobScheduler
+from engine.core import Engine
+from engine.facades.script import ScriptSession
+from engine.model.commands import Command, Complete, ScheduleJob
+from engine.model.records import JobSpec
+from engine.play.ticks import TickDriver
+from engine.schedules.kinds import Every, Once
+from tests.engine.script_strategies import scripts
+from tests.engine.state_fingerprint import assert_same_state
+
+COMMAND_TYPES = set(Command.__args__)
+
+IDS = ["a", "b", "job-1", "é", "\U0001f600", "x" * 100]
+
+
+class GeneralPathScheduler(CronJobScheduler):
+    """Seed 000's scheduler with ``schedule_job`` and ``complete_job`` through the engine's
+    command route: what the facade did before its fast paths, call for call."""
+
+    def schedule_job(self, job_id, first_run_time, interval, max_retries, current_time):
+        if not self._move_to(current_time):
+            return False
+        if (
+            job_id not in IDS
+            or not current_time <= first_run_time <= 10**12
+            or not 0 <= interval <= 10**9
+            or not 0 <= max_retries <= 10
+        ):
+            return False
+        schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
+        spec = JobSpec(job_id, schedule, max_retries + 1)
+        return self._driver.apply_now(ScheduleJob(spec)).accepted
+
+    def complete_job(self, job_id, scheduled_time, attempt_number, successful, current_time):
+        if not self._move_to(current_time):
+            return False
+        if not 1 <= attempt_number <= 11 or not 0 <= scheduled_time <= 10**12:
+            return False
+        report = Complete(job_id, scheduled_time, attempt_number, successful)
+        return self._driver.apply_now(report).accepted
+
+
+calls = st.one_of(
+    st.tuples(
+        st.just("schedule"),
+        st.sampled_from(IDS),
+        st.integers(0, 30),  # first run, after the time step
+        st.sampled_from([0, 0, 1, 3, 7, 10**9, 10**9 + 1, -1]),
+        st.sampled_from([0, 1, 3, 10, 11, -1]),
+        st.integers(0, 3),  # time step
+    ),
+    st.tuples(st.just("register"), st.sampled_from(["w1", "w2"])),
+    st.tuples(st.just("dispatch"), st.integers(0, 5)),
+    st.tuples(st.just("complete"), st.integers(0, 9), st.booleans(), st.integers(0, 3)),
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(calls, max_size=30))
+def test_schedule_job_fast_path_leaves_the_state_and_events_of_the_general_path(steps) -> None:
+    fast, general = CronJobScheduler(), GeneralPathScheduler()
+    now = 0
+    running: list[tuple[str, int, int]] = []
+    for step in steps:
+        if step[0] == "complete" and not running:
+            continue
+        answers = []
+        for scheduler in (fast, general):
+            if step[0] == "schedule":
+                _, job_id, first, interval, retries, later = step
+                at = now + later
+                answers.append(scheduler.schedule_job(job_id, at + first, interval, retries, at))
+            elif step[0] == "register":
+                answers.append(scheduler.register_worker(step[1]))
+            elif step[0] == "dispatch":
+                answers.append(scheduler.dispatch_jobs(now + step[1]))
+            else:
+                job_id, at, attempt = running[step[1] % len(running)]
+                answers.append(scheduler.complete_job(job_id, at, attempt, step[2], now + step[3]))
+        assert answers[0] == answers[1], step
+        if step[0] == "complete" and step[1] % 3 == 0:  # a stale report too: refused alike
+            job_id, at, attempt = running[step[1] % len(running)]
+            for scheduler in (fast, general):
+                answers.append(scheduler.complete_job(job_id, at, attempt + 1, True, now + step[3]))
+            assert answers[-1] is answers[-2] is False
+        if step[0] == "schedule":
+            now += step[5]
+        elif step[0] == "dispatch":
+            now += step[1]
+            for text in answers[0]:
+                job_id, at, attempt, _ = text.split(",")
+                running.append((job_id, int(at), int(attempt)))
+        elif step[0] == "complete":
+            running.pop(step[1] % len(running))
+            now += step[3]
+        assert_same_state(fast.engine, general.engine)
+
+
+@given(
+    st.sampled_from(IDS),
+    st.integers(0, 50),
+    st.sampled_from([0, 1, 5, 10**9]),
+    st.integers(1, 11),
+    st.integers(0, 50),
+    st.booleans(),
+)
+def test_schedule_checked_is_schedule_for_a_checked_definition(
+    job_id, first, interval, max_attempts, now, twice
+) -> None:
+    fast, general = CronJobScheduler().engine, CronJobScheduler().engine
+    for engine in (fast, general):
+        engine.advance(now)
+    first += now
+    spec = JobSpec(job_id, Every(first, interval) if interval else Once(first), max_attempts)
+    for _ in range(2 if twice else 1):
+        created = fast.schedule_checked(spec, first)
+        result = general.apply(ScheduleJob(spec))
+        assert created is result.accepted
+        assert_same_state(fast, general)
+
+
+@settings(max_examples=150)
+@given(scripts())
+def test_a_script_session_leaves_the_state_its_commands_leave_through_the_general_path(
+    lines: list[str],
+) -> None:
+    """Seed 001's SUBMIT enters its job through ``Engine.schedule`` without a ``ScheduleJob``
+    (the session keeps the definition, and ``commands`` wraps it): replaying the session's
+    commands through the tick driver and ``Engine.apply`` gives the same state and events."""
+    session = ScriptSession()
+    for number, line in enumerate(lines, start=1):
+        session.feed(number, line)
+    if session.engine is None:
+        return
+    commands = session.commands
+    assert all(type(timed.command) in COMMAND_TYPES for timed in commands)
+    engine = Engine(session.policy)
+    driver = TickDriver(engine)
+    for timed in commands:
+        driver.apply(timed)
+    driver.start(session.engine.now)
+    assert_same_state(session.engine, engine)
