@@ -23,7 +23,6 @@ more than they save.
 from __future__ import annotations
 
 import dataclasses
-import operator
 import reprlib
 from typing import Any, TypeVar
 
@@ -42,7 +41,7 @@ def value(cls: type[T]) -> type[T]:
         own.discard("__hash__")  # set by Python for a class body's __eq__, not by its author
     # dataclass generates no __init__, __repr__, __eq__ or __hash__ here: it compiles each of them
     # for each class, which was half of what a server's restart spent importing its modules.
-    # They are made below from the fields (__init__ compiled as before, the others closures).
+    # They are made below from the fields: __init__ as before, the others on their first call.
     made = dataclasses.dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)(cls)
     made.__init__ = _fast_init(made)  # type: ignore[misc]
     for name, method in _compared(made).items():
@@ -58,40 +57,51 @@ def value(cls: type[T]) -> type[T]:
 
 def _compared(cls: type) -> dict[str, Any]:
     """``__repr__``, ``__eq__`` and ``__hash__`` as ``dataclass`` generates them for a frozen
-    class: the fields shown (``repr``) and compared (``compare``), in order, as a tuple."""
+    class (the fields shown, ``repr``, and compared, ``compare``, in order, as a tuple), each
+    compiled the first time one of them is called: a class whose values are never compared,
+    hashed or shown (most events in a server) compiles none, and the others compile once the
+    same code dataclass would, as fast."""
     fields = dataclasses.fields(cls)
     shown = [field.name for field in fields if field.repr]
     compared = [field.name for field in fields if field.compare]
     hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
-    of_shown, of_compared, of_hashed = (_as_tuple(names) for names in (shown, compared, hashed))
 
-    @reprlib.recursive_repr()
-    def __repr__(self: Any) -> str:
-        pairs = zip(shown, of_shown(self), strict=True)
-        return f"{self.__class__.__qualname__}({', '.join(f'{n}={v!r}' for n, v in pairs)})"
+    def compiled() -> dict[str, Any]:
+        def attributes(owner: str, names: list[str]) -> str:
+            return "(" + "".join(f"{owner}.{name}," for name in names) + ")"
 
-    def __eq__(self: Any, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return of_compared(self) == of_compared(other)
-        return NotImplemented
+        pairs = ", ".join(f"{name}={{self.{name}!r}}" for name in shown)
+        source = "\n".join(
+            [
+                "def __repr__(self):",
+                f'    return self.__class__.__qualname__ + f"({pairs})"',
+                "def __eq__(self, other):",
+                "    if other.__class__ is self.__class__:",
+                f"        return {attributes('self', compared)} == {attributes('other', compared)}",
+                "    return NotImplemented",
+                "def __hash__(self):",
+                f"    return hash({attributes('self', hashed)})",
+            ]
+        )
+        namespace: dict[str, Any] = {}
+        exec(source, namespace)
+        namespace["__repr__"] = reprlib.recursive_repr()(namespace["__repr__"])
+        return {name: namespace[name] for name in ("__repr__", "__eq__", "__hash__")}
 
-    def __hash__(self: Any) -> int:
-        return hash(of_hashed(self))
+    def lazily(name: str) -> Any:
+        def first_call(self: Any, *args: Any) -> Any:
+            for method_name, method in compiled().items():
+                if cls.__dict__.get(method_name) in stubs:
+                    method.__qualname__ = f"{cls.__qualname__}.{method_name}"
+                    setattr(cls, method_name, method)
+            return cls.__dict__[name](self, *args)
 
-    methods = {"__repr__": __repr__, "__eq__": __eq__, "__hash__": __hash__}
-    for name, method in methods.items():
-        method.__qualname__ = f"{cls.__qualname__}.{name}"
+        first_call.__name__ = first_call.__qualname__ = name
+        return first_call
+
+    methods = {name: lazily(name) for name in ("__repr__", "__eq__", "__hash__")}
+    stubs = list(methods.values())
     return methods
-
-
-def _as_tuple(names: list[str]) -> Any:
-    """A function of an object: the tuple of its attributes ``names``."""
-    if len(names) >= 2:
-        return operator.attrgetter(*names)  # a tuple from two names on
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
 
 
 def _fast_init(cls: type) -> Any:

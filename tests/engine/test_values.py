@@ -217,5 +217,23 @@ def test_a_value_shows_compares_and_hashes_as_the_frozen_dataclass_would() -> No
     assert (repr(Base(1)), hash(Base(1))) == ("Base(tick=1)", hash((1,)))
     assert Child(1, "x") != Base(1), "another class is never equal"
     assert len({Shown(1, "a"), Shown(1, "a"), Shown(1, "b")}) == 2
-    for method in ("__repr__", "__eq__", "__hash__"):  # one code for every class: none compiled
-        assert getattr(Shown, method).__code__ is getattr(Base, method).__code__
+
+
+def test_a_value_compiles_its_comparisons_only_when_first_used() -> None:
+    """Most values of a server are never compared, hashed or shown: a class compiles the three
+    on the first call of one, not when it is made (half of a server's import time)."""
+
+    @value
+    class Fresh:
+        a: int
+        b: str = "x"
+
+    @value
+    class Unused:
+        a: int
+
+    methods = ("__repr__", "__eq__", "__hash__")
+    assert all(getattr(Fresh, m).__code__ is getattr(Unused, m).__code__ for m in methods)
+    assert Fresh(1) == Fresh(1) and hash(Fresh(1)) == hash((1, "x"))
+    assert repr(Fresh(2, "y")).endswith("Fresh(a=2, b='y')")
+    assert all(getattr(Fresh, m).__code__ is not getattr(Unused, m).__code__ for m in methods)
