@@ -42,7 +42,14 @@ def value(cls: type[T]) -> type[T]:
     # dataclass generates no __init__, __repr__, __eq__ or __hash__ here: it compiles each of them
     # for each class, which was half of what a server's restart spent importing its modules.
     # They are made below from the fields: __init__ as before, the others on their first call.
+    undocumented = not cls.__doc__
+    if (
+        undocumented
+    ):  # or dataclass reads object.__init__'s signature (with init=False) to write one
+        cls.__doc__ = cls.__name__
     made = dataclasses.dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)(cls)
+    if undocumented:  # what dataclass writes, without the types
+        made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in dataclasses.fields(made))})"
     made.__init__ = _fast_init(made)  # type: ignore[misc]
     for name, method in _compared(made).items():
         if name not in own:
