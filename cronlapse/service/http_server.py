@@ -4,6 +4,10 @@ bound already.
 :mod:`cronlapse.service.server` imports this module once the journal is taken over and the
 executors of the runs due have started (:mod:`cronlapse.service.engine_loop`): uvicorn, Starlette
 and the API's modules were a fifth of what a restart imported before its first run.
+
+Of uvicorn, only its ``Config`` and ``Server`` are used, and they are imported without the
+package's ``__init__`` (:func:`_uvicorn_server`), which imports uvicorn's command line: click and,
+for its worker processes, multiprocessing, 28 modules and 1.6 MB that a server kept for its life.
 """
 
 from __future__ import annotations
@@ -11,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import importlib
+import importlib.util
 import socket
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from types import FrameType
-from typing import TextIO
+from types import FrameType, ModuleType
+from typing import TYPE_CHECKING, Any, TextIO
 
-import uvicorn
 from starlette.applications import Starlette
 
 from cronlapse.service.api import Api
@@ -28,6 +34,39 @@ from cronlapse.service.live import LiveService
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.stop_signals import on_stop_signals
 from cronlapse.service.store import Election
+
+
+def _uvicorn_server() -> tuple[type, type]:
+    """uvicorn's ``Config`` and ``Server``, from their modules. Imported first, the package
+    is made from its spec and left unexecuted: its ``__init__`` imports ``uvicorn.main`` (the
+    command line: click, and multiprocessing for its workers) to export ``run`` and ``main``.
+    The package is given ``Config`` and ``Server`` (uvicorn's lifespan imports one from it), and
+    runs its ``__init__`` the first time anything asks it for another (``uvicorn.run``,
+    ``uvicorn.__version__``), so code that imports uvicorn in the same process sees the whole
+    package."""
+    if "uvicorn" not in sys.modules:
+        spec = importlib.util.find_spec("uvicorn")
+        if spec is None or spec.loader is None:
+            raise ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn")
+        package = importlib.util.module_from_spec(spec)
+
+        def __getattr__(name: str) -> Any:
+            del package.__getattr__  # once: its __init__ may ask for names it defines later
+            spec.loader.exec_module(package)  # type: ignore[union-attr]
+            return getattr(package, name)
+
+        package.__getattr__ = __getattr__  # type: ignore[method-assign]
+        sys.modules["uvicorn"] = package
+        config: ModuleType = importlib.import_module("uvicorn.config")
+        server: ModuleType = importlib.import_module("uvicorn.server")
+        package.Config, package.Server = config.Config, server.Server  # its lifespan's imports
+    return sys.modules["uvicorn"].Config, sys.modules["uvicorn"].Server
+
+
+if TYPE_CHECKING:
+    from uvicorn import Config, Server
+else:
+    Config, Server = _uvicorn_server()
 
 SHUTDOWN_FAILED = 1
 """The exit status of a stop whose shutdown failed (uvicorn logs why)."""
@@ -86,7 +125,7 @@ def run(
     the shutdown failed; :class:`CannotStart` if uvicorn did not start. A ``stop`` already set
     (a signal between the election and now) starts the server only to shut it down: the
     elected scheduler's stop is the same clean one, its snapshot written."""
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    config = Config(app, log_level="warning", access_log=False)
 
     def announce() -> None:
         messages.write(announcement)
@@ -110,12 +149,12 @@ def run(
     return 0
 
 
-class _AnnouncingServer(uvicorn.Server):
+class _AnnouncingServer(Server):
     """uvicorn's server, which calls ``announce`` once it accepts connections: after the app's
     startup and the listen, which uvicorn's own message does not wait for when it is given a
     socket bound beforehand."""
 
-    def __init__(self, config: uvicorn.Config, announce: Callable[[], None]) -> None:
+    def __init__(self, config: Config, announce: Callable[[], None]) -> None:
         super().__init__(config)
         self.announce = announce
 
@@ -126,7 +165,7 @@ class _AnnouncingServer(uvicorn.Server):
 
 
 @contextlib.contextmanager
-def _stopped_by_signals(server: uvicorn.Server) -> Iterator[None]:
+def _stopped_by_signals(server: Server) -> Iterator[None]:
     """SIGTERM and SIGINT ask ``server`` to stop, and a stop they asked for is not the
     process's death.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Iterator, KeysView, Mapping
 
-from engine.model.records import FINAL_STATES, Job, Occurrence, OccurrenceState
+from engine.model.records import FINAL_STATES, NO_OPEN_RUNS, Job, Occurrence, OccurrenceState
 from engine.parts.run_archive import RunArchive
 from engine.rewind.journal import ChangeJournal, JournaledPart
 
@@ -133,7 +133,10 @@ class OccurrenceStore(JournaledPart):
         self.index.keys[state][key] = None  # the index's ``add``, written out: one a run
         if state not in FINAL_STATES:
             journal.touch(job)
-            job.open[scheduled] = None
+            if job.open is NO_OPEN_RUNS:  # shared by the jobs without an open run
+                job.open = {scheduled: None}
+            else:
+                job.open[scheduled] = None
         elif self.archive is not None:
             self.finished.append(occurrence)
         return occurrence
@@ -148,7 +151,10 @@ class OccurrenceStore(JournaledPart):
         occurrence.state = state
         if state in FINAL_STATES:
             journal.touch(job)
-            job.open.pop(key[1], None)
+            opened = job.open
+            opened.pop(key[1], None)
+            if not opened:
+                job.open = NO_OPEN_RUNS  # its dictionary freed
             if self.archive is not None:
                 self.finished.append(occurrence)
 

@@ -1,15 +1,23 @@
-"""The engine's mutable records pickle as their class and their leading non-default fields
-(:mod:`engine.model.compact_pickle`): a service's snapshot holds one job record per job."""
+"""The engine's records pickle as their class and their leading non-default fields
+(:mod:`engine.model.compact_pickle`): a service's snapshot holds one job record per job, and its
+load keeps nothing alive that the state it loads does not hold."""
 
 from __future__ import annotations
 
+import copy
 import copyreg
 import dataclasses
+import gc
 import io
 import pickle
 
-from engine.model.compact_pickle import pickled_compactly
-from engine.model.records import Job, JobSpec
+import pytest
+
+from engine.core import Engine
+from engine.model.commands import RegisterWorker, ScheduleJob
+from engine.model.compact_pickle import leading_values, pickled_compactly
+from engine.model.policies import Policy
+from engine.model.records import NO_OPEN_RUNS, CatchUp, Job, JobSpec
 from engine.schedules.kinds import Every
 
 
@@ -24,24 +32,77 @@ def same(left: Job, right: Job) -> bool:
     return left == right and (left.front, left.gen) == (right.front, right.gen)
 
 
+def pickled(obj: object) -> bytes:
+    return pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+
+
 def test_a_job_with_its_defaults_pickles_its_leading_fields_only() -> None:
     plain = job()
-    cls, values = plain.__reduce__()
-    assert cls is Job and values == (plain.spec, 0, b"\x00a", 60, 0)
-    assert same(pickle.loads(pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)), plain)
+    assert leading_values(Job)(plain) == (plain.spec, 0, b"\x00a", 60, 0)
+    assert b"paused_through" not in pickled(plain)
+    assert same(pickle.loads(pickled(plain)), plain)
+    assert len(pickled(plain)) < len(pickled(job(paused_through=90)))
 
 
 def test_a_field_past_the_defaults_keeps_the_fields_before_it() -> None:
     changed = job(paused_through=90, front=(60, 0), gen=3)
-    _cls, values = changed.__reduce__()
-    assert len(values) == len(dataclasses.fields(Job))
-    assert same(pickle.loads(pickle.dumps(changed, pickle.HIGHEST_PROTOCOL)), changed)
+    assert len(leading_values(Job)(changed)) == len(dataclasses.fields(Job))
+    assert same(pickle.loads(pickled(changed)), changed)
 
 
-def test_a_default_collection_unpickles_as_a_new_one() -> None:
-    first, second = pickle.loads(pickle.dumps([job(), job()], pickle.HIGHEST_PROTOCOL))
-    first.open[60] = None
-    assert second.open == {}, "each record has an open dictionary of its own"
+def test_a_definition_pickles_up_to_its_last_field_that_is_not_its_default() -> None:
+    spec = JobSpec("a", Every(60, 60), catch_up=CatchUp.LATEST)
+    given = leading_values(JobSpec)(spec)
+    assert given[-1] is CatchUp.LATEST and len(given) < len(dataclasses.fields(JobSpec))
+    assert pickle.loads(pickled(spec)) == spec
+
+
+def reachable(root: object) -> set[int]:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) not in seen and not isinstance(obj, type):
+            seen.add(id(obj))
+            stack.extend(gc.get_referents(obj))
+    return seen
+
+
+def test_a_load_memoizes_nothing_the_loaded_state_does_not_hold() -> None:
+    """Pickle's memo keeps what it holds until the load ends: a tuple of each record's values
+    was 7 MB of a snapshot with 20,000 jobs, whose memory stayed with the process after."""
+    jobs = [job(next_due=60 * n, paused_through=90, front=(60, n)) for n in range(3)]
+    jobs[1].open = {120: None}
+    unpickler = pickle.Unpickler(io.BytesIO(pickled(jobs)))
+    loaded = unpickler.load()
+    assert all(same(left, right) for left, right in zip(loaded, jobs, strict=True))
+    held = reachable(loaded)
+    memoized = unpickler.memo.copy().values()
+    names = (str, type)  # the classes and the names they were found by
+    stray = [obj for obj in memoized if not isinstance(obj, names) and id(obj) not in held]
+    assert stray == []
+
+
+def test_a_record_copies_as_its_pickle_rebuilds_it() -> None:
+    changed = job(paused_through=90, front=(60, 0), gen=3)
+    changed.open = {60: None}
+    shallow, deep = copy.copy(changed), copy.deepcopy(changed)
+    assert same(shallow, changed) and same(deep, changed)
+    assert shallow.open is changed.open and deep.open is not changed.open
+    spec = JobSpec("a", Every(60, 60), depends_on=("b",))
+    assert copy.copy(spec) == spec and copy.deepcopy(spec) == spec
+
+
+def test_a_job_without_open_runs_loads_with_the_shared_read_only_mapping() -> None:
+    """An empty dictionary a job was 1.3 MB of a server with 20,000 jobs stored."""
+    first, second = pickle.loads(pickled([job(), job()]))
+    assert first.open is second.open is NO_OPEN_RUNS and first.open == {}
+    with pytest.raises(TypeError):
+        first.open[60] = None
+    opened = pickle.loads(pickled(job(open={60: None}, paused_through=90)))
+    assert opened.open == {60: None} and type(opened.open) is dict
+    emptied = pickle.loads(pickled(job(open={}, paused_through=90)))
+    assert emptied.open == {} and emptied.paused_through == 90
 
 
 def test_a_value_equal_to_its_default_but_of_another_type_is_kept() -> None:
@@ -51,8 +112,8 @@ def test_a_value_equal_to_its_default_but_of_another_type_is_kept() -> None:
         name: str
         on: object = False
 
-    assert Flag("x", 0).__reduce__() == (Flag, ("x", 0))
-    assert Flag("x", False).__reduce__() == (Flag, ("x",))
+    assert leading_values(Flag)(Flag("x", 0)) == ("x", 0)
+    assert leading_values(Flag)(Flag("x", False)) == ("x",)
 
 
 def test_a_job_pickled_with_its_slots_state_still_loads() -> None:
@@ -70,3 +131,14 @@ def test_a_job_pickled_with_its_slots_state_still_loads() -> None:
     SlotsState(buffer, pickle.HIGHEST_PROTOCOL).dump(changed)
     assert b"paused_through" in buffer.getvalue(), "the old format names every slot"
     assert same(pickle.loads(buffer.getvalue()), changed)
+
+
+def test_a_job_gives_its_open_runs_dictionary_back_once_they_are_over() -> None:
+    engine = Engine(Policy())
+    engine.apply(RegisterWorker("w"))
+    assert engine.apply(ScheduleJob(JobSpec("j", Every(10, 100), duration=5))).accepted
+    assert engine.query.job("j").open is NO_OPEN_RUNS
+    engine.advance(12)
+    assert list(engine.query.job("j").open) == [10], "its running run"
+    engine.advance(20)
+    assert engine.query.job("j").open is NO_OPEN_RUNS

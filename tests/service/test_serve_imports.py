@@ -12,6 +12,8 @@ import contextlib
 import itertools
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,10 @@ FORBIDDEN = (
     "cronlapse.service.openapi",  # built on the first GET /openapi.json
     "aiosmtplib",  # email delivery, for a config without an email channel
     "cronlapse.service.delivery.email",
+    "uvicorn.main",  # uvicorn's command line, imported by its package's __init__ ...
+    "uvicorn.supervisors",
+    "click",  # ... and what that imports: its options, and its worker processes
+    "multiprocessing",
 )
 
 WEBHOOK_ONLY = "workers: 1\nchannels:\n  hook:\n    webhook: {url: http://127.0.0.1:9/notify}\n"
@@ -135,3 +141,20 @@ def test_serve_on_sqlite_never_loads_sqlalchemy(
     modules = imported(server.output())
     assert "cronlapse.service.api" in modules, "the report names the server's own modules"
     assert sorted(name for name in modules if name.split(".")[0] == "sqlalchemy") == []
+
+
+def test_uvicorn_without_its_command_line_is_still_the_whole_package_when_asked() -> None:
+    """The HTTP stack imports uvicorn's Config and Server without the package's ``__init__``
+    (click, multiprocessing); code in the same process that imports uvicorn still gets all of
+    it, and the same classes."""
+    check = (
+        "import sys\n"
+        "from cronlapse.service import http_server\n"
+        "assert not {'click', 'multiprocessing', 'uvicorn.main'} & set(sys.modules)\n"
+        "import uvicorn\n"
+        "from uvicorn import Config, main\n"
+        "assert callable(uvicorn.run) and uvicorn.__version__ and 'click' in sys.modules\n"
+        "assert (Config, uvicorn.Server) == (http_server.Config, http_server.Server)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -119,6 +119,9 @@ class SqliteJournal:
     @translated
     def latest_snapshot(self) -> Snapshot | None:
         found = self.db.read("SELECT seq, state FROM snapshots ORDER BY seq DESC LIMIT 1")
+        # The snapshot's pages would stay in the connection's cache: 2 MB of a restarted
+        # server's resident size for its life, with 20,000 jobs stored.
+        self.db.read("PRAGMA shrink_memory")
         return Snapshot(found[0][0], found[0][1]) if found else None
 
     @translated
