@@ -42,10 +42,10 @@ def value(cls: type[T]) -> type[T]:
     # dataclass generates no __init__, __repr__, __eq__ or __hash__ here: it compiles each of them
     # for each class, which was half of what a server's restart spent importing its modules.
     # They are made below from the fields: __init__ as before, the others on their first call.
+    # A class without a docstring gets one here: dataclass would write it from the signature
+    # of object.__init__ (init=False), read through inspect and tokenize.
     undocumented = not cls.__doc__
-    if (
-        undocumented
-    ):  # or dataclass reads object.__init__'s signature (with init=False) to write one
+    if undocumented:
         cls.__doc__ = cls.__name__
     made = dataclasses.dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)(cls)
     if undocumented:  # what dataclass writes, without the types
