@@ -113,14 +113,9 @@ class CronJobScheduler:
             _require_int("interval", interval)
             _require_int("max_retries", max_retries)
             _require_int("current_time", current_time)
-        # ``_move_to`` and ``_valid_id``'s common case written out: a hundred thousand calls.
-        if not 0 <= current_time <= MAX_TIME:
+        if not self._move_to(current_time):
             return False
-        now = self._clock.now
-        if current_time != now:
-            if current_time < now:
-                raise _earlier(current_time, now)
-            self._driver.start(current_time)
+        # ``_valid_id``'s common case written out: a hundred thousand calls.
         if job_id.isascii():
             if (
                 len(job_id) > MAX_ID_LENGTH
@@ -169,13 +164,8 @@ class CronJobScheduler:
             if not isinstance(successful, bool):
                 raise TypeError(f"successful must be a bool, not {type(successful).__name__}")
             _require_int("current_time", current_time)
-        if not 0 <= current_time <= MAX_TIME:
+        if not self._move_to(current_time):
             return False
-        now = self._clock.now
-        if current_time != now:
-            if current_time < now:
-                raise _earlier(current_time, now)
-            self._driver.start(current_time)
         if not 1 <= attempt_number <= MAX_ATTEMPT or not 0 <= scheduled_time <= MAX_TIME:
             return False
         # ``Engine.complete``: what the ``Complete`` command's route calls, without the command.
