@@ -239,12 +239,6 @@ class Engine:
         self._clock.now = tick
 
     @property
-    def tick_clock(self) -> TickClock:
-        """The clock part itself, for a caller that reads ``now`` on every call (seed 000's
-        facade): its attribute is read without the call :attr:`now` costs. Read it only."""
-        return self._clock
-
-    @property
     def archives(self) -> bool:
         """Whether finished runs leave the live state for the archive."""
         return self._store.archive is not None

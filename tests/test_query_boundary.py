@@ -64,6 +64,7 @@ STAYS = frozenset(
         # commands
         "apply",
         "schedule",
+        "schedule_checked",
         "register_worker",
         "complete",
         "modify",

@@ -78,9 +78,6 @@ class CronJobScheduler:
     def __init__(self) -> None:
         self._engine = engine = Engine(SEED_000_POLICY)
         self._driver = TickDriver(engine)
-        self._clock = engine.tick_clock
-        """The engine's clock, read in place: every call reads the time, and ``Engine.now`` is a
-        property (a call)."""
 
     @property
     def engine(self) -> Engine:
@@ -185,7 +182,7 @@ class CronJobScheduler:
         """Make ``current_time`` the scheduler's time; False if it is outside the allowed range."""
         if not 0 <= current_time <= MAX_TIME:
             return False
-        now = self._clock.now
+        now = self._engine.now
         if current_time != now:
             if current_time < now:
                 raise _earlier(current_time, now)
