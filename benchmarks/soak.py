@@ -8,7 +8,9 @@ are their medians (one restart a day swung 1.15x either way: day 10 came out fas
 The verdict is day ``--days`` against day 3: RSS (just before the day's first restart) and
 restart time at most 1.15x (issue 36's target: memory and restart time bounded by live work, not
 by how long the server has run), the restart's time as wall seconds and as the server's CPU
-seconds to its first run (on a loaded machine the wall times follow the load, the CPU much less).
+seconds to its first run (on a loaded machine the wall times follow the load, the CPU much less),
+beside the journal rows the restarts replay (those after the latest snapshot when the server was
+killed: the moment of the kill decides how many, up to ``snapshot_every``).
 
 A restart's downtime is simulated time too (``--speed`` seconds of it per wall second): past the
 server's ``misfire_grace`` the runs missed while down follow the jobs' ``catch_up``, as after any
@@ -22,8 +24,10 @@ Run: ``python benchmarks/soak.py --jobs 10 --speed 3600`` (12 minutes).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -50,6 +54,10 @@ class Sample:
     cpu_to_first_run_s: float | None = None
     """The restarted server's CPU seconds (user and system) when its first run is seen: what
     the restart cost, less swayed by the machine's load than the wall times."""
+    replayed_rows: float | None = None
+    """The journal's rows after its latest snapshot when the server was killed: what the
+    restart replays, which the moment of the kill decides (a snapshot every ``snapshot_every``
+    rows), not the days the server ran."""
 
 
 def _cpu_s(pid: int) -> float:
@@ -63,6 +71,17 @@ def _tick(server: Cronlapse) -> int:
     return json.loads(connection.getresponse().read())["tick"]
 
 
+def _rows_after_snapshot(server: Cronlapse) -> int:
+    """The journal's rows after its latest snapshot, read from the database file."""
+    path = server.db_url.removeprefix("sqlite:///")
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+        query = (
+            "SELECT (SELECT coalesce(max(seq), 0) FROM journal)"
+            " - (SELECT coalesce(max(seq), 0) FROM snapshots)"
+        )
+        return int(connection.execute(query).fetchone()[0])
+
+
 def _restarts(server: Cronlapse, day: float, times: int) -> Sample:
     """``times`` restarts in a row: the RSS before the first, the medians of the restarts."""
     rss = server.rss_mb()
@@ -74,12 +93,14 @@ def _restarts(server: Cronlapse, day: float, times: int) -> Sample:
         statistics.median(sample.to_first_run_s for sample in restarts),  # type: ignore[misc]
         statistics.median(sample.rss_after_restart_mb for sample in restarts),  # type: ignore[misc]
         statistics.median(sample.cpu_to_first_run_s for sample in restarts),  # type: ignore[misc]
+        statistics.median(sample.replayed_rows for sample in restarts),  # type: ignore[misc]
     )
 
 
 def _restart(server: Cronlapse, day: float) -> Sample:
     rss = server.rss_mb()
     server.kill()
+    replayed = _rows_after_snapshot(server)
     server.spawn()
     ready = server.wait_ready()
     deadline = time.monotonic() + 120
@@ -92,7 +113,7 @@ def _restart(server: Cronlapse, day: float) -> Sample:
     first = min(run.started for run in runs) - server.spawned_at
     previous = server.directory / f"log.{server.generation - 1}.jsonl"
     previous.unlink(missing_ok=True)
-    return Sample(day, rss, ready, first, server.rss_mb(), cpu)
+    return Sample(day, rss, ready, first, server.rss_mb(), cpu, replayed)
 
 
 def soak(
@@ -129,7 +150,7 @@ def soak(
 def report(samples: list[Sample]) -> str:
     lines = [
         f"  {'day':>4} {'RSS MB':>8} {'to /health s':>13} {'to 1st run s':>13} {'RSS after':>10}"
-        f" {'CPU to 1st s':>13}"
+        f" {'CPU to 1st s':>13} {'rows replayed':>13}"
     ]
     for sample in samples:
         cells = [
@@ -139,6 +160,7 @@ def report(samples: list[Sample]) -> str:
             sample.cpu_to_first_run_s,
         ]
         text = [f"{value:.3f}" if value is not None else "-" for value in cells]
+        text.append("-" if sample.replayed_rows is None else f"{sample.replayed_rows:,.0f}")
         row = [f"{sample.day:.0f}", f"{sample.rss_mb:.1f}", *text]
         lines.append("  " + " ".join(f"{cell:>13}" for cell in row))
     restarts = [sample for sample in samples if sample.to_ready_s is not None]

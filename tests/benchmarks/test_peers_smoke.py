@@ -69,8 +69,9 @@ def test_peers_drives_a_contender_through_a_burst(contender: str) -> None:
 
 def test_soak_samples_a_day_and_restarts() -> None:
     output = _run("benchmarks/soak.py", "--quick", "--jobs", "1", "--speed", "43200", "--days", "1")
-    row = output.split("CPU to 1st s\n", 1)[1].split()[:6]
-    day, rss, to_ready, to_first_run, rss_after, cpu = row
+    row = output.split("rows replayed\n", 1)[1].split()[:7]
+    day, rss, to_ready, to_first_run, rss_after, cpu, replayed = row
     assert day == "1"
     assert float(rss) > 0 and float(rss_after) > 0
     assert float(to_ready) > 0 and float(to_first_run) > 0 and float(cpu) > 0
+    assert int(replayed.replace(",", "")) >= 0
