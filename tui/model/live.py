@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import bisect
 import enum
-import logging
 import time
 from collections.abc import Callable
 
@@ -44,20 +43,16 @@ from cronlapse.service.store import (
     SERVICE_POLICY,
     JournalReader,
     JournalRow,
-    RowUnreadable,
     downtime_commands,
     open_journal_reader,
-    row_command,
 )
 from engine.core import Engine
 from engine.play.history import History
 from engine.play.ticks import TimedCommand
 from engine.schedules.clock import Clock
-from tui.model.live_start import snapshot_start
+from tui.model.live_start import read_or_skip, snapshot_start
 from tui.model.navigator import Change, Navigator
 from tui.model.timefmt import compact
-
-log = logging.getLogger("cronlapse.tui")
 
 STALL_SECONDS = 3.0
 """How long past a tick at which the service had something to do its journal may stay silent
@@ -239,12 +234,8 @@ class LiveSource:
                 batch = []
                 self._downtime(int(row.args["since"]), row.tick, changes)
             else:
-                try:
-                    timed = row_command(row)
-                except RowUnreadable as error:
-                    log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
-                    self.skipped += 1
-                    timed = None
+                reads, timed = read_or_skip(row)
+                self.skipped += not reads
                 if timed is not None:
                     batch.append(timed)
             self.seq = row.seq

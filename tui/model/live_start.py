@@ -26,6 +26,7 @@ from cronlapse.service.store import (
     row_command,
 )
 from engine.core import Engine
+from engine.play.ticks import TimedCommand
 
 log = logging.getLogger("cronlapse.tui")
 
@@ -76,7 +77,7 @@ def snapshot_start(reader: JournalReader, chunk: int) -> SnapshotStart | None:
     while batch := reader.rows_after(seq, chunk):
         same = [row for row in batch if row.tick == tick]
         for row in same:
-            if readable(row):
+            if row.verb == DOWNTIME or read_or_skip(row)[0]:
                 rows.append(row)
             else:
                 skipped += 1
@@ -86,14 +87,12 @@ def snapshot_start(reader: JournalReader, chunk: int) -> SnapshotStart | None:
     return SnapshotStart(oldest, tick, tuple(rows), seq, skipped)
 
 
-def readable(row: JournalRow) -> bool:
-    """Whether ``row`` still reads; one that does not is logged, as the dashboard and the
-    service's replay log the rows they leave out."""
-    if row.verb == DOWNTIME:
-        return True
+def read_or_skip(row: JournalRow) -> tuple[bool, TimedCommand | None]:
+    """Whether ``row`` still reads, and the command it applies (:func:`row_command`). A row
+    that no longer reads is logged and left out, as the service's replay leaves it out: the
+    dashboard's start and its following read rows alike."""
     try:
-        row_command(row)
+        return True, row_command(row)
     except RowUnreadable as error:
         log.warning("journal row %d no longer reads (%s): skipped", row.seq, error)
-        return False
-    return True
+        return False, None
