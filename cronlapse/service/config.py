@@ -5,7 +5,7 @@ Read with the scenario loader's safe YAML and typed readers, so a mistake is rep
 ``file:line:column: field: what was expected`` and every mistake of the file at once::
 
     workers: 4                # worker slots: attempts that may run at once
-    snapshot_every: 10000     # journal rows between snapshots
+    snapshot_every: 10000     # the most journal rows between snapshots
     misfire_grace: 60         # ticks of downtime after which missed runs follow catch_up
     history:
       retention: 30d          # finished runs and old journal rows kept this long (s, m, h, d)

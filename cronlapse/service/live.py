@@ -81,6 +81,10 @@ _REPORT = "complete"
 """The verb of an attempt's end, reported by its executor or worker process."""
 DIVERGED_EXIT = 4
 """The exit status of a scheduler whose applied inputs could not be journaled."""
+SNAPSHOT_FLOOR = 500
+"""The fewest journal rows between two snapshots (but for a smaller ``snapshot_every``): below
+that, a snapshot costs more than the replay it saves (a restart imports for about 0.15 s; 500
+rows replay in about 0.015 s)."""
 
 
 class BackgroundWriter(Protocol):
@@ -515,7 +519,7 @@ class LiveService:
         """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
         self.state.seq = seq
         self.unsnapshotted += applied
-        if self.serving and self.unsnapshotted >= self.config.snapshot_every:
+        if self.serving and self.snapshot_due():
             if self.background is None:
                 self.snapshot()
             elif not self.background.busy():
@@ -523,6 +527,17 @@ class LiveService:
                 self.background.start(self.state)
                 self.unsnapshotted = 0
         self.on_change()
+
+    def snapshot_due(self) -> bool:
+        """Whether the rows since the latest snapshot call for another: as many as the state has
+        jobs (at least :data:`SNAPSHOT_FLOOR`), or ``snapshot_every`` if that is fewer. A
+        restart loads the latest snapshot, in time that follows its jobs, then replays the rows
+        after it, in time that follows the rows: bounded by the jobs, the replay stays within a
+        constant of the load, and the restart's time follows the live state rather than the
+        moment of the kill. With ``snapshot_every`` alone, a server of 10 jobs replayed anything
+        from 0 to 10,000 rows and restarted in 0.2 s or 0.5 s by chance."""
+        jobs = len(self.engine.query.jobs())
+        return self.unsnapshotted >= min(self.config.snapshot_every, max(SNAPSHOT_FLOOR, jobs))
 
     def apply(self, tick: int, verb: str, args: dict, decoded: Decoded | None) -> Result:
         """Apply one input at ``tick`` in the AFTER_DISPATCH phase, as read at that tick
