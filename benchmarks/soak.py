@@ -10,7 +10,7 @@ restart time at most 1.15x (issue 36's target: memory and restart time bounded b
 by how long the server has run), the restart's time as wall seconds and as the server's CPU
 seconds to its first run (on a loaded machine the wall times follow the load, the CPU much less),
 beside the journal rows the restarts replay (those after the latest snapshot when the server was
-killed: the moment of the kill decides how many, up to ``snapshot_every``).
+killed: the moment of the kill decides how many, up to as many as the jobs, at least 500).
 
 A restart's downtime is simulated time too (``--speed`` seconds of it per wall second): past the
 server's ``misfire_grace`` the runs missed while down follow the jobs' ``catch_up``, as after any
@@ -56,8 +56,8 @@ class Sample:
     the restart cost, less swayed by the machine's load than the wall times."""
     replayed_rows: float | None = None
     """The journal's rows after its latest snapshot when the server was killed: what the
-    restart replays, which the moment of the kill decides (a snapshot every ``snapshot_every``
-    rows), not the days the server ran."""
+    restart replays, which the moment of the kill decides (a snapshot every as many rows as
+    the state has jobs, at least 500), not the days the server ran."""
 
 
 def _cpu_s(pid: int) -> float:
