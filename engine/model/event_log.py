@@ -6,7 +6,7 @@ when it is imported; this module knows them only by those numbers, so it imports
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count
 from typing import Any, overload
@@ -148,6 +148,12 @@ class EventLog:
 
     def __len__(self) -> int:
         return self._base + len(self._fields)
+
+    def growth(self) -> Callable[[], int]:
+        """A call in C that counts the events stored, for a loop that reads the log's growth
+        once a step (a history's recording): ``len(log)`` is a call in Python. Differences of
+        its counts are the events added between them, while the log is only appended to."""
+        return self._fields.__len__
 
     def __getstate__(self) -> tuple:
         """Pickled with the classes' names, not their codes: a snapshot written by one version

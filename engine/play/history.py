@@ -380,15 +380,15 @@ class History:
         count, at = len(commands), 0
         tick, until, limit = self._tick, self.until, self.span_cost_limit
         # The span's cost is its steps and its events: counted as the steps since the span
-        # began plus the log's length less its length then (one ``len`` a step).
-        cost, log_then = self._span_cost, len(log)
+        # began plus the log's growth since (one call in C a step).
+        events = log.growth()
+        cost, log_then = self._span_cost, events()
         while tick < target:
-            step = target
-            upcoming = next_event_tick() if tick >= 0 else 0
-            if upcoming is not None and upcoming < step:
-                step = upcoming
-            if at < count and commands[at].tick <= step:
-                step = commands[at].tick
+            step = commands[at].tick if at < count else target
+            if step > tick + 1:  # the engine may have something to do before the next command
+                upcoming = next_event_tick() if tick >= 0 else 0
+                if upcoming is not None and upcoming < step:
+                    step = upcoming
             if at < count and commands[at].tick == step:
                 while at < count and commands[at].tick == step:
                     driver.apply(commands[at])
@@ -398,15 +398,15 @@ class History:
             tick = step
             cost += 1
             if at_frontier:
-                now = cost + len(log) - log_then
+                now = cost + events() - log_then
                 if now >= limit or (step == until and now > 0):
                     # The last tick of a bounded run is a keyframe too: going back to the end
                     # then restores it rather than replaying a span.
                     driver.finish(step)
                     frames.take(step)
                     labels.append(step)
-                    cost, log_then = 0, len(log)
-        self._span_cost = cost + len(log) - log_then
+                    cost, log_then = 0, events()
+        self._span_cost = cost + events() - log_then
         if tick != self._tick:
             driver.finish(tick)
         self._tick = tick
