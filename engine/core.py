@@ -411,12 +411,26 @@ class Engine:
             # Manual dispatch and nothing timed: no tick can do anything on its own.
             clock.now = to
             return DONE
-        begin_tick, assign = self.begin_tick, self._dispatcher.assign
-        cursors = self._cursors
+        dispatcher, cursors, finished = self._dispatcher, self._cursors, self._finished
+        heap, handlers, assign = self._timers.heap, self._on_timer, dispatcher.assign
         due = cursors.due.items
         while (now := clock.now) < to:
-            begin_tick()
+            # ``begin_tick``, written out: a call fewer per tick played.
+            if finished:
+                self._store.archive_finished()
+            while timers and timers[0][0] <= now:
+                item = heappop(timers)
+                if heap.popped is not None:  # keyframes are recorded (engine.rewind.heap)
+                    heap.popped.append(item)
+                _, kind, _, payload = item
+                handlers[kind](*payload)
             if auto:
+                if (due and due[0][0] <= now) or cursors.undispatched_submissions:
+                    release = dispatcher.release
+                    for job in cursors.create_due(now):
+                        release(job)
+                else:
+                    cursors.created_through = now
                 assign()
             upcoming = timers[0][0] if timers else None
             if auto and due and (upcoming is None or due[0][0] < upcoming):
