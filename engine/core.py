@@ -294,12 +294,9 @@ class Engine:
             raise TypeError(f"not a command: {command!r}")
         return handler(self, command)
 
-    def schedule(self, spec: JobSpec, within_limits: bool = False) -> Result:
-        """The ``ScheduleJob`` command (seed 001's SUBMIT calls it without the command).
-        ``within_limits``: the caller found the definition within the limits of
-        :mod:`engine.model.limits`, so they are not checked again (seed 001's SUBMIT reads its
-        numbers as integers and compares three of them: the limits' own check was a tenth of
-        its instructions)."""
+    def schedule(self, spec: JobSpec) -> Result:
+        """The ``ScheduleJob`` command (seed 001's SUBMIT calls it without the command when
+        the definition is beyond :meth:`schedule_checked`'s)."""
         if self._finished:
             self._store.archive_finished()
         if spec.job_id in self._cursors.jobs:
@@ -307,7 +304,7 @@ class Engine:
             return refused(Outcome.CONFLICT, Code.JOB_EXISTS, message, "job_id")
         now = self._clock.now
         first = spec.schedule.first_at_or_after(now)
-        problem = None if within_limits else spec_problem(spec)
+        problem = spec_problem(spec)
         if problem is None and first is None:
             problem = past_run_time(spec.schedule, now)
         if problem is None and spec.depends_on:
@@ -334,13 +331,14 @@ class Engine:
         return Result(_CREATED, spec.job_id)
 
     def schedule_checked(self, spec: JobSpec, first: int) -> bool:
-        """:meth:`schedule` for a definition its caller has checked, as seed 000's facade does:
-        within the limits, no dependencies, pool, deadline or start deadline, and ``first`` its
-        schedule's first tick at or after now. Only a job that exists already is refused:
-        returns whether the job was created. The events and state are :meth:`schedule`'s (a
-        test holds that on drawn definitions); what it skips is the checks, the command's
-        route and its result, a tenth of a microsecond each, a hundred thousand times on seed
-        000's maximum workload."""
+        """:meth:`schedule` for a definition its caller has checked, as seed 000's and seed
+        001's facades do: within the limits, every dependency a known job, no pool, deadline or
+        start deadline, and ``first`` its schedule's first tick at or after now. Only a job
+        that exists already is refused: returns whether the job was created. The events and
+        state are :meth:`schedule`'s (a test holds that on drawn definitions); what it skips is
+        the checks, the command's route and its result, a tenth of a microsecond each, a
+        hundred thousand times on seed 000's maximum workload (and a twentieth of seed 001's
+        instructions)."""
         if self._finished:
             self._store.archive_finished()
         cursors = self._cursors
@@ -349,7 +347,13 @@ class Engine:
         now = self._clock.now
         job = cursors.add(spec, first)
         self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
-        job.runnable_since = now
+        if spec.depends_on:
+            doomed_by = self._dependencies.link(job)
+            if doomed_by is not None:
+                self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
+                return True
+        else:
+            job.runnable_since = now
         cursors.wait_for_due(job)
         return True
 

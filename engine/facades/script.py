@@ -267,14 +267,18 @@ class ScriptSession:
         # The ScheduleJob command's route, without the command: the session rests at the start
         # of its tick between two lines (what ``apply_now`` checks), and keeps the definition,
         # which ``commands`` wraps (a command object a job fewer for the collector to walk).
-        within_limits = (
-            failures is None
-            and _LOWEST <= priority <= _HIGHEST
+        # A new id, known dependencies and, within the engine's limits, numbers read as
+        # integers (their minimums are the protocol's own): the checked route.
+        if (
+            _LOWEST <= priority <= _HIGHEST
             and duration <= _LONGEST
             and max_attempts <= _MOST_ATTEMPTS
-        )
-        result = self.engine.schedule(spec, within_limits)
-        if result.outcome is not _CREATED:  # beyond the engine's limits (engine/model/limits.py)
+            and (failures is None or max(failures) <= _MOST_ATTEMPTS)
+        ):
+            self.engine.schedule_checked(spec, self._clock)
+        else:
+            result = self.engine.schedule(spec)
+            assert result.outcome is not _CREATED, "a number beyond the limits is refused"
             if failures is not None:
                 self._pending_failures[job_id] = failures
             raise ScriptError(result.message)
