@@ -247,7 +247,7 @@ class ScriptSession:
         jobs = self._jobs
         if job_id in jobs:
             raise ScriptError(f"job {job_id!r} was already submitted")
-        if dependencies and any(dependency not in jobs for dependency in dependencies):
+        if dependencies and not all(map(jobs.__contains__, dependencies)):
             self.result.output.append(f"BADDEP {job_id}")
             return
         once = self._once
