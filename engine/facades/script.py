@@ -28,6 +28,7 @@ from engine.model.commands import (
     ScriptFailure,
 )
 from engine.model.digits import MAX_DIGITS, is_digits
+from engine.model.limits import ATTEMPTS, DURATION, PRIORITY
 from engine.model.policies import (
     CompletionMode,
     DispatchMode,
@@ -47,6 +48,11 @@ _INTEGER = re.compile(r"-?[0-9]+\Z")
 _CREATED = Outcome.CREATED
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook)."""
+
+_LOWEST, _HIGHEST = PRIORITY.low, PRIORITY.high
+_LONGEST, _MOST_ATTEMPTS = DURATION.high, ATTEMPTS.high
+"""The limits a SUBMIT's numbers are compared with (their minimums are the protocol's own), as
+module names: a global is read faster than an attribute of one, and every SUBMIT reads them."""
 
 _NO_FAILURES: frozenset[int] = frozenset()
 """Shared by every job without scripted failures: one object fewer per job for the collector."""
@@ -241,7 +247,7 @@ class ScriptSession:
         jobs = self._jobs
         if job_id in jobs:
             raise ScriptError(f"job {job_id!r} was already submitted")
-        if dependencies and any(dependency not in jobs for dependency in dependencies):
+        if dependencies and not all(map(jobs.__contains__, dependencies)):
             self.result.output.append(f"BADDEP {job_id}")
             return
         once = self._once
@@ -261,8 +267,18 @@ class ScriptSession:
         # The ScheduleJob command's route, without the command: the session rests at the start
         # of its tick between two lines (what ``apply_now`` checks), and keeps the definition,
         # which ``commands`` wraps (a command object a job fewer for the collector to walk).
-        result = self.engine.schedule(spec)
-        if result.outcome is not _CREATED:  # beyond the engine's limits (engine/model/limits.py)
+        # A new id, known dependencies and, within the engine's limits, numbers read as
+        # integers (their minimums are the protocol's own): the checked route.
+        if (
+            _LOWEST <= priority <= _HIGHEST
+            and duration <= _LONGEST
+            and max_attempts <= _MOST_ATTEMPTS
+            and (failures is None or max(failures) <= _MOST_ATTEMPTS)
+        ):
+            self.engine.schedule_checked(spec, self._clock)
+        else:
+            result = self.engine.schedule(spec)
+            assert result.outcome is not _CREATED, "a number beyond the limits is refused"
             if failures is not None:
                 self._pending_failures[job_id] = failures
             raise ScriptError(result.message)

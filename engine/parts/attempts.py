@@ -118,19 +118,26 @@ class Attempts:
         self._backfills = backfills
 
     def start(self, occurrence: Occurrence, worker: Worker) -> int:
-        """Start the occurrence's next attempt on ``worker``; its number."""
+        """Start the occurrence's next attempt on ``worker``; its number. The run may be
+        RUNNING already: the dispatcher materialises a job's front in that state when it takes
+        it to start (a move in the state index fewer per run)."""
         now, key, worker_id = self._clock.now, occurrence.key, worker.worker_id
         job_id, scheduled = key
         attempts = occurrence.attempts
         number = len(attempts) + 1
         job = self._jobs[job_id]
         spec = job.spec
-        self._journal.touch(occurrence)
+        journal = self._journal
+        journal.touch(occurrence)
         attempts.append(Attempt(number, worker_id, now))
         occurrence.eligible_at = None
         occurrence.retry_delay = None
-        self._store.set_state(occurrence, job, RUN_RUNNING)
-        self._workforce.occupy(worker, key)
+        if occurrence.state is not RUN_RUNNING:
+            self._store.set_state(occurrence, job, RUN_RUNNING)
+        # The worker is taken here, not through a method of the workforce: a call fewer per attempt.
+        journal.touch(worker)
+        worker.running = key
+        worker.since = now
         if spec.pool is not None:
             self._pools.occupy(spec.pool)
         self._log.add(ev.AttemptStarted, now, job_id, scheduled, number, worker_id)

@@ -18,7 +18,7 @@ a run's state is its record's when it has one (:meth:`JobCursors.occurrence_stat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heapify, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING
 
 from engine.model.ordering import java_order_key
@@ -138,13 +138,12 @@ class JobCursors(JournaledPart):
         items = due.items
         if not items or items[0][0] > now:
             return ()  # what most ticks create, told without a call to the heap
-        pop_through = due.pop_through
-        entry = pop_through(now)
-        if entry is None:
-            return ()
-        fallen = []
-        jobs = self.jobs
-        while entry is not None:
+        # The heap's ``pop_through`` written out: a call fewer per job falling due.
+        popped, fallen, jobs = due.popped, [], self.jobs
+        while items and items[0][0] <= now:
+            entry = heappop(items)
+            if popped is not None:  # keyframes are recorded (engine.rewind.heap)
+                popped.append(entry)
             tick, _, job_id = entry
             job = jobs[job_id]
             # A stale entry is skipped, and so is a duplicate (equal entries pop one after the
@@ -155,7 +154,6 @@ class JobCursors(JournaledPart):
                 and not (fallen and fallen[-1] is job)
             ):
                 fallen.append(job)
-            entry = pop_through(now)
         return fallen
 
     def next_due_tick(self) -> int | None:
@@ -219,7 +217,12 @@ class JobCursors(JournaledPart):
         """Move ``next_due`` past the occurrence just materialised."""
         self._journal.touch(job)
         assert job.next_due is not None
-        candidate = job.first_fire(job.next_due + 1)
+        tick = job.next_due + 1
+        if job.backlog:
+            candidate = job.first_fire(tick)
+        else:  # ``first_fire`` without a backlog, written out: a call fewer per run taken
+            since = job.spec_since
+            candidate = job.spec.schedule.first_at_or_after(tick if tick >= since else since)
         job.next_due = None if candidate is None else self.walk(job, candidate)
 
     def walk(self, job: Job, candidate: int | None) -> int | None:

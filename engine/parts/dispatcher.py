@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from engine.rules.run_dependencies import RunDependencies
 
 QUEUED, RETRY_PENDING = OccurrenceState.QUEUED, OccurrenceState.RETRY_PENDING
+RUNNING = OccurrenceState.RUNNING
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook)."""
 
@@ -158,7 +159,13 @@ class Dispatcher(JournaledPart):
 
     def assign(self, assignments: list[Assignment] | None = None) -> None:
         """The best ready runs to the idle workers, until one or the other runs out; each
-        attempt started is appended to ``assignments`` if given (a dispatch's answer)."""
+        attempt started is appended to ``assignments`` if given (a dispatch's answer).
+
+        A job's front is materialised here, for its attempt to start at once: straight into
+        RUNNING, a move of the state index fewer, unless the job has an overlap rule, which the
+        release that follows consults about its active runs (an attempt of a RUNNING run must be
+        running: it may be terminated). That is written out in the loop, not called: every run
+        of seed 001 starts from a front."""
         workforce, start, now = self._workforce, self._attempts.start, self._clock.now
         ready, idle, pools = self.ready, workforce.idle.ids, self._pools
         take_idle, workers = workforce.idle.pop, workforce.workers
@@ -172,9 +179,18 @@ class Dispatcher(JournaledPart):
                 continue  # its pool is full: it waits there (engine/rules/pools.py)
             occurrence = entry[OCCURRENCE]
             if occurrence is None:
-                occurrence = self._take(entry)
-                if occurrence is None:
-                    continue
+                job_id, scheduled, _, _, ready_since, _, _ = entry
+                job = self._jobs[job_id]
+                if job.front is not entry:
+                    continue  # no longer its job's front
+                self._journal.touch(job)
+                job.front = None
+                limited = job.spec.overlap is not None
+                occurrence = self._store.materialise(job, scheduled, QUEUED if limited else RUNNING)
+                occurrence.ready_since = ready_since
+                self._cursors.advance(job)
+                if job.next_due is not None or limited or job.upstream_runs:
+                    self.release(job)  # else it has no run left to release (mostly one-time jobs)
             elif occurrence.state is not QUEUED and occurrence.state is not RETRY_PENDING:
                 continue
             worker = workers[take_idle()]  # the pool's own pop: a call fewer than a wrapper
@@ -183,18 +199,3 @@ class Dispatcher(JournaledPart):
                 assignments.append(
                     Assignment(occurrence.job_id, occurrence.scheduled, number, worker.worker_id)
                 )
-
-    def _take(self, entry: ReadyEntry) -> Occurrence | None:
-        """Materialise the front ``entry`` stands for (None if it is no longer the front)."""
-        job_id, scheduled, _, _, ready_since, _, _ = entry
-        job = self._jobs[job_id]
-        if job.front is not entry:
-            return None
-        self._journal.touch(job)
-        job.front = None
-        occurrence = self._store.materialise(job, scheduled, QUEUED)
-        occurrence.ready_since = ready_since
-        self._cursors.advance(job)
-        if job.next_due is not None or job.spec.overlap is not None or job.upstream_runs:
-            self.release(job)  # else it has no run left to release (a one-time job's, mostly)
-        return occurrence

@@ -119,12 +119,6 @@ class Workforce(JournaledPart):
             worker.draining = True
         return Result(Outcome.OK)
 
-    def occupy(self, worker: Worker, key: tuple[str, int]) -> None:
-        """``worker`` starts an attempt of the occurrence ``key``."""
-        self._journal.touch(worker)
-        worker.running = key
-        worker.since = self._clock.now
-
     def release(self, worker: Worker) -> None:
         """The worker's attempt ended: account its busy time, then idle it (or finish a drain)."""
         now = self._clock.now

@@ -3,8 +3,9 @@
 Seed 000's ``schedule_job`` checks its arguments itself, then enters the job through
 :meth:`Engine.schedule_checked`, which skips what those checks already settled (the limits,
 dependencies, pools, deadlines, a first run in the past) and the command's routing; its
-``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command. These tests hold
-that for every call the facade may make, the fast paths leave the engine in the state, with the
+``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command. Seed 001's SUBMIT
+enters its job through ``schedule_checked`` too, dependencies and all, when its numbers are within
+the limits. These tests hold that for every call the facades may make, the fast paths leave the engine in the state, with the
 events, that the commands through ``Engine.apply`` leave it in.
 """
 
@@ -17,6 +18,7 @@ from engine import CronJobScheduler
 from engine.core import Engine
 from engine.facades.script import ScriptSession
 from engine.model.commands import Command, Complete, ScheduleJob
+from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
 from engine.model.records import JobSpec
 from engine.play.ticks import TickDriver
 from engine.schedules.kinds import Every, Once
@@ -132,6 +134,38 @@ def test_schedule_checked_is_schedule_for_a_checked_definition(
         result = general.apply(ScheduleJob(spec))
         assert created is result.accepted
         assert_same_state(fast, general)
+
+
+@given(
+    st.sampled_from(DoomedSubmission),
+    st.lists(st.sampled_from(["waits", "succeeds", "fails"]), min_size=1, max_size=3),
+    st.integers(0, 12),
+    st.integers(0, 3),
+)
+def test_schedule_checked_is_schedule_for_a_job_with_dependencies(
+    doomed, upstream, played, later
+) -> None:
+    """Seed 001's SUBMIT enters a job with dependencies through ``schedule_checked`` too: on
+    dependencies that wait, have succeeded, or have failed (a doomed job, cancelled at once
+    under ``DoomedSubmission.CANCEL``), the state and events are ``schedule``'s, then and after
+    both engines play on."""
+    policy = Policy(order=DispatchOrder.AGING, aging_step=2, doomed_submission=doomed)
+    fast, general = Engine(policy), Engine(policy)
+    for engine in (fast, general):
+        engine.register_worker("w")
+        for number, outcome in enumerate(upstream):
+            duration = 100 if outcome == "waits" else 1
+            failures = frozenset({1}) if outcome == "fails" else frozenset()
+            engine.schedule(JobSpec(f"u{number}", Once(0), 1, 0, duration, (), failures))
+        engine.advance(played)
+    dependencies = tuple(f"u{number}" for number in range(len(upstream)))
+    spec = JobSpec("d", Once(played), 1, 5, 2, dependencies)
+    assert fast.schedule_checked(spec, played)
+    assert general.apply(ScheduleJob(spec)).accepted
+    assert_same_state(fast, general)
+    for engine in (fast, general):
+        engine.advance(played + later + 200)
+    assert_same_state(fast, general)
 
 
 @settings(max_examples=150)

@@ -942,3 +942,32 @@ def test_a_rejected_line_is_a_problem_at_its_line() -> None:
         "line 2: duration must be an integer, got 'x'",
         "line 4: unknown command 'JUMP'",
     ]
+
+
+def test_a_submit_at_the_engines_limits_is_accepted_and_one_beyond_them_refused() -> None:
+    """SUBMIT compares its numbers with the limits itself and, within them, has the engine skip
+    its own check of them: each limit is met exactly, and one past it is the engine's message."""
+    low, high, longest, most = -(2**31), 2**31 - 1, 10**12, 1001
+    result = execute_script(
+        [
+            "INIT 1 0",
+            f"SUBMIT low {low} 1 1 0",
+            f"SUBMIT high {high} {longest} {most} 0",
+            f"SUBMIT below {low - 1} 1 1 0",
+            f"SUBMIT above {high + 1} 1 1 0",
+            f"SUBMIT long 0 {longest + 1} 1 0",
+            f"SUBMIT many 0 1 {most + 1} 0",
+            f"FAIL late {most + 1}",
+            "SUBMIT late 0 1 1 0",
+            f"FAIL last {most}",
+            "SUBMIT last 0 1 1 0",
+        ]
+    )
+    assert result.output == ["OK low", "OK high", "OK last"]
+    assert [(problem.line, problem.message.split(":")[0]) for problem in result.problems] == [
+        (4, "priority"),
+        (5, "priority"),
+        (6, "duration"),
+        (7, "max_attempts"),
+        (9, "fail_attempts"),
+    ]
