@@ -213,13 +213,14 @@ class OccurrenceStore(JournaledPart):
             return iter(live)
         return heapq.merge(self.archive.job_ticks(job_id, since), live)
 
-    def ready_and_priority(self, key: Key) -> tuple[int, int] | None:
-        """A materialised run's ``ready_since`` and ``priority``, live or archived, without
-        building an archived run's record (the latency figures read them for every run)."""
-        occurrence = self.records.get(key)
-        if occurrence is not None:
-            return occurrence.ready_since, occurrence.priority
-        return None if self.archive is None else self.archive.ready_and_priority(key)
+    def ready_and_priorities(self) -> dict[Key, tuple[int, int]]:
+        """Each materialised run's ``ready_since`` and ``priority`` by key, live or archived,
+        without building an archived run's record (the latency figures read them for every
+        run)."""
+        found = {} if self.archive is None else self.archive.ready_and_priorities()
+        for key, occurrence in self.records.items():
+            found[key] = (occurrence.ready_since, occurrence.priority)
+        return found
 
 
 class _StateKeys(Collection[Key]):
