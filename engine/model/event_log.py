@@ -122,8 +122,9 @@ class EventLog:
         kept = self._kept(start)
         stored = self._kinds[kept:] if kept else self._kinds
         fields = self._fields[kept:] if kept else self._fields
-        wanted = compress(zip(stored, fields, strict=True), map(codes.__contains__, stored))
-        return ((EVENT_KINDS[code], values) for code, values in wanted)
+        wanted = list(map(codes.__contains__, stored))
+        kinds = map(EVENT_KINDS.__getitem__, compress(stored, wanted))
+        return zip(kinds, compress(fields, wanted), strict=True)
 
     def count(self, kind: type) -> int:
         """How many events of ``kind`` (an exact class) the log holds: counted in C, by their

@@ -223,11 +223,16 @@ def attribute(engine: Engine) -> list[RunLatency]:
             key = (job_id, scheduled)
             figures = found.get(key)
             if figures is None:
-                ready_since, priority = readiness[key]
-                ready = min(max(ready_since, scheduled), tick)
+                ready, priority = readiness[key]
+                if ready < scheduled:  # min(max(ready, scheduled), tick), without two calls
+                    ready = scheduled
+                if ready > tick:
+                    ready = tick
                 found[key] = [ready - scheduled, tick - ready, 0, priority]
             elif key in eligible:
-                figures[1] += max(0, tick - eligible.pop(key))
+                waited = tick - eligible.pop(key)
+                if waited > 0:
+                    figures[1] += waited
         elif kind is ev.RetryScheduled:
             tick, key, eligible_at = fields[0], (fields[1], fields[2]), fields[4]
             eligible[key] = eligible_at
