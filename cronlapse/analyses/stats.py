@@ -254,9 +254,14 @@ def _let_go(event: ev.Event) -> bool:
 
 def percentile(values: Sequence[int], share: float) -> int | None:
     """The nearest-rank percentile (an observed value, never an interpolation); None if empty."""
-    if not values:
+    return percentile_of_sorted(sorted(values), share)
+
+
+def percentile_of_sorted(ordered: Sequence[int], share: float) -> int | None:
+    """:func:`percentile` of values already in order (a reader of several percentiles of the
+    same values sorts them once)."""
+    if not ordered:
         return None
-    ordered = sorted(values)
     return ordered[_rank(share, len(ordered)) - 1]
 
 

@@ -113,6 +113,19 @@ class EventLog:
         for index, code, values in compress(zip(count(start), stored, fields), wanted):
             yield index, EVENT_KINDS[code](*values)
 
+    def stored_of(self, kinds: Iterable[type], start: int = 0) -> Iterator[tuple[type, tuple]]:
+        """The events of ``kinds`` (exact classes) from index ``start`` on, as stored: each
+        one's class and its fields. For the readers of the whole log that want a few kinds
+        without building them (the latency figures read two of the demo's six): the others
+        are passed over in C, by their codes."""
+        codes = frozenset(kind.code for kind in kinds)  # type: ignore[attr-defined]
+        kept = self._kept(start)
+        stored = self._kinds[kept:] if kept else self._kinds
+        fields = self._fields[kept:] if kept else self._fields
+        wanted = list(map(codes.__contains__, stored))
+        kinds = map(EVENT_KINDS.__getitem__, compress(stored, wanted))
+        return zip(kinds, compress(fields, wanted), strict=True)
+
     def count(self, kind: type) -> int:
         """How many events of ``kind`` (an exact class) the log holds: counted in C, by their
         codes, none built (a scenario's ``events:`` expectation counts the whole log)."""

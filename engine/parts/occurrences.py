@@ -35,10 +35,6 @@ class StateIndex:
     def __init__(self) -> None:
         self.keys: dict[OccurrenceState, dict[Key, None]] = {state: {} for state in S}
 
-    def remove(self, key: Key, state: OccurrenceState) -> None:
-        """Take ``key`` out (it was archived)."""
-        del self.keys[state][key]
-
     def snapshot(self) -> tuple:
         return tuple((state, tuple(keys)) for state, keys in self.keys.items())
 
@@ -162,17 +158,17 @@ class OccurrenceStore(JournaledPart):
 
     def archive_finished(self) -> None:
         """Move the runs finished since the last call from the live table to the archive."""
-        archive, records, index = self.archive, self.records, self.index
+        archive, records, by_state = self.archive, self.records, self.index.keys
         assert archive is not None
         archived = []
         for occurrence in self.finished:
             key = occurrence.key
             if records.get(key) is occurrence:
                 del records[key]
-                index.remove(key, occurrence.state)
-                archive.add(occurrence)
+                del by_state[occurrence.state][key]  # the index's ``remove``, written out
                 archived.append(occurrence)
         self.finished.clear()
+        archive.add_all(archived)
         for follower in self.followers:
             follower += archived
 
@@ -213,13 +209,14 @@ class OccurrenceStore(JournaledPart):
             return iter(live)
         return heapq.merge(self.archive.job_ticks(job_id, since), live)
 
-    def ready_and_priority(self, key: Key) -> tuple[int, int] | None:
-        """A materialised run's ``ready_since`` and ``priority``, live or archived, without
-        building an archived run's record (the latency figures read them for every run)."""
-        occurrence = self.records.get(key)
-        if occurrence is not None:
-            return occurrence.ready_since, occurrence.priority
-        return None if self.archive is None else self.archive.ready_and_priority(key)
+    def ready_and_priorities(self) -> dict[Key, tuple[int, int]]:
+        """Each materialised run's ``ready_since`` and ``priority`` by key, live or archived,
+        without building an archived run's record (the latency figures read them for every
+        run)."""
+        found = {} if self.archive is None else self.archive.ready_and_priorities()
+        for key, occurrence in self.records.items():
+            found[key] = (occurrence.ready_since, occurrence.priority)
+        return found
 
 
 class _StateKeys(Collection[Key]):

@@ -118,10 +118,10 @@ class Query:
         :meth:`has_record` of most of them."""
         return self._parts.store.job_ticks(job_id, since)
 
-    def ready_and_priority(self, job_id: str, scheduled: int) -> tuple[int, int] | None:
-        """The run's ``ready_since`` and ``priority`` if it has a record, without reading the
-        whole record back from the archive."""
-        return self._parts.store.ready_and_priority((job_id, scheduled))
+    def ready_and_priorities(self) -> dict[RunKey, tuple[int, int]]:
+        """Each run with a record: its ``ready_since`` and ``priority`` by key, without reading
+        the records back from the archive."""
+        return self._parts.store.ready_and_priorities()
 
     def records(self) -> Mapping[RunKey, Occurrence]:
         """Every run with a record, by key, in the order they were created."""

@@ -27,7 +27,7 @@ def test_a_line_from_one_format_is_the_line_from_its_steps(
     stored = list(runner.engine.log.stored_since(0))
     clocks = (None, scenario.clock) if scenario.clock is not None else (None,)
     fast = [[EventFormatter(clock).stored_line(*event) for event in stored] for clock in clocks]
-    monkeypatch.setattr(report, "_line_template", lambda kind, timed: None)
+    monkeypatch.setattr(report, "_line_template", lambda kind: None)
     slow = [[EventFormatter(clock).stored_line(*event) for event in stored] for clock in clocks]
     assert fast == slow
 

@@ -66,3 +66,16 @@ def test_count_counts_the_events_of_one_exact_kind_from_the_start() -> None:
     assert log.count(ev.WorkerRegistered) == 3
     assert log.count(ev.WorkerWentDown) == 1
     assert log.count(ev.WorkerCameUp) == 0
+
+
+def test_stored_of_gives_the_kinds_asked_for_as_stored_in_order_past_a_release() -> None:
+    log = _log(3)
+    log.add(ev.WorkerWentDown, 3, "w0")
+    log.add(ev.WorkerCameUp, 4, "w0")
+    log.release(1)
+    wanted = (ev.WorkerRegistered, ev.WorkerCameUp)
+    assert list(log.stored_of(wanted, 2)) == [
+        (ev.WorkerRegistered, (2, "w2")),
+        (ev.WorkerCameUp, (4, "w0")),
+    ]
+    assert list(log.stored_of((ev.WorkerWentDown,), 1)) == [(ev.WorkerWentDown, (3, "w0"))]

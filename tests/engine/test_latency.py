@@ -69,6 +69,22 @@ def test_summaries_are_nearest_rank_percentiles_per_priority_and_job() -> None:
     assert list(report.by_priority) == [2, 1]
 
 
+def test_a_report_of_some_jobs_keeps_only_their_figures_and_the_same_overall_ones() -> None:
+    """A sweep names the jobs its metrics select: the others' figures are not worked out."""
+    engine = _played("nightly-etl-dst.yaml")
+    full = latency_report(engine)
+    some = latency_report(engine, worst=0, jobs={"extract"})
+    assert some.by_job == {"extract": full.by_job["extract"]}
+    assert latency_report(engine, jobs=()).by_job == {}
+    assert some.worst == () and latency_report(engine, worst=3).worst == full.worst[:3]
+    assert (some.overall, some.by_priority, some.runs) == (
+        full.overall,
+        full.by_priority,
+        full.runs,
+    )
+    assert some.metrics() == full.metrics()
+
+
 def test_every_metric_has_a_value_and_an_unknown_one_is_named() -> None:
     report = latency_report(_played("seed-001-aging-cascade.yaml"))
     assert set(report.metrics()) == set(METRICS)

@@ -136,6 +136,30 @@ def test_truncating_the_archive_forgets_the_later_runs() -> None:
     assert archive.count(OccurrenceState.SUCCEEDED) == 3
 
 
+def test_a_tick_of_runs_archived_at_once_replays_the_hidden_rows_it_matches() -> None:
+    """``add_all`` (a tick's finished runs at once) writes what ``add`` writes one at a time,
+    and after a truncation shows the hidden rows its runs match, up to the first that differs,
+    which drops the rest."""
+    kept = Engine(Policy(dispatch=DispatchMode.AUTO, completion=CompletionMode.SIMULATED))
+    kept.apply(RegisterWorker("w1"))
+    kept.apply(ScheduleJob(JobSpec("job", Every(0, 2))))
+    kept.apply(ScheduleJob(JobSpec("other", Every(1, 3))))
+    kept.apply(Advance(20))
+    finished = [r for r in kept.query.records().values() if r.state in FINAL_STATES]
+    one_by_one, at_once = RunArchive(), RunArchive()
+    for record in finished:
+        one_by_one.add(record)
+    at_once.add_all(finished)
+    assert [at_once.get(r.key) for r in finished] == [one_by_one.get(r.key) for r in finished]
+    assert list(at_once.keys()) == list(one_by_one.keys())
+    at_once.truncate(2)
+    at_once.add_all(finished[2:4])
+    assert at_once.reaches(len(finished)) and len(at_once) == 4
+    at_once.add_all([finished[5], finished[4]])
+    assert not at_once.reaches(len(finished)) and len(at_once) == 6
+    assert list(at_once.keys()) == [r.key for r in [*finished[:4], finished[5], finished[4]]]
+
+
 @pytest.mark.parametrize(
     "name", ["demo.yaml", "retry-storm-jitter.yaml", "worker-crash.yaml", "stuck-job-timeout.yaml"]
 )
