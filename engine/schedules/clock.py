@@ -85,11 +85,14 @@ def parse_time(text: str, zone: ZoneInfo, field: str = "epoch") -> datetime:
     return local
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Clock:
     """Maps engine ticks to aware datetimes in ``zone``: tick ``t`` is ``epoch + t * tick_seconds``.
 
     ``epoch`` must be aware; it is stored converted to ``zone`` so that it prints in local time.
+    Two clocks are equal when their epochs are the same instant: Python compares two datetimes
+    of one zone by wall time, and in a repeated hour the two passes have one wall time (the
+    remembered fire ticks of :mod:`engine.schedules.calendar` are keyed by the clock).
     """
 
     epoch: datetime
@@ -108,6 +111,18 @@ class Clock:
                 "tick", f"expected a positive whole number of seconds, got {self.tick_seconds!r}"
             )
         object.__setattr__(self, "epoch", self.epoch.astimezone(self.zone))
+
+    def _key(self) -> tuple:
+        epoch = self.epoch
+        return epoch, epoch.utcoffset(), self.zone, self.tick_seconds
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Clock):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @classmethod
     def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.schedules.calendar import CronSchedule, DstRule
 from engine.schedules.clock import Clock, ClockError, parse_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -143,3 +144,20 @@ def test_a_tick_maps_back_to_itself_and_a_moment_later_to_the_next_tick(
     moment = clock.to_datetime(tick)
     assert clock.to_tick_ceil(moment) == tick
     assert clock.to_tick_ceil(moment.astimezone(UTC) + timedelta(microseconds=1)) == tick + 1
+
+
+def test_clocks_from_the_two_passes_of_a_repeated_hour_differ() -> None:
+    """Python compares two aware datetimes of one zone by their wall times, ignoring ``fold``:
+    02:00 CEST and 02:00 CET were equal, so a clock starting at either was the other, and the
+    remembered fire ticks of one schedule answered for the other (a test drawing both failed
+    one time in ten)."""
+    first_pass = datetime(2026, 10, 25, 0, 0, tzinfo=UTC)
+    second_pass = first_pass + timedelta(hours=1)
+    one, other = Clock(first_pass, BERLIN, 60), Clock(second_pass, BERLIN, 60)
+    assert one.epoch.replace(tzinfo=None) == other.epoch.replace(tzinfo=None)  # both 02:00
+    assert one != other
+    assert len({one, other}) == 2
+    late = CronSchedule("30 2 * * *", other, DstRule.SYSTEMD)
+    assert [other.format(tick) for tick in late.fire_ticks(0, 180)] == []
+    early = CronSchedule("30 2 * * *", one, DstRule.SYSTEMD)
+    assert [one.format(tick) for tick in early.fire_ticks(0, 180)] == ["2026-10-25T02:30:00+02:00"]
