@@ -112,17 +112,19 @@ class Clock:
             )
         object.__setattr__(self, "epoch", self.epoch.astimezone(self.zone))
 
-    def _key(self) -> tuple:
+    def key(self) -> tuple:
+        """What tells clocks apart: the epoch as an instant (its wall time and UTC offset), the
+        zone and the tick."""
         epoch = self.epoch
         return epoch, epoch.utcoffset(), self.zone, self.tick_seconds
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Clock):
             return NotImplemented
-        return self._key() == other._key()
+        return self.key() == other.key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self.key())
 
     @classmethod
     def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:
