@@ -78,6 +78,9 @@ class CronJobScheduler:
     def __init__(self) -> None:
         self._engine = engine = Engine(SEED_000_POLICY)
         self._driver = TickDriver(engine)
+        self._now = engine.now
+        """The engine's time, kept here as well: only this facade moves its engine, and every
+        call compares its ``current_time`` with it (``Engine.now`` is a property's call)."""
 
     @property
     def engine(self) -> Engine:
@@ -182,11 +185,12 @@ class CronJobScheduler:
         """Make ``current_time`` the scheduler's time; False if it is outside the allowed range."""
         if not 0 <= current_time <= MAX_TIME:
             return False
-        now = self._engine.now
+        now = self._now
         if current_time != now:
             if current_time < now:
                 raise _earlier(current_time, now)
             self._driver.start(current_time)
+            self._now = current_time
         return True
 
     def _run(self, command: Command) -> Result:

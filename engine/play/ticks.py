@@ -129,11 +129,12 @@ class TickDriver:
     def start(self, tick: int) -> None:
         """Play every tick before ``tick`` and rest at its start, as seed 001's ``TICK`` does."""
         engine = self.engine
-        if tick > engine.now:
+        now = engine.now  # read once: a property's call, and every facade call may move time
+        if tick > now:
             engine.advance(tick)
             self._stage = _START
-        elif tick < engine.now:
-            raise OutOfOrder(f"tick {tick} has passed: the engine is at tick {self.engine.now}")
+        elif tick < now:
+            raise OutOfOrder(f"tick {tick} has passed: the engine is at tick {now}")
 
     def settled_at(self, tick: int) -> None:
         """The engine was rolled back to the end of ``tick`` (``-1``: before anything ran)."""
