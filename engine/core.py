@@ -343,10 +343,8 @@ class Engine:
         if spec.job_id in cursors.jobs:
             return False
         now = self._clock.now
-        job = cursors.add(spec, first)
+        cursors.add_runnable(spec, first, now)
         self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
-        job.runnable_since = now
-        cursors.wait_for_due(job)
         return True
 
     def script_failure(self, job_id: str, attempt: int) -> Result:

@@ -89,6 +89,31 @@ class JobCursors(JournaledPart):
         self.undispatched_submissions = True
         return job
 
+    def add_runnable(self, spec: JobSpec, first: int, now: int) -> Job:
+        """:meth:`add` then :meth:`wait_for_due` for a job without dependencies, runnable from
+        ``now``, whose first run is ``first``: what :meth:`engine.core.Engine.schedule_checked`
+        does for each of seed 000's hundred thousand jobs, in one call where it made three."""
+        self.submissions = submission = self.submissions + 1
+        job_id = spec.job_id
+        job = Job(  # positional: a keyword call costs a third more
+            spec,
+            submission,
+            java_order_key(job_id),
+            first,
+            self.dispatches,
+            first,
+            spec.fail_attempts,
+            0,
+            now,
+        )
+        self.jobs[job_id] = job
+        self.undispatched_submissions = True
+        due, item = self.due, (first, submission, job_id)
+        heappush(due.items, item)
+        if due.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
+            due.pushed.append(item)
+        return job
+
     def live(self, job_id: str) -> Job | None:
         """The job, unless it does not exist or was deleted."""
         job = self.jobs.get(job_id)
