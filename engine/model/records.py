@@ -230,6 +230,11 @@ class _NoOpenRuns(dict):
     def __reduce__(self) -> str:
         return "NO_OPEN_RUNS"  # pickled by name: loads as the one shared
 
+    # Hashed by identity, as the one object it is: so it may be ``Job.open``'s plain default,
+    # which ``dataclass`` refuses to an unhashable value. A factory's call was a tenth of a
+    # Job's construction (a hundred thousand jobs on seed 000's maximum workload).
+    __hash__ = object.__hash__
+
 
 NO_OPEN_RUNS: dict[int, None] = _NoOpenRuns()
 
@@ -271,9 +276,7 @@ class Job:
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
     implicit: every created run from the cursor on is BLOCKED while dependencies are unmet."""
-    open: dict[int, None] = field(
-        default_factory=lambda: NO_OPEN_RUNS, metadata=copy_rule(tuple, dict.fromkeys)
-    )
+    open: dict[int, None] = field(default=NO_OPEN_RUNS, metadata=copy_rule(tuple, dict.fromkeys))
     """Scheduled ticks of this job's materialised occurrences that are not final, in order made;
     :data:`NO_OPEN_RUNS` (read-only) until the job opens one."""
     paused_through: int | None = None
