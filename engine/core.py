@@ -448,9 +448,7 @@ class Engine:
             cursors = self._cursors
             due = cursors.due.items
             if (due and due[0][0] <= now) or cursors.undispatched_submissions:
-                release = self._dispatcher.release  # ``_create_due``, a call fewer
-                for job in cursors.create_due(now):
-                    release(job)
+                self._dispatcher.release_all(cursors.create_due(now))  # ``_create_due``
             else:  # nothing falls due: what ``create_due`` does then, without its call
                 cursors.created_through = now
 
@@ -528,6 +526,4 @@ class Engine:
     # --------------------------------------------------------------- internals
 
     def _create_due(self) -> None:
-        release = self._dispatcher.release
-        for job in self._cursors.create_due(self._clock.now):
-            release(job)
+        self._dispatcher.release_all(self._cursors.create_due(self._clock.now))
