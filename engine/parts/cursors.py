@@ -18,7 +18,7 @@ a run's state is its record's when it has one (:meth:`JobCursors.occurrence_stat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heapify, heappush
+from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING
 
 from engine.model.ordering import java_order_key
@@ -163,13 +163,13 @@ class JobCursors(JournaledPart):
         items = due.items
         if not items or items[0][0] > now:
             return ()  # what most ticks create, told without a call to the heap
-        pop_through = due.pop_through
-        entry = pop_through(now)
-        if entry is None:
-            return ()
-        fallen = []
-        jobs = self.jobs
-        while entry is not None:
+        fallen: list[Job] = []
+        jobs, popped = self.jobs, due.popped
+        # Popped in place with heapq (``Heap.pop_through`` written out): a call fewer a job.
+        while items and items[0][0] <= now:
+            entry = heappop(items)
+            if popped is not None:  # keyframes are recorded (engine.rewind.heap)
+                popped.append(entry)
             tick, _, job_id = entry
             job = jobs[job_id]
             # A stale entry is skipped, and so is a duplicate (equal entries pop one after the
@@ -180,7 +180,6 @@ class JobCursors(JournaledPart):
                 and not (fallen and fallen[-1] is job)
             ):
                 fallen.append(job)
-            entry = pop_through(now)
         return fallen
 
     def next_due_tick(self) -> int | None:

@@ -69,18 +69,6 @@ class Heap:
         self.items = state[1]["items"]
         self.pushed = self.popped = None
 
-    def pop_through(self, tick: int) -> Any:
-        """Pop the smallest item if it is due by ``tick`` (its first field is at most ``tick``),
-        else None: the loops that drain what fell due make one call an item where a test, a
-        peek and a pop made three."""
-        items = self.items
-        if not items or items[0][0] > tick:
-            return None
-        item = heapq.heappop(items)
-        if self.popped is not None:
-            self.popped.append(item)
-        return item
-
     def peek(self) -> Any:
         """The smallest item, or None."""
         return self.items[0] if self.items else None
