@@ -66,6 +66,11 @@ class AttemptOutcome(Enum):
     __hash__ = object.__hash__  # as OccurrenceState's: every attempt's end looks its event up
 
 
+_ATTEMPT_RUNNING = AttemptOutcome.RUNNING
+"""Read once: an enum member read through its class is slow, and every report of a worker
+asks its run's running attempt (:attr:`Occurrence.running_attempt`)."""
+
+
 class WorkerState(Enum):
     IDLE = "IDLE"
     BUSY = "BUSY"
@@ -385,8 +390,9 @@ class Occurrence:
 
     @property
     def running_attempt(self) -> Attempt | None:
-        if self.attempts and self.attempts[-1].outcome is AttemptOutcome.RUNNING:
-            return self.attempts[-1]
+        attempts = self.attempts
+        if attempts and (last := attempts[-1]).outcome is _ATTEMPT_RUNNING:
+            return last
         return None
 
 
