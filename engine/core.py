@@ -359,7 +359,10 @@ class Engine:
         return DONE
 
     def dispatch(self) -> list[Assignment]:
-        """Create every due occurrence, then assign ready ones to idle workers, best first."""
+        """Create every due occurrence, then assign ready ones to idle workers, best first (the
+        ``Dispatch`` command without the command: seed 000's facade dispatches this way)."""
+        if self._finished:
+            self._store.archive_finished()
         self._create_due()
         assignments: list[Assignment] = []
         self._dispatcher.assign(assignments)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from engine.core import Engine
-from engine.model.commands import Command, Dispatch, Outcome, RegisterWorker, Result
+from engine.model.commands import Command, Outcome, RegisterWorker, Result
 from engine.model.ordering import JAVA_ASCII_WHITESPACE, java_is_blank, java_length
 from engine.model.policies import CompletionMode, DispatchMode, DispatchOrder, Policy
-from engine.model.records import JobSpec
+from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import TickDriver
 from engine.schedules.kinds import Every, Once
 
@@ -28,8 +28,9 @@ MAX_ATTEMPT = MAX_RETRIES + 1
 _OK = Outcome.OK
 """An accepted report's outcome, read once (an enum member read through its class is slow)."""
 
-_DISPATCH = Dispatch()
-"""Every dispatch call sends this one value (commands are immutable)."""
+_STATUS: dict[OccurrenceState | None, str] = {None: ""} | {s: s.value for s in OccurrenceState}
+"""A run's state as getJobStatus answers it ("" for no run): a dictionary's lookup where an enum
+member's ``value`` is a property's call."""
 
 SEED_000_POLICY = Policy(
     order=DispatchOrder.FIFO,
@@ -137,10 +138,12 @@ class CronJobScheduler:
         return self._engine.schedule_checked(spec, first_run_time)
 
     def dispatch_jobs(self, current_time: int) -> list[str]:
-        _require_int("current_time", current_time)
+        if type(current_time) is not int:
+            _require_int("current_time", current_time)
         if not self._move_to(current_time):
             return []
-        assignments = self._run(_DISPATCH).value
+        # ``Engine.dispatch``: what the ``Dispatch`` command's route calls, without the command.
+        assignments = self._engine.dispatch()
         return [f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in assignments]
 
     def complete_job(
@@ -173,13 +176,13 @@ class CronJobScheduler:
         return result.outcome is _OK
 
     def get_job_status(self, job_id: str, scheduled_time: int, current_time: int) -> str:
-        _require_str("job_id", job_id)
-        _require_int("scheduled_time", scheduled_time)
-        _require_int("current_time", current_time)
+        if not (type(job_id) is str and type(scheduled_time) is int and type(current_time) is int):
+            _require_str("job_id", job_id)
+            _require_int("scheduled_time", scheduled_time)
+            _require_int("current_time", current_time)
         if not self._move_to(current_time) or not 0 <= scheduled_time <= MAX_TIME:
             return ""
-        state = self._engine.query.run_state(job_id, scheduled_time)
-        return "" if state is None else state.value
+        return _STATUS[self._engine.query.run_state(job_id, scheduled_time)]
 
     def _move_to(self, current_time: int) -> bool:
         """Make ``current_time`` the scheduler's time; False if it is outside the allowed range."""

@@ -226,7 +226,7 @@ class JobCursors(JournaledPart):
     def implicit_state(self, job: Job, scheduled: int) -> OccurrenceState | None:
         """The state of a run of ``job`` that has no record, by arithmetic; None if it is not a
         run of the job (or one the cursor passed)."""
-        if not job.fires_at(scheduled) or self.is_skipped(job, scheduled):
+        if not job.fires_at(scheduled) or (job.skipped and self.is_skipped(job, scheduled)):
             return None
         cancelled = job.cancelled_backlog
         if cancelled is not None and cancelled.first <= scheduled <= cancelled.last:
