@@ -185,14 +185,21 @@ class CronJobScheduler:
         return _STATUS[self._engine.query.run_state(job_id, scheduled_time)]
 
     def _move_to(self, current_time: int) -> bool:
-        """Make ``current_time`` the scheduler's time; False if it is outside the allowed range."""
+        """Make ``current_time`` the scheduler's time; False if it is outside the allowed range.
+
+        A later time is the engine's ``advance``, not the driver's ``start``: this facade only
+        ever rests at the start of a tick (its calls run before the tick's events, and under
+        manual dispatch and reported completion a tick has none), so ``start`` would only add a
+        read of the time this facade keeps and a stage that never leaves the start: 1,300
+        instructions on each of the calls that move time, nearly every one on seed 000's
+        maximum workload."""
         if not 0 <= current_time <= MAX_TIME:
             return False
         now = self._now
         if current_time != now:
             if current_time < now:
                 raise _earlier(current_time, now)
-            self._driver.start(current_time)
+            self._engine.advance(current_time)
             self._now = current_time
         return True
 
