@@ -345,15 +345,16 @@ class Engine:
         if spec.job_id in cursors.jobs:
             return False
         now = self._clock.now
+        if not spec.depends_on:
+            cursors.add_runnable(spec, first, now)
+            self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
+            return True
         job = cursors.add(spec, first)
         self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
-        if spec.depends_on:
-            doomed_by = self._dependencies.link(job)
-            if doomed_by is not None:
-                self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
-                return True
-        else:
-            job.runnable_since = now
+        doomed_by = self._dependencies.link(job)
+        if doomed_by is not None:
+            self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
+            return True
         cursors.wait_for_due(job)
         return True
 
@@ -369,7 +370,10 @@ class Engine:
         return DONE
 
     def dispatch(self) -> list[Assignment]:
-        """Create every due occurrence, then assign ready ones to idle workers, best first."""
+        """Create every due occurrence, then assign ready ones to idle workers, best first (the
+        ``Dispatch`` command without the command: seed 000's facade dispatches this way)."""
+        if self._finished:
+            self._store.archive_finished()
         self._create_due()
         assignments: list[Assignment] = []
         self._dispatcher.assign(assignments)
@@ -472,9 +476,7 @@ class Engine:
             cursors = self._cursors
             due = cursors.due.items
             if (due and due[0][0] <= now) or cursors.undispatched_submissions:
-                release = self._dispatcher.release  # ``_create_due``, a call fewer
-                for job in cursors.create_due(now):
-                    release(job)
+                self._dispatcher.release_all(cursors.create_due(now))  # ``_create_due``
             else:  # nothing falls due: what ``create_due`` does then, without its call
                 cursors.created_through = now
 
@@ -552,6 +554,4 @@ class Engine:
     # --------------------------------------------------------------- internals
 
     def _create_due(self) -> None:
-        release = self._dispatcher.release
-        for job in self._cursors.create_due(self._clock.now):
-            release(job)
+        self._dispatcher.release_all(self._cursors.create_due(self._clock.now))

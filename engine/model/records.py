@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import repeat
 from typing import NoReturn
 
 from engine.model.backoff import Backoff
@@ -65,6 +64,11 @@ class AttemptOutcome(Enum):
     its place, and the run is cancelled, not retried."""
 
     __hash__ = object.__hash__  # as OccurrenceState's: every attempt's end looks its event up
+
+
+_ATTEMPT_RUNNING = AttemptOutcome.RUNNING
+"""Read once: an enum member read through its class is slow, and every report of a worker
+asks its run's running attempt (:attr:`Occurrence.running_attempt`)."""
 
 
 class WorkerState(Enum):
@@ -231,6 +235,11 @@ class _NoOpenRuns(dict):
     def __reduce__(self) -> str:
         return "NO_OPEN_RUNS"  # pickled by name: loads as the one shared
 
+    # Hashed by identity, as the one object it is: so it may be ``Job.open``'s plain default,
+    # which ``dataclass`` refuses to an unhashable value. A factory's call was a tenth of a
+    # Job's construction (a hundred thousand jobs on seed 000's maximum workload).
+    __hash__ = object.__hash__
+
 
 NO_OPEN_RUNS: dict[int, None] = _NoOpenRuns()
 
@@ -272,12 +281,9 @@ class Job:
     """While dependencies are unmet and runs have fallen due: the scheduled tick of the run that
     opened the blocked range (its ``OccurrenceBlocked`` event). The blocked runs stay
     implicit: every created run from the cursor on is BLOCKED while dependencies are unmet."""
-    open: dict[int, None] = field(
-        default_factory=repeat(NO_OPEN_RUNS).__next__, metadata=copy_rule(tuple, dict.fromkeys)
-    )
+    open: dict[int, None] = field(default=NO_OPEN_RUNS, metadata=copy_rule(tuple, dict.fromkeys))
     """Scheduled ticks of this job's materialised occurrences that are not final, in order made;
-    :data:`NO_OPEN_RUNS` (read-only) until the job opens one (given by a factory in C, not a
-    lambda: a call of a Python function fewer per job)."""
+    :data:`NO_OPEN_RUNS` (read-only) until the job opens one."""
     paused_through: int | None = None
     """While paused: the last tick whose occurrences were created before the pause."""
     skipped: tuple[tuple[int, int], ...] = ()
@@ -384,8 +390,9 @@ class Occurrence:
 
     @property
     def running_attempt(self) -> Attempt | None:
-        if self.attempts and self.attempts[-1].outcome is AttemptOutcome.RUNNING:
-            return self.attempts[-1]
+        attempts = self.attempts
+        if attempts and (last := attempts[-1]).outcome is _ATTEMPT_RUNNING:
+            return last
         return None
 
 

@@ -17,6 +17,7 @@ circle is closed by connecting, not by an order of construction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
@@ -96,42 +97,51 @@ class Dispatcher(JournaledPart):
     def release(self, job: Job) -> None:
         """Give the job a front if its cursor run is due (or block it on unmet dependencies);
         else put it back on the due heap for its next run."""
-        if job.front is not None:
-            return
-        cursors = self._cursors
-        self._journal.touch(job)
-        waits = job.upstream_runs and not job.unmet_dependencies
-        if waits and not self._run_dependencies.gate(job):
-            return  # its cursor run waits for an upstream run (engine/rules/run_dependencies.py)
-        if job.spec.overlap is not None and not job.unmet_dependencies:
-            self._overlap.release(job)  # a limited job's runs wait as records (rules/overlap.py)
-            return
-        scheduled = job.next_due
-        if scheduled is None or scheduled > (
-            cursors.created_through if job.paused_through is None else cursors.created_limit(job)
-        ):
-            cursors.wait_for_due(job)
-            return
-        if job.unmet_dependencies:
-            # The runs from the cursor on are BLOCKED by arithmetic; the job leaves the due heap
-            # until its last dependency succeeds (or a cascade cancels it).
-            if job.blocked_from is None:
-                job.blocked_from = scheduled
-                self._log.add(ev.OccurrenceBlocked, self._clock.now, job.job_id, scheduled)
-            return
-        since = job.runnable_since or 0
-        spec = job.spec
-        entry = (
-            spec.job_id,  # the job's own ``job_id`` is a property: a call per release
-            scheduled,
-            job.order_key,
-            (job.spec_for(scheduled) if job.backlog else spec).priority,
-            scheduled if scheduled >= since else since,
-            job.submission,
-            None,
-        )
-        job.front = entry
-        self.ready.push(entry)
+        self.release_all((job,))
+
+    def release_all(self, jobs: Iterable[Job]) -> None:
+        """:meth:`release` each of ``jobs`` in turn: one loop, with what every job reads looked
+        up once, for a dispatch whose tick many jobs fall due at (seed 000's dispatches release
+        a hundred thousand jobs in all, a dozen or more each)."""
+        cursors, touch, push = self._cursors, self._journal.touch, self.ready.push
+        for job in jobs:
+            if job.front is not None:
+                continue
+            touch(job)
+            waits = job.upstream_runs and not job.unmet_dependencies
+            if waits and not self._run_dependencies.gate(job):
+                continue  # its cursor run waits for an upstream run (rules/run_dependencies.py)
+            spec = job.spec
+            if spec.overlap is not None and not job.unmet_dependencies:
+                self._overlap.release(job)  # a limited job's runs wait as records (overlap.py)
+                continue
+            scheduled = job.next_due
+            if scheduled is None or scheduled > (
+                cursors.created_through
+                if job.paused_through is None
+                else cursors.created_limit(job)
+            ):
+                cursors.wait_for_due(job)
+                continue
+            if job.unmet_dependencies:
+                # The runs from the cursor on are BLOCKED by arithmetic; the job leaves the due
+                # heap until its last dependency succeeds (or a cascade cancels it).
+                if job.blocked_from is None:
+                    job.blocked_from = scheduled
+                    self._log.add(ev.OccurrenceBlocked, self._clock.now, job.job_id, scheduled)
+                continue
+            since = job.runnable_since or 0
+            entry = (
+                spec.job_id,  # the job's own ``job_id`` is a property: a call per release
+                scheduled,
+                job.order_key,
+                (job.spec_for(scheduled) if job.backlog else spec).priority,
+                scheduled if scheduled >= since else since,
+                job.submission,
+                None,
+            )
+            job.front = entry
+            push(entry)
 
     def take_front(self, job: Job) -> ReadyEntry | None:
         """Withdraw a job's implicit front from the ready queue, if it has one."""

@@ -94,7 +94,9 @@ class TickDriver:
         """Run ``command`` at the start of the engine's current tick, before its events: what
         the facades' commands do, with nothing to build per call. (Their commonest calls, seed
         000's schedule and complete and seed 001's SUBMIT, call the engine's method for the
-        command directly: a facade only ever rests at the start of a tick between calls.)"""
+        command directly: a facade only ever rests at the start of a tick between calls; and
+        seed 000's moves to a later tick with ``Engine.advance``, which is all :meth:`start`
+        does from the start of a tick.)"""
         if self._stage is not _START:
             raise OutOfOrder(
                 f"tick {self.engine.now} (before_events) has passed: the engine is at tick "
@@ -129,11 +131,12 @@ class TickDriver:
     def start(self, tick: int) -> None:
         """Play every tick before ``tick`` and rest at its start, as seed 001's ``TICK`` does."""
         engine = self.engine
-        if tick > engine.now:
+        now = engine.now  # read once: a property's call, and every facade call may move time
+        if tick > now:
             engine.advance(tick)
             self._stage = _START
-        elif tick < engine.now:
-            raise OutOfOrder(f"tick {tick} has passed: the engine is at tick {self.engine.now}")
+        elif tick < now:
+            raise OutOfOrder(f"tick {tick} has passed: the engine is at tick {now}")
 
     def settled_at(self, tick: int) -> None:
         """The engine was rolled back to the end of ``tick`` (``-1``: before anything ran)."""

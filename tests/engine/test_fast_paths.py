@@ -3,10 +3,12 @@
 Seed 000's ``schedule_job`` checks its arguments itself, then enters the job through
 :meth:`Engine.schedule_checked`, which skips what those checks already settled (the limits,
 dependencies, pools, deadlines, a first run in the past) and the command's routing; its
-``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command. Seed 001's SUBMIT
-enters its job through ``schedule_checked`` too, dependencies and all, when its numbers are within
-the limits. These tests hold that for every call the facades may make, the fast paths leave the engine in the state, with the
-events, that the commands through ``Engine.apply`` leave it in.
+``complete_job`` calls :meth:`Engine.complete` without a ``Complete`` command, and its
+``dispatch_jobs`` :meth:`Engine.dispatch` without a ``Dispatch`` command. Seed 001's SUBMIT
+enters its job through ``schedule_checked`` too, dependencies and all, when its numbers are
+within the limits. These tests hold that for every call the facades may make, the fast paths
+leave the engine in the state, with the events, that the commands through ``Engine.apply``
+leave it in.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 from engine import CronJobScheduler
 from engine.core import Engine
 from engine.facades.script import ScriptSession
-from engine.model.commands import Command, Complete, ScheduleJob
+from engine.model.commands import Command, Complete, Dispatch, ScheduleJob
 from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
 from engine.model.records import JobSpec
 from engine.play.ticks import TickDriver
@@ -31,8 +33,8 @@ IDS = ["a", "b", "job-1", "é", "\U0001f600", "x" * 100]
 
 
 class GeneralPathScheduler(CronJobScheduler):
-    """Seed 000's scheduler with ``schedule_job`` and ``complete_job`` through the engine's
-    command route: what the facade did before its fast paths, call for call."""
+    """Seed 000's scheduler with ``schedule_job``, ``dispatch_jobs`` and ``complete_job`` through
+    the engine's command route: what the facade did before its fast paths, call for call."""
 
     def schedule_job(self, job_id, first_run_time, interval, max_retries, current_time):
         if not self._move_to(current_time):
@@ -47,6 +49,12 @@ class GeneralPathScheduler(CronJobScheduler):
         schedule = Every(first_run_time, interval) if interval else Once(first_run_time)
         spec = JobSpec(job_id, schedule, max_retries + 1)
         return self._driver.apply_now(ScheduleJob(spec)).accepted
+
+    def dispatch_jobs(self, current_time):
+        if not self._move_to(current_time):
+            return []
+        assignments = self._driver.apply_now(Dispatch()).value
+        return [f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}" for a in assignments]
 
     def complete_job(self, job_id, scheduled_time, attempt_number, successful, current_time):
         if not self._move_to(current_time):

@@ -349,7 +349,7 @@ def test_a_heap_rebuilt_from_its_changes_holds_the_same_items_and_pops_them_in_o
     for span in spans:
         for op in span:
             if op is None:
-                if heap.items:
+                if heap.items:  # popped as the heap's owners pop, logged
                     heap.popped.append(heapq.heappop(heap.items))  # type: ignore[union-attr]
             else:
                 item = (op, next(sequence))
