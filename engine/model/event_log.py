@@ -6,6 +6,7 @@ when it is imported; this module knows them only by those numbers, so it imports
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count
@@ -18,10 +19,14 @@ CODES: dict[str, int] = {}
 
 
 def register_kinds(root: type) -> list[type]:
-    """Number ``root`` and every subclass of it, breadth first: each gets its ``code``."""
+    """Number ``root`` and every subclass of it, breadth first: each gets its ``code``. A class
+    that ``dataclass(slots=True)`` replaced (it makes a new class, and the first one stays a
+    subclass of the base) is passed over: only the class its module names is an event kind."""
     pending = [root]
     while pending:
         kind = pending.pop(0)
+        if getattr(sys.modules[kind.__module__], kind.__name__, None) is not kind:
+            continue
         kind.code = len(EVENT_KINDS)  # type: ignore[attr-defined]
         CODES[kind.__name__] = kind.code  # type: ignore[attr-defined]
         EVENT_KINDS.append(kind)

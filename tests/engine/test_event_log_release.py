@@ -79,3 +79,12 @@ def test_stored_of_gives_the_kinds_asked_for_as_stored_in_order_past_a_release()
         (ev.WorkerCameUp, (4, "w0")),
     ]
     assert list(log.stored_of((ev.WorkerWentDown,), 1)) == [(ev.WorkerWentDown, (3, "w0"))]
+
+
+def test_each_event_kind_is_numbered_once_as_its_module_names_it() -> None:
+    """``dataclass(slots=True)`` makes a new class and leaves the first a subclass of the base:
+    numbered too, each kind took two codes of the byte that stores one."""
+    names = [kind.__name__ for kind in ev.EVENT_KINDS]
+    assert len(names) == len(set(names))
+    assert all(getattr(ev, kind.__name__) is kind for kind in ev.EVENT_KINDS)
+    assert [kind.code for kind in ev.EVENT_KINDS] == list(range(len(ev.EVENT_KINDS)))
