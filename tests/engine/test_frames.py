@@ -216,9 +216,9 @@ def test_a_keyframe_saves_the_live_runs_new_or_changed_since_the_last_only(monke
     saves: list[int] = []
     save = Occurrence.save
 
-    def counting_save(self: Occurrence) -> tuple:
+    def counting_save(self: Occurrence, before: tuple | None = None) -> tuple:
         saves.append(1)
-        return save(self)
+        return save(self, before)
 
     commands = [(0, RegisterWorker(f"w{index}")) for index in range(203)]
     commands += [
