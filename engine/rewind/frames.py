@@ -53,6 +53,7 @@ from engine.rewind.live_state import StatePart
 _held = attrgetter("held")
 _saves_of = attrgetter("saves")
 _record_of = attrgetter("record")
+_key_of = attrgetter("key")
 _first, _last = itemgetter(0), itemgetter(-1)
 
 WHOLE_EVERY = 16
@@ -73,8 +74,10 @@ class _Frame:
     """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else each one's
     changes since the keyframe before: what a heap logged (:mod:`engine.rewind.heap`), or a
     delta between copies (:mod:`engine.rewind.deltas`)."""
-    live: tuple[tuple[tuple, tuple], ...]
-    """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
+    live: tuple[tuple, ...]
+    """Each live table's records: a live table holds each record under its ``key``
+    (:meth:`engine.rewind.live_state.StatePart.live_tables`), so the keys are not kept (they
+    were 1.5 MB at seed 000's sizes)."""
     scalars: tuple[tuple, ...]
     rng_state: tuple
     log_length: int
@@ -225,6 +228,14 @@ class Frames:
                     f"{new!r} without a touch first"
                 )
 
+    def _check_live_keys(self) -> None:
+        """Debug mode: a live table holds each record under its ``key`` (a restore puts it
+        back there)."""
+        for live in self._live:
+            for key, record in live.items():
+                if record.key != key:
+                    raise ValueError(f"a live table holds {record.key!r} under {key!r}")
+
     # ---------------------------------------------------------------- reading
 
     @property
@@ -249,6 +260,7 @@ class Frames:
             raise ValueError("a keyframe is only taken past the last one")
         if self.check:
             self._check_writes()
+            self._check_live_keys()
         versions = self._versions
         # The records gathered by C loops (map, compress, dict), each once, in order: a loop
         # in Python over every touch and every live record was a sixth of the keyframes' cost.
@@ -313,7 +325,7 @@ class Frames:
             _Frame(
                 label,
                 kept,
-                tuple((tuple(live), tuple(live.values())) for live in self._live),
+                tuple(tuple(live.values()) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
                 rng_state,
                 len(log),
@@ -350,9 +362,9 @@ class Frames:
             table.update(zip(keys[kept_length:wanted], records[kept_length:wanted], strict=True))
         for container, saved in zip(self._containers, self._containers_at(index), strict=True):
             container.restore(saved)
-        for live, (keys, records) in zip(self._live, target.live, strict=True):
+        for live, records in zip(self._live, target.live, strict=True):
             live.clear()
-            live.update(zip(keys, records, strict=True))
+            live.update(zip(map(_key_of, records), records, strict=True))
         for part, values in zip(self._parts, target.scalars, strict=True):
             part.restore_scalars(values)
         self._rng.setstate(target.rng_state)
