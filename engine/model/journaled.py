@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, fields
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -80,9 +80,26 @@ def _compile(source: str, scope: dict[str, Any]) -> dict[str, Any]:
     return scope
 
 
-def journaled(cls: type[T]) -> type[T]:
-    """Class decorator (outside ``@dataclass``): give ``cls`` ``save()`` and ``restore(saved)``
-    over its journaled fields, applying each field's copy rule."""
+@overload
+def journaled(cls: type[T], *, hot: tuple[str, ...] = ()) -> type[T]: ...
+@overload
+def journaled(cls: None = None, *, hot: tuple[str, ...] = ()) -> Callable[[type[T]], type[T]]: ...
+def journaled(cls: type[T] | None = None, *, hot: tuple[str, ...] = ()) -> Any:
+    """Class decorator (outside ``@dataclass``), bare or with arguments: give ``cls`` ``save()``
+    and ``restore(saved)`` over its journaled fields, applying each field's copy rule.
+
+    ``hot`` names the fields that change between two saves of a record; the others (its *cold*
+    fields) mostly do not. A keyframe saves a record again with its save before
+    (``save(before)``): when the cold fields still hold the very objects saved there, the save
+    is the hot fields' values and that earlier whole save, sharing its cold values. At seed
+    000's sizes a job's 20 cold fields never changed between two of its saves, which cost 152
+    bytes a save (7.9 MB of 52,000 saves) where the short one costs 72."""
+    if cls is None:
+        return lambda cls: _journaled(cls, hot)
+    return _journaled(cls, hot)
+
+
+def _journaled(cls: type[T], hot: tuple[str, ...]) -> type[T]:
     names, copies, identities = [], {}, []
     for f in fields(cls):  # type: ignore[arg-type]
         if kind(f) is Journal.IDENTITY:
@@ -93,6 +110,18 @@ def journaled(cls: type[T]) -> type[T]:
                 copies[f.name] = f.metadata["copy"]
             elif f.default_factory is not MISSING:
                 raise TypeError(f"{cls.__name__}.{f.name} is mutable: it needs a copy rule")
+    if unknown := set(hot) - set(names):
+        raise TypeError(f"{cls.__name__}: hot fields {sorted(unknown)} are not journaled")
+    cold = [name for name in names if name not in hot]
+    if hot and len(cold) < 2:
+        raise TypeError(
+            f"{cls.__name__}: a short save is shorter than a whole one with two cold fields or more"
+        )
+    if hot and (copied := set(copies) & set(cold)):
+        raise TypeError(
+            f"{cls.__name__}: a field with a copy rule changes as a copy, so hot: {sorted(copied)}"
+        )
+    names = [*cold, *hot]  # a whole save: the cold fields first (a short save shares them)
     scope: dict[str, Any] = {}
     for name, (save, restore) in copies.items():
         scope[f"_save_{name}"], scope[f"_restore_{name}"] = save, restore
@@ -100,13 +129,35 @@ def journaled(cls: type[T]) -> type[T]:
     targets = [f"_{name}" if name in copies else f"self.{name}" for name in names]
     rebuilt = "".join(f"    self.{name} = _restore_{name}(_{name})\n" for name in copies)
     identified = "".join(f"self.{name}, " for name in identities)
-    functions = _compile(
-        f"def save(self):\n    return ({', '.join(saved)},)\n"
-        f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}"
-        f"def identities(self):\n    return ({identified})\n",
-        scope,
+    if hot:
+        short = len(hot) + 1
+        hot_saved, hot_targets = saved[len(cold) :], targets[len(cold) :]
+        same = " and ".join(f"before[{at}] is self.{name}" for at, name in enumerate(cold))
+        source = (
+            f"def save(self, before=None):\n"
+            f"    if before is not None:\n"
+            f"        if len(before) == {short}:\n"
+            f"            before = before[-1]\n"
+            f"        if {same}:\n"
+            f"            return ({', '.join(hot_saved)}, before)\n"
+            f"    return ({', '.join(saved)},)\n"
+            f"def restore(self, saved):\n"
+            f"    if len(saved) == {short}:\n"
+            f"        {', '.join(hot_targets)}, saved = saved\n"
+            f"        {', '.join(targets[: len(cold)] + ['_'] * len(hot))}, = saved\n"
+            f"    else:\n"
+            f"        {', '.join(targets)}, = saved\n{rebuilt}"
+        )
+    else:
+        source = (
+            f"def save(self, before=None):\n    return ({', '.join(saved)},)\n"
+            f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}"
+        )
+    functions = _compile(f"{source}def identities(self):\n    return ({identified})\n", scope)
+    functions["save"].__doc__ = (
+        f"The journaled fields of a {cls.__name__}, copied where mutable; given its save before, "
+        "maybe a short save (see :func:`journaled`)."
     )
-    functions["save"].__doc__ = f"The journaled fields of a {cls.__name__}, copied where mutable."
     functions["restore"].__doc__ = f"Set a {cls.__name__}'s journaled fields from ``save()``."
     for name in ("save", "restore"):
         functions[name].__qualname__ = f"{cls.__qualname__}.{name}"

@@ -245,7 +245,7 @@ NO_OPEN_RUNS: dict[int, None] = _NoOpenRuns()
 
 
 @pickled_compactly
-@journaled
+@journaled(hot=("next_due", "open", "front"))
 @dataclass(slots=True)
 class Job:
     """A scheduled job and the engine's bookkeeping for walking its schedule lazily.
@@ -357,7 +357,7 @@ class Attempt:
 
 
 @pickled_compactly
-@journaled
+@journaled(hot=("state", "attempts"))
 @dataclass(slots=True)
 class Occurrence:
     """A materialised run of a job. ``(job_id, scheduled)`` is its identity, kept as ``key``."""

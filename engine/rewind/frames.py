@@ -41,7 +41,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
-from operator import attrgetter, is_not, itemgetter, methodcaller, not_
+from operator import attrgetter, is_not, itemgetter, not_
 from typing import Any
 
 from engine.model import journaled
@@ -53,12 +53,16 @@ from engine.rewind.live_state import StatePart
 _held = attrgetter("held")
 _saves_of = attrgetter("saves")
 _record_of = attrgetter("record")
+_key_of = attrgetter("key")
 _first, _last = itemgetter(0), itemgetter(-1)
-_save = methodcaller("save")
 
-WHOLE_EVERY = 8
+WHOLE_EVERY = 16
 """Every this many keyframes copy the containers whole; the others keep what changed since the
-keyframe before (:mod:`engine.rewind.deltas`), so a restore rebuilds at most this many."""
+keyframe before (:mod:`engine.rewind.deltas`), so a restore rebuilds at most this many. At
+seed 000's sizes the ready queue holds up to 47,000 waiting jobs, and its whole copies were most
+of the containers' cost: every 16 keyframes rather than 8 they cost 2.7 MB less (of 78), and
+a rebuild replays at most 15 spans of a few hundred pushes and pops (a step back's worst 2 ms
+more)."""
 
 
 @dataclass(slots=True)
@@ -70,8 +74,10 @@ class _Frame:
     """The containers' copies: whole every :data:`WHOLE_EVERY` keyframes, else each one's
     changes since the keyframe before: what a heap logged (:mod:`engine.rewind.heap`), or a
     delta between copies (:mod:`engine.rewind.deltas`)."""
-    live: tuple[tuple[tuple, tuple], ...]
-    """Each live table's keys and records (two tuples: a tuple per item cost 64 bytes more)."""
+    live: tuple[tuple, ...]
+    """Each live table's records: a live table holds each record under its ``key``
+    (:meth:`engine.rewind.live_state.StatePart.live_tables`), so the keys are not kept (they
+    were 1.5 MB at seed 000's sizes)."""
     scalars: tuple[tuple, ...]
     rng_state: tuple
     log_length: int
@@ -82,7 +88,7 @@ class _Frame:
     births: array
     """The records changed in the span before it and saved before (each saved again here):
     the keyframe each was born at, in order (a restore takes the ones born in a range of
-    keyframes as one slice)..."""
+    keyframes as one slice), as 4-byte integers (8 bytes were 0.4 MB more at seed 000's sizes)..."""
     changed: tuple[_Versions, ...]
     """...the records, by their birth (then by when they were first changed in the span)..."""
     saves: tuple[tuple, ...]
@@ -101,10 +107,11 @@ class _Versions:
         """A record born in the span before keyframe ``index``, saved there."""
         saved = record.save()
         self.record = record
-        self.saves: list = [index, saved]
-        """A keyframe's index and the values it saved, in turn, oldest first: one list rather
-        than two, as most records are saved once or twice and a list costs 56 bytes before
-        its items (at seed 000's sizes, 80,000 records)."""
+        self.saves: tuple = (index, saved)
+        """A keyframe's index and the values it saved, in turn, oldest first: one tuple rather
+        than two, as most records are saved once or twice (at seed 000's sizes, 80,000 records),
+        and a tuple made anew for each save rather than a list, which is 16 bytes larger and
+        over-allocated as it grows (lists cost 2.2 MB more at seed 000's sizes)."""
         self.held: tuple | None = saved
         """The save whose values the record holds, unless it was touched since the keyframe
         the engine started from; None when not known. A restore skips a record that holds
@@ -123,7 +130,8 @@ class _Versions:
         """Forget its saves at keyframe ``index`` and after; whether any is left."""
         saves = self.saves
         while saves and saves[-2] >= index:
-            del saves[-2:]
+            saves = saves[:-2]
+        self.saves = saves
         return bool(saves)
 
 
@@ -220,6 +228,14 @@ class Frames:
                     f"{new!r} without a touch first"
                 )
 
+    def _check_live_keys(self) -> None:
+        """Debug mode: a live table holds each record under its ``key`` (a restore puts it
+        back there)."""
+        for live in self._live:
+            for key, record in live.items():
+                if record.key != key:
+                    raise ValueError(f"a live table holds {record.key!r} under {key!r}")
+
     # ---------------------------------------------------------------- reading
 
     @property
@@ -244,6 +260,7 @@ class Frames:
             raise ValueError("a keyframe is only taken past the last one")
         if self.check:
             self._check_writes()
+            self._check_live_keys()
         versions = self._versions
         # The records gathered by C loops (map, compress, dict), each once, in order: a loop
         # in Python over every touch and every live record was a sixth of the keyframes' cost.
@@ -270,10 +287,13 @@ class Frames:
         kepts = tuple(map(by_birth.__getitem__, order))
         histories = list(map(histories.__getitem__, order))
         previous = tuple(map(_last, histories))
-        known_saves = tuple(map(_save, map(_record_of, kepts)))
-        for history, saved in zip(histories, known_saves, strict=True):
-            history += (index, saved)
+        # Each saved with its save before, which a record's cold fields may share (``hot``,
+        # :func:`engine.model.journaled.journaled`).
+        known_saves = tuple(
+            [kept.record.save(before) for kept, before in zip(kepts, previous, strict=True)]
+        )
         for kept, saved in zip(kepts, known_saves, strict=True):
+            kept.saves += (index, saved)
             kept.held = saved
         births = [births[position] for position in order]
         log = self._log
@@ -305,13 +325,13 @@ class Frames:
             _Frame(
                 label,
                 kept,
-                tuple((tuple(live), tuple(live.values())) for live in self._live),
+                tuple(tuple(live.values()) for live in self._live),
                 tuple(part.scalars() for part in self._parts),
                 rng_state,
                 len(log),
                 tuple(len(table) for table in self._tables),
                 born,
-                array("l", births),
+                array("i", births),
                 kepts,
                 known_saves,
                 previous,
@@ -342,9 +362,9 @@ class Frames:
             table.update(zip(keys[kept_length:wanted], records[kept_length:wanted], strict=True))
         for container, saved in zip(self._containers, self._containers_at(index), strict=True):
             container.restore(saved)
-        for live, (keys, records) in zip(self._live, target.live, strict=True):
+        for live, records in zip(self._live, target.live, strict=True):
             live.clear()
-            live.update(zip(keys, records, strict=True))
+            live.update(zip(map(_key_of, records), records, strict=True))
         for part, values in zip(self._parts, target.scalars, strict=True):
             part.restore_scalars(values)
         self._rng.setstate(target.rng_state)

@@ -47,7 +47,8 @@ class StatePart(Protocol):
     def containers(self) -> tuple[Container, ...]: ...
 
     def live_tables(self) -> tuple[tuple[str, dict], ...]:
-        """Its record tables whose records come and go (an archiving engine's live runs)."""
+        """Its record tables whose records come and go (an archiving engine's live runs), each
+        record under its ``key`` (a keyframe keeps the records, not their keys)."""
         ...
 
     def scalars(self) -> tuple:

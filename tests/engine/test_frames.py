@@ -216,9 +216,9 @@ def test_a_keyframe_saves_the_live_runs_new_or_changed_since_the_last_only(monke
     saves: list[int] = []
     save = Occurrence.save
 
-    def counting_save(self: Occurrence) -> tuple:
+    def counting_save(self: Occurrence, before: tuple | None = None) -> tuple:
         saves.append(1)
-        return save(self)
+        return save(self, before)
 
     commands = [(0, RegisterWorker(f"w{index}")) for index in range(203)]
     commands += [
@@ -360,3 +360,25 @@ def test_a_heap_rebuilt_from_its_changes_holds_the_same_items_and_pops_them_in_o
     assert sorted(map(id, rebuilt)) == sorted(map(id, heap.items))
     popped = [heapq.heappop(rebuilt) for _ in range(len(rebuilt))]
     assert all(map(operator.is_, popped, [heapq.heappop(heap.items) for _ in popped]))
+
+
+def test_a_keyframe_keeps_a_live_tables_records_and_the_debug_mode_their_keys() -> None:
+    """A live table holds each record under its ``key``: a keyframe keeps its records only and
+    a restore keys them again, so the debug mode refuses a record held under another key."""
+    engine = Engine(archive=True)
+    recorded = engine.record_keyframes(check=True)
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(ScheduleJob(JobSpec("a", Every(0, 5), duration=3)))
+    TickDriver(engine).finish(1)
+    recorded.take(1)
+    (live,) = recorded._live
+    assert recorded._frames[-1].live == (tuple(live.values()),)
+    key, run = live.popitem()
+    live[("b", 0)] = run
+    with pytest.raises(ValueError, match=r"holds \('a', 0\) under \('b', 0\)"):
+        recorded.take(2)
+    live.pop(("b", 0))
+    live[key] = run
+    recorded.restore(0)
+    recorded.restore(1)
+    assert dict(live) == {key: run}

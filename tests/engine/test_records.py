@@ -70,6 +70,40 @@ def test_a_mutable_field_without_a_copy_rule_is_refused():
             items: list[int] = field(default_factory=list)
 
 
+@journaled(hot=("count", "tags"))
+@dataclass(slots=True)
+class HotToy:
+    name: str = field(metadata=IDENTITY)
+    count: int = 0
+    label: str = "a"
+    size: int = 1
+    tags: list[str] = field(default_factory=list, metadata=copy_rule(tuple, list))
+
+
+def test_a_save_after_one_with_the_same_cold_fields_shares_them():
+    toy = HotToy("t", tags=["x"])
+    whole = toy.save()
+    toy.count, toy.tags = 1, ["y"]
+    short = toy.save(whole)
+    toy.count = 2
+    again = toy.save(short)
+    assert short == (1, ("y",), whole) and again[-1] is whole  # a short save refers to a whole one
+    toy.label = "b"
+    changed = toy.save(again)
+    assert len(changed) == len(whole) and changed[-1] is not whole
+    toy.restore(short)
+    assert (toy.count, toy.label, toy.size, toy.tags) == (1, "a", 1, ["y"])
+    toy.restore(changed)
+    assert (toy.count, toy.label, toy.size, toy.tags) == (2, "b", 1, ["y"])
+
+
+def test_hot_fields_are_journaled_and_leave_two_cold_ones_at_least():
+    with pytest.raises(TypeError, match=r"not journaled"):
+        journaled(hot=("name",))(HotToy)
+    with pytest.raises(TypeError, match=r"two cold fields"):
+        journaled(hot=("count", "label", "tags"))(HotToy)
+
+
 @pytest.mark.parametrize("cls", [Job, Occurrence, Attempt, Worker, Notification])
 def test_each_record_class_accounts_for_every_field(cls):
     journal = journal_of(cls)
