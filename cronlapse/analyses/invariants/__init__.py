@@ -33,7 +33,7 @@ from cronlapse.analyses.invariants.definitions import (
     WalkedBehind,
     creation_violations,
 )
-from cronlapse.analyses.invariants.facts import FactsReader, Violation
+from cronlapse.analyses.invariants.facts import FACT_KINDS, FactsReader, Violation
 from cronlapse.analyses.invariants.liveness import LivenessReplay
 from cronlapse.analyses.invariants.pools import PoolTicks
 from cronlapse.analyses.invariants.safety import (
@@ -53,6 +53,14 @@ __all__ = ["Checker", "Violation", "violations"]
 
 class Checker:
     """The invariants of one engine, read as it runs, with the job definitions seen meanwhile."""
+
+    observe_at_once: tuple[type, ...] = FACT_KINDS
+    """The events after whose step :meth:`observe` must be called, where a caller may otherwise
+    observe after many steps at once: a job's definition is read from the engine as it stands
+    (a later step may change it), and the facts about jobs (pauses, skips, cancels) are those
+    the other checks of the same observation judge by. The others (attempts, retries, workers,
+    notifications) are replayed from the log alone, each once and in order, so the checks find
+    the same however many steps one observation reads."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
