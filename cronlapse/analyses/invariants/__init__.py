@@ -146,7 +146,9 @@ class Checker:
             archived = list(query.archived_records(self._archived))
         handed.clear()
         self._archived = count
-        self._facts.held_to_now(self.engine, {run.job_id for run in archived})
+        # No job's last definition is brought up to date here (as violations() does): this
+        # follows observe(), which read each definition it met as the engine held it after the
+        # step that left it, and a definition changes only by a JobModified event.
         self._archived_found += archived_run_violations(self.engine, archived)
         self._archived_created += self._creation.archived(archived)
         self._facts.forget_runs(archived)
