@@ -170,7 +170,7 @@ class Checker:
         found += self._safety.overlaps
         found += self._safety.pools
         found += self._archived_created
-        found += creation_violations(engine, facts, self._walked)
+        found += creation_violations(engine, facts, self._walked, self._creation)
         if self._liveness is not None:
             found += self._liveness.violations(engine, last)
         return sorted(found, key=lambda violation: violation.tick)
