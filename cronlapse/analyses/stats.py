@@ -8,9 +8,9 @@ counts each of its runs, as their records would), and the
 queue wait of each occurrence (its first attempt's start minus its scheduled tick); per worker,
 busy ticks over the ticks since it was registered.
 
-A long run is summarised as it goes (:class:`RunStatsReader`, fed each step's new events), so the
-log need not be kept: what is kept is counters per job and worker, the attempts running, and each
-job's waits as a count per value (:class:`Waits`).
+A long run is summarised as it goes (:class:`RunStatsReader`, fed the log's new events a stretch
+at a time), so the log need not be kept: what is kept is counters per job and worker, the
+attempts running, and each job's waits as a count per value (:class:`Waits`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from cronlapse.cli.playing import (
     INVALID,
     VIOLATION,
     Forgetting,
+    Reading,
     load_to_play,
     runner_for,
     until_option,
@@ -19,6 +20,7 @@ from cronlapse.cli.playing import (
 )
 from cronlapse.exports.report import EventFormatter, event_json, print_summary
 from engine.core import Engine
+from engine.model.events import EventLog
 from engine.scenario import ScriptRun
 from engine.scenario.runner import Rejection
 
@@ -66,7 +68,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.writelines(violation_lines(loaded.source, found))
         return VIOLATION if found else 0
     # --stats reads the whole log at the end (the latency attribution); else every reader
-    # follows the run, and the log keeps only the events of the step being read.
+    # follows the run, and the log keeps only the events since the last read (Reading).
     runner = runner_for(loaded, args.until, "run", err, archive=True)
     if runner is None:
         return INVALID
@@ -76,19 +78,19 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     forgetting = None if args.stats else Forgetting(runner, checker)
     summary = RunStatsReader()
     formatter = EventFormatter(loaded.clock)
+    reading = Reading(log)
     printed = 0
     for _ in runner.steps():
+        if not reading.due():
+            continue
         checker.observe()
         if forgetting is not None:
             forgetting.step()
-        if args.jsonl:
-            out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
-        elif not args.stats:
-            out.write(formatter.stored_lines(log.stored_since(printed)))
-            summary.read(log.stored_since(printed))
-        printed = len(log)
+        printed = _print_events(args, log, printed, formatter, summary, out)
         if not args.stats:
             runner.release_events(printed)
+        reading.done()
+    _print_events(args, log, printed, formatter, summary, out)
     _report_rejections(runner.rejections, loaded.source, err)
     if args.stats:
         _print_latency(runner.engine, out)
@@ -97,6 +99,24 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     found = checker.violations(runner.processed)
     err.writelines(violation_lines(loaded.source, found))
     return VIOLATION if found else 0
+
+
+def _print_events(
+    args: argparse.Namespace,
+    log: EventLog,
+    printed: int,
+    formatter: EventFormatter,
+    summary: RunStatsReader,
+    out: TextIO,
+) -> int:
+    """Print the events from index ``printed`` on (and sum them up), as ``args`` asks; the
+    index after the last one."""
+    if args.jsonl:
+        out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
+    elif not args.stats:
+        out.write(formatter.stored_lines(log.stored_since(printed)))
+        summary.read(log.stored_since(printed))
+    return len(log)
 
 
 def _script_end(run: ScriptRun) -> int:

@@ -131,6 +131,13 @@ class EventLog:
         kinds = map(EVENT_KINDS.__getitem__, compress(stored, wanted))
         return zip(kinds, compress(fields, wanted), strict=True)
 
+    def holds_any(self, kinds: Iterable[type], start: int = 0) -> bool:
+        """Whether an event of ``kinds`` (exact classes) lies from index ``start`` on: looked
+        for in C, by their codes, none built (a headless run asks after every step whether the
+        step logged a kind its checker must see at once)."""
+        stored, kept = self._kinds, self._kept(start)
+        return any(stored.find(kind.code, kept) >= 0 for kind in kinds)  # type: ignore[attr-defined]
+
     def count(self, kind: type) -> int:
         """How many events of ``kind`` (an exact class) the log holds: counted in C, by their
         codes, none built (a scenario's ``events:`` expectation counts the whole log)."""

@@ -211,3 +211,25 @@ def test_a_checker_that_starts_late_reads_back_the_runs_archived_before() -> Non
     checker = Checker(runner.engine)
     found = [violation.text for violation in checker.violations(runner.processed)]
     assert found == [expected]
+
+
+def test_the_end_check_reuses_the_jobs_histories_worked_out_as_the_run_went(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fleet's thousands of jobs' schedule windows are worked out once, as their first runs
+    are archived, not again by the end check."""
+    import cronlapse.analyses.invariants.definitions as definitions
+
+    scenario = load_scenario(str(Path(__file__).parents[2] / "scenarios" / "demo.yaml"))
+    runner = ScenarioRunner(scenario, until=1440, archive=True)
+    checker = Checker(runner.engine)
+    for _ in runner.steps():
+        checker.observe()
+    worked_out = []
+    windows = definitions._schedule_windows
+    monkeypatch.setattr(
+        definitions, "_schedule_windows", lambda found: worked_out.append(1) or windows(found)
+    )
+    assert checker.violations(runner.processed) == []
+    assert len(runner.engine.query.jobs()) == 2000
+    assert len(worked_out) < 100

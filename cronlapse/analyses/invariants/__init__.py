@@ -33,7 +33,7 @@ from cronlapse.analyses.invariants.definitions import (
     WalkedBehind,
     creation_violations,
 )
-from cronlapse.analyses.invariants.facts import FactsReader, Violation
+from cronlapse.analyses.invariants.facts import FACT_KINDS, FactsReader, Violation
 from cronlapse.analyses.invariants.liveness import LivenessReplay
 from cronlapse.analyses.invariants.pools import PoolTicks
 from cronlapse.analyses.invariants.safety import (
@@ -53,6 +53,14 @@ __all__ = ["Checker", "Violation", "violations"]
 
 class Checker:
     """The invariants of one engine, read as it runs, with the job definitions seen meanwhile."""
+
+    observe_at_once: tuple[type, ...] = FACT_KINDS
+    """The events after whose step :meth:`observe` must be called, where a caller may otherwise
+    observe after many steps at once: a job's definition is read from the engine as it stands
+    (a later step may change it), and the facts about jobs (pauses, skips, cancels) are those
+    the other checks of the same observation judge by. The others (attempts, retries, workers,
+    notifications) are replayed from the log alone, each once and in order, so the checks find
+    the same however many steps one observation reads."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -138,7 +146,9 @@ class Checker:
             archived = list(query.archived_records(self._archived))
         handed.clear()
         self._archived = count
-        self._facts.held_to_now(self.engine, {run.job_id for run in archived})
+        # No job's last definition is brought up to date here (as violations() does): this
+        # follows observe(), which read each definition it met as the engine held it after the
+        # step that left it, and a definition changes only by a JobModified event.
         self._archived_found += archived_run_violations(self.engine, archived)
         self._archived_created += self._creation.archived(archived)
         self._facts.forget_runs(archived)
@@ -160,7 +170,7 @@ class Checker:
         found += self._safety.overlaps
         found += self._safety.pools
         found += self._archived_created
-        found += creation_violations(engine, facts, self._walked)
+        found += creation_violations(engine, facts, self._walked, self._creation)
         if self._liveness is not None:
             found += self._liveness.violations(engine, last)
         return sorted(found, key=lambda violation: violation.tick)

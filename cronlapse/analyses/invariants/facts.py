@@ -83,7 +83,7 @@ class Facts:
     """When a backfill created each run it created (after its logical tick)."""
 
 
-_FACT_KINDS = (
+FACT_KINDS = (
     ev.JobScheduled,
     ev.JobModified,
     ev.OccurrencesSkipped,
@@ -108,7 +108,7 @@ class FactsReader:
         """The log's events from index ``start`` on; ``specs`` holds the definitions observed,
         by log index."""
         jobs = self.jobs
-        for index, event in engine.log.select(_FACT_KINDS, start):
+        for index, event in engine.log.select(FACT_KINDS, start):
             match event:
                 case ev.JobScheduled(job_id=job_id):
                     jobs[job_id] = JobFacts([Definition(event.tick, None, specs.get(index))])

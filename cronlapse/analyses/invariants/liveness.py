@@ -203,7 +203,11 @@ class LivenessReplay:
                 current = tick
             if kind is ev.AttemptStarted:
                 _, job_id, scheduled, _, worker_id = fields
-                stopped((job_id, scheduled), tick)
+                key = (job_id, scheduled)
+                if scheduled < tick or key in waiting:
+                    stopped(key, tick)
+                else:  # since() is its tick or later (a pause, block or hold puts it off):
+                    waiting[key] = None  # it waited at the end of no earlier tick
                 idle.started(worker_id)
             elif kind in ev.ATTEMPT_ENDS:
                 idle.ended(fields[4])
