@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from enum import Enum
 from operator import itemgetter
 from typing import Any, TextIO
@@ -178,120 +178,45 @@ def _json_value(value: object) -> object:
 
 
 def print_summary(stats: RunStats, out: TextIO) -> None:
-    """The per-job and per-worker tables, drawn as rich draws them in plain text when ``out``
-    is a file (:func:`_plain_table`; rich itself for a terminal, or a cell it might draw
-    otherwise)."""
-    tables = _summary_tables(stats)
-    drawn = [] if out.isatty() else [_plain_table(*table) for table in tables]
-    if drawn and None not in drawn:
-        out.write("".join(drawn))  # type: ignore[arg-type]
-        return
+    """The per-job and per-worker tables, drawn with rich in plain text when ``out`` is a file."""
     from rich.console import Console
-
-    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
-    for table in tables:
-        console.print(_rich_table(*table))
-
-
-Table = tuple[str, tuple[str, ...], list[list[list[str]]]]
-"""A table's title, its columns' names, and its rows (each a list of cells) in sections."""
-
-
-def _summary_tables(stats: RunStats) -> list[Table]:
-    """The per-job table (the first :data:`SUMMARY_ROWS` jobs, the rest in one row, and every
-    job) and the per-worker one."""
-    names = ("job", "runs", "ok", "failed", "retries", "skipped", "cancelled", "wait p50", "p95")
-    jobs: list[list[str]] = [
-        [job_id, *_job_cells((getattr(job, name) for name in _COUNTS), job.waits)]
-        for job_id, job in list(stats.jobs.items())[:SUMMARY_ROWS]
-    ]
-    hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
-    if hidden:
-        jobs.append(
-            [
-                f"({len(hidden)} more jobs)",
-                *_job_cells(
-                    (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
-                    Waits.merged(job.waits for job in hidden),
-                ),
-            ]
-        )
-    everything = list(stats.jobs.values())
-    total = [
-        "all jobs",
-        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
-    ]
-    workers = []
-    for worker_id, worker in stats.workers.items():
-        share = worker.utilisation(stats.now)
-        workers.append([worker_id, str(worker.busy), "-" if share is None else f"{share:.1%}"])
-    return [
-        (f"Jobs (at tick {stats.now})", (*names, "max"), [jobs, [total]]),
-        ("Workers", ("worker", "busy ticks", "utilisation"), [workers]),
-    ]
-
-
-def _rich_table(title: str, names: tuple[str, ...], sections: list[list[list[str]]]) -> Any:
-    """A table of rows in sections, the first column left-justified and the others right."""
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left")
-    for at, name in enumerate(names):
-        table.add_column(name, justify="right" if at else "left")
-    for number, rows in enumerate(sections):
-        if number:
-            table.add_section()
-        for first, *rest in rows:
-            table.add_row(Text(first), *rest)  # data, not markup: an id may hold "[/b]"
-    return table
-
-
-_PLAIN_WIDTH = 110
-"""The width rich draws a table in when ``out`` is a file."""
-
-
-def _plain_table(title: str, names: tuple[str, ...], sections: list[list[list[str]]]) -> str | None:
-    """:func:`_rich_table` as rich prints it to a file (box ``HEAVY_HEAD``, a space of padding
-    each side, the title left-justified over the table's width), without rich: importing and
-    running rich cost a twentieth of ``cronlapse run`` on the demo (callgrind). None when rich
-    might draw it otherwise: no title (rich draws no line for it), a cell that might
-    hold markup or an emoji code (rich reads them as such), an empty section, a cell
-    not plain printable ASCII (rich measures a cell by its characters' widths) or with spaces
-    at an end (rich strips them), a title wider than the table (rich wraps it), or a table
-    wider than a file's width (rich shrinks the columns)."""
-    rows = [row for rows in sections for row in rows]
-    cells = [*names, title, *(cell for row in rows for cell in row)]
-    if (
-        not title
-        or any("[" in cell or ":" in cell for cell in cells)
-        or not all(sections)
-        or not all(cell.isascii() and cell.isprintable() and cell == cell.strip() for cell in cells)
-    ):
-        return None
-    widths = [max(len(row[at]) for row in (names, *rows)) + 2 for at in range(len(names))]
-    width = sum(widths) + len(widths) + 1
-    if width > _PLAIN_WIDTH or len(title) > width:
-        return None
-
-    def line(left: str, fill: str, between: str, right: str) -> str:
-        return left + between.join(fill * wide for wide in widths) + right + "\n"
-
-    def row(edge: str, cells: Sequence[str]) -> str:
-        padded = [
-            f" {cell.ljust(wide - 2) if at == 0 else cell.rjust(wide - 2)} "
-            for at, (cell, wide) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return edge + edge.join(padded) + edge + "\n"
-
-    drawn = [title.ljust(width) + "\n", line("┏", "━", "┳", "┓"), row("┃", names)]
-    drawn.append(line("┡", "━", "╇", "┩"))
-    for number, section in enumerate(sections):
-        if number:
-            drawn.append(line("├", "─", "┼", "┤"))
-        drawn += [row("│", cells) for cells in section]
-    drawn.append(line("└", "─", "┴", "┘"))
-    return "".join(drawn)
+    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
+    jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
+    names = ("job", "runs", "ok", "failed", "retries", "skipped", "cancelled", "wait p50", "p95")
+    for name in (*names, "max"):
+        jobs.add_column(name, justify="left" if name == "job" else "right")
+    shown = list(stats.jobs.items())[:SUMMARY_ROWS]
+    for job_id, job in shown:
+        jobs.add_row(
+            Text(job_id),  # data, not markup: an id may hold "[/b]"
+            *_job_cells((getattr(job, name) for name in _COUNTS), job.waits),
+        )
+    hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
+    if hidden:
+        jobs.add_row(
+            f"({len(hidden)} more jobs)",
+            *_job_cells(
+                (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
+                Waits.merged(job.waits for job in hidden),
+            ),
+        )
+    everything = list(stats.jobs.values())
+    jobs.add_section()
+    jobs.add_row(
+        "all jobs",
+        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+    )
+    console.print(jobs)
+    workers = Table(title="Workers", title_justify="left")
+    for name in ("worker", "busy ticks", "utilisation"):
+        workers.add_column(name, justify="left" if name == "worker" else "right")
+    for worker_id, worker in stats.workers.items():
+        share = worker.utilisation(stats.now)
+        workers.add_row(Text(worker_id), str(worker.busy), "-" if share is None else f"{share:.1%}")
+    console.print(workers)
 
 
 _COUNTS = ("runs", "successes", "failures", "retries", "skipped", "cancellations")

@@ -15,16 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cronlapse.analyses.stats import (
-    JobStats,
-    RunStats,
-    Waits,
-    WorkerStats,
-    attempt_records,
-    percentile,
-    run_stats,
-)
-from cronlapse.exports import report
+from cronlapse.analyses.stats import Waits, attempt_records, percentile, run_stats
 from cronlapse.exports.report import print_summary
 from engine.core import Engine
 from engine.model import events as ev
@@ -152,41 +143,3 @@ def test_waits_kept_as_counts_give_the_percentiles_of_the_list(waits: list[int],
     assert counted.percentile(share) == percentile(waits, share)
     assert counted.max() == max(waits, default=None)
     assert list(counted) == sorted(waits) and len(counted) == len(waits)
-
-
-_CELL = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
-"""Plain printable ASCII (Rich's markup included: a cell is data)."""
-
-
-@given(
-    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
-    st.integers(1, 5).flatmap(
-        lambda columns: st.tuples(
-            st.lists(_CELL, min_size=columns, max_size=columns).map(tuple),
-            st.lists(
-                st.lists(st.lists(_CELL, min_size=columns, max_size=columns), max_size=4),
-                min_size=1,
-                max_size=3,
-            ),
-        )
-    ),
-)
-def test_a_summary_table_drawn_without_rich_is_the_one_rich_draws(title: str, table) -> None:
-    """The summary's tables are drawn as rich draws them to a file, without rich, where rich
-    would draw them that way (else the drawing defers to rich: None)."""
-    from rich.console import Console
-
-    names, sections = table
-    plain = report._plain_table(title, names, sections)
-    drawn = io.StringIO()
-    Console(file=drawn, width=110, highlight=False).print(
-        report._rich_table(title, names, sections)
-    )
-    assert plain is None or plain == drawn.getvalue()
-
-
-def test_the_demo_summary_is_drawn_without_rich() -> None:
-    stats = RunStats(10, {f"job-{n}": JobStats(runs=n) for n in range(60)})
-    stats.workers["w-1"] = WorkerStats(0, busy=4)
-    drawn = [report._plain_table(*table) for table in report._summary_tables(stats)]
-    assert None not in drawn
