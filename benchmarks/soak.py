@@ -1,16 +1,15 @@
 """``cronlapse serve`` for simulated weeks on SQLite: does it stay as light and quick to restart?
 
 One server at ``--speed`` ticks per wall second runs ``--jobs`` no-op jobs every simulated minute
-(1,000 by default) for ``--days`` simulated days (30). Its RSS is sampled every simulated day;
-on the days of ``--restart-days`` it is killed (kill -9) and started again, ``--restarts-per-day``
+(1,000 by default) for ``--days`` simulated days (30). Its RSS is sampled every simulated day; on
+the days of ``--restart-days`` it is killed (kill -9) and started again, ``--restarts-per-day``
 times in a row (3), each restart timed to ``/health`` and to the first run, and the day's figures
-are their medians (one restart a day swung 1.15x either way: day 10 came out faster than day 3).
-The verdict is day ``--days`` against day 3: RSS (just before the day's first restart) and
-restart time at most 1.15x (issue 36's target: memory and restart time bounded by live work, not
-by how long the server has run), the restart's time as wall seconds and as the server's CPU
-seconds to its first run (on a loaded machine the wall times follow the load, the CPU much less),
-beside the journal rows the restarts replay (those after the latest snapshot when the server was
-killed: the moment of the kill decides how many, up to as many as the jobs, at least 500).
+are their medians. The verdict is day ``--days`` against day 3: RSS (just before the day's first
+restart) and restart time at most 1.15x (issue 36's target: memory and restart time bounded by live
+work, not by how long the server has run), the restart's time as wall seconds and as the server's
+CPU seconds to its first run (on a loaded machine the wall times follow the load, the CPU much
+less), beside the journal rows the restarts replay (those after the latest snapshot when the server
+was killed: the moment of the kill decides how many, up to as many as the jobs, at least 500).
 
 A restart's downtime is simulated time too (``--speed`` seconds of it per wall second): past the
 server's ``misfire_grace`` the runs missed while down follow the jobs' ``catch_up``, as after any
