@@ -52,13 +52,15 @@ class Inputs:
 
     async def clock(self) -> None:
         """Journal a clock reading if the engine has something to do by now; else, with no
-        batch on its way, let the engine's time follow the clock (nothing to journal). The
+        batch on its way, let the engine's time follow the clock (nothing to journal) and take
+        a snapshot if one is worth it (:meth:`LiveService.snapshot_when_idle`). The
         active scheduler then publishes what time alone changed, in a write without rows, so
         the API processes answer as it does (``Publisher.stale``)."""
         if self.live.clock_due() is not None:
             await self.submit(CLOCK, {})
         elif self.draining is None:
             self.live.follow_clock()
+            self.live.snapshot_when_idle()
             publisher = self.live.publisher
             if publisher is not None and publisher.stale():
                 self.draining = asyncio.get_running_loop().create_task(self._drain(publish=True))

@@ -520,13 +520,27 @@ class LiveService:
         self.state.seq = seq
         self.unsnapshotted += applied
         if self.serving and self.snapshot_due():
-            if self.background is None:
-                self.snapshot()
-            elif not self.background.busy():
-                self.before_snapshot()
-                self.background.start(self.state)
-                self.unsnapshotted = 0
+            self.start_snapshot()
         self.on_change()
+
+    def start_snapshot(self) -> None:
+        """Take a snapshot: in the background when a writer is attached (unless it still writes
+        the last one: the next input tries again), else in line."""
+        if self.background is None:
+            self.snapshot()
+        elif not self.background.busy():
+            self.before_snapshot()
+            self.background.start(self.state)
+            self.unsnapshotted = 0
+
+    def snapshot_when_idle(self) -> None:
+        """Between inputs, with nothing due: snapshot if the rows since the latest snapshot are
+        :data:`SNAPSHOT_FLOOR` or more. A burst of inputs grows the state as fast as the rows
+        (20,000 creations: the jobs rule's bound rises with them), and left up to
+        ``snapshot_every`` rows for a restart to replay however long the quiet after it lasted:
+        with 20,000 jobs stored, 9,500 rows, a tenth of a second more to the first run."""
+        if self.serving and self.unsnapshotted >= SNAPSHOT_FLOOR:
+            self.start_snapshot()
 
     def snapshot_due(self) -> bool:
         """Whether the rows since the latest snapshot call for another: as many as the state has

@@ -3,6 +3,9 @@ that replay makes due is taken once the service takes inputs, in the background 
 
 from __future__ import annotations
 
+import asyncio
+
+from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import SNAPSHOT_FLOOR
 from cronlapse.service.store.memory import MemoryStore
 from tests.service.test_live import Wall, complete_running, open_live
@@ -60,3 +63,22 @@ def test_a_large_state_snapshots_every_as_many_rows_as_it_has_jobs() -> None:
         live.submit("delete", {"job": f"j{number}"})
         most = max(most, rows_after_snapshot(store))
     assert most == jobs - 1
+
+
+def test_a_quiet_moment_after_a_burst_snapshots_what_the_burst_wrote() -> None:
+    """A burst of creations grows the jobs rule's bound as fast as its rows: 20,000 creations
+    left 9,500 rows after the latest snapshot, for a restart to replay however long the server
+    then sat idle. The first clock reading with nothing due and no batch on its way snapshots
+    them, if they are :data:`SNAPSHOT_FLOOR` or more."""
+    wall = Wall()
+    store = MemoryStore()
+    live = open_live(store, wall, workers=2, snapshot_every=10_000)
+    for number in range(3 * SNAPSHOT_FLOOR):
+        live.submit("schedule", {"id": f"j{number}", "every": 3600, "first": "+3600"})
+    assert rows_after_snapshot(store) >= SNAPSHOT_FLOOR
+    inputs = Inputs(live)
+    asyncio.run(inputs.clock())  # nothing is due: a quiet moment
+    assert rows_after_snapshot(store) == 0
+    live.submit("schedule", {"id": "one-more", "every": 3600, "first": "+3600"})
+    asyncio.run(inputs.clock())
+    assert rows_after_snapshot(store) == 1, "a row or two is not worth a snapshot"
