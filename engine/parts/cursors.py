@@ -73,26 +73,9 @@ class JobCursors(JournaledPart):
 
     # -------------------------------------------------------------- jobs
 
-    def add(self, spec: JobSpec, first: int | None) -> Job:
-        """A new job, its cursor on ``first``, its first run from now on."""
-        self.submissions += 1
-        job = Job(  # positional: a keyword call costs a third more
-            spec,
-            self.submissions,
-            java_order_key(spec.job_id),
-            first,
-            self.dispatches,
-            first,
-            spec.fail_attempts,
-        )
-        self.jobs[spec.job_id] = job
-        self.undispatched_submissions = True
-        return job
-
-    def add_runnable(self, spec: JobSpec, first: int, now: int) -> Job:
-        """:meth:`add` then :meth:`wait_for_due` for a job without dependencies, runnable from
-        ``now``, whose first run is ``first``: what :meth:`engine.core.Engine.schedule_checked`
-        does for each of seed 000's hundred thousand jobs, in one call where it made three."""
+    def add(self, spec: JobSpec, first: int | None, runnable_since: int | None = None) -> Job:
+        """A new job, its cursor on ``first``, its first run from now on; ``runnable_since``:
+        the tick from which it may run, when it has no dependencies to wait for."""
         self.submissions = submission = self.submissions + 1
         job_id = spec.job_id
         job = Job(  # positional: a keyword call costs a third more
@@ -104,11 +87,19 @@ class JobCursors(JournaledPart):
             first,
             spec.fail_attempts,
             0,
-            now,
+            runnable_since,
         )
         self.jobs[job_id] = job
         self.undispatched_submissions = True
-        due, item = self.due, (first, submission, job_id)
+        return job
+
+    def add_runnable(self, spec: JobSpec, first: int, now: int) -> Job:
+        """:meth:`add` then :meth:`wait_for_due` for a job without dependencies, runnable from
+        ``now``, whose first run is ``first``: what :meth:`engine.core.Engine.schedule_checked`
+        does for each of seed 000's hundred thousand jobs, its due entry pushed here rather
+        than through ``wait_for_due``'s checks."""
+        job = self.add(spec, first, now)
+        due, item = self.due, (first, job.submission, spec.job_id)
         heappush(due.items, item)
         if due.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
             due.pushed.append(item)

@@ -52,7 +52,6 @@ from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
 _saves_of = attrgetter("saves")
-_record_of = attrgetter("record")
 _key_of = attrgetter("key")
 _first, _last = itemgetter(0), itemgetter(-1)
 
@@ -295,7 +294,7 @@ class Frames:
         for kept, saved in zip(kepts, known_saves, strict=True):
             kept.saves += (index, saved)
             kept.held = saved
-        births = [births[position] for position in order]
+        births.sort()  # as ``order`` has them
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
