@@ -56,6 +56,7 @@ from cronlapse.service.store import (
     JournalRow,
     Publication,
     RowUnreadable,
+    Snapshot,
     Store,
     Why,
     downtime_commands,
@@ -85,6 +86,11 @@ SNAPSHOT_FLOOR = 500
 """The fewest journal rows between two snapshots (but for a smaller ``snapshot_every``): below
 that, a snapshot costs more than the replay it saves (a restart imports for about 0.15 s; 500
 rows replay in about 0.015 s)."""
+
+
+class SnapshotUnreadable(Exception):
+    """The latest snapshot does not load and the journal before it is gone; the message says
+    so, for the user."""
 
 
 class BackgroundWriter(Protocol):
@@ -346,9 +352,8 @@ class LiveService:
         state growing with the history for the life of the database: the journal is replayed
         from its start instead, once, and the next snapshot archives."""
         saved = self.store.journal.latest_snapshot()
-        if saved is not None:
-            with collector_paused():
-                state: LiveState = pickle.loads(saved.state)
+        state = None if saved is None else self._loaded(saved)
+        if state is not None:
             if state.engine.archives or self.store.journal.compacted():
                 self.state = following_archive(state)
             else:
@@ -358,6 +363,31 @@ class LiveService:
             for key, notification in self.engine.query.notifications().items()
             if notification.state is NotificationState.PENDING
         }
+
+    def _loaded(self, saved: Snapshot) -> LiveState | None:
+        """The state ``saved`` holds, or None if it does not load and the journal is whole, to
+        be replayed from its start instead. A snapshot is pickled objects, so one written by a
+        version whose classes this one renamed or reshaped may not load after an upgrade; the
+        journal's rows are plain values that every version reads. Once the history's retention
+        has deleted the rows before it, nothing else holds that state: SnapshotUnreadable."""
+        try:
+            with collector_paused():
+                return pickle.loads(saved.state)
+        except Exception as error:  # whatever rebuilding another version's objects raised
+            cause = f"{type(error).__name__}: {error}"
+            if self.store.journal.compacted():
+                raise SnapshotUnreadable(
+                    f"the snapshot at journal row {saved.seq} does not load ({cause}), and the"
+                    " rows before it were deleted by the history's retention, so the journal"
+                    " cannot be replayed instead: start the version of cronlapse that wrote it"
+                ) from None
+            log.warning(
+                "the snapshot at journal row %d does not load (%s): replaying the journal from"
+                " its start",
+                saved.seq,
+                cause,
+            )
+            return None
 
     def replay(self) -> int:
         """Apply the journal's rows after the state's position; writes nothing. A standby

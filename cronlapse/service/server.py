@@ -27,7 +27,7 @@ from cronlapse.service.engine_loop import EngineLoop
 from cronlapse.service.events_log import EventLogger
 from cronlapse.service.heap import trim_heap
 from cronlapse.service.inputs import Inputs
-from cronlapse.service.live import LiveService, collector_paused
+from cronlapse.service.live import LiveService, SnapshotUnreadable, collector_paused
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.orphans import service_id, stop_orphans
 from cronlapse.service.snapshots import BackgroundSnapshots
@@ -90,7 +90,7 @@ def start(
     # after the snapshot, its first pass would walk every object the snapshot made.
     with collector_paused():
         if not following:
-            live.load_snapshot()
+            _load_snapshot(live)
         live.replay()
         observe(live)
         live.take_over()
@@ -98,6 +98,13 @@ def start(
     if hasattr(os, "fork"):
         live.background = BackgroundSnapshots(live.store.url)
     return live
+
+
+def _load_snapshot(live: LiveService) -> None:
+    try:
+        live.load_snapshot()
+    except SnapshotUnreadable as error:
+        raise ServeError(f"cannot start on the database {shown(live.store.url)}: {error}") from None
 
 
 def open_service(
@@ -185,7 +192,7 @@ def elected_service(
     election = store.election()
     store.journal.fence_with(election)
     live = LiveService(store, saved_clock(store, speed), config)
-    live.load_snapshot()
+    _load_snapshot(live)
     messages.write("cronlapse serve: standby, following the journal until elected\n")
     messages.flush()
     if not stand_by(election, live, stop.is_set):
