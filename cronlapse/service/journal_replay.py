@@ -13,13 +13,12 @@ it (``seed_skip``).
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Iterable
 
 from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.codec import CLOCK, DOWNTIME
 from cronlapse.service.config import Config
-from cronlapse.service.live import LiveService, collector_paused
+from cronlapse.service.live import LiveService, snapshot_state
 from cronlapse.service.store import (
     JournalRow,
     RowUnreadable,
@@ -70,9 +69,9 @@ class JournalReplay:
         (what a restart does, without writing anything)."""
         replay = cls(store)
         saved = store.journal.latest_snapshot()
-        if saved is not None:
-            with collector_paused():
-                replay.live.state = pickle.loads(saved.state)
+        state = None if saved is None else snapshot_state(saved, store.journal)
+        if state is not None:
+            replay.live.state = state
         for row in store.journal.rows_after(replay.live.state.seq):
             replay.apply(row)
         return replay
@@ -83,9 +82,9 @@ class JournalReplay:
         whole (``oldest`` None), else the oldest kept snapshot's, ``oldest`` (the history's
         retention deleted the rows before it)."""
         replay = cls(store)
-        if oldest is not None:
-            with collector_paused():
-                replay.live.state = pickle.loads(oldest.state)
+        state = None if oldest is None else snapshot_state(oldest, store.journal)
+        if state is not None:
+            replay.live.state = state
             notifications = replay.engine.query.notifications()
             replay.live.pending = {
                 key: None for key, sent in notifications.items() if sent.state is PENDING

@@ -53,10 +53,12 @@ from cronlapse.service.store import (
     PHASE,
     SERVICE_POLICY,
     DeadLetter,
+    JournalReader,
     JournalRow,
     Publication,
     RowUnreadable,
     Snapshot,
+    SnapshotUnreadable,
     Store,
     Why,
     downtime_commands,
@@ -86,11 +88,6 @@ SNAPSHOT_FLOOR = 500
 """The fewest journal rows between two snapshots (but for a smaller ``snapshot_every``): below
 that, a snapshot costs more than the replay it saves (a restart imports for about 0.15 s; 500
 rows replay in about 0.015 s)."""
-
-
-class SnapshotUnreadable(Exception):
-    """The latest snapshot does not load and the journal before it is gone; the message says
-    so, for the user."""
 
 
 class BackgroundWriter(Protocol):
@@ -281,6 +278,24 @@ def following_archive(state: LiveState) -> LiveState:
     return state
 
 
+def snapshot_state(saved: Snapshot, journal: JournalReader) -> LiveState | None:
+    """The state ``saved`` holds, or None if it does not load and the journal is whole, to be
+    replayed from its start instead (:class:`SnapshotUnreadable`: a snapshot written by a version
+    whose classes this one renamed or reshaped). Once the history's retention has deleted the
+    rows before it, nothing else holds that state: SnapshotUnreadable, saying so."""
+    try:
+        return saved.load()
+    except SnapshotUnreadable as error:
+        if journal.compacted():
+            raise SnapshotUnreadable(
+                f"{error}, and the rows before it were deleted by the history's retention, so"
+                " the journal cannot be replayed instead: start the version of cronlapse that"
+                " wrote it"
+            ) from None
+        log.warning("%s: replaying the journal from its start", error)
+        return None
+
+
 class LiveService:
     """Applies inputs to the engine (journaled through :mod:`cronlapse.service.write_path`),
     replays them on open, and keeps snapshots."""
@@ -352,7 +367,7 @@ class LiveService:
         state growing with the history for the life of the database: the journal is replayed
         from its start instead, once, and the next snapshot archives."""
         saved = self.store.journal.latest_snapshot()
-        state = None if saved is None else self._loaded(saved)
+        state = None if saved is None else snapshot_state(saved, self.store.journal)
         if state is not None:
             if state.engine.archives or self.store.journal.compacted():
                 self.state = following_archive(state)
@@ -363,31 +378,6 @@ class LiveService:
             for key, notification in self.engine.query.notifications().items()
             if notification.state is NotificationState.PENDING
         }
-
-    def _loaded(self, saved: Snapshot) -> LiveState | None:
-        """The state ``saved`` holds, or None if it does not load and the journal is whole, to
-        be replayed from its start instead. A snapshot is pickled objects, so one written by a
-        version whose classes this one renamed or reshaped may not load after an upgrade; the
-        journal's rows are plain values that every version reads. Once the history's retention
-        has deleted the rows before it, nothing else holds that state: SnapshotUnreadable."""
-        try:
-            with collector_paused():
-                return pickle.loads(saved.state)
-        except Exception as error:  # whatever rebuilding another version's objects raised
-            cause = f"{type(error).__name__}: {error}"
-            if self.store.journal.compacted():
-                raise SnapshotUnreadable(
-                    f"the snapshot at journal row {saved.seq} does not load ({cause}), and the"
-                    " rows before it were deleted by the history's retention, so the journal"
-                    " cannot be replayed instead: start the version of cronlapse that wrote it"
-                ) from None
-            log.warning(
-                "the snapshot at journal row %d does not load (%s): replaying the journal from"
-                " its start",
-                saved.seq,
-                cause,
-            )
-            return None
 
     def replay(self) -> int:
         """Apply the journal's rows after the state's position; writes nothing. A standby

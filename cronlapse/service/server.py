@@ -27,7 +27,7 @@ from cronlapse.service.engine_loop import EngineLoop
 from cronlapse.service.events_log import EventLogger
 from cronlapse.service.heap import trim_heap
 from cronlapse.service.inputs import Inputs
-from cronlapse.service.live import LiveService, SnapshotUnreadable, collector_paused
+from cronlapse.service.live import LiveService, collector_paused
 from cronlapse.service.metrics import Metrics
 from cronlapse.service.orphans import service_id, stop_orphans
 from cronlapse.service.snapshots import BackgroundSnapshots
@@ -37,6 +37,7 @@ from cronlapse.service.store import (
     CLOCK_KEY,
     Election,
     Held,
+    SnapshotUnreadable,
     Store,
     StoreError,
     backend,

@@ -5,14 +5,19 @@ says so and does not start."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sqlite3
+from pathlib import Path
 
 import pytest
 
+from cronlapse.cli.main import main
 from cronlapse.service.clock import LiveClock
 from cronlapse.service.config import Config
-from cronlapse.service.live import LiveService, SnapshotUnreadable
+from cronlapse.service.live import LiveService
 from cronlapse.service.server import ServeError, start
+from cronlapse.service.store import SnapshotUnreadable, Store, open_store
 from cronlapse.service.store.memory import MemoryStore
 from tests.service.test_live import Wall, answers, open_live
 
@@ -20,7 +25,7 @@ FROM_ANOTHER_VERSION = b"cno_such_module\nGone\n."
 """A pickle (protocol 0) of a class from a module this version does not have."""
 
 
-def served(store: MemoryStore, wall: Wall) -> LiveService:
+def served(store: Store, wall: Wall) -> LiveService:
     """A service with five jobs and a snapshot; the snapshot at its latest row."""
     live = open_live(store, wall, workers=2, snapshot_every=3)
     for number in range(5):
@@ -61,3 +66,21 @@ def test_the_server_refuses_to_start_with_that_message() -> None:
     assert message.startswith("cannot start on the database memory:"), message
     assert "the snapshot at journal row" in message
     assert message.endswith("start the version of cronlapse that wrote it"), message
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("command", [["status"], ["export", "--scenario", "-o", "-"]])
+def test_the_commands_that_read_a_snapshot_say_it_does_not_load(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store = open_store(url)
+    served(store, Wall())
+    assert store.journal.compact(10**9) > 0
+    store.close()
+    with contextlib.closing(sqlite3.connect(tmp_path / "s.db")) as db, db:  # an upgrade
+        db.execute("UPDATE snapshots SET state = ?", (FROM_ANOTHER_VERSION,))
+    assert main([*command, "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert "the snapshot at journal row" in err and "does not load (ModuleNotFoundError" in err
+    assert "Traceback" not in err

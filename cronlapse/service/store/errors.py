@@ -48,6 +48,11 @@ class JournalUnreadable(StoreError):
     """The database cannot be read as a service's journal; the message says why."""
 
 
+class SnapshotUnreadable(JournalUnreadable):
+    """A snapshot that does not load: written by a version of cronlapse whose classes this one
+    renamed or reshaped (a snapshot is pickled objects; the journal's rows are plain values)."""
+
+
 class NeedsPostgresql(StoreError):
     """An operation that only PostgreSQL provides (an election, the outbox claim), asked of
     another backend."""

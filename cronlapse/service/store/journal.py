@@ -21,14 +21,18 @@ import gc
 import pickle
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cronlapse.service.clock import Anchor
 from cronlapse.service.store.coordination import Election
+from cronlapse.service.store.errors import SnapshotUnreadable
 from cronlapse.service.store.outbox import DueChanges
 from cronlapse.service.store.rows import Entry, JournalRow
 from cronlapse.service.store.views import ViewChanges
 from engine.play.ticks import TickDriver
+
+if TYPE_CHECKING:
+    from cronlapse.service.live import LiveState
 
 SNAPSHOTS_KEPT = 2
 """Older snapshots are deleted: the latest is enough, the one before it is a spare."""
@@ -43,13 +47,22 @@ class Snapshot:
     def driver(self) -> TickDriver:
         """The tick driver and its engine as of :attr:`seq`, a new one each call, for a reader
         that replays the rows after it without the service's own state around it (the live
-        dashboard on a compacted journal). The state is the service's ``LiveState``
-        (:mod:`cronlapse.service.live`), which unpickling imports; the collector is off
-        meanwhile, as when the service loads one (it would walk every object as it is made)."""
+        dashboard on a compacted journal)."""
+        return self.load().driver
+
+    def load(self) -> LiveState:
+        """The service's state as of :attr:`seq` (:mod:`cronlapse.service.live`, which
+        unpickling imports), a new one each call; :class:`SnapshotUnreadable` if it does not
+        load. The collector is off meanwhile (it would walk every object as it is made)."""
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return pickle.loads(self.state).driver
+            return pickle.loads(self.state)
+        except Exception as error:  # whatever rebuilding another version's objects raised
+            raise SnapshotUnreadable(
+                f"the snapshot at journal row {self.seq} does not load"
+                f" ({type(error).__name__}: {error})"
+            ) from None
         finally:
             if was_enabled:
                 gc.enable()
