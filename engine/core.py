@@ -146,6 +146,7 @@ class Engine:
         seed_skip: int = 0,
         *,
         archive: bool = False,
+        log: ev.EventLog | None = None,
     ) -> None:
         """An engine with nothing in it yet. ``seed`` seeds its one random generator;
         ``seed_skip`` words of it are drawn before tick 0, so that an exported stretch of a
@@ -153,13 +154,17 @@ class Engine:
 
         ``archive``: finished runs leave the live state for a compact archive
         (:mod:`engine.parts.run_archive`), so memory follows live work (headless runs, the
-        service, the dashboard's histories, which rewind it by keyframes)."""
+        service, the dashboard's histories, which rewind it by keyframes).
+
+        ``log``: the event log the parts write to (default: a new, empty ``EventLog``). A front
+        end that reads a few kinds of event once, as they happen, may give one that keeps only
+        those (the parts call nothing but ``add``); such an engine cannot rewind."""
         self.policy = policy = policy or Policy()
         self.seed = seed
         # What every part may be given: the clock, the log, the seeded generator, the journal
         # of changes (which records a part is about to change, for keyframes).
         self._clock = clock = TickClock()
-        self.log = log = ev.EventLog()
+        self.log = log = ev.EventLog() if log is None else log
         self._rng = rng = TrackedRandom(seed)
         rng.skip(seed_skip)
         self.journal = journal = ChangeJournal()
