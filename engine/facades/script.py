@@ -192,9 +192,10 @@ class ScriptSession:
     """One run of the protocol: feed it lines, read its output.
 
     ``headless``: only the output is read (``cronlapse script``), so the engine keeps no events
-    and each printed one goes to the output as it happens (:class:`PrintedLines`); else the
-    engine's log holds every event, for the readers of a script's run (``cronlapse run``,
-    ``check``, ``export``, the dashboard)."""
+    (each printed one goes to the output as it happens: :class:`PrintedLines`) and no index of
+    its runs by state (STATUS reads a run by its key); else the engine's log holds every event
+    and its runs are indexed, for the readers of a script's run (``cronlapse run``, ``check``,
+    ``export``, the dashboard)."""
 
     def __init__(self, *, headless: bool = False) -> None:
         self.engine: Engine | None = None
@@ -269,7 +270,7 @@ class ScriptSession:
         )
         self.policy = policy
         log = PrintedLines(self.result.output) if self._headless else None
-        self.engine = engine = Engine(policy, log=log)
+        self.engine = engine = Engine(policy, log=log, indexed=not self._headless)
         self._driver = TickDriver(engine)
         self._jobs = engine.query.jobs()
         self._run(RegisterWorker(WORKER_ID))

@@ -13,6 +13,7 @@ leave it in.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,7 @@ from engine.core import Engine
 from engine.facades.script import ScriptSession, execute_script
 from engine.model.commands import Command, Complete, Dispatch, ScheduleJob
 from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
-from engine.model.records import JobSpec
+from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import TickDriver
 from engine.schedules.kinds import Every, Once
 from tests.engine.script_strategies import dependency_graphs, scripts
@@ -221,7 +222,8 @@ def test_a_headless_script_session_prints_what_a_session_keeping_every_event_pri
 
 def test_a_headless_script_session_keeps_no_events() -> None:
     """What nobody reads is not kept: the engine of ``cronlapse script`` logs its events
-    into the output lines, and the kinds the protocol does not print nowhere."""
+    into the output lines, and the kinds the protocol does not print nowhere; its runs are not
+    indexed by state."""
     lines = ["INIT 1 0", "SUBMIT a 0 1 1 0", "SUBMIT b 0 1 1 1 a", "FAIL b 1", "TICK 5"]
     headless, kept = _played(lines, headless=True), _played(lines, headless=False)
     output = ["OK a", "OK b", "START a 0", "DONE a 1", "START b 1", "FAILATTEMPT b 2 1"]
@@ -229,3 +231,5 @@ def test_a_headless_script_session_keeps_no_events() -> None:
     assert headless.engine is not None and kept.engine is not None
     assert len(headless.engine.log) == 0 and list(headless.engine.log) == []
     assert len(kept.engine.log) > 7
+    with pytest.raises(TypeError):
+        headless.engine.query.record_keys(OccurrenceState.SUCCEEDED)
