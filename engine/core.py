@@ -146,6 +146,8 @@ class Engine:
         seed_skip: int = 0,
         *,
         archive: bool = False,
+        log: ev.EventLog | None = None,
+        indexed: bool = True,
     ) -> None:
         """An engine with nothing in it yet. ``seed`` seeds its one random generator;
         ``seed_skip`` words of it are drawn before tick 0, so that an exported stretch of a
@@ -153,18 +155,26 @@ class Engine:
 
         ``archive``: finished runs leave the live state for a compact archive
         (:mod:`engine.parts.run_archive`), so memory follows live work (headless runs, the
-        service, the dashboard's histories, which rewind it by keyframes)."""
+        service, the dashboard's histories, which rewind it by keyframes).
+
+        ``log``: the event log the parts write to (default: a new, empty ``EventLog``). A front
+        end that reads a few kinds of event once, as they happen, may give one that keeps only
+        those (the parts call nothing but ``add``); such an engine cannot rewind.
+
+        ``indexed``: the runs are indexed by state, for the queries by state
+        (``Query.record_keys``, ``runs`` and ``count_runs`` with a state, which raise
+        TypeError without it): a front end that asks none of them may go without."""
         self.policy = policy = policy or Policy()
         self.seed = seed
         # What every part may be given: the clock, the log, the seeded generator, the journal
         # of changes (which records a part is about to change, for keyframes).
         self._clock = clock = TickClock()
-        self.log = log = ev.EventLog()
+        self.log = log = ev.EventLog() if log is None else log
         self._rng = rng = TrackedRandom(seed)
         rng.skip(seed_skip)
         self.journal = journal = ChangeJournal()
         # The parts that own state, each built from those before it.
-        self._store = store = OccurrenceStore(journal, policy.execution_limit, archive)
+        self._store = store = OccurrenceStore(journal, policy.execution_limit, archive, indexed)
         self._finished = store.finished
         self._horizon: int | None = None
         """The runs to archive before the next command or tick (empty without an archive)."""

@@ -6,6 +6,10 @@ in :mod:`engine.parts.cursors`. Every state change goes through :meth:`Occurrenc
 so the index and the job's list of open runs can never disagree with the records.
 
 Given the journal of changes and the policy's execution limit (the timeout of a job that sets none).
+The index by state is for the readers that ask for the runs in a state (``Query.record_keys``,
+``runs`` and ``count_runs`` by state); an engine whose front end asks none of them goes without
+(``cronlapse script``: two dictionary writes a run fewer, and a dictionary as large as the
+history).
 
 An engine that archives moves each finished run out of the
 live table into a :class:`~engine.parts.run_archive.RunArchive` once the command or tick that
@@ -50,14 +54,19 @@ class OccurrenceStore(JournaledPart):
     """Materialised occurrences by ``(job id, scheduled tick)``, and their state index."""
 
     def __init__(
-        self, journal: ChangeJournal, execution_limit: int | None = None, archive: bool = False
+        self,
+        journal: ChangeJournal,
+        execution_limit: int | None = None,
+        archive: bool = False,
+        indexed: bool = True,
     ) -> None:
         self._journal = journal
         self._execution_limit = execution_limit
         """The policy's timeout for jobs that set none."""
         self.records: dict[Key, Occurrence] = {}
         """The live runs with a record (with an archive: finished ones only until archived)."""
-        self.index = StateIndex()
+        self.index: StateIndex | None = StateIndex() if indexed else None
+        """The runs with a record by state (None: not indexed; see the module docstring)."""
         self.archive: RunArchive | None = RunArchive() if archive else None
         self.finished: list[Occurrence] = []
         """Runs finished since the last :meth:`archive_finished`, to archive (with an archive)."""
@@ -76,7 +85,7 @@ class OccurrenceStore(JournaledPart):
         return (("occurrence", self.records),) if self.archive is None else ()
 
     def containers(self) -> tuple[StateIndex, ...]:
-        return (self.index,)
+        return () if self.index is None else (self.index,)
 
     def live_tables(self) -> tuple[tuple[str, dict], ...]:
         """With an archive, the live runs: a table that shrinks as runs are archived, so a
@@ -126,7 +135,8 @@ class OccurrenceStore(JournaledPart):
             spec.timeout if spec.timeout is not None else self._execution_limit,
         )
         self.records[key] = occurrence
-        self.index.keys[state][key] = None  # the index's ``add``, written out: one a run
+        if self.index is not None:
+            self.index.keys[state][key] = None  # the index's ``add``, written out: one a run
         if state not in FINAL_STATES:
             journal.touch(job)
             if job.open is NO_OPEN_RUNS:  # shared by the jobs without an open run
@@ -141,9 +151,11 @@ class OccurrenceStore(JournaledPart):
         """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job."""
         journal = self._journal
         journal.touch(occurrence)
-        key, keys = occurrence.key, self.index.keys
-        del keys[occurrence.state][key]  # the index's ``move``, written out: two a run
-        keys[state][key] = None
+        key, index = occurrence.key, self.index
+        if index is not None:
+            keys = index.keys
+            del keys[occurrence.state][key]  # the index's ``move``, written out: two a run
+            keys[state][key] = None
         occurrence.state = state
         if state in FINAL_STATES:
             journal.touch(job)
@@ -158,14 +170,15 @@ class OccurrenceStore(JournaledPart):
 
     def archive_finished(self) -> None:
         """Move the runs finished since the last call from the live table to the archive."""
-        archive, records, by_state = self.archive, self.records, self.index.keys
+        archive, records, index = self.archive, self.records, self.index
         assert archive is not None
         archived = []
         for occurrence in self.finished:
             key = occurrence.key
             if records.get(key) is occurrence:
                 del records[key]
-                del by_state[occurrence.state][key]  # the index's ``remove``, written out
+                if index is not None:
+                    del index.keys[occurrence.state][key]  # the index's ``remove``, written out
                 archived.append(occurrence)
         self.finished.clear()
         archive.add_all(archived)
@@ -194,11 +207,18 @@ class OccurrenceStore(JournaledPart):
     def state_keys(self, state: OccurrenceState) -> Collection[Key]:
         """The keys of the runs with a record in ``state``, live (in the order they entered
         it) after archived (in the order they were archived)."""
-        live = self.index.keys[state].keys()
+        live = self.live_state_keys(state)
         archive = self.archive
         if archive is None or not archive.count(state):
             return live
         return _StateKeys(live, archive, state)
+
+    def live_state_keys(self, state: OccurrenceState) -> KeysView[Key]:
+        """The keys of the live runs in ``state``, in the order they entered it. Raises
+        TypeError if the store keeps no index by state."""
+        if self.index is None:
+            raise TypeError("this engine does not index its runs by state")
+        return self.index.keys[state].keys()
 
     def job_ticks(self, job_id: str, since: int) -> Iterator[int]:
         """The scheduled ticks of the job's runs with a record (live or archived) from

@@ -135,7 +135,7 @@ class Query:
 
     def live_record_keys(self, state: OccurrenceState) -> Collection[RunKey]:
         """The keys of :meth:`live_records` in ``state``, in the order they entered it."""
-        return self._parts.store.index.keys[state].keys()
+        return self._parts.store.live_state_keys(state)
 
     def archived_count(self) -> int:
         """How many runs the engine has archived, forgotten ones included (0 if it does not

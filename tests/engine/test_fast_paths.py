@@ -13,18 +13,19 @@ leave it in.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import CronJobScheduler
 from engine.core import Engine
-from engine.facades.script import ScriptSession
+from engine.facades.script import ScriptSession, execute_script
 from engine.model.commands import Command, Complete, Dispatch, ScheduleJob
 from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
-from engine.model.records import JobSpec
+from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import TickDriver
 from engine.schedules.kinds import Every, Once
-from tests.engine.script_strategies import scripts
+from tests.engine.script_strategies import dependency_graphs, scripts
 from tests.engine.state_fingerprint import assert_same_state
 
 COMMAND_TYPES = set(Command.__args__)
@@ -197,3 +198,38 @@ def test_a_script_session_leaves_the_state_its_commands_leave_through_the_genera
         driver.apply(timed)
     driver.start(session.engine.now)
     assert_same_state(session.engine, engine)
+
+
+def _played(lines: list[str], headless: bool) -> ScriptSession:
+    session = ScriptSession(headless=headless)
+    for number, line in enumerate(lines, start=1):
+        session.feed(number, line)
+    return session
+
+
+@settings(max_examples=150)
+@given(st.one_of(scripts(), dependency_graphs()))
+def test_a_headless_script_session_prints_what_a_session_keeping_every_event_prints(
+    lines: list[str],
+) -> None:
+    """``cronlapse script``'s session (``execute_script``) prints each event's line as the
+    engine writes it (``PrintedLines``); the sessions whose engine others read print them from
+    a log of every event, after each TICK. Same lines, same problems."""
+    headless, kept = _played(lines, headless=True), _played(lines, headless=False)
+    assert headless.result == kept.result
+    assert execute_script(lines) == kept.result
+
+
+def test_a_headless_script_session_keeps_no_events() -> None:
+    """What nobody reads is not kept: the engine of ``cronlapse script`` logs its events
+    into the output lines, and the kinds the protocol does not print nowhere; its runs are not
+    indexed by state."""
+    lines = ["INIT 1 0", "SUBMIT a 0 1 1 0", "SUBMIT b 0 1 1 1 a", "FAIL b 1", "TICK 5"]
+    headless, kept = _played(lines, headless=True), _played(lines, headless=False)
+    output = ["OK a", "OK b", "START a 0", "DONE a 1", "START b 1", "FAILATTEMPT b 2 1"]
+    assert headless.result.output == kept.result.output == [*output, "FAILED b 2"]
+    assert headless.engine is not None and kept.engine is not None
+    assert len(headless.engine.log) == 0 and list(headless.engine.log) == []
+    assert len(kept.engine.log) > 7
+    with pytest.raises(TypeError):
+        headless.engine.query.record_keys(OccurrenceState.SUCCEEDED)

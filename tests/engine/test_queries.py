@@ -329,3 +329,28 @@ def test_worker_rows_of_a_fresh_worker(now: int) -> None:
     assert engine.apply(RegisterWorker("w")).accepted
     (row,) = engine.query.worker_rows()
     assert (row.state, row.utilisation, row.since) == (WorkerState.IDLE, 0.0, now)
+
+
+def test_an_engine_without_the_index_by_state_answers_by_key_and_refuses_by_state() -> None:
+    """``Engine(indexed=False)`` (``cronlapse script``'s) keeps no index of its runs by state:
+    a run, its state and its attempts read by key as in any engine; a question by state is
+    refused rather than answered from an index that is not kept."""
+    indexed, unindexed = make(), Engine(indexed=False)
+    assert unindexed.apply(RegisterWorker("w1")).accepted
+    for engine in (indexed, unindexed):
+        add(engine, "a", Once(0), duration=2)
+        add(engine, "b", Once(0), duration=2)
+        engine.advance(3)
+    for engine in (indexed, unindexed):
+        assert engine.query.run_state("a", 0) is S.SUCCEEDED
+        assert engine.query.run_state("b", 0) is S.RUNNING
+        assert [a.outcome for a in engine.query.attempts("a", 0)] == [AttemptOutcome.SUCCEEDED]
+    assert list(indexed.query.record_keys(S.SUCCEEDED)) == [("a", 0)]
+    assert indexed.query.count_runs(state=S.RUNNING) == 1
+    for question in (
+        lambda: unindexed.query.record_keys(S.SUCCEEDED),
+        lambda: unindexed.query.live_record_keys(S.RUNNING),
+        lambda: unindexed.query.count_runs(state=S.RUNNING),
+    ):
+        with pytest.raises(TypeError, match="does not index its runs by state"):
+            question()
