@@ -169,8 +169,9 @@ class Frames:
         self._versions: dict[int, _Versions] = {}
         """By the id of a record of the recording (kept alive by the keyframes that hold it)."""
         self._last_containers: tuple = ()
-        """The containers' copies at the last keyframe, whole (what the next one's delta is
-        taken against)."""
+        """The containers' copies at the last keyframe, what the next one's delta is taken
+        against: whole but for the containers that log their changes, which are None unless
+        that keyframe was whole (or in the debug mode, which compares their copies)."""
         self._rebuilt: tuple[int, tuple] = (-1, ())
         """The keyframe whose containers' copies were rebuilt last, and those copies."""
         self._base = 0
@@ -298,7 +299,8 @@ class Frames:
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
         self._events.extend(log.records(last, len(log)))
-        containers = tuple(container.snapshot() for container in self._containers)
+        whole = index % WHOLE_EVERY == 0
+        containers = self._copies(whole or self.check)
         changes = [container.changes() for container in self._logged]
         last = self._last_containers
         if self.check and index:
@@ -306,7 +308,7 @@ class Frames:
                 self._containers[position].check_changes(
                     last[position], change, containers[position]
                 )
-        if index % WHOLE_EVERY == 0:
+        if whole:
             kept: tuple = containers
         else:
             logged = dict(zip(self._logged_at, changes, strict=True))
@@ -359,7 +361,7 @@ class Frames:
             kept_length = min(had, wanted)
             _truncate(table, kept_length)
             table.update(zip(keys[kept_length:wanted], records[kept_length:wanted], strict=True))
-        for container, saved in zip(self._containers, self._containers_at(index), strict=True):
+        for container, saved in zip(self._containers, self._rebuild(index), strict=True):
             container.restore(saved)
         for live, records in zip(self._live, target.live, strict=True):
             live.clear()
@@ -462,15 +464,22 @@ class Frames:
             self._rebuilt = (-1, ())
         self._last_containers = self._rebuild(index - 1)
 
-    def _containers_at(self, index: int) -> tuple:
-        """The containers' copies at keyframe ``index``, whole: the last whole copy at or before
-        it and the deltas after. The last keyframe's are kept whole, and so are the ones rebuilt
-        last (a step back restores the same keyframe again and again)."""
-        if index == len(self._frames) - 1:
-            return self._last_containers
-        return self._rebuild(index)
+    def _copies(self, logged_too: bool) -> tuple:
+        """The containers' copies now; those of the containers that log their changes (the
+        heaps) only if ``logged_too``, else None. A keyframe that is not whole keeps their
+        changes, and a restore rebuilds their copies from those: at seed 000's sizes the
+        heaps hold 80,000 items, whose copies at every keyframe were a tenth of the keyframes'
+        cost."""
+        logged = self._logged_at
+        return tuple(
+            container.snapshot() if logged_too or position not in logged else None
+            for position, container in enumerate(self._containers)
+        )
 
     def _rebuild(self, index: int) -> tuple:
+        """The containers' copies at keyframe ``index``, rebuilt from the last whole copy at or
+        before it. The ones rebuilt last are kept: a step back restores the same keyframe again
+        and again."""
         if self._rebuilt[0] == index:
             return self._rebuilt[1]
         first = index - index % WHOLE_EVERY
