@@ -264,9 +264,9 @@ class Frames:
         versions = self._versions
         # The records gathered by C loops (map, compress, dict), each once, in order: a loop
         # in Python over every touch and every live record was a sixth of the keyframes' cost.
-        dirty = self._dirty  # as touched: a record once or more
-        touched = dict(zip(map(id, dirty), dirty, strict=True))
-        known_keys = list(compress(touched, map(versions.__contains__, touched)))  # before births
+        # The records touched (once or more each) and saved before, in the order first touched:
+        # before the births.
+        known = list(filter(None, map(versions.get, dict.fromkeys(map(id, self._dirty)))))
         new: list[Any] = []
         for table, (keys, records) in zip(self._tables, self._born, strict=True):
             new_keys, new_records = _tail(table, len(keys))
@@ -280,11 +280,10 @@ class Frames:
         versions.update(zip(map(id, new), born, strict=True))
         # The records saved before, by their birth (then in order: the sort is stable), each
         # with its values now and at the keyframe before.
-        by_birth = [versions[key] for key in known_keys]
-        histories = list(map(_saves_of, by_birth))
+        histories = list(map(_saves_of, known))
         births = list(map(_first, histories))
         order = sorted(range(len(births)), key=births.__getitem__)
-        kepts = tuple(map(by_birth.__getitem__, order))
+        kepts = tuple(map(known.__getitem__, order))
         histories = list(map(histories.__getitem__, order))
         previous = tuple(map(_last, histories))
         # Each saved with its save before, which a record's cold fields may share (``hot``,
