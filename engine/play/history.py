@@ -48,10 +48,10 @@ SPAN_COST = 2_000
 most, against the time and memory of a keyframe. A step back and a seek are what a user waits
 on, and their targets (issue 35) leave room: at seed 000's sizes, 2,000 rather than 1,000 took
 the recording from 1.60x to 1.53x a bare play's instructions (callgrind), while a step back's
-worst time rose by two fifths (a median step back replays twice as much) and a seek's median
-by less than a tenth (most of it is the restore), measured alternated in one process on a
-loaded machine: under the targets with their margins. ``benchmarks/history.py --span-costs
-1000,2000`` measures both sides."""
+worst time rose by two fifths to two thirds (a median step back replays twice as much) and a
+seek's median by a tenth to a quarter (most of it is the restore), measured alternated in one
+process on a loaded machine: under the targets, with less margin on the seek's median.
+``benchmarks/history.py --span-costs 1000,2000`` measures both sides."""
 
 
 @dataclass(slots=True)

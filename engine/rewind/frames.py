@@ -467,8 +467,9 @@ class Frames:
         """The containers' copies now; those of the containers that log their changes (the
         heaps) only if ``logged_too``, else None. A keyframe that is not whole keeps their
         changes, and a restore rebuilds their copies from those: at seed 000's sizes the
-        heaps hold 80,000 items, whose copies at every keyframe were a tenth of the keyframes'
-        cost."""
+        heaps hold 80,000 items, and copying them at every keyframe (with their changes
+        counted through a set of the pushed items' ids) cost 190 M instructions of a
+        recording's 8,370 M."""
         logged = self._logged_at
         return tuple(
             container.snapshot() if logged_too or position not in logged else None
