@@ -109,11 +109,12 @@ class Heap:
         if not pushed and not popped:
             return NO_CHANGES
         self.pushed, self.popped = [], []
-        pushed_ids = set(map(id, pushed))
         popped_ids = set(map(id, popped))
-        removed = len(popped) - sum(map(pushed_ids.__contains__, popped_ids))
-        added = compress(pushed, map(not_, map(popped_ids.__contains__, map(id, pushed))))
-        return HeapChanges(removed, tuple(added))
+        added = tuple(compress(pushed, map(not_, map(popped_ids.__contains__, map(id, pushed)))))
+        # Each item pushed is popped at most once, so the items popped that were pushed since
+        # are the pushed ones not held, and the others popped are of those held before: no set
+        # of the pushed items' ids is needed to count them.
+        return HeapChanges(len(popped) - len(pushed) + len(added), added)
 
     @staticmethod
     def rebuild(copy: tuple, changes: Sequence[HeapChanges]) -> tuple:

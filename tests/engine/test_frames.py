@@ -362,6 +362,32 @@ def test_a_heap_rebuilt_from_its_changes_holds_the_same_items_and_pops_them_in_o
     assert all(map(operator.is_, popped, [heapq.heappop(heap.items) for _ in popped]))
 
 
+def test_a_keyframe_copies_the_heaps_whole_only_when_it_copies_every_container_whole(
+    monkeypatch,
+) -> None:
+    """The heaps log what is pushed and popped: a keyframe in between two whole ones keeps that,
+    not a copy of every item (a restore rebuilds the copy), and a step back to it is exact."""
+    copied: list[int] = []
+    snapshot = Heap.snapshot
+
+    def counting_snapshot(self: Heap) -> tuple:
+        copied.append(1)
+        return snapshot(self)
+
+    monkeypatch.setattr(Heap, "snapshot", counting_snapshot)
+    history = busy_history(span_cost=40)
+    history.seek(TICKS)
+    taken = len(history.keyframes)
+    whole = len(range(0, taken, frames.WHOLE_EVERY))
+    heaps = 3  # the due heap, the timers' and the ready queue's
+    assert taken > 2 * frames.WHOLE_EVERY
+    assert len(copied) == heaps * whole
+    history.seek(TICKS - 100)
+    fresh = busy_history(span_cost=10 * TICKS)
+    fresh.seek(TICKS - 100)
+    assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
+
+
 def test_a_keyframe_keeps_a_live_tables_records_and_the_debug_mode_their_keys() -> None:
     """A live table holds each record under its ``key``: a keyframe keeps its records only and
     a restore keys them again, so the debug mode refuses a record held under another key."""
