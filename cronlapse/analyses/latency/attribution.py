@@ -236,35 +236,46 @@ def attribute(engine: Engine) -> list[Figures]:
     query = engine.query
     readiness = query.ready_and_priorities()
     eligible: dict[tuple[str, int], int] = {}
-    found: dict[tuple[str, int], list[int]] = {}
+    started: list[Figures] = []
+    place: dict[tuple[str, int], int] = {}
+    """Each started run's index in ``started``: a run's figures are made at its first start,
+    final unless it is retried (a few in a hundred), whose figures are made again."""
     for kind, fields in engine.log.stored_of((ev.AttemptStarted, ev.RetryScheduled)):
         if kind is ev.AttemptStarted:
             tick, job_id, scheduled = fields[0], fields[1], fields[2]
             key = (job_id, scheduled)
-            figures = found.get(key)
-            if figures is None:
+            at = place.get(key)
+            if at is None:
                 ready, priority = readiness[key]
                 if ready < scheduled:  # min(max(ready, scheduled), tick), without two calls
                     ready = scheduled
                 if ready > tick:
                     ready = tick
-                found[key] = [ready - scheduled, tick - ready, 0, priority]
+                place[key] = len(started)
+                started.append(
+                    (job_id, scheduled, priority, ready - scheduled, tick - ready, 0, True)
+                )
             elif key in eligible:
                 waited = tick - eligible.pop(key)
                 if waited > 0:
-                    figures[1] += waited
+                    started[at] = _waited_more(started[at], waited, 0)
         elif kind is ev.RetryScheduled:
             tick, key, eligible_at = fields[0], (fields[1], fields[2]), fields[4]
             eligible[key] = eligible_at
-            found[key][2] += min(eligible_at, now) - tick
+            at = place[key]
+            started[at] = _waited_more(started[at], 0, min(eligible_at, now) - tick)
     for key, eligible_at in eligible.items():  # a retry waiting for a worker after its backoff
         if eligible_at < now and query.run_state(*key) is S.RETRY_PENDING:
-            found[key][1] += now - eligible_at
-    started: list[Figures] = [
-        (job_id, scheduled, priority, lag, wait, backoff, True)
-        for (job_id, scheduled), (lag, wait, backoff, priority) in found.items()
-    ]
+            at = place[key]
+            started[at] = _waited_more(started[at], now - eligible_at, 0)
     return started + _still_waiting(engine)
+
+
+def _waited_more(run: Figures, wait: int, backoff: int) -> Figures:
+    """``run``'s figures with ``wait`` more ticks of queue wait and ``backoff`` more of
+    backoff."""
+    job_id, scheduled, priority, lag, waited, backed_off, started = run
+    return job_id, scheduled, priority, lag, waited + wait, backed_off + backoff, started
 
 
 def _still_waiting(engine: Engine) -> list[Figures]:
