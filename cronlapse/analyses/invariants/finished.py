@@ -27,7 +27,7 @@ class _Progressions:
         self.last: int | None = None
         self.next: int | None = None
         """The next term of the last progression, once it has two (None: it has one, or none
-        is held): the tick nearly every run finished next has, taken without a call."""
+        is held): nearly every run a job finishes is that term, added here without a call."""
 
     def _last(self, at: int) -> int:
         return self.starts[at] + self.steps[at] * (self.counts[at] - 1)
