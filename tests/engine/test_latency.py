@@ -85,6 +85,24 @@ def test_a_report_of_some_jobs_keeps_only_their_figures_and_the_same_overall_one
     assert some.metrics() == full.metrics()
 
 
+def test_a_report_of_some_priorities_keeps_only_their_figures_and_the_same_overall_ones() -> None:
+    """A sweep names the priorities its metrics select, as it names the jobs: with neither,
+    the report's runs are not grouped at all, and its overall figures are the same."""
+    engine = _played("nightly-etl-dst.yaml")
+    full = latency_report(engine)
+    assert len(full.by_priority) > 1
+    priority = next(iter(full.by_priority))
+    some = latency_report(engine, priorities={priority, 99})
+    assert some.by_priority == {priority: full.by_priority[priority]}
+    assert (some.overall, some.by_job, some.metrics()) == (
+        full.overall,
+        full.by_job,
+        full.metrics(),
+    )
+    bare = latency_report(engine, jobs=(), priorities=())
+    assert (bare.by_priority, bare.by_job, bare.overall) == ({}, {}, full.overall)
+
+
 @pytest.mark.parametrize("name", BUNDLED)
 def test_a_report_that_keeps_no_runs_builds_none_and_has_the_same_figures(
     name: str, monkeypatch: pytest.MonkeyPatch

@@ -182,6 +182,7 @@ def latency_report(
     worst: int = WORST_RUNS,
     jobs: Collection[str] | None = None,
     *,
+    priorities: Collection[int] | None = None,
     keep_runs: bool = True,
 ) -> LatencyReport:
     """Attribute the waiting of every run the engine has started so far (its log to ``now``).
@@ -189,25 +190,22 @@ def latency_report(
     ``jobs``: the jobs whose own figures the report keeps (``by_job``), by default every job;
     a reader of a few figures (a sweep's metrics) names the jobs it selects, or none, and the
     others' figures are never worked out (two thousand jobs' percentiles, on the demo).
-    ``keep_runs``: the report keeps every run (``runs``); a reader of its figures alone passes
-    False, and no :class:`RunLatency` is built but the ``worst``."""
+    ``priorities``: the same for ``by_priority``; with neither jobs nor priorities wanted, the
+    runs are not grouped at all. ``keep_runs``: the report keeps every run (``runs``); a reader
+    of its figures alone passes False, and no :class:`RunLatency` is built but the ``worst``."""
     runs = attribute(engine)
-    wanted = engine.query.jobs() if jobs is None else jobs
-    by_priority: dict[int, list[Figures]] = {}
-    by_job: dict[str, list[Figures]] = {job_id: [] for job_id in wanted}
-    for run in runs:
-        by_priority.setdefault(run[_PRIORITY], []).append(run)
-        if jobs is None:  # a deleted job's runs too, after the jobs there are
-            by_job.setdefault(run[_JOB], []).append(run)
-        elif run[_JOB] in by_job:
-            by_job[run[_JOB]].append(run)
+    by_priority, by_job = _grouped(runs, priorities, jobs, engine.query.jobs())
     counts = _counts(engine)
     # nsmallest is sorted(...)[:worst], ties kept in the runs' order, without sorting them all.
     longest = heapq.nsmallest(worst, runs, key=_longest_first)
     return LatencyReport(
         engine.now,
         Latency.of(runs),
-        {p: Latency.of(by_priority[p]) for p in sorted(by_priority, reverse=True)},
+        {
+            p: Latency.of(by_priority[p])
+            for p in sorted(by_priority, reverse=True)
+            if by_priority[p]
+        },
         {j: Latency.of(group) for j, group in by_job.items() if group},
         tuple(RunLatency(*run) for run in longest),
         tuple(RunLatency(*run) for run in runs) if keep_runs else (),
@@ -217,6 +215,35 @@ def latency_report(
         skipped=counts["skipped"],
         utilisation=_utilisation(engine),
     )
+
+
+def _grouped(
+    runs: list[Figures],
+    priorities: Collection[int] | None,
+    jobs: Collection[str] | None,
+    every_job: Collection[str],
+) -> tuple[dict[int, list[Figures]], dict[str, list[Figures]]]:
+    """The runs by priority and by job: those of the ``priorities`` and ``jobs`` named, or
+    (None) of every one, the engine's jobs (``every_job``) first, then a deleted job's. With
+    none named (a sweep's metrics, mostly), the runs are not read."""
+    by_priority: dict[int, list[Figures]] = (
+        {} if priorities is None else {priority: [] for priority in priorities}
+    )
+    by_job: dict[str, list[Figures]] = {
+        job_id: [] for job_id in (every_job if jobs is None else jobs)
+    }
+    if priorities is not None and jobs is not None and not by_priority and not by_job:
+        return by_priority, by_job
+    for run in runs:
+        if priorities is None:
+            by_priority.setdefault(run[_PRIORITY], []).append(run)
+        elif run[_PRIORITY] in by_priority:
+            by_priority[run[_PRIORITY]].append(run)
+        if jobs is None:
+            by_job.setdefault(run[_JOB], []).append(run)
+        elif run[_JOB] in by_job:
+            by_job[run[_JOB]].append(run)
+    return by_priority, by_job
 
 
 def _longest_first(run: Figures) -> tuple[int, int, str]:
