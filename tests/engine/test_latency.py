@@ -85,6 +85,53 @@ def test_a_report_of_some_jobs_keeps_only_their_figures_and_the_same_overall_one
     assert some.metrics() == full.metrics()
 
 
+def test_a_report_of_some_priorities_keeps_only_their_figures_and_the_same_overall_ones() -> None:
+    """A sweep names the priorities its metrics select, as it names the jobs: with neither,
+    the report's runs are not grouped at all, and its overall figures are the same."""
+    engine = _played("nightly-etl-dst.yaml")
+    full = latency_report(engine)
+    assert len(full.by_priority) > 1
+    priority = next(iter(full.by_priority))
+    some = latency_report(engine, priorities={priority, 99})
+    assert some.by_priority == {priority: full.by_priority[priority]}
+    assert (some.overall, some.by_job, some.metrics()) == (
+        full.overall,
+        full.by_job,
+        full.metrics(),
+    )
+    bare = latency_report(engine, jobs=(), priorities=())
+    assert (bare.by_priority, bare.by_job, bare.overall) == ({}, {}, full.overall)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_a_report_that_keeps_no_runs_builds_none_and_has_the_same_figures(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep reads a report's figures alone: building a RunLatency for each of the demo's
+    78,000 runs was a fifth of its report. Only the worst runs are built."""
+    import cronlapse.analyses.latency.attribution as attribution
+
+    engine = _played(name)
+    full = latency_report(engine)
+    built = []
+    monkeypatch.setattr(
+        attribution, "RunLatency", lambda *fields: built.append(fields) or full.runs[0]
+    )
+    lean = latency_report(engine, worst=2, keep_runs=False)
+    assert lean.runs == () and len(full.runs) >= 2
+    assert len(built) == 2 == len(full.worst[:2])
+    assert [tuple(run) for run in built] == [
+        (r.job_id, r.scheduled, r.priority, r.lag, r.wait, r.backoff, r.started)
+        for r in full.worst[:2]
+    ]
+    assert (lean.overall, lean.by_priority, lean.by_job) == (
+        full.overall,
+        full.by_priority,
+        full.by_job,
+    )
+    assert lean.metrics() == full.metrics()
+
+
 def test_every_metric_has_a_value_and_an_unknown_one_is_named() -> None:
     report = latency_report(_played("seed-001-aging-cascade.yaml"))
     assert set(report.metrics()) == set(METRICS)

@@ -233,3 +233,47 @@ def test_the_end_check_reuses_the_jobs_histories_worked_out_as_the_run_went(
     assert checker.violations(runner.processed) == []
     assert len(runner.engine.query.jobs()) == 2000
     assert len(worked_out) < 100
+
+
+def test_the_archived_runs_check_works_out_each_job_once_while_its_definitions_stand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each batch of archived runs looked its jobs' histories up again: on the demo's week,
+    39 batches of the runs of 2,000 jobs made 40,000 lookups. Now once a job while its
+    definitions stand."""
+    import cronlapse.analyses.invariants.definitions as definitions
+
+    looked_up = []
+    job = definitions.CreationCheck.job
+    monkeypatch.setattr(
+        definitions.CreationCheck,
+        "job",
+        lambda check, job_id: looked_up.append(job_id) or job(check, job_id),
+    )
+    runner = _fleet(200)
+    follower = Follower(runner.engine)
+    for _ in runner.steps():
+        follower.step()
+    assert runner.engine.query.archived_count() > 300
+    assert sorted(looked_up) == ["a", "b", "c", "d"]
+    assert follower.checker.violations(runner.processed) == []
+
+
+def test_runs_created_after_a_modification_are_checked_against_it() -> None:
+    """A mutation: a run of job a created after its duration changed carries the old one. The
+    values the archived runs' check keeps for a job are worked out again after a change."""
+    text = FLEET.format(until=200) + "timeline:\n  - {at: 100, modify: {job: a, duration: 2}}\n"
+    runner = ScenarioRunner(parse_scenario(text, "fleet.yaml"), archive=True)
+    follower = Follower(runner.engine)
+    planted = None
+    for tick in runner.steps():
+        follower.step()
+        if tick == 150:
+            records = runner.engine.query.live_records()
+            planted = next(run for key, run in records.items() if key[0] == "a")
+            planted.duration = 1
+    assert planted is not None
+    found = [violation.text for violation in follower.checker.violations(runner.processed)]
+    assert len(found) == 1
+    assert found[0].startswith(f"a@{planted.scheduled} was created with priority=")
+    assert "duration=1" in found[0]

@@ -110,6 +110,8 @@ class Checker:
                 self._specs[index] = job.spec
                 self._follow_rules(job_id, job.spec)
         self._facts.read(self.engine, start, self._specs)
+        if latest:
+            self._creation.definitions_changed()
         events = list(log.stored_since(start))
         self._safety.read(events)
         if self._liveness is not None:
@@ -162,6 +164,7 @@ class Checker:
         now = engine.now
         last = now - 1 if through is None else through
         self._facts.held_to_now(engine, self._facts.jobs)
+        self._creation.definitions_changed()
         facts = self._facts.facts()
         found = [Violation(now, text) for text in self._archived_found]
         found += [Violation(now, text) for text in state_violations(engine)]

@@ -18,13 +18,16 @@ class _Progressions:
     """One job's finished ticks: progressions ``start + step * i`` for ``i < count``, disjoint
     and in order of their ticks; ``last`` is the latest tick held (None: none yet)."""
 
-    __slots__ = ("counts", "last", "starts", "steps")
+    __slots__ = ("counts", "last", "next", "starts", "steps")
 
     def __init__(self) -> None:
         self.starts = array("q")
         self.steps = array("q")
         self.counts = array("q")
         self.last: int | None = None
+        self.next: int | None = None
+        """The next term of the last progression, once it has two (None: it has one, or none
+        is held): nearly every run a job finishes is that term, added here without a call."""
 
     def _last(self, at: int) -> int:
         return self.starts[at] + self.steps[at] * (self.counts[at] - 1)
@@ -44,6 +47,10 @@ class _Progressions:
         return offset == 0 or (offset % step == 0 and offset // step < self.counts[at])
 
     def add(self, tick: int) -> None:
+        if tick == self.next:
+            self.counts[-1] += 1
+            self.last, self.next = tick, tick + self.steps[-1]
+            return
         last = self.last
         if last is None or tick > last:
             self._append(tick)
@@ -51,19 +58,17 @@ class _Progressions:
             self._insert(tick)
 
     def _append(self, tick: int) -> None:
-        """After every tick held: the last progression's next term, or a new one."""
+        """After every tick held, and not the last progression's next term: its second term
+        (the step is what lies between the two), or a new progression."""
         at, last = len(self.starts) - 1, self.last
         self.last = tick
-        if at >= 0:
-            counts = self.counts
-            if counts[at] == 1:
-                self.steps[at] = tick - last  # type: ignore[operator]
-                counts[at] = 2
-                return
-            if tick == last + self.steps[at]:  # type: ignore[operator]
-                counts[at] += 1
-                return
-        self._put(at + 1, tick, 1, 1)
+        if at >= 0 and self.counts[at] == 1:
+            step = tick - last  # type: ignore[operator]
+            self.steps[at], self.counts[at] = step, 2
+            self.next = tick + step
+        else:
+            self._put(at + 1, tick, 1, 1)
+            self.next = None
 
     def _insert(self, tick: int) -> None:
         """Out of order: between two progressions, or inside one (split around ``tick``)."""

@@ -22,8 +22,9 @@ every figure, and :meth:`LatencyReport.metric` reads one for all runs, one prior
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from cronlapse.analyses.stats import percentile_of_sorted
 from engine.core import Engine
@@ -63,6 +64,13 @@ class RunLatency:
         return self.lag + self.wait + self.backoff
 
 
+Figures = tuple[str, int, int, int, int, int, bool]
+"""A due run's :class:`RunLatency` fields, in their order, as a plain tuple: the report's
+figures are worked out from these, and a :class:`RunLatency` is built only for a run the report
+keeps (a sweep keeps none: building them was a fifth of its report on the demo)."""
+_JOB, _PRIORITY, _LAG, _WAIT, _BACKOFF, _STARTED = 0, 2, 3, 4, 5, 6
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     count: int
@@ -95,12 +103,12 @@ class Latency:
     """Every due run the figures are over: the started ones and those still waiting."""
 
     @classmethod
-    def of(cls, runs: list[RunLatency]) -> Latency:
+    def of(cls, runs: Sequence[Figures]) -> Latency:
         return cls(
-            sum(run.started for run in runs),
-            Summary.of([r.lag for r in runs]),
-            Summary.of([r.wait for r in runs]),
-            Summary.of([r.backoff for r in runs]),
+            sum(map(itemgetter(_STARTED), runs)),
+            Summary.of(list(map(itemgetter(_LAG), runs))),
+            Summary.of(list(map(itemgetter(_WAIT), runs))),
+            Summary.of(list(map(itemgetter(_BACKOFF), runs))),
             len(runs),
         )
 
@@ -170,33 +178,37 @@ def priority_words(priority: int) -> str:
 
 
 def latency_report(
-    engine: Engine, worst: int = WORST_RUNS, jobs: Collection[str] | None = None
+    engine: Engine,
+    worst: int = WORST_RUNS,
+    jobs: Collection[str] | None = None,
+    *,
+    priorities: Collection[int] | None = None,
+    keep_runs: bool = True,
 ) -> LatencyReport:
     """Attribute the waiting of every run the engine has started so far (its log to ``now``).
 
     ``jobs``: the jobs whose own figures the report keeps (``by_job``), by default every job;
     a reader of a few figures (a sweep's metrics) names the jobs it selects, or none, and the
-    others' figures are never worked out (two thousand jobs' percentiles, on the demo)."""
+    others' figures are never worked out (two thousand jobs' percentiles, on the demo).
+    ``priorities``: the same for ``by_priority``; with neither jobs nor priorities wanted, the
+    runs are not grouped at all. ``keep_runs``: the report keeps every run (``runs``); a reader
+    of its figures alone passes False, and no :class:`RunLatency` is built but the ``worst``."""
     runs = attribute(engine)
-    wanted = engine.query.jobs() if jobs is None else jobs
-    by_priority: dict[int, list[RunLatency]] = {}
-    by_job: dict[str, list[RunLatency]] = {job_id: [] for job_id in wanted}
-    for run in runs:
-        by_priority.setdefault(run.priority, []).append(run)
-        if jobs is None:  # a deleted job's runs too, after the jobs there are
-            by_job.setdefault(run.job_id, []).append(run)
-        elif run.job_id in by_job:
-            by_job[run.job_id].append(run)
+    by_priority, by_job = _grouped(runs, priorities, jobs, engine.query.jobs())
     counts = _counts(engine)
     # nsmallest is sorted(...)[:worst], ties kept in the runs' order, without sorting them all.
-    longest = heapq.nsmallest(worst, runs, key=lambda r: (-r.total, r.scheduled, r.job_id))
+    longest = heapq.nsmallest(worst, runs, key=_longest_first)
     return LatencyReport(
         engine.now,
         Latency.of(runs),
-        {p: Latency.of(by_priority[p]) for p in sorted(by_priority, reverse=True)},
+        {
+            p: Latency.of(by_priority[p])
+            for p in sorted(by_priority, reverse=True)
+            if by_priority[p]
+        },
         {j: Latency.of(group) for j, group in by_job.items() if group},
-        tuple(longest),
-        tuple(runs),
+        tuple(RunLatency(*run) for run in longest),
+        tuple(RunLatency(*run) for run in runs) if keep_runs else (),
         waiting=counts["waiting"],
         failed=counts["failed"],
         cancelled=counts["cancelled"],
@@ -205,7 +217,42 @@ def latency_report(
     )
 
 
-def attribute(engine: Engine) -> list[RunLatency]:
+def _grouped(
+    runs: list[Figures],
+    priorities: Collection[int] | None,
+    jobs: Collection[str] | None,
+    every_job: Collection[str],
+) -> tuple[dict[int, list[Figures]], dict[str, list[Figures]]]:
+    """The runs by priority and by job: those of the ``priorities`` and ``jobs`` named, or
+    (None) of every one, the engine's jobs (``every_job``) first, then a deleted job's. With
+    none named (a sweep's metrics, mostly), the runs are not read."""
+    by_priority: dict[int, list[Figures]] = (
+        {} if priorities is None else {priority: [] for priority in priorities}
+    )
+    by_job: dict[str, list[Figures]] = {
+        job_id: [] for job_id in (every_job if jobs is None else jobs)
+    }
+    if priorities is not None and jobs is not None and not by_priority and not by_job:
+        return by_priority, by_job
+    for run in runs:
+        if priorities is None:
+            by_priority.setdefault(run[_PRIORITY], []).append(run)
+        elif run[_PRIORITY] in by_priority:
+            by_priority[run[_PRIORITY]].append(run)
+        if jobs is None:
+            by_job.setdefault(run[_JOB], []).append(run)
+        elif run[_JOB] in by_job:
+            by_job[run[_JOB]].append(run)
+    return by_priority, by_job
+
+
+def _longest_first(run: Figures) -> tuple[int, int, str]:
+    """The order of the worst runs: the longest waiting in all first, then by tick and job."""
+    job_id, scheduled, _, lag, wait, backoff, _ = run
+    return -(lag + wait + backoff), scheduled, job_id
+
+
+def attribute(engine: Engine) -> list[Figures]:
     """Each due run's lag, wait and backoff: the started ones in the order they first started,
     then those still waiting.
 
@@ -216,38 +263,49 @@ def attribute(engine: Engine) -> list[RunLatency]:
     query = engine.query
     readiness = query.ready_and_priorities()
     eligible: dict[tuple[str, int], int] = {}
-    found: dict[tuple[str, int], list[int]] = {}
+    started: list[Figures] = []
+    place: dict[tuple[str, int], int] = {}
+    """Each started run's index in ``started``: a run's figures are made at its first start,
+    final unless it is retried (a few in a hundred), whose figures are made again."""
     for kind, fields in engine.log.stored_of((ev.AttemptStarted, ev.RetryScheduled)):
         if kind is ev.AttemptStarted:
             tick, job_id, scheduled = fields[0], fields[1], fields[2]
             key = (job_id, scheduled)
-            figures = found.get(key)
-            if figures is None:
+            at = place.get(key)
+            if at is None:
                 ready, priority = readiness[key]
                 if ready < scheduled:  # min(max(ready, scheduled), tick), without two calls
                     ready = scheduled
                 if ready > tick:
                     ready = tick
-                found[key] = [ready - scheduled, tick - ready, 0, priority]
+                place[key] = len(started)
+                started.append(
+                    (job_id, scheduled, priority, ready - scheduled, tick - ready, 0, True)
+                )
             elif key in eligible:
                 waited = tick - eligible.pop(key)
                 if waited > 0:
-                    figures[1] += waited
+                    started[at] = _waited_more(started[at], waited, 0)
         elif kind is ev.RetryScheduled:
             tick, key, eligible_at = fields[0], (fields[1], fields[2]), fields[4]
             eligible[key] = eligible_at
-            found[key][2] += min(eligible_at, now) - tick
+            at = place[key]
+            started[at] = _waited_more(started[at], 0, min(eligible_at, now) - tick)
     for key, eligible_at in eligible.items():  # a retry waiting for a worker after its backoff
         if eligible_at < now and query.run_state(*key) is S.RETRY_PENDING:
-            found[key][1] += now - eligible_at
-    started = [
-        RunLatency(job_id, scheduled, priority, lag, wait, backoff)
-        for (job_id, scheduled), (lag, wait, backoff, priority) in found.items()
-    ]
+            at = place[key]
+            started[at] = _waited_more(started[at], now - eligible_at, 0)
     return started + _still_waiting(engine)
 
 
-def _still_waiting(engine: Engine) -> list[RunLatency]:
+def _waited_more(run: Figures, wait: int, backoff: int) -> Figures:
+    """``run``'s figures with ``wait`` more ticks of queue wait and ``backoff`` more of
+    backoff."""
+    job_id, scheduled, priority, lag, waited, backed_off, started = run
+    return job_id, scheduled, priority, lag, waited + wait, backed_off + backoff, started
+
+
+def _still_waiting(engine: Engine) -> list[Figures]:
     """Due runs without a first attempt: records (queued or blocked), then the lazy backlogs
     (the query API's implicit ranges), whose runs are counted, not materialised."""
     now = engine.now
@@ -271,13 +329,11 @@ def _still_waiting(engine: Engine) -> list[RunLatency]:
     return runs
 
 
-def _waiting(job_id: str, scheduled: int, priority: int, ready: int | None, now: int) -> RunLatency:
+def _waiting(job_id: str, scheduled: int, priority: int, ready: int | None, now: int) -> Figures:
     """A run not started by ``now``: lagging until it could run (all along if blocked), then
     waiting for a worker."""
     could_run = now if ready is None else min(max(ready, scheduled), now)
-    return RunLatency(
-        job_id, scheduled, priority, could_run - scheduled, now - could_run, 0, started=False
-    )
+    return job_id, scheduled, priority, could_run - scheduled, now - could_run, 0, False
 
 
 def _counts(engine: Engine) -> dict[str, int]:

@@ -74,8 +74,11 @@ def _measure(task: Task) -> tuple[float | None, ...]:
     runner = ScenarioRunner(scenario, until=task.until, archive=True)
     runner.run()
     metrics = [parse_metric(name) for name in task.metrics]
-    # Only the jobs the metrics select get figures of their own, and no worst runs are listed:
-    # the rest of a report is not read here.
-    selected = {metric.job for metric in metrics if metric.job is not None}
-    report = latency_report(runner.engine, worst=0, jobs=selected)
+    # Only the jobs and priorities the metrics select get figures of their own, and no run is
+    # kept (no worst runs listed): the rest of a report is not read here.
+    jobs = {metric.job for metric in metrics if metric.job is not None}
+    priorities = {metric.priority for metric in metrics if metric.priority is not None}
+    report = latency_report(
+        runner.engine, worst=0, jobs=jobs, priorities=priorities, keep_runs=False
+    )
     return tuple(metric.value(report) for metric in metrics)
