@@ -43,15 +43,14 @@ from engine.play.ticks import Phase, TickDriver, TimedCommand
 
 HORIZON_CHUNK = 1_000
 """Ticks by which an open-ended run's horizon (:meth:`History.last_tick`) grows."""
-SPAN_COST = 2_000
+SPAN_COST = 1_000
 """Ticks played plus events between two keyframes taken while recording: what a rewind replays at
 most, against the time and memory of a keyframe. A step back and a seek are what a user waits
-on, and their targets (issue 35) leave room: at seed 000's sizes, 2,000 rather than 1,000 took
-the recording from 1.60x to 1.53x a bare play's instructions (callgrind), while a step back's
-worst time rose by two fifths to two thirds (a median step back replays twice as much) and a
-seek's median by a tenth to a quarter (most of it is the restore), measured alternated in one
-process on a loaded machine: under the targets, with less margin on the seek's median.
-``benchmarks/history.py --span-costs 1000,2000`` measures both sides."""
+on, so the span is short: twice as long took the recording from 1.60x to 1.53x a bare play's
+instructions at seed 000's sizes (callgrind) and a tenth off the keyframes' memory, and doubled
+the replay behind every step back and seek: in one quiet run the median step back went from 1 ms
+to 10 ms and the worst from 10.8 ms to 15.2 ms, against a 16 ms target, for a recording still
+over 1.5x. ``benchmarks/history.py --span-costs 1000,2000`` measures both sides."""
 
 
 @dataclass(slots=True)
