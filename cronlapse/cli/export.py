@@ -60,7 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.Argument
         "-o",
         dest="output",
         metavar="FILE",
-        help="--scenario: write to FILE; --fleet: write the files in this directory",
+        help="--scenario: write to FILE; --fleet: write the files in this directory (- or none:"
+        " standard output)",
     )
     export.set_defaults(handler=export_command)
 
@@ -156,7 +157,7 @@ def export_scenario(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"cronlapse export: the scenario starts at tick {stretch.start}, the last moment "
             f"before --from with nothing in flight (then: {stretch.moved})\n"
         )
-    if args.output is None:
+    if args.output in (None, "-"):
         out.write(stretch.text)
         return 0
     try:
@@ -187,7 +188,7 @@ def export_fleet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not fleet.files:
         err.write(f"cronlapse export: {args.file}: no job to write as {args.fleet}\n")
         return 1
-    if args.output is None:
+    if args.output in (None, "-"):
         for path, text in fleet.files.items():
             out.write(f"==> {path} <==\n{text}")
         return 0

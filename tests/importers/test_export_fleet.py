@@ -162,11 +162,17 @@ def test_what_a_format_cannot_say_is_listed_not_written() -> None:
     )
 
 
-def test_the_command_writes_the_files_in_a_directory_or_on_stdout(tmp_path: Path) -> None:
+def test_the_command_writes_the_files_in_a_directory_or_on_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     crontab = str(IMPORTS / "team.crontab")
-    status, out, _ = cronlapse("export", "--fleet", "source", crontab)
+    monkeypatch.chdir(tmp_path)  # where ``-o -`` must not make a directory named ``-``
+    printed = cronlapse("export", "--fleet", "source", crontab)
+    status, out, _ = printed
     assert status == 0
     assert out == "==> team.crontab <==\n" + (IMPORTS / "team.crontab").read_text()
+    assert cronlapse("export", "--fleet", "source", crontab, "-o", "-") == printed
+    assert not (tmp_path / "-").exists()
     target = tmp_path / "out"
     status, out, _ = cronlapse("export", "--fleet", "systemd", crontab, "-o", str(target))
     assert status == 0

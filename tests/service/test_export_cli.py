@@ -29,6 +29,19 @@ def test_the_cli_writes_a_file_that_check_and_run_accept(tmp_path: Path) -> None
     assert main(["run", str(target)]) == 0
 
 
+def test_a_dash_writes_the_scenario_to_standard_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """As ``--trace -``, ``--csv -`` and ``import -o -``: not a file named ``-``."""
+    url = journal_file(tmp_path, 11, prompt=True)
+    assert main(["export", "--scenario", "--db", url, "-o", str(tmp_path / "a.yaml")]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "--scenario", "--db", url, "-o", "-"]) == 0
+    assert capsys.readouterr().out == (tmp_path / "a.yaml").read_text()
+    assert not (tmp_path / "-").exists()
+
+
 def test_cli_errors(tmp_path: Path, capsys) -> None:
     missing = tmp_path / "missing.db"
     assert main(["export", "--scenario", "--db", f"sqlite:///{missing}"]) == 2
