@@ -25,6 +25,7 @@ from engine.model.ordering import java_order_key
 from engine.model.records import Job, JobSpec, OccurrenceState
 from engine.rewind.heap import Heap
 from engine.rewind.journal import ChangeJournal, JournaledPart
+from engine.schedules.kinds import Once
 
 if TYPE_CHECKING:
     from engine.parts.occurrences import OccurrenceStore
@@ -235,11 +236,17 @@ class JobCursors(JournaledPart):
         self._journal.touch(job)
         assert job.next_due is not None
         tick = job.next_due + 1
+        schedule = job.spec.schedule
         if job.backlog:
             candidate = job.first_fire(tick)
+        elif type(schedule) is Once:
+            # A one-time job's cursor was on its one run: none follows. Told here rather than
+            # by its schedule's ``first_at_or_after``: a call fewer for every run of seed 001
+            # (its benchmark with 3,000 jobs: 991.6 M to 990.7 M instructions, callgrind).
+            candidate = None
         else:  # ``first_fire`` without a backlog, written out: a call fewer per run taken
             since = job.spec_since
-            candidate = job.spec.schedule.first_at_or_after(tick if tick >= since else since)
+            candidate = schedule.first_at_or_after(tick if tick >= since else since)
         job.next_due = None if candidate is None else self.walk(job, candidate)
 
     def walk(self, job: Job, candidate: int | None) -> int | None:
