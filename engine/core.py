@@ -525,7 +525,7 @@ class Engine:
         (:mod:`engine.rewind.frames`): what a history rewinds by. The first is the state now.
         Its records are marked as they change from here on, so an engine has at most one.
         ``check``: the keyframes' debug mode, for tests (:attr:`Frames.check`)."""
-        if self.journal.touch is not id:
+        if self.journal.recorded:
             raise TypeError("this engine already records keyframes")
         frames = self._frames = Frames(self._parts, self.log, self._rng, check)
         self.journal.touch = frames.touch
