@@ -6,10 +6,11 @@ import pytest
 from sweep_helpers import QUEUE
 
 from cronlapse.analyses.sweep.apply import set_value
+from cronlapse.analyses.sweep.evaluate import document
 from cronlapse.analyses.sweep.keys import VaryError, parse_key, parse_variation
 from cronlapse.analyses.sweep.plan import plan_tasks, variants
-from engine.scenario.errors import Problems
-from engine.scenario.validate import scenario_from_tree
+from engine.scenario.errors import Problems, ScenarioInvalid
+from engine.scenario.validate import JobsMemo, scenario_from_tree
 from engine.scenario.yaml_source import parse_yaml
 
 JOBS = """\
@@ -22,12 +23,14 @@ jobs:
 """
 
 
-def _scenario(text: str, *settings: tuple[str, object]):  # type: ignore[no-untyped-def]
+def _scenario(  # type: ignore[no-untyped-def]
+    text: str, *settings: tuple[str, object], memo: JobsMemo | None = None
+):
     problems = Problems("test.yaml")
-    tree = parse_yaml(text, problems)
+    tree = document("test.yaml", text)[0] if memo else parse_yaml(text, problems)
     for key, value in settings:
         tree = set_value(tree, parse_key(key), value)  # type: ignore[arg-type]
-    return scenario_from_tree(tree, problems)
+    return scenario_from_tree(tree, problems, memo)
 
 
 def test_the_first_option_varies_slowest_and_values_keep_their_order() -> None:
@@ -79,3 +82,46 @@ def test_replica_r_plays_with_seed_base_plus_r() -> None:
     assert [t.seed for t in tasks] == [100, 101, 200, 201]
     _, tasks = plan_tasks("q.yaml", QUEUE, [parse_variation("workers=1")], 1, ())
     assert tasks[0].seed == 0
+
+
+GENERATED = (
+    JOBS
+    + """\
+generate:
+  - {count: 3, id: "svc-{n}", choose: {every: [30, 60, 90]}, spread: {duration: [1, 9]}}
+"""
+)
+
+
+def test_variants_that_keep_the_jobs_nodes_share_the_jobs_read_once() -> None:
+    memo = JobsMemo()
+    base = _scenario(GENERATED, memo=memo)
+    for edit in (("workers", 2), ("policy.order", "fifo"), ("seed", 7)):
+        variant = _scenario(GENERATED, edit, memo=memo)
+        assert all(map(lambda a, b: a is b, variant.jobs, base.jobs)), edit
+        assert variant == _scenario(GENERATED, edit)
+
+
+def test_variants_that_change_what_the_jobs_read_read_them_again() -> None:
+    memo = JobsMemo()
+    base = _scenario(GENERATED, memo=memo)
+    for edit in (("jobs[id=extract].priority", "high"), ("seed", 8), ("generate[0].count", 2)):
+        variant = _scenario(GENERATED, edit, memo=memo)
+        assert variant.jobs != base.jobs, edit
+        assert variant == _scenario(GENERATED, edit)
+
+
+def test_jobs_read_with_a_problem_are_read_again_and_refused_again() -> None:
+    memo = JobsMemo()
+    broken = GENERATED.replace("priority: low", "priority: lowest")
+    refusals = []
+    for _ in range(2):
+        with pytest.raises(ScenarioInvalid) as raised:
+            _scenario(broken, ("workers", 2), memo=memo)
+        refusals.append([str(problem) for problem in raised.value.problems])
+    assert refusals[0] == refusals[1] != []
+
+
+def test_a_sweep_parses_its_text_once_a_process() -> None:
+    assert document("t.yaml", JOBS) is document("t.yaml", JOBS)
+    assert document("t.yaml", JOBS)[0] == parse_yaml(JOBS, Problems("t.yaml"))

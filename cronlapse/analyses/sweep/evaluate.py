@@ -8,6 +8,7 @@ as text, so one bad variant is one bad row, never a stopped sweep.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from cronlapse.analyses.latency.attribution import latency_report
@@ -17,8 +18,8 @@ from cronlapse.analyses.sweep.metrics import parse_metric
 from engine.model.problems import Problem
 from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.runner import ScenarioRunner
-from engine.scenario.validate import scenario_from_tree
-from engine.scenario.yaml_source import parse_yaml
+from engine.scenario.validate import JobsMemo, scenario_from_tree
+from engine.scenario.yaml_source import Node, parse_yaml
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +64,24 @@ def _where(problem: Problem) -> str:
     return f"{where}{problem.path}: {problem.message}" if problem.path else where + problem.message
 
 
-def _measure(task: Task) -> tuple[float | None, ...]:
-    problems = Problems(task.source)
-    tree = parse_yaml(task.text, problems)
+@functools.lru_cache(maxsize=1)
+def document(source: str, text: str) -> tuple[Node, JobsMemo]:
+    """The scenario's parsed tree and the memo its variants are loaded with, made once a process
+    for a sweep's every task: each variant is an edit of this one tree, so the jobs it did not
+    edit are read once, not once a variant (:class:`JobsMemo`). Raises
+    :class:`ScenarioInvalid` for a text that does not parse (and keeps nothing then)."""
+    problems = Problems(source)
+    tree = parse_yaml(text, problems)
     problems.raise_if_any()
+    return tree, JobsMemo()
+
+
+def _measure(task: Task) -> tuple[float | None, ...]:
+    tree, memo = document(task.source, task.text)
     for key, value in task.settings:
         tree = set_value(tree, key, value)
     tree = set_value(tree, SEED_KEY, task.seed)
-    scenario = scenario_from_tree(tree, problems)
+    scenario = scenario_from_tree(tree, Problems(task.source), memo)
     runner = ScenarioRunner(scenario, until=task.until, archive=True)
     runner.run()
     metrics = [parse_metric(name) for name in task.metrics]

@@ -16,12 +16,12 @@ import itertools
 from dataclasses import dataclass
 
 from cronlapse.analyses.sweep.apply import closest_path, paths_in, set_value
-from cronlapse.analyses.sweep.evaluate import Task
+from cronlapse.analyses.sweep.evaluate import Task, document
 from cronlapse.analyses.sweep.keys import SEED, Field, Value, Variation, VaryError
 from engine.model.problems import Code
 from engine.scenario.errors import Problems, ScenarioInvalid
 from engine.scenario.validate import scenario_from_tree
-from engine.scenario.yaml_source import Mapping, Node, Scalar, parse_yaml
+from engine.scenario.yaml_source import Mapping, Node, Scalar
 
 MAX_TASKS = 100_000
 """Runs one sweep may ask for (variants times replicas)."""
@@ -77,17 +77,17 @@ def plan_tasks(
 
 def check_keys(source: str, text: str, variations: list[Variation]) -> Node:
     """The parsed scenario, after checking that it loads and that each key, given its first
-    value, names a place the scenario has or may have."""
-    problems = Problems(source)
-    tree = parse_yaml(text, problems)
-    scenario_from_tree(tree, problems)
+    value, names a place the scenario has or may have. Loaded with the memo of the tree the
+    variants edit (:func:`document`): played in this process, they read the jobs loaded here."""
+    tree, memo = document(source, text)
+    scenario_from_tree(tree, Problems(source), memo)
     for variation in variations:
         key = variation.key
         if key.special is not None:
             continue
         edited = set_value(tree, key, variation.values[0])
         try:
-            scenario_from_tree(edited, Problems(source))
+            scenario_from_tree(edited, Problems(source), memo)
         except ScenarioInvalid as invalid:
             _refuse_unknown_key(invalid, tree, variation)
     return tree
