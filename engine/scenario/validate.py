@@ -159,7 +159,7 @@ class _Loader:
         jobs = JobReader(reader, clock.clock, clock.failed)
         defaults = self._defaults(jobs, fields.get("defaults"))
         workers, setup = self._workers(fields.get("workers"))
-        definitions = self._remembered_jobs(jobs, fields, defaults, seed)
+        definitions = self._jobs(jobs, fields, defaults, seed)
         timeline = TimelineReader(reader, jobs, defaults)
         timeline.zones = defined_zones(definitions, timeline.schedules)
         raw = timeline.read(fields["timeline"]) if "timeline" in fields else []
@@ -273,7 +273,7 @@ class _Loader:
             entries.append(TimelineEntry(up, cmd.WorkerUp(worker), None, pair[1].pos))
         return entries
 
-    def _remembered_jobs(
+    def _jobs(
         self,
         jobs: JobReader,
         fields: dict[str, Node],
@@ -283,31 +283,20 @@ class _Loader:
         """The ``jobs:`` and ``generate:`` definitions: the memo's, if it has them for these
         nodes, else read (and given to the memo when nothing so far had a problem)."""
         memo = self.memo
-        if memo is None:
-            return self._jobs(jobs, fields, defaults, seed)
         sections = tuple(fields.get(key) for key in JobsMemo.SECTIONS)
-        definitions = memo.get(sections, seed)
-        if definitions is None:
-            definitions = self._jobs(jobs, fields, defaults, seed)
-            if not self.reader.problems:
-                memo.keep(sections, seed, definitions)
-        return definitions
-
-    def _jobs(
-        self,
-        jobs: JobReader,
-        fields: dict[str, Node],
-        defaults: dict[str, object],
-        seed: int | None,
-    ) -> list[Definition]:
-        definitions = []
+        if memo is not None and (kept := memo.get(sections, seed)) is not None:
+            return kept
+        read = []
         if "jobs" in fields:
             for path, item in self.reader.items(fields["jobs"], "jobs", "a list of jobs"):
-                definitions.append(jobs.job(item, path, 0, defaults))
+                read.append(jobs.job(item, path, 0, defaults))
         if "generate" in fields:
             for generated in read_generators(self.reader, fields["generate"], seed):
-                definitions.append(jobs.job(generated.node, generated.path, 0, defaults))
-        return [definition for definition in definitions if definition is not None]
+                read.append(jobs.job(generated.node, generated.path, 0, defaults))
+        definitions = [definition for definition in read if definition is not None]
+        if memo is not None and not self.reader.problems:
+            memo.keep(sections, seed, definitions)
+        return definitions
 
     # ---------------------------------------------------------- whole file
 
