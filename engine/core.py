@@ -355,12 +355,11 @@ class Engine:
         if spec.job_id in cursors.jobs:
             return False
         now = self._clock.now
+        self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
         if not spec.depends_on:
             cursors.add_runnable(spec, first, now)
-            self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
             return True
         job = cursors.add(spec, first)
-        self.log.add(ev.JobScheduled, now, spec.job_id, spec.schedule.describe())
         doomed_by = self._dependencies.link(job)
         if doomed_by is not None:
             self._lifecycle.cancel_waiting(job, CancelReason.CASCADE, doomed_by)
