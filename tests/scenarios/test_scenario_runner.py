@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from scenario_helpers import problems, scenario
 
 from engine.model import events as ev
 from engine.model.commands import ScheduleJob
-from engine.play.ticks import Phase
-from engine.scenario import Rejection, ScenarioRunner, StatusQuery
+from engine.play.ticks import Phase, TickDriver
+from engine.scenario import Rejection, ScenarioRunner, StatusQuery, load_scenario
 
 
 def failures(text: str) -> list[str]:
@@ -297,3 +300,54 @@ def test_a_schedule_into_an_unknown_pool_that_expects_its_refusal_is_a_test_of_i
         "s.yaml:5:37: timeline[0].schedule.pool: pool 'x' does not exist: the policy "
         "defines no pools"
     ]
+
+
+LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(LIBRARY.glob("*.yaml")) + sorted((LIBRARY / "semantics").glob("*.yaml")),
+    ids=lambda path: path.name,
+)
+def test_run_plays_what_its_steps_play(path: Path) -> None:
+    # run() moves through the ticks between the timeline's in the engine's own loop, steps()
+    # finishes each one: the same events, answers and failures (the demo to its first day).
+    loaded = load_scenario(str(path))
+    until = 1440 if path.name == "demo.yaml" else None
+    played, stepped = ScenarioRunner(loaded, until), ScenarioRunner(loaded, until)
+    played.run()
+    for _ in stepped.steps():
+        pass
+    assert list(played.engine.log) == list(stepped.engine.log)
+    assert (played.failures, played.rejections, played.checked) == (
+        stepped.failures,
+        stepped.rejections,
+        stepped.checked,
+    )
+    assert (played.processed, played.engine.now) == (stepped.processed, stepped.engine.now)
+
+
+def test_run_to_a_stop_finishes_the_timeline_ticks_and_the_stop_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    finished: list[int] = []
+    finish = TickDriver.finish
+    monkeypatch.setattr(
+        TickDriver, "finish", lambda driver, tick: (finished.append(tick), finish(driver, tick))
+    )
+    runner = ScenarioRunner(
+        scenario(
+            """
+            scenario: a stop
+            clock: {until: 100}
+            workers: [w]
+            jobs: [{id: a, every: 10, duration: 3}]
+            timeline:
+              - {at: 42, status: {job: a, scheduled: 40}, expect: RUNNING}
+            """
+        )
+    )
+    assert runner.run() == []
+    assert finished == [0, 42, 100]  # the sections' jobs and workers are at tick 0
+    assert sum(isinstance(e, ev.AttemptStarted) for e in runner.engine.log) == 11
