@@ -123,11 +123,10 @@ class EventLog:
         one's class and its fields. For the readers of the whole log that want a few kinds
         without building them (the latency figures read two of the demo's six): the others
         are passed over in C, by their codes."""
-        codes = frozenset(kind.code for kind in kinds)  # type: ignore[attr-defined]
         kept = self._kept(start)
         stored = self._kinds[kept:] if kept else self._kinds
         fields = self._fields[kept:] if kept else self._fields
-        wanted = list(map(codes.__contains__, stored))
+        wanted = stored.translate(_selector(kinds))
         kinds = map(EVENT_KINDS.__getitem__, compress(stored, wanted))
         return zip(kinds, compress(fields, wanted), strict=True)
 
@@ -232,6 +231,18 @@ class EventRecords:
 
     def slice(self, start: int, stop: int) -> EventRecords:
         return EventRecords(self.kinds[start:stop], self.fields[start:stop])
+
+
+def _selector(kinds: Iterable[type]) -> bytes:
+    """A table for ``bytearray.translate`` that turns the codes of ``kinds`` into 1 and every
+    other code into 0: the log's codes become the mask of the events wanted in one pass in C,
+    where a look-up of each code in a set was a call an event (a sweep's latency figures read
+    the demo's log twice, 160,000 events a week: its variant of the first day went from
+    2,125.4 M to 2,116.9 M instructions, callgrind)."""
+    table = bytearray(256)
+    for kind in kinds:
+        table[kind.code] = 1  # type: ignore[attr-defined]
+    return bytes(table)
 
 
 def _build(code: int, fields: tuple) -> Any:
