@@ -152,7 +152,13 @@ class _Sweep:
             return None
         source, _ = opened
         variants, tasks = plan_tasks(
-            source.source, source.text, variations, args.replicas, tuple(metrics), args.until
+            source.source,
+            source.text,
+            variations,
+            args.replicas,
+            tuple(metrics),
+            args.until,
+            loaded=source.document,
         )
         return cls(variations, tuple(metrics), target, variants, tasks)
 

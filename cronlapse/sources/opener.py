@@ -17,7 +17,8 @@ from cronlapse.importers.files import ImportProblems
 from cronlapse.sources.recognise import SourceKind, recognise
 from cronlapse.sources.stdin import STDIN, STDIN_NAME, stdin_text
 from engine.model.problems import Problem
-from engine.scenario import Scenario, ScenarioInvalid, ScriptRun, parse_scenario, run_script_file
+from engine.scenario import Scenario, ScenarioInvalid, ScriptRun, run_script_file
+from engine.scenario.validate import Document, parse_document
 from engine.scenario.yaml_source import read_text
 
 
@@ -40,6 +41,9 @@ class Source:
     script."""
     not_imported: tuple[str, ...] = ()
     """``file:line: why`` for each thing an importer could not bring in."""
+    document: Document | None = None
+    """The parsed ``text`` and the jobs its load read, for a scenario's file or standard input:
+    a sweep edits this tree, and its variants find the jobs it did not edit already read."""
 
     @property
     def played(self) -> Scenario | ScriptRun:
@@ -91,8 +95,9 @@ def open_source(path: str | Path, *, stdin: bool = True) -> Source:
 
 
 def _scenario(source: str, text: str) -> Source:
-    scenario = parse_scenario(text, source)
-    return Source(source, SourceKind.SCENARIO, _name(scenario, source), scenario, text=text)
+    scenario, document = parse_document(text, source)
+    name = _name(scenario, source)
+    return Source(source, SourceKind.SCENARIO, name, scenario, text=text, document=document)
 
 
 def _name(scenario: Scenario, source: str) -> str:

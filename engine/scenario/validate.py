@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.model import commands as cmd
 from engine.play.ticks import Phase
@@ -69,6 +70,15 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     return scenario_from_tree(parse_yaml(text, problems), problems)
 
 
+def parse_document(text: str, source: str = "<scenario>") -> tuple[Scenario, Document]:
+    """:func:`parse_scenario`, and the document the scenario was loaded from: for an opener whose
+    caller may load edits of the text (a sweep's variants start from its tree and memo, and so
+    read the jobs of its load rather than again)."""
+    problems = Problems(source)
+    document = Document(parse_yaml(text, problems), JobsMemo())
+    return scenario_from_tree(document.tree, problems, document.memo), document
+
+
 def scenario_from_tree(tree: Node, problems: Problems, memo: JobsMemo | None = None) -> Scenario:
     """The scenario in a parsed document (a sweep's variant is an edited one); raises
     :class:`ScenarioInvalid` with ``problems`` and every problem the document has. A caller
@@ -114,6 +124,14 @@ class JobsMemo:
     ) -> None:
         """Keep ``definitions`` as the jobs these section nodes and seed read to."""
         self._last = (sections, seed, tuple(definitions))
+
+
+class Document(NamedTuple):
+    """A parsed scenario and the memo of the jobs it was loaded with: the loads of edits of it
+    that pass this memo read the jobs they did not edit from it (see :class:`JobsMemo`)."""
+
+    tree: Node
+    memo: JobsMemo
 
 
 @dataclass(frozen=True, slots=True)

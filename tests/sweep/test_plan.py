@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sweep_helpers import QUEUE
 
 from cronlapse.analyses.sweep.apply import set_value
-from cronlapse.analyses.sweep.evaluate import document
+from cronlapse.analyses.sweep.evaluate import document, evaluate
 from cronlapse.analyses.sweep.keys import VaryError, parse_key, parse_variation
 from cronlapse.analyses.sweep.plan import plan_tasks, variants
+from cronlapse.sources import open_source
 from engine.scenario.errors import Problems, ScenarioInvalid
+from engine.scenario.jobs import JobReader
 from engine.scenario.validate import JobsMemo, scenario_from_tree
 from engine.scenario.yaml_source import parse_yaml
 
@@ -125,3 +129,21 @@ def test_jobs_read_with_a_problem_are_read_again_and_refused_again() -> None:
 def test_a_sweep_parses_its_text_once_a_process() -> None:
     assert document("t.yaml", JOBS) is document("t.yaml", JOBS)
     assert document("t.yaml", JOBS)[0] == parse_yaml(JOBS, Problems("t.yaml"))
+
+
+def test_a_sweep_of_an_opened_file_reads_its_jobs_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The opener's load fills the memo the variants played in this process are loaded with.
+    read = []
+    job = JobReader.job
+    monkeypatch.setattr(JobReader, "job", lambda *args: (read.append(args[2]), job(*args))[1])
+    path = tmp_path / "generated.yaml"
+    path.write_text(GENERATED)
+    source = open_source(path)
+    _, tasks = plan_tasks(
+        source.source, source.text, [parse_variation("workers=1,2")], 1, (), loaded=source.document
+    )
+    assert document(source.source, source.text) is source.document
+    assert [evaluate(task).error for task in tasks] == [None, None]
+    assert len(read) == len(source.played.jobs) == 5

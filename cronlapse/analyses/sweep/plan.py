@@ -16,11 +16,11 @@ import itertools
 from dataclasses import dataclass
 
 from cronlapse.analyses.sweep.apply import closest_path, paths_in, set_value
-from cronlapse.analyses.sweep.evaluate import Task, document
+from cronlapse.analyses.sweep.evaluate import Task, adopt, document
 from cronlapse.analyses.sweep.keys import SEED, Field, Value, Variation, VaryError
 from engine.model.problems import Code
 from engine.scenario.errors import Problems, ScenarioInvalid
-from engine.scenario.validate import scenario_from_tree
+from engine.scenario.validate import Document, scenario_from_tree
 from engine.scenario.yaml_source import Mapping, Node, Scalar
 
 MAX_TASKS = 100_000
@@ -53,10 +53,13 @@ def plan_tasks(
     replicas: int,
     metrics: tuple[str, ...],
     until: int | None = None,
+    *,
+    loaded: Document | None = None,
 ) -> tuple[list[Variant], list[Task]]:
     """The variants and one task per variant and replica; raises :class:`VaryError` for a key
-    the scenario cannot take and :class:`ScenarioInvalid` for a scenario that does not load."""
-    tree = check_keys(source, text, variations)
+    the scenario cannot take and :class:`ScenarioInvalid` for a scenario that does not load.
+    ``loaded``: the document the scenario was loaded from (the opener's), if any."""
+    tree = check_keys(source, text, variations, loaded)
     found = variants(variations)
     if len(found) * replicas > MAX_TASKS:
         raise VaryError(
@@ -75,12 +78,19 @@ def plan_tasks(
     return found, tasks
 
 
-def check_keys(source: str, text: str, variations: list[Variation]) -> Node:
+def check_keys(
+    source: str, text: str, variations: list[Variation], loaded: Document | None = None
+) -> Node:
     """The parsed scenario, after checking that it loads and that each key, given its first
     value, names a place the scenario has or may have. Loaded with the memo of the tree the
-    variants edit (:func:`document`): played in this process, they read the jobs loaded here."""
-    tree, memo = document(source, text)
-    scenario_from_tree(tree, Problems(source), memo)
+    variants edit (:func:`document`): played in this process, they read the jobs loaded here.
+    A document ``loaded`` already (the opener's) is not loaded again: the variants edit it."""
+    if loaded is None:
+        tree, memo = document(source, text)
+        scenario_from_tree(tree, Problems(source), memo)
+    else:
+        adopt(source, text, loaded)
+        tree, memo = loaded
     for variation in variations:
         key = variation.key
         if key.special is not None:
