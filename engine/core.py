@@ -447,9 +447,7 @@ class Engine:
                 handlers[kind](*payload)
             if auto:
                 if (due and due[0][0] <= now) or cursors.undispatched_submissions:
-                    release = dispatcher.release
-                    for job in cursors.create_due(now):
-                        release(job)
+                    dispatcher.release_all(cursors.create_due(now))  # as ``begin_tick`` does
                 else:
                     cursors.created_through = now
                 assign()
