@@ -216,8 +216,8 @@ class RunStatsReader:
                 if job is None:
                     job = jobs[job_id] = JobStats()
                 started = running.pop((job_id, scheduled, attempt), None)
-                if started is not None:
-                    workers[started[0]].busy += max(0, tick - started[1])
+                if started is not None and tick > started[1]:  # max(0, ...) without its call
+                    workers[started[0]].busy += tick - started[1]
                 if kind is ev.AttemptSucceeded:
                     job.successes += 1
             else:
