@@ -47,7 +47,11 @@ def value(cls: type[T]) -> type[T]:
     undocumented = not cls.__doc__
     if undocumented:
         cls.__doc__ = cls.__name__
-    made = dataclasses.dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)(cls)
+    # Not dataclass's frozen=True: it compiles a __setattr__ and a __delattr__ for each class,
+    # a tenth of what ``cronlapse run`` spent importing; every value shares the ones below.
+    made = _frozen_by_shared_hooks(
+        dataclasses.dataclass(slots=True, init=False, repr=False, eq=False)(_without_own_hooks(cls))
+    )
     if undocumented:  # what dataclass writes, without the types
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in dataclasses.fields(made))})"
     made.__init__ = _fast_init(made)  # type: ignore[misc]
@@ -60,6 +64,64 @@ def value(cls: type[T]) -> type[T]:
     # Pickles written as the class and a tuple of every field's value, or by the dataclass's
     # ``__getstate__``, still load.
     return by_extend(made, leading_values(made))
+
+
+def is_value(cls: type) -> bool:
+    """Whether ``cls`` is frozen by ``@value`` (or inherits from such a class): dataclass's own
+    ``__dataclass_params__.frozen`` is False for it, since dataclass did not freeze it."""
+    return getattr(cls, "__setattr__", None) is _frozen_setattr
+
+
+def _without_own_hooks(cls: type[T]) -> type[T]:
+    """``cls``, refused as dataclass refuses a frozen class that assigns its own way."""
+    for name in ("__setattr__", "__delattr__"):
+        if name in cls.__dict__:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    return cls
+
+
+def _frozen_by_shared_hooks(cls: type[T]) -> type[T]:
+    """``cls`` with what dataclass gives a frozen slotted class, the same functions for all:
+    assignment refused, and the state as the list of the fields' values (for pickles of that
+    form: a value pickles by :func:`~engine.model.compact_pickle.by_extend`)."""
+    cls.__setattr__ = _frozen_setattr  # type: ignore[assignment,method-assign]
+    cls.__delattr__ = _frozen_delattr  # type: ignore[assignment,method-assign]
+    for name, hook in (("__getstate__", _field_values), ("__setstate__", _set_field_values)):
+        if name not in cls.__dict__:
+            setattr(cls, name, hook)
+    return cls
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    """A value's ``__setattr__``, what dataclass compiles for a frozen class, shared by all:
+    refuses its fields (any name, on the value class itself), with dataclass's error."""
+    if _frozen(type(self), name):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    """A value's ``__delattr__``: refuses as :func:`_frozen_setattr` does."""
+    if _frozen(type(self), name):
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
+
+
+def _frozen(cls: type, name: str) -> bool:
+    """Whether attribute ``name`` is frozen on an instance of ``cls``: every name on a value
+    class, the fields on a plain subclass of one (which may add slots of its own)."""
+    return "__dataclass_fields__" in cls.__dict__ or name in cls.__dataclass_fields__  # type: ignore[attr-defined]
+
+
+def _field_values(self: Any) -> list[Any]:
+    """``__getstate__`` as dataclass gives a frozen slotted class: the fields' values."""
+    return [getattr(self, field.name) for field in dataclasses.fields(self)]
+
+
+def _set_field_values(self: Any, state: list[Any]) -> None:
+    """``__setstate__`` as dataclass gives a frozen slotted class, for pickles of that form."""
+    for field, field_value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, field.name, field_value)
 
 
 def _compared(cls: type) -> dict[str, Any]:
