@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import inspect
 import io
 import pickle
 
@@ -276,3 +277,29 @@ def test_a_value_pickled_by_the_frozen_dataclass_state_reads_back() -> None:
     older = object.__new__(Child)
     older.__setstate__(child.__getstate__())  # type: ignore[attr-defined]
     assert older == child
+
+
+def test_a_value_compiles_its_init_when_first_built_with_the_same_signature() -> None:
+    """Most value classes a command imports are never built: each compiles its ``__init__`` on
+    its first call, and says the same signature before and after."""
+
+    @value
+    class Late:
+        a: int
+        b: str = "x"
+        c: tuple[int, ...] = dataclasses.field(default_factory=tuple)
+
+    stub = Late.__init__
+    before = str(inspect.signature(Late))
+    assert Late(1).c == () and Late(2, "y", (3,)) == Late(a=2, b="y", c=(3,))
+    assert Late.__init__ is not stub and Late.__init__.__code__ is not stub.__code__
+    assert str(inspect.signature(Late)) == before
+    assert [*inspect.signature(Late).parameters] == ["a", "b", "c"]
+
+
+def test_keyword_only_fields_are_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="keyword-only or non-init"):
+
+        @value
+        class Keyworded:
+            a: int = dataclasses.field(kw_only=True)
