@@ -37,9 +37,7 @@ WIDE = 8
 
 def value(cls: type[T]) -> type[T]:
     """Make ``cls`` a frozen, slotted dataclass with a fast ``__init__``."""
-    own = {name for name in ("__repr__", "__eq__", "__hash__") if name in cls.__dict__}
-    if "__hash__" in own and cls.__dict__["__hash__"] is None and "__eq__" in own:
-        own.discard("__hash__")  # set by Python for a class body's __eq__, not by its author
+    own = _own_methods(cls)
     # dataclass generates no __init__, __repr__, __eq__ or __hash__ here: it compiles each of them
     # for each class, which was half of what a server's restart spent importing its modules.
     # They are made below from the fields: __init__ as before, the others on their first call.
@@ -65,6 +63,29 @@ def value(cls: type[T]) -> type[T]:
     # Pickles written as the class and a tuple of every field's value, or by the dataclass's
     # ``__getstate__``, still load.
     return by_extend(made, leading_values(made))
+
+
+def mutable_record(cls: type[T]) -> type[T]:
+    """Make ``cls`` a mutable, slotted dataclass, ``@dataclass(slots=True)``, whose ``__repr__``
+    and ``__eq__`` are compiled on their first call, as a value's are: dataclass compiles both
+    for each class, and the engine's records are compared and shown in tests and debugging only
+    (``cronlapse run`` of seed-000-example-1: 9 M of its 716 M instructions, callgrind)."""
+    own = _own_methods(cls)
+    made = dataclasses.dataclass(slots=True, repr=False, eq=False)(cls)
+    for name, method in _compared(made).items():
+        if name in ("__repr__", "__eq__") and name not in own:
+            setattr(made, name, method)
+    if "__eq__" not in own:
+        made.__hash__ = None  # type: ignore[assignment]  # as dataclass leaves a mutable class
+    return made
+
+
+def _own_methods(cls: type) -> set[str]:
+    """Which of ``__repr__``, ``__eq__`` and ``__hash__`` the body of ``cls`` defines."""
+    own = {name for name in ("__repr__", "__eq__", "__hash__") if name in cls.__dict__}
+    if "__hash__" in own and cls.__dict__["__hash__"] is None and "__eq__" in own:
+        own.discard("__hash__")  # set by Python for a class body's __eq__, not by its author
+    return own
 
 
 def is_value(cls: type) -> bool:

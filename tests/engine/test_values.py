@@ -12,7 +12,7 @@ import pytest
 
 from engine.model import events as ev
 from engine.model.compact_pickle import leading_values
-from engine.model.values import WIDE, is_value, value
+from engine.model.values import WIDE, is_value, mutable_record, value
 
 
 @value
@@ -303,3 +303,32 @@ def test_keyword_only_fields_are_refused_when_the_class_is_made() -> None:
         @value
         class Keyworded:
             a: int = dataclasses.field(kw_only=True)
+
+
+@mutable_record
+class Counter:
+    name: str
+    count: int = 0
+    seen: list[str] = dataclasses.field(default_factory=list, compare=False, repr=False)
+
+
+@dataclasses.dataclass(slots=True)
+class CounterByDataclass:
+    name: str
+    count: int = 0
+    seen: list[str] = dataclasses.field(default_factory=list, compare=False, repr=False)
+
+
+def test_a_mutable_record_shows_and_compares_as_the_dataclass_compiling_both_when_used() -> None:
+    """``@mutable_record`` is ``@dataclass(slots=True)`` whose ``__repr__`` and ``__eq__`` are
+    compiled on their first call: dataclass compiled both for each record class."""
+    compiled = "<string>"  # the file name of code made by exec, as dataclass makes its methods
+    assert Counter.__eq__.__code__.co_filename != compiled, "not compiled yet"
+    ours, theirs = Counter("a", 2, ["x"]), CounterByDataclass("a", 2, ["x"])
+    ours.count += 1
+    theirs.count += 1
+    assert repr(ours).removeprefix("Counter") == repr(theirs).removeprefix("CounterByDataclass")
+    assert ours == Counter("a", 3) and ours != Counter("a", 4) and ours != theirs
+    assert Counter.__hash__ is None and not hasattr(ours, "__dict__")
+    assert dataclasses.replace(ours, count=5) == Counter("a", 5)
+    assert Counter.__eq__.__code__.co_filename == compiled
