@@ -18,6 +18,9 @@ slot's descriptor costs about 0.1 µs, a plain ``self.field = ...`` on a class w
 subclass that adds nothing but the default ``__setattr__``, assigns the fields plainly, and turns
 it back (a job definition: 3.0 µs to 1.2 µs). Below ``WIDE`` fields the two class changes cost
 more than they save.
+
+``@mutable_record`` is the mutable counterpart for the engine's records: ``@dataclass(slots=True)``
+with ``__repr__`` and ``__eq__`` made as a value's are, on their first call.
 """
 
 from __future__ import annotations
