@@ -10,19 +10,19 @@ takes, too: a front end that reads only scenarios refuses a script in its own wo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from cronlapse.importers.files import ImportProblems
 from cronlapse.sources.recognise import SourceKind, recognise
 from cronlapse.sources.stdin import STDIN, STDIN_NAME, stdin_text
 from engine.model.problems import Problem
+from engine.model.values import value
 from engine.scenario import Scenario, ScenarioInvalid, ScriptRun, run_script_file
 from engine.scenario.validate import Document, parse_document
 from engine.scenario.yaml_source import read_text
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Source:
     """A source opened: what it is, and the scenario or the played script it amounts to."""
 

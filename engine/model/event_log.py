@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from itertools import compress, count
 from typing import Any, overload
+
+from engine.model.values import mutable_record
 
 EVENT_KINDS: list[type] = []
 """Every concrete event class; an event's code is its index here."""
@@ -214,7 +215,7 @@ class EventLog:
         return _build(self._kinds[at], self._fields[at])
 
 
-@dataclass(slots=True)
+@mutable_record
 class EventRecords:
     """A stretch of the log as stored: the events' codes and their fields."""
 

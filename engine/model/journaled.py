@@ -21,10 +21,12 @@ code is exactly what a hand-written tuple costs, which a loop over field names i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, Field, dataclass, fields
+from dataclasses import MISSING, Field, fields
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, TypeVar, overload
+
+from engine.model.values import value
 
 T = TypeVar("T")
 
@@ -57,7 +59,7 @@ def kind(f: Field) -> Journal:
     return f.metadata.get("journal", Journal.FIELD)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RecordJournal:
     """What the journal knows about one record class."""
 

@@ -25,16 +25,16 @@ Why these numbers:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from engine.model.problems import Code, Problem, refusal
 from engine.model.records import JobSpec
+from engine.model.values import value
 
 MAX_DURATION = 10**12
 MAX_ATTEMPTS = 1001
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Limit:
     """The values a field takes: whole numbers (or any finite number) from ``low`` to ``high``."""
 
@@ -131,8 +131,8 @@ def spec_problem(spec: JobSpec) -> Problem | None:
         fields.append(("start_deadline", START_DEADLINE, spec.start_deadline))
     if spec.run_timeout is not None:
         fields.append(("run_timeout", RUN_TIMEOUT, spec.run_timeout))
-    for name, limit, value in fields:
-        problem = limit.problem(value)
+    for name, limit, given in fields:
+        problem = limit.problem(given)
         if problem is not None:
             return refusal(Code.OUT_OF_RANGE, f"{name}: {problem}", name)
     return None

@@ -7,12 +7,13 @@ sorts. Every operation is O(log n).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from heapq import heappop, heappush
 
 from engine.model.backoff import Backoff, BackoffKind
 from engine.model.records import Channel
+from engine.model.values import value
 
 
 class DispatchOrder(Enum):
@@ -82,7 +83,7 @@ class DeliveryMode(Enum):
     and the engine's timer only says when the next try is due."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ChannelOutage:
     """A notification channel that fails every delivery during ticks ``[start, end)``."""
 
@@ -91,7 +92,7 @@ class ChannelOutage:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class NotificationPolicy:
     max_tries: int = 5
     """Delivery tries before a notification is DEAD."""
@@ -105,7 +106,7 @@ class NotificationPolicy:
         return any(o.channel is channel and o.start <= tick < o.end for o in self.outages)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Policy:
     order: DispatchOrder = DispatchOrder.PRIORITY
     """Seed 003: "higher-priority tasks execute before lower-priority ones"; ties run in the

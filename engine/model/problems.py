@@ -11,8 +11,9 @@ refusal by its wording: the engine's carry a :class:`Code` for that.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+
+from engine.model.values import value
 
 
 class Code(Enum):
@@ -79,7 +80,7 @@ class Code(Enum):
     DEPENDENCIES_UNMET = "dependencies-unmet"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Problem:
     """One reason an input is refused; ``str()`` is ``file:line:column: path: message``, each
     part left out when it is not known."""

@@ -7,7 +7,7 @@ here is a record the engine has materialised because something happened to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import NoReturn
 
@@ -15,7 +15,7 @@ from engine.model.backoff import Backoff
 from engine.model.compact_pickle import pickled_compactly
 from engine.model.job_rules import OverlapRule, TriggerRule
 from engine.model.journaled import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
-from engine.model.values import value
+from engine.model.values import mutable_record, value
 from engine.schedules.kinds import Schedule
 
 
@@ -246,7 +246,7 @@ NO_OPEN_RUNS: dict[int, None] = _NoOpenRuns()
 
 @pickled_compactly
 @journaled(hot=("next_due", "open", "front"))
-@dataclass(slots=True)
+@mutable_record
 class Job:
     """A scheduled job and the engine's bookkeeping for walking its schedule lazily.
 
@@ -345,7 +345,7 @@ class Job:
 
 @pickled_compactly
 @journaled
-@dataclass(slots=True)
+@mutable_record
 class Attempt:
     """One try of an occurrence on one worker."""
 
@@ -358,7 +358,7 @@ class Attempt:
 
 @pickled_compactly
 @journaled(hot=("state", "attempts"))
-@dataclass(slots=True)
+@mutable_record
 class Occurrence:
     """A materialised run of a job. ``(job_id, scheduled)`` is its identity, kept as ``key``."""
 
@@ -398,7 +398,7 @@ class Occurrence:
 
 @pickled_compactly
 @journaled
-@dataclass(slots=True)
+@mutable_record
 class Worker:
     worker_id: str = field(metadata=IDENTITY)
     order_key: bytes = field(metadata=IDENTITY)

@@ -18,11 +18,15 @@ slot's descriptor costs about 0.1 µs, a plain ``self.field = ...`` on a class w
 subclass that adds nothing but the default ``__setattr__``, assigns the fields plainly, and turns
 it back (a job definition: 3.0 µs to 1.2 µs). Below ``WIDE`` fields the two class changes cost
 more than they save.
+
+``@mutable_record`` is the mutable counterpart for the engine's records: ``@dataclass(slots=True)``
+with ``__repr__`` and ``__eq__`` made as a value's are, on their first call.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import reprlib
 from typing import Any, TypeVar
 
@@ -36,9 +40,7 @@ WIDE = 8
 
 def value(cls: type[T]) -> type[T]:
     """Make ``cls`` a frozen, slotted dataclass with a fast ``__init__``."""
-    own = {name for name in ("__repr__", "__eq__", "__hash__") if name in cls.__dict__}
-    if "__hash__" in own and cls.__dict__["__hash__"] is None and "__eq__" in own:
-        own.discard("__hash__")  # set by Python for a class body's __eq__, not by its author
+    own = _own_methods(cls)
     # dataclass generates no __init__, __repr__, __eq__ or __hash__ here: it compiles each of them
     # for each class, which was half of what a server's restart spent importing its modules.
     # They are made below from the fields: __init__ as before, the others on their first call.
@@ -47,10 +49,14 @@ def value(cls: type[T]) -> type[T]:
     undocumented = not cls.__doc__
     if undocumented:
         cls.__doc__ = cls.__name__
-    made = dataclasses.dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)(cls)
+    # Not dataclass's frozen=True: it compiles a __setattr__ and a __delattr__ for each class,
+    # a tenth of what ``cronlapse run`` spent importing; every value shares the ones below.
+    made = _frozen_by_shared_hooks(
+        dataclasses.dataclass(slots=True, init=False, repr=False, eq=False)(_without_own_hooks(cls))
+    )
     if undocumented:  # what dataclass writes, without the types
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in dataclasses.fields(made))})"
-    made.__init__ = _fast_init(made)  # type: ignore[misc]
+    made.__init__ = _init_on_first_call(made)  # type: ignore[misc]
     for name, method in _compared(made).items():
         if name not in own:
             setattr(made, name, method)
@@ -60,6 +66,87 @@ def value(cls: type[T]) -> type[T]:
     # Pickles written as the class and a tuple of every field's value, or by the dataclass's
     # ``__getstate__``, still load.
     return by_extend(made, leading_values(made))
+
+
+def mutable_record(cls: type[T]) -> type[T]:
+    """Make ``cls`` a mutable, slotted dataclass, ``@dataclass(slots=True)``, whose ``__repr__``
+    and ``__eq__`` are compiled on their first call, as a value's are: dataclass compiles both
+    for each class, and the engine's records are compared and shown in tests and debugging only
+    (``cronlapse run`` of seed-000-example-1: 9 M of its 716 M instructions, callgrind)."""
+    own = _own_methods(cls)
+    made = dataclasses.dataclass(slots=True, repr=False, eq=False)(cls)
+    for name, method in _compared(made).items():
+        if name in ("__repr__", "__eq__") and name not in own:
+            setattr(made, name, method)
+    if "__eq__" not in own:
+        made.__hash__ = None  # type: ignore[assignment]  # as dataclass leaves a mutable class
+    return made
+
+
+def _own_methods(cls: type) -> set[str]:
+    """Which of ``__repr__``, ``__eq__`` and ``__hash__`` the body of ``cls`` defines."""
+    own = {name for name in ("__repr__", "__eq__", "__hash__") if name in cls.__dict__}
+    if "__hash__" in own and cls.__dict__["__hash__"] is None and "__eq__" in own:
+        own.discard("__hash__")  # set by Python for a class body's __eq__, not by its author
+    return own
+
+
+def is_value(cls: type) -> bool:
+    """Whether ``cls`` is frozen by ``@value`` (or inherits from such a class): dataclass's own
+    ``__dataclass_params__.frozen`` is False for it, since dataclass did not freeze it."""
+    return getattr(cls, "__setattr__", None) is _frozen_setattr
+
+
+def _without_own_hooks(cls: type[T]) -> type[T]:
+    """``cls``, refused as dataclass refuses a frozen class that assigns its own way."""
+    for name in ("__setattr__", "__delattr__"):
+        if name in cls.__dict__:
+            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    return cls
+
+
+def _frozen_by_shared_hooks(cls: type[T]) -> type[T]:
+    """``cls`` with what dataclass gives a frozen slotted class, the same functions for all:
+    assignment refused, and the state as the list of the fields' values (for pickles of that
+    form: a value pickles by :func:`~engine.model.compact_pickle.by_extend`)."""
+    cls.__setattr__ = _frozen_setattr  # type: ignore[assignment,method-assign]
+    cls.__delattr__ = _frozen_delattr  # type: ignore[assignment,method-assign]
+    for name, hook in (("__getstate__", _field_values), ("__setstate__", _set_field_values)):
+        if name not in cls.__dict__:
+            setattr(cls, name, hook)
+    return cls
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    """A value's ``__setattr__``, what dataclass compiles for a frozen class, shared by all:
+    refuses its fields (any name, on the value class itself), with dataclass's error."""
+    if _frozen(type(self), name):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    """A value's ``__delattr__``: refuses as :func:`_frozen_setattr` does."""
+    if _frozen(type(self), name):
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
+
+
+def _frozen(cls: type, name: str) -> bool:
+    """Whether attribute ``name`` is frozen on an instance of ``cls``: every name on a value
+    class, the fields on a plain subclass of one (which may add slots of its own)."""
+    return "__dataclass_fields__" in cls.__dict__ or name in cls.__dataclass_fields__  # type: ignore[attr-defined]
+
+
+def _field_values(self: Any) -> list[Any]:
+    """``__getstate__`` as dataclass gives a frozen slotted class: the fields' values."""
+    return [getattr(self, field.name) for field in dataclasses.fields(self)]
+
+
+def _set_field_values(self: Any, state: list[Any]) -> None:
+    """``__setstate__`` as dataclass gives a frozen slotted class, for pickles of that form."""
+    for field, field_value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, field.name, field_value)
 
 
 def _compared(cls: type) -> dict[str, Any]:
@@ -111,13 +198,42 @@ def _compared(cls: type) -> dict[str, Any]:
     return methods
 
 
+def _init_on_first_call(cls: type) -> Any:
+    """An ``__init__`` that compiles ``cls``'s own (:func:`_fast_init`) when first called, puts
+    it in its place and runs it. Most values a command imports are never built (``cronlapse
+    run`` of seed-000-example-1 builds 36 of its 119 classes): compiled when made, they cost
+    that run 21 M of its 737 M instructions (callgrind). It has the signature the compiled one
+    has (``MISSING`` for a default factory's parameter)."""
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for field in dataclasses.fields(cls):
+        if field.kw_only or not field.init:
+            raise TypeError(
+                f"@value does not support keyword-only or non-init fields ({field.name})"
+            )
+        default = field.default
+        if default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            default = inspect.Parameter.empty
+        parameters.append(
+            inspect.Parameter(field.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+        )
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init = _fast_init(cls)
+        cls.__init__ = init  # type: ignore[misc]
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return __init__
+
+
 def _fast_init(cls: type) -> Any:
+    """``cls``'s ``__init__``: each field stored through its slot's descriptor (see the module's
+    docstring), or for a wide value assigned through its builder class."""
     namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING}
     parameters, defaults, stores, plain = [], [], [], []
     for field in dataclasses.fields(cls):
         name = field.name
-        if field.kw_only or not field.init:
-            raise TypeError(f"@value does not support keyword-only or non-init fields ({name})")
         namespace[f"_set_{name}"] = _slot(cls, name).__set__
         if field.default is not dataclasses.MISSING:
             namespace[f"_default_{name}"] = field.default

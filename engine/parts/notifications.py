@@ -19,7 +19,7 @@ jitter).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from engine.model.journaled import BOOKKEEPING, IDENTITY, journaled
 from engine.model.policies import DeliveryMode
 from engine.model.problems import Code
 from engine.model.records import Channel, NotifyOn, Occurrence
+from engine.model.values import mutable_record
 from engine.parts.timers import TimerKind, Timers
 from engine.rewind.journal import JournaledPart
 
@@ -51,7 +52,7 @@ class NotificationState(Enum):
 
 
 @journaled
-@dataclass(slots=True)
+@mutable_record
 class Notification:
     key: NotificationKey = field(metadata=IDENTITY)
     created: int = field(metadata=IDENTITY)

@@ -20,7 +20,6 @@ two parts it was given.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from engine.model.records import Job, Occurrence, OccurrenceState
@@ -49,7 +48,7 @@ class RunBook(Protocol):
     def cursors(self) -> JobCursors: ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Runs:
     """A :class:`RunBook` made of the two parts themselves."""
 

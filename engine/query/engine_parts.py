@@ -8,8 +8,9 @@ in place and never replaces them), so a question costs a lookup, not a copy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from engine.model.values import value
 
 if TYPE_CHECKING:
     from engine.model.policies import Policy
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from engine.rules.run_dependencies import RunDependencies
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class EngineParts:
     """The parts of an engine that the query reads, and never changes."""
 

@@ -7,7 +7,6 @@ own objects, read-only by convention.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from engine.model.job_rules import TriggerRule
@@ -19,11 +18,12 @@ from engine.model.records import (
     OccurrenceState,
     WorkerState,
 )
+from engine.model.values import value
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Page(Generic[T]):
     items: list[T]
     offset: int
@@ -31,7 +31,7 @@ class Page(Generic[T]):
     """Whether rows follow this page."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JobView:
     job: Job
     status: str
@@ -39,7 +39,7 @@ class JobView:
     next_fire_times: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceRow:
     """One run as a table row; ``record`` is None for an implicit (untouched) one."""
 
@@ -56,7 +56,7 @@ class OccurrenceRow:
         return self.record.attempts if self.record is not None else []
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerRow:
     worker_id: str
     state: WorkerState
@@ -67,7 +67,7 @@ class WorkerRow:
     """Share of the ticks since registration spent running attempts."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CancelledRangeView:
     """A job's runs cancelled together without records (a deletion or a cascade), as one row."""
 
@@ -81,7 +81,7 @@ class CancelledRangeView:
     cause: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PoolUse:
     """A pool's slots and how many of them running attempts hold now."""
 
@@ -94,7 +94,7 @@ class PoolUse:
         return self.running >= self.slots
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class UpstreamRun:
     """One upstream job's run that a dependent run is judged against."""
 
@@ -106,7 +106,7 @@ class UpstreamRun:
     is not known yet); None when there is no run."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Upstream:
     """What a run of a job with run dependencies waits for: the rule, the run actually judged
     (a job's runs are judged in order, so a later run waits behind its job's blocked one) and

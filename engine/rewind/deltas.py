@@ -15,10 +15,11 @@ whole, as the object it is (an entry is never rebuilt: its queue may test it by 
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
 from typing import Any
+
+from engine.model.values import value
 
 LARGE = 64
 """A tuple at least this long is kept by position; a shorter one element by element."""
@@ -33,7 +34,7 @@ class _Same:
 SAME = _Same()
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Positions:
     """A large tuple: its length and the objects at the positions that changed."""
 
@@ -42,7 +43,7 @@ class Positions:
     values: tuple
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Elements:
     """A short tuple of the same length: each element's delta."""
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import attrgetter, is_not, itemgetter, not_
 from typing import Any
@@ -47,6 +46,7 @@ from typing import Any
 from engine.model import journaled
 from engine.model.events import EventLog, EventRecords
 from engine.model.rng import TrackedRandom
+from engine.model.values import mutable_record
 from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
@@ -64,7 +64,7 @@ a rebuild replays at most 15 spans of a few hundred pushes and pops (a step back
 more)."""
 
 
-@dataclass(slots=True)
+@mutable_record
 class _Frame:
     """One keyframe: what it copied whole, and what changed in the span leading to it."""
 

@@ -19,12 +19,12 @@ is dropped from its table; one taken out since (archived) is put back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any, Protocol
 
 from engine.model.events import EventLog
 from engine.model.rng import TrackedRandom
+from engine.model.values import value
 
 _save = methodcaller("save")
 
@@ -68,7 +68,7 @@ class StatePart(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Keyframe:
     """The live state of an engine at one moment, as values: restoring it (any number of times)
     gives that state back exactly."""

@@ -26,7 +26,6 @@ above the kernel asks of an engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import events as ev
@@ -34,6 +33,7 @@ from engine.model.commands import BackfillJob, Outcome, Result, refused
 from engine.model.limits import BACKFILL_RUNS
 from engine.model.problems import Code
 from engine.model.records import Backfill, BackfillOrder, Job, OccurrenceState
+from engine.model.values import value
 from engine.rules.run_dependencies import Verdict, upstream_reads
 from engine.schedules.kinds import Once
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 S = OccurrenceState
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Plan:
     """What a backfill would do now: the runs it would create and those that exist, in order."""
 

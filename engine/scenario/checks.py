@@ -8,12 +8,12 @@ holds them stays a pure description.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from engine.core import Assignment, Engine
 from engine.model import events as ev
 from engine.model.commands import Outcome, Result
 from engine.model.records import OccurrenceState, WorkerState
+from engine.model.values import value
 from engine.scenario.errors import Position
 
 OUTCOME_NAMES = {outcome.name.lower(): outcome for outcome in Outcome}
@@ -42,13 +42,13 @@ COUNTABLE_STATES = {
 is left out (check a waiting run with ``status``), and SCHEDULED is infinite for a recurring job."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Mismatch:
     expected: str
     actual: str
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StatusQuery:
     """Seed 000's ``getJobStatus`` as a timeline entry: reads, changes nothing."""
 
@@ -67,7 +67,7 @@ def _outcome_text(result: Result) -> str:
     return f"{text} ({result.message})" if result.message else text
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Accepted:
     """``expect: true`` / ``false``: whether the engine accepted the command (seed 000's)."""
 
@@ -80,7 +80,7 @@ class Accepted:
         return Mismatch(str(self.value).lower(), f"{actual} ({_outcome_text(result)})")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OutcomeIs:
     """``expect: conflict`` (or its HTTP status, 409)."""
 
@@ -98,7 +98,7 @@ def assignment_line(assignment: Assignment) -> str:
     return f"{a.job_id},{a.scheduled},{a.attempt},{a.worker_id}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Assignments:
     """``expect: ["job,10,1,w-a"]``: the attempts a dispatch started, in order."""
 
@@ -113,7 +113,7 @@ class Assignments:
         return Mismatch(json.dumps(list(self.lines)), json.dumps(list(actual)))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StateIs:
     """The answer of a status query; None is seed 000's ``""`` (no such occurrence)."""
 
@@ -135,7 +135,7 @@ Answer = Accepted | OutcomeIs | Assignments | StateIs
 # ------------------------------------------------------------------- checks
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class OccurrenceStatus:
     job_id: str
     scheduled: int
@@ -150,7 +150,7 @@ class OccurrenceStatus:
         return Mismatch(f"{subject} {self.state.name}", shown)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptCount:
     job_id: str
     scheduled: int
@@ -165,7 +165,7 @@ class AttemptCount:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class StateCount:
     """How many occurrences (of one job, or of all) are in ``state``."""
 
@@ -181,7 +181,7 @@ class StateCount:
         return Mismatch(f"{self.count} {self.state.name} occurrences{scope}", str(actual))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class EventCount:
     """How many events of one type (about one job, or any) the log holds so far."""
 
@@ -209,7 +209,7 @@ def event_job(event: ev.Event) -> str | None:
     return getattr(event, "job_id", None)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class WorkerStateIs:
     worker_id: str
     state: WorkerState
@@ -225,7 +225,7 @@ class WorkerStateIs:
 Check = OccurrenceStatus | AttemptCount | StateCount | EventCount | WorkerStateIs
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Expectation:
     """A check of the state at ``tick``, after everything of that tick (see the tick order)."""
 

@@ -9,12 +9,12 @@ records the job and worker ids it uses, which a scenario's loader checks once th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import commands as cmd
 from engine.model import limits
 from engine.model.records import BackfillOrder, CatchUp, Channel, NotifyOn
+from engine.model.values import value
 from engine.scenario.checks import StatusQuery
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import INVALID, Definition, JobReader
@@ -37,7 +37,7 @@ _CHANNELS = {channel.value: channel.value for channel in Channel}
 """How ``complete`` says an attempt ended, besides true and false."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Reference:
     """A job or worker id used at ``tick``; ``lenient`` when the entry states the answer it
     expects (then an unknown id is a test of the engine's answer, not a typo)."""

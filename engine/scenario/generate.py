@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
 
+from engine.model.values import value
 from engine.scenario.errors import Position, path_key
 from engine.scenario.jobs import JOB_KEYS
 from engine.scenario.schema import Reader
@@ -35,7 +35,7 @@ MAX_COUNT = 100_000
 _PLACEHOLDER = re.compile(r"\{n(?::0?(\d{1,2})d?)?\}")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class GeneratedJob:
     """A job mapping made from a template, and the path its problems are reported under."""
 

@@ -9,12 +9,12 @@ refused in its words; calendar keys reuse :mod:`engine.schedules.calendar`'s bui
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from engine.model import limits
 from engine.model.job_rules import Overlap, OverlapRule, TriggerRule
 from engine.model.limits import Limit
 from engine.model.records import PRIORITY_LEVELS, CatchUp, Channel, JobSpec, NotifyOn, Subscription
+from engine.model.values import value
 from engine.scenario.errors import Position, Problems, ScenarioInvalid, path_index, path_key
 from engine.scenario.schedule_keys import SCHEDULE_KEYS, ScheduleReader
 from engine.scenario.schema import Reader, is_null
@@ -72,7 +72,7 @@ OVERLAP_NAMES: dict[str, object] = {
 """The ``overlap`` values, as the source systems spell them (read ignoring case)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Definition:
     """A job defined under ``jobs:``/``generate:`` (tick 0) or by a ``schedule`` command."""
 
@@ -202,11 +202,11 @@ class JobReader(ScheduleReader):
             self.reader.expected(node, path, "a mapping of names to text")
             return None
         texts: dict[str, str] = {}
-        for key, value in node.entries:
-            if not isinstance(value, Scalar) or not isinstance(value.value, str | int):
-                self.reader.expected(value, path_key(path, key.text), "text")
+        for key, item in node.entries:
+            if not isinstance(item, Scalar) or not isinstance(item.value, str | int):
+                self.reader.expected(item, path_key(path, key.text), "text")
                 return None
-            texts[key.text] = value.value if isinstance(value.value, str) else value.text
+            texts[key.text] = item.value if isinstance(item.value, str) else item.text
         return texts
 
     def _overlap_rule(self, settings: dict[str, object], node: Node, path: str) -> None:

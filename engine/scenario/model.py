@@ -8,12 +8,13 @@ ScenarioRunner` plays it in the documented tick order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from engine.core import Engine
 from engine.model.commands import Command, ModifyJob, ScheduleJob
 from engine.model.policies import DispatchMode, Policy
 from engine.model.records import JobSpec
+from engine.model.values import value
 from engine.play.ticks import Phase, TimedCommand
 from engine.scenario.checks import Answer, Expectation, StatusQuery
 from engine.scenario.errors import Position
@@ -23,7 +24,7 @@ from engine.schedules.kinds import Once, Schedule
 Action = Command | StatusQuery
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class TimelineEntry:
     """One command (or status query) at ``tick``, and the answer it must give, if stated."""
 
@@ -34,7 +35,7 @@ class TimelineEntry:
     """Where the entry is written; the answer's position when it states one."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Scenario:
     """Everything a scenario file says, validated."""
 

@@ -12,9 +12,8 @@ the timeline deletes, or pauses without resuming, before the outage is left alon
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.model import commands as cmd
+from engine.model.values import value
 from engine.scenario.errors import path_key
 from engine.scenario.jobs import Definition
 from engine.scenario.model import TimelineEntry
@@ -26,7 +25,7 @@ from engine.schedules.kinds import Once
 OUTAGE_KEYS = ("from", "to")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Outage:
     start: int
     end: int

@@ -10,12 +10,13 @@ sibling ``NAME.expected`` file, line by line, when there is one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import zip_longest
 
 from engine.core import Engine
 from engine.facades.script import ScriptSession
 from engine.model.problems import Problem
+from engine.model.values import value
 from engine.scenario.checks import Mismatch
 from engine.scenario.errors import Position, ScenarioInvalid
 from engine.scenario.runner import Failure
@@ -29,7 +30,7 @@ def expected_path(path: str) -> str:
     return os.path.splitext(path)[0] + EXPECTED_SUFFIX
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ScriptRun:
     """A script played to its end by the protocol's session, which holds its output lines, the
     engine it drove, and the commands it applied (what a history replays)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from engine.model.backoff import Backoff, BackoffKind, Jitter
 from engine.model.policies import (
@@ -20,6 +19,7 @@ from engine.model.policies import (
 )
 from engine.model.presets import PRESETS
 from engine.model.records import Channel
+from engine.model.values import value
 from engine.scenario.errors import path_key
 from engine.scenario.schema import Reader, is_null
 from engine.scenario.yaml_source import Mapping, Node, Scalar
@@ -49,7 +49,7 @@ def values_of(enum: type) -> dict[str, object]:
     return {member.value: member for member in enum}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ClockSettings:
     clock: Clock | None
     until: int | None
@@ -234,9 +234,9 @@ def read_pools(reader: Reader, node: Node | None) -> dict[str, int] | None:
         reader.expected(node, "pools", "a mapping of pool names to their slots")
         return None
     pools: dict[str, int | None] = {}
-    for key, value in node.entries:
+    for key, item in node.entries:
         name = reader.identifier(key, "pools", "a pool name")
-        slots = reader.integer(value, path_key("pools", key.text), 1, MAX_POOL_SLOTS)
+        slots = reader.integer(item, path_key("pools", key.text), 1, MAX_POOL_SLOTS)
         if name is not None:
             pools[name] = slots
     if None in pools.values() or len(pools) < len(node.entries):

@@ -9,11 +9,10 @@ definition in the file is known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.model import commands as cmd
 from engine.model.digits import is_digits
 from engine.model.records import OccurrenceState
+from engine.model.values import value
 from engine.scenario.checks import (
     OUTCOME_NAMES,
     Accepted,
@@ -38,7 +37,7 @@ ENTRY_KEYS = ("at", "expect", *COMMAND_KEYS)
 _HTTP = {outcome.value: outcome for outcome in cmd.Outcome}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class RawEntry:
     """A timeline entry before sorting: its position in the file keeps ties in file order."""
 

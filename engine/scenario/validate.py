@@ -9,10 +9,10 @@ defined later or on recurring jobs, dependency cycles, and ticks past ``clock.un
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.model import commands as cmd
+from engine.model.values import value
 from engine.play.ticks import Phase
 from engine.rules.pools import pool_problem
 from engine.scenario.checks import Expectation
@@ -134,7 +134,7 @@ class Document(NamedTuple):
     memo: JobsMemo
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _Worker:
     name: str
     tick: int

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from engine.model import commands as cmd
 from engine.model import limits
 from engine.model.job_rules import TriggerRule
 from engine.model.records import PRIORITY_LEVELS, CatchUp
+from engine.model.values import value
 from engine.scenario.checks import StatusQuery
 from engine.scenario.command_reader import Built, CommandReader, Zones, no_zones
 from engine.scenario.errors import Position, Problems
@@ -35,7 +35,7 @@ class CommandLineError(ValueError):
     """A command line that does not read; the message says what was expected."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Param:
     """An argument: the next word on the command line, the key ``key`` in a file."""
 
@@ -53,7 +53,7 @@ class Param:
         return labels.get(self.key, self.key.upper())
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Option:
     """A job key given as ``KEY=VALUE`` (or ``KEY: VALUE`` in a file)."""
 
@@ -67,7 +67,7 @@ class Option:
 Builder = Callable[[CommandReader, "Verb", Node, str, int, bool], Built]
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Verb:
     """A command: its words, its help, the engine command it builds and how."""
 

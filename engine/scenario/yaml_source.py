@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import ClassVar
 
 import yaml
@@ -33,6 +32,7 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 from engine.model.problems import Problem
+from engine.model.values import value
 from engine.scenario.errors import (
     Position,
     Problems,
@@ -56,7 +56,7 @@ _NULL, _BOOL, _INT, _FLOAT, _STR = (
 _SEQ, _MAP = _CORE + "seq", _CORE + "map"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Scalar:
     """A plain value: str, int, float, bool or None."""
 
@@ -71,7 +71,7 @@ class Scalar:
     may take for another type (``yes`` a boolean) where a quoted ``'yes'`` stays a string."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Mapping:
     """A YAML mapping whose keys are plain scalars, in file order, without duplicates."""
 
@@ -79,13 +79,13 @@ class Mapping:
     pos: Position
 
     def get(self, key: str) -> Node | None:
-        for name, value in self.entries:
+        for name, item in self.entries:
             if name.text == key:
-                return value
+                return item
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Sequence:
     items: tuple[Node, ...]
     pos: Position

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 
 from cronsim import CronSim, CronSimError
 
+from engine.model.values import value
 from engine.schedules.clock import Clock
 
 FIELDS = ("minute", "hour", "day-of-month", "month", "day-of-week")
@@ -290,7 +291,7 @@ _DAY_WORTH_SKIPPING = 4
 anew, which costs about what walking four fires does."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class _FiringDay:
     """A day walked whole at one UTC offset: the local times of its first and last fire, and
     how many fires it had (:meth:`CronSchedule.count_fire_ticks`)."""

@@ -61,6 +61,7 @@ from engine.model.records import (
     OccurrenceState,
     Subscription,
 )
+from engine.model.values import is_value
 from engine.schedules.calendar import CronSchedule
 from engine.schedules.clock import Clock
 from engine.schedules.kinds import Every, Once, Schedule
@@ -335,7 +336,9 @@ def freeze(value: object) -> object:
         return tuple(freeze(item) for item in value)  # type: ignore[union-attr]
     names = _FIELDS.get(kind)
     if names is None:
-        mutable = dataclasses.is_dataclass(kind) and not kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        mutable = dataclasses.is_dataclass(kind) and not (
+            is_value(kind) or kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        )
         fields = dataclasses.fields(kind) if mutable else ()
         names = _FIELDS[kind] = tuple(f.name for f in fields if f.compare)
     if not names:

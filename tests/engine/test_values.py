@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import inspect
 import io
 import pickle
 
@@ -11,7 +12,7 @@ import pytest
 
 from engine.model import events as ev
 from engine.model.compact_pickle import leading_values
-from engine.model.values import WIDE, value
+from engine.model.values import WIDE, is_value, mutable_record, value
 
 
 @value
@@ -237,3 +238,97 @@ def test_a_value_compiles_its_comparisons_only_when_first_used() -> None:
     assert Fresh(1) == Fresh(1) and hash(Fresh(1)) == hash((1, "x"))
     assert repr(Fresh(2, "y")).endswith("Fresh(a=2, b='y')")
     assert all(getattr(Fresh, m).__code__ is not getattr(Unused, m).__code__ for m in methods)
+
+
+def test_values_share_one_frozen_setattr_and_refuse_as_the_frozen_dataclass() -> None:
+    """``@value`` does not have dataclass compile a ``__setattr__`` and a ``__delattr__`` per
+    class (a tenth of ``cronlapse run``'s imports): all values share one of each, which refuse
+    with dataclass's error and message, through inheritance too."""
+    assert Base.__setattr__ is Child.__setattr__ is Wide.__setattr__ is Empty.__setattr__
+    assert Base.__delattr__ is Child.__delattr__
+    assert is_value(Child) and is_value(WideSubclass) and not is_value(ShownByDataclass)
+    child, theirs = Child(1, "a"), ShownByDataclass(1, "a")
+    for made, field in ((child, "tick"), (child, "size"), (theirs, "tick")):
+        with pytest.raises(
+            dataclasses.FrozenInstanceError, match=f"cannot assign to field '{field}'"
+        ):
+            setattr(made, field, 2)
+        with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot delete field '{field}'"):
+            delattr(made, field)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'other'"):
+        child.other = 1  # type: ignore[attr-defined]
+    assert (child.tick, child.size) == (1, 3)
+    assert [field.name for field in dataclasses.fields(Child)] == ["tick", "name", "size", "tags"]
+    assert dataclasses.replace(child, tick=4) == Child(4, "a")
+
+
+def test_a_plain_subclass_of_a_value_sets_its_own_slots_but_not_the_fields() -> None:
+    child = WideSubclass(1, "y")
+    child.extra = 5  # type: ignore[attr-defined]
+    assert child.extra == 5  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        child.a = 2  # type: ignore[misc]
+
+
+def test_a_value_pickled_by_the_frozen_dataclass_state_reads_back() -> None:
+    """The state dataclass gives a frozen slotted class (its fields' values as a list)."""
+    child = Child(1, "x", tags=("t",))
+    assert child.__getstate__() == [1, "x", 3, ("t",)]  # type: ignore[attr-defined]
+    older = object.__new__(Child)
+    older.__setstate__(child.__getstate__())  # type: ignore[attr-defined]
+    assert older == child
+
+
+def test_a_value_compiles_its_init_when_first_built_with_the_same_signature() -> None:
+    """Most value classes a command imports are never built: each compiles its ``__init__`` on
+    its first call, and says the same signature before and after."""
+
+    @value
+    class Late:
+        a: int
+        b: str = "x"
+        c: tuple[int, ...] = dataclasses.field(default_factory=tuple)
+
+    stub = Late.__init__
+    before = str(inspect.signature(Late))
+    assert Late(1).c == () and Late(2, "y", (3,)) == Late(a=2, b="y", c=(3,))
+    assert Late.__init__ is not stub and Late.__init__.__code__ is not stub.__code__
+    assert str(inspect.signature(Late)) == before
+    assert [*inspect.signature(Late).parameters] == ["a", "b", "c"]
+
+
+def test_keyword_only_fields_are_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="keyword-only or non-init"):
+
+        @value
+        class Keyworded:
+            a: int = dataclasses.field(kw_only=True)
+
+
+@mutable_record
+class Counter:
+    name: str
+    count: int = 0
+    seen: list[str] = dataclasses.field(default_factory=list, compare=False, repr=False)
+
+
+@dataclasses.dataclass(slots=True)
+class CounterByDataclass:
+    name: str
+    count: int = 0
+    seen: list[str] = dataclasses.field(default_factory=list, compare=False, repr=False)
+
+
+def test_a_mutable_record_shows_and_compares_as_the_dataclass_compiling_both_when_used() -> None:
+    """``@mutable_record`` is ``@dataclass(slots=True)`` whose ``__repr__`` and ``__eq__`` are
+    compiled on their first call: dataclass compiled both for each record class."""
+    compiled = "<string>"  # the file name of code made by exec, as dataclass makes its methods
+    assert Counter.__eq__.__code__.co_filename != compiled, "not compiled yet"
+    ours, theirs = Counter("a", 2, ["x"]), CounterByDataclass("a", 2, ["x"])
+    ours.count += 1
+    theirs.count += 1
+    assert repr(ours).removeprefix("Counter") == repr(theirs).removeprefix("CounterByDataclass")
+    assert ours == Counter("a", 3) and ours != Counter("a", 4) and ours != theirs
+    assert Counter.__hash__ is None and not hasattr(ours, "__dict__")
+    assert dataclasses.replace(ours, count=5) == Counter("a", 5)
+    assert Counter.__eq__.__code__.co_filename == compiled
