@@ -10,6 +10,7 @@ takes, too: a front end that reads only scenarios refuses a script in its own wo
 
 from __future__ import annotations
 
+from dataclasses import field
 from pathlib import Path
 
 from cronlapse.importers.files import ImportProblems
@@ -41,9 +42,10 @@ class Source:
     script."""
     not_imported: tuple[str, ...] = ()
     """``file:line: why`` for each thing an importer could not bring in."""
-    document: Document | None = None
+    document: Document | None = field(default=None, compare=False, repr=False)
     """The parsed ``text`` and the jobs its load read, for a scenario's file or standard input:
-    a sweep edits this tree, and its variants find the jobs it did not edit already read."""
+    a sweep edits this tree, and its variants find the jobs it did not edit already read. What
+    the source is does not depend on it (it is ``text`` parsed): not compared, not shown."""
 
     @property
     def played(self) -> Scenario | ScriptRun:

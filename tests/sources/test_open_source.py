@@ -34,6 +34,17 @@ def test_a_scenario_is_parsed(tmp_path: Path) -> None:
     assert source.text == SCENARIO and source.notices == ()
 
 
+def test_a_scenarios_parsed_document_is_kept_but_not_part_of_what_it_is(tmp_path: Path) -> None:
+    """A sweep edits the tree the opener parsed (``Source.document``); two opens of one file are
+    still equal sources, and a source's repr does not print a whole parsed tree."""
+    path = tmp_path / "fleet.yaml"
+    path.write_text(SCENARIO)
+    first, second = open_source(str(path)), open_source(str(path))
+    assert first.document is not None and first.document is not second.document
+    assert first == second
+    assert "document" not in repr(first)
+
+
 def test_a_script_is_played(tmp_path: Path) -> None:
     path = tmp_path / "seed.txt"
     path.write_text(SCRIPT)
