@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -63,3 +64,13 @@ async def until(
 def _never(what: str, timeout: float, context: Callable[[], object] | None) -> str:
     said = f"waited {timeout:g} s for {what}; it never happened"
     return said if context is None else f"{said}\n{context()}"
+
+
+def line_written(path: Path) -> str | None:
+    """The first line of ``path`` once a whole one is there (its newline written), else None:
+    a file a shell redirects a command's output into exists before the command writes, so
+    waiting for it to exist and then reading it may read nothing."""
+    if not path.exists():
+        return None
+    text = path.read_text()
+    return text.partition("\n")[0] if "\n" in text else None

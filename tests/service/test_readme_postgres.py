@@ -26,7 +26,7 @@ import pytest
 from tests.service.conftest import ROOT, Server, WebhookReceiver
 from tests.service.doc_sessions import block, blocks, prints_as_shown, section, sessions
 from tests.service.pg_cluster import Cluster
-from tests.waiting import PATIENCE, wait_until
+from tests.waiting import PATIENCE, line_written, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -160,8 +160,10 @@ def test_the_dashboard_follows_the_service(readme_service: Service, tmp_path: Pa
         readme_service.run(readme_service.argv(creation))
         wait_until(lambda: "backup" in screen(), "the job's run on the screen", context=screen)
         tmux("send-keys", "-t", "t", "q")
-        wait_until(status.exists, "the dashboard to quit", context=screen)
-        assert status.read_text().strip() == "0"
+        exit_status = wait_until(
+            lambda: line_written(status), "the dashboard to quit", context=screen
+        )
+        assert exit_status == "0"
         assert "Traceback" not in screen()
     finally:
         tmux("kill-server")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import PATIENCE, wait_until
+from tests.waiting import PATIENCE, line_written, wait_until
 
 pytestmark = [
     pytest.mark.e2e,
@@ -44,8 +44,10 @@ def test_starts_steps_and_quits_in_tmux(scenario_file: Path, tmp_path: Path) -> 
         _tmux(socket, "send-keys", "-t", "t", "Right")
         wait_until(lambda: "tick 0 / 40" not in screen(), "a step", context=screen)
         _tmux(socket, "send-keys", "-t", "t", "q")
-        wait_until(status.exists, "the dashboard to quit", context=screen)
-        assert status.read_text().strip() == "0"
+        exit_status = wait_until(
+            lambda: line_written(status), "the dashboard to quit", context=screen
+        )
+        assert exit_status == "0"
         assert "Traceback" not in screen()
     finally:
         _tmux(socket, "kill-server")
