@@ -66,14 +66,13 @@ def load_scenario(path: str) -> Scenario:
 
 def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     """The scenario in ``text``; ``source`` names it in messages."""
-    problems = Problems(source)
-    return scenario_from_tree(parse_yaml(text, problems), problems)
+    return parse_document(text, source)[0]
 
 
 def parse_document(text: str, source: str = "<scenario>") -> tuple[Scenario, Document]:
-    """:func:`parse_scenario`, and the document the scenario was loaded from: for an opener whose
-    caller may load edits of the text (a sweep's variants start from its tree and memo, and so
-    read the jobs of its load rather than again)."""
+    """The scenario in ``text`` (``source`` names it in messages), and the document it was
+    loaded from: for an opener whose caller may load edits of the text (a sweep's variants start
+    from its tree and memo, and so read the jobs of its load rather than again)."""
     problems = Problems(source)
     document = Document(parse_yaml(text, problems), JobsMemo())
     return scenario_from_tree(document.tree, problems, document.memo), document
