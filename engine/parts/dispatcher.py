@@ -179,9 +179,11 @@ class Dispatcher(JournaledPart):
         release that follows consults about its active runs (an attempt of a RUNNING run must be
         running: it may be terminated). That is written out in the loop, not called: every run
         of seed 001 starts from a front."""
-        workforce, start, now = self._workforce, self._attempts.start, self._clock.now
-        ready, idle, pools = self.ready, workforce.idle.ids, self._pools
-        take_idle, workers = workforce.idle.pop, workforce.workers
+        # The attempts and the idle pool are held, not their bound methods: binding one made a
+        # method object per call, and seed 001 calls this once per attempt to take one run.
+        workforce, attempts, now = self._workforce, self._attempts, self._clock.now
+        ready, pool, pools = self.ready, workforce.idle, self._pools
+        idle, workers = pool.ids, workforce.workers
         # Not ``while idle and ready``: a pop from an empty queue answers None, and asking the
         # queue first was a call from C (its ``__bool__``) per assignment.
         while idle:
@@ -209,8 +211,8 @@ class Dispatcher(JournaledPart):
                     self.release_all((job,))
             elif occurrence.state is not QUEUED and occurrence.state is not RETRY_PENDING:
                 continue
-            worker = workers[take_idle()]  # the pool's own pop: a call fewer than a wrapper
-            number = start(occurrence, worker)
+            worker = workers[pool.pop()]  # the pool's own pop: a call fewer than a wrapper
+            number = attempts.start(occurrence, worker)
             if assignments is not None:
                 assignments.append(
                     Assignment(occurrence.job_id, occurrence.scheduled, number, worker.worker_id)
