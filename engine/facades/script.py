@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.core import Engine
 from engine.model import events as ev
@@ -153,6 +154,8 @@ class PrintedLines(ev.EventLog):
     compares the two). Read as an ``EventLog``, it is empty."""
 
     __slots__ = ("lines",)
+
+    kinds: ClassVar[frozenset[type] | None] = frozenset(_LINE_WORDS)
 
     def __init__(self, lines: list[str]) -> None:
         super().__init__()

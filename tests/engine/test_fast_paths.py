@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 from engine import CronJobScheduler
 from engine.core import Engine
-from engine.facades.script import ScriptSession, execute_script
+from engine.facades.script import PrintedLines, ScriptSession, execute_script
+from engine.model import events as ev
 from engine.model.commands import Command, Complete, Dispatch, ScheduleJob
+from engine.model.event_log import EventLog
 from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
 from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import TickDriver
@@ -233,3 +235,29 @@ def test_a_headless_script_session_keeps_no_events() -> None:
     assert len(kept.engine.log) > 7
     with pytest.raises(TypeError):
         headless.engine.query.record_keys(OccurrenceState.SUCCEEDED)
+
+
+class _KeepsStarts(EventLog):
+    """A log that keeps only ``AttemptStarted``, and notes every kind it is given."""
+
+    __slots__ = ("given",)
+
+    kinds = frozenset({ev.AttemptStarted})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: list[type] = []
+
+    def add(self, kind: type, *fields: object) -> None:
+        self.given.append(kind)
+
+
+def test_a_submission_to_a_log_that_drops_job_scheduled_does_not_describe_the_job() -> None:
+    """``schedule_checked`` (the facades' SUBMIT) makes a ``JobScheduled``, and the schedule's
+    description it carries, only for a log whose ``kinds`` keep it; a log of every kind gets it."""
+    dropping, keeping = Engine(log=_KeepsStarts()), Engine()
+    for engine in (dropping, keeping):
+        assert engine.schedule_checked(JobSpec("a", Once(0)), 0)
+    assert isinstance(dropping.log, _KeepsStarts) and dropping.log.given == []
+    assert list(keeping.log) == [ev.JobScheduled(0, "a", "once at 0")]
+    assert ev.JobScheduled not in PrintedLines.kinds  # cronlapse script's log drops it
