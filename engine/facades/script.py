@@ -106,15 +106,10 @@ def _integer(tokens: list[str], index: int, name: str, minimum: int | None = Non
     return value
 
 
-def _submit_numbers(tokens: list[str]) -> tuple[int, int, int, int]:
-    """A SUBMIT's priority, duration, maxAttempts and depCount, checked.
-
-    The common case, four unsigned numbers within their minimums, costs one check rather than
-    four: a token holds no space, so the four are ASCII digits if their concatenation is."""
-    if is_digits("".join(tokens[2:6])):
-        priority, duration, max_attempts, dep_count = map(int, tokens[2:6])
-        if duration >= 1 and max_attempts >= 1:
-            return priority, duration, max_attempts, dep_count
+def _each_number(tokens: list[str]) -> tuple[int, int, int, int]:
+    """A SUBMIT's priority, duration, maxAttempts and depCount, each read and checked on its
+    own: for the numbers that are not all unsigned within their minimums (a negative priority,
+    or a problem to report), which ``ScriptSession._submit`` tells at once."""
     return (
         _integer(tokens, 2, "priority"),
         _integer(tokens, 3, "duration", minimum=1),
@@ -282,8 +277,16 @@ class ScriptSession:
         usage = "SUBMIT <id> <priority> <duration> <maxAttempts> <depCount> [dep ...]"
         if len(tokens) < 6:
             raise ScriptError(f"missing fields; expected: {usage}")
-        job_id = tokens[1]
-        priority, duration, max_attempts, dep_count = _submit_numbers(tokens)
+        job_id, numbers = tokens[1], tokens[2:6]
+        # The common case, four unsigned numbers within their minimums, costs one check rather
+        # than four: a token holds no space, so the four are ASCII digits if their concatenation
+        # is. Told here rather than by a function of its own: a call fewer per SUBMIT, 1.2% of
+        # seed 001's benchmark instructions with 3,000 jobs (callgrind).
+        unsigned = is_digits("".join(numbers))
+        if unsigned:
+            priority, duration, max_attempts, dep_count = map(int, numbers)
+        if not unsigned or duration < 1 or max_attempts < 1:
+            priority, duration, max_attempts, dep_count = _each_number(tokens)
         dependencies = tokens[6:]
         if len(dependencies) != dep_count:
             raise ScriptError(f"depCount is {dep_count} but {len(dependencies)} ids follow")
