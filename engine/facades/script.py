@@ -227,18 +227,27 @@ class ScriptSession:
         }
 
     def feed(self, number: int, line: str) -> None:
-        tokens = line.split()
-        if not tokens:
-            return
-        handler = self._commands.get(tokens[0])
-        try:
-            if handler is None:
-                raise ScriptError(f"unknown command {tokens[0]!r}")
-            if self.engine is None and handler != self._init:
-                raise ScriptError("INIT missing: the first command must be INIT")
-            handler(tokens)
-        except ScriptError as error:
-            self.result.problems.append(Problem("", number, 1, "", str(error)))
+        """Line ``number`` of the script."""
+        self.feed_lines((line,), number)
+
+    def feed_lines(self, lines: Iterable[str], first: int = 1) -> None:
+        """The script's ``lines``, numbered from ``first``: one call for them all rather than
+        :meth:`feed` for each, a call fewer per line (seed 001's benchmark script with 3,000
+        jobs, 0.5% of its instructions, callgrind)."""
+        commands, problems = self._commands, self.result.problems
+        for number, line in enumerate(lines, start=first):
+            tokens = line.split()
+            if not tokens:
+                continue
+            handler = commands.get(tokens[0])
+            try:
+                if handler is None:
+                    raise ScriptError(f"unknown command {tokens[0]!r}")
+                if self.engine is None and handler != self._init:
+                    raise ScriptError("INIT missing: the first command must be INIT")
+                handler(tokens)
+            except ScriptError as error:
+                problems.append(Problem("", number, 1, "", str(error)))
 
     @property
     def commands(self) -> list[TimedCommand]:
@@ -407,8 +416,7 @@ class ScriptSession:
 def execute_script(lines: Iterable[str]) -> ScriptResult:
     """Run a protocol script; returns its output lines and its error lines."""
     session = ScriptSession(headless=True)
-    for number, line in enumerate(lines, start=1):
-        session.feed(number, line)
+    session.feed_lines(lines)
     return session.result
 
 

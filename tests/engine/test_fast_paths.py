@@ -261,3 +261,16 @@ def test_a_submission_to_a_log_that_drops_job_scheduled_does_not_describe_the_jo
     assert isinstance(dropping.log, _KeepsStarts) and dropping.log.given == []
     assert list(keeping.log) == [ev.JobScheduled(0, "a", "once at 0")]
     assert ev.JobScheduled not in PrintedLines.kinds  # cronlapse script's log drops it
+
+
+def test_feeding_a_script_s_lines_at_once_is_feeding_them_one_by_one() -> None:
+    """``feed_lines`` (``execute_script``'s one call) numbers its lines from ``first``, as the
+    calls of ``feed`` it stands for would, problems included."""
+    lines = ["INIT 1 0", "SUBMIT a 0 1 1 0", "BOGUS", "SUBMIT b -1 0 1 0", "TICK 3", "STATUS a"]
+    at_once, one_by_one = ScriptSession(headless=True), ScriptSession(headless=True)
+    at_once.feed_lines(lines, first=10)
+    for number, line in enumerate(lines, start=10):
+        one_by_one.feed(number, line)
+    assert at_once.result == one_by_one.result
+    assert [problem.line for problem in at_once.result.problems] == [12, 13]
+    assert at_once.result.output[-1] == "a SUCCEEDED 1"
