@@ -131,7 +131,7 @@ class Dispatcher(JournaledPart):
                 # heap until its last dependency succeeds (or a cascade cancels it).
                 if job.blocked_from is None:
                     job.blocked_from = scheduled
-                    self._log.add(ev.OccurrenceBlocked, self._clock.now, job.job_id, scheduled)
+                    self._log.add(ev.OccurrenceBlocked, self._clock.now, spec.job_id, scheduled)
                 continue
             since = job.runnable_since or 0
             entry = (
@@ -157,11 +157,12 @@ class Dispatcher(JournaledPart):
 
     def push_ready(self, occurrence: Occurrence) -> None:
         """A run with a record may run now (a retry after its backoff, a materialised one)."""
-        job = self._jobs[occurrence.job_id]
+        job_id, scheduled = occurrence.key  # not its properties: a call each
+        job = self._jobs[job_id]
         self.ready.push(
             (
-                occurrence.job_id,
-                occurrence.scheduled,
+                job_id,
+                scheduled,
                 job.order_key,
                 occurrence.priority,
                 occurrence.ready_since,
