@@ -151,6 +151,7 @@ class PrintedLines(ev.EventLog):
     __slots__ = ("lines",)
 
     kinds: ClassVar[frozenset[type] | None] = frozenset(_LINE_WORDS)
+    """The kinds it prints, the only ones it keeps (as lines)."""
 
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
