@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import compress, count
-from typing import Any, overload
+from typing import Any, ClassVar, overload
 
 from engine.model.values import mutable_record
 
@@ -54,6 +54,12 @@ class EventLog:
     """
 
     __slots__ = ("_base", "_fields", "_kinds")
+
+    kinds: ClassVar[frozenset[type] | None] = None
+    """The kinds of event it keeps; None: every kind. A log that drops the others (it is still
+    given them) declares the ones it keeps, so that a writer whose fields cost calls to make
+    may skip an event the log would drop (``Engine.schedule_checked``: a job's ``JobScheduled``
+    and its schedule's description)."""
 
     def __init__(self) -> None:
         self._kinds = bytearray()

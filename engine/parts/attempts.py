@@ -310,7 +310,8 @@ class Attempts:
         """RETRY_PENDING until the backoff passes; a lost attempt retries at once."""
         now = self._clock.now
         self._journal.touch(occurrence)
-        job = self._jobs[occurrence.job_id]
+        job_id, scheduled = occurrence.key  # not its properties: a call each
+        job = self._jobs[job_id]
         delay = 0
         if not lost:
             backoff = job.spec.backoff or self._policy.backoff
@@ -318,7 +319,6 @@ class Attempts:
         occurrence.eligible_at = now + delay
         occurrence.retry_delay = delay
         self._store.set_state(occurrence, job, RUN_RETRY_PENDING)
-        job_id, scheduled = occurrence.key
         self._log.add(
             ev.RetryScheduled, now, job_id, scheduled, attempt.number + 1, now + delay, delay
         )

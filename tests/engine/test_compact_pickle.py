@@ -16,7 +16,7 @@ import pytest
 from engine.core import Engine
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.compact_pickle import leading_values, pickled_compactly
-from engine.model.policies import Policy
+from engine.model.policies import Policy, WorkerPool
 from engine.model.records import NO_OPEN_RUNS, CatchUp, Job, JobSpec
 from engine.schedules.kinds import Every
 
@@ -142,3 +142,24 @@ def test_a_job_gives_its_open_runs_dictionary_back_once_they_are_over() -> None:
     assert list(engine.query.job("j").open) == [10], "its running run"
     engine.advance(20)
     assert engine.query.job("j").open is NO_OPEN_RUNS
+
+
+class _OlderWorkerPool:
+    """Pickles as a ``WorkerPool`` did before its set of idle ids was the slot ``ids``: as any
+    object of slots, ``(None, {slot: value})``, the set under ``_idle``."""
+
+    def __reduce_ex__(self, protocol: object) -> tuple:
+        slots = {"_heap": [(b"w1", "w1"), (b"w2", "w2")], "_idle": {"w1", "w2"}}
+        return object.__new__, (WorkerPool,), (None, slots)
+
+
+def test_a_worker_pool_an_older_cronlapse_pickled_loads_and_a_pool_round_trips() -> None:
+    older = pickle.loads(pickle.dumps(_OlderWorkerPool()))
+    assert isinstance(older, WorkerPool) and older.ids == {"w1", "w2"}
+    assert older.pop() == "w1" and older.ids == {"w2"}
+    pool = WorkerPool()
+    pool.add("w2", b"w2")
+    pool.add("w1", b"w1")
+    for copied in (pickle.loads(pickle.dumps(pool)), copy.deepcopy(pool)):
+        assert copied.snapshot() == pool.snapshot()
+        assert copied.pop() == "w1"

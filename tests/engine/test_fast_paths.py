@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 from engine import CronJobScheduler
 from engine.core import Engine
-from engine.facades.script import ScriptSession, execute_script
+from engine.facades.script import PrintedLines, ScriptSession, execute_script
+from engine.model import events as ev
 from engine.model.commands import Command, Complete, Dispatch, ScheduleJob
+from engine.model.event_log import EventLog
 from engine.model.policies import DispatchOrder, DoomedSubmission, Policy
 from engine.model.records import JobSpec, OccurrenceState
 from engine.play.ticks import TickDriver
@@ -233,3 +235,42 @@ def test_a_headless_script_session_keeps_no_events() -> None:
     assert len(kept.engine.log) > 7
     with pytest.raises(TypeError):
         headless.engine.query.record_keys(OccurrenceState.SUCCEEDED)
+
+
+class _KeepsStarts(EventLog):
+    """A log that keeps only ``AttemptStarted``, and notes every kind it is given."""
+
+    __slots__ = ("given",)
+
+    kinds = frozenset({ev.AttemptStarted})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: list[type] = []
+
+    def add(self, kind: type, *fields: object) -> None:
+        self.given.append(kind)
+
+
+def test_a_submission_to_a_log_that_drops_job_scheduled_does_not_describe_the_job() -> None:
+    """``schedule_checked`` (the facades' SUBMIT) makes a ``JobScheduled``, and the schedule's
+    description it carries, only for a log whose ``kinds`` keep it; a log of every kind gets it."""
+    dropping, keeping = Engine(log=_KeepsStarts()), Engine()
+    for engine in (dropping, keeping):
+        assert engine.schedule_checked(JobSpec("a", Once(0)), 0)
+    assert isinstance(dropping.log, _KeepsStarts) and dropping.log.given == []
+    assert list(keeping.log) == [ev.JobScheduled(0, "a", "once at 0")]
+    assert ev.JobScheduled not in PrintedLines.kinds  # cronlapse script's log drops it
+
+
+def test_feeding_a_script_s_lines_at_once_is_feeding_them_one_by_one() -> None:
+    """``feed_lines`` (``execute_script``'s one call) numbers its lines from ``first``, as the
+    calls of ``feed`` it stands for would, problems included."""
+    lines = ["INIT 1 0", "SUBMIT a 0 1 1 0", "BOGUS", "SUBMIT b -1 0 1 0", "TICK 3", "STATUS a"]
+    at_once, one_by_one = ScriptSession(headless=True), ScriptSession(headless=True)
+    at_once.feed_lines(lines, first=10)
+    for number, line in enumerate(lines, start=10):
+        one_by_one.feed(number, line)
+    assert at_once.result == one_by_one.result
+    assert [problem.line for problem in at_once.result.problems] == [12, 13]
+    assert at_once.result.output[-1] == "a SUCCEEDED 1"
