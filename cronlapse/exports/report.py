@@ -197,7 +197,9 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
+    # Every cell is data: no markup or emoji codes to look for in each (a Text, or a number).
+    width = 110 if not out.isatty() else None
+    console = Console(file=out, width=width, highlight=False, markup=False, emoji=False)
     jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
     names = ("job", "runs", "ok", "failed", "retries", "skipped", "cancelled", "wait p50", "p95")
     for name in (*names, "max"):
