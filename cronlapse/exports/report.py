@@ -211,19 +211,19 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
             *_job_cells((getattr(job, name) for name in _COUNTS), job.waits),
         )
     hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
+    hidden_waits = Waits.merged(job.waits for job in hidden)
     if hidden:
         jobs.add_row(
             f"({len(hidden)} more jobs)",
-            *_job_cells(
-                (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
-                Waits.merged(job.waits for job in hidden),
-            ),
+            *_job_cells((sum(getattr(job, f) for job in hidden) for f in _COUNTS), hidden_waits),
         )
     everything = list(stats.jobs.values())
+    # Every job's waits: the hidden ones' merged above and the shown ones', not each job's again.
+    all_waits = Waits.merged([*(job.waits for _, job in shown), hidden_waits])
     jobs.add_section()
     jobs.add_row(
         "all jobs",
-        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), all_waits),
     )
     console.print(jobs)
     workers = Table(title="Workers", title_justify="left")
