@@ -156,3 +156,32 @@ def test_facts_wait_for_commands_unless_a_rule_of_a_job_acts_alone() -> None:
     backfill = BackfillJob("backfilled", 0, 90, BackfillOrder.SEQUENTIAL)
     assert engine.apply(backfill).accepted
     assert not checker.facts_wait_for_commands()  # a sequential backfill creates run by run
+
+
+FLEET = """\
+scenario: twenty jobs every few ticks on four workers
+clock: {until: 2000}
+policy: {order: fifo}
+workers: [w1, w2, w3, w4]
+generate:
+  - count: 20
+    id: "job-{n:02}"
+    choose:
+      every: [5, 10]
+    spread: {first: [0, 4], duration: [1, 3]}
+"""
+
+
+def test_check_observes_a_few_times_not_once_a_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` reads as ``run`` does: 2,000 steps of some 10,000 events, read every 500."""
+    path = tmp_path / "fleet.yaml"
+    path.write_text(FLEET, encoding="utf-8")
+    monkeypatch.setattr(Reading, "events", 500)
+    observed = []
+    observe = Checker.observe
+    monkeypatch.setattr(Checker, "observe", lambda self: observed.append(observe(self)))
+    status, out, err = call("check", str(path))
+    assert (status, out) == (0, "1 file, 0 expectations, 0 mismatches\n"), err
+    assert 10 <= len(observed) <= 60
