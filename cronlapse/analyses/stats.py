@@ -159,10 +159,6 @@ class RunStats:
     workers: dict[str, WorkerStats] = field(default_factory=dict)
     """By worker id, in registration order."""
 
-    @property
-    def waits(self) -> Waits:
-        return Waits.merged(job.waits for job in self.jobs.values())
-
 
 def run_stats(log: ev.EventLog, now: int) -> RunStats:
     """The summary of a whole log whose last processed tick is ``now``."""

@@ -11,6 +11,7 @@ from cronlapse.cli.playing import (
     INVALID,
     MISMATCH,
     Forgetting,
+    Reading,
     load,
     plural,
     read_once,
@@ -88,15 +89,20 @@ def _checked(
 
 def _check_scenario(scenario: Scenario) -> tuple[list[Failure], int, list[Violation]]:
     """Play ``scenario`` to its end: its mismatches, its count of expectations, and what the
-    checker found (observing each tick, so modified jobs are checked against every definition
-    they had). The checker follows the run, so the engine archives finished runs and the log
-    forgets each step's events once read, and the engine its finished runs once checked
+    checker found (observing every few thousand events and at once after each step that defines
+    a job or logs a fact about one, so modified jobs are checked against every definition they
+    had: :class:`Reading`). The checker follows the run, so the engine archives finished runs
+    and the log forgets its events once read, and the engine its finished runs once checked
     (:class:`Forgetting`): memory follows live work."""
     runner = ScenarioRunner(scenario, archive=True)
     checker = Checker(runner.engine)
     forgetting = Forgetting(runner, checker)
-    for _ in runner.steps():
+    reading = Reading(runner, checker)
+    for _ in runner.stretches(reading.ticks):
+        if not reading.due():
+            continue
         checker.observe()
         forgetting.step()
         runner.release_events(len(runner.engine.log))
+        reading.done()
     return runner.failures, runner.checked, checker.violations(runner.processed)

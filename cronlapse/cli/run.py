@@ -78,9 +78,9 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     forgetting = None if args.stats else Forgetting(runner, checker)
     summary = RunStatsReader()
     formatter = EventFormatter(loaded.clock)
-    reading = Reading(log)
+    reading = Reading(runner, checker)
     printed = 0
-    for _ in runner.steps():
+    for _ in runner.stretches(reading.ticks):
         if not reading.due():
             continue
         checker.observe()

@@ -197,7 +197,9 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=110 if not out.isatty() else None, highlight=False)
+    # Every cell is data: no markup or emoji codes to look for in each (a Text, or a number).
+    width = 110 if not out.isatty() else None
+    console = Console(file=out, width=width, highlight=False, markup=False, emoji=False)
     jobs = Table(title=f"Jobs (at tick {stats.now})", title_justify="left")
     names = ("job", "runs", "ok", "failed", "retries", "skipped", "cancelled", "wait p50", "p95")
     for name in (*names, "max"):
@@ -209,19 +211,19 @@ def print_summary(stats: RunStats, out: TextIO) -> None:
             *_job_cells((getattr(job, name) for name in _COUNTS), job.waits),
         )
     hidden = list(stats.jobs.values())[SUMMARY_ROWS:]
+    hidden_waits = Waits.merged(job.waits for job in hidden)
     if hidden:
         jobs.add_row(
             f"({len(hidden)} more jobs)",
-            *_job_cells(
-                (sum(getattr(job, f) for job in hidden) for f in _COUNTS),
-                Waits.merged(job.waits for job in hidden),
-            ),
+            *_job_cells((sum(getattr(job, f) for job in hidden) for f in _COUNTS), hidden_waits),
         )
     everything = list(stats.jobs.values())
+    # Every job's waits: the hidden ones' merged above and the shown ones', not each job's again.
+    all_waits = Waits.merged([*(job.waits for _, job in shown), hidden_waits])
     jobs.add_section()
     jobs.add_row(
         "all jobs",
-        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), stats.waits),
+        *_job_cells((sum(getattr(job, f) for job in everything) for f in _COUNTS), all_waits),
     )
     console.print(jobs)
     workers = Table(title="Workers", title_justify="left")

@@ -12,7 +12,7 @@ horizon of 10**12 costs what happens in it, not its length.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from engine.core import Engine
@@ -80,6 +80,12 @@ class ScenarioRunner:
             return self.until
         return self.scenario.last_tick if self.scenario.endless else None
 
+    @property
+    def entries_played(self) -> int:
+        """How many timeline entries (commands and status queries) have been played so far:
+        what changes jobs and their rules between two values is a command among them."""
+        return self._entry
+
     def release_events(self, before: int) -> None:
         """Let the log forget its events before index ``before``, which the caller has read,
         unless an expectation still counts them (:attr:`counts_events`)."""
@@ -123,6 +129,28 @@ class ScenarioRunner:
                     yield stop
                 return
             tick = min(ticks)
+            self.run_to(tick)
+            yield tick
+
+    def stretches(self, ticks: Callable[[], int]) -> Iterator[int]:
+        """Play to the end as :meth:`steps` does, but a stretch of ticks at a time, yielding the
+        last tick of each: a stretch reaches at least the step :meth:`steps` would take next
+        and at most ``ticks()`` ticks past the last one played (asked before each stretch),
+        ends at the next timeline or expect tick or at the stop tick, and the engine plays the
+        ticks inside it in its own loop (:meth:`run_to`, as :meth:`run` does), where
+        :meth:`steps` finishes each tick by calls of its own. ``ticks()`` of 1 plays the steps
+        of :meth:`steps`. Without a stop tick, :meth:`steps`: the end is the tick after which
+        the engine has nothing left to do, which only a step at a time finds."""
+        stop = self.stop
+        if stop is None:
+            yield from self.steps()
+            return
+        while self.processed < stop:
+            upcoming = self._next_entry_tick()
+            step = min(t for t in (upcoming, self._next_event_tick(), stop) if t is not None)
+            tick = min(max(step, self.processed + ticks()), stop)
+            if upcoming is not None and upcoming < tick:
+                tick = upcoming
             self.run_to(tick)
             yield tick
 

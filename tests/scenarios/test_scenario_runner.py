@@ -351,3 +351,26 @@ def test_run_to_a_stop_finishes_the_timeline_ticks_and_the_stop_alone(
     assert runner.run() == []
     assert finished == [0, 42, 100]  # the sections' jobs and workers are at tick 0
     assert sum(isinstance(e, ev.AttemptStarted) for e in runner.engine.log) == 11
+
+
+STRETCHED = """
+scenario: stretches
+clock: {until: 100}
+workers: [w]
+jobs: [{id: a, every: 10, duration: 3}]
+timeline:
+  - {at: 42, status: {job: a, scheduled: 40}, expect: RUNNING}
+expect:
+  - {at: 52, job: a, scheduled: 50, status: RUNNING}
+"""
+
+
+def test_stretches_end_at_the_timeline_and_expect_ticks_and_the_stop() -> None:
+    runner = ScenarioRunner(scenario(STRETCHED))
+    assert list(runner.stretches(lambda: 30)) == [0, 30, 42, 52, 82, 100]
+    stepped = ScenarioRunner(scenario(STRETCHED))
+    steps = list(stepped.steps())
+    assert list(runner.engine.log) == list(stepped.engine.log)
+    assert (runner.failures, runner.checked) == ([], 2) == (stepped.failures, stepped.checked)
+    one_tick = ScenarioRunner(scenario(STRETCHED))
+    assert list(one_tick.stretches(lambda: 1)) == steps

@@ -46,7 +46,7 @@ from engine.core import Engine
 from engine.model import events as ev
 from engine.model.job_rules import OverlapRule
 from engine.model.policies import DispatchMode
-from engine.model.records import JobSpec
+from engine.model.records import Job, JobSpec
 
 __all__ = ["Checker", "Violation", "violations"]
 
@@ -119,6 +119,14 @@ class Checker:
         self._read = len(log)
         self._check_archived()
 
+    def facts_wait_for_commands(self) -> bool:
+        """Whether the engine logs no event of :attr:`observe_at_once` before its next command:
+        those facts come from commands (schedule, modify, pause, resume, cancel, backfill) and
+        from the rules of jobs that have one acting on its own (an overlap rule, dependencies, a
+        start deadline, a backfill under way). A caller may then play the ticks up to the next
+        command in one stretch and observe after it, as after each step."""
+        return not any(_acts_alone(job) for job in self.engine.query.jobs().values())
+
     def walk_before(self, horizon: int) -> None:
         """Check now that every run behind each job's cursor and before ``horizon`` was created,
         while the engine still holds them: for an engine about to forget its finished runs
@@ -177,6 +185,17 @@ class Checker:
         if self._liveness is not None:
             found += self._liveness.violations(engine, last)
         return sorted(found, key=lambda violation: violation.tick)
+
+
+def _acts_alone(job: Job) -> bool:
+    """Whether a rule of the job may skip, cancel or backfill its runs between two commands."""
+    spec = job.spec
+    return not job.deleted and (
+        spec.overlap is not None
+        or bool(spec.depends_on)
+        or spec.start_deadline is not None
+        or job.backfill is not None
+    )
 
 
 def violations(engine: Engine, through: int | None = None) -> list[Violation]:
