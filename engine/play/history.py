@@ -32,7 +32,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, le
 
 from engine.core import Engine
 from engine.model.commands import Command, Outcome, Result, refused
@@ -80,10 +81,9 @@ class History:
         after ``start``."""
         self._new_engine = new_engine
         self._start = start
-        self._scenario = sorted(timeline, key=_run_order)
-        """In the order the commands run: by tick, then phase (a stable sort: the timeline's
-        order within a phase)."""
-        self._scenario_ticks = [timed.tick for timed in self._scenario]
+        self._scenario, self._scenario_ticks = _in_run_order(timeline)
+        """In the order the commands run: by tick, then phase (the timeline's order within a
+        phase); and their ticks."""
         self._user: list[TimedCommand] = sorted(user, key=lambda timed: timed.tick)
         self._branch: _Branch | None = None
         self.until = until
@@ -327,9 +327,9 @@ class History:
             )
         self._drop_keyframes_from(ticks[0])
         low = bisect.bisect_left(self._scenario_ticks, ticks[0])
-        tail = sorted([*self._scenario[low:], *timeline], key=_run_order)
+        tail, tail_ticks = _in_run_order([*self._scenario[low:], *timeline])
         self._scenario[low:] = tail
-        self._scenario_ticks[low:] = [timed.tick for timed in tail]
+        self._scenario_ticks[low:] = tail_ticks
         self._recording.forget_after(ticks[0] - 1)
 
     # ------------------------------------------------------------- internals
@@ -450,3 +450,17 @@ class History:
 _run_order = attrgetter("tick", "phase")
 """A timed command's place in the order commands run, ``(tick, phase)``: a key in C, as a
 history sorts the whole timeline when it is made."""
+_tick_of, _phase_of = attrgetter("tick"), attrgetter("phase")
+
+
+def _in_run_order(commands: Sequence[TimedCommand]) -> tuple[list[TimedCommand], list[int]]:
+    """The commands in the order they run (:data:`_run_order`, a stable sort), and their ticks.
+
+    A timeline of one phase in tick order (a scenario's, a journal's, the benchmark's) is in
+    that order already, which C loops over its ticks tell: the sort's key made a tuple per
+    command, 220 M instructions for seed 000's 93,000 where this takes 107 M (callgrind)."""
+    ticks = list(map(_tick_of, commands))
+    if len(set(map(_phase_of, commands))) <= 1 and all(map(le, ticks, islice(ticks, 1, None))):
+        return list(commands), ticks
+    ordered = sorted(commands, key=_run_order)
+    return ordered, list(map(_tick_of, ordered))

@@ -15,7 +15,7 @@ whole, as the object it is (an entry is never rebuilt: its queue may test it by 
 from __future__ import annotations
 
 from array import array
-from itertools import compress
+from itertools import compress, islice
 from operator import is_not
 from typing import Any
 
@@ -58,10 +58,8 @@ def delta(before: Any, after: Any) -> Any:
     if type(after) is not tuple or type(before) is not tuple:
         return after
     if len(after) >= LARGE:
-        common = min(len(before), len(after))
-        positions = array("q", compress(range(common), map(is_not, before, after)))
-        positions.extend(range(common, len(after)))
-        if 2 * len(positions) > len(after):
+        positions = _changed_positions(before, after)
+        if positions is None:
             return after
         return Positions(len(after), positions, tuple(map(after.__getitem__, positions)))
     if len(after) != len(before):
@@ -72,6 +70,29 @@ def delta(before: Any, after: Any) -> Any:
     # Nothing large inside: keep it whole, the very object (a queue's entry is a tuple whose
     # identity its queue may test; a rebuilt equal one would not pass).
     return after
+
+
+def _changed_positions(before: tuple, after: tuple) -> array | None:
+    """The positions of ``after`` whose object is not the one ``before`` holds there (those
+    past its end included), or None when they are more than half of them: ``after`` is then
+    kept whole.
+
+    The comparison stops at the first position past that half, and the positions are an array
+    only once they are known to be kept: a tuple whose order churns (a state's keys in the
+    index) was compared to its end and its positions put one by one into an array, to be
+    thrown away (at seed 000's sizes 175,000 positions of one 900-key tuple, at 176 of the 205
+    keyframes)."""
+    common = min(len(before), len(after))
+    # How many of the positions both hold may change for ``after`` to be kept by positions.
+    most = len(after) // 2 - (len(after) - common)
+    if most < 0:
+        return None
+    changed = list(islice(compress(range(common), map(is_not, before, after)), most + 1))
+    if len(changed) > most:
+        return None
+    positions = array("q", changed)
+    positions.extend(range(common, len(after)))
+    return positions
 
 
 def apply(before: Any, change: Any) -> Any:

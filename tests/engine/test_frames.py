@@ -266,6 +266,28 @@ def test_a_containers_delta_rebuilds_its_copy_with_the_very_objects(
     assert all(map(operator.is_, rebuilt[0], after[0])) and rebuilt[2] is after[2]
 
 
+def test_a_large_copy_is_kept_by_positions_while_at_most_half_of_them_change() -> None:
+    """A delta keeps a large tuple by the positions that changed (those past the copy
+    before's end included) while they are at most half of it, and whole past that."""
+    before = tuple(object() for _ in range(100))
+    new = tuple(object() for _ in range(60))
+    for after, whole in (
+        (before[:50] + new[:50], False),
+        (before[:49] + new[:51], True),
+        (before[:40] + new[:10] + before[50:90], False),
+        (before[:80], False),
+        (before + new[:50], False),
+        (before[:60] + new[:60], False),
+        (before[:59] + new[:60], True),
+        (before + new + new, True),
+    ):
+        change = deltas.delta(before, after)
+        assert (change is after) is whole
+        if not whole:
+            assert isinstance(change, deltas.Positions)
+            assert deltas.apply(before, change) == after
+
+
 def test_a_command_after_the_last_keyframe_forgets_the_archived_rows_it_replaces() -> None:
     """An open-ended run has no keyframe at its end: a command issued after the last one drops
     no keyframe, yet the rows a rewind hid there are another future's. Going back and forth

@@ -27,7 +27,7 @@ from engine.model.events import OccurrenceCancelled, RetryScheduled
 from engine.model.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
 from engine.model.records import CatchUp, Channel, JobSpec, NotifyOn, OccurrenceState, Subscription
 from engine.play.history import SPAN_COST, History
-from engine.play.ticks import at_ticks
+from engine.play.ticks import Phase, TimedCommand, at_ticks
 from engine.schedules.kinds import Every, Once
 
 pytestmark = pytest.mark.integration
@@ -318,6 +318,25 @@ def test_events_at_gives_exactly_one_ticks_events():
     for tick in history.event_ticks[:40]:
         assert history.events_at(tick) == [event for event in log if event.tick == tick]
     assert history.events_at(UNTIL + 1) == []
+
+
+def test_a_timeline_out_of_run_order_plays_as_if_in_it():
+    """A history plays its timeline by tick, then phase, each phase in the timeline's order:
+    one in that order already is taken as it is, any other is sorted (a timeline of one phase
+    given out of tick order, and one in tick order whose phases are not)."""
+    ordered = sorted(at_ticks(TIMELINE), key=lambda timed: timed.tick)
+    shuffled = [*ordered[1::2], *ordered[::2]]
+    phased = [
+        TimedCommand(timed.tick, Phase.BEFORE_EVENTS if index % 2 else timed.phase, timed.command)
+        for index, timed in enumerate(ordered)
+    ]
+    for timeline in (shuffled, phased):
+        runs_as = sorted(timeline, key=lambda timed: (timed.tick, timed.phase))
+        given = History(new_engine_for(DispatchOrder.FIFO), timeline, until=UNTIL)
+        given.seek(UNTIL)
+        played = History(new_engine_for(DispatchOrder.FIFO), runs_as, until=UNTIL)
+        played.seek(UNTIL)
+        assert list(given.engine.log) == list(played.engine.log)
 
 
 def test_history_leaves_the_collector_to_the_application() -> None:
