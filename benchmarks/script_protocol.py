@@ -7,7 +7,7 @@ failure of the first attempt), then one ``TICK`` large enough to finish everythi
 Run from the repository root::
 
     .venv/bin/python benchmarks/script_protocol.py [--jobs N ...] [--rounds R] [--tracemalloc]
-        [--collector batch|default]
+        [--collector script|default]
 
 For each N (3,000 and 100,000 by default), ``execute_script`` and the event-driven yardstick
 (benchmarks/baselines/events_001.py) run the same script in this process, alternately, R times (5);
@@ -16,9 +16,9 @@ the outputs must be identical. Prints the median wall times (time.perf_counter) 
 --tracemalloc the peak of Python allocations during one more engine run, which tracing slows
 down), and counts of the output lines.
 
-Both run under the same cycle-collector settings: by default ``cronlapse script``'s (the batch
-thresholds of cronlapse/cli/collector.py, the path users run), or Python's own with
-``--collector default``.
+Both run under the same cycle-collector settings: by default ``cronlapse script``'s (the path
+users run: cronlapse/cli/collector.py turns the collector off for a script, whose run makes no
+reference cycles), or Python's own with ``--collector default``.
 """
 
 from __future__ import annotations
@@ -118,14 +118,17 @@ def main() -> None:
     )
     parser.add_argument(
         "--collector",
-        choices=("batch", "default"),
-        default="batch",
-        help="the collector's settings for both: `cronlapse script`'s (batch) or Python's",
+        choices=("script", "default"),
+        default="script",
+        help="the collector's settings for both: `cronlapse script`'s (off) or Python's",
     )
     args = parser.parse_args()
-    tuned = collector_tuned_for("script") if args.collector == "batch" else contextlib.nullcontext()
+    tuned = (
+        collector_tuned_for("script") if args.collector == "script" else contextlib.nullcontext()
+    )
     with tuned:
-        print(f"collector thresholds (both): {gc.get_threshold()}")
+        state = "on" if gc.isenabled() else "off"
+        print(f"collector (both): {state}, thresholds {gc.get_threshold()}")
         for jobs in args.jobs:
             compare(jobs, args.seed, args.rounds, args.tracemalloc)
 
