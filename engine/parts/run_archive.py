@@ -350,15 +350,7 @@ class RunArchive:
             else:
                 if entry.__class__ is int:
                     entry = by_job[job_id] = self._expanded(entry)
-                ticks = entry.ticks
-                if ticks and ticks[-1] < scheduled:
-                    # ``_JobRuns.add`` of a run after the job's others, the common case, written
-                    # out: a frame fewer a run archived (a sweep's variant of the demo's first
-                    # day, 2,113.4 M to 2,111.0 M instructions, callgrind).
-                    ticks.append(scheduled)
-                    entry.rows.append(row)
-                else:
-                    entry.add(scheduled, row)
+                entry.add(scheduled, row)
                 code = entry.code
             state = _STATE_CODE[occurrence.state]
             counts[state] += 1
