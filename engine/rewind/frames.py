@@ -236,6 +236,20 @@ class Frames:
                 if record.key != key:
                     raise ValueError(f"a live table holds {record.key!r} under {key!r}")
 
+    def _check_live_births(self, versions: dict[int, _Versions]) -> None:
+        """Debug mode: the records a live table gained since the last keyframe are its last
+        ones (:func:`_new_live`), which is all a keyframe looks at."""
+        for live in self._live:
+            records = list(live.values())
+            unknown = list(
+                compress(records, map(not_, map(versions.__contains__, map(id, records))))
+            )
+            if unknown != _new_live(live, versions):
+                raise ValueError(
+                    "a live table holds a record it gained since the last keyframe before one "
+                    "it held then: a record enters a live table only as a new one, at its end"
+                )
+
     # ---------------------------------------------------------------- reading
 
     @property
@@ -258,10 +272,11 @@ class Frames:
         index = len(self._frames)
         if index and self._base != index - 1:
             raise ValueError("a keyframe is only taken past the last one")
+        versions = self._versions
         if self.check:
             self._check_writes()
             self._check_live_keys()
-        versions = self._versions
+            self._check_live_births(versions)
         # The records gathered by C loops (map, compress, dict), each once, in order: a loop
         # in Python over every touch and every live record was a sixth of the keyframes' cost.
         # The records touched (once or more each) and saved before, in the order first touched:
@@ -274,8 +289,7 @@ class Frames:
             records += new_records
             new += new_records
         for live in self._live:
-            records = list(live.values())
-            new += compress(records, map(not_, map(versions.__contains__, map(id, records))))
+            new += _new_live(live, versions)
         born = list(map(_Versions, new, repeat(index, len(new))))
         versions.update(zip(map(id, new), born, strict=True))
         # The records saved before, by their birth (then in order: the sort is stable), each
@@ -508,6 +522,21 @@ def _tail(table: dict, length: int) -> tuple[list, list]:
     keys.reverse()
     records.reverse()
     return keys, records
+
+
+def _new_live(live: dict, versions: dict[int, _Versions]) -> list:
+    """The records ``live`` gained since the last keyframe, in order: its last ones, after the
+    last record a keyframe saved (known in ``versions``). A live table gains records only as
+    new ones, inserted at its end (:meth:`engine.rewind.live_state.StatePart.live_tables`),
+    and a restore puts a keyframe's records back before any is gained, so the new ones follow
+    every one it held at the last keyframe. A scan from the end stops at the first record
+    known: about 110 records a keyframe at seed 000's sizes, where a scan of the whole table
+    looked at 900 (85 ms of a 2.1 s recording)."""
+    known = map(versions.__contains__, map(id, reversed(live.values())))
+    count = next(compress(range(len(live)), known), len(live))
+    records = list(islice(reversed(live.values()), count))
+    records.reverse()
+    return records
 
 
 def _truncate(table: dict, length: int) -> None:

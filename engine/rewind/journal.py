@@ -38,7 +38,9 @@ class JournaledPart:
         return ()
 
     def live_tables(self) -> tuple[tuple[str, dict], ...]:
-        """Record tables whose records come and go (an archiving engine's live runs)."""
+        """Record tables whose records come and go (an archiving engine's live runs): a
+        record enters one only as a new record, inserted at its end (where a keyframe looks
+        for the new ones)."""
         return ()
 
     def scalars(self) -> tuple:

@@ -48,7 +48,9 @@ class StatePart(Protocol):
 
     def live_tables(self) -> tuple[tuple[str, dict], ...]:
         """Its record tables whose records come and go (an archiving engine's live runs), each
-        record under its ``key`` (a keyframe keeps the records, not their keys)."""
+        record under its ``key`` (a keyframe keeps the records, not their keys). A record
+        enters one only as a new record, inserted at its end: a keyframe looks for the new
+        ones there (:func:`engine.rewind.frames._new_live`)."""
         ...
 
     def scalars(self) -> tuple:

@@ -430,3 +430,25 @@ def test_a_keyframe_keeps_a_live_tables_records_and_the_debug_mode_their_keys() 
     recorded.restore(0)
     recorded.restore(1)
     assert dict(live) == {key: run}
+
+
+def test_a_keyframe_finds_a_live_tables_new_records_at_its_end_and_the_debug_mode_checks_it():
+    """A live table gains records only as new ones, at its end: a keyframe saves its last
+    records, up to the last one known, and the debug mode refuses a record it held before put
+    back in after a new one (a keyframe would not see the new one)."""
+    engine = Engine(archive=True)
+    recorded = engine.record_keyframes(check=True)
+    engine.apply(RegisterWorker("w1"))
+    engine.apply(RegisterWorker("w2"))
+    engine.apply(ScheduleJob(JobSpec("a", Once(0), duration=30)))
+    TickDriver(engine).finish(1)
+    recorded.take(1)
+    (live,) = recorded._live
+    (held,) = live.items()
+    engine.apply(ScheduleJob(JobSpec("b", Once(2), duration=30)))
+    TickDriver(engine).finish(2)
+    assert [run.key for run in frames._new_live(live, recorded._versions)] == [("b", 2)]
+    del live[held[0]]
+    live[held[0]] = held[1]
+    with pytest.raises(ValueError, match="enters a live table only as a new one"):
+        recorded.take(2)
