@@ -452,3 +452,29 @@ def test_a_keyframe_finds_a_live_tables_new_records_at_its_end_and_the_debug_mod
     live[held[0]] = held[1]
     with pytest.raises(ValueError, match="enters a live table only as a new one"):
         recorded.take(2)
+
+
+def test_a_keyframe_saves_nothing_of_a_run_archived_in_its_span_yet_a_rewind_puts_it_back(
+    monkeypatch,
+) -> None:
+    """Runs live at one keyframe and archived before the next left the state for good: the
+    next keyframe saves none of them (only their values before), and a rewind past it puts
+    them back in the live table with those values."""
+    commands = [(0, RegisterWorker(f"w{index}")) for index in range(20)]
+    commands += [(0, ScheduleJob(JobSpec(f"r{i}", Once(0), duration=15))) for i in range(20)]
+    history = History(lambda: Engine(archive=True), at_ticks(commands), until=40, span_cost=10)
+    history.seek(5)
+    live_then = state_fingerprint(history.engine)
+    saved: list[Occurrence] = []
+    save = Occurrence.save
+
+    def counting_save(self: Occurrence, before: tuple | None = None) -> tuple:
+        saved.append(self)
+        return save(self, before)
+
+    monkeypatch.setattr(Occurrence, "save", counting_save)
+    history.seek(40)
+    assert saved == []
+    monkeypatch.undo()
+    history.seek(5)
+    assert state_fingerprint(history.engine) == live_then
