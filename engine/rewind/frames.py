@@ -350,7 +350,8 @@ class Frames:
         """The records of ``known`` born in a live table that holds them no more (archived
         runs). They left the state for good (a live table gains no record back), so a keyframe
         saves nothing of theirs but their values before, which a rewind past it puts back: at
-        seed 000's sizes 20,000 of the 22,000 runs saved again, each a save and its memory."""
+        seed 000's sizes 20,000 of the 22,000 runs saved again were archived, and their saves
+        4 MB of the keyframes' 73."""
         left = set()
         for kept in compress(known, map(is_, map(type, known), repeat(_LiveVersions))):
             record = kept.record
@@ -569,7 +570,7 @@ def _new_live(live: dict, versions: dict[int, _Versions]) -> list:
     and a restore puts a keyframe's records back before any is gained, so the new ones follow
     every one it held at the last keyframe. A scan from the end stops at the first record
     known: about 110 records a keyframe at seed 000's sizes, where a scan of the whole table
-    looked at 900 (85 ms of a 2.1 s recording)."""
+    looked at 900 (171 M of the keyframes' 2,096 M instructions, callgrind)."""
     known = map(versions.__contains__, map(id, reversed(live.values())))
     count = next(compress(range(len(live)), known), len(live))
     records = list(islice(reversed(live.values()), count))
