@@ -148,14 +148,14 @@ class LogSafety:
 
     def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
         """Events as the log stores them, in order, each once."""
-        found, finished = self.found, self.finished
+        found, holds, finish = self.found, self.finished.holds, self.finished.add
         running, busy = self._running, self._busy
         checks_rules = bool(self._rules) or bool(self._slots)
         for kind, fields in stored:
             if kind is ev.AttemptStarted:
                 tick, job_id, scheduled, attempt, worker_id = fields
                 key = (job_id, scheduled)
-                if key in finished:
+                if holds(job_id, scheduled):
                     found.append(Violation(tick, f"{_name(key)} started after it ended"))
                 if key in running:
                     found.append(Violation(tick, f"{_name(key)} started twice at once"))
@@ -168,11 +168,11 @@ class LogSafety:
                 running.pop((job_id, scheduled), None)
                 busy.pop(worker_id, None)
                 if kind is ev.AttemptSucceeded:
-                    finished.add((job_id, scheduled))
+                    finish(job_id, scheduled)
             else:
                 match kind(*fields):
                     case ev.OccurrenceFailed() | ev.OccurrenceCancelled() as event:
-                        finished.add((event.job_id, event.scheduled))
+                        finish(event.job_id, event.scheduled)
                     case ev.NotificationDelivered(key=key) as event:
                         self._delivered[key] += 1
                         if self._delivered[key] > 1:
