@@ -298,8 +298,8 @@ jobs:
 def test_the_archived_runs_check_asks_a_cron_schedule_once_a_tick_for_all_its_jobs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Asked run by run, a cron schedule's answer cost a hash of the schedule (a cron run's
-    check, 25,000 instructions): the jobs on one expression ask it once a tick and batch."""
+    """Asked run by run, a cron schedule's answer cost a hash of the schedule (its expression
+    and clock): the jobs on one expression ask it once a tick and batch."""
     asked = []
     contains = CronSchedule.contains
     monkeypatch.setattr(

@@ -162,9 +162,9 @@ unknown, any tick) and its values (None: unknown)."""
 class _CronAnswers:
     """A cron schedule's answers to ``contains``, for every job on it, over one batch of
     archived runs. Asked run by run, each answer hashed the schedule (its expression and clock)
-    for the answers it remembers across schedules: a cron run's check cost about 25,000
-    instructions, 200 M of the demo's run, where its hundreds of jobs on a few expressions ask
-    about a few ticks a batch."""
+    for the answers it remembers across schedules, where a fleet's hundreds of jobs on a few
+    expressions ask about a few ticks a batch: the check of the demo's 76,662 archived runs
+    (8,700 of them on cron schedules) cost 474 M instructions, 400 M asked once a tick."""
 
     __slots__ = ("_answers", "_schedule")
 
