@@ -6,19 +6,24 @@ everything reports; and what they keep follows live work, not the length of the 
 from __future__ import annotations
 
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from cronlapse.analyses.invariants import Checker, Violation, violations
+from cronlapse.analyses.invariants.definitions import CreationCheck
+from cronlapse.analyses.invariants.facts import FactsReader
 from cronlapse.analyses.stats import RunStats, RunStatsReader, run_stats
 from engine.core import Engine
 from engine.model import events as ev
+from engine.model.event_log import EventLog
 from engine.model.policies import Policy
 from engine.model.records import OccurrenceState
 from engine.query.api import Query
 from engine.scenario import ScenarioRunner, load_scenario, parse_scenario
+from engine.schedules.calendar import CronSchedule
 from tests.engine.test_command_fuzz import (
     command_of,
     fuzzed_programs,
@@ -277,3 +282,78 @@ def test_runs_created_after_a_modification_are_checked_against_it() -> None:
     assert len(found) == 1
     assert found[0].startswith(f"a@{planted.scheduled} was created with priority=")
     assert "duration=1" in found[0]
+
+
+CRON_FLEET = """scenario: jobs on one cron schedule
+clock: {epoch: "2026-03-09T00:00:00", timezone: UTC, tick: 60, until: 200}
+workers: [w1, w2, w3, w4]
+jobs:
+  - {id: r1, cron: "*/5 * * * *", duration: 1}
+  - {id: r2, cron: "*/5 * * * *", duration: 2}
+  - {id: r3, cron: "*/5 * * * *", duration: 1}
+  - {id: r4, cron: "*/5 * * * *", duration: 3}
+"""
+
+
+def test_the_archived_runs_check_asks_a_cron_schedule_once_a_tick_for_all_its_jobs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Asked run by run, a cron schedule's answer cost a hash of the schedule (its expression
+    and clock): the jobs on one expression ask it once a tick and batch."""
+    asked = []
+    contains = CronSchedule.contains
+    monkeypatch.setattr(
+        CronSchedule,
+        "contains",
+        lambda schedule, tick: asked.append(tick) or contains(schedule, tick),
+    )
+    runner = ScenarioRunner(parse_scenario(CRON_FLEET, "cron.yaml"), archive=True)
+    checker = Checker(runner.engine)
+    for tick in runner.steps():
+        if tick % 50 == 0:  # as cronlapse run: a few batches of many runs
+            checker.observe()
+    archived = runner.engine.query.archived_count()
+    assert archived > 100
+    assert len(asked) <= archived // 4 + 4, (len(asked), archived)
+    assert checker.violations(runner.processed) == []
+
+
+def test_an_archived_run_off_its_cron_schedule_is_found_whatever_was_asked_before() -> None:
+    """A mutation: runs of jobs on one cron schedule, then one off it, then one on it, in one
+    batch and in two: the one off it is reported, each time."""
+    runner = ScenarioRunner(parse_scenario(CRON_FLEET, "cron.yaml"), archive=False)
+    runner.run()
+    engine = runner.engine
+    specs = {
+        index: engine.query.job(event.job_id).spec
+        for index, event in engine.log.select((ev.JobScheduled,))
+    }
+    reader = FactsReader()
+    reader.read(engine, 0, specs)
+    runs = engine.query.live_records()
+    on = [runs[("r1", 5)], runs[("r2", 5)], runs[("r2", 10)]]
+    off = replace(runs[("r1", 10)], key=("r1", 7))
+    check = CreationCheck(engine, reader.facts())
+    for batches in ([[*on, off, runs[("r3", 5)]]], [on, [off, runs[("r3", 7 + 3)]]]):
+        found = [str(violation) for batch in batches for violation in check.archived(batch)]
+        assert found == ["tick 7: r1@7 is not in its job's schedule (the one defined at tick 0)"]
+
+
+def test_an_observation_selects_no_facts_from_a_stretch_that_logged_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Selecting the facts and definitions costs a call an event: the demo's week paid it for
+    160,000 events, of which only its first stretch's 2,000 JobScheduled were facts."""
+    selected = []
+    select = EventLog.select
+    monkeypatch.setattr(
+        EventLog,
+        "select",
+        lambda log, kinds, start=0: selected.append(start) or select(log, kinds, start),
+    )
+    runner = _fleet(100)
+    follower = Follower(runner.engine)
+    for _ in runner.steps():
+        follower.step()
+    assert selected and set(selected) == {0}, selected
+    assert follower.checker.violations(runner.processed) == []

@@ -14,18 +14,19 @@ from cronlapse.analyses.invariants.finished import FinishedRuns
 def test_it_holds_exactly_the_runs_added_in_any_order(keys: list[tuple[str, int]]) -> None:
     finished = FinishedRuns()
     for key in keys:
-        finished.add(key)
+        finished.add(*key)
     assert len(finished) == len(set(keys))
     for job_id in "ab":
         for tick in range(-1, 62):
-            assert ((job_id, tick) in finished) == ((job_id, tick) in set(keys))
+            assert finished.holds(job_id, tick) == ((job_id, tick) in set(keys))
 
 
 def test_runs_finishing_in_their_order_cost_one_progression_a_job() -> None:
     finished = FinishedRuns()
     for tick in range(0, 1_000_000, 5):
-        finished.add(("job", tick))
-    finished.add(("job", 2))  # out of order, inside the progression: split around it
+        finished.add("job", tick)
+    finished.add("job", 2)  # out of order, inside the progression: split around it
     progressions = finished._jobs["job"]
     assert len(progressions.starts) == 3
-    assert ("job", 2) in finished and ("job", 995) in finished and ("job", 996) not in finished
+    assert finished.holds("job", 2) and finished.holds("job", 995)
+    assert not finished.holds("job", 996)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from cronlapse.analyses.invariants.facts import JobFacts, Violation
@@ -46,14 +46,16 @@ class IdleTicks:
     """The ends of ticks at which some worker was idle, read from the log in order: pieces of
     ticks ``[start, end]``, each with a worker idle throughout."""
 
-    def __init__(self) -> None:
+    def __init__(self, busy: Mapping[str, object]) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.workers: list[str] = []
-        self._idle: dict[str, None] = {}
-        """Ordered, so the worker named is the same every run."""
-        self._running: set[str] = set()
-        self._down: set[str] = set()
+        self.now_idle: dict[str, None] = {}
+        """The workers idle now, ordered, so the worker named is the same every run; an attempt
+        started or ended updates it (:func:`.replay.replay`)."""
+        self.busy = busy
+        """The workers running an attempt (kept by the safety replay: :class:`.LogSafety`)."""
+        self.down: set[str] = set()
         self._tick: int | None = None
 
     def advance(self, tick: int) -> None:
@@ -68,27 +70,18 @@ class IdleTicks:
             self._close(through)
             self._tick = through + 1
 
-    def started(self, worker_id: str) -> None:
-        self._running.add(worker_id)
-        self._idle.pop(worker_id, None)
-
-    def ended(self, worker_id: str) -> None:
-        self._running.discard(worker_id)
-        if worker_id not in self._down:
-            self._idle[worker_id] = None
-
     def read(self, event: ev.Event) -> None:
-        """A worker's own event (attempts are told by ``started`` and ``ended``)."""
+        """A worker's own event (attempts update :attr:`now_idle` as they are read)."""
         match event:
             case ev.WorkerRegistered(worker_id=worker_id):
-                self._idle[worker_id] = None
+                self.now_idle[worker_id] = None
             case ev.WorkerWentDown(worker_id=worker_id):
-                self._down.add(worker_id)
-                self._idle.pop(worker_id, None)
+                self.down.add(worker_id)
+                self.now_idle.pop(worker_id, None)
             case ev.WorkerCameUp(worker_id=worker_id):
-                self._down.discard(worker_id)
-                if worker_id not in self._running:
-                    self._idle[worker_id] = None
+                self.down.discard(worker_id)
+                if worker_id not in self.busy:
+                    self.now_idle[worker_id] = None
 
     def first(
         self, start: int, end: int, free: Callable[[int, int], int | None] | None = None
@@ -120,9 +113,9 @@ class IdleTicks:
 
     def _close(self, through: int) -> None:
         assert self._tick is not None
-        if not self._idle:
+        if not self.now_idle:
             return
-        worker = next(iter(self._idle))
+        worker = next(iter(self.now_idle))
         if self.ends and self.ends[-1] == self._tick - 1 and self.workers[-1] == worker:
             self.ends[-1] = through
         else:
@@ -133,17 +126,20 @@ class IdleTicks:
 
 class LivenessReplay:
     """Checks (a) and (b) of the module docstring, reading the log as it grows (each event once,
-    in order). What it keeps is live: the runs waiting or running (a run the log finishes is
-    forgotten), the idle stretches of workers and pools, and each job's blocked and held ranges.
-    Check (a) judges a stretch when the run stops waiting; check (b), at the end."""
+    in order: the attempts by :func:`.replay.replay`, beside the safety replay, the others by
+    :meth:`read_other`). What it keeps is live: the runs waiting or running (a run the log
+    finishes is forgotten), the idle stretches of workers and pools, and each job's blocked and
+    held ranges. Check (a) judges a stretch when the run stops waiting; check (b), at the end."""
 
-    def __init__(self, jobs: dict[str, JobFacts], pools: PoolTicks) -> None:
+    def __init__(
+        self, jobs: dict[str, JobFacts], pools: PoolTicks, busy: Mapping[str, object]
+    ) -> None:
         self.found: list[Violation] = []
-        self.idle = IdleTicks()
+        self.idle = IdleTicks(busy)
         self.pools = pools
         self._jobs = jobs
         """The facts about each job, read up to at least the events read here."""
-        self._waiting: dict[Key, int | None] = {}
+        self.waiting: dict[Key, int | None] = {}
         """Live runs the log has told about: since when each waits (None: it does not)."""
         self._blocked: dict[str, list[list]] = {}
         """Per job, its blocked ranges: ``[first scheduled tick, tick unblocked or None]``. One
@@ -153,10 +149,11 @@ class LivenessReplay:
         """Per job, the runs its overlap rule held for a slot: ``[first, last or None]`` by
         scheduled tick. A held run does not wait; each one's ``OccurrenceReleased`` says from
         when it does."""
-        self._current: int | None = None
+        self.current: int | None = None
+        """The tick of the last event read."""
 
     def since(self, key: Key, at: int) -> int | None:
-        waiting = self._waiting
+        waiting = self.waiting
         if key in waiting:
             return waiting[key]
         job_id, scheduled = key
@@ -185,72 +182,49 @@ class LivenessReplay:
                     start = unblocked
         return start
 
-    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
-        """Events as the log stores them. Nearly every event of a long run starts or ends an
-        attempt: those are read from their stored fields (see
-        :data:`engine.model.events.ATTEMPT_ENDS`), and only the few others are built. The cases
-        say what makes a run wait or stop waiting; the last, what changes a worker."""
-        idle, pools, waiting = self.idle, self.pools, self._waiting
-        blocked, held, stopped = self._blocked, self._held, self._stopped
-        pooled = bool(pools.slots)  # most policies have no pools: no calls per event for them
-        current = self._current
-        for kind, fields in stored:
-            tick = fields[0]
-            if tick != current:
-                idle.advance(tick)
-                if pooled:
-                    pools.advance(tick)
-                current = tick
-            if kind is ev.AttemptStarted:
-                _, job_id, scheduled, _, worker_id = fields
-                key = (job_id, scheduled)
-                if scheduled < tick or key in waiting:
-                    stopped(key, tick)
-                else:  # since() is its tick or later (a pause, block or hold puts it off):
-                    waiting[key] = None  # it waited at the end of no earlier tick
-                idle.started(worker_id)
-            elif kind in ev.ATTEMPT_ENDS:
-                idle.ended(fields[4])
-                if kind is ev.AttemptSucceeded:
-                    waiting.pop((fields[1], fields[2]), None)
-            else:
-                event = kind(*fields)
-                match event:
-                    case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
-                        stopped((job_id, scheduled), tick)
-                        waiting.pop((job_id, scheduled))
-                    case ev.OccurrenceFailed(job_id=job_id, scheduled=scheduled):
-                        waiting.pop((job_id, scheduled), None)
-                    case ev.BacklogCancelled(job_id=job_id, first=first):
-                        stopped((job_id, first), tick)
-                    case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
-                        waiting[(job_id, scheduled)] = tick
-                    case ev.RetryScheduled(
-                        job_id=job_id, scheduled=scheduled, eligible_at=eligible_at
-                    ):
-                        waiting[(job_id, scheduled)] = eligible_at
-                    case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
-                        waiting[(job_id, scheduled)] = None
-                        blocked.setdefault(job_id, []).append([scheduled, None])
-                    case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
-                        waiting[(job_id, scheduled)] = None
-                        held.setdefault(job_id, []).append([scheduled, None])
-                    case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
-                        waiting[(job_id, scheduled)] = tick
-                        if event.emptied:
-                            for period in held.get(job_id, ()):
-                                if period[1] is None:
-                                    period[1] = scheduled
-                    case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
-                        waiting[(job_id, scheduled)] = tick
-                        for period in blocked.get(job_id, ()):
-                            if period[1] is None:
-                                period[1] = tick
-                    case _:
-                        idle.read(event)
-            if pooled:
-                pools.read(kind, fields)
-        self._current = current
+    def advance(self, tick: int) -> None:
+        """Events of ``tick`` follow (a later tick than :attr:`current`'s)."""
+        self.idle.advance(tick)
+        if self.pools.slots:
+            self.pools.advance(tick)
+        self.current = tick
+
+    def read_other(self, event: ev.Event, tick: int) -> None:
+        """An event that neither starts nor ends an attempt (those are read by
+        :func:`.replay.replay`). The cases say what makes a run wait or stop waiting; the last,
+        what changes a worker."""
+        waiting, blocked, held = self.waiting, self._blocked, self._held
+        match event:
+            case ev.OccurrenceCancelled(job_id=job_id, scheduled=scheduled):
+                self.stopped((job_id, scheduled), tick)
+                waiting.pop((job_id, scheduled))
+            case ev.OccurrenceFailed(job_id=job_id, scheduled=scheduled):
+                waiting.pop((job_id, scheduled), None)
+            case ev.BacklogCancelled(job_id=job_id, first=first):
+                self.stopped((job_id, first), tick)
+            case ev.RunBackfilled(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = tick
+            case ev.RetryScheduled(job_id=job_id, scheduled=scheduled, eligible_at=eligible_at):
+                waiting[(job_id, scheduled)] = eligible_at
+            case ev.OccurrenceBlocked(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = None
+                blocked.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceHeld(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = None
+                held.setdefault(job_id, []).append([scheduled, None])
+            case ev.OccurrenceReleased(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = tick
+                if event.emptied:
+                    for period in held.get(job_id, ()):
+                        if period[1] is None:
+                            period[1] = scheduled
+            case ev.OccurrenceUnblocked(job_id=job_id, scheduled=scheduled):
+                waiting[(job_id, scheduled)] = tick
+                for period in blocked.get(job_id, ()):
+                    if period[1] is None:
+                        period[1] = tick
+            case _:
+                self.idle.read(event)
 
     def violations(self, engine: Engine, through: int) -> list[Violation]:
         """Check (a)'s findings so far, and check (b) through the end of tick ``through``
@@ -269,7 +243,7 @@ class LivenessReplay:
                 found.append(Violation(through, text))
         return found
 
-    def _stopped(self, key: Key, tick: int) -> None:
+    def stopped(self, key: Key, tick: int) -> None:
         """The run stopped waiting at ``tick``: had it waited at the end of an earlier tick at
         which it could have been taken?"""
         start = self.since(key, tick)
@@ -285,7 +259,7 @@ class LivenessReplay:
                 f"(it could run from tick {start})"
             )
             self.found.append(Violation(hit[0], text))
-        self._waiting[key] = None
+        self.waiting[key] = None
 
 
 def _chance(

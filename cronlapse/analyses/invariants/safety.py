@@ -126,8 +126,9 @@ class LogSafety:
     """Replays the log as it grows: no dispatch of a final occurrence, no double start, one
     delivery a key; no job over its overlap limit nor pool over its slots at any point.
 
-    Nearly every event of a long run starts or ends an attempt: those are read from their stored
-    fields (see :data:`engine.model.events.ATTEMPT_ENDS`), and only the few others are built."""
+    The attempts started and ended are read by :func:`.replay.replay`, which keeps
+    :attr:`running`, :attr:`busy` and :attr:`finished` and reports to :attr:`found`; the few
+    other events come to :meth:`read_other`."""
 
     def __init__(
         self, rules: Mapping[str, OverlapRule], pool_of: Mapping[str, str], slots: dict[str, int]
@@ -136,8 +137,10 @@ class LogSafety:
         self.overlaps: list[Violation] = []
         self.pools: list[Violation] = []
         self.finished = FinishedRuns()
-        self._running: dict[Key, int] = {}
-        self._busy: dict[str, Key] = {}
+        self.running: dict[Key, int] = {}
+        """The attempts running, by run: the number of each."""
+        self.busy: dict[str, Key] = {}
+        """The workers running an attempt: the run of each."""
         self._delivered: Counter = Counter()
         self._rules = rules
         """The overlap rules of the jobs that have one, kept up to date by the caller."""
@@ -146,43 +149,22 @@ class LogSafety:
         self._slots = slots
         self._pool_running = dict.fromkeys(slots, 0)
 
-    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
-        """Events as the log stores them, in order, each once."""
-        found, finished = self.found, self.finished
-        running, busy = self._running, self._busy
-        checks_rules = bool(self._rules) or bool(self._slots)
-        for kind, fields in stored:
-            if kind is ev.AttemptStarted:
-                tick, job_id, scheduled, attempt, worker_id = fields
-                key = (job_id, scheduled)
-                if key in finished:
-                    found.append(Violation(tick, f"{_name(key)} started after it ended"))
-                if key in running:
-                    found.append(Violation(tick, f"{_name(key)} started twice at once"))
-                if worker_id in busy:
-                    found.append(Violation(tick, f"{worker_id} given a second attempt"))
-                running[key] = attempt
-                busy[worker_id] = key
-            elif kind in ev.ATTEMPT_ENDS:
-                _, job_id, scheduled, _, worker_id = fields
-                running.pop((job_id, scheduled), None)
-                busy.pop(worker_id, None)
-                if kind is ev.AttemptSucceeded:
-                    finished.add((job_id, scheduled))
-            else:
-                match kind(*fields):
-                    case ev.OccurrenceFailed() | ev.OccurrenceCancelled() as event:
-                        finished.add((event.job_id, event.scheduled))
-                    case ev.NotificationDelivered(key=key) as event:
-                        self._delivered[key] += 1
-                        if self._delivered[key] > 1:
-                            text = f"notification {key} delivered twice"
-                            found.append(Violation(event.tick, text))
-                continue
-            if checks_rules:
-                self._limits(kind, fields)
+    def read_other(self, event: ev.Event) -> None:
+        """An event that neither starts nor ends an attempt: a run's end, a delivery."""
+        match event:
+            case ev.OccurrenceFailed() | ev.OccurrenceCancelled():
+                self.finished.add(event.job_id, event.scheduled)
+            case ev.NotificationDelivered(key=key):
+                self._delivered[key] += 1
+                if self._delivered[key] > 1:
+                    self.found.append(Violation(event.tick, f"notification {key} delivered twice"))
 
-    def _limits(self, kind: type, fields: tuple) -> None:
+    def checks_limits(self) -> bool:
+        """Whether an attempt started or ended must be held to :meth:`limits` (a job with an
+        overlap rule, or a pool)."""
+        return bool(self._rules) or bool(self._slots)
+
+    def limits(self, kind: type, fields: tuple) -> None:
         """An attempt started or ended, against its job's overlap rule and its pool's slots."""
         tick, job_id, scheduled = fields[0], fields[1], fields[2]
         started = kind is ev.AttemptStarted
