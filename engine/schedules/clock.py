@@ -160,3 +160,22 @@ class Clock:
     def format(self, tick: int) -> str:
         """The instant of ``tick`` as ISO 8601 with UTC offset, e.g. 2026-03-29T03:00:00+02:00."""
         return self.to_datetime(tick).isoformat()
+
+
+class TickTimes:
+    """:meth:`Clock.format` of many ticks of one clock (``cronlapse run`` prints the wall time
+    of each tick with events: 10,064 in the demo's week). The epoch's UTC instant and the
+    length of a tick are worked out once here, where :meth:`Clock.to_datetime` works them out
+    at each call; a :class:`Clock` keeps neither, as a pickled one holds its fields alone.
+    25,000 to 17,500 instructions a tick (callgrind), of which ``isoformat`` is 11,000."""
+
+    __slots__ = ("_start", "_tick", "_zone")
+
+    def __init__(self, clock: Clock) -> None:
+        self._start = clock.epoch.astimezone(UTC)
+        self._tick = timedelta(seconds=clock.tick_seconds)
+        self._zone = clock.zone
+
+    def format(self, tick: int) -> str:
+        """``clock.format(tick)``: a timedelta times a whole number is exact, as is the sum."""
+        return (self._start + self._tick * tick).astimezone(self._zone).isoformat()
