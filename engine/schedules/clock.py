@@ -124,7 +124,12 @@ class Clock:
         return self.key() == other.key()
 
     def __hash__(self) -> int:
-        return hash(self.key())
+        # The zone and the tick alone, which equal clocks share: hashing the epoch works out its
+        # UTC offset twice (key() and the aware datetime's own hash), and the calendar's
+        # remembered fire ticks hash a schedule's clock at each question (18,825 in the demo's
+        # week): 4,300 instructions a hash with the epoch, 1,800 without (callgrind). A process
+        # has a clock or a few, told apart by __eq__.
+        return hash((self.zone, self.tick_seconds))
 
     @classmethod
     def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:
