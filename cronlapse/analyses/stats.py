@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from engine.model import events as ev
 from engine.model.job_rules import Overlap
 from engine.model.records import AttemptOutcome, CancelReason
+from engine.model.values import mutable_record
 
 _ENDINGS: dict[type, AttemptOutcome] = {
     ev.AttemptSucceeded: AttemptOutcome.SUCCEEDED,
@@ -33,7 +34,7 @@ _ENDINGS: dict[type, AttemptOutcome] = {
 }
 
 
-@dataclass(slots=True)
+@mutable_record
 class AttemptRecord:
     """One attempt: where and when it ran, and how it ended (RUNNING if it has not)."""
 
@@ -130,7 +131,7 @@ class Waits:
         return max(self._counts, default=None)
 
 
-@dataclass(slots=True)
+@mutable_record
 class JobStats:
     runs: int = 0
     successes: int = 0
@@ -142,7 +143,7 @@ class JobStats:
     """One per run started."""
 
 
-@dataclass(slots=True)
+@mutable_record
 class WorkerStats:
     registered: int
     busy: int = 0
@@ -153,7 +154,7 @@ class WorkerStats:
         return None if span <= 0 else min(1.0, self.busy / span)
 
 
-@dataclass(slots=True)
+@mutable_record
 class RunStats:
     now: int
     jobs: dict[str, JobStats] = field(default_factory=dict)
@@ -232,7 +233,7 @@ class RunStatsReader:
                 _count(jobs, workers, kind(*fields))
 
 
-@dataclass(slots=True)
+@mutable_record
 class _WorkerTally:
     """A worker as :class:`RunStatsReader` follows it: ``busy`` is the ends of its attempts
     less all their starts, and ``running`` how many have not ended (each is busy until the
