@@ -179,8 +179,8 @@ class RunStatsReader:
     An attempt's busy ticks are its end less its start, so a worker's are the sum of its
     attempts' ends less the sum of their starts: each start and end is added to its worker as
     it is read, and no attempt is kept until its end (the log names the worker in both, and
-    logs an attempt's start before its end). Pairing each end with its start in a dict was a
-    third of the reader's instructions on the demo's week."""
+    logs an attempt's start before its end). Pairing each end with its start in a dict was
+    134 M of the reader's 600 M instructions for the demo's week (callgrind)."""
 
     def __init__(self) -> None:
         self._jobs: dict[str, tuple[JobStats, dict[int, int]]] = {}
