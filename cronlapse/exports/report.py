@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from cronlapse.analyses.stats import RunStats, Waits
 from engine.model import events as ev
-from engine.schedules.clock import Clock
+from engine.schedules.clock import Clock, TickTimes
 
 SUMMARY_ROWS = 50
 """Jobs shown in the summary table; the rest are totalled in one row (the CSV export has all)."""
@@ -26,6 +26,7 @@ class EventFormatter:
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock
+        self._times = None if clock is None else TickTimes(clock)
         self._time: tuple[int, str] = (-1, "")
 
     def line(self, event: ev.Event) -> str:
@@ -96,8 +97,8 @@ class EventFormatter:
     def _wall_time(self, tick: int) -> str:
         # Consecutive events mostly share a tick; formatting a datetime is the slow part.
         if self._time[0] != tick:
-            assert self.clock is not None
-            self._time = (tick, self.clock.format(tick))
+            assert self._times is not None
+            self._time = (tick, self._times.format(tick))
         return self._time[1]
 
 

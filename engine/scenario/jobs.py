@@ -55,6 +55,9 @@ SOURCE_KEY = "source"
 """Where an imported job came from and what of it the scenario does not model (its entry as
 written, the rest of its manifest, its unit files), kept so that ``cronlapse export`` can write
 it back: text for the exporters, which the engine never reads. Allowed on ``jobs:`` entries."""
+_ENTRY_KEYS = dict.fromkeys((*JOB_KEYS, SOURCE_KEY))
+"""The keys of a ``jobs:`` entry, in order, for :meth:`Reader.mapping`: a dict finds each of an
+entry's keys at once where the tuple was walked for it (the demo's 2,000 generated jobs)."""
 MODIFY_KEYS = ("job", *SCHEDULE_KEYS, *MODIFIABLE_KEYS)
 NOTIFY_KEYS = ("on", "channel", "to")
 
@@ -168,7 +171,7 @@ class JobReader(ScheduleReader):
 
         ``defaults`` holds only valid settings: a wrong default is reported once, at itself.
         """
-        fields = self.reader.mapping(node, path, (*JOB_KEYS, SOURCE_KEY), required=("id",))
+        fields = self.reader.mapping(node, path, _ENTRY_KEYS, required=("id",))
         if fields is None:
             return None
         source = None

@@ -13,10 +13,10 @@ horizon of 10**12 costs what happens in it, not its length.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from engine.core import Engine
 from engine.model.commands import Result
+from engine.model.values import value
 from engine.play.ticks import TickDriver, TimedCommand
 from engine.scenario.checks import EventCount, Mismatch, StatusQuery
 from engine.scenario.errors import Position
@@ -24,7 +24,7 @@ from engine.scenario.history_reads import HistoryReads
 from engine.scenario.model import Scenario, TimelineEntry
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Failure:
     """An answer or a check that did not hold: ``file:line: expected X, got Y``."""
 
@@ -37,7 +37,7 @@ class Failure:
         return f"{where}: expected {self.mismatch.expected}, got {self.mismatch.actual}"
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Rejection:
     """A command the engine refused although the timeline stated no answer for it."""
 

@@ -124,7 +124,12 @@ class Clock:
         return self.key() == other.key()
 
     def __hash__(self) -> int:
-        return hash(self.key())
+        # The zone and the tick alone, which equal clocks share: hashing the epoch works out its
+        # UTC offset twice (key() and the aware datetime's own hash), and the calendar's
+        # remembered fire ticks hash a schedule's clock at each question (18,825 in the demo's
+        # week): 4,300 instructions a hash with the epoch, 1,800 without (callgrind). A process
+        # has a clock or a few, told apart by __eq__.
+        return hash((self.zone, self.tick_seconds))
 
     @classmethod
     def parse(cls, epoch: str | None, timezone: str = "UTC", tick: int = 1) -> Clock:
@@ -160,3 +165,22 @@ class Clock:
     def format(self, tick: int) -> str:
         """The instant of ``tick`` as ISO 8601 with UTC offset, e.g. 2026-03-29T03:00:00+02:00."""
         return self.to_datetime(tick).isoformat()
+
+
+class TickTimes:
+    """:meth:`Clock.format` of many ticks of one clock (``cronlapse run`` prints the wall time
+    of each tick with events: 10,064 in the demo's week). The epoch's UTC instant and the
+    length of a tick are worked out once here, where :meth:`Clock.to_datetime` works them out
+    at each call; a :class:`Clock` keeps neither, as a pickled one holds its fields alone.
+    24,700 to 17,600 instructions a tick (callgrind), of which ``isoformat`` is 11,000."""
+
+    __slots__ = ("_start", "_tick", "_zone")
+
+    def __init__(self, clock: Clock) -> None:
+        self._start = clock.epoch.astimezone(UTC)
+        self._tick = timedelta(seconds=clock.tick_seconds)
+        self._zone = clock.zone
+
+    def format(self, tick: int) -> str:
+        """``clock.format(tick)``: a timedelta times a whole number is exact, as is the sum."""
+        return (self._start + self._tick * tick).astimezone(self._zone).isoformat()

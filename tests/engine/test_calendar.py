@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from engine.schedules import calendar
 from engine.schedules.calendar import (
     CronSchedule,
+    DstRule,
     ScheduleError,
     daily,
     monthly,
@@ -589,3 +590,17 @@ def test_a_count_from_tick_0_starts_at_the_epoch_even_right_after_a_jump() -> No
     clock = Clock.parse("2026-03-29T03:00:00", "Europe/Berlin", 60)
     schedule = CronSchedule("*/15 * * * *", clock)
     assert schedule.count_fire_ticks(0, 200) == sum(1 for _ in schedule.fire_ticks(0, 200))
+
+
+def test_equal_schedules_hash_alike_and_unequal_ones_stay_apart() -> None:
+    # A schedule's and a clock's hash leave out what is slow to hash (the epoch, the rule):
+    # equal ones must still hash alike, and the others be told apart by equality, also by the
+    # remembered fire ticks.
+    berlin = "Europe/Berlin"
+    one = CronSchedule("0 2 * * *", Clock.parse("2026-10-25T00:00:00", berlin, 60))
+    same = CronSchedule("0 2 * * *", Clock.parse("2026-10-24T22:00:00+00:00", berlin, 60))
+    assert one == same and hash(one) == hash(same) and hash(one.clock) == hash(same.clock)
+    later = CronSchedule("0 2 * * *", Clock.parse("2026-10-26T01:00:00", berlin, 60))
+    systemd = CronSchedule("0 2 * * *", one.clock, DstRule.SYSTEMD)
+    assert len({one, same, later, systemd}) == 3
+    assert (one.first_at_or_after(0), later.first_at_or_after(0)) == (120, 60)

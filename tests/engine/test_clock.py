@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.schedules.calendar import CronSchedule, DstRule
-from engine.schedules.clock import Clock, ClockError, parse_time
+from engine.schedules.clock import Clock, ClockError, TickTimes, parse_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -144,6 +144,31 @@ def test_a_tick_maps_back_to_itself_and_a_moment_later_to_the_next_tick(
     moment = clock.to_datetime(tick)
     assert clock.to_tick_ceil(moment) == tick
     assert clock.to_tick_ceil(moment.astimezone(UTC) + timedelta(microseconds=1)) == tick + 1
+
+
+@settings(max_examples=200, database=None)
+@given(
+    ticks=st.lists(st.integers(min_value=-(10**7), max_value=10**7), min_size=1, max_size=5),
+    tick_seconds=st.sampled_from([1, 7, 60, 90, 3600]),
+    epoch=st.sampled_from(
+        ["2026-03-29T01:59:00", "2026-10-25T02:30:00+01:00", "2026-01-01T00:00:00.25"]
+    ),
+    zone=st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe"]),
+)
+def test_tick_times_format_each_tick_as_the_clock_does(
+    ticks: list[int], tick_seconds: int, epoch: str, zone: str
+) -> None:
+    clock = Clock.parse(epoch, zone, tick_seconds)
+    times = TickTimes(clock)
+    assert [times.format(tick) for tick in ticks] == [clock.format(tick) for tick in ticks]
+
+
+def test_tick_times_fail_as_the_clock_does_past_the_calendar() -> None:
+    clock = Clock.parse("9999-12-31T00:00:00", "Europe/Berlin", 3600)
+    with pytest.raises(OverflowError):
+        clock.format(10**6)
+    with pytest.raises(OverflowError):
+        TickTimes(clock).format(10**6)
 
 
 def test_clocks_from_the_two_passes_of_a_repeated_hour_differ() -> None:

@@ -143,3 +143,15 @@ def test_waits_kept_as_counts_give_the_percentiles_of_the_list(waits: list[int],
     assert counted.percentile(share) == percentile(waits, share)
     assert counted.max() == max(waits, default=None)
     assert list(counted) == sorted(waits) and len(counted) == len(waits)
+
+
+def test_waits_over_counts_follow_what_their_maker_goes_on_counting() -> None:
+    # The summary reader counts each first attempt's wait in the dict under the job's Waits.
+    counts: dict[int, int] = {}
+    waits = Waits(counts)
+    assert len(waits) == 0 and waits.percentile(0.5) is None
+    counts[3] = 2
+    counts[0] = 1
+    assert len(waits) == 3 and list(waits) == [0, 3, 3]
+    assert (waits.percentile(0.5), waits.max()) == (3, 3)
+    assert Waits.merged([waits, Waits({0: 1})]) == Waits({0: 2, 3: 2})

@@ -101,3 +101,9 @@ def test_descriptions_name_every_part():
     assert Repeating(cron, 360).describe() == (
         "cron 0 2 * * * (Europe/Berlin), then every 360 after each run"
     )
+
+
+@given(first=st.integers(-50, 300), interval=st.integers(1, 90), low=st.integers(-100, HORIZON))
+def test_every_answers_the_first_fire_at_or_after_a_tick_as_its_fires_say(first, interval, low):
+    fires = range(first, max(first, low) + interval + 1, interval)
+    assert Every(first, interval).first_at_or_after(low) == next(t for t in fires if t >= low)
