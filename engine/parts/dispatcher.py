@@ -205,8 +205,21 @@ class Dispatcher(JournaledPart):
                 limited = job.spec.overlap is not None
                 occurrence = self._store.materialise(job, scheduled, QUEUED if limited else RUNNING)
                 occurrence.ready_since = ready_since
-                self._cursors.advance(job)
-                if job.next_due is not None or limited or job.upstream_runs:
+                cursors = self._cursors
+                cursors.advance(job)
+                upcoming = job.next_due
+                if (
+                    upcoming is not None
+                    and upcoming > cursors.created_through
+                    and not limited
+                    and not job.upstream_runs
+                ):
+                    # Its next run is not due yet: back on the due heap, where ``release_all``
+                    # puts it after its checks (its other outcomes need a due run, an overlap
+                    # rule or upstream runs). Nearly every run taken goes this way: the demo's
+                    # week, 7,605.5 M to 7,490.1 M instructions of its play, callgrind.
+                    cursors.wait_for_due(job)
+                elif upcoming is not None or limited or job.upstream_runs:
                     # ``release``'s own call, a frame fewer per run taken (a sweep's variant of
                     # the demo's first day, 2,116.5 M to 2,113.4 M instructions, callgrind); else
                     # it has no run left to release (mostly one-time jobs)
