@@ -32,9 +32,9 @@ counting: ``tests/test_cli_collector.py`` plays every bundled scenario as ``run`
 do, and each read finds no cycle, and a seed 001 script with every command and rejected lines
 leaves none. So the collector's passes over the records a run keeps find nothing: with
 100,000 jobs they were 11% of a script's run (2.08 s against 1.84 s of CPU,
-benchmarks/script_protocol.py's script), and 210 M of the demo's ``run`` (1.8% of its
-instructions, callgrind). The other batch commands keep the thresholds: their cycles were not
-measured."""
+benchmarks/script_protocol.py's script); the demo's ``run``, which the batch thresholds left
+two passes, 30 M instructions fewer (0.26%, callgrind). The other batch commands keep the
+thresholds: their cycles were not measured."""
 
 
 @contextmanager
