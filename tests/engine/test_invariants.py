@@ -311,6 +311,29 @@ def test_a_pause_taken_again_at_the_tick_of_its_resume_holds_that_tick_back() ->
     assert violations(engine) == []
 
 
+def test_a_retry_that_waited_while_a_worker_was_idle_is_reported_when_it_starts() -> None:
+    # r@0 fails at 1 and may retry from 3; long@2 takes w1 until 10, and the engine loses w2
+    # from its idle pool. The retry starts at 10, well after its tick: the replay must judge
+    # it from its backoff's end (3), not pass it over as a run every worker was busy for.
+    engine = Engine()
+    for worker_id in ("w1", "w2"):
+        assert engine.apply(RegisterWorker(worker_id)).accepted
+    backoff = Backoff(BackoffKind.FIXED, 2)
+    spec = JobSpec("r", Once(0), max_attempts=2, fail_attempts=frozenset({1}), backoff=backoff)
+    assert engine.apply(ScheduleJob(spec)).accepted
+    assert engine.apply(ScheduleJob(JobSpec("long", Once(2), duration=8))).accepted
+    engine.advance(2)
+    broken = copy.deepcopy(engine)
+    broken._workforce.idle.discard("w2")
+    broken.advance(20)
+    assert broken._store.records[("r", 0)].attempts[1].started == 10
+    assert [str(violation) for violation in violations(broken)] == [
+        "tick 3: r@0 waited at the end of the tick while w2 was idle (it could run from tick 3)"
+    ]
+    engine.advance(20)
+    assert violations(engine) == []
+
+
 def test_a_down_or_draining_worker_could_not_take_a_waiting_run() -> None:
     # x@1 waits from 1 to 12: w1 runs its last attempt while draining, then is down; w2 is down
     # until 12. No worker that could take x was idle, so nothing is reported.
