@@ -451,13 +451,31 @@ def _walk_behind_cursor(
     """Every tick of the current schedule behind the cursor was created or skipped; the first
     one missing, and the ticks walked (all in the schedule). The walk visits each run once and
     passes over skipped ranges, so it costs what the engine holds."""
-    walked: set[int] = set()
     if stretch is None or not stretch.segments:
-        return [], walked
+        return [], set()
     # The job's runs with a record, read once from the start of the stretch: a question a
     # run walked cost a lookup in the live table and a search in the archive's column.
     recorded = set(engine.query.record_ticks(job.job_id, stretch.segments[0][0]))
     skipped = known.skipped_runs
+    # Nearly always every tick has its run: the walk is then the stretch's ticks as a set, less
+    # those skipped, made and compared in C (asked tick by tick, the demo's end check of its
+    # 2,000 jobs cost 312 M instructions, now 275 M, callgrind); a tick missing is then looked
+    # for in order.
+    due: set[int] = set()
+    for low, high in stretch.segments:
+        due.update(walks.fire_ticks(stretch.schedule, low, high))
+    due -= skipped
+    if due <= recorded:
+        return [], due
+    return _first_missing(job, stretch, walks, skipped, recorded)
+
+
+def _first_missing(
+    job: Job, stretch: Stretch, walks: _SharedWalks, skipped: set[int], recorded: set[int]
+) -> tuple[list[Violation], set[int]]:
+    """The first tick of the stretch neither skipped nor recorded, and the ticks walked before
+    it (see :func:`_walk_behind_cursor`)."""
+    walked: set[int] = set()
     for low, high in stretch.segments:
         for tick in walks.fire_ticks(stretch.schedule, low, high):
             if tick in skipped:
