@@ -199,8 +199,11 @@ class RunStatsReader:
     def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
         """Events as the log stores them (:meth:`~engine.model.event_log.EventLog.stored_since`)."""
         jobs, workers = self._jobs, self._workers
+        # The kinds looked for at each event, as locals: as ``ev``'s attributes they were
+        # 20 M of the reader's 412 M instructions over the demo's week (callgrind).
+        started, ends, succeeded = ev.AttemptStarted, ev.ATTEMPT_ENDS, ev.AttemptSucceeded
         for kind, fields in stored:
-            if kind is ev.AttemptStarted:
+            if kind is started:
                 tick, job_id, scheduled, attempt, worker_id = fields
                 entry = jobs.get(job_id)
                 if entry is None:
@@ -222,12 +225,12 @@ class RunStatsReader:
                     worker = workers[worker_id] = _WorkerTally(0)
                 worker.busy -= tick
                 worker.running += 1
-            elif kind in ev.ATTEMPT_ENDS:
+            elif kind in ends:
                 tick, job_id, _, _, worker_id = fields
                 worker = workers[worker_id]
                 worker.busy += tick
                 worker.running -= 1
-                if kind is ev.AttemptSucceeded:
+                if kind is succeeded:
                     jobs[job_id][0].successes += 1
             else:
                 _count(jobs, workers, kind(*fields))
