@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cronlapse.analyses.stats import JobStats, RunStats, Waits
 from engine.model import events as ev
+from engine.model.event_log import EVENT_KINDS
 from engine.schedules.clock import Clock, TickTimes
 
 if TYPE_CHECKING:
@@ -42,10 +43,11 @@ class EventFormatter:
         prints millions of lines, so none is built first."""
         return self._head(fields[0]) + _body(kind, fields)
 
-    def stored_lines(self, stored: Iterable[tuple[type[ev.Event], tuple]]) -> str:
-        """:meth:`stored_line` of each event as the log stores it, each line ended by a
-        newline, as one string: a run prints its lines a step at a time, and most of them
-        take one ``%`` of their kind's template, done here without a call a line.
+    def coded_lines(self, coded: Iterable[tuple[int, tuple]]) -> str:
+        """:meth:`stored_line` of each event as the log stores it, its class given by its code
+        (:meth:`~engine.model.event_log.EventLog.coded_since`), each line ended by a newline,
+        as one string: a run prints its lines a step at a time, and most of them take one
+        ``%`` of their kind's template, done here without a call a line.
 
         The lines of one tick share their head (its tick and wall time), made once a tick and
         joined to them by one ``str.join`` a tick, not added to each line (the demo's 160,000
@@ -54,16 +56,16 @@ class EventFormatter:
         ticks: list[str] = []
         bodies: list[str] = []
         head_tick, head = -1, ""
-        for kind, fields in stored:
+        for code, fields in coded:
             tick = fields[0]
             if tick != head_tick:
                 if bodies:
                     ticks.append(_headed(head, bodies))
                     bodies = []
                 head_tick, head = tick, self._head(tick)
-            template = templates[kind]
+            template = templates[code]
             if template is None:
-                bodies.append(_stepped_body(kind, fields))
+                bodies.append(_stepped_body(EVENT_KINDS[code], fields))
             else:
                 text, shown = template
                 bodies.append(text % shown(fields))
@@ -187,14 +189,14 @@ def _line_template(kind: type[ev.Event]) -> tuple[str, Callable[[tuple], Any]] |
     return " ".join(parts), itemgetter(*shown) if shown else _no_fields
 
 
-class _Templates(dict[type, tuple[str, Callable[[tuple], Any]] | None]):
-    """:func:`_line_template` of each kind, worked out at its first line. A run looks its
-    kind's template up at each of its lines: ``functools.cache`` makes a tuple key a call and
-    compares it, a dict subscript in C hashes the class (the demo's 160,000 lines: 74 M of
+class _Templates(dict[int, tuple[str, Callable[[tuple], Any]] | None]):
+    """:func:`_line_template` of each kind by its code, worked out at its first line. A run
+    looks its kind's template up at each of its lines: ``functools.cache`` makes a tuple key a
+    call and compares it, a dict subscript in C does not (the demo's 160,000 lines: 74 M of
     their 1.2 G instructions, callgrind)."""
 
-    def __missing__(self, kind: type) -> tuple[str, Callable[[tuple], Any]] | None:
-        template = self[kind] = _line_template(kind)
+    def __missing__(self, code: int) -> tuple[str, Callable[[tuple], Any]] | None:
+        template = self[code] = _line_template(EVENT_KINDS[code])
         return template
 
 
