@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 
 from engine.model import events as ev
+from engine.model.event_log import EVENT_KINDS
 from engine.model.job_rules import Overlap
 from engine.model.records import AttemptOutcome, CancelReason
 from engine.model.values import mutable_record
@@ -166,7 +167,7 @@ class RunStats:
 def run_stats(log: ev.EventLog, now: int) -> RunStats:
     """The summary of a whole log whose last processed tick is ``now``."""
     reader = RunStatsReader()
-    reader.read(log.stored_since(0))
+    reader.read(log.coded_since(0))
     return reader.summary(now)
 
 
@@ -196,11 +197,15 @@ class RunStatsReader:
         }
         return RunStats(now, {job_id: job for job_id, (job, _) in self._jobs.items()}, workers)
 
-    def read(self, stored: Iterable[tuple[type, tuple]]) -> None:
-        """Events as the log stores them (:meth:`~engine.model.event_log.EventLog.stored_since`)."""
+    def read(self, coded: Iterable[tuple[int, tuple]]) -> None:
+        """Events as the log stores them, each class given by its code
+        (:meth:`~engine.model.event_log.EventLog.coded_since`)."""
         jobs, workers = self._jobs, self._workers
-        for kind, fields in stored:
-            if kind is ev.AttemptStarted:
+        # The codes looked for at each event, as locals: the kinds as ``ev``'s attributes
+        # were 20 M of the reader's 412 M instructions over the demo's week (callgrind).
+        started, ends, succeeded = _STARTED, _ENDS, _SUCCEEDED
+        for code, fields in coded:
+            if code == started:
                 tick, job_id, scheduled, attempt, worker_id = fields
                 entry = jobs.get(job_id)
                 if entry is None:
@@ -222,15 +227,21 @@ class RunStatsReader:
                     worker = workers[worker_id] = _WorkerTally(0)
                 worker.busy -= tick
                 worker.running += 1
-            elif kind in ev.ATTEMPT_ENDS:
+            elif code in ends:
                 tick, job_id, _, _, worker_id = fields
                 worker = workers[worker_id]
                 worker.busy += tick
                 worker.running -= 1
-                if kind is ev.AttemptSucceeded:
+                if code == succeeded:
                     jobs[job_id][0].successes += 1
             else:
-                _count(jobs, workers, kind(*fields))
+                _count(jobs, workers, EVENT_KINDS[code](*fields))
+
+
+_STARTED: int = ev.AttemptStarted.code  # type: ignore[attr-defined]
+_SUCCEEDED: int = ev.AttemptSucceeded.code  # type: ignore[attr-defined]
+_ENDS = frozenset(kind.code for kind in ev.ATTEMPT_ENDS)  # type: ignore[attr-defined]
+"""The codes :meth:`RunStatsReader.read` looks for."""
 
 
 @mutable_record

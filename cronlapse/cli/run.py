@@ -114,8 +114,8 @@ def _print_events(
     if args.jsonl:
         out.writelines(formatter.json(event) + "\n" for event in log.since(printed))
     elif not args.stats:
-        out.write(formatter.stored_lines(log.stored_since(printed)))
-        summary.read(log.stored_since(printed))
+        out.write(formatter.coded_lines(log.coded_since(printed)))
+        summary.read(log.coded_since(printed))
     return len(log)
 
 

@@ -111,6 +111,14 @@ class EventLog:
             map(EVENT_KINDS.__getitem__, self._kinds[start:]), self._fields[start:], strict=True
         )
 
+    def coded_since(self, mark: int) -> Iterator[tuple[int, tuple]]:
+        """:meth:`stored_since` with each event's code (its index in :data:`EVENT_KINDS`) for
+        its class: for readers of every event that look its kind up by code (``cronlapse
+        run``'s lines and summary), each class's look-up in :data:`EVENT_KINDS` was 25 M
+        instructions a reader over the demo's 160,000 events (callgrind)."""
+        start = self._kept(mark)
+        return zip(self._kinds[start:], self._fields[start:], strict=True)
+
     def select(self, kinds: Iterable[type], start: int = 0) -> Iterator[tuple[int, Any]]:
         """The events of ``kinds`` (exact classes) from index ``start`` on, each with its index.
 

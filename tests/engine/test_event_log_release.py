@@ -27,6 +27,8 @@ def test_a_released_log_reads_its_later_events_at_their_indexes() -> None:
     assert list(log) == whole[4:]
     assert [index for index, _ in log.select([ev.WorkerRegistered], 6)] == [6, 7, 8, 9]
     assert [fields for _, fields in log.stored_since(8)] == [(8, "w8"), (9, "w9")]
+    code = ev.WorkerRegistered.code  # type: ignore[attr-defined]
+    assert list(log.coded_since(8)) == [(code, (8, "w8")), (code, (9, "w9"))]
     assert log.first_index_at(6) == 6
     assert log.since(7) == whole[7:]
     log.truncate(7)
@@ -34,7 +36,13 @@ def test_a_released_log_reads_its_later_events_at_their_indexes() -> None:
 
 
 @pytest.mark.parametrize(
-    "read", [lambda log: log[3], lambda log: log[2:6], lambda log: log.since(0)]
+    "read",
+    [
+        lambda log: log[3],
+        lambda log: log[2:6],
+        lambda log: log.since(0),
+        lambda log: log.coded_since(2),
+    ],
 )
 def test_reading_a_released_event_is_an_error(read) -> None:
     log = _log(10)

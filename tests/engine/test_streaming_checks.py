@@ -45,7 +45,7 @@ class Follower:
     def step(self) -> None:
         log = self.engine.log
         self.checker.observe()
-        self.summary.read(log.stored_since(self.read))
+        self.summary.read(log.coded_since(self.read))
         self.read = len(log)
         log.release(self.read)
 
