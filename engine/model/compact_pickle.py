@@ -66,7 +66,9 @@ def by_extend(cls: type[T], arguments: Callable[[Any], tuple]) -> type[T]:
 
     The record is made with ``cls.__new__`` (pickle's ``NEWOBJ``, its arguments an empty tuple,
     which is not memoized), and the arguments follow as list items (``APPENDS``): the unpickler
-    passes them to the record's ``extend`` as one new list, which is freed once it returns.
+    passes them to the record's ``extend`` as one new list, which is freed once it returns. A
+    record with no arguments to give (every field its default) is rebuilt by calling the class,
+    as pickle makes no ``extend`` call for no items.
     ``copy`` would pass them to ``append`` one by one instead, so the class copies itself
     (``__copy__``, ``__deepcopy__``) as its pickle would rebuild it."""
     for name in ("extend", "__copy__", "__deepcopy__"):
@@ -74,7 +76,10 @@ def by_extend(cls: type[T], arguments: Callable[[Any], tuple]) -> type[T]:
             raise TypeError(f"{cls.__qualname__} has its own {name}")
 
     def __reduce__(self: Any) -> tuple:
-        return copyreg.__newobj__, (type(self),), None, iter(arguments(self))
+        values = arguments(self)
+        if not values:  # pickle calls no ``extend`` for no items: the record would stay unset
+            return type(self), ()
+        return copyreg.__newobj__, (type(self),), None, iter(values)
 
     def extend(self: Any, values: list) -> None:
         self.__init__(*values)

@@ -16,7 +16,8 @@ import pytest
 from engine.core import Engine
 from engine.model.commands import RegisterWorker, ScheduleJob
 from engine.model.compact_pickle import leading_values, pickled_compactly
-from engine.model.policies import Policy, WorkerPool
+from engine.model.policies import Backoff, NotificationPolicy, Policy, WorkerPool
+from engine.model.presets import seed_003_policy
 from engine.model.records import NO_OPEN_RUNS, CatchUp, Job, JobSpec
 from engine.schedules.kinds import Every
 
@@ -55,6 +56,19 @@ def test_a_definition_pickles_up_to_its_last_field_that_is_not_its_default() -> 
     given = leading_values(JobSpec)(spec)
     assert given[-1] is CatchUp.LATEST and len(given) < len(dataclasses.fields(JobSpec))
     assert pickle.loads(pickled(spec)) == spec
+
+
+@pytest.mark.parametrize(
+    "made",
+    [Policy(), Backoff(), NotificationPolicy(), seed_003_policy()],
+    ids=["policy", "backoff", "notifications", "seed-003"],
+)
+def test_a_value_whose_fields_all_hold_their_defaults_round_trips(made: object) -> None:
+    """Nothing follows its class in the pickle: pickle calls no ``extend`` for no values, so
+    the class is called instead (a ``seed-003`` policy's default notification policy loaded
+    with no fields set)."""
+    assert pickle.loads(pickled(made)) == made
+    assert copy.deepcopy(made) == made
 
 
 def reachable(root: object) -> set[int]:
