@@ -251,8 +251,8 @@ class JobCursors(JournaledPart):
 
     def walk(self, job: Job, candidate: int | None) -> int | None:
         """The first schedule tick from ``candidate`` on that is neither materialised nor skipped;
-        skip ranges and backlog definitions the cursor has passed are dropped."""
-        self._journal.touch(job)
+        skip ranges and backlog definitions the cursor has passed are dropped. The caller has
+        touched ``job`` (each sets its cursor with the answer): a touch fewer per run taken."""
         records, archive, job_id = self._store.records, self._store.archive, job.spec.job_id
         while candidate is not None:
             if job.backlog and candidate > job.backlog[0][0]:

@@ -148,9 +148,8 @@ class OccurrenceStore(JournaledPart):
         return occurrence
 
     def set_state(self, occurrence: Occurrence, job: Job, state: OccurrenceState) -> None:
-        """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job."""
-        journal = self._journal
-        journal.touch(occurrence)
+        """Move ``occurrence`` (of ``job``) to ``state``; a final state closes it on its job.
+        The caller has touched ``occurrence`` (each changes more of it): a touch fewer a run."""
         key, index = occurrence.key, self.index
         if index is not None:
             keys = index.keys
@@ -158,7 +157,7 @@ class OccurrenceStore(JournaledPart):
             keys[state][key] = None
         occurrence.state = state
         if state in FINAL_STATES:
-            journal.touch(job)
+            self._journal.touch(job)
             opened = job.open
             opened.pop(key[1], None)
             if not opened:
