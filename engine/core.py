@@ -188,7 +188,7 @@ class Engine:
         self._finished = store.finished
         self._horizon: int | None = None
         """The runs to archive before the next command or tick (empty without an archive)."""
-        self._cursors = cursors = JobCursors(journal, store)
+        self._cursors = cursors = JobCursors(store)
         jobs = cursors.jobs
         self._timers = timers = Timers()
         self._workforce = workforce = Workforce(clock, journal, log)

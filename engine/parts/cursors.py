@@ -11,8 +11,10 @@ Creation follows dispatch: under automatic dispatch every processed tick creates
 under manual dispatch (seed 000) only a Dispatch command does, and a job scheduled after the last
 one has created nothing yet (``dispatches`` counts them).
 
-Given the journal and the occurrence store: a cursor walks past the runs that have a record, and
-a run's state is its record's when it has one (:meth:`JobCursors.occurrence_state`).
+Given the occurrence store: a cursor walks past the runs that have a record, and a run's state
+is its record's when it has one (:meth:`JobCursors.occurrence_state`). Its methods that move a
+job's cursor leave touching the job (:mod:`engine.rewind.journal`) to their callers, which all
+change more of it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING
 from engine.model.ordering import java_order_key
 from engine.model.records import Job, JobSpec, OccurrenceState
 from engine.rewind.heap import Heap
-from engine.rewind.journal import ChangeJournal, JournaledPart
+from engine.rewind.journal import JournaledPart
 from engine.schedules.kinds import Once
 
 if TYPE_CHECKING:
@@ -36,8 +38,7 @@ S = OccurrenceState
 class JobCursors(JournaledPart):
     """The jobs by id, their cursors and the due heap."""
 
-    def __init__(self, journal: ChangeJournal, store: OccurrenceStore) -> None:
-        self._journal = journal
+    def __init__(self, store: OccurrenceStore) -> None:
         self._store = store
         self.jobs: dict[str, Job] = {}
         self.due = Heap()
@@ -232,8 +233,9 @@ class JobCursors(JournaledPart):
     # --------------------------------------------------------------- walk
 
     def advance(self, job: Job) -> None:
-        """Move ``next_due`` past the occurrence just materialised."""
-        self._journal.touch(job)
+        """Move ``next_due`` past the occurrence just materialised. The caller has touched
+        ``job`` (each changes more of it, or materialises a waiting run of it, which touches
+        it): a touch fewer per run taken."""
         assert job.next_due is not None
         tick = job.next_due + 1
         schedule = job.spec.schedule
