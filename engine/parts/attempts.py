@@ -53,7 +53,7 @@ RUNNING, SUCCEEDED, FAILED = AttemptOutcome.RUNNING, AttemptOutcome.SUCCEEDED, A
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook), and every attempt reads several."""
 LOST, TIMED_OUT = AttemptOutcome.LOST, AttemptOutcome.TIMED_OUT
-ATTEMPT_END, BACKOFF_END = TimerKind.ATTEMPT_END, TimerKind.BACKOFF_END
+BACKOFF_END = TimerKind.BACKOFF_END
 RUN_RUNNING, RUN_SUCCEEDED, RUN_FAILED = S.RUNNING, S.SUCCEEDED, S.FAILED
 RUN_RETRY_PENDING = S.RETRY_PENDING
 """The occurrence states an attempt moves its run to, read once for the same reason: measured
@@ -144,7 +144,7 @@ class Attempts:
         payload = (job_id, scheduled, number)
         timers = self._timers
         if self._simulated and number not in spec.hang_attempts:
-            timers.add(now + occurrence.duration, ATTEMPT_END, payload)
+            timers.add_end(now + occurrence.duration, payload)
         if occurrence.timeout is not None:
             timers.add(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
         if number == 1 and spec.run_timeout is not None:
@@ -172,6 +172,13 @@ class Attempts:
         attempt = occurrence.running_attempt
         assert attempt is not None
         self.end(occurrence, attempt, AttemptOutcome.LOST)
+
+    def durations_over(self, tick: int) -> None:
+        """The ``ATTEMPT_END`` timers of ``tick``, one group a tick
+        (:meth:`~engine.parts.timers.Timers.add_end`): each attempt's duration is over."""
+        duration_over = self.duration_over
+        for job_id, scheduled, number in self._timers.take_ends(tick):
+            duration_over(job_id, scheduled, number)
 
     def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
         """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""

@@ -94,6 +94,7 @@ def _unrecorded_parts(engine: Engine) -> dict[str, Any]:
         "idle": engine._workforce.idle.snapshot()[1],
         "due": engine._cursors.due.live(),
         "timers": engine._timers.heap.live(),
+        "attempt ends": engine._timers.ends.snapshot(),
     }
 
 

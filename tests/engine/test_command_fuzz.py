@@ -360,6 +360,7 @@ def fingerprint(engine: Engine) -> tuple:
         {key: freeze(notification) for key, notification in engine.query.notifications().items()},
         {state: tuple(engine.query.record_keys(state)) for state in OccurrenceState},
         engine._timers.heap.snapshot(),
+        engine._timers.ends.snapshot(),
         engine._cursors.due.snapshot(),
         engine._workforce.idle.snapshot(),
     )

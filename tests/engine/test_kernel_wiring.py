@@ -19,6 +19,7 @@ count as imports for the order: they are still the code's dependencies.
 from __future__ import annotations
 
 import ast
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -68,7 +69,7 @@ then timeouts, then backoff expiries, then notification delivery tries; then the
 start deadline and the run timeout, each after the attempts that end in the tick)."""
 
 HANDLER_METHODS = [
-    (Attempts, "duration_over"),
+    (Attempts, "durations_over"),
     (Attempts, "timeout_reached"),
     (Attempts, "backoff_ended"),
     (Outbox, "try_delivery"),
@@ -77,6 +78,10 @@ HANDLER_METHODS = [
     (Attempts, "run_timeout_reached"),
 ]
 """Every method a timer may call, each replaced by a recorder in the tests of the order."""
+
+OTHER_HANDLERS = HANDLER_METHODS[1:]
+"""The same but for a tick's attempt ends, whose real handler calls each end's own method
+(:meth:`Attempts.duration_over`): the tests of the groups record that one."""
 
 
 def kernel_modules() -> Iterator[tuple[str, Path]]:
@@ -237,14 +242,16 @@ def test_every_timer_kind_has_a_handler() -> None:
     assert all(callable(handler) for handler in handlers.values())
 
 
-def _recording_engine(calls: list[tuple[TimerKind, tuple]]) -> Engine:
-    """An engine whose timer handlers only record what they are called with (the kind is the
-    payload's first item, as the tests below set it)."""
+def _recording_engine(
+    calls: list[tuple[TimerKind, tuple]], methods: list[tuple[type, str]] = HANDLER_METHODS
+) -> Engine:
+    """An engine whose timer handlers (``methods``) only record what they are called with (the
+    kind is the payload's first item, as the tests below set it)."""
 
     def recorder(_part: object, *payload: object) -> None:
         calls.append((payload[0], payload[1:]))  # type: ignore[arg-type]
 
-    patches = [mock.patch.object(cls, name, recorder) for cls, name in HANDLER_METHODS]
+    patches = [mock.patch.object(cls, name, recorder) for cls, name in methods]
     for patch in patches:
         patch.start()
     try:
@@ -278,3 +285,59 @@ def test_timers_run_by_tick_then_kind_then_the_order_they_were_set_in(
         (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
     )
     assert [(tick, DOCUMENTED_ORDER.index(kind), i) for kind, (tick, i) in calls] == expected
+
+
+def _advance_recording_ends(engine: Engine, calls: list[tuple[TimerKind, tuple]], to: int) -> None:
+    """Advance, each attempt end's own method recording what it is called with."""
+
+    def recorder(_part: object, *payload: object) -> None:
+        calls.append((payload[0], payload[1:]))  # type: ignore[arg-type]
+
+    with mock.patch.object(Attempts, "duration_over", recorder):
+        engine.advance(to)
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from(list(TimerKind))), max_size=30))
+def test_attempt_ends_grouped_by_tick_run_where_their_own_timers_would(
+    timers: list[tuple[int, TimerKind]],
+) -> None:
+    """An attempt's end joins its tick's group (``Timers.add_end``), one item of the heap: the
+    ends still run by tick, before the tick's other kinds, in the order they were set."""
+    calls: list[tuple[TimerKind, tuple]] = []
+    engine = _recording_engine(calls, OTHER_HANDLERS)
+    for index, (tick, kind) in enumerate(timers):
+        if kind is TimerKind.ATTEMPT_END:
+            engine._timers.add_end(tick, (kind, tick, index))
+        else:
+            engine._timers.add(tick, kind, (kind, tick, index))
+    ticks = {tick for tick, kind in timers if kind is TimerKind.ATTEMPT_END}
+    assert len(engine._timers.heap.items) == len(timers) - sum(
+        kind is TimerKind.ATTEMPT_END for _, kind in timers
+    ) + len(ticks)
+    _advance_recording_ends(engine, calls, 10)
+    expected = sorted(
+        (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
+    )
+    assert [(tick, DOCUMENTED_ORDER.index(kind), i) for kind, (tick, i) in calls] == expected
+    assert not engine._timers.ends.groups
+
+
+def test_timers_an_older_cronlapse_pickled_group_their_attempt_ends() -> None:
+    """A service's snapshot from before the groups holds an item for each attempt end: loaded,
+    the ends are grouped by tick and run as they would have."""
+    calls: list[tuple[TimerKind, tuple]] = []
+    engine = _recording_engine(calls, OTHER_HANDLERS)
+    older = [(3, TimerKind.ATTEMPT_END, "a"), (2, TimerKind.TIMEOUT, "b")]
+    older += [(3, TimerKind.ATTEMPT_END, "c"), (2, TimerKind.ATTEMPT_END, "d")]
+    for index, (tick, kind, name) in enumerate(older):
+        engine._timers.add(tick, kind, (kind, name, index))  # an item each, as they were
+    timers = engine._timers
+    older_state = {"heap": timers.heap, "sequence": timers.sequence}  # no groups then
+    timers.__setstate__(pickle.loads(pickle.dumps(older_state)))
+    assert engine._timers.ends.groups == {
+        2: [(TimerKind.ATTEMPT_END, "d", 3)],
+        3: [(TimerKind.ATTEMPT_END, "a", 0), (TimerKind.ATTEMPT_END, "c", 2)],
+    }
+    _advance_recording_ends(engine, calls, 10)
+    assert [name for _, (name, _) in calls] == ["d", "b", "a", "c"]
