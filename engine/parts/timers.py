@@ -42,6 +42,12 @@ class TimerKind(IntEnum):
     worker the run frees is taken in the same tick)."""
 
 
+_ATTEMPT_END = TimerKind.ATTEMPT_END
+"""Read once: in Python 3.11 an enum member read through its class costs a tenth of a
+microsecond (the enum metaclass's ``__getattr__`` hook), and a tick's first attempt end reads
+it."""
+
+
 class EndsByTick:
     """The attempt ends set for each tick, each a payload, in the order they were set: a
     container of the timers, copied whole by a keyframe and put back in place."""
@@ -89,7 +95,7 @@ class Timers(JournaledPart):
         kept = []
         for item in items:
             tick, kind, sequence, payload = item
-            if kind is not TimerKind.ATTEMPT_END:
+            if kind is not _ATTEMPT_END:
                 kept.append(item)
             elif tick in groups:
                 groups[tick].append(payload)
@@ -121,7 +127,7 @@ class Timers(JournaledPart):
         group = groups.get(tick)
         if group is None:
             groups[tick] = [payload]
-            self.add(tick, TimerKind.ATTEMPT_END, (tick,))
+            self.add(tick, _ATTEMPT_END, (tick,))
         else:
             group.append(payload)
 
