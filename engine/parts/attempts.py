@@ -173,12 +173,16 @@ class Attempts:
         assert attempt is not None
         self.end(occurrence, attempt, AttemptOutcome.LOST)
 
-    def durations_over(self, tick: int) -> None:
-        """The ``ATTEMPT_END`` timers of ``tick``, one group a tick
-        (:meth:`~engine.parts.timers.Timers.add_end`): each attempt's duration is over."""
-        duration_over = self.duration_over
-        for job_id, scheduled, number in self._timers.take_ends(tick):
-            duration_over(job_id, scheduled, number)
+    def durations_over(self, tick: int, job_id: str, scheduled: int, number: int) -> None:
+        """A tick's first ``ATTEMPT_END`` timer: its attempt's duration is over, and so are
+        those of the ends set after it for the tick (:meth:`~engine.parts.timers.Timers.add_end`),
+        which leave the timers first (an end set for the tick meanwhile is a first again)."""
+        later = self._timers.ends.later.pop(tick)
+        self.duration_over(job_id, scheduled, number)
+        if later is not None:
+            duration_over = self.duration_over
+            for payload in later:
+                duration_over(*payload)
 
     def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
         """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""

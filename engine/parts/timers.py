@@ -4,9 +4,11 @@ Given nothing: the parts set timers, and the engine takes each one due off the h
 its payload to its kind's handler (:func:`engine.core.timer_handlers`).
 
 Attempt ends, a timer for nearly every attempt, are grouped by tick (:meth:`Timers.add_end`):
-the heap holds one item for a tick's ends, whose handler takes the group
-(:meth:`Timers.take_ends`), so an attempt's end costs an append, not a push and a pop of the
-heap (the demo's week: 79,000 of its 80,000 timers).
+the heap holds an item for a tick's first end only, whose handler also runs the later ones
+(:meth:`Timers.take_later_ends`), so a later end costs an append, not a push and a pop of the
+heap (the demo's week, 50 workers: 69,000 of its 80,000 timers). A tick's first end is an item
+as any timer is: a run that ends alone in its tick (seed 001's one worker) pays a dictionary's
+entry, not a group.
 """
 
 from __future__ import annotations
@@ -49,32 +51,34 @@ it."""
 
 
 class EndsByTick:
-    """The attempt ends set for each tick, each a payload, in the order they were set: a
-    container of the timers, copied whole by a keyframe and put back in place."""
+    """The ticks whose first attempt end is an item of the timers' heap, each with the ends
+    set after it for that tick (their payloads, in the order they were set; None while there
+    are none): a container of the timers, copied whole by a keyframe and put back in place."""
 
-    __slots__ = ("groups",)
+    __slots__ = ("later",)
 
     def __init__(self) -> None:
-        self.groups: dict[int, list[Any]] = {}
+        self.later: dict[int, list[Any] | None] = {}
 
     def snapshot(self) -> tuple:
-        return tuple([(tick, tuple(group)) for tick, group in self.groups.items()])
+        return tuple(
+            [(tick, None if ends is None else tuple(ends)) for tick, ends in self.later.items()]
+        )
 
     def restore(self, saved: tuple) -> None:
-        """In place (the timers hold this object)."""
-        groups = self.groups
-        groups.clear()
-        groups.update((tick, list(group)) for tick, group in saved)
+        """In place (the timers and the attempts hold its dictionary)."""
+        later = self.later
+        later.clear()
+        later.update((tick, None if ends is None else list(ends)) for tick, ends in saved)
 
 
 class Timers(JournaledPart):
     """A heap of ``(tick, kind, sequence, payload)``: within a tick, by kind, then by the order
     they were set. A timer is never withdrawn; its handler ignores it when it has gone stale.
 
-    A tick's attempt ends are one item of the heap, ``(tick, ATTEMPT_END, sequence, (tick,))``
-    with the sequence of the first of them, and their payloads a group in :attr:`ends`: they
-    run where their items did, a tick's ends before its other kinds, in the order they were
-    set."""
+    A tick's attempt ends after its first are not items of the heap but follow the first's in
+    :attr:`ends`, and its handler runs them: they run where their own items would, a tick's
+    ends before its other kinds, in the order they were set."""
 
     def __init__(self) -> None:
         self.heap = Heap()
@@ -83,25 +87,27 @@ class Timers(JournaledPart):
 
     def __setstate__(self, state: dict) -> None:
         """Also loads timers an older cronlapse pickled (a service's snapshot), whose heap held
-        an item for each attempt end: they are grouped by tick."""
+        an item for each attempt end: a tick's later ends follow its first."""
         self.__dict__.update(state)
         if "ends" not in state:
             self.ends = EndsByTick()
             self._group_ends()
 
     def _group_ends(self) -> None:
-        """Turn the heap's attempt ends, an item each, into a group a tick (see the class)."""
-        items, groups = sorted(self.heap.items), self.ends.groups
+        """Move each tick's attempt ends after its first off the heap (see the class)."""
+        items, later = sorted(self.heap.items), self.ends.later
         kept = []
         for item in items:
             tick, kind, sequence, payload = item
             if kind is not _ATTEMPT_END:
                 kept.append(item)
-            elif tick in groups:
-                groups[tick].append(payload)
+            elif tick not in later:
+                later[tick] = None
+                kept.append((tick, kind, sequence, (tick, *payload)))
+            elif (ends := later[tick]) is None:
+                later[tick] = [payload]
             else:
-                groups[tick] = [payload]
-                kept.append((tick, kind, sequence, (tick,)))
+                ends.append(payload)
         self.heap.items[:] = kept  # sorted: a heap
 
     def containers(self) -> tuple[Heap | EndsByTick, ...]:
@@ -121,20 +127,17 @@ class Timers(JournaledPart):
             heap.pushed.append(item)
 
     def add_end(self, tick: int, payload: Any) -> None:
-        """An attempt's end at ``tick`` (an ``ATTEMPT_END`` timer): added to the tick's group,
-        the first of a tick with the group's item on the heap."""
-        groups = self.ends.groups
-        group = groups.get(tick)
-        if group is None:
-            groups[tick] = [payload]
-            self.add(tick, _ATTEMPT_END, (tick,))
+        """An attempt's end at ``tick`` (an ``ATTEMPT_END`` timer): an item of the heap if it
+        is the tick's first (its payload after the tick, which its handler reads the later
+        ends by), else after the ends set before it (see the class)."""
+        later = self.ends.later
+        if tick not in later:
+            later[tick] = None
+            self.add(tick, _ATTEMPT_END, (tick, *payload))
+        elif (ends := later[tick]) is None:
+            later[tick] = [payload]
         else:
-            group.append(payload)
-
-    def take_ends(self, tick: int) -> list[Any]:
-        """The payloads of the attempt ends at ``tick``, in the order they were set, which
-        leave the timers (an end set at that tick afterwards starts a new group)."""
-        return self.ends.groups.pop(tick)
+            ends.append(payload)
 
     def next_tick(self) -> int | None:
         """The tick of the first timer, if any. Asked once per tick the engine plays: the heap's

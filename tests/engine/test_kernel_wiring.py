@@ -302,8 +302,9 @@ def _advance_recording_ends(engine: Engine, calls: list[tuple[TimerKind, tuple]]
 def test_attempt_ends_grouped_by_tick_run_where_their_own_timers_would(
     timers: list[tuple[int, TimerKind]],
 ) -> None:
-    """An attempt's end joins its tick's group (``Timers.add_end``), one item of the heap: the
-    ends still run by tick, before the tick's other kinds, in the order they were set."""
+    """An attempt's end after its tick's first follows it (``Timers.add_end``), not an item of
+    the heap: the ends still run by tick, before the tick's other kinds, in the order they
+    were set."""
     calls: list[tuple[TimerKind, tuple]] = []
     engine = _recording_engine(calls, OTHER_HANDLERS)
     for index, (tick, kind) in enumerate(timers):
@@ -320,12 +321,12 @@ def test_attempt_ends_grouped_by_tick_run_where_their_own_timers_would(
         (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
     )
     assert [(tick, DOCUMENTED_ORDER.index(kind), i) for kind, (tick, i) in calls] == expected
-    assert not engine._timers.ends.groups
+    assert not engine._timers.ends.later
 
 
 def test_timers_an_older_cronlapse_pickled_group_their_attempt_ends() -> None:
     """A service's snapshot from before the groups holds an item for each attempt end: loaded,
-    the ends are grouped by tick and run as they would have."""
+    each tick's later ends follow its first, and they run as they would have."""
     calls: list[tuple[TimerKind, tuple]] = []
     engine = _recording_engine(calls, OTHER_HANDLERS)
     older = [(3, TimerKind.ATTEMPT_END, "a"), (2, TimerKind.TIMEOUT, "b")]
@@ -335,9 +336,7 @@ def test_timers_an_older_cronlapse_pickled_group_their_attempt_ends() -> None:
     timers = engine._timers
     older_state = {"heap": timers.heap, "sequence": timers.sequence}  # no groups then
     timers.__setstate__(pickle.loads(pickle.dumps(older_state)))
-    assert engine._timers.ends.groups == {
-        2: [(TimerKind.ATTEMPT_END, "d", 3)],
-        3: [(TimerKind.ATTEMPT_END, "a", 0), (TimerKind.ATTEMPT_END, "c", 2)],
-    }
+    assert engine._timers.ends.later == {2: None, 3: [(TimerKind.ATTEMPT_END, "c", 2)]}
+    assert len(engine._timers.heap.items) == 3  # the timeout and each tick's first end
     _advance_recording_ends(engine, calls, 10)
     assert [name for _, (name, _) in calls] == ["d", "b", "a", "c"]
