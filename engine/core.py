@@ -122,7 +122,7 @@ def timer_handlers(
     heap sorts a tick's timers. Every kind must have a handler: a kind without one is refused
     here, when the engine is built, not at the first timer of that kind."""
     handlers: dict[TimerKind, Callable[..., None]] = {
-        TimerKind.ATTEMPT_END: attempts.durations_over,
+        TimerKind.ATTEMPT_END: attempts.duration_over,
         TimerKind.TIMEOUT: attempts.timeout_reached,
         TimerKind.BACKOFF_END: attempts.backoff_ended,
         TimerKind.NOTIFICATION_TRY: outbox.try_delivery,

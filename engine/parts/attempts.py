@@ -53,7 +53,7 @@ RUNNING, SUCCEEDED, FAILED = AttemptOutcome.RUNNING, AttemptOutcome.SUCCEEDED, A
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
 microsecond (the enum metaclass's ``__getattr__`` hook), and every attempt reads several."""
 LOST, TIMED_OUT = AttemptOutcome.LOST, AttemptOutcome.TIMED_OUT
-BACKOFF_END = TimerKind.BACKOFF_END
+ATTEMPT_END, BACKOFF_END = TimerKind.ATTEMPT_END, TimerKind.BACKOFF_END
 RUN_RUNNING, RUN_SUCCEEDED, RUN_FAILED = S.RUNNING, S.SUCCEEDED, S.FAILED
 RUN_RETRY_PENDING = S.RETRY_PENDING
 """The occurrence states an attempt moves its run to, read once for the same reason: measured
@@ -144,7 +144,7 @@ class Attempts:
         payload = (job_id, scheduled, number)
         timers = self._timers
         if self._simulated and number not in spec.hang_attempts:
-            timers.add_end(now + occurrence.duration, payload)
+            timers.add(now + occurrence.duration, ATTEMPT_END, payload)
         if occurrence.timeout is not None:
             timers.add(now + occurrence.timeout, TimerKind.TIMEOUT, payload)
         if number == 1 and spec.run_timeout is not None:
@@ -173,30 +173,30 @@ class Attempts:
         assert attempt is not None
         self.end(occurrence, attempt, AttemptOutcome.LOST)
 
-    def durations_over(self, tick: int, job_id: str, scheduled: int, number: int) -> None:
-        """A tick's first ``ATTEMPT_END`` timer: its attempt's duration is over, and so are
-        those of the ends set after it for the tick (:meth:`~engine.parts.timers.Timers.add_end`),
-        which leave the timers first (an end set for the tick meanwhile is a first again)."""
-        later = self._timers.ends.later.pop(tick)
-        self.duration_over(job_id, scheduled, number)
+    def duration_over(
+        self, job_id: str, scheduled: int, number: int, tick: int | None = None
+    ) -> None:
+        """A simulated attempt's duration has passed: it fails where scripted (or drawn).
+
+        Given its ``tick``, it is its tick's first end (:meth:`~engine.parts.timers.Timers.add`)
+        and the ends set after it for the tick follow, each called alone; they leave the timers
+        first (an end set for the tick meanwhile is a first again). One method for both, not
+        a handler of the tick's ends that calls this one: a call fewer for the run that ends
+        alone in its tick (seed 001's every run)."""
+        later = self._timers.ends.later.pop(tick) if tick is not None else None
+        occurrence = self._records.get((job_id, scheduled))
+        attempts = occurrence.attempts if occurrence is not None else None
+        attempt = attempts[-1] if attempts else None
+        # Not over if stale: the run is over (and archived), or the attempt is no longer its last.
+        if attempt is not None and attempt.number == number and attempt.outcome is RUNNING:
+            job = self._jobs[job_id]
+            rate = job.spec.failure_rate
+            failed = number in job.fail_attempts or (rate > 0 and self._rng.random() < rate)
+            self.end(occurrence, attempt, FAILED if failed else SUCCEEDED)  # type: ignore[arg-type]
         if later is not None:
             duration_over = self.duration_over
             for payload in later:
                 duration_over(*payload)
-
-    def duration_over(self, job_id: str, scheduled: int, number: int) -> None:
-        """A simulated attempt's duration has passed: it fails where scripted (or drawn)."""
-        occurrence = self._records.get((job_id, scheduled))
-        if occurrence is None:
-            return  # a stale timer: the run is over and archived
-        attempts = occurrence.attempts
-        attempt = attempts[-1] if attempts else None
-        if attempt is None or attempt.number != number or attempt.outcome is not RUNNING:
-            return  # a stale timer
-        job = self._jobs[job_id]
-        rate = job.spec.failure_rate
-        failed = number in job.fail_attempts or (rate > 0 and self._rng.random() < rate)
-        self.end(occurrence, attempt, FAILED if failed else SUCCEEDED)
 
     def timeout_reached(self, job_id: str, scheduled: int, number: int) -> None:
         attempt = self._running(job_id, scheduled, number)

@@ -3,12 +3,12 @@
 Given nothing: the parts set timers, and the engine takes each one due off the heap and hands
 its payload to its kind's handler (:func:`engine.core.timer_handlers`).
 
-Attempt ends, a timer for nearly every attempt, are grouped by tick (:meth:`Timers.add_end`):
-the heap holds an item for a tick's first end only, whose handler also runs the later ones
-(:meth:`Timers.take_later_ends`), so a later end costs an append, not a push and a pop of the
-heap (the demo's week, 50 workers: 69,000 of its 80,000 timers). A tick's first end is an item
-as any timer is: a run that ends alone in its tick (seed 001's one worker) pays a dictionary's
-entry, not a group.
+Attempt ends, a timer for nearly every attempt, are grouped by tick (:meth:`Timers.add`): the
+heap holds an item for a tick's first end only, whose handler also runs the later ones
+(:meth:`engine.parts.attempts.Attempts.duration_over`), so a later end costs an append, not a
+push and a pop of the heap: the demo's week (50 workers) ends its 78,000 attempts at about
+10,000 ticks. A tick's first end is an item as any timer is, so a run that ends alone in its
+tick (seed 001's one worker) pays an entry in a dictionary, not a group.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class TimerKind(IntEnum):
 
 _ATTEMPT_END = TimerKind.ATTEMPT_END
 """Read once: in Python 3.11 an enum member read through its class costs a tenth of a
-microsecond (the enum metaclass's ``__getattr__`` hook), and a tick's first attempt end reads
+microsecond (the enum metaclass's ``__getattr__`` hook), and every timer set is compared with
 it."""
 
 
@@ -66,7 +66,7 @@ class EndsByTick:
         )
 
     def restore(self, saved: tuple) -> None:
-        """In place (the timers and the attempts hold its dictionary)."""
+        """In place (the timers hold this object)."""
         later = self.later
         later.clear()
         later.update((tick, None if ends is None else list(ends)) for tick, ends in saved)
@@ -103,7 +103,7 @@ class Timers(JournaledPart):
                 kept.append(item)
             elif tick not in later:
                 later[tick] = None
-                kept.append((tick, kind, sequence, (tick, *payload)))
+                kept.append((tick, kind, sequence, (*payload, tick)))
             elif (ends := later[tick]) is None:
                 later[tick] = [payload]
             else:
@@ -120,24 +120,24 @@ class Timers(JournaledPart):
         (self.sequence,) = values
 
     def add(self, tick: int, kind: TimerKind, payload: Any) -> None:
+        """A timer of ``kind`` at ``tick``; an attempt's end after the first of its tick
+        follows that one instead (see the class), and the first's payload gets the tick,
+        which its handler reads the later ends by."""
+        if kind is _ATTEMPT_END:
+            later = self.ends.later
+            if tick in later:
+                if (ends := later[tick]) is None:
+                    later[tick] = [payload]
+                else:
+                    ends.append(payload)
+                return
+            later[tick] = None
+            payload += (tick,)
         self.sequence += 1
         heap, item = self.heap, (tick, kind, self.sequence, payload)
         heappush(heap.items, item)  # heapq on the list: a call fewer a timer
         if heap.pushed is not None:  # keyframes are recorded (engine.rewind.heap)
             heap.pushed.append(item)
-
-    def add_end(self, tick: int, payload: Any) -> None:
-        """An attempt's end at ``tick`` (an ``ATTEMPT_END`` timer): an item of the heap if it
-        is the tick's first (its payload after the tick, which its handler reads the later
-        ends by), else after the ends set before it (see the class)."""
-        later = self.ends.later
-        if tick not in later:
-            later[tick] = None
-            self.add(tick, _ATTEMPT_END, (tick, *payload))
-        elif (ends := later[tick]) is None:
-            later[tick] = [payload]
-        else:
-            ends.append(payload)
 
     def next_tick(self) -> int | None:
         """The tick of the first timer, if any. Asked once per tick the engine plays: the heap's

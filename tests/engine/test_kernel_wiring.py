@@ -19,9 +19,12 @@ count as imports for the order: they are still the code's dependencies.
 from __future__ import annotations
 
 import ast
+import contextlib
+import heapq
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 from hypothesis import given, settings
@@ -32,6 +35,7 @@ from engine.model.policies import Policy
 from engine.parts.attempts import Attempts
 from engine.parts.notifications import Outbox
 from engine.parts.timers import TimerKind
+from engine.rewind.heap import Heap
 from engine.rules.deadlines import Deadlines
 from engine.rules.start_deadlines import StartDeadlines
 
@@ -68,8 +72,7 @@ DOCUMENTED_ORDER = [
 then timeouts, then backoff expiries, then notification delivery tries; then the deadline, the
 start deadline and the run timeout, each after the attempts that end in the tick)."""
 
-HANDLER_METHODS = [
-    (Attempts, "durations_over"),
+OTHER_HANDLERS = [
     (Attempts, "timeout_reached"),
     (Attempts, "backoff_ended"),
     (Outbox, "try_delivery"),
@@ -77,11 +80,8 @@ HANDLER_METHODS = [
     (StartDeadlines, "check"),
     (Attempts, "run_timeout_reached"),
 ]
-"""Every method a timer may call, each replaced by a recorder in the tests of the order."""
-
-OTHER_HANDLERS = HANDLER_METHODS[1:]
-"""The same but for a tick's attempt ends, whose real handler calls each end's own method
-(:meth:`Attempts.duration_over`): the tests of the groups record that one."""
+"""Every method a timer may call but an attempt's end (``Attempts.duration_over``), each replaced
+by a recorder in the tests of the order."""
 
 
 def kernel_modules() -> Iterator[tuple[str, Path]]:
@@ -242,31 +242,34 @@ def test_every_timer_kind_has_a_handler() -> None:
     assert all(callable(handler) for handler in handlers.values())
 
 
-def _recording_engine(
-    calls: list[tuple[TimerKind, tuple]], methods: list[tuple[type, str]] = HANDLER_METHODS
-) -> Engine:
-    """An engine whose timer handlers (``methods``) only record what they are called with (the
-    kind is the payload's first item, as the tests below set it)."""
+@contextlib.contextmanager
+def _recording_engine(calls: list[tuple[TimerKind, tuple]]) -> Iterator[Engine]:
+    """An engine whose timer handlers record what they are called with (the kind is the
+    payload's first item, as the tests below set it): the others replaced by a recorder, an
+    attempt's end recorded before its own method runs (a tick's first end runs the later ones
+    through it: what it does with these payloads, which name no run). Its timers run within."""
+    ends = Attempts.duration_over
 
     def recorder(_part: object, *payload: object) -> None:
         calls.append((payload[0], payload[1:]))  # type: ignore[arg-type]
 
-    patches = [mock.patch.object(cls, name, recorder) for cls, name in methods]
-    for patch in patches:
-        patch.start()
-    try:
-        return Engine()  # the table holds the recorders, bound to the parts
-    finally:
-        for patch in patches:
-            patch.stop()
+    def end_recorder(part: Attempts, *payload: Any) -> None:
+        calls.append((payload[0], payload[1:3]))  # a tick's first end: its tick follows
+        ends(part, *payload)
+
+    with contextlib.ExitStack() as patched:
+        patched.enter_context(mock.patch.object(Attempts, "duration_over", end_recorder))
+        for cls, name in OTHER_HANDLERS:
+            patched.enter_context(mock.patch.object(cls, name, recorder))
+        yield Engine()  # the table holds the recorders, bound to the parts
 
 
 def test_a_ticks_timers_run_in_the_documented_order_whatever_order_they_were_set_in() -> None:
     calls: list[tuple[TimerKind, tuple]] = []
-    engine = _recording_engine(calls)
-    for kind in reversed(TimerKind):
-        engine._timers.add(5, kind, (kind, "payload", 5))
-    engine.advance(6)
+    with _recording_engine(calls) as engine:
+        for kind in reversed(TimerKind):
+            engine._timers.add(5, kind, (kind, "payload", 5))
+        engine.advance(6)
     assert [kind for kind, _ in calls] == DOCUMENTED_ORDER
     assert all(rest == ("payload", 5) for _, rest in calls)  # the payload, unpacked
 
@@ -277,46 +280,14 @@ def test_timers_run_by_tick_then_kind_then_the_order_they_were_set_in(
     timers: list[tuple[int, TimerKind]],
 ) -> None:
     calls: list[tuple[TimerKind, tuple]] = []
-    engine = _recording_engine(calls)
-    for index, (tick, kind) in enumerate(timers):
-        engine._timers.add(tick, kind, (kind, tick, index))
-    engine.advance(10)
-    expected = sorted(
-        (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
-    )
-    assert [(tick, DOCUMENTED_ORDER.index(kind), i) for kind, (tick, i) in calls] == expected
-
-
-def _advance_recording_ends(engine: Engine, calls: list[tuple[TimerKind, tuple]], to: int) -> None:
-    """Advance, each attempt end's own method recording what it is called with."""
-
-    def recorder(_part: object, *payload: object) -> None:
-        calls.append((payload[0], payload[1:]))  # type: ignore[arg-type]
-
-    with mock.patch.object(Attempts, "duration_over", recorder):
-        engine.advance(to)
-
-
-@settings(deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from(list(TimerKind))), max_size=30))
-def test_attempt_ends_grouped_by_tick_run_where_their_own_timers_would(
-    timers: list[tuple[int, TimerKind]],
-) -> None:
-    """An attempt's end after its tick's first follows it (``Timers.add_end``), not an item of
-    the heap: the ends still run by tick, before the tick's other kinds, in the order they
-    were set."""
-    calls: list[tuple[TimerKind, tuple]] = []
-    engine = _recording_engine(calls, OTHER_HANDLERS)
-    for index, (tick, kind) in enumerate(timers):
-        if kind is TimerKind.ATTEMPT_END:
-            engine._timers.add_end(tick, (kind, tick, index))
-        else:
+    with _recording_engine(calls) as engine:
+        for index, (tick, kind) in enumerate(timers):
             engine._timers.add(tick, kind, (kind, tick, index))
-    ticks = {tick for tick, kind in timers if kind is TimerKind.ATTEMPT_END}
-    assert len(engine._timers.heap.items) == len(timers) - sum(
-        kind is TimerKind.ATTEMPT_END for _, kind in timers
-    ) + len(ticks)
-    _advance_recording_ends(engine, calls, 10)
+        ticks = {tick for tick, kind in timers if kind is TimerKind.ATTEMPT_END}
+        ends = sum(kind is TimerKind.ATTEMPT_END for _, kind in timers)
+        # A tick's attempt ends after its first follow it, not items of the heap.
+        assert len(engine._timers.heap.items) == len(timers) - ends + len(ticks)
+        engine.advance(10)
     expected = sorted(
         (tick, DOCUMENTED_ORDER.index(kind), index) for index, (tick, kind) in enumerate(timers)
     )
@@ -325,18 +296,18 @@ def test_attempt_ends_grouped_by_tick_run_where_their_own_timers_would(
 
 
 def test_timers_an_older_cronlapse_pickled_group_their_attempt_ends() -> None:
-    """A service's snapshot from before the groups holds an item for each attempt end: loaded,
-    each tick's later ends follow its first, and they run as they would have."""
-    calls: list[tuple[TimerKind, tuple]] = []
-    engine = _recording_engine(calls, OTHER_HANDLERS)
+    """A service's snapshot from before holds an item for each attempt end: loaded, each tick's
+    later ends follow its first, and they run as they would have."""
     older = [(3, TimerKind.ATTEMPT_END, "a"), (2, TimerKind.TIMEOUT, "b")]
     older += [(3, TimerKind.ATTEMPT_END, "c"), (2, TimerKind.ATTEMPT_END, "d")]
-    for index, (tick, kind, name) in enumerate(older):
-        engine._timers.add(tick, kind, (kind, name, index))  # an item each, as they were
-    timers = engine._timers
-    older_state = {"heap": timers.heap, "sequence": timers.sequence}  # no groups then
-    timers.__setstate__(pickle.loads(pickle.dumps(older_state)))
-    assert engine._timers.ends.later == {2: None, 3: [(TimerKind.ATTEMPT_END, "c", 2)]}
-    assert len(engine._timers.heap.items) == 3  # the timeout and each tick's first end
-    _advance_recording_ends(engine, calls, 10)
+    heap = Heap()
+    for sequence, (tick, kind, name) in enumerate(older, 1):
+        heapq.heappush(heap.items, (tick, kind, sequence, (kind, name, sequence)))
+    calls: list[tuple[TimerKind, tuple]] = []
+    with _recording_engine(calls) as engine:
+        timers = engine._timers
+        timers.__setstate__(pickle.loads(pickle.dumps({"heap": heap, "sequence": len(older)})))
+        assert timers.ends.later == {2: None, 3: [(TimerKind.ATTEMPT_END, "c", 3)]}
+        assert len(timers.heap.items) == 3  # the timeout and each tick's first end
+        engine.advance(10)
     assert [name for _, (name, _) in calls] == ["d", "b", "a", "c"]
