@@ -185,14 +185,14 @@ class Attempts:
         alone in its tick (seed 001's every run)."""
         later = self._timers.ends.later.pop(tick) if tick is not None else None
         occurrence = self._records.get((job_id, scheduled))
-        attempts = occurrence.attempts if occurrence is not None else None
-        attempt = attempts[-1] if attempts else None
-        # Not over if stale: the run is over (and archived), or the attempt is no longer its last.
-        if attempt is not None and attempt.number == number and attempt.outcome is RUNNING:
-            job = self._jobs[job_id]
-            rate = job.spec.failure_rate
-            failed = number in job.fail_attempts or (rate > 0 and self._rng.random() < rate)
-            self.end(occurrence, attempt, FAILED if failed else SUCCEEDED)  # type: ignore[arg-type]
+        # Stale, and passed over: the run is over (and archived), or the attempt is not its last.
+        if occurrence is not None and (attempts := occurrence.attempts):
+            attempt = attempts[-1]
+            if attempt.number == number and attempt.outcome is RUNNING:
+                job = self._jobs[job_id]
+                rate = job.spec.failure_rate
+                failed = number in job.fail_attempts or (rate > 0 and self._rng.random() < rate)
+                self.end(occurrence, attempt, FAILED if failed else SUCCEEDED)
         if later is not None:
             duration_over = self.duration_over
             for payload in later:
