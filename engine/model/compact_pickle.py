@@ -36,13 +36,24 @@ def pickled_compactly(cls: type[T]) -> type[T]:
     return by_extend(cls, leading_values(cls))
 
 
+UNPICKLED = "unpickled"
+"""A field's metadata key: true for a field that is not part of the record's value but something
+else's note on it (a recording's, :mod:`engine.rewind.frames`). It is left out of the pickle and
+of copies, so it must not be an ``__init__`` parameter: a loaded or copied record gets its
+default."""
+
+
 def leading_values(cls: type) -> Callable[[Any], tuple]:
     """A function of a ``cls`` record: its fields' values in order, up to the last that is not
-    its field's default (all of them positional ``__init__`` parameters)."""
-    fields = dataclasses.fields(cls)
+    its field's default (all of them positional ``__init__`` parameters), but those marked
+    :data:`UNPICKLED`."""
+    fields = [field for field in dataclasses.fields(cls) if not field.metadata.get(UNPICKLED)]
     for field in fields:
         if field.kw_only or not field.init:
             raise TypeError(f"{cls.__name__}.{field.name} is not a positional __init__ field")
+    for field in dataclasses.fields(cls):
+        if field.metadata.get(UNPICKLED) and field.init:
+            raise TypeError(f"{cls.__name__}.{field.name} is not pickled: it needs init=False")
     defaults = tuple(_default(field) for field in fields)
     if len(fields) < 2:  # attrgetter gives a tuple from two names on
         name = fields[0].name if fields else None

@@ -6,7 +6,8 @@ with the fields, and a field added to a record but forgotten there silently kept
 across a rewind. So every field is journaled unless its metadata says otherwise:
 
 - :data:`IDENTITY`: set when the record is made and never written again (a key, a creation tick);
-- :data:`BOOKKEEPING`: the keyframes' own stamp, ``gen``, which they manage themselves.
+- :data:`BOOKKEEPING`: the keyframes' own notes on the record, which they manage themselves:
+  ``gen``, the debug mode's stamp, and ``versions`` (:data:`VERSIONS`).
 
 A field holding a mutable value declares a copy rule (:func:`copy_rule`): ``save`` turns the value
 into an immutable one and ``restore`` rebuilds it, because one save may be restored many times
@@ -26,6 +27,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, TypeVar, overload
 
+from engine.model.compact_pickle import UNPICKLED
 from engine.model.values import value
 
 T = TypeVar("T")
@@ -47,6 +49,14 @@ IDENTITY: Mapping[str, Any] = MappingProxyType({"journal": Journal.IDENTITY})
 
 BOOKKEEPING: Mapping[str, Any] = MappingProxyType({"journal": Journal.BOOKKEEPING})
 """Field metadata: a keyframe stamp (``gen``), not part of the record's value."""
+
+VERSIONS: Mapping[str, Any] = MappingProxyType({"journal": Journal.BOOKKEEPING, UNPICKLED: True})
+"""Field metadata: the record's values at the keyframes that saved it
+(:class:`engine.rewind.frames.Frames`), None until one does. A recording's, so not pickled nor
+copied (:data:`~engine.model.compact_pickle.UNPICKLED`): the field is ``init=False``. Kept on the
+record rather than in a dictionary by the record's ``id()`` (records are not hashable), which
+made a keyframe look up every record touched since the one before in a table of every record
+it ever saved."""
 
 
 def copy_rule(save: Callable[[Any], Any], restore: Callable[[Any], Any]) -> Mapping[str, Any]:

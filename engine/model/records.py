@@ -14,7 +14,14 @@ from typing import NoReturn
 from engine.model.backoff import Backoff
 from engine.model.compact_pickle import pickled_compactly
 from engine.model.job_rules import OverlapRule, TriggerRule
-from engine.model.journaled import BOOKKEEPING, IDENTITY, copy_rule, journaled, record_list
+from engine.model.journaled import (
+    BOOKKEEPING,
+    IDENTITY,
+    VERSIONS,
+    copy_rule,
+    journaled,
+    record_list,
+)
 from engine.model.values import mutable_record, value
 from engine.schedules.kinds import Schedule
 
@@ -313,6 +320,8 @@ class Job:
     bare tuple, read as :mod:`engine.parts.ready_entry` says)."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
     """The keyframe stamp that last marked this record changed (see :mod:`engine.rewind.frames`)."""
+    versions: object = field(default=None, init=False, compare=False, repr=False, metadata=VERSIONS)
+    """Its values at the keyframes that saved it (:data:`~engine.model.journaled.VERSIONS`)."""
 
     @property
     def job_id(self) -> str:
@@ -379,6 +388,7 @@ class Occurrence:
     cancel_cause: str | None = None
     """For a cascade cancellation: the job whose failure started it."""
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    versions: object = field(default=None, init=False, compare=False, repr=False, metadata=VERSIONS)
 
     @property
     def job_id(self) -> str:
@@ -412,6 +422,7 @@ class Worker:
     down: bool = False
     draining: bool = False
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    versions: object = field(default=None, init=False, compare=False, repr=False, metadata=VERSIONS)
 
     @property
     def state(self) -> WorkerState:

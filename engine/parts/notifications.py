@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from engine.model import events as ev
 from engine.model.commands import Outcome, Result, refused
-from engine.model.journaled import BOOKKEEPING, IDENTITY, journaled
+from engine.model.compact_pickle import pickled_compactly
+from engine.model.journaled import BOOKKEEPING, IDENTITY, VERSIONS, journaled
 from engine.model.policies import DeliveryMode
 from engine.model.problems import Code
 from engine.model.records import Channel, NotifyOn, Occurrence
@@ -51,6 +52,7 @@ class NotificationState(Enum):
     """Every allowed try failed."""
 
 
+@pickled_compactly
 @journaled
 @mutable_record
 class Notification:
@@ -61,6 +63,7 @@ class Notification:
     next_try: int | None = None
     delivered_at: int | None = None
     gen: int = field(default=0, compare=False, repr=False, metadata=BOOKKEEPING)
+    versions: object = field(default=None, init=False, compare=False, repr=False, metadata=VERSIONS)
 
     @property
     def job_id(self) -> str:

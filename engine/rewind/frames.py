@@ -20,7 +20,8 @@ of milliseconds and megabytes a keyframe. Most of them do not change between two
   new in a live table.
 
 Each record keeps its versions (the keyframes that saved it, in order) and which of them it
-holds now, unless it was changed since. A restore sets only the records that may differ from
+holds now, unless it was changed since, in its ``versions`` field
+(:data:`~engine.model.journaled.VERSIONS`). A restore sets only the records that may differ from
 the target: the ones changed since the keyframe the engine started from (the parts call
 ``touch`` before each change, which marks them) and the ones changed between that keyframe and
 the target, each found with its values at the target by dict updates over the spans' lists
@@ -38,9 +39,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, islice, repeat
-from operator import attrgetter, is_, is_not, itemgetter, not_
+from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any
 
 from engine.model import journaled
@@ -51,6 +52,9 @@ from engine.rewind.deltas import apply, delta
 from engine.rewind.live_state import StatePart
 
 _held = attrgetter("held")
+_VERSIONS = "versions"
+"""A record's field with its :class:`_Versions` (None, or unset in a record loaded from a pickle
+written before the field was: read with ``getattr``'s default)."""
 _saves_of = attrgetter("saves")
 _key_of = attrgetter("key")
 _first, _last = itemgetter(0), itemgetter(-1)
@@ -107,6 +111,7 @@ class _Versions:
         """A record born in the span before keyframe ``index``, saved there."""
         saved = record.save()
         self.record = record
+        record.versions = self
         self.saves: tuple = (index, saved)
         """A keyframe's index and the values it saved, in turn, oldest first: one tuple rather
         than two, as most records are saved once or twice (at seed 000's sizes, 80,000 records),
@@ -173,8 +178,6 @@ class Frames:
         keyframe)."""
         self._events = EventRecords(bytearray(), [])
         """The events up to the last keyframe, as stored (a restore forward puts them back)."""
-        self._versions: dict[int, _Versions] = {}
-        """By the id of a record of the recording (kept alive by the keyframes that hold it)."""
         self._last_containers: tuple = ()
         """The containers' copies at the last keyframe, what the next one's delta is taken
         against: whole but for the containers that log their changes, which are None unless
@@ -243,15 +246,13 @@ class Frames:
                 if record.key != key:
                     raise ValueError(f"a live table holds {record.key!r} under {key!r}")
 
-    def _check_live_births(self, versions: dict[int, _Versions]) -> None:
+    def _check_live_births(self) -> None:
         """Debug mode: the records a live table gained since the last keyframe are its last
         ones (:func:`_new_live`), which is all a keyframe looks at."""
         for live in self._live:
             records = list(live.values())
-            unknown = list(
-                compress(records, map(not_, map(versions.__contains__, map(id, records))))
-            )
-            if unknown != _new_live(live, versions):
+            unknown = list(compress(records, map(is_, _versions_of(records), repeat(None))))
+            if unknown != _new_live(live):
                 raise ValueError(
                     "a live table holds a record it gained since the last keyframe before one "
                     "it held then: a record enters a live table only as a new one, at its end"
@@ -279,16 +280,15 @@ class Frames:
         index = len(self._frames)
         if index and self._base != index - 1:
             raise ValueError("a keyframe is only taken past the last one")
-        versions = self._versions
         if self.check:
             self._check_writes()
             self._check_live_keys()
-            self._check_live_births(versions)
+            self._check_live_births()
         # The records gathered by C loops (map, compress, dict), each once, in order: a loop
         # in Python over every touch and every live record was a sixth of the keyframes' cost.
         # The records touched (once or more each) and saved before, in the order first touched:
         # before the births.
-        known = list(filter(None, map(versions.get, dict.fromkeys(map(id, self._dirty)))))
+        known = list(filter(None, dict.fromkeys(_versions_of(self._dirty))))
         new: list[Any] = []
         for table, (keys, records) in zip(self._tables, self._born, strict=True):
             new_keys, new_records = _tail(table, len(keys))
@@ -297,10 +297,8 @@ class Frames:
             new += new_records
         born = list(map(_Versions, new, repeat(index, len(new))))
         for live in self._live:
-            new_live = _new_live(live, versions)
-            new += new_live
+            new_live = _new_live(live)
             born += map(_LiveVersions, new_live, repeat(index, len(new_live)))
-        versions.update(zip(map(id, new), born, strict=True))
         births, kepts, known_saves, previous = _saved_again(known, index, self._left(known))
         log = self._log
         last = self._frames[-1].log_length if self._frames else 0
@@ -420,8 +418,8 @@ class Frames:
 
         The records and their values there are gathered and compared by C loops (dict
         updates, ``map``, ``compress``), with no search per record."""
-        frames, base, versions = self._frames, self._base, self._versions
-        dirty = [kept for kept in dict.fromkeys(map(versions.get, map(id, self._dirty))) if kept]
+        frames, base = self._frames, self._base
+        dirty = list(filter(None, dict.fromkeys(_versions_of(self._dirty))))
         for kept in dirty:
             kept.held = None
         values: dict[_Versions, tuple] = {}
@@ -466,11 +464,11 @@ class Frames:
         dropped = self._frames[index:]
         if not dropped:
             return
-        versions, base = self._versions, self._base
+        base = self._base
         for frame in dropped:
             for kept in (*frame.born, *frame.changed):
                 if not kept.drop_from(index):
-                    versions.pop(id(kept.record), None)
+                    kept.record.versions = None
                 elif kept.saves[0] > base and kept.held is not kept.saves[-1]:
                     # Outside the state: it holds its last values, now those of a keyframe kept.
                     kept.held = kept.saves[-1]
@@ -563,15 +561,21 @@ def _tail(table: dict, length: int) -> tuple[list, list]:
     return keys, records
 
 
-def _new_live(live: dict, versions: dict[int, _Versions]) -> list:
+def _versions_of(records: Iterable[Any]) -> Iterator[_Versions | None]:
+    """Each record's versions, None for a record no keyframe saved (a C loop: ``getattr`` with
+    a default, as a record loaded from an older pickle has the field unset)."""
+    return map(getattr, records, repeat(_VERSIONS), repeat(None))
+
+
+def _new_live(live: dict) -> list:
     """The records ``live`` gained since the last keyframe, in order: its last ones, after the
-    last record a keyframe saved (known in ``versions``). A live table gains records only as
+    last record a keyframe saved (one with versions). A live table gains records only as
     new ones, inserted at its end (:meth:`engine.rewind.live_state.StatePart.live_tables`),
     and a restore puts a keyframe's records back before any is gained, so the new ones follow
     every one it held at the last keyframe. A scan from the end stops at the first record
     known: about 110 records a keyframe at seed 000's sizes, where a scan of the whole table
     looked at 900 (171 M of the keyframes' 2,096 M instructions, callgrind)."""
-    known = map(versions.__contains__, map(id, reversed(live.values())))
+    known = map(is_not, _versions_of(reversed(live.values())), repeat(None))
     count = next(compress(range(len(live)), known), len(live))
     records = list(islice(reversed(live.values()), count))
     records.reverse()

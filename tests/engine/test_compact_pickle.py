@@ -15,10 +15,11 @@ import pytest
 
 from engine.core import Engine
 from engine.model.commands import RegisterWorker, ScheduleJob
-from engine.model.compact_pickle import leading_values, pickled_compactly
+from engine.model.compact_pickle import UNPICKLED, leading_values, pickled_compactly
 from engine.model.policies import Backoff, NotificationPolicy, Policy, WorkerPool
 from engine.model.presets import seed_003_policy
 from engine.model.records import NO_OPEN_RUNS, CatchUp, Job, JobSpec
+from engine.rewind.frames import _versions_of
 from engine.schedules.kinds import Every
 
 
@@ -47,8 +48,31 @@ def test_a_job_with_its_defaults_pickles_its_leading_fields_only() -> None:
 
 def test_a_field_past_the_defaults_keeps_the_fields_before_it() -> None:
     changed = job(paused_through=90, front=(60, 0), gen=3)
-    assert len(leading_values(Job)(changed)) == len(dataclasses.fields(Job))
+    assert len(leading_values(Job)(changed)) == len(dataclasses.fields(Job)) - 1, "versions"
     assert same(pickle.loads(pickled(changed)), changed)
+
+
+def test_a_records_keyframe_versions_are_neither_pickled_nor_copied() -> None:
+    """They are a recording's (engine.rewind.frames), which a copy or a load is not part of."""
+    recorded = job(paused_through=90)
+    recorded.versions = object()
+    for rebuilt in (
+        pickle.loads(pickled(recorded)),
+        copy.copy(recorded),
+        copy.deepcopy(recorded),
+        dataclasses.replace(recorded),
+    ):
+        assert same(rebuilt, recorded) and rebuilt.versions is None
+
+
+def test_a_field_left_out_of_the_pickle_must_not_be_an_init_parameter() -> None:
+    with pytest.raises(TypeError, match="needs init=False"):
+
+        @pickled_compactly
+        @dataclasses.dataclass(slots=True)
+        class Noted:
+            name: str
+            note: object = dataclasses.field(default=None, metadata={UNPICKLED: True})
 
 
 def test_a_definition_pickles_up_to_its_last_field_that_is_not_its_default() -> None:
@@ -137,14 +161,20 @@ def test_a_job_pickled_with_its_slots_state_still_loads() -> None:
         def reducer_override(self, obj: object) -> object:
             if type(obj) is not Job:
                 return NotImplemented
-            slots = {field.name: getattr(obj, field.name) for field in dataclasses.fields(Job)}
+            slots = {
+                field.name: getattr(obj, field.name)
+                for field in dataclasses.fields(Job)
+                if field.name != "versions"  # a field added since
+            }
             return copyreg.__newobj__, (Job,), (None, slots)
 
     changed = job(paused_through=90, gen=3)
     buffer = io.BytesIO()
     SlotsState(buffer, pickle.HIGHEST_PROTOCOL).dump(changed)
     assert b"paused_through" in buffer.getvalue(), "the old format names every slot"
-    assert same(pickle.loads(buffer.getvalue()), changed)
+    loaded = pickle.loads(buffer.getvalue())
+    assert same(loaded, changed)
+    assert list(_versions_of([loaded])) == [None], "unset, read as none"
 
 
 def test_a_job_gives_its_open_runs_dictionary_back_once_they_are_over() -> None:

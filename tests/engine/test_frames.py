@@ -447,7 +447,7 @@ def test_a_keyframe_finds_a_live_tables_new_records_at_its_end_and_the_debug_mod
     (held,) = live.items()
     engine.apply(ScheduleJob(JobSpec("b", Once(2), duration=30)))
     TickDriver(engine).finish(2)
-    assert [run.key for run in frames._new_live(live, recorded._versions)] == [("b", 2)]
+    assert [run.key for run in frames._new_live(live)] == [("b", 2)]
     del live[held[0]]
     live[held[0]] = held[1]
     with pytest.raises(ValueError, match="enters a live table only as a new one"):
