@@ -153,8 +153,16 @@ def _journaled(cls: type[T], hot: tuple[str, ...]) -> type[T]:
             f"        if {same}:\n"
             f"            return ({', '.join(hot_saved)}, before)\n"
             f"    return ({', '.join(saved)},)\n"
-            f"def restore(self, saved):\n"
-            f"    if len(saved) == {short}:\n"
+            f"def restore(self, saved, held=None):\n"
+            f"    whole = saved[-1] if len(saved) == {short} else saved\n"
+            f"    if held is not None and (held[-1] if len(held) == {short} else held) is whole:\n"
+            f"        if whole is not saved:\n"
+            f"            {', '.join(hot_targets)}, _ = saved\n"
+            f"        else:\n"
+            f"            {', '.join(['_'] * len(cold) + hot_targets)}, = saved\n"
+            f"{_indented(rebuilt)}"
+            f"        return\n"
+            f"    if whole is not saved:\n"
             f"        {', '.join(hot_targets)}, saved = saved\n"
             f"        {', '.join(targets[: len(cold)] + ['_'] * len(hot))}, = saved\n"
             f"    else:\n"
@@ -163,20 +171,29 @@ def _journaled(cls: type[T], hot: tuple[str, ...]) -> type[T]:
     else:
         source = (
             f"def save(self, before=None):\n    return ({', '.join(saved)},)\n"
-            f"def restore(self, saved):\n    {', '.join(targets)}, = saved\n{rebuilt}"
+            f"def restore(self, saved, held=None):\n    {', '.join(targets)}, = saved\n{rebuilt}"
         )
     functions = _compile(f"{source}def identities(self):\n    return ({identified})\n", scope)
     functions["save"].__doc__ = (
         f"The journaled fields of a {cls.__name__}, copied where mutable; given its save before, "
         "maybe a short save (see :func:`journaled`)."
     )
-    functions["restore"].__doc__ = f"Set a {cls.__name__}'s journaled fields from ``save()``."
+    functions["restore"].__doc__ = (
+        f"Set a {cls.__name__}'s journaled fields from ``save()``. Given ``held``, the save whose "
+        "values it holds (not changed since), only the hot fields if the two share their cold "
+        "ones: a rewind sets a job's 3 hot fields, not its 23."
+    )
     for name in ("save", "restore"):
         functions[name].__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, functions[name])
     journal = RecordJournal(tuple(names), tuple(identities), tuple(copies), functions["identities"])
     cls.__record_journal__ = journal  # type: ignore[attr-defined]
     return cls
+
+
+def _indented(lines: str) -> str:
+    """Generated lines one level deeper."""
+    return "".join(f"    {line}\n" for line in lines.splitlines())
 
 
 def record_list(cls: type) -> Mapping[str, Any]:

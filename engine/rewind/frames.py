@@ -447,7 +447,7 @@ class Frames:
         self.gathered = len(values)
         differing = map(is_not, map(_held, values), values.values())
         for kept, saved in compress(values.items(), differing):
-            kept.record.restore(saved)
+            kept.record.restore(saved, kept.held)
             kept.held = saved
         for kept in dirty:
             if kept not in values:

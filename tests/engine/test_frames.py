@@ -56,9 +56,11 @@ def looked_up(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     for record_class in (Job, Worker, Occurrence):
         set_values = record_class.restore
 
-        def counting_set(record: object, saved: tuple, set_values=set_values) -> None:
+        def counting_set(
+            record: object, saved: tuple, held: tuple | None = None, set_values=set_values
+        ) -> None:
             counts[-1] += 1
-            set_values(record, saved)
+            set_values(record, saved, held)
 
         monkeypatch.setattr(record_class, "restore", counting_set)
     monkeypatch.setattr(frames.Frames, "restore", counting_restore)

@@ -97,6 +97,25 @@ def test_a_save_after_one_with_the_same_cold_fields_shares_them():
     assert (toy.count, toy.label, toy.size, toy.tags) == (2, "b", 1, ["y"])
 
 
+def test_a_restore_from_a_save_sharing_the_cold_fields_it_holds_sets_the_hot_ones_only():
+    """Given the save whose values the record holds (``held``), a restore to a save with the
+    same cold fields (the same whole save) leaves them: a rewind sets a job's hot fields."""
+    toy = HotToy("t", tags=["x"])
+    whole = toy.save()
+    toy.count, toy.tags = 1, ["y"]
+    short = toy.save(whole)
+    toy.size = 7  # not what ``short`` holds: shows which fields the restore writes
+    toy.restore(whole, short)
+    assert (toy.count, toy.size, toy.tags) == (0, 7, ["x"]), "the hot fields only"
+    toy.restore(short, whole)
+    assert (toy.count, toy.size, toy.tags) == (1, 7, ["y"]), "the hot fields only"
+    toy.restore(short, toy.save())
+    assert (toy.count, toy.size, toy.tags) == (1, 1, ["y"]), "another whole save: every field"
+    toy.size = 7
+    toy.restore(short)
+    assert (toy.count, toy.size, toy.tags) == (1, 1, ["y"]), "nothing held known: every field"
+
+
 def test_hot_fields_are_journaled_and_leave_two_cold_ones_at_least():
     with pytest.raises(TypeError, match=r"not journaled"):
         journaled(hot=("name",))(HotToy)
