@@ -19,6 +19,7 @@ from engine.model.compact_pickle import UNPICKLED, leading_values, pickled_compa
 from engine.model.policies import Backoff, NotificationPolicy, Policy, WorkerPool
 from engine.model.presets import seed_003_policy
 from engine.model.records import NO_OPEN_RUNS, CatchUp, Job, JobSpec
+from engine.parts.notifications import Notification
 from engine.rewind.frames import _versions_of
 from engine.schedules.kinds import Every
 
@@ -63,6 +64,9 @@ def test_a_records_keyframe_versions_are_neither_pickled_nor_copied() -> None:
         dataclasses.replace(recorded),
     ):
         assert same(rebuilt, recorded) and rebuilt.versions is None
+    notification = Notification(("j", 0, "email"), 0)
+    notification.versions = object()
+    assert pickle.loads(pickled(notification)).versions is None
 
 
 def test_a_field_left_out_of_the_pickle_must_not_be_an_init_parameter() -> None:
