@@ -33,8 +33,7 @@ import bisect
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import islice
-from operator import attrgetter, le
+from operator import attrgetter
 
 from engine.core import Engine
 from engine.model.commands import Command, Outcome, Result, refused
@@ -519,9 +518,11 @@ def _in_run_order(commands: Sequence[TimedCommand]) -> tuple[list[TimedCommand],
 
     A timeline of one phase in tick order (a scenario's, a journal's, the benchmark's) is in
     that order already, which C loops over its ticks tell: the sort's key made a tuple per
-    command, 220 M instructions for seed 000's 93,000 where this takes 107 M (callgrind)."""
+    command, 220 M instructions for seed 000's 93,000 where this takes 77 M (callgrind). The
+    ticks in order are their sort's (a single pass over a sorted list, comparing ints in
+    place): with ``operator.le`` mapped over pairs of them this took 99 M."""
     ticks = list(map(_tick_of, commands))
-    if len(set(map(_phase_of, commands))) <= 1 and all(map(le, ticks, islice(ticks, 1, None))):
+    if len(set(map(_phase_of, commands))) <= 1 and ticks == sorted(ticks):
         return list(commands), ticks
     ordered = sorted(commands, key=_run_order)
     return ordered, list(map(_tick_of, ordered))
