@@ -504,6 +504,14 @@ class Engine:
         if self._auto:
             self._dispatcher.assign()
 
+    def own_queues(self) -> tuple[list, list | tuple]:
+        """The heaps whose first items are the ticks the engine acts at on its own, as
+        :meth:`next_event_tick` reads them: the timers' and, when it dispatches on its own, the
+        due runs' (else an empty tuple). Lists changed in place, rewinds included: a loop over
+        ticks reads them once and asks :meth:`next_event_tick` only when one holds a tick
+        before its next stop (a history's recording, between two commands)."""
+        return self._timers.heap.items, self._cursors.due.items if self._auto else ()
+
     def next_event_tick(self) -> int | None:
         """The first tick after ``now`` at which the engine has something to do, if any."""
         upcoming = self._timers.next_tick()

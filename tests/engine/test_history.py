@@ -14,6 +14,7 @@ from engine.model.backoff import Backoff, BackoffKind, Jitter
 from engine.model.commands import (
     CancelOccurrence,
     DeleteJob,
+    Dispatch,
     DrainWorker,
     ModifyJob,
     PauseJob,
@@ -24,7 +25,14 @@ from engine.model.commands import (
     WorkerUp,
 )
 from engine.model.events import OccurrenceCancelled, RetryScheduled
-from engine.model.policies import ChannelOutage, DispatchOrder, NotificationPolicy, Policy
+from engine.model.policies import (
+    ChannelOutage,
+    CompletionMode,
+    DispatchMode,
+    DispatchOrder,
+    NotificationPolicy,
+    Policy,
+)
 from engine.model.records import CatchUp, Channel, JobSpec, NotifyOn, OccurrenceState, Subscription
 from engine.play.history import SPAN_COST, History
 from engine.play.ticks import Phase, TimedCommand, at_ticks
@@ -397,3 +405,54 @@ def test_an_open_ended_runs_horizon_is_the_furthest_tick_rounded_up_to_a_chunk(c
         horizon = history.last_tick()
         assert history.open_ended and horizon >= max(furthest, 1)
         assert horizon % chunk == 0 and horizon - chunk < max(furthest, 1)
+
+
+def test_a_recording_steps_on_the_ticks_the_engine_acts_on_its_own_between_commands():
+    # With a keyframe due at every step, the keyframes are the steps: the commands' ticks and,
+    # between them, the ticks a job fell due (5, 15, ...) or an attempt of it ended (7, 17, ...).
+    timeline = [
+        (0, RegisterWorker("w1")),
+        (0, ScheduleJob(JobSpec("j", Every(5, 10), duration=2))),
+        (30, RegisterWorker("w2")),
+    ]
+    history = History(Engine, at_ticks(timeline), until=40, span_cost=1)
+    history.seek(40)
+    assert list(history.keyframes) == [-1, 0, 5, 7, 15, 17, 25, 27, 30, 35, 37, 40]
+
+
+def test_a_recording_asks_the_engine_its_next_tick_only_when_its_heaps_hold_one_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between two commands the recording reads the first ticks of the engine's own heaps
+    (``Engine.own_queues``) rather than ask: a manual dispatch's due runs and no timer are
+    nothing it does on its own, and seed 000's recording asked 92,001 times for nothing."""
+    asked: list[int | None] = []
+    next_event_tick = Engine.next_event_tick
+
+    def counted(engine: Engine) -> int | None:
+        asked.append(next_event_tick(engine))
+        return asked[-1]
+
+    monkeypatch.setattr(Engine, "next_event_tick", counted)
+    manual = Policy(dispatch=DispatchMode.MANUAL, completion=CompletionMode.REPORTED)
+    timeline = [(0, RegisterWorker("w1")), (0, ScheduleJob(JobSpec("j", Every(5, 10))))]
+    timeline += [(tick, Dispatch()) for tick in range(20, 100, 20)]
+    history = History(lambda: Engine(manual), at_ticks(timeline), until=80)
+    history.seek(80)
+    assert asked == [] and len(history.engine.log) > 0
+    History(Engine, at_ticks(timeline), until=80).seek(80)  # dispatching on its own: asked
+    assert asked
+
+
+def test_the_engines_own_queues_are_the_lists_a_rewind_restores_in_place() -> None:
+    history = new_history(DispatchOrder.FIFO)
+    timers, due = history.engine.own_queues()
+    history.seek(100)
+    held = sorted(timers), sorted(due)
+    history.seek(3)
+    assert (sorted(timers), sorted(due)) != held
+    history.seek(100)
+    assert (sorted(timers), sorted(due)) == held
+    assert all(a is b for a, b in zip(history.engine.own_queues(), (timers, due), strict=True))
+    manual = Engine(Policy(dispatch=DispatchMode.MANUAL))
+    assert manual.own_queues()[1] == ()
