@@ -290,6 +290,28 @@ def test_a_large_copy_is_kept_by_positions_while_at_most_half_of_them_change() -
             assert deltas.apply(before, change) == after
 
 
+def test_a_large_copy_whose_positions_all_shift_is_kept_whole_after_a_sample_of_them(
+    monkeypatch,
+) -> None:
+    """A copy of a dictionary's keys in their order (a state's keys in the occurrence index)
+    shifts every position after the first key removed: a delta keeps it whole once a sample of
+    its positions says most changed, without comparing half of them one by one."""
+    compared: list[int] = []
+
+    def counting_is_not(first: object, second: object) -> bool:
+        compared.append(1)
+        return first is not second
+
+    monkeypatch.setattr(deltas, "is_not", counting_is_not)
+    keys = {object(): None for _ in range(1_000)}
+    before = tuple(keys)
+    del keys[before[10]]
+    keys[object()] = None
+    after = tuple(keys)
+    assert deltas.delta(before, after) is after
+    assert len(compared) <= deltas.SAMPLE + 1
+
+
 def test_a_command_after_the_last_keyframe_forgets_the_archived_rows_it_replaces() -> None:
     """An open-ended run has no keyframe at its end: a command issued after the last one drops
     no keyframe, yet the rows a rewind hid there are another future's. Going back and forth
