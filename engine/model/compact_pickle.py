@@ -47,13 +47,15 @@ def leading_values(cls: type) -> Callable[[Any], tuple]:
     """A function of a ``cls`` record: its fields' values in order, up to the last that is not
     its field's default (all of them positional ``__init__`` parameters), but those marked
     :data:`UNPICKLED`."""
-    fields = [field for field in dataclasses.fields(cls) if not field.metadata.get(UNPICKLED)]
-    for field in fields:
-        if field.kw_only or not field.init:
-            raise TypeError(f"{cls.__name__}.{field.name} is not a positional __init__ field")
+    fields = []
     for field in dataclasses.fields(cls):
-        if field.metadata.get(UNPICKLED) and field.init:
-            raise TypeError(f"{cls.__name__}.{field.name} is not pickled: it needs init=False")
+        if field.metadata.get(UNPICKLED):
+            if field.init:
+                raise TypeError(f"{cls.__name__}.{field.name} is not pickled: it needs init=False")
+        elif field.kw_only or not field.init:
+            raise TypeError(f"{cls.__name__}.{field.name} is not a positional __init__ field")
+        else:
+            fields.append(field)
     defaults = tuple(_default(field) for field in fields)
     if len(fields) < 2:  # attrgetter gives a tuple from two names on
         name = fields[0].name if fields else None
