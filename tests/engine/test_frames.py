@@ -22,7 +22,7 @@ from engine.model.records import Job, JobSpec, Occurrence, Worker
 from engine.play.history import History
 from engine.play.ticks import TickDriver, TimedCommand, at_ticks
 from engine.rewind import deltas, frames
-from engine.rewind.heap import Heap, UnloggedWrite
+from engine.rewind.heap import Heap, HeapChanges, UnloggedWrite
 from engine.schedules.kinds import Every, Once
 from tests.engine.state_fingerprint import state_fingerprint
 
@@ -429,6 +429,31 @@ def test_a_keyframe_copies_the_heaps_whole_only_when_it_copies_every_container_w
     assert taken > 2 * frames.WHOLE_EVERY
     assert len(copied) == heaps * whole
     history.seek(TICKS - 100)
+    fresh = busy_history(span_cost=10 * TICKS)
+    fresh.seek(TICKS - 100)
+    assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
+
+
+def test_a_heaps_changes_are_worked_out_when_a_rewind_reads_them_not_when_recorded(
+    monkeypatch,
+) -> None:
+    """A keyframe keeps what a heap logged as it is: a recording compares no item ids, and a
+    step back works out the changes of the spans its rebuild reads only, once."""
+    worked_out: list[HeapChanges] = []
+    work_out = HeapChanges._work_out
+
+    def counting_work_out(self: HeapChanges) -> None:
+        worked_out.append(self)
+        work_out(self)
+
+    monkeypatch.setattr(HeapChanges, "_work_out", counting_work_out)
+    history = busy_history(span_cost=40)
+    history.seek(TICKS)
+    assert worked_out == []
+    history.seek(TICKS - 100)
+    heaps_changed = 2  # the due heap and the ready queue's (no timers)
+    assert 0 < len(worked_out) <= heaps_changed * frames.WHOLE_EVERY
+    assert len(set(map(id, worked_out))) == len(worked_out)
     fresh = busy_history(span_cost=10 * TICKS)
     fresh.seek(TICKS - 100)
     assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
