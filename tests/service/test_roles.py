@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -158,9 +159,10 @@ def _wait_until_done(
 def _check_each_run_ran_once_but_the_killed_workers(
     directory: Path, acknowledged: list[str], group: Processes
 ) -> None:
-    """Every acknowledged job and the recurring ones ran; a run ran twice only if the killed
-    worker ran it (at most its slots), and then under the same key, as a retry. A failure
-    shows each repeated run's executions with the worker process that ran each."""
+    """Every acknowledged job and the recurring ones ran; an acknowledged job (a one-off, due
+    at once) had one run; a run ran twice only if the killed worker ran it (at most its slots),
+    and then under the same key, as a retry. A failure shows the executions concerned with the
+    worker process that ran each."""
     executions: dict[tuple[str, str], list[dict]] = {}
     names = group.names()
     for record in _executions(directory):
@@ -168,6 +170,10 @@ def _check_each_run_ran_once_but_the_killed_workers(
         executions.setdefault((record["job"], record["scheduled"]), []).append(record)
     assert {job for job, _ in executions} >= set(acknowledged), "every acknowledged job ran"
     assert any(job.startswith("every-") for job, _ in executions), "the recurring jobs ran"
+    one_off = set(acknowledged)
+    runs = Counter(job for job, _ in executions if job in one_off)
+    again = {run: records for run, records in executions.items() if runs[run[0]] > 1}
+    assert not again, f"a one-off job ran as two runs: {again}"
     repeated = {run: records for run, records in executions.items() if len(records) > 1}
     assert len(repeated) <= SLOTS, (
         f"only the attempts the killed worker ran may run again: {repeated}"
