@@ -27,6 +27,7 @@ the reference; ``latest`` is its ``coalesce=True``.)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -36,7 +37,7 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
-from typing import NoReturn, Protocol
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from cronlapse.service.clock import LiveClock
 from cronlapse.service.codec import (
@@ -78,6 +79,7 @@ from engine.parts.notifications import NotificationKey, NotificationState
 from engine.play.ticks import TickDriver, TimedCommand
 
 log = logging.getLogger("cronlapse.serve")
+T = TypeVar("T")
 
 _OK = Result(Outcome.OK)
 _REPORT = "complete"
@@ -332,6 +334,11 @@ class LiveService:
         is applied first and journaled with what it changed in one transaction (a failed commit
         ends the process: its engine is ahead of its journal); otherwise it is journaled, then
         applied (:mod:`cronlapse.service.write_path`)."""
+        self.unjournaled = False
+        """Whether the engine holds inputs the journal does not hold yet: the active scheduler's,
+        from a batch's application to its commit (one batch at a time: the group commit's)."""
+        self.reads_waiting: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        """Reads waiting for the journal to hold what the engine holds (:meth:`as_journaled`)."""
 
     @property
     def engine(self) -> Engine:
@@ -525,6 +532,7 @@ class LiveService:
     ) -> Result:
         """Apply an input the batch journals next, with what it changed (publisher set)."""
         assert self.publisher is not None
+        self.unjournaled = True
         result = self.apply(tick, verb, args, decoded)
         self.publisher.applied(verb, args)
         return result
@@ -539,9 +547,38 @@ class LiveService:
         """``applied`` inputs, up to journal position ``seq``, are applied and journaled."""
         self.state.seq = seq
         self.unsnapshotted += applied
+        self.unjournaled = False
+        self._read_as_journaled()
         if self.serving and self.snapshot_due():
             self.start_snapshot()
         self.on_change()
+
+    async def as_journaled(self, read: Callable[[], T]) -> T:
+        """``read()`` of the engine as the journal holds it.
+
+        The active scheduler applies a batch before it commits it, and the event loop goes on
+        during the commit: what is read then may never be journaled (the process dies before the
+        commit), and a successor replays only the journal. What leaves the process on the
+        engine's word (an attempt handed to a worker process, which runs it) must be read here:
+        at once when no batch is committing, else as soon as the commit is done, before the next
+        batch is applied (waiting for a moment with no batch at all could last as long as the
+        load does)."""
+        if not self.unjournaled:
+            return read()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self.reads_waiting.append((read, future))
+        return await future
+
+    def _read_as_journaled(self) -> None:
+        """Run the reads that waited for the journal to catch up with the engine (it just has)."""
+        reads, self.reads_waiting = self.reads_waiting, []
+        for read, future in reads:
+            if future.cancelled():
+                continue
+            try:
+                future.set_result(read())
+            except Exception as failure:  # the reader's defect: its caller's, not the commit's
+                future.set_exception(failure)
 
     def start_snapshot(self) -> None:
         """Take a snapshot: in the background when a writer is attached (unless it still writes

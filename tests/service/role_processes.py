@@ -20,6 +20,7 @@ class WorkerProcess:
     """A ``cronlapse worker`` process."""
 
     def __init__(self, directory: Path, url: str, config: Path, name: str) -> None:
+        self.name = name
         self.log = directory / f"{name}.log"
         """Its standard error: its messages (standard output is ``{name}.stdout``)."""
         self.stdout = directory / f"{name}.stdout"
@@ -82,3 +83,11 @@ class Processes:
         server = self.made[0]
         self.made.append(WorkerProcess(self.directory, self.url, server.config, name).start())
         return self.made[-1]
+
+    def names(self) -> dict[str, str]:
+        """The name of each worker process by its pid (as the test's executor records it)."""
+        return {
+            str(made.process.pid): made.name
+            for made in self.made
+            if isinstance(made, WorkerProcess) and made.process is not None
+        }

@@ -259,7 +259,7 @@ def test_api_processes_schedulers_and_workers_killed_mid_run(processes, tmp_path
     for process in group.made:
         process.kill()
     _wait_for_orphans(tmp_path)
-    _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
+    _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged, group)
     replayed = _replayed(group.url)
     assert set(acknowledged) | set(yearly) <= set(replayed.engine.query.jobs())
     assert violations(replayed.engine) == []

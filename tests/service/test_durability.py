@@ -23,10 +23,12 @@ ROUNDS = 3
 WRITERS = 3
 WORKERS = 2
 RECORD = (
-    'printf "%s %s %s %s\\n" "$CRONLAPSE_JOB_ID" "$CRONLAPSE_SCHEDULED" "$CRONLAPSE_ATTEMPT" '
-    '"$CRONLAPSE_IDEMPOTENCY_KEY" >> runs.txt'
+    'printf "%s %s %s %s %s\\n" "$CRONLAPSE_JOB_ID" "$CRONLAPSE_SCHEDULED" "$CRONLAPSE_ATTEMPT" '
+    '"$CRONLAPSE_IDEMPOTENCY_KEY" "$PPID" >> runs.txt'
 )
-"""The executor: one line per execution (a short append is atomic), by a shell that starts fast."""
+"""The executor: one line per execution (a short append is atomic), by a shell that starts fast.
+The last field is the pid of the process that ran it (the server, or a worker process), so that
+an attempt run twice names who ran it each time."""
 pytestmark = [pytest.mark.e2e, pytest.mark.parametrize("backend", BACKENDS, indirect=True)]
 
 
@@ -41,7 +43,7 @@ def _config(directory: Path) -> str:
 def _executions(directory: Path) -> list[dict]:
     path = directory / "runs.txt"
     lines = path.read_text().splitlines() if path.exists() else []
-    fields = ("job", "scheduled", "attempt", "key")
+    fields = ("job", "scheduled", "attempt", "key", "by")
     return [dict(zip(fields, line.split(" "), strict=True)) for line in lines]
 
 

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def test_schedulers_and_workers_killed_mid_run_lose_nothing_and_run_nothing_twic
     for process in group.made:
         process.kill()
     _wait_for_orphans(tmp_path)
-    _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged)
+    _check_each_run_ran_once_but_the_killed_workers(tmp_path, acknowledged, group)
     replayed = _replayed(group.url)
     assert set(acknowledged) <= set(replayed.engine.query.jobs())
     succeeded = [event for event in replayed.engine.log if isinstance(event, ev.AttemptSucceeded)]
@@ -156,20 +157,32 @@ def _wait_until_done(
 
 
 def _check_each_run_ran_once_but_the_killed_workers(
-    directory: Path, acknowledged: list[str]
+    directory: Path, acknowledged: list[str], group: Processes
 ) -> None:
-    """Every acknowledged job and the recurring ones ran; a run ran twice only if the killed
-    worker ran it (at most its slots), and then under the same key, as a retry."""
+    """Every acknowledged job and the recurring ones ran; an acknowledged job (a one-off, due
+    at once) had one run; a run ran twice only if the killed worker ran it (at most its slots),
+    and then under the same key, as a retry. A failure shows the executions concerned with the
+    worker process that ran each."""
     executions: dict[tuple[str, str], list[dict]] = {}
+    names = group.names()
     for record in _executions(directory):
+        record["by"] = names.get(record["by"], f"pid {record['by']}")
         executions.setdefault((record["job"], record["scheduled"]), []).append(record)
     assert {job for job, _ in executions} >= set(acknowledged), "every acknowledged job ran"
     assert any(job.startswith("every-") for job, _ in executions), "the recurring jobs ran"
+    one_off = set(acknowledged)
+    runs = Counter(job for job, _ in executions if job in one_off)
+    again = {run: records for run, records in executions.items() if runs[run[0]] > 1}
+    assert not again, f"a one-off job ran as two runs: {again}"
     repeated = {run: records for run, records in executions.items() if len(records) > 1}
-    assert len(repeated) <= SLOTS, "only the attempts the killed worker ran may run again"
+    assert len(repeated) <= SLOTS, (
+        f"only the attempts the killed worker ran may run again: {repeated}"
+    )
     for records in repeated.values():
-        assert len({record["key"] for record in records}) == 1, "under the same key"
-        assert len({record["attempt"] for record in records}) == len(records), "as a retry"
+        assert len({record["key"] for record in records}) == 1, f"under the same key: {records}"
+        assert len({record["attempt"] for record in records}) == len(records), (
+            f"as a retry: {records}"
+        )
 
 
 SLOW = (

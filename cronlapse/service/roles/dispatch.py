@@ -7,7 +7,9 @@ time, woken by a worker's NOTIFY, by every journal commit (an input may have sta
 they reach the workers within a round trip), or every ``ROUND_SECONDS``:
 
 1. every RUNNING attempt on a worker process's slot is assigned in the store; one no longer
-   running is taken away (the worker running it sees that and kills it);
+   running is taken away (the worker running it sees that and kills it). Both as the journal
+   holds them (:meth:`~cronlapse.service.live.LiveService.as_journaled`): the engine runs
+   ahead of it while a batch commits, and a successor knows only the journal;
 2. an outcome a worker wrote is journaled as the ``complete`` input the single process journals
    (once: the row goes when the attempt stops running);
 3. a worker process seen for the first time has its slots ``register``-ed (``NAME/1`` ...); one
@@ -39,7 +41,7 @@ from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import LiveService, is_local_slot
 from cronlapse.service.roles.wakeups import rounds
 from cronlapse.service.running import running_launches
-from cronlapse.service.store import Assignment, Channel, Store
+from cronlapse.service.store import Assignment, AttemptId, Channel, Store
 from engine.model.records import Worker
 
 log = logging.getLogger("cronlapse.serve")
@@ -72,12 +74,10 @@ class Dispatcher:
         await rounds(self.store.wakeups, channels, self.round, ROUND_SECONDS, "dispatch", log)
 
     async def round(self) -> None:
-        remote = running_launches(self.live, local=False)
+        # As the journal holds them: an attempt a batch starts while it commits would reach a
+        # worker, which runs it, and never have started if the process died before the commit.
+        assignments = await self.live.as_journaled(self._assignments)
         engine = self.live.engine
-        assignments = {
-            (key.job_id, key.scheduled, key.attempt): _assignment(launch, self.live)
-            for key, launch in remote.items()
-        }
         seen = await asyncio.to_thread(self.store.dispatch.assign, assignments)
         reports = []
         for found, ok in seen.outcomes.items():
@@ -87,7 +87,7 @@ class Dispatcher:
                 args = {"job": key.job_id, "scheduled": key.scheduled, "attempt": key.attempt}
                 reports.append(self.inputs.submit("complete", args | {"ok": ok}))
         await asyncio.gather(*reports)  # one group commit
-        self.journaled.intersection_update(remote)
+        self.journaled.intersection_update(AttemptKey(*key) for key in assignments)
         # The slots as of the outcomes just journaled: a draining slot whose attempt ended is
         # down already, not one to take down again.
         slots = {
@@ -111,6 +111,14 @@ class Dispatcher:
         await asyncio.gather(
             *(self.inputs.submit(verb, {"worker": slot}) for verb, slot in changes)
         )
+
+    def _assignments(self) -> dict[AttemptId, Assignment]:
+        """Every attempt the engine runs on a worker process's slot, as its executor needs it."""
+        remote = running_launches(self.live, local=False)
+        return {
+            (key.job_id, key.scheduled, key.attempt): _assignment(launch, self.live)
+            for key, launch in remote.items()
+        }
 
 
 UP, DRAINING, DOWN = "up", "draining", "down"
