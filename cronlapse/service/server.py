@@ -192,6 +192,7 @@ def elected_service(
     store = _store(db)
     election = store.election()
     store.journal.fence_with(election)
+    store.dispatch.fence_with(election)
     live = LiveService(store, saved_clock(store, speed), config)
     _load_snapshot(live)
     messages.write("cronlapse serve: standby, following the journal until elected\n")

@@ -450,3 +450,30 @@ class StoreContract:
             assert store.journal.last_seq() == 1, "nothing written"
         finally:
             second.close()
+
+    def test_only_the_elected_scheduler_changes_the_dispatch_table(self, store: Store) -> None:
+        """A scheduler whose election session was lost while its process lives (a killed
+        connection) runs dispatch rounds until it notices: they must not delete the rows its
+        successor assigned, nor the outcomes workers wrote in them."""
+        if not self.coordinates:
+            return  # no election: the one server process is the only scheduler
+        first, second = store.election(), store.election()
+        try:
+            assert first.try_take()
+            store.dispatch.fence_with(first)
+            store.workers.register("p1", 1)
+            ran = assignment("a", "p1/1")
+            store.dispatch.assign({ran.key: ran})
+            assert store.workers.exchange("p1", ["p1/1"], {}, False) == [ran]
+            assert store.workers.exchange("p1", ["p1/1"], {ran.key: True}, False) == []
+            first.close()
+            wait_until(second.try_take, "the lock released by the closed session")
+            again = assignment("a", "p1/1", attempt=2)
+            with pytest.raises(Fenced):
+                store.dispatch.assign({again.key: again})
+            assert store.workers.exchange("p1", ["p1/1"], {}, False) == [], "nothing inserted"
+            store.dispatch.fence_with(second)
+            seen = store.dispatch.assign({ran.key: ran})
+            assert seen.outcomes == {ran.key: True}, "the row and its outcome not deleted"
+        finally:
+            second.close()

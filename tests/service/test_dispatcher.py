@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,7 +27,8 @@ from cronlapse.service.metrics import Metrics
 from cronlapse.service.read_model import ReadModel
 from cronlapse.service.roles.dispatch import Dispatcher
 from cronlapse.service.roles.publish import SchedulerPublisher
-from cronlapse.service.store import AttemptId
+from cronlapse.service.roles.scheduler import LOST_EXIT
+from cronlapse.service.store import AttemptId, Election
 from cronlapse.service.store.memory import MemoryStore
 from tests.service.store_contract import run
 from tests.service.test_live import Wall, open_live
@@ -39,11 +41,13 @@ LEFT_HELD = 10
 """Commits let through at a test's end: more than any test holds."""
 
 
-def _scheduler(store: MemoryStore) -> LiveService:
-    """The active scheduler on ``store``, elected and taken over, with no slot of its own."""
-    election = store.election()
+def _scheduler(store: MemoryStore, election: Election | None = None) -> LiveService:
+    """The active scheduler on ``store``, elected (by ``election``, or a new one) and taken
+    over, with no slot of its own."""
+    election = election or store.election()
     assert election.try_take()
     store.journal.fence_with(election)
+    store.dispatch.fence_with(election)
     scheduler = LiveService(store, open_live(store, Wall(), workers=0).clock, Config(workers=0))
     scheduler.load_snapshot()
     read_model = ReadModel(scheduler, Metrics())
@@ -156,3 +160,29 @@ def test_a_round_under_load_hands_out_what_the_last_commit_journaled(
 
 def _jobs(attempts: set[AttemptId]) -> set[str]:
     return {job_id for job_id, _, _ in attempts}
+
+
+class Exited(Exception):
+    """What ``os._exit`` raises in a test, with the status it was given."""
+
+
+def test_a_deposed_scheduler_exits_at_its_next_dispatch_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scheduler whose election session was lost while its process lives goes on running
+    rounds until its watch notices: the store refuses the round (the dispatch table's fence),
+    and the process exits, as its watch would, rather than log the refusal and try again."""
+    store = MemoryStore()
+    election = store.election()
+    scheduler = _scheduler(store, election)
+    dispatcher = Dispatcher(scheduler, Inputs(scheduler), store)
+    election.close()
+    assert store.election().try_take(), "a successor holds the lock"
+
+    def exit_(status: int) -> None:
+        raise Exited(status)
+
+    monkeypatch.setattr(os, "_exit", exit_)
+    with pytest.raises(Exited) as exited:
+        run(dispatcher.round())
+    assert exited.value.args == (LOST_EXIT,)

@@ -28,7 +28,7 @@ from cronlapse.service.clock import Anchor, LiveClock
 from cronlapse.service.config import Config
 from cronlapse.service.live import LiveService
 from cronlapse.service.roles.scheduler import stand_by
-from cronlapse.service.store import Entry, Fenced, open_store
+from cronlapse.service.store import Assignment, Entry, Fenced, open_store
 from engine.model import events as ev
 from tests.service.conftest import ROOT, TOKEN, Server, free_port
 from tests.service.role_processes import SCHEDULER, SLOTS, Processes
@@ -299,6 +299,31 @@ def test_a_scheduler_that_lost_the_lock_appends_nothing(postgres) -> None:
     successor.close()
     new.close()
     store.close()
+
+
+def test_a_scheduler_whose_session_was_killed_leaves_the_dispatch_table_alone(postgres) -> None:
+    """The scheduler's process lives on after its election connection is killed (a proxy cut,
+    ``pg_terminate_backend``): its next dispatch round must not delete the row its successor
+    assigned, which a worker would then run again under the same attempt number."""
+    url = postgres.database()
+    old_store, new_store = open_store(url), open_store(url)
+    old, new = old_store.election(), new_store.election()
+    assert old.try_take()
+    old_store.dispatch.fence_with(old)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(%s)", (old.session,))
+    wait_until(new.try_take, "the lock released by the killed session")
+    new_store.dispatch.fence_with(new)
+    ran = Assignment("a", 100, 1, "p1/1", "noop", None, "2026-12-01T00:00:00Z")
+    new_store.dispatch.assign({ran.key: ran})
+    with pytest.raises(Fenced):
+        old_store.dispatch.assign({})
+    new_store.workers.register("p1", 1)
+    assert new_store.workers.exchange("p1", ["p1/1"], {}, False) == [ran], "its row is there"
+    for election in (old, new):
+        election.close()
+    for store in (old_store, new_store):
+        store.close()
 
 
 def test_a_standby_follows_the_journal_before_it_is_elected(postgres) -> None:

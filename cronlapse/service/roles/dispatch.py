@@ -24,6 +24,10 @@ they reach the workers within a round trip), or every ``ROUND_SECONDS``:
    down at once: an attempt assigned before the drain that it never claimed is then retried
    elsewhere, never having run.
 
+A round's assignment is fenced (:meth:`~cronlapse.service.store.Dispatch.fence_with`): once
+another scheduler holds the lock it changes no row, and the process exits, as it does when its
+election connection fails.
+
 Outcomes are journaled before the round's downs, so a worker that finished and then died is
 credited with its result rather than run again.
 """
@@ -39,9 +43,10 @@ from cronlapse.service.config import NOOP
 from cronlapse.service.executors import AttemptKey, Launch
 from cronlapse.service.inputs import Inputs
 from cronlapse.service.live import LiveService, is_local_slot
+from cronlapse.service.roles.scheduler import step_down
 from cronlapse.service.roles.wakeups import rounds
 from cronlapse.service.running import running_launches
-from cronlapse.service.store import Assignment, AttemptId, Channel, Store
+from cronlapse.service.store import Assignment, AttemptId, Channel, Fenced, Store
 from engine.model.records import Worker
 
 log = logging.getLogger("cronlapse.serve")
@@ -78,7 +83,10 @@ class Dispatcher:
         # worker, which runs it, and never have started if the process died before the commit.
         assignments = await self.live.as_journaled(self._assignments)
         engine = self.live.engine
-        seen = await asyncio.to_thread(self.store.dispatch.assign, assignments)
+        try:
+            seen = await asyncio.to_thread(self.store.dispatch.assign, assignments)
+        except Fenced:
+            step_down("another scheduler holds the lock: the dispatch table refused a round")
         reports = []
         for found, ok in seen.outcomes.items():
             key = AttemptKey(*found)

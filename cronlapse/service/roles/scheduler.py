@@ -16,8 +16,10 @@ election session (:meth:`cronlapse.service.store.Journal.fence_with`), and holds
 lock until it commits. A new scheduler, once it has the lock, takes the fence lock exclusively
 once, which waits out any append of its predecessor already past the check, and only then
 replays: every row committed before it is applied, and no row of the old scheduler can follow
-it. An active
-scheduler whose election connection fails exits at once (it can append nothing anyway).
+it. The dispatch table is fenced the same way
+(:meth:`cronlapse.service.store.Dispatch.fence_with`): an old scheduler's dispatch round would
+delete the rows its successor assigned. An active scheduler whose election connection fails, or
+whose dispatch round is fenced, exits at once (it can write nothing anyway).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 from cronlapse.service.live import LiveService
 from cronlapse.service.store import Election
@@ -37,7 +40,8 @@ RETRY_SECONDS = 0.5
 WATCH_SECONDS = 1.0
 """How often the active scheduler checks that its election connection still holds the lock."""
 LOST_EXIT = 3
-"""The exit status of a scheduler that lost its election connection."""
+"""The exit status of a scheduler that lost the lock: its election connection failed, or the
+store's fence refused one of its writes."""
 
 
 def stand_by(
@@ -63,7 +67,14 @@ def watch(election: Election) -> None:
     def check() -> None:
         while election.alive():
             time.sleep(WATCH_SECONDS)
-        log.error("lost the connection that holds the scheduler lock: exiting")
-        os._exit(LOST_EXIT)
+        step_down("lost the connection that holds the scheduler lock")
 
     threading.Thread(target=check, name="election", daemon=True).start()
+
+
+def step_down(why: str) -> NoReturn:
+    """Exit the process at once, ``why`` saying how it learnt it lost the scheduler lock: the
+    store's fence refuses its writes, and its successor replays the journal and owns the
+    dispatch table, so there is nothing left to flush."""
+    log.error("%s: exiting", why)
+    os._exit(LOST_EXIT)

@@ -48,13 +48,15 @@ class Election(Protocol):
     """One process's session in the scheduler election."""
 
     session: int
-    """This session's mark: the journal's fence checks it (``Journal.fence_with``), and the
-    inbox rows this scheduler takes carry it."""
+    """This session's mark: the journal's and the dispatch table's fences check it
+    (``Journal.fence_with``, ``Dispatch.fence_with``), and the inbox rows this scheduler takes
+    carry it."""
 
     def try_take(self) -> bool:
-        """Take the scheduler lock if it is free. Once it is taken, every journal append of a
-        predecessor that had passed its fence check has ended: no row of the old scheduler
-        can follow what the new one replays. Stops waking on journal appends."""
+        """Take the scheduler lock if it is free. Once it is taken, every journal append and
+        dispatch assignment of a predecessor that had passed its fence check has ended: no row
+        of the old scheduler can follow what the new one replays or assigns. Stops waking on
+        journal appends."""
         ...
 
     def wait_for_journal(self, timeout: float) -> None:

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from cronlapse.service.store.coordination import Election
+
 AttemptId = tuple[str, int, int]
 """(job, scheduled tick, attempt number)."""
 
@@ -63,6 +65,13 @@ class Dispatch(Protocol):
         """In one transaction: make the assigned attempts exactly ``running`` (new rows are
         written, and wake the workers; rows of attempts no longer running are deleted), and
         read the outcomes workers wrote for the attempts that stay, and every worker process."""
+        ...
+
+    def fence_with(self, election: Election) -> None:
+        """From now on every assignment first checks, in its own transaction, that ``election``
+        holds the scheduler lock (:class:`Fenced` otherwise: no row changed), as the journal's
+        appends do (:meth:`Journal.fence_with`): a scheduler that lost the lock and has not
+        noticed yet would delete its successor's rows, and the outcomes written in them."""
         ...
 
 

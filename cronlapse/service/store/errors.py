@@ -31,7 +31,8 @@ class SchemaTooNew(StoreError):
 
 
 class Fenced(StoreError):
-    """An append by a scheduler that no longer holds the journal's lock: nothing was written."""
+    """A journal append or a dispatch assignment by a scheduler that no longer holds the
+    scheduler lock: nothing was written."""
 
 
 class Held(StoreError):

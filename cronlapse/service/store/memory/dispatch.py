@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from cronlapse.service.store.coordination import Channel
+from cronlapse.service.store.coordination import Channel, Election
 from cronlapse.service.store.dispatch import Assigned, Assignment, AttemptId, WorkerProcess
+from cronlapse.service.store.errors import Fenced
 from cronlapse.service.store.memory.hub import Shared
 
 ENDED = 0.0
@@ -33,9 +34,15 @@ class MemoryDispatch:
         self.shared = shared
         self.claims: dict[AttemptId, _Claim] = {}
         self.processes: dict[str, _Process] = {}
+        self.fence: Election | None = None
+
+    def fence_with(self, election: Election) -> None:
+        self.fence = election
 
     def assign(self, running: Mapping[AttemptId, Assignment]) -> Assigned:
         with self.shared.lock:
+            if self.fence is not None and self.shared.scheduler is not self.fence:
+                raise Fenced("another scheduler holds the dispatch table: this one changes nothing")
             present = {key: claim.outcome for key, claim in self.claims.items()}
             for key in present:
                 if key not in running:

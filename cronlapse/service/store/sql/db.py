@@ -8,8 +8,8 @@ and the same on both. What differs:
   hands a connection to one thread at a time, so SQLite's own same-thread check is off.
 - PostgreSQL goes through psycopg 3 (:func:`~cronlapse.service.store.sql.urls.database_url`). Its
   default ``synchronous_commit=on`` already makes a commit durable when it returns. It adds the
-  advisory locks (the migrations', the scheduler election's, the journal's fence, the outbox
-  claim) and LISTEN/NOTIFY.
+  advisory locks (the migrations', the scheduler election's, the fence of the journal and the
+  dispatch table, the outbox claim) and LISTEN/NOTIFY.
 - The store's clock (a heartbeat, an inbox row's age) is the database's, so that machines whose
   clocks differ agree: ``clock_timestamp()`` on PostgreSQL, SQLite's ``julianday('now')``.
 """
@@ -28,8 +28,9 @@ SCHEMA_LOCK = 0x63726F6E  # "cron"
 SCHEDULER_LOCK = SCHEMA_LOCK + 1
 """The session-level advisory lock the active scheduler holds (the election)."""
 FENCE_LOCK = SCHEMA_LOCK + 2
-"""Journal appends hold it shared for their transaction; a new scheduler takes it exclusively
-once, after winning SCHEDULER_LOCK, to wait out its predecessor's appends already under way."""
+"""Journal appends and dispatch assignments hold it shared for their transaction; a new
+scheduler takes it exclusively once, after winning SCHEDULER_LOCK, to wait out its predecessor's
+ones already under way."""
 OUTBOX_LOCK = SCHEMA_LOCK + 3
 """The session-level advisory lock of the process that delivers notifications (the outbox
 claim)."""
@@ -84,7 +85,8 @@ def try_lock(conn: Connection, key: int) -> bool:
 
 
 def drain_fence(conn: Connection) -> None:
-    """Wait until every journal append under way (holding FENCE_LOCK shared) has ended."""
+    """Wait until every fenced write under way (a journal append, a dispatch assignment: each
+    holds FENCE_LOCK shared) has ended."""
     conn.execute(select(func.pg_advisory_lock(FENCE_LOCK)))
     conn.execute(select(func.pg_advisory_unlock(FENCE_LOCK)))
     conn.commit()
@@ -95,8 +97,8 @@ def backend_pid(conn: Connection) -> int:
 
 
 def holds_fence(conn: Connection, holder: int) -> bool:
-    """Whether the session ``holder`` (a backend pid) still holds SCHEDULER_LOCK; called in an
-    append's transaction, which holds FENCE_LOCK shared until it ends."""
+    """Whether the session ``holder`` (a backend pid) still holds SCHEDULER_LOCK; called in a
+    fenced write's transaction, which holds FENCE_LOCK shared until it ends."""
     conn.execute(select(func.pg_advisory_xact_lock_shared(FENCE_LOCK)))
     held = conn.execute(
         text(

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import Connection, and_, delete, select, tuple_, update
 from sqlalchemy.engine import Engine as SqlEngine
 
-from cronlapse.service.store.coordination import Channel
+from cronlapse.service.store.coordination import Channel, Election
 from cronlapse.service.store.dispatch import Assigned, Assignment, AttemptId, WorkerProcess
-from cronlapse.service.store.sql.db import insert_for, notify, now_seconds
+from cronlapse.service.store.errors import Fenced
+from cronlapse.service.store.sql.db import holds_fence, insert_for, notify, now_seconds
 from cronlapse.service.store.sql.failures import translated
 from cronlapse.service.store.sql.schema import dispatch, workers
 
@@ -38,10 +39,17 @@ def _assignment(row) -> Assignment:
 class SqlDispatch:
     def __init__(self, db: SqlEngine) -> None:
         self.db = db
+        self.fence: int | None = None
+        """PostgreSQL: the election session whose lock every assignment checks."""
+
+    def fence_with(self, election: Election) -> None:
+        self.fence = election.session
 
     @translated
     def assign(self, running: Mapping[AttemptId, Assignment]) -> Assigned:
         with self.db.begin() as conn:
+            if self.fence is not None and not holds_fence(conn, self.fence):
+                raise Fenced("another scheduler holds the dispatch table: this one changes nothing")
             rows = conn.execute(
                 select(
                     dispatch.c.job_id, dispatch.c.scheduled, dispatch.c.attempt, dispatch.c.outcome
