@@ -41,7 +41,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, islice, repeat
-from operator import attrgetter, is_, is_not, itemgetter, methodcaller
+from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any
 
 from engine.model import journaled
@@ -58,7 +58,6 @@ written before the field was: read with ``getattr``'s default)."""
 _saves_of = attrgetter("saves")
 _key_of = attrgetter("key")
 _first, _last = itemgetter(0), itemgetter(-1)
-_by_birth = methodcaller("by_birth")
 
 WHOLE_EVERY = 16
 """Every this many keyframes copy the containers whole; the others keep what changed since the
@@ -91,35 +90,15 @@ class _Frame:
     """The records born in the span before it (saved for the first time at this keyframe)."""
     births: array
     """The records changed in the span before it and saved before (each saved again here):
-    the keyframe each was born at, as 4-byte integers (8 bytes were 0.4 MB more at seed 000's
-    sizes)..."""
+    the keyframe each was born at, in order (a restore takes the ones born in a range of
+    keyframes as one slice), as 4-byte integers (8 bytes were 0.4 MB more at seed 000's sizes)..."""
     changed: tuple[_Versions, ...]
-    """...the records, in the order first changed in the span until :meth:`by_birth` sorts
-    them..."""
+    """...the records, by their birth (then by when they were first changed in the span)..."""
     saves: tuple[tuple, ...]
     """...their values then (for a record that left the state in the span, an archived run,
     its values at the keyframe before: nothing restores it to later ones)..."""
     previous: tuple[tuple, ...]
     """...and their values at the keyframe before."""
-    sorted_by_birth: bool = False
-
-    def by_birth(self) -> _Frame:
-        """The frame, its changed records sorted by their birth (then by when they were first
-        changed in the span: the sort is stable), so that a restore takes the ones born in a
-        range of keyframes as one slice. Sorted by the first restore that reads the frame, not
-        when it is taken: a recording sorted every keyframe's records (93 M of its 6,870 M
-        instructions at seed 000's sizes) whether or not anything went back there, and a
-        restore that picked them unsorted compared every record's birth in every keyframe after
-        the state it left (20 seeks and step backs took 3,580 M instructions, not 2,216 M)."""
-        if not self.sorted_by_birth:
-            self.sorted_by_birth = True
-            births = self.births.tolist()  # a list's __getitem__ is a C call, an array's a wrapper
-            if len(births) > 1:  # (an itemgetter of one position gives the item, not a tuple)
-                pick = itemgetter(*sorted(range(len(births)), key=births.__getitem__))
-                self.births = array("i", pick(births))
-                self.changed, self.saves = pick(self.changed), pick(self.saves)
-                self.previous = pick(self.previous)
-        return self
 
 
 class _Versions:
@@ -424,7 +403,7 @@ class Frames:
         holds its last values, those of the last keyframe that saved it: after a jump back it
         is mostly left alone (a record that changes seldom holds what a jump forward wants).
         So only two kinds of records are gathered, each as a slice of a keyframe's changed
-        records (sorted by birth: :meth:`_Frame.by_birth`):
+        records (they are sorted by birth):
 
         - going forward, those born up to the base and changed on the way (their last save up
           to ``index``), and those born on the way and changed after ``index`` (their values
@@ -446,20 +425,20 @@ class Frames:
         values: dict[_Versions, tuple] = {}
         update = values.update
         if index > base:
-            for frame in map(_by_birth, frames[base + 1 : index + 1]):
+            for frame in frames[base + 1 : index + 1]:
                 born_before = bisect_right(frame.births, base)
                 update(zip(frame.changed[:born_before], frame.saves[:born_before], strict=True))
-            for frame in map(_by_birth, reversed(frames[index + 1 :])):
+            for frame in reversed(frames[index + 1 :]):
                 births = frame.births
                 low = bisect_right(births, base)
                 high = bisect_right(births, index, low)
                 if high > low:
                     update(zip(frame.changed[low:high], frame.previous[low:high], strict=True))
         else:
-            for frame in map(_by_birth, reversed(frames[index + 1 : base + 1])):
+            for frame in reversed(frames[index + 1 : base + 1]):
                 born_before = bisect_right(frame.births, index)
                 update(zip(frame.changed[:born_before], frame.previous[:born_before], strict=True))
-            for frame in map(_by_birth, frames[base + 1 :]):
+            for frame in frames[base + 1 :]:
                 births = frame.births
                 low = bisect_right(births, index)
                 high = bisect_right(births, base, low)
@@ -545,15 +524,18 @@ def _saved_again(
     """Save the records of ``known`` (each saved before) at keyframe ``index``, each with its
     save before, which its cold fields may share (``hot``,
     :func:`engine.model.journaled.journaled`), but those that ``left`` the state, which keep
-    their save before and hold values of their own (their ``held`` unknown). What a keyframe
-    keeps of them (:class:`_Frame`), in the order of ``known``: their births, the records, their
-    values now and at the keyframe before. One loop in Python over them, not a comprehension of
-    the saves and a loop over those."""
-    births = array("i", map(_first, map(_saves_of, known)))
-    previous = tuple(map(_last, map(_saves_of, known)))
+    their save before and hold values of their own (their ``held`` unknown). By their birth
+    (then in the order of ``known``: the sort is stable), what a keyframe keeps of them
+    (:class:`_Frame`): their births, the records, their values now and at the keyframe
+    before. One loop in Python over them, not a comprehension of the saves and a loop over
+    those."""
+    births = list(map(_first, map(_saves_of, known)))
+    order = sorted(range(len(births)), key=births.__getitem__)
+    kepts = tuple(map(known.__getitem__, order))
+    previous = tuple(map(_last, map(_saves_of, kepts)))
     saves: list[tuple] = []
     keep = saves.append
-    for kept, before in zip(known, previous, strict=True):
+    for kept, before in zip(kepts, previous, strict=True):
         if kept in left:
             kept.held = None
             keep(before)
@@ -562,7 +544,8 @@ def _saved_again(
             kept.saves += (index, saved)
             kept.held = saved
             keep(saved)
-    return births, tuple(known), tuple(saves), previous
+    births.sort()  # as ``order`` has them
+    return array("i", births), kepts, tuple(saves), previous
 
 
 def _tail(table: dict, length: int) -> tuple[list, list]:

@@ -434,24 +434,6 @@ def test_a_keyframe_copies_the_heaps_whole_only_when_it_copies_every_container_w
     assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
 
 
-def test_a_keyframes_records_are_sorted_by_birth_when_a_rewind_reads_them_not_when_recorded():
-    """A recording keeps each keyframe's changed records as first changed; a jump sorts those
-    of the keyframes it reads by their birth (to take slices of them), once, and lands exactly
-    where a fresh replay does."""
-    history = busy_history(span_cost=40)
-    history.seek(TICKS)
-    kept = history._frames._frames  # what the recording did, not what a rewind gives
-    assert not any(frame.sorted_by_birth for frame in kept)
-    assert any(list(frame.births) != sorted(frame.births) for frame in kept)
-    history.seek(TICKS // 2)
-    read = [frame for frame in kept if frame.sorted_by_birth]
-    assert 0 < len(read) < len(kept)
-    assert all(list(frame.births) == sorted(frame.births) for frame in read)
-    fresh = busy_history(span_cost=10 * TICKS)
-    fresh.seek(TICKS // 2)
-    assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
-
-
 def test_a_heaps_changes_are_worked_out_when_a_rewind_reads_them_not_when_recorded(
     monkeypatch,
 ) -> None:
