@@ -84,6 +84,10 @@ class HeapReadyQueue:
         return Heap.rebuild(copy[0], [change[0] for change in changes]), changes[-1][1]
 
     @staticmethod
+    def work_out(changes: tuple[HeapChanges, int]) -> None:
+        Heap.work_out(changes[0])
+
+    @staticmethod
     def check_changes(before: tuple, changes: tuple[HeapChanges, int], after: tuple) -> None:
         Heap.check_changes(before[0], changes[0], after[0])
 

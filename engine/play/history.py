@@ -87,6 +87,8 @@ class _Span:
     last: int | None
     """The last tick of a bounded run, a keyframe too when ahead of the furthest (else None):
     going back to the end then restores it rather than replaying a span."""
+    taken_before: int
+    """How many keyframes there were when the run started."""
 
     def spent_then(self, cost: int) -> int:
         """What :meth:`History._run_to` counts for a span that has cost ``cost`` so far."""
@@ -466,6 +468,8 @@ class History:
             tick = target
             spent += 1
         spent = span.end_step(tick, spent)
+        if len(self._labels) > span.taken_before:  # a step back from here reads the last ones
+            self._frames.work_out_recent()
         self._span_cost = spent + events()
         if tick != self._tick:
             driver.finish(tick)
@@ -486,6 +490,7 @@ class History:
             self._tick,
             limit,
             last,
+            len(self._labels),
         )
 
     def _restore_ahead(self, target: int) -> None:

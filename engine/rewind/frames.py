@@ -344,6 +344,21 @@ class Frames:
         )
         self._start_from(index)
 
+    def work_out_recent(self) -> None:
+        """Work out the heaps' changes (:class:`engine.rewind.heap.HeapChanges`) that a restore
+        of the keyframe before the last reads: those of the keyframes after the last whole copy
+        before it. A run forward calls this as it ends, as a step back from its end restores
+        that keyframe and rebuilds the heaps through up to 15 keyframes' changes: worked out
+        there, they made the first step back 2 to 5 ms longer. The older keyframes keep their
+        logs until a restore reads them."""
+        last = len(self._frames) - 1
+        whole = max(0, last - 1 - (last - 1) % WHOLE_EVERY)
+        for index in range(whole + 1, last + 1):
+            if index % WHOLE_EVERY:  # (a whole keyframe keeps copies, not changes)
+                kept = self._frames[index].containers
+                for position in self._logged_at:
+                    self._containers[position].work_out(kept[position])
+
     def _left(self, known: list[_Versions]) -> set[_Versions]:
         """The records of ``known`` born in a live table that holds them no more (archived
         runs). They left the state for good (a live table gains no record back), so a keyframe

@@ -51,23 +51,25 @@ class HeapChanges:
     def removed(self) -> int:
         """How many of the items it held at the keyframe before it popped since: its
         smallest."""
-        if self._logs is not None:
-            self._work_out()
+        self.work_out()
         return self._removed
 
     @property
     def added(self) -> tuple:
         """Items pushed since and still held."""
-        if self._logs is not None:
-            self._work_out()
+        self.work_out()
         return self._added
 
-    def _work_out(self) -> None:
-        """From the logs, which go: an item is a new object each time it is pushed (a tuple
-        made for the push), and popped at most once, so the items popped that were pushed in
-        the span are the pushed ones not held, and the others popped are of those held before:
-        no set of the pushed items' ids is needed to count them."""
-        pushed, popped = self._logs  # type: ignore[misc]
+    def work_out(self) -> None:
+        """Work out what was lost and gained from the logs, which go, unless done already.
+
+        An item is a new object each time it is pushed (a tuple made for the push), and popped
+        at most once, so the items popped that were pushed in the span are the pushed ones not
+        held, and the others popped are of those held before: no set of the pushed items' ids
+        is needed to count them."""
+        if self._logs is None:
+            return
+        pushed, popped = self._logs
         self._logs = None
         popped_ids = set(map(id, popped))
         added = tuple(compress(pushed, map(not_, map(popped_ids.__contains__, map(id, pushed)))))
@@ -152,6 +154,11 @@ class Heap:
             deque(map(heapq.heappop, repeat(items, change.removed)), maxlen=0)
             deque(map(heapq.heappush, repeat(items), change.added), maxlen=0)
         return tuple(items)
+
+    @staticmethod
+    def work_out(changes: HeapChanges) -> None:
+        """Work out ``changes`` now (:meth:`HeapChanges.work_out`) rather than in a rebuild."""
+        changes.work_out()
 
     @staticmethod
     def check_changes(before: tuple, changes: HeapChanges, after: tuple) -> None:

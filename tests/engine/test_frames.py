@@ -434,28 +434,34 @@ def test_a_keyframe_copies_the_heaps_whole_only_when_it_copies_every_container_w
     assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
 
 
-def test_a_heaps_changes_are_worked_out_when_a_rewind_reads_them_not_when_recorded(
+def test_a_heaps_changes_are_worked_out_when_read_or_as_a_run_ends_not_when_recorded(
     monkeypatch,
 ) -> None:
-    """A keyframe keeps what a heap logged as it is: a recording compares no item ids, and a
-    step back works out the changes of the spans its rebuild reads only, once."""
+    """A keyframe keeps what a heap logged as it is: a run forward works out (compares the ids
+    of) only the changes a step back from its end reads, those after the last whole copy, and
+    a jump further back those its rebuild reads, each once."""
     worked_out: list[HeapChanges] = []
-    work_out = HeapChanges._work_out
+    work_out = HeapChanges.work_out
 
     def counting_work_out(self: HeapChanges) -> None:
-        worked_out.append(self)
+        if self._logs is not None:
+            worked_out.append(self)
         work_out(self)
 
-    monkeypatch.setattr(HeapChanges, "_work_out", counting_work_out)
+    monkeypatch.setattr(HeapChanges, "work_out", counting_work_out)
     history = busy_history(span_cost=40)
     history.seek(TICKS)
-    assert worked_out == []
-    history.seek(TICKS - 100)
     heaps_changed = 2  # the due heap and the ready queue's (no timers)
+    assert len(history.keyframes) > 3 * frames.WHOLE_EVERY
     assert 0 < len(worked_out) <= heaps_changed * frames.WHOLE_EVERY
+    after_the_run = len(worked_out)
+    history.step_back()
+    assert len(worked_out) == after_the_run
+    history.seek(TICKS // 3)
+    assert len(worked_out) > after_the_run
     assert len(set(map(id, worked_out))) == len(worked_out)
     fresh = busy_history(span_cost=10 * TICKS)
-    fresh.seek(TICKS - 100)
+    fresh.seek(TICKS // 3)
     assert state_fingerprint(history.engine) == state_fingerprint(fresh.engine)
 
 
