@@ -33,11 +33,11 @@ from typing import Any
 
 class HeapChanges:
     """What a heap lost and gained between two keyframes, worked out from what it logged when
-    a rebuild first reads it (:attr:`removed`, :attr:`added`), not when the keyframe is taken:
-    that compares the ids of every item pushed and popped in the span, 42 ms of a 1.2 s
-    recording at seed 000's sizes (225,000 items), which a recording never rewound to those
-    keyframes (or a headless one) need not pay. Until then it holds the items popped in the
-    span, which the heap no longer does."""
+    a rebuild first reads it (:attr:`removed`, :attr:`added`) or a run forward ends
+    (:meth:`engine.rewind.frames.Frames.work_out_recent`), not when the keyframe is taken: it
+    compares the ids of every item pushed and popped in the span, 42 ms of a 1.2 s recording
+    at seed 000's sizes (225,000 items), and most keyframes are never restored. Until then it
+    holds the items popped in the span, which the heap no longer does."""
 
     __slots__ = ("_added", "_logs", "_removed")
 
