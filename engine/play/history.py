@@ -87,8 +87,6 @@ class _Span:
     last: int | None
     """The last tick of a bounded run, a keyframe too when ahead of the furthest (else None):
     going back to the end then restores it rather than replaying a span."""
-    taken_before: int
-    """How many keyframes there were when the run started."""
 
     def spent_then(self, cost: int) -> int:
         """What :meth:`History._run_to` counts for a span that has cost ``cost`` so far."""
@@ -444,7 +442,7 @@ class History:
         # ``next_event_tick`` reads, read here in place. At seed 000's sizes it was asked in
         # each of 92,001 gaps and none held anything (112 M instructions).
         timers, due = engine.own_queues()
-        span = self._span(events)
+        span, taken_before = self._span(events), len(self._labels)
         tick = self._tick
         # The span's cost is its steps and its events: ``spent`` counts the steps less the
         # log's length when the span began, so its cost is ``spent + events()``, one call in C.
@@ -468,7 +466,7 @@ class History:
             tick = target
             spent += 1
         spent = span.end_step(tick, spent)
-        if len(self._labels) > span.taken_before:  # a step back from here reads the last ones
+        if len(self._labels) > taken_before:  # a step back from here reads the last ones
             self._frames.work_out_recent()
         self._span_cost = spent + events()
         if tick != self._tick:
@@ -490,7 +488,6 @@ class History:
             self._tick,
             limit,
             last,
-            len(self._labels),
         )
 
     def _restore_ahead(self, target: int) -> None:

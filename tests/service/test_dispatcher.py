@@ -32,11 +32,9 @@ from cronlapse.service.store import AttemptId, Election
 from cronlapse.service.store.memory import MemoryStore
 from tests.service.store_contract import run
 from tests.service.test_live import Wall, open_live
-from tests.waiting import PATIENCE
+from tests.waiting import PATIENCE, until
 
 WORKER = "w"
-SETTLE = 0.2
-"""Seconds a dispatch round is given to hand out what it should not: far more than it takes."""
 LEFT_HELD = 10
 """Commits let through at a test's end: more than any test holds."""
 
@@ -78,8 +76,7 @@ def _claimed(store: MemoryStore, slots: int) -> set[AttemptId]:
 
 async def _applied(scheduler: LiveService, job_id: str) -> None:
     """Until the engine holds ``job_id`` (its batch applied, ahead of its commit)."""
-    while job_id not in scheduler.engine.query.jobs():
-        await asyncio.sleep(0)
+    await until(lambda: job_id in scheduler.engine.query.jobs(), f"{job_id} applied")
 
 
 @dataclass
@@ -122,7 +119,8 @@ def test_an_attempt_reaches_a_worker_process_only_once_journaled(
             await _applied(at.scheduler, "j")
             assert at.scheduler.engine.query.workers()[f"{WORKER}/1"].running, "not journaled"
             dispatching = asyncio.create_task(at.dispatcher.round())
-            await asyncio.wait([dispatching], timeout=SETTLE)
+            # Done, having read the engine ahead of the journal, or waiting for the commit.
+            await until(lambda: dispatching.done() or at.scheduler.reads_waiting, "the round")
             assert _claimed(at.store, 1) == set(), "a worker ran what a successor never started"
             at.commits.release()
             await created
@@ -144,7 +142,10 @@ def test_a_round_under_load_hands_out_what_the_last_commit_journaled(
             await _applied(at.scheduler, "first")
             dispatching = asyncio.create_task(at.dispatcher.round())
             second = asyncio.create_task(at.inputs.submit("schedule", {"id": "second"}))
-            await asyncio.sleep(0)
+            await until(
+                lambda: at.inputs.waiting and at.scheduler.reads_waiting,
+                "the second batch queued and the round waiting for the first's commit",
+            )
             at.commits.release()  # the first batch commits; the second is applied, and held
             await first
             await _applied(at.scheduler, "second")
